@@ -1,0 +1,302 @@
+"""Input validation shared by every model.
+
+Errors name the argument, the expected form, what was found and, where there is one, the fix
+(DESIGN.md section 6). The wording of a few messages follows scikit-learn's so that
+``sklearn.utils.estimator_checks.check_estimator`` recognises them.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "check_array",
+    "check_counts",
+    "check_random_state",
+    "check_scalar",
+    "check_n_features",
+    "check_sample_weight",
+]
+
+
+def check_random_state(random_state):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        ``None`` draws fresh OS entropy; an int seeds a new PCG64 generator; a Generator is used
+        as is (and advanced); a legacy RandomState seeds a new Generator from one draw of it.
+        The global ``np.random`` state is never used.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    TypeError
+        If ``random_state`` is none of the above.
+    ValueError
+        If it is a negative int.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative int, got {random_state}.")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        "random_state must be None, an int or a numpy.random.Generator, "
+        f"got {type(random_state).__name__}."
+    )
+
+
+def check_scalar(value, name, kind=numbers.Real, *, low=None, high=None,
+                 low_inclusive=True, high_inclusive=True):
+    """Check that a hyper-parameter is a scalar of the right kind and range.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The argument's name, used in the message.
+    kind : type or tuple of types, default numbers.Real
+        ``numbers.Integral`` or ``numbers.Real``; bools are rejected for both.
+    low, high : float, optional
+        Bounds.
+    low_inclusive, high_inclusive : bool, default True
+        Whether the bounds are allowed.
+
+    Returns
+    -------
+    int or float
+        The value, as a Python int (Integral) or float (Real).
+
+    Raises
+    ------
+    TypeError
+        Wrong type.
+    ValueError
+        Out of range, or not finite.
+    """
+    if isinstance(value, bool) or not isinstance(value, kind):
+        want = "an int" if kind is numbers.Integral else "a real number"
+        raise TypeError(f"{name} must be {want}, got {value!r} of type {type(value).__name__}.")
+    value = int(value) if kind is numbers.Integral else float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}.")
+    if low is not None and (value < low or (value == low and not low_inclusive)):
+        op = ">=" if low_inclusive else ">"
+        raise ValueError(f"{name} must be {op} {low}, got {value}.")
+    if high is not None and (value > high or (value == high and not high_inclusive)):
+        op = "<=" if high_inclusive else "<"
+        raise ValueError(f"{name} must be {op} {high}, got {value}.")
+    return value
+
+
+def _describe(x):
+    return f"{type(x).__name__} with shape {getattr(x, 'shape', '?')}"
+
+
+def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d=True,
+                allow_nd=False, ensure_min_samples=1, ensure_min_features=1,
+                ensure_finite=True, copy=False):
+    """Validate an array-like and return a C-contiguous array of ``dtype``.
+
+    The caller's array is never modified: a converted or contiguous copy is returned when the
+    input is not already of the right type and layout, and ``copy=True`` forces a copy.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+        The input.
+    name : str, default "X"
+        The argument's name, used in messages.
+    accept_sparse : bool, default False
+        Whether a scipy.sparse matrix or array is accepted (converted to CSR, sorted indices).
+    dtype : numpy dtype or None, default float64
+        Target dtype; ``None`` keeps a numeric dtype as is.
+    ensure_2d : bool, default True
+        Require two dimensions (a 1-D input is rejected with a hint to reshape it).
+    allow_nd : bool, default False
+        Allow more than two dimensions.
+    ensure_min_samples, ensure_min_features : int
+        Minimum number of rows and columns.
+    ensure_finite : bool, default True
+        Reject NaN and infinity.
+    copy : bool, default False
+        Always return a copy.
+
+    Returns
+    -------
+    numpy.ndarray or scipy.sparse.csr_matrix
+
+    Raises
+    ------
+    TypeError
+        Non-numeric data (strings, objects, complex), or sparse input where it is not accepted.
+    ValueError
+        Wrong number of dimensions, too few samples or features, NaN or infinity.
+    """
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise TypeError(
+                f"{name} is a sparse matrix, but a dense array is required; "
+                f"use {name}.toarray() to densify it."
+            )
+        X = sp.csr_matrix(X, dtype=dtype if dtype is not None else X.dtype, copy=copy)
+        if not X.has_canonical_format:
+            X = X.copy()  # never sort or merge the caller's arrays in place
+            X.sum_duplicates()
+        if ensure_finite and X.data.size and not np.all(np.isfinite(X.data)):
+            raise ValueError(f"Input {name} contains NaN or infinity.")
+        _check_shape(X, name, ensure_min_samples, ensure_min_features)
+        return X
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric array, got a {type(X).__name__}.")
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists etc.
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    if arr.dtype.kind in "OUSV":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} must contain numbers, got an array of dtype {arr.dtype} "
+                f"that cannot be converted to float (dtype='numeric' expected)."
+            ) from None
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must be real, got complex data (Complex data not supported).")
+    if arr.dtype.kind == "b" and dtype is not None:
+        arr = arr.astype(dtype)
+    if arr.ndim == 0:
+        raise ValueError(f"Expected 2D array for {name}, got a scalar: {X!r}.")
+    if ensure_2d and arr.ndim == 1:
+        raise ValueError(
+            f"Expected 2D array for {name}, got 1D array instead: shape {arr.shape}. "
+            f"Reshape your data either using {name}.reshape(-1, 1) if your data has a single "
+            f"feature or {name}.reshape(1, -1) if it contains a single sample."
+        )
+    if ensure_2d and arr.ndim > 2 and not allow_nd:
+        raise ValueError(f"Expected 2D array for {name}, got {arr.ndim}D array with shape {arr.shape}.")
+    out = np.array(arr, dtype=dtype, order="C", copy=True) if copy else \
+        np.ascontiguousarray(arr, dtype=dtype)
+    if ensure_finite and out.dtype.kind == "f" and not np.all(np.isfinite(out)):
+        what = "NaN" if np.isnan(out).any() else "infinity"
+        raise ValueError(f"Input {name} contains {what}; remove or impute those entries.")
+    if out.ndim >= 2 or not ensure_2d:
+        _check_shape(out, name, ensure_min_samples, ensure_min_features if out.ndim >= 2 else 0)
+    return out
+
+
+def _check_shape(X, name, ensure_min_samples, ensure_min_features):
+    n = X.shape[0]
+    if n < ensure_min_samples:
+        raise ValueError(
+            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of "
+            f"{ensure_min_samples} is required: {name} needs more rows."
+        )
+    if X.ndim >= 2 and X.shape[1] < ensure_min_features:
+        raise ValueError(
+            f"Found array with {X.shape[1]} feature(s) (shape={X.shape}) while a minimum of "
+            f"{ensure_min_features} is required: {name} needs more columns."
+        )
+
+
+def check_counts(X, name="X", *, dtype=np.float64, ensure_min_samples=1):
+    """Validate a documents x vocabulary count matrix and return it as CSR.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_documents, n_words)
+        Non-negative counts, integer or float. Dense input is converted to CSR (the caller's
+        array is not modified); duplicate sparse entries are summed.
+    name : str, default "X"
+    dtype : numpy dtype, default float64
+    ensure_min_samples : int, default 1
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_documents, n_words)
+        Sorted indices, no duplicates, no explicit negative entries.
+
+    Raises
+    ------
+    ValueError
+        NaN, infinity, negative counts, wrong dimensions.
+    TypeError
+        Non-numeric data.
+    """
+    if sp.issparse(X):
+        X = check_array(X, name, accept_sparse=True, dtype=dtype,
+                        ensure_min_samples=ensure_min_samples)
+    else:
+        X = sp.csr_matrix(check_array(X, name, dtype=dtype,
+                                      ensure_min_samples=ensure_min_samples))
+    if X.data.size and X.data.min() < 0:
+        rows, cols, vals = sp.find(X)
+        i = int(np.argmax(vals < 0))
+        raise ValueError(
+            f"{name} must contain non-negative counts, found {vals[i]} "
+            f"at (document {rows[i]}, word {cols[i]})."
+        )
+    if X.data.size and (X.data == 0).any():
+        X = X.copy()  # the caller's matrix keeps its explicit zeros
+        X.eliminate_zeros()
+    return X
+
+
+def check_n_features(n_features, expected, name="X", owner="the model"):
+    """Raise when ``n_features`` differs from the number seen in ``fit``.
+
+    Raises
+    ------
+    ValueError
+        ``"X has 3 features, but GaussianMixture is expecting 4 features as input."``
+    """
+    if n_features != expected:
+        raise ValueError(
+            f"{name} has {n_features} features, but {owner} is expecting {expected} "
+            f"features as input."
+        )
+
+
+def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
+    """Validate per-sample weights.
+
+    Parameters
+    ----------
+    sample_weight : None or array-like of shape (n_samples,)
+        Non-negative finite weights; ``None`` means all ones.
+    n_samples : int
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_samples,), float64
+        A new array (never the caller's).
+
+    Raises
+    ------
+    ValueError
+        Wrong shape, negative, NaN or all-zero weights.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.array(sample_weight, dtype=np.float64, copy=True)
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} must have shape ({n_samples},) to match X, got shape {w.shape}."
+        )
+    if not np.all(np.isfinite(w)) or (w < 0).any():
+        raise ValueError(f"{name} must be finite and non-negative.")
+    if w.sum() <= 0:
+        raise ValueError(f"{name} must have a positive sum, got all zeros.")
+    return w

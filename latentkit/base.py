@@ -1,0 +1,608 @@
+"""The ELBO interface: :class:`LatentModel`, sufficient statistics and the one fit loop.
+
+Every latentkit model is fitted by raising its evidence lower bound (ELBO)
+
+    ELBO(q) = E_q[log p(X, Z, theta)] - E_q[log q(Z, theta)] <= log p(X),
+
+reported in **nats per sample** (a data point, a document, a time step of an HMM; each model's
+docstring says which). A model implements a small private template and this module drives it:
+
+``_validate_params()``
+    check hyper-parameters; store resolved defaults as ``name_`` (never overwrite ``name``).
+``_validate_data(X, reset, **kw) -> data``
+    validate the input into the form ``_e_step`` consumes (``reset=True`` in ``fit``).
+``_init_params(data, rng)``
+    starting global parameters.
+``_empty_stats() -> Stats``
+    the zero of the model's statistics.
+``_e_step(data) -> Stats``
+    pure: expected sufficient statistics plus the additive ELBO data term.
+``_m_step(stats, step_size=1.0, scale=1.0)``
+    closed-form update; a natural-gradient / stepwise step when ``step_size < 1``.
+``_global_elbo_terms() -> float``
+    sum of ``-KL(q || p)`` of the global factors (log prior for MAP, 0 for ML).
+
+so that ``ELBO = (stats.data_term + _global_elbo_terms()) / stats.n`` with no second pass, and
+batch, chunked/streaming, stochastic (SVI) and distributed (Dask) fitting share one code path
+(DESIGN.md section 2).
+"""
+
+import copy
+import dataclasses
+import inspect
+import numbers
+import warnings
+
+import numpy as np
+
+from ._validation import check_random_state, check_scalar
+
+__all__ = [
+    "LatentModel",
+    "Stats",
+    "ConvergenceMonitor",
+    "NotFittedError",
+    "ConvergenceWarning",
+    "ELBODecreaseWarning",
+    "ParamsMixin",
+    "clone",
+    "stats_dataclass",
+]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when a model is used before ``fit`` (subclasses ValueError and AttributeError,
+    as scikit-learn's does)."""
+
+
+class ConvergenceWarning(UserWarning):
+    """``fit`` stopped at ``max_iter`` before the ELBO change fell below ``tol``."""
+
+
+class ELBODecreaseWarning(RuntimeWarning):
+    """An exact EM / coordinate-ascent bound decreased: this indicates a bug or a numerical
+    breakdown, never a property of the data."""
+
+
+# --------------------------------------------------------------------------------------------
+# Sufficient statistics
+# --------------------------------------------------------------------------------------------
+
+class Stats:
+    """Base class of the sufficient-statistics dataclasses (the currency between E and M step).
+
+    Subclass it with ``@stats_dataclass`` (a frozen dataclass); every field is a float or a
+    NumPy array, and two fields are required:
+
+    ``n`` : float
+        the number of samples (or total sample weight) the statistics summarise; the ELBO is
+        reported per unit of ``n``.
+    ``data_term`` : float
+        the additive data part of the ELBO, in nats (summed, not averaged).
+
+    Statistics form a commutative monoid under ``+`` with ``stats * 0`` as zero, and scale by a
+    scalar (``c * stats``), which is all that chunked, stochastic and distributed drivers use.
+    """
+
+    def _map(self, fn, *others):
+        vals = {}
+        for f in dataclasses.fields(self):
+            vals[f.name] = fn(getattr(self, f.name), *(getattr(o, f.name) for o in others))
+        return type(self)(**vals)
+
+    def __add__(self, other):
+        if isinstance(other, numbers.Number) and other == 0:  # sum(list_of_stats) works
+            return self
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._map(lambda a, b: a + b, other)
+
+    __radd__ = __add__
+
+    def __mul__(self, c):
+        if not isinstance(c, numbers.Real):
+            return NotImplemented
+        return self._map(lambda a: a * c)
+
+    __rmul__ = __mul__
+
+    def __eq__(self, other):
+        if isinstance(other, numbers.Number):
+            return False
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(np.array_equal(getattr(self, f.name), getattr(other, f.name))
+                   for f in dataclasses.fields(self))
+
+    __hash__ = None
+
+    def zero(self):
+        """The zero of this statistics type, with the same shapes."""
+        return self * 0.0
+
+    def allclose(self, other, rtol=1e-10, atol=1e-12):
+        """Field-wise :func:`numpy.allclose`."""
+        return all(np.allclose(getattr(self, f.name), getattr(other, f.name), rtol=rtol, atol=atol)
+                   for f in dataclasses.fields(self))
+
+
+def stats_dataclass(cls):
+    """Decorate a :class:`Stats` subclass: ``dataclasses.dataclass(frozen=True, eq=False)``
+    (equality is :class:`Stats`' array-aware one)."""
+    return dataclasses.dataclass(frozen=True, eq=False)(cls)
+
+
+# --------------------------------------------------------------------------------------------
+# Convergence
+# --------------------------------------------------------------------------------------------
+
+class ConvergenceMonitor:
+    """Records the ELBO per iteration and decides convergence.
+
+    Parameters
+    ----------
+    tol : float
+        Threshold on the change of the ELBO (nats per sample). ``tol=0`` never converges, so a
+        fit runs exactly ``max_iter`` iterations.
+    max_iter : int
+        Maximum number of iterations.
+    rule : {'exact', 'noisy'}, default 'exact'
+        ``'exact'``: converged when ``|ELBO_t - ELBO_{t-1}| < tol``; a decrease of more than
+        ``1e-9`` relative warns with :class:`ELBODecreaseWarning` (exact EM / VB bounds never
+        decrease). ``'noisy'`` (SVI, VAE): converged when the means of the last two windows of
+        ``window`` values differ by less than ``tol``; decreases are expected and not reported.
+    window : int, default 10
+        Window length of the noisy rule.
+    verbose : bool, default False
+        Print one line per iteration.
+
+    Attributes
+    ----------
+    history : list of float
+        Every reported value, in order.
+    converged : bool
+    """
+
+    def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False):
+        if rule not in ("exact", "noisy"):
+            raise ValueError(f"rule must be 'exact' or 'noisy', got {rule!r}.")
+        self.tol = tol
+        self.max_iter = max_iter
+        self.rule = rule
+        self.window = window
+        self.verbose = verbose
+        self.history = []
+        self.converged = False
+
+    @property
+    def iter(self):
+        """Number of values reported so far."""
+        return len(self.history)
+
+    def report(self, value):
+        """Record one ELBO value and update :attr:`converged`.
+
+        Parameters
+        ----------
+        value : float
+            ELBO in nats per sample.
+
+        Returns
+        -------
+        bool
+            Whether the fit has converged.
+        """
+        value = float(value)
+        h = self.history
+        h.append(value)
+        if self.verbose:
+            print(f"iteration {len(h):5d}  elbo {value: .10g}")
+        if not np.isfinite(value):
+            raise FloatingPointError(
+                f"The ELBO became {value} at iteration {len(h)}; the parameters degenerated "
+                "(check for constant features, or increase reg_covar / the priors)."
+            )
+        if self.rule == "exact":
+            if len(h) >= 2:
+                delta = h[-1] - h[-2]
+                if delta < -1e-9 * max(1.0, abs(h[-2])):
+                    warnings.warn(
+                        f"The ELBO decreased by {-delta:.3g} nats per sample at iteration "
+                        f"{len(h)} ({h[-2]:.12g} -> {h[-1]:.12g}); an exact EM/VB bound must "
+                        "not decrease.", ELBODecreaseWarning, stacklevel=3)
+                self.converged = abs(delta) < self.tol
+        else:
+            w = self.window
+            if len(h) >= 2 * w:
+                self.converged = abs(np.mean(h[-w:]) - np.mean(h[-2 * w:-w])) < self.tol
+        return self.converged
+
+
+# --------------------------------------------------------------------------------------------
+# Hyper-parameters (scikit-learn's estimator discipline, without depending on it)
+# --------------------------------------------------------------------------------------------
+
+class ParamsMixin:
+    """``get_params`` / ``set_params`` / ``repr`` / scikit-learn tags from ``__init__``'s signature.
+
+    ``__init__`` stores its arguments unchanged; no validation happens there.
+    """
+
+    @classmethod
+    def _get_param_names(cls):
+        init = cls.__init__
+        if init is object.__init__:
+            return []
+        sig = inspect.signature(init)
+        names = []
+        for p in sig.parameters.values():
+            if p.name == "self" or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                continue
+            names.append(p.name)
+        return sorted(names)
+
+    def get_params(self, deep=True):
+        """Hyper-parameters as a dict (``deep=True`` adds ``sub__param`` of nested models).
+
+        Returns
+        -------
+        dict
+        """
+        out = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                for k, v in value.get_params(deep=True).items():
+                    out[f"{name}__{k}"] = v
+            out[name] = value
+        return out
+
+    def set_params(self, **params):
+        """Set hyper-parameters (``sub__param`` for nested models); returns self.
+
+        Raises
+        ------
+        ValueError
+            An unknown parameter name.
+        """
+        valid = self._get_param_names()
+        nested = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {valid!r}."
+                )
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
+        return self
+
+    def __repr__(self):
+        sig = inspect.signature(type(self).__init__)
+        parts = []
+        for name in self._get_param_names():
+            default = sig.parameters[name].default
+            value = getattr(self, name, None)
+            try:
+                same = default is not inspect.Parameter.empty and (
+                    value is default or bool(np.all(value == default)))
+            except Exception:
+                same = False
+            if not same:
+                parts.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    # scikit-learn >= 1.7 asks estimators for tags; only imported when scikit-learn calls it.
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        tags = Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    input_tags=InputTags())
+        return self._update_sklearn_tags(tags)
+
+    def _update_sklearn_tags(self, tags):
+        """Hook for subclasses: adjust scikit-learn's Tags object (e.g. sparse input)."""
+        return tags
+
+
+def clone(model):
+    """A new unfitted model with the same hyper-parameters (deep-copied).
+
+    Parameters
+    ----------
+    model : ParamsMixin
+
+    Returns
+    -------
+    ParamsMixin
+    """
+    params = {k: copy.deepcopy(v) for k, v in model.get_params(deep=False).items()}
+    params = {k: (clone(v) if isinstance(v, ParamsMixin) else v) for k, v in params.items()}
+    return type(model)(**params)
+
+
+# --------------------------------------------------------------------------------------------
+# The model template and the fit loop
+# --------------------------------------------------------------------------------------------
+
+class LatentModel(ParamsMixin):
+    """Base class of every latentkit model: the ELBO interface and the one fit loop.
+
+    Subclasses implement the private template listed in this module's docstring and the
+    public methods of their family (``predict``, ``transform``, ``sample``...). The loop here
+    gives every model the same ``fit``, ``partial_fit``, ``elbo``, ``n_init`` best-of,
+    ``callback``, ``random_state`` and convergence behaviour.
+
+    Fitted attributes set by :meth:`fit`
+    ------------------------------------
+    lower_bound_ : float
+        Final ELBO, nats per sample (the last entry of ``lower_bounds_``).
+    lower_bounds_ : ndarray of shape (n_iter_,)
+        ELBO per iteration; entry ``i`` is computed in iteration ``i``'s E-step at the
+        parameters entering it (as scikit-learn and hmmlearn record it).
+    n_iter_ : int
+        Iterations run in the best initialisation.
+    converged_ : bool
+        Whether ``tol`` was met.
+    monitor_ : ConvergenceMonitor
+        The monitor of the best initialisation.
+
+    Notes
+    -----
+    Class attributes a subclass may set: ``_convergence_rule`` (``'exact'`` for EM/VB,
+    ``'noisy'`` for Monte-Carlo bounds) and ``_sample_unit`` (what ``n`` counts, for messages).
+    """
+
+    _convergence_rule = "exact"
+    _sample_unit = "sample"
+
+    # ---- template (subclasses) -------------------------------------------------------------
+    def _validate_params(self):
+        """Check hyper-parameters; store resolved defaults as ``name_``."""
+
+    def _validate_data(self, X, reset, **kw):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _init_params(self, data, rng):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _empty_stats(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _e_step(self, data):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _m_step(self, stats, step_size=1.0, scale=1.0):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _global_elbo_terms(self):
+        """Sum of ``-KL(q || p)`` over global factors; 0 for maximum likelihood."""
+        return 0.0
+
+    def _n_samples(self, data):
+        """Number of samples in validated data (what ``stats.n`` counts, unweighted)."""
+        return data.shape[0]
+
+    def _split_data(self, data, n_chunks):
+        """Split validated data into ``n_chunks`` contiguous chunks whose E-step statistics sum
+        to those of the whole (rows by default; HMMs split on sequence boundaries)."""
+        n = self._n_samples(data)
+        bounds = np.linspace(0, n, n_chunks + 1).astype(int)
+        return [data[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+    # ---- shared machinery ------------------------------------------------------------------
+    def _e_step_all(self, data):
+        """E-step over all of ``data``: one call, or a sum over chunks for a chunked source."""
+        chunks = getattr(data, "iter_chunks", None)
+        if chunks is None:
+            return self._e_step(data)
+        total = self._empty_stats()
+        for chunk in chunks():
+            total = total + self._e_step(chunk)
+        return total
+
+    def _elbo_from_stats(self, stats):
+        """``(stats.data_term + _global_elbo_terms()) / stats.n``, nats per sample."""
+        if stats.n <= 0:
+            raise ValueError("Cannot compute an ELBO from statistics of zero samples.")
+        return (float(stats.data_term) + float(self._global_elbo_terms())) / float(stats.n)
+
+    def _blend_stats(self, stats, step_size=1.0, scale=1.0):
+        """Stepwise-EM helper for point-estimate models (Liang & Klein 2009):
+        ``s <- (1 - rho) s + rho * scale * stats``; ``rho = 1`` replaces ``s``.
+
+        Returns the blended statistics, also kept as the running statistics of ``partial_fit``.
+        """
+        new = stats * scale if scale != 1.0 else stats
+        prev = getattr(self, "_running_stats", None)
+        if step_size >= 1.0 or prev is None:
+            self._running_stats = new
+        else:
+            self._running_stats = prev * (1.0 - step_size) + new * step_size
+        return self._running_stats
+
+    def _iterate(self, data):
+        """One iteration of the batch driver: E-step, ELBO, M-step. Returns the ELBO (nats per
+        sample) computed at the parameters entering the iteration."""
+        stats = self._e_step_all(data)
+        elbo = self._elbo_from_stats(stats)
+        self._m_step(stats)
+        return elbo
+
+    def _is_fitted(self):
+        return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
+
+    def _check_is_fitted(self):
+        if not self._is_fitted():
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+
+    def _fit_state(self):
+        params = set(self._get_param_names())
+        return {k: copy.deepcopy(v) for k, v in vars(self).items() if k not in params}
+
+    def _check_common_params(self):
+        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        if hasattr(self, "n_init"):
+            check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
+        cb = getattr(self, "callback", None)
+        if cb is not None and not callable(cb):
+            raise TypeError(f"callback must be callable or None, got {type(cb).__name__}.")
+
+    # ---- public API --------------------------------------------------------------------------
+    def fit(self, X, y=None, **fit_params):
+        """Fit the model by raising the ELBO until its change is below ``tol``.
+
+        Runs ``n_init`` initialisations (when the model has ``n_init``) and keeps the one with
+        the highest final ELBO.
+
+        Parameters
+        ----------
+        X : array-like
+            Training data in the model's input form (see the class docstring).
+        y : ignored
+            Present for scikit-learn compatibility.
+        **fit_params
+            Model-specific extras (``sample_weight`` for mixtures, ``lengths`` for HMMs).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError, TypeError
+            Invalid hyper-parameters or input, each message naming the argument.
+
+        Warns
+        -----
+        ConvergenceWarning
+            When no initialisation converged within ``max_iter``.
+        """
+        self._check_common_params()
+        self._validate_params()
+        data = self._validate_data(X, reset=True, **fit_params)
+        rng = check_random_state(self.random_state)
+        n_init = getattr(self, "n_init", 1)
+        callback = getattr(self, "callback", None)
+        best_state, best_bound = None, -np.inf
+        for _ in range(n_init):
+            self._running_stats = None
+            self._init_params(data, rng)
+            monitor = ConvergenceMonitor(self.tol, self.max_iter, rule=self._convergence_rule,
+                                         verbose=bool(getattr(self, "verbose", False)))
+            for n_iter in range(1, self.max_iter + 1):
+                elbo = self._iterate(data)
+                monitor.report(elbo)
+                stop = callback is not None and bool(callback(self, n_iter, elbo))
+                if monitor.converged or stop:
+                    break
+            self.lower_bounds_ = np.asarray(monitor.history, dtype=np.float64)
+            self.lower_bound_ = float(monitor.history[-1])
+            self.n_iter_ = monitor.iter
+            self.converged_ = bool(monitor.converged)
+            self.monitor_ = monitor
+            if self.lower_bound_ > best_bound or best_state is None:
+                best_bound = self.lower_bound_
+                best_state = self._fit_state()
+        vars(self).update(best_state)
+        if not self.converged_ and self.tol > 0:
+            warnings.warn(
+                f"{type(self).__name__} did not converge in max_iter={self.max_iter} iterations "
+                f"(last ELBO change above tol={self.tol}); increase max_iter or tol.",
+                ConvergenceWarning, stacklevel=2)
+        self.n_steps_ = 0
+        return self
+
+    def _default_step_size(self, t):
+        """``rho_t = (t + tau)^-kappa`` with the model's ``learning_offset`` (tau, default 10)
+        and ``learning_decay`` (kappa, default 0.7) (Hoffman et al. 2013, eq. 26)."""
+        tau = getattr(self, "learning_offset", 10.0)
+        kappa = getattr(self, "learning_decay", 0.7)
+        return float((t + tau) ** (-kappa))
+
+    def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, **fit_params):
+        """One incremental update from a minibatch.
+
+        Conjugate models take a natural-gradient step (stochastic variational inference,
+        Hoffman, Blei, Wang & Paisley 2013), EM models a stepwise-EM step (Liang & Klein 2009):
+        ``s <- (1 - rho) s + rho (N / |B|) S_B``. An unfitted model is first initialised from
+        this minibatch.
+
+        Parameters
+        ----------
+        X : array-like
+            The minibatch.
+        y : ignored
+        step_size : float in (0, 1], optional
+            ``rho``; default ``(t + learning_offset) ** -learning_decay`` at step ``t``.
+            ``step_size=1`` with the full data equals one batch iteration.
+        total_samples : int, optional
+            N, the size of the full data set: the minibatch statistics are scaled by
+            ``N / |B|`` (exactly once). Default: no scaling.
+        **fit_params
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            ``step_size`` outside (0, 1], ``total_samples`` smaller than the minibatch, empty
+            minibatch.
+        """
+        first = not self._is_fitted()
+        if first:
+            self._check_common_params()
+            self._validate_params()
+        data = self._validate_data(X, reset=first, **fit_params)
+        n_batch = self._n_samples(data)
+        if n_batch == 0:
+            raise ValueError("partial_fit received an empty minibatch.")
+        scale = 1.0
+        if total_samples is not None:
+            total_samples = check_scalar(total_samples, "total_samples", numbers.Real, low=1)
+            if total_samples < n_batch:
+                raise ValueError(
+                    f"total_samples={total_samples} is smaller than the minibatch "
+                    f"({n_batch} {self._sample_unit}s); it must be the size of the whole data set."
+                )
+            scale = total_samples / n_batch
+        if first:
+            self._running_stats = None
+            self._init_params(data, check_random_state(self.random_state))
+            self.n_steps_ = 0
+        t = getattr(self, "n_steps_", 0)
+        rho = self._default_step_size(t) if step_size is None else check_scalar(
+            step_size, "step_size", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
+        stats = self._e_step_all(data)
+        self._m_step(stats, step_size=rho, scale=scale)
+        self.n_steps_ = t + 1
+        return self
+
+    def elbo(self, X, **kw):
+        """Mean per-sample ELBO of ``X``: local factors optimised, global ones fixed.
+
+        Parameters
+        ----------
+        X : array-like
+            Data in the model's input form.
+
+        Returns
+        -------
+        float
+            Nats per sample (see the class docstring for what a sample is).
+        """
+        self._check_is_fitted()
+        data = self._validate_data(X, reset=False, **kw)
+        return self._elbo_from_stats(self._e_step_all(data))
