@@ -494,6 +494,7 @@ class LatentModel(ParamsMixin):
         n_init = getattr(self, "n_init", 1)
         callback = getattr(self, "callback", None)
         best_state, best_bound = None, -np.inf
+        stopped = False
         for _ in range(n_init):
             self._running_stats = None
             self._init_params(data, rng)
@@ -503,6 +504,7 @@ class LatentModel(ParamsMixin):
                 elbo = self._iterate(data)
                 monitor.report(elbo)
                 stop = callback is not None and bool(callback(self, n_iter, elbo))
+                stopped = stopped or stop
                 if monitor.converged or stop:
                     break
             self.lower_bounds_ = np.asarray(monitor.history, dtype=np.float64)
@@ -514,7 +516,7 @@ class LatentModel(ParamsMixin):
                 best_bound = self.lower_bound_
                 best_state = self._fit_state()
         vars(self).update(best_state)
-        if not self.converged_ and self.tol > 0:
+        if not self.converged_ and self.tol > 0 and not stopped:
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} iterations "
                 f"(last ELBO change above tol={self.tol}); increase max_iter or tol.",
