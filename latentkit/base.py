@@ -396,8 +396,27 @@ class LatentModel(ParamsMixin):
         return [data[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
     # ---- shared machinery ------------------------------------------------------------------
+    def _prepare_data(self, X, reset, **fit_params):
+        """Validate ``X`` for the drivers: in-memory input goes through ``_validate_data``; a
+        :class:`latentkit.inference.ChunkSource` (chunks read lazily, e.g. from a file) and a
+        Dask collection are wrapped so that ``_e_step_all`` sums statistics over chunks or
+        blocks without holding the whole data."""
+        from .inference import ChunkSource, ValidatedChunks
+
+        if isinstance(X, ChunkSource):
+            return ValidatedChunks(self, X, reset=reset, fit_params=fit_params)
+        if type(X).__module__.partition(".")[0] == "dask":
+            from .parallel.dask import DaskData
+
+            return DaskData(self, X, reset=reset, fit_params=fit_params)
+        return self._validate_data(X, reset=reset, **fit_params)
+
     def _e_step_all(self, data):
-        """E-step over all of ``data``: one call, or a sum over chunks for a chunked source."""
+        """E-step over all of ``data``: one call, a sum over the chunks of a chunked source
+        (in chunk order), or a map-reduce over the blocks of a distributed collection."""
+        reduce_stats = getattr(data, "reduce_stats", None)
+        if reduce_stats is not None:
+            return reduce_stats(self)
         chunks = getattr(data, "iter_chunks", None)
         if chunks is None:
             return self._e_step(data)
@@ -466,8 +485,11 @@ class LatentModel(ParamsMixin):
 
         Parameters
         ----------
-        X : array-like
-            Training data in the model's input form (see the class docstring).
+        X : array-like, ChunkSource or Dask collection
+            Training data in the model's input form (see the class docstring); a
+            :class:`latentkit.inference.ChunkSource` is read chunk by chunk in every iteration
+            (memory bounded by one chunk; initialisation uses the first chunk), and a Dask
+            array or bag runs the E-step on the workers (:mod:`latentkit.parallel.dask`).
         y : ignored
             Present for scikit-learn compatibility.
         **fit_params
@@ -489,7 +511,8 @@ class LatentModel(ParamsMixin):
         """
         self._check_common_params()
         self._validate_params()
-        data = self._validate_data(X, reset=True, **fit_params)
+        data = self._prepare_data(X, reset=True, **fit_params)
+        init_data = getattr(data, "init_data", data)  # a chunked source initialises from its first chunk
         rng = check_random_state(self.random_state)
         n_init = getattr(self, "n_init", 1)
         callback = getattr(self, "callback", None)
@@ -497,7 +520,7 @@ class LatentModel(ParamsMixin):
         stopped = False
         for _ in range(n_init):
             self._running_stats = None
-            self._init_params(data, rng)
+            self._init_params(init_data, rng)
             monitor = ConvergenceMonitor(self.tol, self.max_iter, rule=self._convergence_rule,
                                          verbose=bool(getattr(self, "verbose", False)))
             for n_iter in range(1, self.max_iter + 1):
@@ -525,8 +548,10 @@ class LatentModel(ParamsMixin):
         return self
 
     def _default_step_size(self, t):
-        """``rho_t = (t + tau)^-kappa`` with the model's ``learning_offset`` (tau, default 10)
-        and ``learning_decay`` (kappa, default 0.7) (Hoffman et al. 2013, eq. 26)."""
+        """``rho_t = (t + tau)^-kappa`` for the 1-based step number ``t``, with the model's
+        ``learning_offset`` (tau, default 10) and ``learning_decay`` (kappa, default 0.7)
+        (Hoffman, Blei, Wang & Paisley 2013, section 2.3; scikit-learn's online LDA counts
+        steps from 1 the same way)."""
         tau = getattr(self, "learning_offset", 10.0)
         kappa = getattr(self, "learning_decay", 0.7)
         return float((t + tau) ** (-kappa))
@@ -585,7 +610,7 @@ class LatentModel(ParamsMixin):
             self._init_params(data, check_random_state(self.random_state))
             self.n_steps_ = 0
         t = getattr(self, "n_steps_", 0)
-        rho = self._default_step_size(t) if step_size is None else check_scalar(
+        rho = self._default_step_size(t + 1) if step_size is None else check_scalar(
             step_size, "step_size", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
         stats = self._e_step_all(data)
         self._m_step(stats, step_size=rho, scale=scale)
@@ -606,5 +631,5 @@ class LatentModel(ParamsMixin):
             Nats per sample (see the class docstring for what a sample is).
         """
         self._check_is_fitted()
-        data = self._validate_data(X, reset=False, **kw)
+        data = self._prepare_data(X, reset=False, **kw)
         return self._elbo_from_stats(self._e_step_all(data))

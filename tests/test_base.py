@@ -160,7 +160,7 @@ def test_partial_fit_from_scratch_then_default_schedule(X):
     for _ in range(300):
         m.partial_fit(X)
     assert m.n_steps_ == 300
-    assert m._default_step_size(0) == pytest.approx(10.0 ** -0.7)
+    assert m._default_step_size(1) == pytest.approx(11.0 ** -0.7)
     full = ToyMixture(random_state=0).fit(X)
     np.testing.assert_allclose(np.sort(m.means_), np.sort(full.means_), atol=0.05)
 

@@ -1,0 +1,588 @@
+"""Drivers of the ELBO interface beyond the batch loop of :mod:`latentkit.base`.
+
+* **Sources** of data read lazily in chunks (:class:`ArraySource`, :class:`IterableSource`,
+  :class:`DocwordSource`, :class:`CSVSource`): ``model.fit(source)`` sums the E-step statistics
+  over the chunks in every iteration, so a data set larger than memory is fitted by exact batch
+  EM / VB with memory bounded by one chunk plus the model.
+* :class:`StochasticVI`: stochastic variational inference (Hoffman, Blei, Wang & Paisley 2013)
+  for the conjugate models, and stepwise EM (Liang & Klein 2009) for the EM models, through the
+  models' ``partial_fit``: one step is ``_m_step(S_B, step_size=rho_t, scale=N/|B|)``, i.e.
+  ``lambda <- (1 - rho_t) lambda + rho_t (prior + (N/|B|) S_B)`` with
+  ``rho_t = (t + tau)^-kappa``, ``t = 1, 2, ...``.
+"""
+
+import gzip
+import io
+import itertools
+import numbers
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
+from ._validation import check_random_state, check_scalar
+
+__all__ = [
+    "ChunkSource",
+    "ArraySource",
+    "IterableSource",
+    "DocwordSource",
+    "CSVSource",
+    "ValidatedChunks",
+    "StochasticVI",
+    "step_size_schedule",
+]
+
+
+def step_size_schedule(t, learning_offset=10.0, learning_decay=0.7):
+    """Robbins-Monro step size ``rho_t = (t + tau)^-kappa`` (Hoffman et al. 2013, eq. 26).
+
+    Parameters
+    ----------
+    t : int or ndarray of int
+        1-based step number.
+    learning_offset : float, default 10.0
+        tau >= 0; it down-weights early steps.
+    learning_decay : float, default 0.7
+        kappa in (0.5, 1], the forgetting rate; the Robbins-Monro conditions
+        (sum rho = inf, sum rho^2 < inf) hold exactly for kappa in (0.5, 1].
+
+    Returns
+    -------
+    float or ndarray
+        rho_t in (0, 1] when tau >= 0 and t >= 1.
+
+    Raises
+    ------
+    ValueError
+        kappa outside (0.5, 1], tau < 0, or t < 1.
+    """
+    check_learning_rate(learning_offset, learning_decay)
+    t = np.asarray(t)
+    if np.any(t < 1):
+        raise ValueError(f"the step number t is 1-based, got {t.min()}.")
+    rho = (t + float(learning_offset)) ** (-float(learning_decay))
+    return float(rho) if rho.ndim == 0 else rho
+
+
+def check_learning_rate(learning_offset, learning_decay):
+    """Validate tau and kappa of the step-size schedule (see :func:`step_size_schedule`)."""
+    check_scalar(learning_offset, "learning_offset (tau)", numbers.Real, low=0.0)
+    check_scalar(learning_decay, "learning_decay (kappa)", numbers.Real, low=0.5, high=1.0,
+                 low_inclusive=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Sources
+# --------------------------------------------------------------------------------------------
+
+class ChunkSource:
+    """A data set read as a sequence of chunks; re-iterable (each iteration of a fit re-reads).
+
+    Subclasses implement :meth:`iter_chunks` and set :attr:`n_samples` when known.
+
+    Attributes
+    ----------
+    n_samples : int or None
+        Total number of samples (rows, documents), when known without a pass over the data.
+    """
+
+    n_samples = None
+
+    def iter_chunks(self):  # pragma: no cover - abstract
+        """Yield the chunks in order: arrays, CSR matrices, or ``(X, fit_params)`` tuples."""
+        raise NotImplementedError
+
+    def __iter__(self):
+        return self.iter_chunks()
+
+
+class ArraySource(ChunkSource):
+    """Chunks of ``chunk_size`` consecutive rows of an in-memory array or CSR matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or scipy.sparse matrix
+    chunk_size : int
+        Rows per chunk (the last chunk may be shorter).
+
+    Raises
+    ------
+    ValueError
+        ``chunk_size`` < 1.
+    """
+
+    def __init__(self, X, chunk_size):
+        self.X = X
+        self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
+        self.n_samples = X.shape[0]
+
+    def iter_chunks(self):
+        for a in range(0, self.n_samples, self.chunk_size):
+            yield self.X[a:a + self.chunk_size]
+
+
+class IterableSource(ChunkSource):
+    """Chunks from any re-iterable: a list of arrays, or a zero-argument callable returning a
+    fresh iterator of chunks (a generator function), called once per pass.
+
+    Parameters
+    ----------
+    chunks : sequence or callable
+    n_samples : int, optional
+        Total number of samples, if known (needed by :class:`StochasticVI` for ``N``).
+
+    Raises
+    ------
+    TypeError
+        A one-shot iterator (a generator object) is refused: a fit reads the data many times.
+    """
+
+    def __init__(self, chunks, n_samples=None):
+        if not callable(chunks) and iter(chunks) is chunks:
+            raise TypeError(
+                "chunks is a one-shot iterator; pass a list of chunks or a function that "
+                "returns a new iterator (e.g. the generator function itself)."
+            )
+        self.chunks = chunks
+        self.n_samples = n_samples
+
+    def iter_chunks(self):
+        return iter(self.chunks() if callable(self.chunks) else self.chunks)
+
+
+def _open_text(path):
+    path = str(path)
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return open(path, "r", encoding="utf-8")
+
+
+class DocwordSource(ChunkSource):
+    """Documents of a UCI bag-of-words ``docword`` file, read ``chunk_size`` documents at a time.
+
+    The file (plain or gzip) is ``D``, ``W``, ``NNZ`` on three lines, then ``docID wordID count``
+    lines, 1-based ids, sorted by document (Newman 2008, UCI Bag of Words). Only one chunk's
+    entries are held in memory.
+
+    Parameters
+    ----------
+    path : str or path-like
+    chunk_size : int, default 10000
+        Documents per chunk.
+
+    Attributes
+    ----------
+    n_samples : int
+        D, from the header.
+    n_features : int
+        W, the vocabulary size.
+
+    Raises
+    ------
+    ValueError
+        A malformed header or line (the message gives the line number), ids outside the header's
+        ranges, documents out of order, or negative counts.
+    """
+
+    def __init__(self, path, chunk_size=10000):
+        self.path = path
+        self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
+        with _open_text(path) as fh:
+            head = [fh.readline() for _ in range(3)]
+        try:
+            self.n_samples, self.n_features, self.nnz = (int(h.strip()) for h in head)
+        except ValueError:
+            bad = next(i for i, h in enumerate(head) if not h.strip().isdigit())
+            raise ValueError(
+                f"{path}: line {bad + 1} of the header must be an integer (D, W, NNZ), "
+                f"got {head[bad].strip()!r}."
+            ) from None
+
+    def _flush(self, docs, words, counts, first_doc, n_docs):
+        m = sp.csr_matrix((np.asarray(counts, dtype=np.float64),
+                           (np.asarray(docs) - first_doc, np.asarray(words) - 1)),
+                          shape=(n_docs, self.n_features))
+        m.sum_duplicates()
+        return m
+
+    def iter_chunks(self):
+        D, W, cs = self.n_samples, self.n_features, self.chunk_size
+        chunk_start = 1  # first document id of the current chunk
+        docs, words, counts = [], [], []
+        prev_doc = 0
+        with _open_text(self.path) as fh:
+            for lineno, line in enumerate(itertools.islice(fh, 3, None), start=4):
+                parts = line.split()
+                if not parts:
+                    continue
+                try:
+                    d, w, c = int(parts[0]), int(parts[1]), float(parts[2])
+                    if len(parts) != 3:
+                        raise ValueError
+                except (ValueError, IndexError):
+                    raise ValueError(
+                        f"{self.path}: line {lineno} is malformed: expected 'docID wordID count', "
+                        f"got {line.strip()!r}."
+                    ) from None
+                if not (1 <= d <= D) or not (1 <= w <= W) or c < 0 or d < prev_doc:
+                    what = (f"docID {d} outside 1..{D}" if not 1 <= d <= D else
+                            f"wordID {w} outside 1..{W}" if not 1 <= w <= W else
+                            f"negative count {c}" if c < 0 else
+                            f"docID {d} after {prev_doc} (documents must be sorted)")
+                    raise ValueError(f"{self.path}: line {lineno}: {what}.")
+                prev_doc = d
+                while d >= chunk_start + cs:
+                    yield self._flush(docs, words, counts, chunk_start, cs)
+                    docs, words, counts = [], [], []
+                    chunk_start += cs
+                docs.append(d)
+                words.append(w)
+                counts.append(c)
+        while chunk_start <= D:
+            n = min(cs, D - chunk_start + 1)
+            yield self._flush(docs, words, counts, chunk_start, n)
+            docs, words, counts = [], [], []
+            chunk_start += cs
+
+
+class CSVSource(ChunkSource):
+    """Rows of a CSV file of numbers, read ``chunk_size`` rows at a time.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Comma-separated numbers; a first line that is not numeric is taken as a header.
+    chunk_size : int, default 10000
+    n_samples : int, optional
+        Number of data rows, if known (counted on first use otherwise).
+
+    Raises
+    ------
+    ValueError
+        A row that is not numeric or has the wrong number of fields (with its line number).
+    """
+
+    def __init__(self, path, chunk_size=10000, n_samples=None):
+        self.path = path
+        self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
+        with _open_text(path) as fh:
+            first = fh.readline()
+        try:
+            [float(v) for v in first.split(",")]
+            self._skip = 0
+        except ValueError:
+            self._skip = 1
+        self._n = n_samples
+
+    @property
+    def n_samples(self):
+        if self._n is None:
+            with _open_text(self.path) as fh:
+                self._n = sum(1 for line in itertools.islice(fh, self._skip, None) if line.strip())
+        return self._n
+
+    def iter_chunks(self):
+        with _open_text(self.path) as fh:
+            lines = itertools.islice(fh, self._skip, None)
+            lineno = self._skip
+            n_cols = None
+            while True:
+                block = list(itertools.islice(lines, self.chunk_size))
+                if not block:
+                    return
+                rows = []
+                for line in block:
+                    lineno += 1
+                    if not line.strip():
+                        continue
+                    try:
+                        row = [float(v) for v in line.split(",")]
+                    except ValueError:
+                        raise ValueError(f"{self.path}: line {lineno} is not a row of numbers: "
+                                         f"{line.strip()[:80]!r}.") from None
+                    if n_cols is None:
+                        n_cols = len(row)
+                    elif len(row) != n_cols:
+                        raise ValueError(f"{self.path}: line {lineno} has {len(row)} fields, "
+                                         f"expected {n_cols}.")
+                    rows.append(row)
+                if rows:
+                    yield np.array(rows)
+
+
+class ValidatedChunks:
+    """A :class:`ChunkSource` seen through a model's ``_validate_data`` (used by ``fit``).
+
+    The first chunk is validated with ``reset`` (it sets ``n_features_in_``) and kept as
+    ``init_data`` for ``_init_params``; ``iter_chunks`` yields validated chunks lazily.
+    """
+
+    def __init__(self, model, source, reset, fit_params):
+        self.model = model
+        self.source = source
+        self.fit_params = fit_params
+        first = next(iter(source.iter_chunks()), None)
+        if first is None:
+            raise ValueError("The data source yielded no chunk.")
+        self.init_data = self._validate(first, reset)
+
+    def _validate(self, chunk, reset):
+        if isinstance(chunk, tuple):
+            X, kw = chunk
+            return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
+        return self.model._validate_data(chunk, reset=reset, **self.fit_params)
+
+    def iter_chunks(self):
+        for chunk in self.source.iter_chunks():
+            yield self._validate(chunk, False)
+
+
+# --------------------------------------------------------------------------------------------
+# Stochastic variational inference
+# --------------------------------------------------------------------------------------------
+
+class StochasticVI(ParamsMixin):
+    """Stochastic variational inference (and stepwise EM) for any latentkit model.
+
+    Each step draws a minibatch B, runs the model's local E-step on it and takes
+    ``model._m_step(S_B, step_size=rho_t, scale=N/|B|)``: for conjugate models
+    (LatentDirichletAllocation, VariationalGaussianMixture, DirichletProcessMixture) the
+    natural-gradient step ``lambda <- (1 - rho_t) lambda + rho_t (prior + (N/|B|) S_B)`` of
+    Hoffman, Blei, Wang & Paisley (2013, Algorithm 1); for EM models (GaussianMixture, PLSA,
+    HMMs) the stepwise EM update of the running statistics (Liang & Klein 2009). The minibatch
+    statistics are scaled by ``N/|B|`` exactly once, inside ``partial_fit``.
+
+    Parameters
+    ----------
+    model : LatentModel
+        An unfitted template model; it is cloned into ``model_`` (never modified).
+    batch_size : int, default 256
+        |B|, samples per minibatch; must not exceed N.
+    learning_offset : float, default 10.0
+        tau >= 0 in ``rho_t = (t + tau)^-kappa``.
+    learning_decay : float, default 0.7
+        kappa in (0.5, 1].
+    n_epochs : int, default 10
+        Passes over the data (ignored when ``max_steps`` is reached first).
+    max_steps : int, optional
+        Maximum number of minibatch steps.
+    shuffle : bool, default True
+        Shuffle in-memory data every epoch (chunk sources are read in order).
+    holdout : float, array-like or None, default None
+        Held-out data for convergence and the trace: a fraction in (0, 1) of the in-memory
+        training data split off at random, or a separate data set. ``None`` disables the
+        held-out trace and convergence check (``n_epochs``/``max_steps`` stop the run).
+    evaluate_every : int, optional
+        Steps between held-out evaluations; default once per epoch's tenth (at least 1).
+    tol : float, default 1e-3
+        Noisy convergence rule on the held-out ELBO (nats per sample): stop when the means of
+        the last two windows of ``window`` evaluations differ by less than ``tol``.
+    window : int, default 5
+    random_state : None, int or numpy.random.Generator
+        Seeds the model's initialisation, the hold-out split and the shuffling.
+    callback : callable, optional
+        ``callback(svi, n_steps, heldout_elbo)`` after each evaluation; True stops.
+
+    Attributes
+    ----------
+    model_ : LatentModel
+        The fitted model.
+    heldout_bounds_ : ndarray of shape (n_evaluations,)
+        Held-out ELBO (nats per sample) at each evaluation.
+    heldout_steps_ : ndarray of int
+        Step numbers of the evaluations.
+    heldout_times_ : ndarray of float
+        Seconds since the start of ``fit`` at each evaluation (excluding evaluation time),
+        for time-to-accuracy curves.
+    n_steps_ : int
+    n_epochs_ : int
+    converged_ : bool
+    monitor_ : ConvergenceMonitor
+
+    Raises
+    ------
+    ValueError
+        kappa outside (0.5, 1], batch_size larger than N, a ``total_samples`` inconsistent
+        with the source, an empty minibatch.
+
+    Notes
+    -----
+    With ``learning_offset=0`` the first step size is ``1^-kappa = 1``, so a single step with
+    the full data as one batch equals one batch VB / EM iteration.
+    """
+
+    def __init__(self, model, batch_size=256, learning_offset=10.0, learning_decay=0.7,
+                 n_epochs=10, max_steps=None, shuffle=True, holdout=None, evaluate_every=None,
+                 tol=1e-3, window=5, random_state=None, callback=None):
+        self.model = model
+        self.batch_size = batch_size
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
+        self.n_epochs = n_epochs
+        self.max_steps = max_steps
+        self.shuffle = shuffle
+        self.holdout = holdout
+        self.evaluate_every = evaluate_every
+        self.tol = tol
+        self.window = window
+        self.random_state = random_state
+        self.callback = callback
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _check_params(self):
+        check_learning_rate(self.learning_offset, self.learning_decay)
+        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        check_scalar(self.n_epochs, "n_epochs", numbers.Integral, low=1)
+        if self.max_steps is not None:
+            check_scalar(self.max_steps, "max_steps", numbers.Integral, low=1)
+        if self.evaluate_every is not None:
+            check_scalar(self.evaluate_every, "evaluate_every", numbers.Integral, low=1)
+        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        check_scalar(self.window, "window", numbers.Integral, low=1)
+        if not hasattr(self.model, "partial_fit") or not hasattr(self.model, "_m_step"):
+            raise TypeError(f"model must be a latentkit model with partial_fit, got "
+                            f"{type(self.model).__name__}.")
+
+    def _minibatches(self, X, source, rng):
+        """Yield (batch, fit_params) for one epoch."""
+        bs = self.batch_size
+        if source is None:
+            n = X.shape[0]
+            order = rng.permutation(n) if self.shuffle else np.arange(n)
+            for a in range(0, n, bs):
+                idx = np.sort(order[a:a + bs]) if sp.issparse(X) else order[a:a + bs]
+                yield X[idx], {}
+        else:
+            for chunk in source.iter_chunks():
+                kw = {}
+                if isinstance(chunk, tuple):
+                    chunk, kw = chunk
+                m = chunk.shape[0]
+                if m == 0:
+                    raise ValueError("The data source yielded an empty chunk (an empty minibatch).")
+                for a in range(0, m, bs):
+                    yield chunk[a:a + bs], kw
+
+    def fit(self, X, y=None, total_samples=None, **fit_params):
+        """Fit ``model_`` by stochastic steps over minibatches of ``X``.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, or ChunkSource
+            Training data; a :class:`ChunkSource` is streamed (chunks split into minibatches).
+        y : ignored
+        total_samples : int, optional
+            N, the number of training samples; default the size of ``X`` or
+            ``X.n_samples``. Given with an in-memory ``X`` it must equal its size.
+        **fit_params
+            Passed to the model's ``partial_fit`` (e.g. ``lengths`` is not supported here:
+            give HMM sequences as a ChunkSource of ``(X, {'lengths': ...})`` chunks).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        rng = check_random_state(self.random_state)
+        model = clone(self.model)
+        if hasattr(model, "random_state"):
+            model.set_params(random_state=int(rng.integers(2**31 - 1)))
+        source = X if isinstance(X, ChunkSource) else None
+        heldout = None
+        if source is None:
+            if isinstance(X, (list, tuple)):
+                X = np.asarray(X)
+            if not hasattr(X, "shape"):
+                raise TypeError("X must be an array, a sparse matrix or a ChunkSource, got "
+                                f"{type(X).__name__}.")
+            if sp.issparse(X):
+                X = sp.csr_matrix(X)
+            if isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool):
+                frac = check_scalar(self.holdout, "holdout", numbers.Real, low=0.0, high=1.0,
+                                    low_inclusive=False, high_inclusive=False)
+                perm = rng.permutation(X.shape[0])
+                n_hold = max(1, int(round(frac * X.shape[0])))
+                hold_idx, train_idx = np.sort(perm[:n_hold]), np.sort(perm[n_hold:])
+                heldout, X = X[hold_idx], X[train_idx]
+            n = X.shape[0]
+        else:
+            if isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool):
+                raise ValueError("holdout as a fraction needs in-memory data; give a held-out "
+                                 "data set with a ChunkSource.")
+            n = source.n_samples
+        if heldout is None and self.holdout is not None and not isinstance(self.holdout, numbers.Real):
+            heldout = self.holdout
+        if total_samples is not None:
+            total_samples = check_scalar(total_samples, "total_samples", numbers.Integral, low=1)
+            if n is not None and total_samples != n:
+                raise ValueError(
+                    f"total_samples={total_samples} is inconsistent with the data, which has "
+                    f"{n} samples."
+                )
+            n = total_samples
+        if n is None:
+            raise ValueError("The number of samples N is unknown: give total_samples= or a "
+                             "source with n_samples.")
+        if n == 0:
+            raise ValueError("X has no samples.")
+        if self.batch_size > n:
+            raise ValueError(f"batch_size={self.batch_size} is larger than the number of "
+                             f"training samples N={n}.")
+        every = self.evaluate_every or max(1, int(np.ceil(n / self.batch_size)) // 10)
+        max_steps = self.max_steps if self.max_steps is not None else np.inf
+        monitor = ConvergenceMonitor(self.tol, np.inf, rule="noisy", window=self.window)
+        bounds, steps, times = [], [], []
+        t = 0
+        elapsed = 0.0
+        stop = False
+        epoch = 0
+        for epoch in range(1, self.n_epochs + 1):
+            for batch, kw in self._minibatches(X, source, rng):
+                if batch.shape[0] == 0:
+                    raise ValueError("An empty minibatch was drawn.")
+                t0 = time.perf_counter()
+                t += 1
+                rho = (t + self.learning_offset) ** (-self.learning_decay)
+                model.partial_fit(batch, step_size=min(1.0, rho), total_samples=n,
+                                  **fit_params, **kw)
+                elapsed += time.perf_counter() - t0
+                if heldout is not None and t % every == 0:
+                    value = model.elbo(heldout)
+                    bounds.append(value)
+                    steps.append(t)
+                    times.append(elapsed)
+                    monitor.report(value)
+                    if self.callback is not None and self.callback(self, t, value):
+                        stop = True
+                    if monitor.converged:
+                        stop = True
+                if stop or t >= max_steps:
+                    break
+            if stop or t >= max_steps:
+                break
+        self.model_ = model
+        self.heldout_bounds_ = np.asarray(bounds, dtype=float)
+        self.heldout_steps_ = np.asarray(steps, dtype=int)
+        self.heldout_times_ = np.asarray(times, dtype=float)
+        self.n_steps_ = t
+        self.n_epochs_ = epoch
+        self.converged_ = bool(monitor.converged)
+        self.monitor_ = monitor
+        return self
+
+    def __getattr__(self, name):
+        # Forward fitted attributes and inference methods (components_, transform, elbo,
+        # perplexity, predict, ...) to the fitted model.
+        if name.startswith("__") or name in ("model_",):
+            raise AttributeError(name)
+        model = self.__dict__.get("model_")
+        if model is None:
+            if name.endswith("_") or hasattr(type(self.__dict__.get("model", object)), name):
+                raise NotFittedError(f"This StochasticVI instance is not fitted yet; "
+                                     f"'{name}' is available after fit.")
+            raise AttributeError(name)
+        return getattr(model, name)

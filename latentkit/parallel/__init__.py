@@ -1,0 +1,1 @@
+"""Optional distributed drivers (``pip install latentkit[dask]``)."""

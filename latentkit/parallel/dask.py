@@ -1,0 +1,138 @@
+"""Distributed fitting on Dask: map the E-step over blocks, tree-sum the statistics.
+
+``model.fit(X)`` with a ``dask.array.Array`` (rows are samples) or a ``dask.bag.Bag`` of
+documents runs, in every iteration, the model's pure ``_e_step`` on each block where the block
+lives (a ``dask.distributed`` cluster, or Dask's local scheduler), sums the statistics in a
+binary tree, and runs ``_m_step`` on the client; the updated model is shipped to the workers with
+the next iteration's tasks (its parameters are small next to the data). Because statistics are
+the one currency of every model (DESIGN.md section 2), nothing model-specific lives here:
+a model only needs ``_e_step`` and ``+`` on its statistics, and pickling.
+
+Blocks are validated once, on the workers, and kept there (``persist``). For HMMs, pass
+``lengths=`` to ``fit``: the array is re-chunked on sequence boundaries so that no sequence is
+split between blocks. Initialisation (``_init_params``) sees the first block only, so give an
+explicit ``init`` dict when a fit must equal a local one exactly.
+"""
+
+import operator
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["DaskData"]
+
+
+def _import_dask():
+    try:
+        import dask
+        import dask.array  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError("Dask input needs the dask extra: pip install 'latentkit[dask]'.") from exc
+    return dask
+
+
+def _validate_block(model, block, fit_params):
+    return model._validate_data(block, reset=False, **fit_params)
+
+
+def _bag_partition_to_matrix(part):
+    rows = list(part)
+    if not rows:
+        return None
+    if sp.issparse(rows[0]):
+        return sp.vstack([sp.csr_matrix(r) for r in rows], format="csr")
+    return np.vstack([np.asarray(r, dtype=float).reshape(1, -1) for r in rows])
+
+
+def _e_step_block(model, data):
+    if data is None:
+        return model._empty_stats()
+    return model._e_step(data)
+
+
+def _sequence_chunks(lengths, row_chunks):
+    """Row chunk sizes near ``row_chunks`` whose boundaries fall between sequences."""
+    ends = np.cumsum(lengths)
+    targets = np.cumsum(row_chunks)[:-1]
+    cuts = []
+    for t in targets:
+        j = int(np.searchsorted(ends, t))
+        j = min(j, len(ends) - 1)
+        c = int(ends[j])
+        if (not cuts or c > cuts[-1]) and c < ends[-1]:
+            cuts.append(c)
+    bounds = [0] + cuts + [int(ends[-1])]
+    sizes = tuple(int(b - a) for a, b in zip(bounds[:-1], bounds[1:]))
+    per_block = []
+    starts = np.concatenate([[0], ends[:-1]])
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        sel = (starts >= a) & (ends <= b)
+        per_block.append(np.asarray(lengths)[sel])
+    return sizes, per_block
+
+
+class DaskData:
+    """A Dask array or bag seen through a model's ``_validate_data`` (used by ``fit``/``elbo``).
+
+    Parameters
+    ----------
+    model : LatentModel
+    X : dask.array.Array of shape (n_samples, n_features) or dask.bag.Bag
+        A bag holds one document per element: a 1-D count vector or a 1 x V sparse row.
+    reset : bool
+        Validate the first block with ``reset=True`` (sets ``n_features_in_``).
+    fit_params : dict
+        ``lengths`` (HMMs) re-chunks the array on sequence boundaries; other entries are passed
+        to ``_validate_data`` of every block.
+
+    Attributes
+    ----------
+    init_data : validated first block, used by ``_init_params``.
+    n_blocks : int
+    """
+
+    def __init__(self, model, X, reset, fit_params):
+        dask = _import_dask()
+        import dask.bag as db
+
+        fit_params = dict(fit_params)
+        lengths = fit_params.pop("lengths", None)
+        if isinstance(X, db.Bag):
+            blocks = [dask.delayed(_bag_partition_to_matrix)(p) for p in X.to_delayed()]
+            block_params = [fit_params] * len(blocks)
+        else:
+            if X.ndim == 1:
+                X = X[:, None]
+            if X.ndim != 2:
+                raise ValueError(f"A Dask array X must be 2-D, got {X.ndim} dimensions.")
+            X = X.rechunk({1: -1})
+            if lengths is not None:
+                lengths = np.asarray(lengths)
+                if lengths.sum() != X.shape[0]:
+                    raise ValueError(f"lengths sum to {lengths.sum()}, but X has {X.shape[0]} rows.")
+                sizes, per_block = _sequence_chunks(lengths, X.chunks[0])
+                X = X.rechunk({0: sizes})
+                block_params = [{**fit_params, "lengths": lb} for lb in per_block]
+            else:
+                block_params = [fit_params] * X.numblocks[0]
+            blocks = list(X.to_delayed().ravel())
+        first = blocks[0].compute()
+        if first is None:
+            raise ValueError("The first partition of the Dask collection is empty.")
+        self.init_data = model._validate_data(first, reset=reset, **block_params[0])
+        template = dask.delayed(model, traverse=False)
+        validated = [dask.delayed(_validate_block)(template, b, p)
+                     for b, p in zip(blocks, block_params)]
+        self._blocks = dask.persist(*validated)
+        self.n_blocks = len(self._blocks)
+        self._dask = dask
+
+    def reduce_stats(self, model):
+        """E-step on every block with the current ``model``, tree-summed; returns Stats."""
+        dask = self._dask
+        m = dask.delayed(model, traverse=False)
+        parts = [dask.delayed(_e_step_block)(m, b) for b in self._blocks]
+        while len(parts) > 1:
+            parts = [dask.delayed(operator.add)(parts[i], parts[i + 1]) if i + 1 < len(parts)
+                     else parts[i] for i in range(0, len(parts), 2)]
+        return parts[0].compute()
