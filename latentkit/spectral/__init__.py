@@ -1,0 +1,33 @@
+"""Spectral (method-of-moments) estimation: moments, whitening, implicit tensors and tensor
+power methods (DESIGN.md section 5; formulas in SPECTRAL_NOTES.md).
+
+* :func:`robust_tensor_power` / :class:`RobustTensorPower` -- Anandkumar, Ge, Hsu, Kakade &
+  Telgarsky (2014), Algorithm 1, on a dense array, an implicit moment tensor or any object with
+  ``contract(U)`` and ``evaluate(U)``.
+* :func:`online_tensor_power` -- Wang & Anandkumar (2016), Algorithm 2 (streaming).
+* :class:`SymmetricTensor`, :class:`ImplicitMomentTensor` -- tensors exposing ``contract(U)``
+  (``T(I, u_l, u_l)`` for every column) and ``evaluate(U)`` (``T(u_l, u_l, u_l)``).
+* Moments and whitening for spherical Gaussian mixtures, single-topic/LDA and HMMs;
+  :class:`SpectralGMM`, :class:`SpectralLDA`, :class:`SpectralHMM`.
+"""
+
+from ._tensors import ImplicitMomentTensor, SymmetricTensor, as_tensor_operator  # noqa: F401
+from ._power import RobustTensorPower, TensorPowerResult, robust_tensor_power  # noqa: F401
+
+__all__ = [
+    "SymmetricTensor",
+    "ImplicitMomentTensor",
+    "as_tensor_operator",
+    "robust_tensor_power",
+    "RobustTensorPower",
+    "TensorPowerResult",
+]
+
+# --- issue 5 (moments, whitening, estimators, online) ------------------------------------
+try:  # pragma: no cover - filled in as the modules land
+    from ._whitening import Whitening, whiten  # noqa: F401
+    __all__ += ["Whitening", "whiten"]
+except ImportError:
+    pass
+
+# --- issue 6 (private, completion, sparse) adds its imports below -------------------------

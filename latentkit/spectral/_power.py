@@ -1,0 +1,248 @@
+"""Robust tensor power method (Anandkumar, Ge, Hsu, Kakade & Telgarsky 2014, Algorithm 1).
+
+SPECTRAL_NOTES.md section 2.1. For each of ``n_components`` components:
+
+1. draw L = ``n_restarts`` starting vectors uniformly on the unit sphere (normalised Gaussians)
+   and iterate ``u <- T_i(I, u, u) / ||T_i(I, u, u)||`` on all of them together (one batched
+   contraction per iteration; converged candidates leave the batch);
+2. keep the candidate with the largest ``T_i(u, u, u)`` ("boosting");
+3. polish it with up to ``n_iter`` further power updates; ``lambda = T_i(u, u, u)``;
+4. deflate implicitly: ``T_{i+1}(I, u, u) = T(I, u, u) - sum_{j<=i} lambda_j (v_j . u)^2 v_j``
+   (O(d k) per vector, the tensor is never copied).
+
+A candidate stops when ``min(||u_t - u_{t-1}||, ||u_t + u_{t-1}||) < tol``.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._validation import check_random_state, check_scalar
+from ..base import ParamsMixin
+from ._tensors import as_tensor_operator, operator_dim
+
+__all__ = ["robust_tensor_power", "RobustTensorPower", "TensorPowerResult"]
+
+import numbers
+
+TensorPowerResult = namedtuple("TensorPowerResult", ["eigenvalues", "eigenvectors", "history"])
+TensorPowerResult.__doc__ = """Result of a tensor power method.
+
+eigenvalues : ndarray of shape (n_components,)
+    ``lambda_i``, sorted in decreasing order.
+eigenvectors : ndarray of shape (d, n_components)
+    Unit columns ``v_i`` (same order).
+history : list of dict, one per component (same order)
+    ``restart_iters`` (ndarray (L,), power iterations run by each start), ``scores`` (ndarray
+    (L,), the boosting scores ``T_i(u, u, u)``), ``best_restart``, ``polish_iters``,
+    ``converged`` (bool: the polished vector met ``tol``), ``extraction_order``.
+"""
+
+
+def _deflate(out, U, lam, V, ncomp):
+    """out -= sum_{j<ncomp} lam_j (v_j.u)^2 v_j for every column u of U (in place)."""
+    if ncomp:
+        P = V[:, :ncomp].T @ U  # ncomp x L
+        out -= V[:, :ncomp] @ (lam[:ncomp, None] * P * P)
+    return out
+
+
+def _deflated_eval(op, U, lam, V, ncomp):
+    val = np.asarray(op.evaluate(U), dtype=np.float64).reshape(-1)
+    if ncomp:
+        P = V[:, :ncomp].T @ U
+        val = val - (lam[:ncomp, None] * P ** 3).sum(axis=0)
+    return val
+
+
+def _contract(op, U, d):
+    out = np.asarray(op.contract(U), dtype=np.float64)
+    if out.shape != U.shape:
+        raise ValueError(f"T.contract(U) must return shape {U.shape}, got {out.shape}.")
+    if not np.all(np.isfinite(out)):
+        raise ValueError("T.contract(U) returned NaN or infinity; check the tensor for NaN.")
+    return np.array(out, copy=True)
+
+
+def _normalise(Y, rng, d):
+    """Column-normalise; columns of (near) zero norm are redrawn at random. Returns (U, n_redrawn)."""
+    norms = np.linalg.norm(Y, axis=0)
+    bad = ~(norms > 1e-300)
+    if bad.any():
+        R = rng.standard_normal((d, int(bad.sum())))
+        Y[:, bad] = R
+        norms[bad] = np.linalg.norm(R, axis=0)
+    return Y / norms, int(bad.sum())
+
+
+def _step_change(U_new, U_old):
+    a = np.linalg.norm(U_new - U_old, axis=0)
+    b = np.linalg.norm(U_new + U_old, axis=0)
+    return np.minimum(a, b)
+
+
+def robust_tensor_power(T, n_components, n_restarts=20, n_iter=100, tol=1e-10,
+                        random_state=None, check_symmetric=True):
+    """Decompose a symmetric third-order tensor by the robust tensor power method.
+
+    Finds ``T ~= sum_i lambda_i v_i^{(x)3}`` for an (approximately) orthogonally decomposable
+    tensor, one component at a time with implicit deflation.
+
+    Parameters
+    ----------
+    T : array-like of shape (d, d, d), or an object with ``contract(U)`` and ``evaluate(U)``
+        The tensor: a dense symmetric array, an
+        :class:`~latentkit.spectral.ImplicitMomentTensor`, or any object with
+        ``contract(U) -> (d, L)`` (``T(I, u_l, u_l)`` per column of ``U``, shape (d, L)),
+        ``evaluate(U) -> (L,)`` (``T(u_l, u_l, u_l)``) and ``shape = (d, d, d)`` (or an int
+        ``dim``), e.g. a noisy operator.
+    n_components : int
+        Number of components k, ``1 <= k <= d``.
+    n_restarts : int, default 20
+        L, random starts per component, iterated together in one batched contraction.
+    n_iter : int, default 100
+        Maximum power iterations N per start, and for the polishing phase.
+    tol : float, default 1e-10
+        Stop a vector when ``min(||u_t - u_{t-1}||, ||u_t + u_{t-1}||) < tol`` (use about
+        1e-6 for sampled or noisy tensors; ``tol=0`` always runs ``n_iter`` iterations).
+    random_state : None, int or numpy.random.Generator
+        Source of the starting vectors.
+    check_symmetric : bool, default True
+        Check that a dense array is symmetric.
+
+    Returns
+    -------
+    TensorPowerResult
+        Named tuple ``(eigenvalues, eigenvectors, history)``: eigenvalues of shape (k,), sorted
+        in decreasing order; eigenvectors of shape (d, k), unit columns; history, a list of k
+        dicts (``restart_iters``, ``scores``, ``best_restart``, ``polish_iters``, ``converged``,
+        ``extraction_order``).
+
+    Raises
+    ------
+    ValueError
+        ``n_components`` larger than d, bad hyper-parameters, a non-symmetric dense tensor,
+        NaN or infinity in the tensor, or a tensor that is zero (relative to
+        ``1e-12 lambda_1``) after deflation, i.e. ``n_components`` exceeds its rank.
+    TypeError
+        ``T`` is neither an array nor an operator.
+
+    Notes
+    -----
+    Source: Anandkumar, Ge, Hsu, Kakade & Telgarsky, "Tensor decompositions for learning
+    latent variable models", JMLR 15 (2014), Algorithm 1 and Theorem 5.1; implementation
+    choices in SPECTRAL_NOTES.md section 2.1. For an odeco tensor ``sum_i lambda_i v_i^{(x)3}``
+    with ``lambda_i > 0`` the method recovers every ``(lambda_i, v_i)`` to machine precision.
+    The sign is fixed so that ``lambda_i >= 0`` (odd order: ``(-v, -lambda)`` is the same term).
+    """
+    op = as_tensor_operator(T, check_symmetric=check_symmetric)
+    d = operator_dim(op)
+    k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
+    if k > d:
+        raise ValueError(f"n_components={k} exceeds the tensor dimension d={d}; "
+                         f"a symmetric d x d x d tensor has at most d orthogonal components.")
+    L = check_scalar(n_restarts, "n_restarts", numbers.Integral, low=1)
+    N = check_scalar(n_iter, "n_iter", numbers.Integral, low=1)
+    tol = check_scalar(tol, "tol", numbers.Real, low=0.0)
+    rng = check_random_state(random_state)
+
+    lam = np.zeros(k)
+    V = np.zeros((d, k))
+    history = []
+    for i in range(k):
+        U = rng.standard_normal((d, L))
+        U /= np.linalg.norm(U, axis=0)
+        iters = np.zeros(L, dtype=int)
+        active = np.arange(L)
+        for t in range(N):
+            Ua = U[:, active]
+            Y = _deflate(_contract(op, Ua, d), Ua, lam, V, i)
+            if t == 0 and not np.any(np.linalg.norm(Y, axis=0)
+                                     > max(1e-300, 1e-12 * (lam[0] if i else 0.0))):
+                raise ValueError(
+                    f"The tensor is zero after deflating {i} component(s): n_components={k} "
+                    f"exceeds its rank ({i}).")
+            Unew, _ = _normalise(Y, rng, d)
+            change = _step_change(Unew, Ua)
+            U[:, active] = Unew
+            iters[active] += 1
+            active = active[change >= tol]
+            if active.size == 0:
+                break
+        scores = _deflated_eval(op, U, lam, V, i)
+        best = int(np.argmax(scores))
+        u = U[:, best:best + 1].copy()
+        converged = False
+        n_pol = 0
+        for t in range(N):
+            y = _deflate(_contract(op, u, d), u, lam, V, i)
+            u_new, _ = _normalise(y, rng, d)
+            n_pol += 1
+            ch = _step_change(u_new, u)[0]
+            u = u_new
+            if ch < tol:
+                converged = True
+                break
+        value = float(_deflated_eval(op, u, lam, V, i)[0])
+        if value < 0:
+            u, value = -u, -value
+        lam[i] = value
+        V[:, i] = u[:, 0]
+        history.append({"restart_iters": iters, "scores": scores, "best_restart": best,
+                        "polish_iters": n_pol, "converged": converged, "extraction_order": i})
+    order = np.argsort(-lam, kind="stable")
+    return TensorPowerResult(lam[order].copy(), V[:, order].copy(), [history[j] for j in order])
+
+
+class RobustTensorPower(ParamsMixin):
+    """Estimator form of :func:`robust_tensor_power` (every argument is forwarded).
+
+    Parameters
+    ----------
+    n_components : int
+    n_restarts : int, default 20
+    n_iter : int, default 100
+    tol : float, default 1e-10
+    random_state : None, int or numpy.random.Generator
+    check_symmetric : bool, default True
+        See :func:`robust_tensor_power`.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components,)
+    eigenvectors_ : ndarray of shape (d, n_components)
+    history_ : list of dict
+    n_features_in_ : int
+        d.
+
+    Notes
+    -----
+    Source: Anandkumar, Ge, Hsu, Kakade & Telgarsky (2014), Algorithm 1.
+    """
+
+    def __init__(self, n_components, n_restarts=20, n_iter=100, tol=1e-10, random_state=None,
+                 check_symmetric=True):
+        self.n_components = n_components
+        self.n_restarts = n_restarts
+        self.n_iter = n_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.check_symmetric = check_symmetric
+
+    def fit(self, T, y=None):
+        """Decompose ``T`` (a (d, d, d) array or an operator); returns self.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :func:`robust_tensor_power`.
+        """
+        res = robust_tensor_power(T, **self.get_params(deep=False))
+        self.eigenvalues_, self.eigenvectors_, self.history_ = res
+        self.n_features_in_ = self.eigenvectors_.shape[0]
+        return self
+
+    def reconstruct(self):
+        """Dense ``sum_i lambda_i v_i^{(x)3}``, shape (d, d, d)."""
+        V, lam = self.eigenvectors_, self.eigenvalues_
+        return np.einsum("i,ai,bi,ci->abc", lam, V, V, V)
