@@ -1,0 +1,35 @@
+"""Distribution blocks shared by the models (DESIGN.md section 2, "Components, not mixins").
+
+:mod:`._gaussian` holds the Gaussian block used by GaussianMixture, VariationalGaussianMixture,
+DirichletProcessMixture and GaussianHMM: precision Cholesky factors, log densities, sufficient
+statistics and the closed-form M-step, for covariance types full, tied, diag and spherical.
+"""
+
+from ._gaussian import (COVARIANCE_TYPES, CollapsedComponentWarning, GaussianStats,
+                        accumulate_gaussian_stats, check_covariance_type,
+                        check_gaussian_parameters, compute_precision_cholesky,
+                        covariance_shape, covariances_from_precisions,
+                        estimate_gaussian_parameters, gaussian_mixture_e_step,
+                        log_det_cholesky, log_gaussian_prob, n_gaussian_parameters,
+                        precision_cholesky_from_precisions, precisions_from_cholesky,
+                        sample_gaussian)
+
+__all__ = [
+    "COVARIANCE_TYPES",
+    "CollapsedComponentWarning",
+    "GaussianStats",
+    "accumulate_gaussian_stats",
+    "check_covariance_type",
+    "check_gaussian_parameters",
+    "compute_precision_cholesky",
+    "covariance_shape",
+    "covariances_from_precisions",
+    "estimate_gaussian_parameters",
+    "gaussian_mixture_e_step",
+    "log_det_cholesky",
+    "log_gaussian_prob",
+    "n_gaussian_parameters",
+    "precision_cholesky_from_precisions",
+    "precisions_from_cholesky",
+    "sample_gaussian",
+]
