@@ -20,8 +20,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
 from ._validation import check_random_state, check_scalar
+from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
 
 __all__ = [
     "ChunkSource",
