@@ -1,0 +1,552 @@
+"""Gaussian mixture fitted by expectation-maximisation, on the shared ELBO interface.
+
+Source: Dempster, Laird & Rubin (1977); Bishop (2006), *Pattern Recognition and Machine
+Learning*, section 9.2.2 (EM for Gaussian mixtures, eqs. 9.23-9.28); stepwise EM: Liang & Klein
+(2009), *Online EM for unsupervised models*; k-means++: Arthur & Vassilvitskii (2007).
+"""
+
+import numbers
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .._validation import (check_array, check_n_features, check_random_state, check_scalar,
+                           check_sample_weight)
+from ..base import LatentModel
+from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
+                                       check_covariance_type, check_gaussian_parameters,
+                                       compute_precision_cholesky, covariances_from_precisions,
+                                       estimate_gaussian_parameters, gaussian_mixture_e_step,
+                                       log_gaussian_prob, n_gaussian_parameters,
+                                       precision_cholesky_from_precisions,
+                                       precisions_from_cholesky, sample_gaussian)
+
+__all__ = ["GaussianMixture", "kmeans_plusplus"]
+
+_INIT_KEYS = ("weights", "means", "covariances", "precisions")
+
+
+class _Rows:
+    """Validated rows plus their sample weights; slicing keeps them together (so the base
+    class's chunking and the common contract's chunked E-step work unchanged)."""
+
+    __slots__ = ("X", "w")
+
+    def __init__(self, X, w):
+        self.X = X
+        self.w = w
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def __getitem__(self, s):
+        return _Rows(self.X[s], self.w[s])
+
+    def __getstate__(self):
+        return (self.X, self.w)
+
+    def __setstate__(self, state):
+        self.X, self.w = state
+
+
+# --------------------------------------------------------------------------------------------
+# k-means++ seeding and a few Lloyd iterations
+# --------------------------------------------------------------------------------------------
+
+def _sq_dist(X, C, x_sq):
+    d = x_sq[:, None] - 2.0 * (X @ C.T) + np.einsum("ij,ij->i", C, C)[None, :]
+    np.maximum(d, 0.0, out=d)
+    return d
+
+
+def _weighted_draw(rng, cum, size=None):
+    """Inverse-CDF draw from cumulative weights: zero-weight rows are never chosen, and rows
+    with weight 0 are invisible (same draw as with those rows removed)."""
+    total = cum[-1]
+    u = rng.random(size) * total
+    idx = np.searchsorted(cum, u, side="right")
+    return np.minimum(idx, cum.shape[0] - 1)
+
+
+def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None, n_lloyd=10):
+    """Greedy k-means++ seeding followed by a few weighted Lloyd iterations.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D), float64
+    n_clusters : int
+        K <= number of rows with positive weight.
+    rng : numpy.random.Generator
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative weights (a row of weight w counts as w rows).
+    n_local_trials : int, optional
+        Candidates per step (greedy k-means++); default ``2 + int(log K)``.
+    n_lloyd : int, default 10
+        Maximum Lloyd iterations (stops earlier when the labels stop changing).
+
+    Returns
+    -------
+    centers : ndarray of shape (K, D)
+    labels : ndarray of shape (n,), int
+        Nearest center of every row.
+
+    Source: Arthur & Vassilvitskii (2007), *k-means++: the advantages of careful seeding*
+    (greedy variant with ``2 + log K`` local trials as in scikit-learn's ``_kmeans_plusplus``);
+    Lloyd (1982).
+    """
+    n, D = X.shape
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if n_local_trials is None:
+        n_local_trials = 2 + int(np.log(n_clusters))
+    x_sq = np.einsum("ij,ij->i", X, X)
+    centers = np.empty((n_clusters, D))
+    first = int(_weighted_draw(rng, np.cumsum(w)))
+    centers[0] = X[first]
+    closest = _sq_dist(X, centers[:1], x_sq)[:, 0]
+    pot = float(w @ closest)
+    for c in range(1, n_clusters):
+        cum = np.cumsum(w * closest)
+        if not cum[-1] > 0:  # all remaining mass on existing centers: take any weighted row
+            cand = _weighted_draw(rng, np.cumsum(w), n_local_trials)
+        else:
+            cand = _weighted_draw(rng, cum, n_local_trials)
+        d = _sq_dist(X, X[cand], x_sq)
+        np.minimum(d, closest[:, None], out=d)
+        pots = w @ d
+        best = int(np.argmin(pots))
+        pot = float(pots[best])
+        closest = d[:, best].copy()
+        centers[c] = X[cand[best]]
+    labels = np.argmin(_sq_dist(X, centers, x_sq), axis=1)
+    for _ in range(n_lloyd):
+        onehot = np.zeros((n, n_clusters))
+        onehot[np.arange(n), labels] = w
+        mass = onehot.sum(axis=0)
+        sums = onehot.T @ X
+        keep = mass > 0
+        centers[keep] = sums[keep] / mass[keep, None]  # empty clusters keep their center
+        new = np.argmin(_sq_dist(X, centers, x_sq), axis=1)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    del pot
+    return centers, labels
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+class GaussianMixture(LatentModel):
+    """Gaussian mixture model fitted by expectation-maximisation (EM).
+
+    ``p(x) = sum_k weights_k N(x | means_k, covariances_k)``. Each EM iteration computes the
+    responsibilities and the log-likelihood at the current parameters (E-step), then the
+    closed-form maximum-likelihood parameters (M-step) from the sufficient statistics
+    ``(N_k, sum r x, sum r x x^T)`` (:mod:`latentkit.distributions._gaussian`). The ELBO of EM
+    equals the log-likelihood after the E-step, so ``lower_bounds_`` is the **mean
+    log-likelihood per sample (nats)** at the parameters entering each iteration -- exactly
+    scikit-learn's ``lower_bounds_``.
+
+    Parameters
+    ----------
+    n_components : int, default 1
+        Number of mixture components K.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}, default 'full'
+        Covariance structure; ``covariances_`` has shape (K, D, D), (D, D), (K, D) or (K,).
+    tol : float, default 1e-3
+        Convergence threshold on the change of the mean log-likelihood per sample (nats).
+        ``tol=0`` runs exactly ``max_iter`` iterations.
+    reg_covar : float, default 1e-6
+        Non-negative regularisation added to the diagonal of every covariance.
+    max_iter : int, default 100
+        EM iterations per initialisation.
+    n_init : int, default 1
+        Initialisations; the one with the highest final log-likelihood is kept.
+    init : {'kmeans++', 'random', 'spectral'} or dict, default 'kmeans++'
+        ``'kmeans++'``: greedy k-means++ seeding plus a few Lloyd iterations, then one M-step
+        from the hard labels. ``'random'``: one M-step from uniformly random responsibilities
+        (scikit-learn's ``'random'``). ``'spectral'``: a method-of-moments estimate from
+        :func:`latentkit.spectral.spectral_init_gmm` (ValueError when the spectral module does
+        not provide it). A dict gives starting parameters with any of the keys ``'weights'``
+        (K,), ``'means'`` (K, D), and one of ``'covariances'`` or ``'precisions'`` (shapes of
+        ``covariances_``; ``'precisions'`` is scikit-learn's ``precisions_init`` and gives
+        bit-identical starting Cholesky factors); missing ones come from k-means++.
+    random_state : None, int or numpy.random.Generator, default None
+        Seed of the initialisation; a fixed value gives identical fits.
+    callback : callable, optional
+        ``callback(model, n_iter, elbo)`` after every iteration; returning True stops the fit.
+    verbose : bool, default False
+        Print the log-likelihood per iteration.
+    learning_offset : float, default 10.0
+        tau >= 0 of the stepwise-EM step size ``rho_t = (t + tau)^-kappa`` in
+        :meth:`partial_fit`.
+    learning_decay : float, default 0.7
+        kappa in (0.5, 1] of that step size.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (K,)
+    means_ : ndarray of shape (K, D)
+    covariances_ : ndarray
+        (K, D, D) full, (D, D) tied, (K, D) diag, (K,) spherical.
+    precisions_cholesky_ : ndarray
+        Upper-triangular ``U`` with ``precisions_ = U U^T`` (same shapes; diag/spherical:
+        ``1 / sqrt(variance)``).
+    precisions_ : ndarray
+        Inverse covariances, same shapes.
+    n_features_in_ : int
+    lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
+        See :class:`latentkit.base.LatentModel`; nats per sample.
+
+    Raises
+    ------
+    ValueError, TypeError
+        From :meth:`fit`: invalid hyper-parameters, NaN/infinite input, wrong dimensions,
+        ``n_components`` larger than the number of samples, an invalid ``init`` dict.
+
+    Warns
+    -----
+    CollapsedComponentWarning
+        A component collapsed (singular covariance, e.g. on duplicated points); it is kept
+        positive definite by ``reg_covar`` (or re-regularised), never NaN.
+
+    Notes
+    -----
+    The E-step is one pass over chunks of rows: a GEMM ``(X - c) @ [U_1 ... U_K]``, a fused
+    numba pass for the squared norms, log-sum-exp and responsibilities, and a GEMM for the
+    second moments (see :func:`latentkit.distributions.gaussian_mixture_e_step`).
+
+    Source: Bishop (2006) section 9.2.2; Liang & Klein (2009) for :meth:`partial_fit`.
+    """
+
+    def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
+                 max_iter=100, n_init=1, init="kmeans++", random_state=None, callback=None,
+                 verbose=False, learning_offset=10.0, learning_decay=0.7):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.tol = tol
+        self.reg_covar = reg_covar
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init = init
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
+
+    # ---- template ----------------------------------------------------------------------------
+    def _validate_params(self):
+        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
+        check_covariance_type(self.covariance_type)
+        check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
+        check_scalar(self.learning_offset, "learning_offset", numbers.Real, low=0.0)
+        check_scalar(self.learning_decay, "learning_decay", numbers.Real, low=0.5, high=1.0,
+                     low_inclusive=False)
+        init = self.init
+        if isinstance(init, dict):
+            unknown = set(init) - set(_INIT_KEYS)
+            if unknown:
+                raise ValueError(
+                    f"init dict has unknown key(s) {sorted(unknown)}; allowed keys are "
+                    f"{list(_INIT_KEYS)}.")
+            if "covariances" in init and "precisions" in init:
+                raise ValueError("init dict must give 'covariances' or 'precisions', not both.")
+        elif not (isinstance(init, str) and init in ("kmeans++", "random", "spectral")):
+            raise ValueError(
+                "init must be 'kmeans++', 'random', 'spectral' or a dict with keys among "
+                f"{list(_INIT_KEYS)}, got {init!r}.")
+
+    def _validate_data(self, X, reset, sample_weight=None):
+        X = check_array(X, "X")
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        else:
+            check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        return _Rows(X, w)
+
+    def _n_samples(self, data):
+        return data.X.shape[0]
+
+    def _check_enough_samples(self, data):
+        n_pos = int(np.count_nonzero(data.w > 0))
+        if n_pos < self.n_components:
+            raise ValueError(
+                f"Expected n_samples >= n_components but got n_components = "
+                f"{self.n_components}, n_samples = {n_pos}"
+                + (" (with positive sample_weight)" if n_pos < data.X.shape[0] else "")
+                + "; reduce n_components or pass more samples.")
+
+    def _init_params(self, data, rng):
+        self._check_enough_samples(data)
+        X, w = data.X, data.w
+        K, ct = self.n_components, self.covariance_type
+        n, D = X.shape
+        self._shift = (w @ X) / w.sum()  # fixed point about which moments are taken
+        init = self.init
+        given = {}
+        if isinstance(init, dict):
+            given = self._check_init_dict(init, D)
+            base_init = "kmeans++"
+        elif init == "spectral":
+            given = self._check_init_dict(self._spectral_start(X, w, rng), D)
+            base_init = "kmeans++"
+        else:
+            base_init = init
+        need_resp = not ({"weights", "means"} <= set(given)
+                         and ({"covariances", "precisions"} & set(given)))
+        if need_resp:
+            if base_init == "random":
+                resp = rng.uniform(size=(n, K))
+                resp /= resp.sum(axis=1, keepdims=True)
+            else:
+                _, labels = kmeans_plusplus(X, K, rng, sample_weight=w)
+                resp = np.zeros((n, K))
+                resp[np.arange(n), labels] = 1.0
+            nk, sx, sxx = accumulate_gaussian_stats(X, resp, ct, sample_weight=w,
+                                                    shift=self._shift)
+            means, cov, _ = estimate_gaussian_parameters(nk, sx, sxx, ct,
+                                                         reg_covar=self.reg_covar,
+                                                         shift=self._shift, warn=False)
+            nks = nk + 10.0 * np.finfo(np.float64).eps
+            weights = nks / nks.sum()
+        self.weights_ = given.get("weights", weights if need_resp else None)
+        self.means_ = given.get("means", means if need_resp else None)
+        if "precisions" in given:
+            self.precisions_cholesky_ = precision_cholesky_from_precisions(given["precisions"], ct)
+            self.precisions_ = given["precisions"]
+            self.covariances_ = covariances_from_precisions(given["precisions"], ct)
+        else:
+            cov = given.get("covariances", cov if need_resp else None)
+            self.precisions_cholesky_, self.covariances_ = compute_precision_cholesky(
+                cov, ct, reg_covar=self.reg_covar)
+            self.precisions_ = precisions_from_cholesky(self.precisions_cholesky_, ct)
+
+    def _check_init_dict(self, init, n_features):
+        K, ct = self.n_components, self.covariance_type
+        out = {}
+        if "weights" in init:
+            wts = np.array(init["weights"], dtype=np.float64, copy=True)
+            if wts.shape != (K,):
+                raise ValueError(f"init['weights'] must have shape ({K},), got {wts.shape}.")
+            if not np.all(np.isfinite(wts)) or (wts < 0).any() or abs(wts.sum() - 1.0) > 1e-6:
+                raise ValueError(
+                    "init['weights'] must be non-negative and sum to 1, got sum "
+                    f"{wts.sum():.6g} and minimum {wts.min():.6g}.")
+            out["weights"] = wts
+        if "means" in init:
+            means = np.array(init["means"], dtype=np.float64, copy=True)
+            if means.shape != (K, n_features):
+                raise ValueError(
+                    f"init['means'] must have shape ({K}, {n_features}), got {means.shape}.")
+            if not np.all(np.isfinite(means)):
+                raise ValueError("init['means'] contains NaN or infinity.")
+            out["means"] = means
+        for key in ("covariances", "precisions"):
+            if key in init:
+                out[key] = check_gaussian_parameters(f"init[{key!r}]", init[key], ct, K,
+                                                     n_features, kind=key)
+        return out
+
+    def _spectral_start(self, X, w, rng):
+        """Hook of ``init='spectral'``: ``latentkit.spectral.spectral_init_gmm(X, n_components,
+        covariance_type, reg_covar=..., sample_weight=..., random_state=rng)`` must return a
+        dict with keys among 'weights', 'means', 'covariances'."""
+        try:
+            from .. import spectral
+            fn = spectral.spectral_init_gmm
+        except (ImportError, AttributeError):
+            raise ValueError(
+                "init='spectral' needs latentkit.spectral.spectral_init_gmm, which this "
+                "installation does not provide; use init='kmeans++'.") from None
+        return fn(X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
+                  sample_weight=w, random_state=rng)
+
+    def _empty_stats(self):
+        return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)
+
+    def _e_step(self, data):
+        return gaussian_mixture_e_step(
+            data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
+            self.covariance_type, sample_weight=data.w, shift=self._shift)
+
+    def _m_step(self, stats, step_size=1.0, scale=1.0):
+        s = self._blend_stats(stats, step_size, scale)
+        ct = self.covariance_type
+        nks = s.nk + 10.0 * np.finfo(np.float64).eps
+        means, cov, _ = estimate_gaussian_parameters(s.nk, s.sx, s.sxx, ct,
+                                                     reg_covar=self.reg_covar, shift=self._shift)
+        self.weights_ = nks / nks.sum()
+        self.means_ = means
+        self.precisions_cholesky_, self.covariances_ = compute_precision_cholesky(
+            cov, ct, reg_covar=self.reg_covar)
+        self.precisions_ = precisions_from_cholesky(self.precisions_cholesky_, ct)
+
+    # ---- public methods ----------------------------------------------------------------------
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit by EM until the change of the mean log-likelihood is below ``tol``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or ChunkSource
+            Training data (float32 and non-contiguous input are accepted and copied; the
+            caller's array is never modified).
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights; a row of weight w counts as w rows in the likelihood.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError, TypeError
+            Invalid hyper-parameters or input (NaN/inf, wrong dimensions, fewer samples than
+            components, malformed ``init``), the message naming the argument.
+        """
+        return super().fit(X, sample_weight=sample_weight)
+
+    def _weighted_log_prob(self, X):
+        self._check_is_fitted()
+        X = self._validate_data(X, reset=False).X
+        lp = log_gaussian_prob(X, self.means_, self.precisions_cholesky_, self.covariance_type,
+                               shift=self._shift)
+        with np.errstate(divide="ignore"):
+            lp += np.log(self.weights_)
+        return lp
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample, ``log sum_k weights_k N(x_i | k)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Nats.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        return logsumexp(self._weighted_log_prob(X), axis=1)
+
+    def score(self, X, y=None):
+        """Mean log-likelihood per sample (nats); equals :meth:`elbo` for EM.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
+        return float(self.score_samples(X).mean())
+
+    def predict_proba(self, X):
+        """Posterior component probabilities (responsibilities).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            Rows sum to 1.
+        """
+        lp = self._weighted_log_prob(X)
+        return np.exp(lp - logsumexp(lp, axis=1, keepdims=True))
+
+    def predict(self, X):
+        """Most probable component of each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), int
+        """
+        return np.argmax(self._weighted_log_prob(X), axis=1)
+
+    def fit_predict(self, X, y=None, **fit_params):
+        """Fit, then return :meth:`predict` on ``X``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), int
+        """
+        return self.fit(X, **fit_params).predict(X)
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draw samples from the fitted mixture.
+
+        Parameters
+        ----------
+        n_samples : int, default 1
+        random_state : None, int or numpy.random.Generator
+            Default: the model's ``random_state``.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        labels : ndarray of shape (n_samples,), int
+            The component of each draw (draws are grouped by component, as in scikit-learn).
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        self._check_is_fitted()
+        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
+        rng = check_random_state(self.random_state if random_state is None else random_state)
+        wts = np.clip(self.weights_, 0.0, None)
+        counts = rng.multinomial(n_samples, wts / wts.sum())
+        return sample_gaussian(self.means_, self.covariances_, self.covariance_type, counts, rng)
+
+    def _n_parameters(self):
+        K, D = self.means_.shape
+        return K - 1 + n_gaussian_parameters(K, D, self.covariance_type)
+
+    def bic(self, X):
+        """Bayesian information criterion, ``-2 log L + p log n`` (lower is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+            Nats (times 2).
+        """
+        ll = self.score_samples(X)
+        return float(-2.0 * ll.sum() + self._n_parameters() * np.log(ll.shape[0]))
+
+    def aic(self, X):
+        """Akaike information criterion, ``-2 log L + 2 p`` (lower is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
+        ll = self.score_samples(X)
+        return float(-2.0 * ll.sum() + 2.0 * self._n_parameters())
+
+    def _update_sklearn_tags(self, tags):
+        tags.estimator_type = "density_estimator"
+        return tags
