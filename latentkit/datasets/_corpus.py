@@ -1,0 +1,413 @@
+"""Containers (``Bunch``, ``Corpus``) and parsers for user files (UCI docword, vocabulary, CSV).
+
+Parsers report the line number of the first malformed line. Gzip files are recognised by their
+magic bytes, whatever their name.
+"""
+
+import csv
+import gzip
+import io
+import os
+import re
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Bunch", "Corpus", "read_docword", "read_vocab", "read_numeric_csv", "tokenize",
+           "english_stop_words"]
+
+
+class Bunch(dict):
+    """A dict whose keys are also attributes (``b.data is b['data']``), as scikit-learn's.
+
+    Loaders return one with at least ``data`` (the samples), ``target`` (integer labels or None),
+    ``feature_names`` and ``DESCR`` (description, license and citation).
+    """
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __setattr__(self, key, value):
+        self[key] = value
+
+    def __dir__(self):
+        return sorted(set(dir(type(self))) | set(self.keys()))
+
+    def __repr__(self):
+        parts = []
+        for k, v in self.items():
+            if k == "DESCR":
+                continue
+            if hasattr(v, "shape"):
+                parts.append(f"{k}: {type(v).__name__} {tuple(v.shape)}")
+            elif isinstance(v, (list, tuple)):
+                parts.append(f"{k}: {type(v).__name__} of {len(v)}")
+            else:
+                parts.append(f"{k}: {v!r}" if len(repr(v)) < 60 else f"{k}: {type(v).__name__}")
+        return f"{type(self).__name__}(" + ", ".join(parts) + ")"
+
+    # dict pickling is enough; attributes live in the dict
+    def __getstate__(self):
+        return dict(self)
+
+    def __setstate__(self, state):
+        self.update(state)
+
+
+class Corpus(Bunch):
+    """A bag-of-words corpus.
+
+    Attributes (also keys)
+    ----------------------
+    data : scipy.sparse.csr_matrix of shape (n_docs, n_words), float64
+        Word counts (integers stored as float64), the input of
+        :class:`latentkit.topic.LatentDirichletAllocation` and ``PLSA``.
+    vocabulary : ndarray of str, shape (n_words,)
+        Column j of ``data`` counts ``vocabulary[j]``. ``feature_names`` is the same array.
+    target : ndarray of int64, shape (n_docs,), or None
+        Known document labels (e.g. the book of a chapter), codes into ``target_names``.
+    target_names : ndarray of str or None
+    titles : ndarray of str, shape (n_docs,), or None
+        A human-readable name per document.
+    DESCR : str
+        Description, license and citation.
+    """
+
+    @property
+    def n_docs(self):
+        """Number of documents (rows of ``data``)."""
+        return self["data"].shape[0]
+
+    @property
+    def n_words(self):
+        """Vocabulary size (columns of ``data``)."""
+        return self["data"].shape[1]
+
+    @property
+    def n_tokens(self):
+        """Total number of tokens (sum of all counts), as a float."""
+        return float(self["data"].sum())
+
+    @property
+    def shape(self):
+        """``(n_docs, n_words)``."""
+        return self["data"].shape
+
+    def word_counts(self):
+        """Total count of every word over the corpus, shape (n_words,), float64."""
+        return np.asarray(self["data"].sum(axis=0)).ravel()
+
+    def top_words(self, n=10):
+        """The ``n`` most frequent words with their total counts, most frequent first.
+
+        Returns
+        -------
+        list of (str, int)
+        """
+        counts = self.word_counts()
+        order = np.argsort(-counts, kind="stable")[:n]
+        return [(str(self["vocabulary"][j]), int(counts[j])) for j in order]
+
+
+# ----------------------------------------------------------------------------- file helpers
+
+def _open_text(path):
+    """Open a plain or gzip text file (detected by magic bytes) as UTF-8 text."""
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    return open(path, "r", encoding="utf-8", newline="")
+
+
+def _read_text(path, what):
+    try:
+        with _open_text(path) as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} file not found: {os.fspath(path)!r}.") from None
+    except (UnicodeDecodeError, OSError, EOFError) as exc:
+        raise ValueError(f"{what} file {os.fspath(path)!r} could not be read as UTF-8 text "
+                         f"(plain or gzip): {exc}.") from None
+
+
+def read_vocab(path):
+    """Read a vocabulary file: one word per line, line k naming word id k (1-based).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Plain text or gzip, UTF-8. Surrounding whitespace is stripped; a trailing empty line is
+        ignored.
+
+    Returns
+    -------
+    ndarray of str, shape (n_words,)
+
+    Raises
+    ------
+    ValueError
+        An empty line inside the file (with its line number) or an unreadable file.
+    FileNotFoundError
+    """
+    text = _read_text(path, "vocabulary")
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    words = []
+    for i, line in enumerate(lines, start=1):
+        w = line.strip()
+        if not w:
+            raise ValueError(f"vocabulary file {os.fspath(path)!r}, line {i}: empty line; expected "
+                             "one word per line.")
+        words.append(w)
+    return np.array(words, dtype=str)
+
+
+def _docword_error(path, lineno, msg):
+    return ValueError(f"docword file {os.fspath(path)!r}, line {lineno}: {msg}")
+
+
+def _parse_docword_slow(path, lines, n_docs, n_words, n_nnz):
+    """Line-by-line validation; raises with the line number of the first problem."""
+    rows, cols, vals = [], [], []
+    n_seen = 0
+    for lineno, line in enumerate(lines[3:], start=4):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 3:
+            raise _docword_error(path, lineno, f"expected 3 fields 'docID wordID count', found "
+                                               f"{len(parts)}: {line.strip()!r}.")
+        try:
+            d, w = int(parts[0]), int(parts[1])
+        except ValueError:
+            raise _docword_error(path, lineno, f"docID and wordID must be integers, found "
+                                               f"{line.strip()!r}.") from None
+        try:
+            c = float(parts[2])
+        except ValueError:
+            raise _docword_error(path, lineno, f"count must be a number, found {parts[2]!r}.") from None
+        if not 1 <= d <= n_docs:
+            raise _docword_error(path, lineno, f"docID {d} is outside 1..{n_docs} (the header's D).")
+        if not 1 <= w <= n_words:
+            raise _docword_error(path, lineno, f"wordID {w} is outside 1..{n_words} (the header's W).")
+        if not np.isfinite(c) or c < 0:
+            raise _docword_error(path, lineno, f"count must be finite and >= 0, found {parts[2]!r}.")
+        rows.append(d - 1)
+        cols.append(w - 1)
+        vals.append(c)
+        n_seen += 1
+    if n_seen != n_nnz:
+        raise _docword_error(path, len(lines), f"the header (line 3) announces NNZ = {n_nnz} entries "
+                                               f"but the file has {n_seen}.")
+    return np.array(rows, np.int64), np.array(cols, np.int64), np.array(vals, np.float64)
+
+
+def read_docword(path, vocab=None):
+    """Read a bag-of-words file in the UCI format (``docword.*.txt``, plain or gzip).
+
+    The format: line 1 is D (documents), line 2 is W (words), line 3 is NNZ (entries), then NNZ
+    lines ``docID wordID count`` with 1-based ids.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The docword file (gzip is detected from its content, not its name).
+    vocab : str, path-like, sequence of str or None
+        The vocabulary: a file with one word per line (line k is wordID k) or a list. Its length
+        must equal W. ``None`` names the words ``'w1'``, ``'w2'``, ...
+
+    Returns
+    -------
+    Corpus
+        ``data`` is a CSR matrix of shape (D, W), float64; ``vocabulary`` has shape (W,).
+        Entries repeated for the same (docID, wordID) are summed. Documents without entries
+        are empty rows.
+
+    Raises
+    ------
+    ValueError
+        A malformed line, an id outside the header's range, a negative or non-numeric count,
+        fewer or more entries than NNZ (each with the line number), a bad header, or a
+        vocabulary whose length is not W.
+    FileNotFoundError
+        A missing file.
+
+    Notes
+    -----
+    Source: the UCI Bag of Words data set's documentation (Newman 2008, UCI ML Repository
+    id 164).
+    """
+    text = _read_text(path, "docword")
+    lines = text.splitlines()
+    header = []
+    for i, name in enumerate(("D (number of documents)", "W (number of words)",
+                              "NNZ (number of entries)"), start=1):
+        if len(lines) < i:
+            raise _docword_error(path, i, f"missing header line {name}; the file has only "
+                                          f"{len(lines)} lines.")
+        try:
+            value = int(lines[i - 1].strip())
+        except ValueError:
+            raise _docword_error(path, i, f"expected the integer {name}, found "
+                                          f"{lines[i - 1].strip()!r}.") from None
+        if value < 0:
+            raise _docword_error(path, i, f"{name} must be >= 0, found {value}.")
+        header.append(value)
+    n_docs, n_words, n_nnz = header
+
+    # Fast path: numpy over all tokens; anything unexpected falls back to the line-by-line
+    # parser, which finds the offending line.
+    ok = True
+    try:
+        arr = np.loadtxt(io.StringIO("\n".join(lines[3:])), dtype=np.float64, ndmin=2,
+                         comments=None)
+        if n_nnz == 0 and arr.size == 0:
+            arr = np.zeros((0, 3))
+        ok = arr.shape == (n_nnz, 3)
+    except ValueError:
+        ok = False
+    if ok:
+        d, w, c = arr[:, 0], arr[:, 1], arr[:, 2]
+        ok = bool(np.all(d == np.round(d)) and np.all(w == np.round(w))
+                  and np.all((d >= 1) & (d <= n_docs)) and np.all((w >= 1) & (w <= n_words))
+                  and np.all(np.isfinite(c)) and np.all(c >= 0))
+    if ok:
+        rows, cols, vals = d.astype(np.int64) - 1, w.astype(np.int64) - 1, c
+    else:
+        rows, cols, vals = _parse_docword_slow(path, lines, n_docs, n_words, n_nnz)
+
+    X = sp.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_words), dtype=np.float64)
+    X.sum_duplicates()
+    X.sort_indices()
+
+    if vocab is None:
+        vocabulary = np.array([f"w{j + 1}" for j in range(n_words)], dtype=str)
+    elif isinstance(vocab, (str, os.PathLike)):
+        vocabulary = read_vocab(vocab)
+    else:
+        vocabulary = np.array([str(v) for v in vocab], dtype=str)
+    if vocabulary.shape != (n_words,):
+        raise ValueError(f"vocab has {vocabulary.shape[0]} words but the docword header of "
+                         f"{os.fspath(path)!r} announces W = {n_words}; they must match.")
+    return Corpus(data=X, vocabulary=vocabulary, feature_names=vocabulary, target=None,
+                  target_names=None, titles=None,
+                  DESCR=f"Bag-of-words corpus read from {os.fspath(path)!r}: {n_docs} documents, "
+                        f"{n_words} words, {int(round(vals.sum()))} tokens.")
+
+
+def read_numeric_csv(path, delimiter=","):
+    """Read a CSV file of numbers into a float64 array.
+
+    A first row that is not all numbers is taken as the header (column names). Empty lines are
+    skipped. Plain or gzip.
+
+    Parameters
+    ----------
+    path : str or path-like
+    delimiter : str, default ','
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_columns), float64
+    feature_names : ndarray of str, shape (n_columns,)
+        The header, or ``'x0'``, ``'x1'``, ... when there is none.
+
+    Raises
+    ------
+    ValueError
+        A row with a different number of fields or a field that is not a number (with the line
+        number), or no data rows.
+    FileNotFoundError
+    """
+    text = _read_text(path, "CSV")
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    rows, header, width = [], None, None
+    for lineno, fields in enumerate(reader, start=1):
+        if not fields or all(not f.strip() for f in fields):
+            continue
+        try:
+            values = [float(f) for f in fields]
+        except ValueError:
+            if header is None and not rows:
+                header = [f.strip() for f in fields]
+                width = len(header)
+                continue
+            bad = next(f for f in fields if not _is_float(f))
+            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: {bad!r} is not a "
+                             "number; every field after the header must be numeric.") from None
+        if width is None:
+            width = len(values)
+        if len(values) != width:
+            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: expected {width} fields, "
+                             f"found {len(values)}.")
+        rows.append(values)
+    if not rows:
+        raise ValueError(f"CSV file {os.fspath(path)!r} has no numeric data rows.")
+    X = np.array(rows, dtype=np.float64)
+    names = np.array(header if header is not None else [f"x{j}" for j in range(width)], dtype=str)
+    return X, names
+
+
+def _is_float(s):
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+# ----------------------------------------------------------------------------- tokenising
+
+_TOKEN_RE = re.compile(r"[a-z]+")
+_STOP_WORDS = None
+
+
+def english_stop_words():
+    """The English stop list shipped with latentkit (318 words).
+
+    It is the Glasgow Information Retrieval Group list as shipped by scikit-learn
+    (``ENGLISH_STOP_WORDS``, BSD-3-Clause), stored in ``latentkit/datasets/stopwords_en.txt``.
+
+    Returns
+    -------
+    frozenset of str
+    """
+    global _STOP_WORDS
+    if _STOP_WORDS is None:
+        path = os.path.join(os.path.dirname(__file__), "stopwords_en.txt")
+        with open(path, encoding="utf-8") as fh:
+            _STOP_WORDS = frozenset(ln.strip() for ln in fh
+                                    if ln.strip() and not ln.startswith("#"))
+    return _STOP_WORDS
+
+
+def tokenize(text, stop_words=None, min_length=2):
+    """Split text into lowercase alphabetic tokens.
+
+    Tokens are the maximal runs of the letters a-z after lowercasing (so "don't" gives "don"
+    and "t", and digits and other symbols separate tokens); tokens shorter than ``min_length``
+    and stop words are dropped.
+
+    Parameters
+    ----------
+    text : str
+    stop_words : collection of str, 'english' or None
+        Words to drop; ``'english'`` is :func:`english_stop_words`.
+    min_length : int, default 2
+
+    Returns
+    -------
+    list of str
+    """
+    if stop_words == "english":
+        stop_words = english_stop_words()
+    tokens = _TOKEN_RE.findall(text.lower())
+    if stop_words:
+        return [t for t in tokens if len(t) >= min_length and t not in stop_words]
+    return [t for t in tokens if len(t) >= min_length]
