@@ -453,6 +453,12 @@ class LatentModel(ParamsMixin):
         self._m_step(stats)
         return elbo
 
+    def _stop_early(self):
+        """Hook called after every iteration: return True to stop the fit early on a
+        model-specific criterion (the VAE's validation ELBO). Like a callback stop, it is not a
+        convergence failure. Default: never."""
+        return False
+
     def _is_fitted(self):
         return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
 
@@ -527,6 +533,7 @@ class LatentModel(ParamsMixin):
                 elbo = self._iterate(data)
                 monitor.report(elbo)
                 stop = callback is not None and bool(callback(self, n_iter, elbo))
+                stop = self._stop_early() or stop
                 stopped = stopped or stop
                 if monitor.converged or stop:
                     break

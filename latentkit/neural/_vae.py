@@ -1,0 +1,1021 @@
+"""Variational autoencoder: auto-encoding variational Bayes on the shared ELBO interface.
+
+Model (Kingma & Welling 2014, section 3 and appendix C): ``z ~ N(0, I_L)``,
+``x | z ~ p_theta(x | z)`` with the parameters of ``p`` given by a decoder MLP; the
+approximate posterior ``q_phi(z | x) = N(mu_phi(x), diag(exp(logvar_phi(x))))`` is given by an
+encoder MLP. The per-sample ELBO
+
+    ELBO(x) = E_q[log p_theta(x | z)] - KL(q_phi(z | x) || N(0, I))
+
+is estimated with the reparameterisation ``z = mu + exp(logvar / 2) * eps``, ``eps ~ N(0, I)``
+(their eq. 10, "SGVB estimator B"), with the KL term in closed form (their appendix B).
+
+How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
+
+* **statistics** (:class:`VAEStats`): the minibatch sum of the per-sample ELBO estimates
+  (``data_term``, nats) and the sum of their gradients with respect to every parameter
+  (``grad``); both are additive over rows, so chunked E-steps sum to the batch E-step (with the
+  same noise; the noise of a row travels with the row);
+* **M-step**: one Adam step (Kingma & Ba 2015) along ``(scale * grad + grad_global) /
+  (scale * n)``, the gradient of the per-sample ELBO of the whole data set;
+* **global terms**: ``-KL(q(w) || p(w))`` of the decoder weights when ``bayesian_decoder=True``
+  (Kingma & Welling 2014, appendix F), else 0;
+* **one iteration of the fit loop = one epoch** of shuffled minibatch steps (see
+  :meth:`VAE._iterate`); ``lower_bounds_`` is the training ELBO per epoch; convergence uses the
+  monitor's ``'noisy'`` rule because the bound is a Monte-Carlo estimate.
+"""
+
+import numbers
+
+import numpy as np
+from scipy.special import expit, logsumexp
+
+from ..base import LatentModel, Stats, stats_dataclass
+from .._validation import check_array, check_n_features, check_random_state, check_scalar
+from . import _mlp
+from ._optim import Adam
+
+__all__ = ["VAE", "VAEStats"]
+
+_LOG_2PI = float(np.log(2.0 * np.pi))
+_LIKELIHOODS = ("bernoulli", "gaussian", "categorical")
+_ACTIVATIONS = ("relu", "tanh", "softplus")
+
+
+@stats_dataclass
+class VAEStats(Stats):
+    """Minibatch statistics of the VAE: additive over rows.
+
+    Attributes
+    ----------
+    n : float
+        Number of samples summarised.
+    data_term : float
+        Sum over samples of the Monte-Carlo per-sample ELBO (nats), at ``beta = 1`` and without
+        free bits, i.e. always the true bound.
+    grad : ndarray of shape (n_params,)
+        Gradient of the sum of the (possibly KL-annealed / free-bits) training objective with
+        respect to the flat parameter vector ``params_`` (global KL term excluded).
+    """
+
+    n: float
+    data_term: float
+    grad: np.ndarray
+
+
+class _VAEData:
+    """Validated rows plus the pre-drawn reparameterisation noise that travels with them.
+
+    ``eps_z`` has shape (n, S, L) and is sliced with the rows; ``eps_w`` (decoder-weight noise of
+    the Bayesian decoder, shape (n_decoder_params,)) is shared by every row of one E-step.
+    """
+
+    __slots__ = ("X", "eps_z", "eps_w")
+
+    def __init__(self, X, eps_z=None, eps_w=None):
+        self.X = X
+        self.eps_z = eps_z
+        self.eps_w = eps_w
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def __len__(self):
+        return self.X.shape[0]
+
+    def __getitem__(self, rows):
+        return _VAEData(self.X[rows], None if self.eps_z is None else self.eps_z[rows], self.eps_w)
+
+
+class VAE(LatentModel):
+    """Variational autoencoder fitted by auto-encoding variational Bayes (AEVB).
+
+    Encoder and decoder are NumPy MLPs (:mod:`latentkit.neural._mlp`), trained by Adam on
+    minibatch Monte-Carlo estimates of the ELBO; every gradient is written out by hand and
+    checked against finite differences in the test suite. No deep-learning framework is used.
+
+    Parameters
+    ----------
+    latent_dim : int, default 2
+        Dimension ``L`` of the latent space.
+    hidden_layer_sizes : tuple of int, default (256,)
+        Widths of the encoder's hidden layers; the decoder uses them in reverse order. ``()``
+        gives linear encoder and decoder (with ``likelihood='gaussian'``: probabilistic PCA).
+    activation : {'relu', 'tanh', 'softplus'}, default 'relu'
+        Hidden-layer activation of both networks.
+    likelihood : {'bernoulli', 'gaussian', 'categorical'}, default 'bernoulli'
+        ``p(x | z)``. ``'bernoulli'``: binary features, decoder outputs logits.
+        ``'gaussian'``: real features, decoder outputs means, variance set by
+        ``observation_variance``. ``'categorical'``: one-hot groups of features (see
+        ``n_categories``), decoder outputs logits, softmax within each group.
+    observation_variance : {'diagonal', 'isotropic'} or float, default 'diagonal'
+        Gaussian likelihood only: a learned variance per feature, one learned variance shared
+        by all features, or a fixed positive variance.
+    n_categories : None, int or sequence of int, default None
+        Categorical likelihood only: sizes of the consecutive one-hot groups. ``None``: all
+        features form one group; an int ``k``: groups of ``k`` features (``k`` divides
+        ``n_features``); a sequence: the group sizes (summing to ``n_features``).
+    binarize : None or float, default None
+        Bernoulli likelihood only: ``None`` requires the data to be 0/1 (anything else raises
+        ``ValueError``); a float ``t`` replaces ``X`` by ``X > t`` in every method.
+    n_mc_samples : int, default 1
+        Monte-Carlo samples of ``z`` per data point in each training step.
+    learning_rate : float, default 1e-3
+        Adam step size.
+    batch_size : int, default 100
+        Minibatch size (clipped to the number of training samples).
+    max_epochs : int, default 100
+        Maximum number of epochs (the fit loop's iterations; ``max_iter`` is an alias).
+    tol : float, default 1e-3
+        Noisy convergence rule: stop when the means of the last two windows of 10 epochs of
+        the training ELBO differ by less than ``tol`` nats per sample (0 runs all epochs). Also
+        the minimum improvement of the validation ELBO under ``early_stopping``.
+    early_stopping : bool, default False
+        Hold out ``validation_fraction`` of the training data, record its ELBO after every
+        epoch in ``validation_bounds_``, stop when it has not improved by ``tol`` for
+        ``n_iter_no_change`` epochs, and keep the parameters of the best validation epoch.
+    validation_fraction : float in (0, 1), default 0.1
+    n_iter_no_change : int, default 10
+    kl_warmup_epochs : float, default 0
+        KL annealing (Bowman et al. 2016; Sønderby et al. 2016): the KL term of the training
+        objective is multiplied by ``beta`` rising linearly from 0 to 1 over this many epochs.
+        The reported bounds always use ``beta = 1``.
+    free_bits : float, default 0.0
+        Free bits (Kingma et al. 2016, eq. 15), nats per latent dimension: the training
+        objective uses ``max(free_bits, mean_minibatch KL_j)`` for each latent dimension ``j``.
+        (With ``free_bits > 0`` the gradient depends on the minibatch as a whole, so it is no
+        longer additive over chunks of a minibatch; ``data_term`` still is.)
+    bayesian_decoder : bool, default False
+        Fully Bayesian AEVB (Kingma & Welling 2014, appendix F): a mean-field Gaussian
+        posterior ``q(w) = N(mu_w, diag(sigma_w^2))`` over every decoder weight and bias, a
+        prior ``N(0, decoder_prior_std^2)``, one reparameterised draw of ``w`` per minibatch,
+        and ``-KL(q(w) || p(w))`` as the global ELBO term. The Gaussian observation variance
+        stays a point estimate.
+    decoder_prior_std : float, default 1.0
+        Prior standard deviation of the decoder weights (Bayesian decoder only).
+    random_state : None, int or numpy.random.Generator, default None
+        Weight initialisation, minibatch order, validation split and Monte-Carlo noise.
+    callback : callable, optional
+        ``callback(model, epoch, elbo)`` after every epoch; returning True stops the fit.
+    verbose : bool, default False
+        Print the training ELBO of every epoch.
+
+    Attributes
+    ----------
+    params_ : ndarray of shape (n_params,)
+        All parameters in one flat vector (layout: encoder, decoder [means], decoder
+        log-standard-deviations [Bayesian decoder], observation log-variance [Gaussian]).
+    encoder_layers_, decoder_layers_ : list of (ndarray, ndarray)
+        Views ``(W, b)`` per layer into ``params_`` (decoder: posterior means of the weights
+        when Bayesian); ``W`` has shape ``(n_in, n_out)``.
+    observation_variance_ : ndarray of shape (n_features,)
+        Gaussian likelihood only: the variance of each feature.
+    lower_bounds_ : ndarray of shape (n_iter_,)
+        Training ELBO (nats per sample) per epoch: the running average of the Monte-Carlo ELBO
+        over the epoch's minibatches, each at the parameters entering its step (what
+        deep-learning libraries report as the epoch's training loss), plus the global term.
+    lower_bound_, n_iter_, converged_, monitor_
+        As in :class:`~latentkit.base.LatentModel` (``n_iter_`` counts epochs).
+    validation_bounds_ : ndarray of shape (n_iter_,) or (0,)
+        Validation ELBO per epoch (``n_mc_samples`` draws), empty without early stopping.
+    best_validation_bound_ : float or None
+        Best validation ELBO (the parameters kept), None without early stopping.
+    active_units_ : int
+        Number of latent dimensions whose posterior mean varies over the training data,
+        ``Cov_x(E_q[z_j | x]) > 0.01`` (Burda, Grosse & Salakhutdinov 2016, section 5.2).
+    latent_activity_ : ndarray of shape (latent_dim,)
+        Those variances.
+    n_features_in_ : int
+    n_steps_ : int
+        Optimiser steps taken by ``partial_fit`` since the last ``fit``.
+
+    Notes
+    -----
+    Units: every ELBO and log-likelihood is in **nats per sample**. All arithmetic is float64.
+
+    References
+    ----------
+    Kingma, D. P. & Welling, M. (2014). Auto-encoding variational Bayes. ICLR.
+    Burda, Y., Grosse, R. & Salakhutdinov, R. (2016). Importance weighted autoencoders. ICLR.
+    Kingma, D. P., Salimans, T., Jozefowicz, R., Chen, X., Sutskever, I. & Welling, M. (2016).
+    Improved variational inference with inverse autoregressive flow. NeurIPS.
+    Kingma, D. P. & Ba, J. (2015). Adam: a method for stochastic optimization. ICLR.
+    """
+
+    _convergence_rule = "noisy"
+
+    def __init__(self, latent_dim=2, hidden_layer_sizes=(256,), activation="relu",
+                 likelihood="bernoulli", observation_variance="diagonal", n_categories=None,
+                 binarize=None, n_mc_samples=1, learning_rate=1e-3, batch_size=100,
+                 max_epochs=100, tol=1e-3, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, kl_warmup_epochs=0, free_bits=0.0,
+                 bayesian_decoder=False, decoder_prior_std=1.0, random_state=None,
+                 callback=None, verbose=False):
+        self.latent_dim = latent_dim
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.likelihood = likelihood
+        self.observation_variance = observation_variance
+        self.n_categories = n_categories
+        self.binarize = binarize
+        self.n_mc_samples = n_mc_samples
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.kl_warmup_epochs = kl_warmup_epochs
+        self.free_bits = free_bits
+        self.bayesian_decoder = bayesian_decoder
+        self.decoder_prior_std = decoder_prior_std
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    @property
+    def max_iter(self):
+        """Alias of ``max_epochs``: one iteration of the fit loop is one epoch."""
+        return self.max_epochs
+
+    # ------------------------------------------------------------------------------------
+    # validation
+    # ------------------------------------------------------------------------------------
+    def _check_common_params(self):
+        check_scalar(self.max_epochs, "max_epochs", numbers.Integral, low=1)
+        super()._check_common_params()
+
+    def _validate_params(self):
+        check_scalar(self.latent_dim, "latent_dim", numbers.Integral, low=1)
+        hls = self.hidden_layer_sizes
+        if isinstance(hls, numbers.Integral) and not isinstance(hls, bool):
+            hls = (hls,)
+        try:
+            hls = tuple(hls)
+        except TypeError:
+            raise TypeError("hidden_layer_sizes must be a tuple of positive ints, got "
+                            f"{self.hidden_layer_sizes!r}.") from None
+        for h in hls:
+            check_scalar(h, "hidden_layer_sizes entries", numbers.Integral, low=1)
+        self.hidden_layer_sizes_ = tuple(int(h) for h in hls)
+        if self.activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {_ACTIVATIONS}, got {self.activation!r}.")
+        if self.likelihood not in _LIKELIHOODS:
+            raise ValueError(f"likelihood must be one of {_LIKELIHOODS}, got {self.likelihood!r}.")
+        ov = self.observation_variance
+        if isinstance(ov, str):
+            if ov not in ("diagonal", "isotropic"):
+                raise ValueError("observation_variance must be 'diagonal', 'isotropic' or a "
+                                 f"positive float, got {ov!r}.")
+        else:
+            check_scalar(ov, "observation_variance", numbers.Real, low=0.0, low_inclusive=False)
+        if self.binarize is not None:
+            check_scalar(self.binarize, "binarize", numbers.Real)
+            if self.likelihood != "bernoulli":
+                raise ValueError("binarize applies to likelihood='bernoulli' only, got "
+                                 f"likelihood={self.likelihood!r}.")
+        check_scalar(self.n_mc_samples, "n_mc_samples", numbers.Integral, low=1)
+        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0,
+                     low_inclusive=False)
+        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        if not isinstance(self.early_stopping, (bool, np.bool_)):
+            raise TypeError(f"early_stopping must be a bool, got {self.early_stopping!r}.")
+        check_scalar(self.validation_fraction, "validation_fraction", numbers.Real, low=0.0,
+                     high=1.0, low_inclusive=False, high_inclusive=False)
+        check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
+        check_scalar(self.kl_warmup_epochs, "kl_warmup_epochs", numbers.Real, low=0.0)
+        check_scalar(self.free_bits, "free_bits", numbers.Real, low=0.0)
+        if not isinstance(self.bayesian_decoder, (bool, np.bool_)):
+            raise TypeError(f"bayesian_decoder must be a bool, got {self.bayesian_decoder!r}.")
+        check_scalar(self.decoder_prior_std, "decoder_prior_std", numbers.Real, low=0.0,
+                     low_inclusive=False)
+
+    def _resolve_groups(self, n_features):
+        nc = self.n_categories
+        if nc is None:
+            sizes = [n_features]
+        elif isinstance(nc, numbers.Integral) and not isinstance(nc, bool):
+            if nc < 2 or n_features % nc:
+                raise ValueError(f"n_categories={nc} must be >= 2 and divide n_features="
+                                 f"{n_features}.")
+            sizes = [int(nc)] * (n_features // nc)
+        else:
+            sizes = [int(s) for s in nc]
+            if any(s < 2 for s in sizes) or sum(sizes) != n_features:
+                raise ValueError(f"n_categories={list(nc)} must be group sizes >= 2 summing to "
+                                 f"n_features={n_features}.")
+        return np.cumsum([0] + sizes[:-1]).astype(np.intp), np.asarray(sizes, dtype=np.intp)
+
+    def _check_X(self, X, reset, name="X"):
+        """Validate and transform the input (binarise); never modifies the caller's array."""
+        X = check_array(X, name, dtype=np.float64)
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        else:
+            check_n_features(X.shape[1], self.n_features_in_, name, type(self).__name__)
+        if self.likelihood == "bernoulli":
+            if self.binarize is not None:
+                X = (X > self.binarize).astype(np.float64)
+            elif not np.all((X == 0.0) | (X == 1.0)):
+                bad = X[(X != 0.0) & (X != 1.0)][0]
+                raise ValueError(
+                    f"{name} must be binary (0/1) for likelihood='bernoulli', found the value "
+                    f"{bad}; pass binarize=threshold to binarise it (e.g. binarize=0.5 for data "
+                    "scaled to [0, 1]) or use likelihood='gaussian'.")
+        elif self.likelihood == "categorical":
+            if reset:
+                self._group_starts, self._group_sizes = self._resolve_groups(X.shape[1])
+            if not np.all((X == 0.0) | (X == 1.0)):
+                raise ValueError(f"{name} must be one-hot (0/1) for likelihood='categorical'.")
+            sums = np.add.reduceat(X, self._group_starts, axis=1)
+            if not np.all(sums == 1.0):
+                i, g = np.argwhere(sums != 1.0)[0]
+                raise ValueError(
+                    f"{name} must have exactly one 1 in every one-hot group for "
+                    f"likelihood='categorical'; row {i}, group {g} sums to {sums[i, g]}.")
+        return X
+
+    def _validate_data(self, X, reset, **kw):
+        if kw:
+            raise TypeError(f"VAE got unexpected keyword arguments {sorted(kw)}.")
+        X = self._check_X(X, reset)
+        if reset:
+            return _VAEData(X)
+        rng = np.random.default_rng(self._eval_seed)
+        return self._with_noise(X, rng)
+
+    # ------------------------------------------------------------------------------------
+    # parameter layout
+    # ------------------------------------------------------------------------------------
+    def _sizes(self):
+        L, D = int(self.latent_dim), self.n_features_in_
+        h = self.hidden_layer_sizes_
+        return (D, *h, 2 * L), (L, *h[::-1], D)
+
+    def _layout(self):
+        """Slices of the flat parameter vector: enc, dec, dec_logsigma, obs_logvar."""
+        enc_sizes, dec_sizes = self._sizes()
+        pe, pd = _mlp.n_parameters(enc_sizes), _mlp.n_parameters(dec_sizes)
+        k = 0
+        out = {"enc": slice(k, k + pe)}
+        k += pe
+        out["dec"] = slice(k, k + pd)
+        k += pd
+        if self.bayesian_decoder:
+            out["dec_logsigma"] = slice(k, k + pd)
+            k += pd
+        n_obs = 0
+        if self.likelihood == "gaussian" and isinstance(self.observation_variance, str):
+            n_obs = self.n_features_in_ if self.observation_variance == "diagonal" else 1
+        out["obs"] = slice(k, k + n_obs)
+        out["n"] = k + n_obs
+        return out
+
+    def _init_params(self, data, rng):
+        enc_sizes, dec_sizes = self._sizes()
+        lay = self._layout()
+        theta = np.zeros(lay["n"])
+        theta[lay["enc"]] = _mlp.init_weights(enc_sizes, rng)
+        theta[lay["dec"]] = _mlp.init_weights(dec_sizes, rng)
+        if self.bayesian_decoder:
+            theta[lay["dec_logsigma"]] = np.log(1e-3)
+        if self.likelihood == "gaussian":
+            # output bias = feature means, log-variance = log of the feature variances
+            X = data.X
+            b_out = _mlp.unpack(theta[lay["dec"]], dec_sizes)[-1][1]
+            b_out[...] = X.mean(axis=0)
+            if lay["obs"].stop > lay["obs"].start:
+                var = np.maximum(X.var(axis=0), 1e-6)
+                theta[lay["obs"]] = np.log(var) if self.observation_variance == "diagonal" \
+                    else np.log(var.mean())
+        self.params_ = theta
+        self._optimizer = Adam(theta.shape[0])
+        self._rng = rng
+        self._eval_seed = int(rng.integers(2**31 - 1))
+        self._beta = 1.0
+        self._epoch = 0
+        self._n_fit_steps = 0
+        self._split = None
+        self._val_history = []
+        self._best = None
+
+    # views of the fitted parameters
+    @property
+    def encoder_layers_(self):
+        self._check_is_fitted()
+        return _mlp.unpack(self.params_[self._layout()["enc"]], self._sizes()[0])
+
+    @property
+    def decoder_layers_(self):
+        self._check_is_fitted()
+        return _mlp.unpack(self.params_[self._layout()["dec"]], self._sizes()[1])
+
+    @property
+    def observation_variance_(self):
+        if self.likelihood != "gaussian":
+            raise AttributeError("observation_variance_ exists for likelihood='gaussian' only.")
+        self._check_is_fitted()
+        return np.exp(self._obs_logvar(self.params_)) * np.ones(self.n_features_in_)
+
+    def _obs_logvar(self, theta):
+        sl = self._layout()["obs"]
+        if sl.stop > sl.start:
+            return theta[sl]
+        return np.array([np.log(float(self.observation_variance))])
+
+    # ------------------------------------------------------------------------------------
+    # the objective and its gradient
+    # ------------------------------------------------------------------------------------
+    def _with_noise(self, X, rng):
+        eps_z = rng.standard_normal((X.shape[0], int(self.n_mc_samples), int(self.latent_dim)))
+        eps_w = None
+        if self.bayesian_decoder:
+            eps_w = rng.standard_normal(self._layout()["dec"].stop - self._layout()["dec"].start)
+        return _VAEData(X, eps_z, eps_w)
+
+    def _decoder_weights(self, theta, eps_w):
+        lay = self._layout()
+        mu = theta[lay["dec"]]
+        if not self.bayesian_decoder or eps_w is None:
+            return mu
+        return mu + np.exp(theta[lay["dec_logsigma"]]) * eps_w
+
+    def _log_lik(self, X, P, theta, need_grad):
+        """``log p(x | z)`` per (row, draw) and its gradient w.r.t. the decoder output ``P``.
+
+        X : (n, D); P : (n, S, D). Returns rec (n, S), dP (n, S, D) or None, d_obs or None.
+        """
+        Xb = X[:, None, :]
+        if self.likelihood == "bernoulli":
+            rec = (Xb * P - np.logaddexp(0.0, P)).sum(-1)
+            return rec, (Xb - expit(P)) if need_grad else None, None
+        if self.likelihood == "gaussian":
+            lv = self._obs_logvar(theta)
+            prec = np.exp(-lv)
+            r = Xb - P
+            r2p = r * r * prec
+            rec = -0.5 * (r2p + lv + _LOG_2PI).sum(-1)
+            if not need_grad:
+                return rec, None, None
+            dP = r * prec
+            d_lv = 0.5 * (r2p - 1.0)  # (n, S, D)
+            return rec, dP, d_lv
+        # categorical: softmax within each one-hot group
+        starts, sizes = self._group_starts, self._group_sizes
+        mx = np.maximum.reduceat(P, starts, axis=-1)
+        mxr = np.repeat(mx, sizes, axis=-1)
+        ex = np.exp(P - mxr)
+        se = np.add.reduceat(ex, starts, axis=-1)
+        lse = mx + np.log(se)
+        rec = (Xb * P).sum(-1) - lse.sum(-1)
+        if not need_grad:
+            return rec, None, None
+        soft = ex / np.repeat(se, sizes, axis=-1)
+        return rec, Xb - soft, None
+
+    def _objective(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True):
+        """Monte-Carlo ELBO of the rows of ``data`` and the gradient of the training objective.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_params,)
+        data : _VAEData
+            Rows ``X`` (n, D), noise ``eps_z`` (n, S, L), ``eps_w`` (Bayesian decoder).
+        beta : float
+            Weight of the KL term in the training objective (KL warm-up).
+        free_bits : float
+            Free-bits floor per latent dimension (nats, on the minibatch mean KL).
+        need_grad : bool
+
+        Returns
+        -------
+        rec : ndarray of shape (n, S)
+            ``log p(x_i | z_is)``, nats.
+        kl : ndarray of shape (n, L)
+            ``KL(q(z_ij | x_i) || N(0, 1))`` per latent dimension, nats.
+        objective : float
+            Sum over rows of the training objective ``mean_s rec - beta * KL`` (free bits
+            applied), nats; the global term is not included.
+        grad : ndarray of shape (n_params,) or None
+            Its gradient with respect to ``theta``.
+        """
+        X, eps_z, eps_w = data.X, data.eps_z, data.eps_w
+        n = X.shape[0]
+        S, L = eps_z.shape[1], eps_z.shape[2]
+        act = self.activation
+        enc_sizes, dec_sizes = self._sizes()
+        lay = self._layout()
+        enc = _mlp.unpack(theta[lay["enc"]], enc_sizes)
+        wdec = self._decoder_weights(theta, eps_w)
+        dec = _mlp.unpack(wdec, dec_sizes)
+
+        out_e, cache_e = _mlp.forward(enc, X, act)
+        mu, logvar = out_e[:, :L], out_e[:, L:]
+        var = np.exp(logvar)
+        std = np.sqrt(var)
+        z = (mu[:, None, :] + std[:, None, :] * eps_z).reshape(n * S, L)
+        P, cache_d = _mlp.forward(dec, z, act)
+        D = P.shape[1]
+        P = P.reshape(n, S, D)
+        rec, dP, d_obs = self._log_lik(X, P, theta, need_grad)
+        kl = 0.5 * (mu * mu + var - logvar - 1.0)
+
+        kl_sum_dim = kl.sum(axis=0)
+        if free_bits > 0.0:
+            mask = kl_sum_dim > n * free_bits
+            kl_obj = np.where(mask, kl_sum_dim, n * free_bits).sum()
+        else:
+            mask = None
+            kl_obj = kl_sum_dim.sum()
+        objective = float(rec.sum() / S - beta * kl_obj)
+        if not need_grad:
+            return rec, kl, objective, None
+
+        grad = np.zeros_like(theta)
+        g_dec = np.zeros(wdec.shape[0]) if self.bayesian_decoder else grad[lay["dec"]]
+        dz = _mlp.backward(dec, _mlp.unpack(g_dec, dec_sizes), cache_d,
+                           (dP * (1.0 / S)).reshape(n * S, D), act, need_input_grad=True)
+        dz = dz.reshape(n, S, L)
+        g_out = np.empty((n, 2 * L))
+        dmu, dlogvar = g_out[:, :L], g_out[:, L:]
+        np.sum(dz, axis=1, out=dmu)
+        np.sum(dz * eps_z, axis=1, out=dlogvar)
+        dlogvar *= 0.5 * std
+        kmu, klv = mu, 0.5 * (var - 1.0)
+        if mask is not None:
+            kmu, klv = kmu * mask, klv * mask
+        dmu -= beta * kmu
+        dlogvar -= beta * klv
+        _mlp.backward(enc, _mlp.unpack(grad[lay["enc"]], enc_sizes), cache_e, g_out, act)
+        if self.bayesian_decoder:
+            grad[lay["dec"]] = g_dec
+            grad[lay["dec_logsigma"]] = g_dec * eps_w * np.exp(theta[lay["dec_logsigma"]])
+        sl = lay["obs"]
+        if sl.stop > sl.start:
+            g = d_obs.sum(axis=(0, 1)) / S
+            grad[sl] = g if sl.stop - sl.start > 1 else g.sum()
+        return rec, kl, objective, grad
+
+    def _global_terms(self, theta):
+        """``-KL(q(w) || p(w))`` of the Bayesian decoder's weights and its gradient.
+
+        ``KL(N(m, s^2) || N(0, p^2)) = log(p / s) + (s^2 + m^2) / (2 p^2) - 1/2`` per weight.
+        """
+        if not self.bayesian_decoder:
+            return 0.0, None
+        lay = self._layout()
+        m, ls = theta[lay["dec"]], theta[lay["dec_logsigma"]]
+        p2 = float(self.decoder_prior_std) ** 2
+        s2 = np.exp(2.0 * ls)
+        kl = (np.log(self.decoder_prior_std) - ls + (s2 + m * m) / (2.0 * p2) - 0.5).sum()
+        grad = np.zeros_like(theta)
+        grad[lay["dec"]] = -m / p2
+        grad[lay["dec_logsigma"]] = 1.0 - s2 / p2
+        return -float(kl), grad
+
+    # ------------------------------------------------------------------------------------
+    # template of the ELBO interface
+    # ------------------------------------------------------------------------------------
+    def _empty_stats(self):
+        return VAEStats(n=0.0, data_term=0.0, grad=np.zeros(self._layout()["n"]))
+
+    def _e_step(self, data):
+        if data.eps_z is None:  # noise drawn for the rows at hand (fit-time data objects)
+            data = self._with_noise(data.X, np.random.default_rng(self._eval_seed))
+        rec, kl, _, grad = self._objective(self.params_, data, beta=self._beta,
+                                           free_bits=float(self.free_bits))
+        S = rec.shape[1]
+        data_term = float(rec.sum() / S - kl.sum())
+        return VAEStats(n=float(rec.shape[0]), data_term=data_term, grad=grad)
+
+    def _global_elbo_terms(self):
+        return self._global_terms(self.params_)[0]
+
+    def _m_step(self, stats, step_size=1.0, scale=1.0):
+        """One Adam ascent step on the per-sample ELBO of the whole data set.
+
+        The gradient is ``(scale * stats.grad + grad_global) / (scale * stats.n)``: with
+        ``scale = N / |B|`` it is the unbiased minibatch estimate of the gradient of the
+        per-sample ELBO of all ``N`` samples. ``step_size`` multiplies ``learning_rate``.
+        """
+        _, g_glob = self._global_terms(self.params_)
+        g = stats.grad * scale
+        if g_glob is not None:
+            g = g + g_glob
+        g /= scale * stats.n
+        self._optimizer.step(self.params_, g, float(self.learning_rate) * float(step_size))
+
+    def _kl_beta(self, steps_per_epoch):
+        w = float(self.kl_warmup_epochs)
+        if w <= 0:
+            return 1.0
+        return min(1.0, self._n_fit_steps / (w * steps_per_epoch))
+
+    def _iterate(self, data):
+        """One epoch: shuffled minibatch steps over the training rows, then the validation ELBO.
+
+        This overrides the batch driver's "E-step over all data, then one M-step" because a
+        VAE has no closed-form M-step: every minibatch is an E-step (Monte-Carlo ELBO and its
+        gradient) followed by an M-step (one Adam step with ``scale = N_train / |B|``). One
+        iteration of the shared fit loop (:meth:`LatentModel.fit`) is therefore one epoch,
+        so ``max_epochs``, ``tol``, ``callback`` and the convergence monitor all count epochs.
+
+        Returns
+        -------
+        float
+            Training ELBO of the epoch, nats per sample: the sum over its minibatches of the
+            ELBO estimates (each at the parameters entering its step), plus the average global
+            term, divided by the number of training samples.
+        """
+        X = data.X
+        rng = self._rng
+        if self._split is None:
+            n = X.shape[0]
+            if self.early_stopping:
+                n_val = max(1, int(round(float(self.validation_fraction) * n)))
+                if n - n_val < 1:
+                    raise ValueError(f"validation_fraction={self.validation_fraction} leaves no "
+                                     f"training samples out of {n}.")
+                perm = rng.permutation(n)
+                self._split = (np.sort(perm[n_val:]), np.sort(perm[:n_val]))
+            else:
+                self._split = (np.arange(n), None)
+        train_idx, val_idx = self._split
+        N = train_idx.shape[0]
+        B = min(int(self.batch_size), N)
+        steps = -(-N // B)
+        order = rng.permutation(train_idx)
+        data_term, glob = 0.0, 0.0
+        for k in range(steps):
+            rows = order[k * B:(k + 1) * B]
+            self._beta = self._kl_beta(steps)
+            stats = self._e_step(self._with_noise(X[rows], rng))
+            data_term += stats.data_term
+            glob += self._global_elbo_terms()
+            self._m_step(stats, scale=N / rows.shape[0])
+            self._n_fit_steps += 1
+        self._beta = 1.0
+        self._epoch += 1
+        if val_idx is not None:
+            draws = self._elbo_draws(X[val_idx], int(self.n_mc_samples), rng)
+            val = float(draws.mean())
+            self._val_history.append(val)
+            if self._best is None or val > self._best[0] + float(self.tol):
+                self._best = (val, self.params_.copy(), self._epoch)
+            if self.verbose:
+                print(f"epoch {self._epoch:5d}  validation elbo {val: .6g}")
+        return (data_term + glob / steps) / N
+
+    def _stop_early(self):
+        """Early stopping: the validation ELBO has not improved by ``tol`` for
+        ``n_iter_no_change`` epochs."""
+        if not self.early_stopping or self._best is None:
+            return False
+        return self._epoch - self._best[2] >= int(self.n_iter_no_change)
+
+    # ------------------------------------------------------------------------------------
+    # public API
+    # ------------------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Fit by AEVB: minibatch Adam steps on the Monte-Carlo ELBO, one epoch per iteration.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (binary for ``'bernoulli'`` unless ``binarize`` is set; one-hot
+            groups for ``'categorical'``; real for ``'gaussian'``). Not modified.
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            NaN/infinity, non-binary data with the Bernoulli likelihood, malformed one-hot
+            groups, invalid hyper-parameters (each message names the argument).
+        TypeError
+            Wrong hyper-parameter types.
+        FloatingPointError
+            The ELBO became non-finite (learning rate too large).
+        """
+        super().fit(X)
+        if self._best is not None:
+            self.params_ = self._best[1]
+            self.best_validation_bound_ = float(self._best[0])
+        else:
+            self.best_validation_bound_ = None
+        self.validation_bounds_ = np.asarray(self._val_history, dtype=np.float64)
+        Xt = self._check_X(X, reset=False)
+        mu = self._encode(Xt)[0]
+        self.latent_activity_ = mu.var(axis=0)
+        self.active_units_ = int(np.sum(self.latent_activity_ > 0.01))
+        self._split = None
+        self._best = None
+        self._val_history = []
+        return self
+
+    def partial_fit(self, X, y=None, *, step_size=1.0, total_samples=None):
+        """One Adam step on a minibatch (initialising the model on the first call).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_batch, n_features)
+            The minibatch.
+        y : ignored
+        step_size : float > 0, default 1.0
+            Multiplies ``learning_rate`` for this step.
+        total_samples : int, optional
+            Size ``N`` of the whole data set: the minibatch gradient is scaled by
+            ``N / n_batch`` so that the Bayesian decoder's KL is weighted correctly (without
+            it, the minibatch is treated as the whole data set).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Bad input as in :meth:`fit`; ``total_samples`` smaller than the minibatch.
+        """
+        first = not hasattr(self, "params_")
+        if first:
+            self._check_common_params()
+            self._validate_params()
+        X = self._check_X(X, reset=first)
+        if first:
+            self._init_params(_VAEData(X), check_random_state(self.random_state))
+            self.n_steps_ = 0
+        n = X.shape[0]
+        scale = 1.0
+        if total_samples is not None:
+            total_samples = check_scalar(total_samples, "total_samples", numbers.Real, low=1)
+            if total_samples < n:
+                raise ValueError(f"total_samples={total_samples} is smaller than the minibatch "
+                                 f"({n} samples); it must be the size of the whole data set.")
+            scale = total_samples / n
+        step_size = check_scalar(step_size, "step_size", numbers.Real, low=0.0,
+                                 low_inclusive=False)
+        if getattr(self, "_rng", None) is None:
+            self._rng = np.random.default_rng(self._eval_seed + getattr(self, "n_steps_", 0))
+        self._beta = 1.0
+        stats = self._e_step(self._with_noise(X, self._rng))
+        self._m_step(stats, step_size=step_size, scale=scale)
+        self.n_steps_ = getattr(self, "n_steps_", 0) + 1
+        return self
+
+    def _encode(self, X):
+        enc_sizes, _ = self._sizes()
+        out, _ = _mlp.forward(_mlp.unpack(self.params_[self._layout()["enc"]], enc_sizes), X,
+                              self.activation)
+        L = int(self.latent_dim)
+        return out[:, :L], out[:, L:]
+
+    def _decode_params(self, Z, theta=None, eps_w=None):
+        theta = self.params_ if theta is None else theta
+        _, dec_sizes = self._sizes()
+        P, _ = _mlp.forward(_mlp.unpack(self._decoder_weights(theta, eps_w), dec_sizes), Z,
+                            self.activation)
+        return P
+
+    def _elbo_draws(self, X, n_samples, rng):
+        """Per-draw data-set mean ELBO (nats per sample), shape (n_samples,); X validated."""
+        n, D = X.shape
+        L = int(self.latent_dim)
+        glob = self._global_elbo_terms() / n
+        out = np.empty(n_samples)
+        chunk = 1 if self.bayesian_decoder else max(1, min(n_samples, (1 << 21) // (n * D)))
+        s = 0
+        while s < n_samples:
+            c = min(chunk, n_samples - s)
+            eps_z = rng.standard_normal((n, c, L))
+            eps_w = None
+            if self.bayesian_decoder:
+                eps_w = rng.standard_normal(self._layout()["dec"].stop - self._layout()["dec"].start)
+            rec, kl, _, _ = self._objective(self.params_, _VAEData(X, eps_z, eps_w),
+                                            need_grad=False)
+            out[s:s + c] = rec.mean(axis=0) - kl.sum() / n + glob
+            s += c
+        return out
+
+    def elbo(self, X, n_samples=10, return_std=False, random_state=None):
+        """Monte-Carlo ELBO of ``X``, mean per sample, with its standard error.
+
+        ``ELBO = (sum_i E_q[log p(x_i | z)] - KL(q(z | x_i) || p(z)) - KL(q(w) || p(w))) / n``
+        (the last term only with the Bayesian decoder), with ``n_samples`` reparameterised
+        draws per row (and one decoder-weight draw per Monte-Carlo draw).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        n_samples : int, default 10
+            Monte-Carlo draws.
+        return_std : bool, default False
+            Also return the Monte-Carlo standard error of the estimate (the standard deviation
+            of the per-draw data-set means divided by ``sqrt(n_samples)``; needs
+            ``n_samples >= 2``).
+        random_state : None, int or Generator, default None
+            Noise; ``None`` uses a seed fixed at fit time, so repeated calls agree.
+
+        Returns
+        -------
+        elbo : float
+            Nats per sample.
+        std : float
+            Standard error (nats per sample), when ``return_std``.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted model; bad ``X`` (NaN, wrong number of features, non-binary data);
+            ``return_std`` with ``n_samples < 2``.
+
+        References
+        ----------
+        Kingma & Welling (2014), eq. 10 (SGVB estimator B).
+        """
+        self._check_is_fitted()
+        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
+        if return_std and n_samples < 2:
+            raise ValueError("return_std=True needs n_samples >= 2 to estimate a spread.")
+        X = self._check_X(X, reset=False)
+        rng = np.random.default_rng(self._eval_seed) if random_state is None \
+            else check_random_state(random_state)
+        draws = self._elbo_draws(X, n_samples, rng)
+        value = float(draws.mean())
+        if return_std:
+            return value, float(draws.std(ddof=1) / np.sqrt(n_samples))
+        return value
+
+    def _iwae_rows(self, X, n_importance, rng):
+        n, _ = X.shape
+        L = int(self.latent_dim)
+        mu, logvar = self._encode(X)
+        std = np.exp(0.5 * logvar)
+        out = np.empty((n, n_importance))
+        chunk = max(1, min(n_importance, (1 << 21) // max(1, n * X.shape[1])))
+        k = 0
+        while k < n_importance:
+            c = min(chunk, n_importance - k)
+            eps = rng.standard_normal((n, c, L))
+            z = mu[:, None, :] + std[:, None, :] * eps
+            P = self._decode_params(z.reshape(n * c, L)).reshape(n, c, -1)
+            rec, _, _ = self._log_lik(X, P, self.params_, False)
+            log_pz = -0.5 * (z * z + _LOG_2PI).sum(-1)
+            log_qz = -0.5 * (eps * eps + _LOG_2PI + logvar[:, None, :]).sum(-1)
+            out[:, k:k + c] = rec + log_pz - log_qz
+            k += c
+        return logsumexp(out, axis=1) - np.log(n_importance)
+
+    def log_likelihood(self, X, n_importance=100, random_state=None, per_sample=False):
+        """Importance-weighted estimate of ``log p(x)`` (Burda et al. 2016, eq. 8).
+
+        ``log p(x) ~ log (1/K) sum_k p(x, z_k) / q(z_k | x)``, ``z_k ~ q(z | x)``: a lower bound
+        in expectation that is never below the ELBO in expectation and tightens as ``K``
+        grows. With the Bayesian decoder, the decoder is evaluated at the posterior means of
+        its weights (a plug-in estimate).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        n_importance : int, default 100
+            ``K``.
+        random_state : None, int or Generator
+            ``None`` uses a seed fixed at fit time.
+        per_sample : bool, default False
+            Return the estimate of every row instead of the mean.
+
+        Returns
+        -------
+        float or ndarray of shape (n,)
+            Nats per sample.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        self._check_is_fitted()
+        n_importance = check_scalar(n_importance, "n_importance", numbers.Integral, low=1)
+        X = self._check_X(X, reset=False)
+        rng = np.random.default_rng(self._eval_seed + 1) if random_state is None \
+            else check_random_state(random_state)
+        rows = self._iwae_rows(X, n_importance, rng)
+        return rows if per_sample else float(rows.mean())
+
+    def score_samples(self, X):
+        """Per-sample importance-weighted log-likelihood estimate (``n_importance=100``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Nats.
+        """
+        return self.log_likelihood(X, per_sample=True)
+
+    def score(self, X, y=None):
+        """Mean importance-weighted log-likelihood estimate (nats per sample); see
+        :meth:`log_likelihood`."""
+        return self.log_likelihood(X)
+
+    def transform(self, X):
+        """Posterior means ``E_q[z | x]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n, latent_dim)
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted; NaN, wrong number of features, non-binary data for Bernoulli.
+        """
+        self._check_is_fitted()
+        return self._encode(self._check_X(X, reset=False))[0]
+
+    def transform_std(self, X):
+        """Posterior standard deviations ``sqrt(Var_q[z | x])``, shape (n, latent_dim)."""
+        self._check_is_fitted()
+        return np.exp(0.5 * self._encode(self._check_X(X, reset=False))[1])
+
+    def _mean_from_params(self, P):
+        if self.likelihood == "bernoulli":
+            return expit(P)
+        if self.likelihood == "gaussian":
+            return P
+        starts, sizes = self._group_starts, self._group_sizes
+        mx = np.repeat(np.maximum.reduceat(P, starts, axis=-1), sizes, axis=-1)
+        ex = np.exp(P - mx)
+        return ex / np.repeat(np.add.reduceat(ex, starts, axis=-1), sizes, axis=-1)
+
+    def decode(self, Z):
+        """Mean of ``p(x | z)``: probabilities (Bernoulli, categorical) or means (Gaussian).
+
+        Parameters
+        ----------
+        Z : array-like of shape (n, latent_dim)
+
+        Returns
+        -------
+        ndarray of shape (n, n_features)
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Wrong latent dimension or NaN.
+        """
+        self._check_is_fitted()
+        Z = check_array(Z, "Z")
+        check_n_features(Z.shape[1], int(self.latent_dim), "Z", "the VAE's latent space")
+        return self._mean_from_params(self._decode_params(Z))
+
+    inverse_transform = decode
+
+    def reconstruct(self, X):
+        """``decode(transform(X))``: the decoder mean at the posterior mean, shape (n, n_features)."""
+        return self.decode(self.transform(X))
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draw ``(X, Z)`` from the generative model: ``z ~ N(0, I)``, ``x ~ p(x | z)``.
+
+        Parameters
+        ----------
+        n_samples : int, default 1
+        random_state : None, int or Generator
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            Binary (Bernoulli), real (Gaussian) or one-hot groups (categorical).
+        Z : ndarray of shape (n_samples, latent_dim)
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        self._check_is_fitted()
+        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
+        rng = check_random_state(random_state)
+        Z = rng.standard_normal((n_samples, int(self.latent_dim)))
+        P = self._decode_params(Z)
+        if self.likelihood == "bernoulli":
+            X = (rng.random(P.shape) < expit(P)).astype(np.float64)
+        elif self.likelihood == "gaussian":
+            X = P + np.exp(0.5 * self._obs_logvar(self.params_)) * rng.standard_normal(P.shape)
+        else:
+            X = np.zeros_like(P)
+            g = P - np.log(-np.log(rng.random(P.shape)))  # Gumbel-max per group
+            for a, s in zip(self._group_starts, self._group_sizes):
+                X[np.arange(n_samples), a + np.argmax(g[:, a:a + s], axis=1)] = 1.0
+        return X, Z
