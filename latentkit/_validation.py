@@ -168,10 +168,12 @@ def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d
     if arr.dtype.kind in "OUSV":
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
+        except (TypeError, ValueError) as exc:
+            # a non-numeric object (dict, list...) is a TypeError, as documented above and as
+            # numpy/scikit-learn raise it; an unparsable string stays a ValueError
+            raise type(exc)(
                 f"{name} must contain numbers, got an array of dtype {arr.dtype} "
-                f"that cannot be converted to float (dtype='numeric' expected)."
+                f"that cannot be converted to float (dtype='numeric' expected): {exc}"
             ) from None
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} must be real, got complex data (Complex data not supported).")
