@@ -1,0 +1,278 @@
+"""numba kernels of hidden Markov models: scaled forward-backward, forward-only scoring,
+Viterbi decoding and categorical emission statistics.
+
+Conventions (all kernels):
+
+* ``offsets`` (n_sequences + 1,) int64 holds the sequence boundaries in the stacked rows:
+  sequence ``s`` is rows ``offsets[s]:offsets[s + 1]`` (every sequence has length >= 1).
+* ``frame`` (n_samples, n_components) holds *scaled* emission probabilities
+  ``p(x_t | z_t = k) = frame[t, k] * exp(log_offset[t])`` (the offset keeps ``frame`` in a safe
+  range, e.g. ``frame[t].max() == 1``), ``log_frame`` the emission log-probabilities.
+* ``prange`` runs over sequences; each sequence writes only its own rows and its own slot of
+  the per-sequence outputs, so the results do not depend on the number of threads. Callers
+  sum per-sequence outputs in index order.
+
+The wrappers that validate inputs and carry the documentation live in
+:mod:`latentkit.sequence._hmm`; the naive NumPy oracles in :mod:`latentkit.testing`.
+Only numpy, math and numba are imported here (DESIGN.md section 4).
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit, prange
+
+__all__ = [
+    "forward_backward_scaled",
+    "forward_backward_scaled_serial",
+    "forward_scaled",
+    "forward_scaled_serial",
+    "viterbi_log",
+    "viterbi_log_serial",
+    "categorical_emission_counts",
+]
+
+
+@jit
+def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
+            log_scale_out, xi):
+    """Scaled forward-backward of the sequence in rows ``a:b``; returns its log-likelihood."""
+    K = startprob.shape[0]
+    for i in range(K):
+        for j in range(K):
+            xi[i, j] = 0.0
+    # forward pass: alpha kept (normalised) in gamma_out, raw scale factors in log_scale_out
+    c = 0.0
+    for k in range(K):
+        v = startprob[k] * frame[a, k]
+        gamma_out[a, k] = v
+        c += v
+    log_scale_out[a] = c
+    if c <= 0.0:
+        first = a
+    else:
+        first = b
+        inv = 1.0 / c
+        for k in range(K):
+            gamma_out[a, k] *= inv
+        for t in range(a + 1, b):
+            c = 0.0
+            for j in range(K):
+                acc = 0.0
+                for i in range(K):
+                    acc += gamma_out[t - 1, i] * transmat_t[j, i]
+                v = acc * frame[t, j]
+                gamma_out[t, j] = v
+                c += v
+            log_scale_out[t] = c
+            if c <= 0.0:
+                first = t
+                break
+            inv = 1.0 / c
+            for j in range(K):
+                gamma_out[t, j] *= inv
+    if first < b:
+        # impossible observation at row `first`: -inf from there on, NaN posteriors
+        for u in range(a, first):
+            log_scale_out[u] = math.log(log_scale_out[u]) + log_offset[u]
+        for u in range(first, b):
+            log_scale_out[u] = -np.inf
+            for k in range(K):
+                gamma_out[u, k] = np.nan
+        return -np.inf
+    # backward pass: beta kept in one row; gamma = alpha * beta; xi accumulated on the way
+    beta = np.ones(K)
+    tmp = np.empty(K)
+    for t in range(b - 2, a - 1, -1):
+        inv = 1.0 / log_scale_out[t + 1]
+        for j in range(K):
+            tmp[j] = frame[t + 1, j] * beta[j] * inv
+        for i in range(K):
+            acc = 0.0
+            ai = gamma_out[t, i]
+            for j in range(K):
+                p = transmat[i, j] * tmp[j]
+                acc += p
+                xi[i, j] += ai * p
+            beta[i] = acc
+        norm = 0.0
+        for i in range(K):
+            v = gamma_out[t, i] * beta[i]
+            gamma_out[t, i] = v
+            norm += v
+        inv = 1.0 / norm
+        for i in range(K):
+            gamma_out[t, i] *= inv
+    # (the last row already holds alpha_T = gamma_T)
+    ll = 0.0
+    for t in range(a, b):
+        v = math.log(log_scale_out[t]) + log_offset[t]
+        log_scale_out[t] = v
+        ll += v
+    return ll
+
+
+@jit(parallel=True)
+def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
+                            gamma_out, log_scale_out, xi_out, loglik_out):
+    """Scaled forward-backward over many sequences (Rabiner 1989, section V.A), parallel
+    over sequences.
+
+    Writes ``gamma_out`` (n_samples, K) posteriors, ``log_scale_out`` (n_samples,) the
+    one-step predictive log-densities ``log p(x_t | x_<t)`` (log scale factor plus frame
+    offset), ``xi_out`` (n_sequences, K, K) expected transition counts of each sequence and
+    ``loglik_out`` (n_sequences,) the log-likelihood of each sequence. A sequence that is
+    impossible under the parameters (a zero scale factor) gets ``loglik = -inf``, ``-inf``
+    predictive densities and NaN posteriors from the first impossible step on.
+    """
+    transmat_t = np.ascontiguousarray(transmat.T)
+    for s in prange(offsets.shape[0] - 1):
+        loglik_out[s] = _fb_one(frame, log_offset, startprob, transmat, transmat_t,
+                                offsets[s], offsets[s + 1], gamma_out, log_scale_out, xi_out[s])
+
+
+@jit
+def forward_backward_scaled_serial(frame, log_offset, startprob, transmat, offsets,
+                                   gamma_out, log_scale_out, xi_out, loglik_out):
+    """:func:`forward_backward_scaled` on one thread (for few sequences or little work, where
+    starting the thread pool costs more than it saves). Identical results."""
+    transmat_t = np.ascontiguousarray(transmat.T)
+    for s in range(offsets.shape[0] - 1):
+        loglik_out[s] = _fb_one(frame, log_offset, startprob, transmat, transmat_t,
+                                offsets[s], offsets[s + 1], gamma_out, log_scale_out, xi_out[s])
+
+
+@jit
+def _forward_one(frame, log_offset, startprob, transmat_t, a, b, log_scale_out):
+    K = startprob.shape[0]
+    alpha = np.empty(K)
+    new = np.empty(K)
+    c = 0.0
+    for k in range(K):
+        v = startprob[k] * frame[a, k]
+        alpha[k] = v
+        c += v
+    ll = 0.0
+    dead = c <= 0.0
+    if dead:
+        log_scale_out[a] = -np.inf
+    else:
+        inv = 1.0 / c
+        for k in range(K):
+            alpha[k] *= inv
+        v = math.log(c) + log_offset[a]
+        log_scale_out[a] = v
+        ll += v
+    for t in range(a + 1, b):
+        if dead:
+            log_scale_out[t] = -np.inf
+            continue
+        c = 0.0
+        for j in range(K):
+            acc = 0.0
+            for i in range(K):
+                acc += alpha[i] * transmat_t[j, i]
+            v = acc * frame[t, j]
+            new[j] = v
+            c += v
+        if c <= 0.0:
+            dead = True
+            log_scale_out[t] = -np.inf
+            continue
+        inv = 1.0 / c
+        for j in range(K):
+            alpha[j] = new[j] * inv
+        v = math.log(c) + log_offset[t]
+        log_scale_out[t] = v
+        ll += v
+    return -np.inf if dead else ll
+
+
+@jit(parallel=True)
+def forward_scaled(frame, log_offset, startprob, transmat, offsets, log_scale_out, loglik_out):
+    """Scaled forward pass only, parallel over sequences: ``log_scale_out`` (n_samples,) the
+    one-step predictive log-densities and ``loglik_out`` (n_sequences,) the log-likelihood of
+    each sequence (``-inf`` for an impossible sequence)."""
+    transmat_t = np.ascontiguousarray(transmat.T)
+    for s in prange(offsets.shape[0] - 1):
+        loglik_out[s] = _forward_one(frame, log_offset, startprob, transmat_t, offsets[s],
+                                     offsets[s + 1], log_scale_out)
+
+
+@jit
+def forward_scaled_serial(frame, log_offset, startprob, transmat, offsets, log_scale_out,
+                          loglik_out):
+    """:func:`forward_scaled` on one thread. Identical results."""
+    transmat_t = np.ascontiguousarray(transmat.T)
+    for s in range(offsets.shape[0] - 1):
+        loglik_out[s] = _forward_one(frame, log_offset, startprob, transmat_t, offsets[s],
+                                     offsets[s + 1], log_scale_out)
+
+
+@jit
+def _viterbi_one(log_frame, log_startprob, log_transmat_t, a, b, path_out):
+    K = log_startprob.shape[0]
+    T = b - a
+    back = np.empty((T, K), dtype=np.int64)
+    delta = np.empty(K)
+    new = np.empty(K)
+    for k in range(K):
+        delta[k] = log_startprob[k] + log_frame[a, k]
+    for t in range(1, T):
+        for j in range(K):
+            best = -np.inf
+            arg = 0
+            for i in range(K):
+                v = delta[i] + log_transmat_t[j, i]
+                if v > best:
+                    best = v
+                    arg = i
+            back[t, j] = arg
+            new[j] = best + log_frame[a + t, j]
+        for j in range(K):
+            delta[j] = new[j]
+    best = -np.inf
+    arg = 0
+    for k in range(K):
+        if delta[k] > best:
+            best = delta[k]
+            arg = k
+    path_out[b - 1] = arg
+    for t in range(T - 1, 0, -1):
+        arg = back[t, arg]
+        path_out[a + t - 1] = arg
+    return best
+
+
+@jit(parallel=True)
+def viterbi_log(log_frame, log_startprob, log_transmat, offsets, path_out, logprob_out):
+    """Viterbi decoding in log space (Viterbi 1967; Rabiner 1989, eqs. 32-35), parallel over
+    sequences. Writes the most probable state path of each sequence into ``path_out``
+    (n_samples,) int64 and its joint log-probability ``max_z log p(x, z)`` into
+    ``logprob_out`` (n_sequences,). Ties go to the lowest state index."""
+    log_transmat_t = np.ascontiguousarray(log_transmat.T)
+    for s in prange(offsets.shape[0] - 1):
+        logprob_out[s] = _viterbi_one(log_frame, log_startprob, log_transmat_t, offsets[s],
+                                      offsets[s + 1], path_out)
+
+
+@jit
+def viterbi_log_serial(log_frame, log_startprob, log_transmat, offsets, path_out, logprob_out):
+    """:func:`viterbi_log` on one thread. Identical results."""
+    log_transmat_t = np.ascontiguousarray(log_transmat.T)
+    for s in range(offsets.shape[0] - 1):
+        logprob_out[s] = _viterbi_one(log_frame, log_startprob, log_transmat_t, offsets[s],
+                                      offsets[s + 1], path_out)
+
+
+@jit
+def categorical_emission_counts(gamma, symbols, counts_out):
+    """``counts_out[k, m] = sum_t gamma[t, k] [symbols[t] == m]`` (expected emission counts);
+    ``counts_out`` (K, M) is overwritten. Sequential, so deterministic."""
+    K = gamma.shape[1]
+    counts_out[:, :] = 0.0
+    for t in range(gamma.shape[0]):
+        m = symbols[t]
+        for k in range(K):
+            counts_out[k, m] += gamma[t, k]

@@ -1,0 +1,25 @@
+"""Hidden Markov models: :class:`HiddenMarkovModel` with composed emission components, and
+the familiar :class:`CategoricalHMM`, :class:`GaussianHMM` and :class:`PoissonHMM`, fitted by
+Baum-Welch on latentkit's ELBO interface."""
+
+from ._emissions import (CategoricalEmission, CategoricalHMMStats, Emission, GaussianEmission,
+                         GaussianHMMStats, HMMStats, PoissonEmission, PoissonHMMStats)
+from ._hmm import (CategoricalHMM, GaussianHMM, HiddenMarkovModel, PoissonHMM, SequenceData,
+                   check_lengths)
+
+__all__ = [
+    "HiddenMarkovModel",
+    "CategoricalHMM",
+    "GaussianHMM",
+    "PoissonHMM",
+    "Emission",
+    "CategoricalEmission",
+    "PoissonEmission",
+    "GaussianEmission",
+    "HMMStats",
+    "CategoricalHMMStats",
+    "PoissonHMMStats",
+    "GaussianHMMStats",
+    "SequenceData",
+    "check_lengths",
+]

@@ -1,0 +1,669 @@
+"""Emission components of :class:`~latentkit.sequence.HiddenMarkovModel`.
+
+An HMM is a Markov chain over hidden states plus an **emission component** that says how a
+state generates an observation. The component is composed into the model (not mixed in): it
+holds only hyper-parameters, and every method receives the current emission parameters as a
+dict ``{name: array}`` (names without the trailing underscore; the model stores them as
+``name_`` attributes, e.g. ``emissionprob_``). A new emission type implements:
+
+``param_names``                  tuple of parameter names, e.g. ``('emissionprob',)``
+``stats_class``                  an :class:`HMMStats` subclass with the emission's fields
+``validate(n_components)``       check hyper-parameters (named errors)
+``check_X(X, offsets, reset)``   validated observations (``reset=True`` in ``fit``)
+``init_params(X, n_components, rng, init)``        starting parameters (dict)
+``check_param(name, value, n_components)``         validate a user-given parameter
+``log_likelihood(params, X)``    (n_samples, n_components) ``log p(x_t | z_t = k)``
+``frame(params, X)``             scaled probabilities + per-row log offsets (default: from
+                                 ``log_likelihood``)
+``empty_stats(n_components)``    dict of zero statistics
+``accumulate(params, X, gamma)`` dict of expected statistics from posteriors ``gamma``
+``m_step(params, stats, frozen)`` dict of new parameters (closed form)
+``log_prior(params)``            log prior density of the parameters (0 for maximum likelihood)
+``n_free_parameters(n_components)``  for BIC / AIC
+``sample(params, states, rng)``  observations for a given state sequence
+"""
+
+import numbers
+
+import numpy as np
+from scipy.special import gammaln, xlogy
+
+from .._validation import check_array, check_scalar
+from ..base import ParamsMixin, Stats, stats_dataclass
+
+__all__ = [
+    "Emission",
+    "CategoricalEmission",
+    "PoissonEmission",
+    "GaussianEmission",
+    "HMMStats",
+    "CategoricalHMMStats",
+    "PoissonHMMStats",
+    "GaussianHMMStats",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------------------------
+
+@stats_dataclass
+class HMMStats(Stats):
+    """Expected sufficient statistics of an HMM (Baum-Welch E-step, Rabiner 1989 eqs. 37-40).
+
+    Attributes
+    ----------
+    n : float
+        Number of time steps summarised.
+    data_term : float
+        Log-likelihood of the sequences, nats (summed, not averaged).
+    start : ndarray of shape (n_components,)
+        Expected number of sequences starting in each state.
+    trans : ndarray of shape (n_components, n_components)
+        Expected number of ``i -> j`` transitions.
+    """
+
+    n: float
+    data_term: float
+    start: np.ndarray
+    trans: np.ndarray
+
+
+@stats_dataclass
+class CategoricalHMMStats(HMMStats):
+    """:class:`HMMStats` plus ``counts`` (n_components, n_features): expected number of times
+    state ``k`` emitted symbol ``m``."""
+
+    counts: np.ndarray
+
+
+@stats_dataclass
+class PoissonHMMStats(HMMStats):
+    """:class:`HMMStats` plus ``post`` (n_components,) expected state occupancies and ``obs``
+    (n_components, n_features) posterior-weighted sums of the counts."""
+
+    post: np.ndarray
+    obs: np.ndarray
+
+
+@stats_dataclass
+class GaussianHMMStats(HMMStats):
+    """:class:`HMMStats` plus ``post`` (n_components,), ``obs`` (n_components, n_features) and
+    ``obs2``: posterior-weighted sums of squares, (n_components, n_features) for 'diag' and
+    'spherical', outer products (n_components, n_features, n_features) for 'full' and 'tied'."""
+
+    post: np.ndarray
+    obs: np.ndarray
+    obs2: np.ndarray
+
+
+# --------------------------------------------------------------------------------------------
+# Base
+# --------------------------------------------------------------------------------------------
+
+def _as_frozen(frozen):
+    return frozenset() if frozen is None else frozen
+
+
+class Emission(ParamsMixin):
+    """Base class of HMM emission components (see the module docstring for the protocol).
+
+    An emission object holds hyper-parameters only and is never modified by a fit: the model
+    works on a clone (``model.emission_``), which may store resolved values such as
+    ``n_features_``.
+    """
+
+    param_names = ()
+    stats_class = HMMStats
+
+    def validate(self, n_components):
+        """Check hyper-parameters. Raises ValueError / TypeError naming the argument."""
+
+    def frame(self, params, X):
+        """Scaled emission probabilities for the scaled forward-backward.
+
+        Returns
+        -------
+        frame : ndarray of shape (n_samples, n_components)
+            ``exp(log_likelihood - row max)``, in [0, 1].
+        log_offset : ndarray of shape (n_samples,)
+            The row maxima, nats.
+        """
+        logp = self.log_likelihood(params, X)
+        off = logp.max(axis=1)
+        off = np.where(np.isfinite(off), off, 0.0)
+        with np.errstate(under="ignore"):
+            frame = np.exp(logp - off[:, None])
+        return np.ascontiguousarray(frame), np.ascontiguousarray(off)
+
+    def log_prior(self, params):
+        """Log prior density of the emission parameters, nats (0: maximum likelihood)."""
+        return 0.0
+
+    def _check_sequences_values(self, X, offsets):
+        pass
+
+
+def _locate(row, offsets):
+    """(sequence, position) of a stacked row."""
+    if offsets is None:
+        return None
+    s = int(np.searchsorted(offsets, row, side="right") - 1)
+    return s, int(row - offsets[s])
+
+
+def _where(row, offsets):
+    loc = _locate(row, offsets)
+    if loc is None:
+        return f"row {row}"
+    return f"row {row} (sequence {loc[0]}, position {loc[1]})"
+
+
+def _integer_column(X, name, offsets, what):
+    """Validate integer-valued observations: returns an int64 array of the same shape.
+
+    Float input is accepted only when every value is integral; NaN, infinity and fractional
+    values are rejected naming the first offending position.
+    """
+    arr = np.asarray(X)
+    if arr.dtype.kind in "OUSV":
+        raise TypeError(f"{name} must contain integer {what}s, got an array of dtype {arr.dtype}.")
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must contain integer {what}s, got complex data.")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            r = int(np.argwhere(bad)[0][0])
+            raise ValueError(f"Input {name} contains NaN or infinity at {_where(r, offsets)}; "
+                             f"{what}s must be finite integers.")
+        frac = arr != np.round(arr)
+        if frac.any():
+            idx = tuple(np.argwhere(frac)[0])
+            raise ValueError(
+                f"{name} must contain integer {what}s, found the non-integer value "
+                f"{arr[idx]!r} at {_where(int(idx[0]), offsets)} (dtype {arr.dtype}); "
+                f"convert with X.astype(int) only if the values are meant to be {what}s.")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Categorical
+# --------------------------------------------------------------------------------------------
+
+class CategoricalEmission(Emission):
+    """Categorical (discrete-symbol) emissions: state ``k`` emits symbol ``m`` with probability
+    ``emissionprob[k, m]`` (Rabiner 1989, section II; Baum et al. 1970).
+
+    Parameters
+    ----------
+    n_features : int, optional
+        Number of symbols ``M``; observations are ints in ``0..M-1``. Default: one more than the
+        largest symbol seen by ``fit``.
+    emissionprob_prior : float or array-like of shape (n_components, n_features), optional
+        Dirichlet concentration (>= 1) on each row of ``emissionprob_`` (MAP estimate).
+        Default None: maximum likelihood, no prior term.
+
+    Notes
+    -----
+    Observations are ``X`` of shape (n_samples, 1) (hmmlearn's layout) or (n_samples,), of
+    integer dtype (or float holding integral values).
+    """
+
+    param_names = ("emissionprob",)
+    stats_class = CategoricalHMMStats
+
+    def __init__(self, n_features=None, emissionprob_prior=None):
+        self.n_features = n_features
+        self.emissionprob_prior = emissionprob_prior
+
+    def validate(self, n_components):
+        if self.n_features is not None:
+            check_scalar(self.n_features, "n_features", numbers.Integral, low=1)
+        if self.emissionprob_prior is not None:
+            p = np.asarray(self.emissionprob_prior, dtype=float)
+            if not np.all(np.isfinite(p)) or np.any(p < 1):
+                raise ValueError("emissionprob_prior must be finite and >= 1 (a Dirichlet "
+                                 "concentration whose MAP estimate exists), got "
+                                 f"{self.emissionprob_prior!r}.")
+
+    def check_X(self, X, offsets, reset):
+        """Validate symbols: (n_samples, 1) or (n_samples,) ints in ``0..n_features-1``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) of int64
+
+        Raises
+        ------
+        ValueError
+            NaN, fractional ("float") symbols, negative symbols or symbols ``>= n_features``,
+            naming the symbol and its position; more than one column.
+        TypeError
+            Non-numeric data.
+        """
+        arr = np.asarray(X) if not hasattr(X, "toarray") else None
+        if arr is None:
+            raise TypeError("X must be a dense array of symbols, got a sparse matrix.")
+        if arr.ndim == 2:
+            if arr.shape[1] != 1:
+                raise ValueError(
+                    f"X must have shape (n_samples, 1) of integer symbols for categorical "
+                    f"emissions, got shape {arr.shape}.")
+            arr = arr[:, 0]
+        elif arr.ndim != 1:
+            raise ValueError(f"X must have shape (n_samples, 1) of integer symbols, got shape "
+                             f"{arr.shape}.")
+        if arr.shape[0] < 1:
+            raise ValueError("X has 0 samples; at least one time step is required.")
+        sym = _integer_column(arr, "X", offsets, "symbol")
+        neg = sym < 0
+        if neg.any():
+            r = int(np.argmax(neg))
+            raise ValueError(f"X contains the negative symbol {sym[r]} at {_where(r, offsets)}; "
+                             "symbols must be integers in 0..n_features-1.")
+        if reset:
+            n_feat = int(sym.max()) + 1 if self.n_features is None else int(self.n_features)
+            self.n_features_ = n_feat
+        n_feat = self.n_features_
+        big = sym >= n_feat
+        if big.any():
+            r = int(np.argmax(big))
+            raise ValueError(
+                f"X contains the symbol {sym[r]} at {_where(r, offsets)}, outside "
+                f"0..{n_feat - 1} (n_features={n_feat}).")
+        return sym
+
+    def init_params(self, X, n_components, rng, init):
+        """``emissionprob`` rows drawn from a flat Dirichlet (any ``init`` string)."""
+        return {"emissionprob": rng.dirichlet(np.ones(self.n_features_), size=n_components)}
+
+    def check_param(self, name, value, n_components):
+        """Validate ``emissionprob``: shape (n_components, n_features), rows on the simplex."""
+        return _check_stochastic(value, name, (n_components, self.n_features_))
+
+    def log_likelihood(self, params, X):
+        with np.errstate(divide="ignore"):
+            logB = np.log(params["emissionprob"])
+        return np.ascontiguousarray(logB.T[X])
+
+    def frame(self, params, X):
+        B = params["emissionprob"]
+        return np.ascontiguousarray(B.T[X]), np.zeros(X.shape[0])
+
+    def empty_stats(self, n_components):
+        return {"counts": np.zeros((n_components, self.n_features_))}
+
+    def accumulate(self, params, X, gamma):
+        from .._kernels.hmm import categorical_emission_counts
+
+        counts = np.empty((gamma.shape[1], self.n_features_))
+        categorical_emission_counts(gamma, X, counts)
+        return {"counts": counts}
+
+    def m_step(self, params, stats, frozen):
+        if "emissionprob" in _as_frozen(frozen):
+            return {}
+        counts = stats.counts
+        if self.emissionprob_prior is not None:
+            counts = counts + (np.asarray(self.emissionprob_prior, dtype=float) - 1.0)
+        return {"emissionprob": _normalize_rows(counts, params["emissionprob"])}
+
+    def log_prior(self, params):
+        if self.emissionprob_prior is None:
+            return 0.0
+        B = params["emissionprob"]
+        alpha = np.broadcast_to(np.asarray(self.emissionprob_prior, dtype=float), B.shape)
+        return float(sum(dirichlet_logpdf(B[k], alpha[k]) for k in range(B.shape[0])))
+
+    def n_free_parameters(self, n_components):
+        return n_components * (self.n_features_ - 1)
+
+    def sample(self, params, states, rng):
+        B = params["emissionprob"]
+        cdf = np.cumsum(B, axis=1)
+        u = rng.random(len(states))
+        out = np.empty(len(states), dtype=np.int64)
+        for k in range(B.shape[0]):
+            sel = states == k
+            out[sel] = np.minimum(np.searchsorted(cdf[k], u[sel] * cdf[k, -1], side="right"),
+                                  B.shape[1] - 1)
+        return out[:, None]
+
+
+# --------------------------------------------------------------------------------------------
+# Poisson
+# --------------------------------------------------------------------------------------------
+
+class PoissonEmission(Emission):
+    """Independent Poisson emissions: feature ``d`` of an observation in state ``k`` is
+    Poisson(``lambdas[k, d]``) (Zucchini, MacDonald & Langrock 2016, ch. 3 and 4).
+
+    Parameters
+    ----------
+    lambdas_prior : float, optional
+        Shape ``a`` (>= 1) of a Gamma(a, b) prior on every rate (MAP estimate
+        ``(obs + a - 1) / (post + b)``). Default None: maximum likelihood.
+    lambdas_weight : float, default 0.0
+        Rate ``b`` (>= 0) of that Gamma prior; used only with ``lambdas_prior``.
+
+    Notes
+    -----
+    Observations are non-negative integer counts of shape (n_samples, n_features).
+    """
+
+    param_names = ("lambdas",)
+    stats_class = PoissonHMMStats
+
+    def __init__(self, lambdas_prior=None, lambdas_weight=0.0):
+        self.lambdas_prior = lambdas_prior
+        self.lambdas_weight = lambdas_weight
+
+    def validate(self, n_components):
+        if self.lambdas_prior is not None:
+            check_scalar(self.lambdas_prior, "lambdas_prior", numbers.Real, low=1.0)
+        check_scalar(self.lambdas_weight, "lambdas_weight", numbers.Real, low=0.0)
+
+    def check_X(self, X, offsets, reset):
+        """Validate counts: (n_samples, n_features) non-negative integers.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features) of float64
+
+        Raises
+        ------
+        ValueError
+            NaN, fractional or negative counts (naming the position), wrong shape, or a
+            different number of features than in ``fit``.
+        """
+        if hasattr(X, "toarray"):
+            raise TypeError("X must be a dense array of counts, got a sparse matrix.")
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected 2D array for X, got shape {arr.shape}; use X.reshape(-1, 1) for a "
+                "single count series.")
+        if arr.shape[0] < 1:
+            raise ValueError("X has 0 samples; at least one time step is required.")
+        cnt = _integer_column(arr, "X", offsets, "count")
+        neg = cnt < 0
+        if neg.any():
+            r, c = np.argwhere(neg)[0]
+            raise ValueError(f"X contains the negative count {cnt[r, c]} at {_where(int(r), offsets)}"
+                             f", feature {int(c)}; Poisson counts must be >= 0.")
+        if reset:
+            self.n_features_ = arr.shape[1]
+        elif arr.shape[1] != self.n_features_:
+            raise ValueError(f"X has {arr.shape[1]} features, but the model is expecting "
+                             f"{self.n_features_} features as input.")
+        return np.ascontiguousarray(cnt, dtype=np.float64)
+
+    def init_params(self, X, n_components, rng, init):
+        """``init='random'``: rates = overall mean times Uniform(0.5, 1.5) factors;
+        ``'kmeans++'``: rates at k-means++ seeds (Arthur & Vassilvitskii 2007) of the counts."""
+        mean = X.mean(axis=0)
+        if init == "kmeans++":
+            lam = _kmeans_plusplus(X, n_components, rng)
+        else:
+            lam = mean[None, :] * rng.uniform(0.5, 1.5, size=(n_components, X.shape[1]))
+        return {"lambdas": np.maximum(lam, 1e-3 * np.maximum(mean, 1e-3))}
+
+    def check_param(self, name, value, n_components):
+        lam = np.array(value, dtype=float, copy=True)
+        if lam.shape != (n_components, self.n_features_):
+            raise ValueError(f"init['lambdas'] must have shape ({n_components}, "
+                             f"{self.n_features_}), got {lam.shape}.")
+        if not np.all(np.isfinite(lam)) or np.any(lam < 0):
+            raise ValueError("init['lambdas'] must be finite and non-negative.")
+        return lam
+
+    def log_likelihood(self, params, X):
+        lam = params["lambdas"]
+        out = xlogy(X[:, None, :], lam[None, :, :]) - lam[None, :, :]
+        out = out.sum(axis=2) - gammaln(X + 1.0).sum(axis=1)[:, None]
+        return np.ascontiguousarray(out)
+
+    def empty_stats(self, n_components):
+        return {"post": np.zeros(n_components),
+                "obs": np.zeros((n_components, self.n_features_))}
+
+    def accumulate(self, params, X, gamma):
+        return {"post": gamma.sum(axis=0), "obs": gamma.T @ X}
+
+    def m_step(self, params, stats, frozen):
+        if "lambdas" in _as_frozen(frozen):
+            return {}
+        num = stats.obs
+        den = stats.post[:, None] + 0.0 * num
+        if self.lambdas_prior is not None:
+            num = num + (self.lambdas_prior - 1.0)
+            den = den + self.lambdas_weight
+        old = params["lambdas"]
+        ok = den > 0
+        lam = np.where(ok, num / np.where(ok, den, 1.0), old)  # unvisited state keeps its rates
+        return {"lambdas": lam}
+
+    def log_prior(self, params):
+        if self.lambdas_prior is None:
+            return 0.0
+        a, b = float(self.lambdas_prior), float(self.lambdas_weight)
+        lam = params["lambdas"]
+        if b <= 0:  # improper Gamma(a, 0): kernel only, as a MAP objective
+            return float(np.sum(xlogy(a - 1.0, lam)))
+        return float(np.sum(a * np.log(b) - gammaln(a) + xlogy(a - 1.0, lam) - b * lam))
+
+    def n_free_parameters(self, n_components):
+        return n_components * self.n_features_
+
+    def sample(self, params, states, rng):
+        return rng.poisson(params["lambdas"][states]).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Gaussian
+# --------------------------------------------------------------------------------------------
+
+COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
+
+
+class GaussianEmission(Emission):
+    """Multivariate Gaussian emissions N(``means[k]``, ``covars[k]``) (Rabiner 1989,
+    section IV; Bilmes 1998, section 4).
+
+    Parameters
+    ----------
+    covariance_type : {'diag', 'full', 'spherical', 'tied'}, default 'diag'
+        Shape of ``covars``: (K, D) diag, (K, D, D) full, (K,) spherical, (D, D) tied
+        (hmmlearn's and scikit-learn's conventions).
+    reg_covar : float, default 1e-6
+        Added to the diagonal of every covariance after each M-step (>= 0).
+
+    Notes
+    -----
+    Observations are finite floats of shape (n_samples, n_features).
+    """
+
+    param_names = ("means", "covars")
+    stats_class = GaussianHMMStats
+
+    def __init__(self, covariance_type="diag", reg_covar=1e-6):
+        self.covariance_type = covariance_type
+        self.reg_covar = reg_covar
+
+    def validate(self, n_components):
+        if self.covariance_type not in COVARIANCE_TYPES:
+            raise ValueError(f"covariance_type must be one of {COVARIANCE_TYPES}, got "
+                             f"{self.covariance_type!r}.")
+        check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
+
+    def check_X(self, X, offsets, reset):
+        """Validate observations: finite floats of shape (n_samples, n_features).
+
+        Raises
+        ------
+        ValueError
+            NaN/infinity (naming the position), wrong shape or number of features.
+        """
+        arr = np.asarray(X) if not hasattr(X, "toarray") else X
+        if hasattr(arr, "dtype") and arr.dtype.kind == "f" and arr.ndim == 2:
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                r = int(np.argwhere(bad)[0][0])
+                raise ValueError(f"Input X contains NaN or infinity at {_where(r, offsets)}.")
+        Xv = check_array(X, "X")
+        if reset:
+            self.n_features_ = Xv.shape[1]
+        elif Xv.shape[1] != self.n_features_:
+            raise ValueError(f"X has {Xv.shape[1]} features, but the model is expecting "
+                             f"{self.n_features_} features as input.")
+        return Xv
+
+    def init_params(self, X, n_components, rng, init):
+        """``'kmeans++'``: means at k-means++ seeds refined by 10 Lloyd iterations; ``'random'``:
+        means at distinct random rows; covariances: the data covariance (+ reg_covar) in every
+        state."""
+        from ._gaussian_block import data_covariance, broadcast_covariance
+
+        if init == "kmeans++":
+            means = _kmeans(X, n_components, rng)
+        else:
+            idx = rng.choice(X.shape[0], size=n_components, replace=X.shape[0] < n_components)
+            means = X[idx].copy()
+        cv = data_covariance(X, max(self.reg_covar, 1e-6))
+        return {"means": means, "covars": broadcast_covariance(cv, self.covariance_type,
+                                                               n_components)}
+
+    def check_param(self, name, value, n_components):
+        from ._gaussian_block import check_covars
+
+        D = self.n_features_
+        if name == "means":
+            m = np.array(value, dtype=float, copy=True)
+            if m.shape != (n_components, D) or not np.all(np.isfinite(m)):
+                raise ValueError(f"init['means'] must be finite with shape ({n_components}, {D}),"
+                                 f" got shape {m.shape}.")
+            return m
+        return check_covars(value, self.covariance_type, n_components, D, "init['covars']")
+
+    def log_likelihood(self, params, X):
+        from ._gaussian_block import gaussian_log_likelihood
+
+        return gaussian_log_likelihood(X, params["means"], params["covars"],
+                                       self.covariance_type)
+
+    def empty_stats(self, n_components):
+        D = self.n_features_
+        shape2 = (n_components, D, D) if self.covariance_type in ("full", "tied") else \
+            (n_components, D)
+        return {"post": np.zeros(n_components), "obs": np.zeros((n_components, D)),
+                "obs2": np.zeros(shape2)}
+
+    def accumulate(self, params, X, gamma):
+        post = gamma.sum(axis=0)
+        obs = gamma.T @ X
+        if self.covariance_type in ("full", "tied"):
+            obs2 = np.einsum("tk,td,te->kde", gamma, X, X, optimize=True)
+        else:
+            obs2 = gamma.T @ (X * X)
+        return {"post": post, "obs": obs, "obs2": obs2}
+
+    def m_step(self, params, stats, frozen):
+        from ._gaussian_block import gaussian_m_step
+
+        frozen = _as_frozen(frozen)
+        means, covars = gaussian_m_step(
+            stats.post, stats.obs, stats.obs2, params["means"], params["covars"],
+            self.covariance_type, self.reg_covar,
+            update_means="means" not in frozen, update_covars="covars" not in frozen)
+        out = {}
+        if "means" not in frozen:
+            out["means"] = means
+        if "covars" not in frozen:
+            out["covars"] = covars
+        return out
+
+    def n_free_parameters(self, n_components):
+        D = self.n_features_
+        cov = {"full": n_components * D * (D + 1) // 2, "diag": n_components * D,
+               "spherical": n_components, "tied": D * (D + 1) // 2}[self.covariance_type]
+        return n_components * D + cov
+
+    def sample(self, params, states, rng):
+        from ._gaussian_block import full_covariances
+
+        covs = full_covariances(params["covars"], self.covariance_type, len(params["means"]))
+        chol = np.linalg.cholesky(covs)
+        z = rng.standard_normal((len(states), self.n_features_))
+        return params["means"][states] + np.einsum("tde,te->td", chol[states], z)
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+
+def dirichlet_logpdf(p, alpha):
+    """Log density of Dirichlet(``alpha``) at ``p`` (``0 * log 0 = 0``), nats.
+
+    Parameters
+    ----------
+    p : ndarray of shape (K,)
+        A point on the simplex.
+    alpha : ndarray of shape (K,)
+        Concentrations (> 0).
+
+    Returns
+    -------
+    float
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    return float(gammaln(alpha.sum()) - gammaln(alpha).sum() + np.sum(xlogy(alpha - 1.0, p)))
+
+
+def _normalize_rows(counts, previous):
+    """Row-normalise non-negative ``counts``; a row with zero total (a state never visited)
+    keeps its previous distribution, so no 0/0 occurs."""
+    counts = np.maximum(counts, 0.0)
+    tot = counts.sum(axis=-1, keepdims=True)
+    ok = tot > 0
+    return np.where(ok, counts / np.where(ok, tot, 1.0), previous)
+
+
+def _check_stochastic(value, name, shape):
+    arr = np.array(value, dtype=float, copy=True)
+    if arr.shape != shape:
+        raise ValueError(f"init[{name!r}] must have shape {shape}, got {arr.shape}.")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"init[{name!r}] must be finite and non-negative.")
+    s = arr.sum(axis=-1)
+    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
+        raise ValueError(f"init[{name!r}] must sum to 1 along its last axis, got sums {s}.")
+    return arr / s[..., None] if arr.ndim > 1 else arr / s
+
+
+def _kmeans_plusplus(X, k, rng):
+    """k-means++ seeding (Arthur & Vassilvitskii 2007): ``k`` rows of ``X``."""
+    n = X.shape[0]
+    centers = [X[rng.integers(n)]]
+    d2 = ((X - centers[0]) ** 2).sum(axis=1)
+    for _ in range(1, k):
+        tot = d2.sum()
+        idx = rng.integers(n) if tot <= 0 else int(np.searchsorted(np.cumsum(d2), rng.random() * tot))
+        idx = min(idx, n - 1)
+        centers.append(X[idx])
+        d2 = np.minimum(d2, ((X - X[idx]) ** 2).sum(axis=1))
+    return np.array(centers, dtype=float)
+
+
+def _kmeans(X, k, rng, n_iter=10):
+    """k-means++ seeds refined by ``n_iter`` Lloyd iterations (empty clusters keep their
+    centre)."""
+    C = _kmeans_plusplus(X, k, rng)
+    for _ in range(n_iter):
+        d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2) if X.shape[0] * k < 2_000_000 \
+            else (X ** 2).sum(1)[:, None] - 2 * X @ C.T + (C ** 2).sum(1)[None, :]
+        lab = np.argmin(d, axis=1)
+        for j in range(k):
+            sel = lab == j
+            if sel.any():
+                C[j] = X[sel].mean(axis=0)
+    return C

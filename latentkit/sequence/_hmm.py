@@ -1,0 +1,773 @@
+"""Hidden Markov models fitted by Baum-Welch (EM) on latentkit's ELBO interface.
+
+:class:`HiddenMarkovModel` composes a Markov chain (``startprob_``, ``transmat_``) with an
+emission component (:mod:`latentkit.sequence._emissions`); :class:`CategoricalHMM`,
+:class:`GaussianHMM` and :class:`PoissonHMM` are the familiar names. The E-step is the scaled
+forward-backward recursion of Rabiner (1989, section V.A) in :mod:`latentkit._kernels.hmm`
+(numba, parallel over sequences, deterministic); the M-step is closed form (Baum, Petrie,
+Soules & Weiss 1970; Rabiner 1989 eqs. 40a-c), MAP with optional Dirichlet priors.
+
+The ELBO of an HMM fitted by EM is its log-likelihood (q(Z) is the exact posterior at the
+E-step), reported in **nats per time step**: the total log-likelihood of all sequences
+divided by the total number of time steps.
+"""
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_random_state, check_scalar
+from ..base import LatentModel, clone
+from . import _emissions as em
+from ._emissions import dirichlet_logpdf, _normalize_rows, _check_stochastic
+
+__all__ = ["HiddenMarkovModel", "CategoricalHMM", "GaussianHMM", "PoissonHMM",
+           "check_lengths"]
+
+_EMISSION_ALIASES = {
+    "categorical": em.CategoricalEmission,
+    "poisson": em.PoissonEmission,
+    "gaussian": em.GaussianEmission,
+}
+
+_INITS = ("random", "kmeans++")
+
+#: Below this much work (time steps x states^2) or with one sequence, kernels run on one
+#: thread: starting numba's thread pool costs more than it saves (results are identical).
+_PARALLEL_MIN_WORK = 200_000
+
+
+def _kernel(name, data, n_components):
+    from .._kernels import hmm as kernels
+
+    serial = data.n_sequences < 2 or data.n_samples * n_components ** 2 < _PARALLEL_MIN_WORK
+    return getattr(kernels, name + "_serial" if serial else name)
+
+
+# --------------------------------------------------------------------------------------------
+# data
+# --------------------------------------------------------------------------------------------
+
+def check_lengths(lengths, n_samples):
+    """Validate ``lengths`` and return sequence offsets.
+
+    Parameters
+    ----------
+    lengths : None or array-like of int of shape (n_sequences,)
+        Length of each sequence stacked in ``X`` (hmmlearn's convention). None: one sequence.
+    n_samples : int
+        Number of rows of ``X``.
+
+    Returns
+    -------
+    offsets : ndarray of shape (n_sequences + 1,) of int64
+        Sequence ``s`` is rows ``offsets[s]:offsets[s + 1]``.
+
+    Raises
+    ------
+    ValueError
+        Non-integer, negative or zero lengths (naming the sequence), or lengths whose sum is
+        not ``n_samples``.
+    TypeError
+        Non-numeric lengths.
+    """
+    if lengths is None:
+        return np.array([0, n_samples], dtype=np.int64)
+    arr = np.asarray(lengths)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise ValueError(f"lengths must be a 1-D array of sequence lengths, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError("lengths is empty; give at least one sequence length.")
+    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
+        raise TypeError(f"lengths must contain integers, got dtype {arr.dtype}.")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"lengths must contain integers, got {arr.tolist()!r}.")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero(arr <= 0)
+    if bad.size:
+        s = int(bad[0])
+        raise ValueError(f"lengths[{s}] = {arr[s]}: every sequence must have at least one time "
+                         "step (zero-length and negative lengths are not allowed).")
+    total = int(arr.sum())
+    if total != n_samples:
+        raise ValueError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "
+                         "the stacked sequences must add up to the number of rows of X.")
+    return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
+
+
+class SequenceData:
+    """Validated stacked sequences: the data object HMM E-steps consume.
+
+    Attributes
+    ----------
+    X : ndarray
+        Observations as the emission component validated them (n_samples rows).
+    offsets : ndarray of shape (n_sequences + 1,) of int64
+    """
+
+    def __init__(self, X, offsets):
+        self.X = X
+        self.offsets = offsets
+
+    @property
+    def n_samples(self):
+        return int(self.offsets[-1])
+
+    @property
+    def n_sequences(self):
+        return len(self.offsets) - 1
+
+    def subset(self, s0, s1):
+        """Sequences ``s0..s1-1`` as a new SequenceData."""
+        a, b = self.offsets[s0], self.offsets[s1]
+        return SequenceData(self.X[a:b], self.offsets[s0:s1 + 1] - a)
+
+
+# --------------------------------------------------------------------------------------------
+# the model
+# --------------------------------------------------------------------------------------------
+
+class HiddenMarkovModel(LatentModel):
+    """Hidden Markov model with a composed emission component, fitted by Baum-Welch.
+
+    The hidden chain has ``n_components`` states with initial distribution ``startprob_`` and
+    transition matrix ``transmat_``; the emission component (categorical, Poisson, Gaussian
+    or user-defined, see :mod:`latentkit.sequence._emissions`) gives ``p(x_t | z_t)``.
+    Several sequences are stacked in ``X`` and delimited by ``lengths`` (hmmlearn's
+    convention). Fitting raises the log-likelihood (the ELBO of EM, in nats per time step)
+    by expectation-maximisation: scaled forward-backward E-step, closed-form M-step (Baum et
+    al. 1970; Rabiner 1989, eqs. 40a-c), MAP when priors are given.
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of hidden states ``K``.
+    emission : Emission or {'categorical', 'poisson', 'gaussian'}, default 'categorical'
+        The emission component (a string builds one with default hyper-parameters).
+    startprob_prior : float or array-like of shape (K,), optional
+        Dirichlet concentration (>= 1) on ``startprob_``; None (default) is maximum
+        likelihood with no prior term.
+    transmat_prior : float or array-like of shape (K, K), optional
+        Dirichlet concentration (>= 1) on each row of ``transmat_``; None: no prior.
+    init : {'random', 'kmeans++'} or dict, default 'random'
+        Starting parameters: ``'random'`` draws ``startprob``, ``transmat`` rows (flat
+        Dirichlet) and the emission parameters at random; ``'kmeans++'`` seeds the emission
+        means/rates by k-means++ (Gaussian, Poisson); a dict gives any of ``'startprob'``,
+        ``'transmat'`` and the emission's parameter names (``'emissionprob'``, ``'means'``,
+        ``'covars'``, ``'lambdas'``), the rest drawn as for ``'random'``.
+    frozen : set of str, optional
+        Parameters kept at their starting values during fitting, e.g. ``{'startprob'}``.
+    n_init : int, default 1
+        Number of initialisations; the one with the highest final ELBO is kept.
+    max_iter : int, default 100
+        Maximum number of Baum-Welch iterations per initialisation.
+    tol : float, default 1e-6
+        Convergence threshold on the ELBO change, nats per time step (``tol=0`` runs exactly
+        ``max_iter`` iterations).
+    random_state : int, numpy.random.Generator or None, default None
+    callback : callable, optional
+        ``callback(model, n_iter, elbo)``; returning True stops the fit.
+    verbose : bool, default False
+
+    Attributes
+    ----------
+    startprob_ : ndarray of shape (n_components,)
+    transmat_ : ndarray of shape (n_components, n_components)
+        Row ``i`` is ``p(z_{t+1} | z_t = i)``. A state never visited keeps its previous row
+        (no 0/0).
+    emissionprob_ / lambdas_ / means_, covars_ : ndarray
+        The emission parameters (names of the emission component plus ``_``).
+    emission_ : Emission
+        The fitted clone of ``emission`` (holds resolved values such as ``n_features_``).
+    n_features_in_ : int
+        Number of columns of ``X``.
+    lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
+        See :class:`latentkit.base.LatentModel`; ELBO = log-likelihood in nats per time step,
+        recorded at each iteration's E-step (as hmmlearn records it).
+
+    Notes
+    -----
+    ``score`` returns the **mean log-likelihood per time step** (hmmlearn's ``score`` returns
+    the total: multiply by the number of rows); ``score_sequences`` gives the log-likelihood
+    of each sequence and ``score_samples`` the one-step predictive log-densities
+    ``log p(x_t | x_<t)`` whose sum over a sequence is its log-likelihood.
+
+    References
+    ----------
+    Baum, L. E., Petrie, T., Soules, G. & Weiss, N. (1970). A maximization technique occurring
+    in the statistical analysis of probabilistic functions of Markov chains. Ann. Math. Stat.
+    Rabiner, L. R. (1989). A tutorial on hidden Markov models and selected applications in
+    speech recognition. Proc. IEEE 77(2).
+    """
+
+    _sample_unit = "time step"
+
+    def __init__(self, n_components=2, emission="categorical", *, startprob_prior=None,
+                 transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=100,
+                 tol=1e-6, random_state=None, callback=None, verbose=False):
+        self.n_components = n_components
+        self.emission = emission
+        self.startprob_prior = startprob_prior
+        self.transmat_prior = transmat_prior
+        self.init = init
+        self.frozen = frozen
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    # ---- template ------------------------------------------------------------------------
+    def _make_emission(self):
+        e = self.emission
+        if isinstance(e, str):
+            if e not in _EMISSION_ALIASES:
+                raise ValueError(f"emission must be one of {sorted(_EMISSION_ALIASES)} or an "
+                                 f"Emission object, got {e!r}.")
+            return _EMISSION_ALIASES[e]()
+        if not isinstance(e, em.Emission):
+            raise TypeError(f"emission must be an Emission object or one of "
+                            f"{sorted(_EMISSION_ALIASES)}, got {type(e).__name__}.")
+        return clone(e)
+
+    def _param_names(self):
+        return ("startprob", "transmat") + tuple(self.emission_.param_names)
+
+    def _validate_params(self):
+        K = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
+        emission = self._make_emission()
+        emission.validate(K)
+        self.emission_ = emission
+        for name, shape in (("startprob_prior", (K,)), ("transmat_prior", (K, K))):
+            p = getattr(self, name)
+            if p is None:
+                continue
+            try:
+                arr = np.broadcast_to(np.asarray(p, dtype=float), shape)
+            except (ValueError, TypeError):
+                raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got "
+                                 f"{p!r}.") from None
+            if not np.all(np.isfinite(arr)) or np.any(arr < 1):
+                raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
+                                 f"whose MAP estimate exists), got {p!r}.")
+        names = set(self._param_names())
+        if isinstance(self.init, str):
+            if self.init not in _INITS:
+                raise ValueError(f"init must be one of {_INITS} or a dict of starting "
+                                 f"parameters, got {self.init!r}.")
+        elif isinstance(self.init, dict):
+            unknown = set(self.init) - names
+            if unknown:
+                raise ValueError(f"init has unknown parameter(s) {sorted(unknown)}; valid "
+                                 f"names are {sorted(names)}.")
+        else:
+            raise TypeError(f"init must be a str or a dict, got {type(self.init).__name__}.")
+        frozen = self.frozen
+        if frozen is None:
+            frozen = frozenset()
+        elif isinstance(frozen, str):
+            raise TypeError(f"frozen must be a set of parameter names such as {{'startprob'}}, "
+                            f"got the string {frozen!r}.")
+        else:
+            frozen = frozenset(frozen)
+        unknown = frozen - names
+        if unknown:
+            raise ValueError(f"frozen has unknown parameter(s) {sorted(unknown)}; valid names "
+                             f"are {sorted(names)}.")
+        self.frozen_ = frozen
+
+    def _validate_data(self, X, reset, lengths=None):
+        if reset:
+            # emission_ is (re)created by _validate_params, which fit calls first
+            if not hasattr(self, "emission_"):
+                self._validate_params()
+        else:
+            self._check_is_fitted()
+        n_rows = _n_rows(X)
+        offsets = check_lengths(lengths, n_rows)
+        Xv = self.emission_.check_X(X, offsets, reset)
+        if reset:
+            arr = np.asarray(X)
+            self.n_features_in_ = 1 if arr.ndim == 1 else arr.shape[1]
+        return SequenceData(Xv, offsets)
+
+    def _n_samples(self, data):
+        return data.n_samples
+
+    def _split_data(self, data, n_chunks):
+        """Split on sequence boundaries into at most ``n_chunks`` chunks of about equal
+        numbers of time steps."""
+        n_seq = data.n_sequences
+        n_chunks = max(1, min(int(n_chunks), n_seq))
+        targets = np.linspace(0, data.n_samples, n_chunks + 1)[1:-1]
+        cuts = np.searchsorted(data.offsets, targets)
+        cuts = np.unique(np.clip(cuts, 1, n_seq - 1)) if n_seq > 1 else np.array([], int)
+        bounds = [0] + [int(c) for c in cuts] + [n_seq]
+        return [data.subset(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+    def _init_params(self, data, rng):
+        K = self.n_components
+        init = self.init if isinstance(self.init, dict) else {}
+        method = self.init if isinstance(self.init, str) else "random"
+        start = rng.dirichlet(np.ones(K))
+        trans = rng.dirichlet(np.ones(K), size=K)
+        emis = self.emission_.init_params(data.X, K, rng, method)
+        params = {"startprob": start, "transmat": trans, **emis}
+        for name, value in init.items():
+            if name == "startprob":
+                params[name] = _check_stochastic(value, name, (K,))
+            elif name == "transmat":
+                params[name] = _check_stochastic(value, name, (K, K))
+            else:
+                params[name] = self.emission_.check_param(name, value, K)
+        for name, value in params.items():
+            setattr(self, name + "_", np.asarray(value, dtype=float))
+
+    def _emission_params(self):
+        return {name: getattr(self, name + "_") for name in self.emission_.param_names}
+
+    def _empty_stats(self):
+        K = self.n_components
+        return self.emission_.stats_class(
+            n=0.0, data_term=0.0, start=np.zeros(K), trans=np.zeros((K, K)),
+            **self.emission_.empty_stats(K))
+
+    def _forward_backward(self, data):
+        forward_backward_scaled = _kernel("forward_backward_scaled", data, self.n_components)
+        frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
+        T, K = frame.shape
+        gamma = np.empty((T, K))
+        log_pred = np.empty(T)
+        xi = np.empty((data.n_sequences, K, K))
+        loglik = np.empty(data.n_sequences)
+        forward_backward_scaled(frame, log_offset, np.ascontiguousarray(self.startprob_),
+                                np.ascontiguousarray(self.transmat_), data.offsets, gamma,
+                                log_pred, xi, loglik)
+        bad = np.flatnonzero(~np.isfinite(loglik))
+        if bad.size:
+            s = int(bad[0])
+            a = data.offsets[s]
+            t = int(np.argmax(~np.isfinite(log_pred[a:data.offsets[s + 1]])))
+            raise ValueError(
+                f"Sequence {s} has probability zero under the current parameters (first "
+                f"impossible observation at position {t}, row {a + t}); its posteriors are "
+                "undefined. Check the data, or avoid zero probabilities in the parameters.")
+        return gamma, log_pred, xi, loglik
+
+    def _e_step(self, data):
+        gamma, _, xi, loglik = self._forward_backward(data)
+        start = gamma[data.offsets[:-1]].sum(axis=0)
+        trans = xi.sum(axis=0)
+        emis = self.emission_.accumulate(self._emission_params(), data.X, gamma)
+        return self.emission_.stats_class(n=float(data.n_samples), data_term=float(loglik.sum()),
+                                          start=start, trans=trans, **emis)
+
+    def _m_step(self, stats, step_size=1.0, scale=1.0):
+        stats = self._blend_stats(stats, step_size=step_size, scale=scale)
+        frozen = self.frozen_
+        if "startprob" not in frozen:
+            c = stats.start
+            if self.startprob_prior is not None:
+                c = c + (np.asarray(self.startprob_prior, dtype=float) - 1.0)
+            self.startprob_ = _normalize_rows(c, self.startprob_)
+        if "transmat" not in frozen:
+            c = stats.trans
+            if self.transmat_prior is not None:
+                c = c + (np.asarray(self.transmat_prior, dtype=float) - 1.0)
+            self.transmat_ = _normalize_rows(c, self.transmat_)
+        for name, value in self.emission_.m_step(self._emission_params(), stats, frozen).items():
+            setattr(self, name + "_", value)
+
+    def _global_elbo_terms(self):
+        K = self.n_components
+        out = 0.0
+        if self.startprob_prior is not None:
+            out += dirichlet_logpdf(self.startprob_, np.broadcast_to(
+                np.asarray(self.startprob_prior, dtype=float), (K,)))
+        if self.transmat_prior is not None:
+            a = np.broadcast_to(np.asarray(self.transmat_prior, dtype=float), (K, K))
+            out += sum(dirichlet_logpdf(self.transmat_[i], a[i]) for i in range(K))
+        return out + self.emission_.log_prior(self._emission_params())
+
+    # ---- inference ----------------------------------------------------------------------------
+    def _is_fitted(self):
+        return hasattr(self, "transmat_") and hasattr(self, "emission_")
+
+    def _check_is_fitted(self):
+        if not hasattr(self, "transmat_") or not hasattr(self, "emission_"):
+            from ..base import NotFittedError
+
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator.")
+
+    def _forward(self, data):
+        forward_scaled = _kernel("forward_scaled", data, self.n_components)
+        frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
+        log_pred = np.empty(frame.shape[0])
+        loglik = np.empty(data.n_sequences)
+        forward_scaled(frame, log_offset, np.ascontiguousarray(self.startprob_),
+                       np.ascontiguousarray(self.transmat_), data.offsets, log_pred, loglik)
+        return log_pred, loglik
+
+    def score_samples(self, X, lengths=None):
+        """One-step predictive log-densities ``log p(x_t | x_1..x_{t-1})`` (forward algorithm
+        with scaling; Rabiner 1989 section V.A: they are the log scale factors).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Stacked sequences (see the class docstring).
+        lengths : array-like of int of shape (n_sequences,), optional
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Nats; their sum over a sequence is its log-likelihood (``-inf`` from the first
+            impossible observation on). Note: hmmlearn's ``score_samples`` returns
+            ``(logprob, posteriors)``; use :meth:`predict_proba` for the posteriors.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths)
+        return self._forward(data)[0]
+
+    def score_sequences(self, X, lengths=None):
+        """Log-likelihood of each sequence, nats.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        lengths : array-like of int of shape (n_sequences,), optional
+
+        Returns
+        -------
+        ndarray of shape (n_sequences,)
+            ``log p(x^{(s)})`` per sequence (``-inf`` for an impossible sequence).
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths)
+        return self._forward(data)[1]
+
+    def score(self, X, lengths=None):
+        """Mean log-likelihood per time step: ``sum_s log p(x^{(s)}) / n_samples``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        lengths : array-like of int of shape (n_sequences,), optional
+
+        Returns
+        -------
+        float
+            Nats per time step. hmmlearn's ``score`` is the total; it equals this value times
+            ``n_samples`` (or ``score_sequences(X, lengths).sum()``).
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths)
+        return float(self._forward(data)[1].sum() / data.n_samples)
+
+    def predict_proba(self, X, lengths=None):
+        """Posterior state probabilities ``p(z_t = k | x)`` (forward-backward).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        lengths : array-like of int of shape (n_sequences,), optional
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            Rows sum to 1.
+
+        Raises
+        ------
+        ValueError
+            A sequence with probability zero under the model.
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths)
+        return self._forward_backward(data)[0]
+
+    def decode(self, X, lengths=None):
+        """Most probable state sequence (Viterbi in log space; Viterbi 1967, Rabiner 1989
+        eqs. 32-35).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        lengths : array-like of int of shape (n_sequences,), optional
+
+        Returns
+        -------
+        log_prob : float
+            ``sum_s max_z log p(x^{(s)}, z)``, nats (total, as hmmlearn's ``decode``).
+        state_sequence : ndarray of shape (n_samples,) of int
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths)
+        viterbi_log = _kernel("viterbi_log", data, self.n_components)
+        logf = self.emission_.log_likelihood(self._emission_params(), data.X)
+        with np.errstate(divide="ignore"):
+            log_pi = np.log(self.startprob_)
+            log_A = np.log(self.transmat_)
+        path = np.empty(data.n_samples, dtype=np.int64)
+        logprob = np.empty(data.n_sequences)
+        viterbi_log(np.ascontiguousarray(logf), log_pi, np.ascontiguousarray(log_A),
+                    data.offsets, path, logprob)
+        return float(logprob.sum()), path
+
+    def predict(self, X, lengths=None):
+        """Viterbi state sequence (see :meth:`decode`).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) of int
+        """
+        return self.decode(X, lengths)[1]
+
+    def sample(self, n_samples=1, random_state=None, currstate=None):
+        """Draw one sequence of ``n_samples`` time steps from the fitted model.
+
+        Parameters
+        ----------
+        n_samples : int, default 1
+        random_state : int, numpy.random.Generator or None
+        currstate : int, optional
+            Start the chain in this state instead of drawing it from ``startprob_``.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            Observations (ints for categorical and Poisson emissions).
+        states : ndarray of shape (n_samples,) of int
+        """
+        self._check_is_fitted()
+        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
+        rng = check_random_state(random_state)
+        K = self.n_components
+        u = rng.random(n_samples)
+        cdf_start = np.cumsum(self.startprob_)
+        cdf_trans = np.cumsum(self.transmat_, axis=1)
+        states = np.empty(n_samples, dtype=np.int64)
+        if currstate is None:
+            z = int(np.searchsorted(cdf_start, u[0] * cdf_start[-1], side="right"))
+        else:
+            z = check_scalar(currstate, "currstate", numbers.Integral, low=0, high=K - 1)
+        states[0] = min(z, K - 1)
+        for t in range(1, n_samples):
+            row = cdf_trans[states[t - 1]]
+            states[t] = min(int(np.searchsorted(row, u[t] * row[-1], side="right")), K - 1)
+        X = self.emission_.sample(self._emission_params(), states, rng)
+        return X, states
+
+    def _n_parameters(self):
+        K = self.n_components
+        n = 0
+        if "startprob" not in self.frozen_:
+            n += K - 1
+        if "transmat" not in self.frozen_:
+            n += K * (K - 1)
+        if not set(self.emission_.param_names) & self.frozen_:
+            n += self.emission_.n_free_parameters(K)
+        return n
+
+    def bic(self, X, lengths=None):
+        """Bayesian information criterion ``-2 log L + p log n`` (Schwarz 1978); lower is better.
+
+        ``p`` counts the free parameters that are fitted (frozen ones excluded), ``n`` the time
+        steps.
+
+        Returns
+        -------
+        float
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths)
+        ll = self._forward(data)[1].sum()
+        return float(-2.0 * ll + self._n_parameters() * np.log(data.n_samples))
+
+    def aic(self, X, lengths=None):
+        """Akaike information criterion ``-2 log L + 2 p`` (Akaike 1974); lower is better.
+
+        Returns
+        -------
+        float
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths)
+        ll = self._forward(data)[1].sum()
+        return float(-2.0 * ll + 2.0 * self._n_parameters())
+
+
+def _n_rows(X):
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            X = np.asarray(X)
+        except Exception as exc:
+            raise ValueError(f"X could not be converted to an array: {exc}") from None
+        shape = X.shape
+    if len(shape) == 0:
+        raise ValueError(f"Expected an array of observations for X, got a scalar: {X!r}.")
+    return int(shape[0])
+
+
+# --------------------------------------------------------------------------------------------
+# familiar names
+# --------------------------------------------------------------------------------------------
+
+_COMMON_DOC = """
+    startprob_prior, transmat_prior : float or array-like, optional
+        Dirichlet concentrations (>= 1) on ``startprob_`` and the rows of ``transmat_`` (MAP);
+        None: maximum likelihood.
+    init : {'random', 'kmeans++'} or dict, default %(init)r
+        See :class:`HiddenMarkovModel`.
+    frozen : set of str, optional
+        Parameters kept fixed during fitting, e.g. ``{'startprob', 'transmat'}``.
+    n_init, max_iter, tol, random_state, callback, verbose
+        See :class:`HiddenMarkovModel` (``tol`` in nats per time step).
+"""
+
+
+class CategoricalHMM(HiddenMarkovModel):
+    __doc__ = """HMM with categorical (discrete-symbol) emissions, fitted by Baum-Welch.
+
+    ``HiddenMarkovModel(n_components, emission=CategoricalEmission(n_features))`` under its
+    familiar name (hmmlearn's ``CategoricalHMM``; Rabiner 1989).
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of hidden states.
+    n_features : int, optional
+        Number of symbols; X holds ints in ``0..n_features-1`` of shape (n_samples, 1).
+        Default: inferred by ``fit`` as ``max(X) + 1``.
+    emissionprob_prior : float or array-like, optional
+        Dirichlet concentration (>= 1) on the rows of ``emissionprob_``.
+    """ + _COMMON_DOC % {"init": "random"} + """
+    Attributes
+    ----------
+    startprob_ : ndarray of shape (n_components,)
+    transmat_ : ndarray of shape (n_components, n_components)
+    emissionprob_ : ndarray of shape (n_components, n_features)
+        ``emissionprob_[k, m] = p(x_t = m | z_t = k)``.
+    lower_bound_, lower_bounds_, n_iter_, converged_
+        Log-likelihood in nats per time step (see :class:`HiddenMarkovModel`).
+    """
+
+    def __init__(self, n_components=2, n_features=None, *, emissionprob_prior=None,
+                 startprob_prior=None, transmat_prior=None, init="random", frozen=None,
+                 n_init=1, max_iter=100, tol=1e-6, random_state=None, callback=None,
+                 verbose=False):
+        self.n_components = n_components
+        self.n_features = n_features
+        self.emissionprob_prior = emissionprob_prior
+        self.startprob_prior = startprob_prior
+        self.transmat_prior = transmat_prior
+        self.init = init
+        self.frozen = frozen
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    def _make_emission(self):
+        return em.CategoricalEmission(n_features=self.n_features,
+                                      emissionprob_prior=self.emissionprob_prior)
+
+
+class PoissonHMM(HiddenMarkovModel):
+    __doc__ = """HMM with independent Poisson emissions, fitted by Baum-Welch.
+
+    The earthquake-count model of Zucchini, MacDonald & Langrock (2016, ch. 3-4), with a free
+    initial distribution (hmmlearn's ``PoissonHMM``).
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of hidden states.
+    lambdas_prior : float, optional
+        Gamma shape (>= 1) of a prior on every rate; None: maximum likelihood.
+    lambdas_weight : float, default 0.0
+        Gamma rate of that prior.
+    """ + _COMMON_DOC % {"init": "random"} + """
+    Attributes
+    ----------
+    startprob_ : ndarray of shape (n_components,)
+    transmat_ : ndarray of shape (n_components, n_components)
+    lambdas_ : ndarray of shape (n_components, n_features)
+        Poisson rates per state and feature.
+    """
+
+    def __init__(self, n_components=2, *, lambdas_prior=None, lambdas_weight=0.0,
+                 startprob_prior=None, transmat_prior=None, init="random", frozen=None,
+                 n_init=1, max_iter=100, tol=1e-6, random_state=None, callback=None,
+                 verbose=False):
+        self.n_components = n_components
+        self.lambdas_prior = lambdas_prior
+        self.lambdas_weight = lambdas_weight
+        self.startprob_prior = startprob_prior
+        self.transmat_prior = transmat_prior
+        self.init = init
+        self.frozen = frozen
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    def _make_emission(self):
+        return em.PoissonEmission(lambdas_prior=self.lambdas_prior,
+                                  lambdas_weight=self.lambdas_weight)
+
+
+class GaussianHMM(HiddenMarkovModel):
+    __doc__ = """HMM with multivariate Gaussian emissions, fitted by Baum-Welch.
+
+    hmmlearn's ``GaussianHMM`` under latentkit's interface (Rabiner 1989 section IV); the
+    Gaussian computations are the shared block of :mod:`latentkit.distributions`.
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of hidden states.
+    covariance_type : {'diag', 'full', 'spherical', 'tied'}, default 'diag'
+        ``covars_`` shape: (K, D), (K, D, D), (K,) or (D, D).
+    reg_covar : float, default 1e-6
+        Non-negative regularisation added to the diagonal of the covariances at each M-step.
+    """ + _COMMON_DOC % {"init": "kmeans++"} + """
+    Attributes
+    ----------
+    startprob_ : ndarray of shape (n_components,)
+    transmat_ : ndarray of shape (n_components, n_components)
+    means_ : ndarray of shape (n_components, n_features)
+    covars_ : ndarray
+        Shape by ``covariance_type`` (hmmlearn's documented shapes; hmmlearn's ``covars_``
+        getter expands them to full matrices).
+    """
+
+    def __init__(self, n_components=2, covariance_type="diag", *, reg_covar=1e-6,
+                 startprob_prior=None, transmat_prior=None, init="kmeans++", frozen=None,
+                 n_init=1, max_iter=100, tol=1e-6, random_state=None, callback=None,
+                 verbose=False):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.reg_covar = reg_covar
+        self.startprob_prior = startprob_prior
+        self.transmat_prior = transmat_prior
+        self.init = init
+        self.frozen = frozen
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    def _make_emission(self):
+        return em.GaussianEmission(covariance_type=self.covariance_type,
+                                   reg_covar=self.reg_covar)

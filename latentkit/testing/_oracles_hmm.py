@@ -1,0 +1,161 @@
+"""Naive NumPy oracles of the HMM kernels (:mod:`latentkit._kernels.hmm`).
+
+Everything here is computed in log space with :func:`scipy.special.logsumexp`, one sequence
+at a time, with no scaling tricks, so it is an independent check of the scaled kernels
+(compared to 1e-10 in ``tests/sequence/test_hmm_kernels.py``).
+"""
+
+import numpy as np
+from scipy.special import logsumexp
+
+__all__ = [
+    "forward_backward_oracle",
+    "viterbi_oracle",
+    "categorical_counts_oracle",
+    "brute_force_hmm_loglik",
+]
+
+
+def _segments(n_samples, lengths):
+    lengths = [n_samples] if lengths is None else list(lengths)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(int)
+    return list(zip(offsets[:-1], offsets[1:]))
+
+
+def forward_backward_oracle(log_frame, startprob, transmat, lengths=None):
+    """Log-space forward-backward (Rabiner 1989, eqs. 19-27, 37), one sequence at a time.
+
+    Parameters
+    ----------
+    log_frame : ndarray of shape (n_samples, n_components)
+        Emission log-probabilities ``log p(x_t | z_t = k)``.
+    startprob : ndarray of shape (n_components,)
+    transmat : ndarray of shape (n_components, n_components)
+    lengths : array-like of int, optional
+        Sequence lengths (default: one sequence).
+
+    Returns
+    -------
+    gamma : ndarray of shape (n_samples, n_components)
+        Posterior state probabilities.
+    log_pred : ndarray of shape (n_samples,)
+        ``log p(x_t | x_<t)``, nats.
+    xi : ndarray of shape (n_sequences, n_components, n_components)
+        Expected transition counts of each sequence.
+    loglik : ndarray of shape (n_sequences,)
+        Log-likelihood of each sequence, nats.
+    """
+    log_frame = np.asarray(log_frame, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_pi = np.log(startprob)
+        log_A = np.log(transmat)
+    T, K = log_frame.shape
+    segs = _segments(T, lengths)
+    gamma = np.empty((T, K))
+    log_pred = np.empty(T)
+    xi = np.zeros((len(segs), K, K))
+    loglik = np.empty(len(segs))
+    for s, (a, b) in enumerate(segs):
+        L = log_frame[a:b]
+        n = b - a
+        la = np.empty((n, K))
+        lb = np.zeros((n, K))
+        la[0] = log_pi + L[0]
+        for t in range(1, n):
+            la[t] = logsumexp(la[t - 1][:, None] + log_A, axis=0) + L[t]
+        for t in range(n - 2, -1, -1):
+            lb[t] = logsumexp(log_A + (L[t + 1] + lb[t + 1])[None, :], axis=1)
+        ll = logsumexp(la[-1])
+        loglik[s] = ll
+        gamma[a:b] = np.exp(la + lb - ll)
+        cum = np.array([logsumexp(la[t]) for t in range(n)])
+        log_pred[a:b] = np.diff(np.concatenate([[0.0], cum]))
+        for t in range(n - 1):
+            xi[s] += np.exp(la[t][:, None] + log_A + (L[t + 1] + lb[t + 1])[None, :] - ll)
+    return gamma, log_pred, xi, loglik
+
+
+def viterbi_oracle(log_frame, startprob, transmat, lengths=None):
+    """Log-space Viterbi with NumPy (Rabiner 1989, eqs. 32-35), one sequence at a time.
+
+    Parameters
+    ----------
+    log_frame : ndarray of shape (n_samples, n_components)
+    startprob : ndarray of shape (n_components,)
+    transmat : ndarray of shape (n_components, n_components)
+    lengths : array-like of int, optional
+
+    Returns
+    -------
+    path : ndarray of shape (n_samples,) of int
+        Most probable state sequence (ties to the lowest index).
+    logprob : ndarray of shape (n_sequences,)
+        ``max_z log p(x, z)`` per sequence, nats.
+    """
+    log_frame = np.asarray(log_frame, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_pi = np.log(startprob)
+        log_A = np.log(transmat)
+    T, K = log_frame.shape
+    segs = _segments(T, lengths)
+    path = np.empty(T, dtype=int)
+    logprob = np.empty(len(segs))
+    for s, (a, b) in enumerate(segs):
+        n = b - a
+        delta = log_pi + log_frame[a]
+        back = np.zeros((n, K), dtype=int)
+        for t in range(1, n):
+            cand = delta[:, None] + log_A
+            back[t] = np.argmax(cand, axis=0)
+            delta = cand[back[t], np.arange(K)] + log_frame[a + t]
+        z = int(np.argmax(delta))
+        logprob[s] = delta[z]
+        path[b - 1] = z
+        for t in range(n - 1, 0, -1):
+            z = back[t, z]
+            path[a + t - 1] = z
+    return path, logprob
+
+
+def categorical_counts_oracle(gamma, symbols, n_features):
+    """Expected emission counts ``gamma.T @ onehot(symbols)``.
+
+    Parameters
+    ----------
+    gamma : ndarray of shape (n_samples, n_components)
+    symbols : ndarray of shape (n_samples,) of int
+    n_features : int
+
+    Returns
+    -------
+    ndarray of shape (n_components, n_features)
+    """
+    onehot = np.zeros((len(symbols), n_features))
+    onehot[np.arange(len(symbols)), symbols] = 1.0
+    return np.asarray(gamma).T @ onehot
+
+
+def brute_force_hmm_loglik(log_frame, startprob, transmat):
+    """Log-likelihood of one short sequence by enumerating all ``K**T`` state paths.
+
+    Parameters
+    ----------
+    log_frame : ndarray of shape (T, K)
+    startprob : ndarray of shape (K,)
+    transmat : ndarray of shape (K, K)
+
+    Returns
+    -------
+    float
+        ``log sum_z p(x, z)``, nats.
+    """
+    import itertools
+
+    T, K = log_frame.shape
+    terms = []
+    for z in itertools.product(range(K), repeat=T):
+        lp = np.log(startprob[z[0]]) + log_frame[0, z[0]]
+        for t in range(1, T):
+            lp += np.log(transmat[z[t - 1], z[t]]) + log_frame[t, z[t]]
+        terms.append(lp)
+    return float(logsumexp(terms))
