@@ -24,10 +24,11 @@ __all__ = [
 ]
 
 # --- issue 5 (moments, whitening, estimators, online) ------------------------------------
-try:  # pragma: no cover - filled in as the modules land
-    from ._whitening import Whitening, whiten  # noqa: F401
-    __all__ += ["Whitening", "whiten"]
-except ImportError:
-    pass
+from ._whitening import Whitening, whiten  # noqa: F401,E402
+from ._moments import GMMMoments, HMMMoments, LDAMoments, project_simplex  # noqa: F401,E402
+from ._estimators import SpectralGMM, SpectralHMM, SpectralLDA  # noqa: F401,E402
+
+__all__ += ["Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "project_simplex",
+            "SpectralGMM", "SpectralLDA", "SpectralHMM"]
 
 # --- issue 6 (private, completion, sparse) adds its imports below -------------------------

@@ -1,0 +1,296 @@
+"""Method-of-moments estimators: SpectralGMM, SpectralLDA, SpectralHMM.
+
+Each one estimates M2 and M3 (:mod:`._moments`), whitens M2 (:func:`~._whitening.whiten`),
+decomposes the whitened third moment with the robust tensor power method
+(:func:`~._power.robust_tensor_power`) and maps the eigenpairs back to the model's parameters
+in their usual form (SPECTRAL_NOTES.md sections 1.1-1.5). No iterative likelihood fitting:
+these are consistent estimators and good starting points (``init='spectral'``).
+"""
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_random_state, check_scalar
+from ..base import NotFittedError, ParamsMixin
+from ._moments import GMMMoments, HMMMoments, LDAMoments
+from ._power import robust_tensor_power
+from ._tensors import SymmetricTensor
+from ._whitening import whiten
+
+__all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
+
+
+def _check_common(est):
+    check_scalar(est.n_components, "n_components", numbers.Integral, low=1)
+    check_scalar(est.n_restarts, "n_restarts", numbers.Integral, low=1)
+    check_scalar(est.n_iter, "n_iter", numbers.Integral, low=1)
+    check_scalar(est.tol, "tol", numbers.Real, low=0.0)
+
+
+def _decompose(T, k, est, rng, dense):
+    if dense:
+        T = SymmetricTensor(T.to_dense() if hasattr(T, "to_dense") else T, check_symmetric=False)
+    return robust_tensor_power(T, k, n_restarts=est.n_restarts, n_iter=est.n_iter, tol=est.tol,
+                               random_state=rng, check_symmetric=False)
+
+
+class _SpectralBase(ParamsMixin):
+    def _check_fitted(self):
+        if not hasattr(self, "eigenvalues_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
+                                 "call fit first.")
+
+
+class SpectralGMM(_SpectralBase):
+    """Spherical Gaussian mixture with a common variance by the method of moments.
+
+    Parameters
+    ----------
+    n_components : int
+        k, at most n_features.
+    variance : {'bottom_mean', 'min'}, default 'bottom_mean'
+        Estimate of sigma^2 (see :class:`~latentkit.spectral.GMMMoments`).
+    tensor : {'auto', 'dense', 'implicit'}, default 'auto'
+        Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
+        contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
+        'auto' is 'dense' when k <= 100.
+    n_restarts : int, default 20
+    n_iter : int, default 100
+    tol : float, default 1e-8
+        Robust tensor power method settings.
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_components,)
+    means_ : ndarray of shape (n_components, n_features)
+    covariances_ : ndarray of shape (n_components,)
+        The common variance sigma^2 for every component ('spherical' form).
+    sigma2_ : float
+    eigenvalues_ : ndarray of shape (n_components,)
+    raw_weight_sum_ : float
+        ``sum_i lambda_i^{-2}`` before renormalisation (1 for a perfect fit).
+    whitening_ : Whitening
+    n_features_in_ : int
+
+    Notes
+    -----
+    Source: Hsu & Kakade (2013), "Learning mixtures of spherical Gaussians: moment methods and
+    spectral decompositions", Theorem 1; Anandkumar et al. (2014), Theorem 3.2 and section 4.3.
+    """
+
+    def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_restarts=20,
+                 n_iter=100, tol=1e-8, random_state=None):
+        self.n_components = n_components
+        self.variance = variance
+        self.tensor = tensor
+        self.n_restarts = n_restarts
+        self.n_iter = n_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Estimate the mixture from X of shape (n_samples, n_features); returns self.
+
+        Raises
+        ------
+        ValueError
+            ``n_components > n_features`` or > rank of M2, NaN, bad hyper-parameters.
+        """
+        _check_common(self)
+        if self.tensor not in ("auto", "dense", "implicit"):
+            raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
+        rng = check_random_state(self.random_state)
+        mom = GMMMoments(X, self.n_components, self.variance)
+        k = self.n_components
+        wh = whiten(mom.M2, k, random_state=rng)
+        T = mom.tensor(wh)
+        dense = self.tensor == "dense" or (self.tensor == "auto" and k <= 100)
+        res = _decompose(T, k, self, rng, dense)
+        self.weights_, self.means_, self.raw_weight_sum_ = mom.to_params(
+            wh, res.eigenvalues, res.eigenvectors)
+        self.sigma2_ = mom.sigma2
+        self.covariances_ = np.full(k, mom.sigma2)
+        self.eigenvalues_, self.history_, self.whitening_ = res.eigenvalues, res.history, wh
+        self.n_features_in_ = mom.X.shape[1]
+        return self
+
+    def predict(self, X):
+        """Index of the most probable component for each row of X, shape (n_samples,)."""
+        self._check_fitted()
+        from .._validation import check_array
+        X = check_array(X, "X")
+        d2 = ((X[:, None, :] - self.means_[None]) ** 2).sum(-1)
+        return np.argmax(np.log(self.weights_ + 1e-300) - d2 / (2 * max(self.sigma2_, 1e-300)),
+                         axis=1)
+
+
+class SpectralLDA(_SpectralBase):
+    """Latent Dirichlet allocation by the method of moments (excess-correlation tensor).
+
+    Parameters
+    ----------
+    n_components : int
+        Number of topics k.
+    doc_topic_prior : float, optional
+        Symmetric Dirichlet parameter per topic; ``alpha_0 = n_components * doc_topic_prior``.
+        Default ``1 / n_components`` (alpha_0 = 1), as :class:`~latentkit.topic.LatentDirichletAllocation`.
+    tensor : {'auto', 'dense', 'implicit'}, default 'auto'
+        'dense' forms the whitened k x k x k tensor once (O(nnz k^2 + D k^3 + V k^3));
+        'implicit' runs the CSR-document kernel at every power iteration (O(nnz k L) per
+        call, no k^3 memory); 'auto' is 'dense' when ``V k^2 <= 5e7``.
+    whitening : {'auto', 'randomized'}, default 'auto'
+        'randomized' (only products with the sparse counts) is used when V > 1000 under 'auto'.
+    oversampling, n_power_iter : int, default 10 and 3
+        Randomized range finder settings.
+    n_restarts : int, default 20
+    n_iter : int, default 100
+    tol : float, default 1e-8
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Topic-word distributions (rows on the simplex).
+    doc_topic_prior_ : ndarray of shape (n_components,)
+        Estimated ``alpha_i``.
+    alpha0_ : float
+    raw_topic_sums_ : ndarray of shape (n_components,)
+        ``sum_w mu_iw`` before the simplex projection (diagnostic; ~1 when the model fits).
+    eigenvalues_, history_, whitening_, n_features_in_, n_docs_used_
+
+    Notes
+    -----
+    Source: Anandkumar, Foster, Hsu, Kakade & Liu (2012), "A spectral algorithm for latent
+    Dirichlet allocation"; Anandkumar et al. (2014), Theorem 3.5; unbiased per-document
+    estimators and recovery formulas as in SPECTRAL_NOTES.md section 1.3. Documents with fewer
+    than 3 tokens are skipped.
+    """
+
+    def __init__(self, n_components, doc_topic_prior=None, tensor="auto", whitening="auto",
+                 oversampling=10, n_power_iter=3, n_restarts=20, n_iter=100, tol=1e-8,
+                 random_state=None):
+        self.n_components = n_components
+        self.doc_topic_prior = doc_topic_prior
+        self.tensor = tensor
+        self.whitening = whitening
+        self.oversampling = oversampling
+        self.n_power_iter = n_power_iter
+        self.n_restarts = n_restarts
+        self.n_iter = n_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Estimate topics from word counts X of shape (n_documents, n_features); returns self.
+
+        Raises
+        ------
+        ValueError
+            No document with 3 or more tokens, ``n_components`` above the vocabulary size or the
+            rank of M2, negative counts, NaN, bad hyper-parameters.
+        """
+        _check_common(self)
+        k = self.n_components
+        prior = 1.0 / k if self.doc_topic_prior is None else check_scalar(
+            self.doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False)
+        if self.tensor not in ("auto", "dense", "implicit"):
+            raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
+        if self.whitening not in ("auto", "randomized"):
+            raise ValueError(f"whitening must be 'auto' or 'randomized', got {self.whitening!r}.")
+        rng = check_random_state(self.random_state)
+        mom = LDAMoments(X, k * prior)
+        V = mom.n_features
+        if k > V:
+            raise ValueError(f"n_components={k} exceeds the vocabulary size {V}.")
+        if self.whitening == "auto" and V <= 1000:
+            M2 = mom.m2_matmat(np.eye(V))
+            M2 = (M2 + M2.T) / 2
+        else:
+            M2 = mom.m2_operator()
+        wh = whiten(M2, k, oversampling=self.oversampling, n_power_iter=self.n_power_iter,
+                    random_state=rng)
+        T = mom.tensor(wh)
+        dense = self.tensor == "dense" or (self.tensor == "auto" and V * k * k <= 5e7)
+        res = _decompose(T, k, self, rng, dense)
+        alpha, topics, sums = mom.to_params(wh, res.eigenvalues, res.eigenvectors)
+        self.components_, self.doc_topic_prior_, self.raw_topic_sums_ = topics, alpha, sums
+        self.alpha0_ = mom.alpha0
+        self.eigenvalues_, self.history_, self.whitening_ = res.eigenvalues, res.history, wh
+        self.n_features_in_ = V
+        self.n_docs_used_ = mom.n_docs_used
+        self.n_tokens_ = mom.n_tokens
+        return self
+
+
+class SpectralHMM(_SpectralBase):
+    """Discrete (categorical) hidden Markov model by the method of moments.
+
+    Parameters
+    ----------
+    n_components : int
+        Number of hidden states k (at most the number of symbols).
+    n_features : int, optional
+        Number of symbols (default ``max(X) + 1``).
+    n_restarts : int, default 20
+    n_iter : int, default 100
+    tol : float, default 1e-10
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    startprob_ : ndarray of shape (n_components,)
+        Law of the first state of a window (the stationary law for a long stationary chain).
+    transmat_ : ndarray of shape (n_components, n_components)
+        ``transmat_[i, j] = P(h_{t+1} = j | h_t = i)`` (rows sum to 1, hmmlearn's convention).
+    emissionprob_ : ndarray of shape (n_components, n_features)
+        ``P(x = s | h = i)`` (rows sum to 1).
+    eigenvalues_, history_, whitening_, n_features_in_
+
+    Notes
+    -----
+    Source: Anandkumar, Hsu & Kakade (2012), "A method of moments for mixture models and hidden
+    Markov models"; Anandkumar et al. (2014), section 3.3 and Theorem 3.6; recovery of the
+    transition matrix from ``E[x3 x2^T]`` as in SPECTRAL_NOTES.md section 1.5.
+    """
+
+    def __init__(self, n_components, n_features=None, n_restarts=20, n_iter=100, tol=1e-10,
+                 random_state=None):
+        self.n_components = n_components
+        self.n_features = n_features
+        self.n_restarts = n_restarts
+        self.n_iter = n_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, lengths=None):
+        """Estimate the HMM from symbol sequences; returns self.
+
+        Parameters
+        ----------
+        X : array-like of int of shape (n_samples,) or (n_samples, 1)
+        lengths : array-like of int, optional
+            Lengths of the concatenated sequences.
+
+        Raises
+        ------
+        ValueError
+            ``n_components`` above the number of symbols or the rank of the pair moments, no
+            window of 3 observations, bad symbols.
+        """
+        _check_common(self)
+        rng = check_random_state(self.random_state)
+        mom = HMMMoments(X, lengths, self.n_components, self.n_features)
+        M2, M3 = mom.symmetric_moments()
+        k = self.n_components
+        wh = whiten(M2, k, method="eigh")
+        Tw = np.einsum("abc,ai,bj,ck->ijk", M3, wh.W, wh.W, wh.W, optimize=True)
+        Tw = sum(Tw.transpose(p) for p in [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0),
+                                            (2, 0, 1), (2, 1, 0)]) / 6.0
+        res = _decompose(Tw, k, self, rng, dense=True)
+        self.startprob_, self.transmat_, self.emissionprob_, self.state_weights_ = mom.to_params(
+            wh, res.eigenvalues, res.eigenvectors)
+        self.eigenvalues_, self.history_, self.whitening_ = res.eigenvalues, res.history, wh
+        self.n_features_in_ = mom.n_features
+        return self

@@ -1,0 +1,341 @@
+"""Moment estimators whose tensor decomposition yields model parameters.
+
+SPECTRAL_NOTES.md section 1. Each estimator exposes the second moment as a product
+(``m2_matmat(Z) = M2 @ Z``, shape (d, p)), builds the whitened third moment
+``M3(W, W, W)`` as an :class:`~latentkit.spectral.ImplicitMomentTensor` (never d^3), and maps
+the tensor eigenpairs back to parameters.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+from .._validation import check_array, check_counts, check_scalar
+from ._tensors import ImplicitMomentTensor
+
+__all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex"]
+
+
+def project_simplex(V):
+    """Euclidean projection of each row onto the probability simplex.
+
+    Parameters
+    ----------
+    V : ndarray of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (n, d), rows non-negative summing to 1.
+
+    Notes
+    -----
+    Source: Duchi, Shalev-Shwartz, Singer & Chandra (2008), "Efficient projections onto the
+    l1-ball", Figure 1.
+    """
+    V = np.atleast_2d(np.asarray(V, dtype=float))
+    n, d = V.shape
+    U = -np.sort(-V, axis=1)
+    css = np.cumsum(U, axis=1) - 1.0
+    idx = np.arange(1, d + 1)
+    cond = U - css / idx > 0
+    rho = d - 1 - np.argmax(cond[:, ::-1], axis=1)
+    theta = css[np.arange(n), rho] / (rho + 1)
+    return np.maximum(V - theta[:, None], 0.0)
+
+
+class GMMMoments:
+    """Moments of a spherical Gaussian mixture with a common variance (Hsu & Kakade 2013).
+
+    With ``x = mu_h + z``, ``z ~ N(0, sigma^2 I)``, ``h ~ w``::
+
+        sigma^2 = smallest eigenvalue(s) of Cov(x),   M1 = sigma^2 E[x],
+        M2 = E[x x^T] - sigma^2 I                          = sum_i w_i mu_i mu_i^T,
+        M3 = E[x x x] - sum_j (M1 e_j e_j + e_j M1 e_j + e_j e_j M1) = sum_i w_i mu_i^{(x)3}.
+
+    Whitened: ``M3(W, W, W)(I, u, u) = E[y (y.u)^2] - (m (u^T G u) + 2 (m.u) G u)`` with
+    ``y = W^T x``, ``m = W^T M1``, ``G = W^T W`` (SPECTRAL_NOTES.md section 1.4).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_components : int
+        k, ``k <= n_features``.
+    variance : {'bottom_mean', 'min'}, default 'bottom_mean'
+        sigma^2 as the mean of the ``d - k + 1`` smallest covariance eigenvalues (all equal to
+        sigma^2 in the population; less biased than the minimum, which the finite-sample
+        Marchenko-Pastur edge pulls down) or the smallest one (Hsu & Kakade 2013, Theorem 1).
+
+    Attributes
+    ----------
+    sigma2 : float
+    mean, M1 : ndarray of shape (n_features,)
+    M2 : ndarray of shape (n_features, n_features)
+
+    Raises
+    ------
+    ValueError
+        ``n_components > n_features``, fewer than 2 samples, NaN.
+    """
+
+    def __init__(self, X, n_components, variance="bottom_mean"):
+        X = check_array(X, "X", ensure_min_samples=2)
+        n, d = X.shape
+        k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
+        if k > d:
+            raise ValueError(f"n_components={k} exceeds n_features={d}: the spherical-GMM moments "
+                             "need linearly independent means (k <= n_features).")
+        if variance not in ("bottom_mean", "min"):
+            raise ValueError(f"variance must be 'bottom_mean' or 'min', got {variance!r}.")
+        self.X, self.n_components = X, k
+        self.mean = X.mean(axis=0)
+        S = X.T @ X / n
+        cov_eig = np.linalg.eigvalsh(S - np.outer(self.mean, self.mean))
+        self.sigma2 = float(max(cov_eig[: d - k + 1].mean() if variance == "bottom_mean"
+                                else cov_eig[0], 0.0))
+        self.M1 = self.sigma2 * self.mean
+        self.M2 = S - self.sigma2 * np.eye(d)
+
+    def tensor(self, whitening):
+        """Whitened third moment ``M3(W, W, W)`` as an implicit tensor (k x k x k)."""
+        W = whitening.W
+        Y = self.X @ W
+        return ImplicitMomentTensor.from_rows(Y, sym_terms=[(W.T @ self.M1, W.T @ W)])
+
+    def to_params(self, whitening, eigenvalues, eigenvectors):
+        """``w_i = lambda_i^{-2}`` (renormalised), ``mu_i = lambda_i B v_i``.
+
+        Returns
+        -------
+        weights : ndarray (k,), means : ndarray (k, d), raw_weight_sum : float
+        """
+        lam = np.asarray(eigenvalues, dtype=float)
+        means = (whitening.B @ eigenvectors * lam).T
+        w = lam ** -2.0
+        return w / w.sum(), means, float(w.sum())
+
+
+class LDAMoments:
+    """Moments of latent Dirichlet allocation with concentration alpha_0 (single topic: alpha_0 -> 0).
+
+    Anandkumar, Foster, Hsu, Kakade & Liu (2012), Theorem 3.5 of Anandkumar et al. (2014);
+    SPECTRAL_NOTES.md section 1.3. Over documents with ``l >= 3`` tokens (shorter ones are
+    skipped: they carry no word triple), with the unbiased per-document estimators
+    ``m1 = c / l``, ``e2 = (c c^T - diag(c)) / (l (l-1))`` and ``e3`` (see
+    :meth:`ImplicitMomentTensor.from_documents`)::
+
+        M1 = mean m1,   M2 = mean e2 - a0/(a0+1) M1 M1^T = sum_i alpha_i / ((a0+1) a0) mu_i mu_i^T
+        M3 = mean e3 - a0/(a0+2) (E2 (x) M1 + perm + M1 (x) E2) + 2 a0^2/((a0+1)(a0+2)) M1^{(x)3}
+           = sum_i 2 alpha_i / ((a0+2)(a0+1) a0) mu_i^{(x)3}.
+
+    ``M2 @ Z = mean_d [c (c^T Z) - diag(c) Z] / (l(l-1)) - a0/(a0+1) M1 (M1^T Z)`` uses only
+    sparse products.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_documents, V)
+        Word counts.
+    alpha0 : float
+        ``sum_i alpha_i`` (> 0; use a small value such as 1e-6 for the single-topic model).
+
+    Attributes
+    ----------
+    M1 : ndarray (V,)
+    n_docs_used : int
+    n_tokens : float
+        Tokens in the documents used.
+
+    Raises
+    ------
+    ValueError
+        No document with at least 3 tokens; negative counts; NaN; alpha0 <= 0.
+    """
+
+    def __init__(self, X, alpha0):
+        X = check_counts(X, "X")
+        self.alpha0 = check_scalar(alpha0, "alpha0", numbers.Real, low=0.0, low_inclusive=False)
+        ell = np.asarray(X.sum(axis=1)).ravel()
+        valid = ell >= 3
+        if not valid.any():
+            raise ValueError(
+                "X has no document with at least 3 tokens: the LDA/single-topic third moment "
+                f"needs documents of length >= 3 (longest has {ell.max() if ell.size else 0:g}).")
+        self.X = X[valid] if not valid.all() else X
+        self.ell = ell[valid]
+        self.n_docs_used = int(valid.sum())
+        self.n_tokens = float(self.ell.sum())
+        D = self.n_docs_used
+        self.M1 = np.asarray(self.X.T @ (1.0 / self.ell)).ravel() / D
+        self._s2 = 1.0 / (self.ell * (self.ell - 1)) / D
+        self._diag = np.asarray(self.X.T @ self._s2).ravel()
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    def e2_matmat(self, Z):
+        """``mean e2 @ Z`` (E[x1 x2^T] estimate times Z), shape (V, p)."""
+        CZ = np.asarray(self.X @ Z)
+        return np.asarray(self.X.T @ (self._s2[:, None] * CZ)) - self._diag[:, None] * Z
+
+    def m2_matmat(self, Z):
+        """``M2 @ Z``, shape (V, p)."""
+        Z = np.asarray(Z, dtype=float)
+        a0 = self.alpha0
+        return self.e2_matmat(Z) - (a0 / (a0 + 1.0)) * np.outer(self.M1, self.M1 @ Z)
+
+    def m2_operator(self):
+        """M2 as a ``scipy.sparse.linalg.LinearOperator`` (V x V)."""
+        V = self.n_features
+        return LinearOperator((V, V), matvec=lambda z: self.m2_matmat(z.reshape(-1, 1)).ravel(),
+                              matmat=self.m2_matmat, dtype=np.float64)
+
+    def tensor(self, whitening):
+        """Whitened ``M3(W, W, W)`` as an implicit CSR-document tensor (k x k x k)."""
+        W = whitening.W
+        a0 = self.alpha0
+        q = W.T @ self.M1
+        E2w = W.T @ self.e2_matmat(W)
+        return ImplicitMomentTensor.from_documents(
+            self.X, W, sym_terms=[(a0 / (a0 + 2.0) * q, E2w)],
+            cube_terms=[(2.0 * a0 ** 2 / ((a0 + 1.0) * (a0 + 2.0)), q)])
+
+    def to_params(self, whitening, eigenvalues, eigenvectors):
+        """``alpha_i = 4 a0 (a0+1) / ((a0+2)^2 lambda_i^2)``, ``mu_i = (a0+2)/2 lambda_i B v_i``.
+
+        Returns
+        -------
+        alpha : ndarray (k,)
+        topics : ndarray (k, V), rows projected onto the simplex
+        raw_topic_sums : ndarray (k,), ``sum_w mu_iw`` before projection (diagnostic, ~1)
+        """
+        a0 = self.alpha0
+        lam = np.asarray(eigenvalues, dtype=float)
+        alpha = 4.0 * a0 * (a0 + 1.0) / ((a0 + 2.0) ** 2 * lam ** 2)
+        mu = (whitening.B @ eigenvectors * (lam * (a0 + 2.0) / 2.0)).T
+        sums = mu.sum(axis=1)
+        # a topic is a distribution: flip a component whose mass came out negative
+        mu = np.where(sums[:, None] < 0, -mu, mu)
+        return alpha, project_simplex(mu), sums
+
+
+def _pinv_rank(P, k):
+    """Rank-k pseudo-inverse of P (m x m), shape (m, m)."""
+    U, s, Vt = np.linalg.svd(P)
+    if s[k - 1] <= 1e-12 * s[0]:
+        raise ValueError(f"the pair moments have rank < n_components={k}; use fewer components.")
+    return (Vt[:k].T / s[:k]) @ U[:, :k].T
+
+
+class HMMMoments:
+    """Three-view moments of a discrete HMM from consecutive observation triples.
+
+    Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3 and Theorem 3.6;
+    SPECTRAL_NOTES.md section 1.5. With ``P_ab = E[x_a x_b^T]`` over all windows
+    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence, the views are symmetrised towards the
+    middle one: ``x~1 = P_23 P_13^+ x1``, ``x~3 = P_21 P_31^+ x3`` (rank-k pseudo-inverses), and
+
+        M2 = E[x~1 x~3^T] = sum_j w_j O_j O_j^T,   M3 = E[x~1 (x) x~3 (x) x2] = sum_j w_j O_j^{(x)3}
+
+    with ``w = T pi`` (law of the middle state) and ``O_j`` the emission column of state j. Both
+    are symmetrised (M3 over the 6 index permutations) before the decomposition.
+
+    Parameters
+    ----------
+    X : array-like of int of shape (n_samples,) or (n_samples, 1)
+        Concatenated symbol sequences (hmmlearn's layout).
+    lengths : array-like of int, optional
+        Sequence lengths (sum = n_samples); default one sequence.
+    n_components : int
+    n_features : int, optional
+        Number of symbols m (default ``max(X) + 1``); ``n_components <= m``.
+
+    Raises
+    ------
+    ValueError
+        Negative or non-integer symbols, lengths that do not add up, no window of 3, NaN.
+    """
+
+    def __init__(self, X, lengths, n_components, n_features=None):
+        arr = np.asarray(X)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1:
+            raise ValueError(f"X must be a 1-D array of symbols or shape (n, 1), got {np.shape(X)}.")
+        if arr.dtype.kind == "f":
+            if not np.all(np.isfinite(arr)):
+                raise ValueError("X contains NaN or infinity.")
+            if np.any(arr != np.round(arr)):
+                raise ValueError("X must contain integer symbols.")
+        elif arr.dtype.kind not in "iu":
+            raise TypeError(f"X must contain integer symbols, got dtype {arr.dtype}.")
+        arr = arr.astype(np.int64)
+        if arr.size and arr.min() < 0:
+            raise ValueError("X must contain non-negative symbols.")
+        m = int(arr.max()) + 1 if n_features is None else int(n_features)
+        if arr.size and arr.max() >= m:
+            raise ValueError(f"X contains symbol {arr.max()} >= n_features={m}.")
+        k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
+        if k > m:
+            raise ValueError(f"n_components={k} exceeds the number of symbols {m}.")
+        if lengths is None:
+            lengths = np.array([arr.size])
+        lengths = np.asarray(lengths, dtype=np.int64)
+        if lengths.sum() != arr.size or np.any(lengths < 0):
+            raise ValueError(f"lengths must be non-negative and sum to {arr.size}, got sum {lengths.sum()}.")
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        idx = np.concatenate([np.arange(s, s + n - 2) for s, n in zip(starts, lengths) if n >= 3]
+                             or [np.zeros(0, dtype=np.int64)])
+        if idx.size == 0:
+            raise ValueError("no sequence has 3 consecutive observations; the three-view "
+                             "moments need windows of length 3.")
+        x1, x2, x3 = arr[idx], arr[idx + 1], arr[idx + 2]
+        n = idx.size
+        self.n_windows, self.n_features, self.n_components = n, m, k
+        self.P12 = np.bincount(x1 * m + x2, minlength=m * m).reshape(m, m) / n
+        self.P13 = np.bincount(x1 * m + x3, minlength=m * m).reshape(m, m) / n
+        self.P23 = np.bincount(x2 * m + x3, minlength=m * m).reshape(m, m) / n
+        self.P123 = np.bincount((x1 * m + x2) * m + x3, minlength=m ** 3).reshape(m, m, m) / n
+
+    def symmetric_moments(self):
+        """(M2 (m, m), M3 (m, m, m)), symmetrised, towards the middle view."""
+        k = self.n_components
+        # x~1 = P_23 P_13^+ x1 with P_23 = E[x2 x3^T]: (m x m)(m x m)
+        A1 = self.P23 @ _pinv_rank(self.P13, k)
+        A3 = self.P12.T @ _pinv_rank(self.P13.T, k)  # P_21 P_31^+
+        M2 = A1 @ self.P13 @ A3.T
+        M2 = (M2 + M2.T) / 2
+        # M3[a, c, b] = sum_{i,k} A1[a, i] A3[c, k] P123[i, b, k]; order (x~1, x~3, x2)
+        M3 = np.einsum("ai,ck,ibk->acb", A1, A3, self.P123, optimize=True)
+        M3 = sum(M3.transpose(p) for p in [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0),
+                                            (2, 0, 1), (2, 1, 0)]) / 6.0
+        return M2, M3
+
+    def to_params(self, whitening, eigenvalues, eigenvectors):
+        """Emission columns ``O_j = lambda_j B v_j`` (projected to the simplex), ``w = lambda^-2``,
+        ``OT = P_32 (O^T)^+ diag(w)^{-1}``, ``T = O^+ OT`` (columns renormalised),
+        ``pi = T^{-1} w`` (clipped, renormalised) -- SPECTRAL_NOTES.md section 1.5.
+
+        Returns
+        -------
+        startprob : (k,), transmat : (k, k) row-stochastic (``transmat[i, j] = P(j | i)``),
+        emissionprob : (k, m) rows on the simplex, middle_weights : (k,)
+        """
+        lam = np.asarray(eigenvalues, dtype=float)
+        O = (whitening.B @ eigenvectors * lam).T  # k x m rows = emission distributions
+        sums = O.sum(axis=1)
+        O = project_simplex(np.where(sums[:, None] < 0, -O, O)).T  # m x k
+        w = lam ** -2.0
+        w = w / w.sum()
+        OT = self.P23.T @ np.linalg.pinv(O.T) / w  # P_32 (O^T)^+ diag(w)^-1
+        Tm = np.linalg.pinv(O) @ OT               # columns: from-state
+        Tm = np.maximum(Tm, 0.0)
+        Tm = Tm / np.maximum(Tm.sum(axis=0, keepdims=True), 1e-300)
+        try:
+            pi = np.linalg.solve(Tm, w)
+        except np.linalg.LinAlgError:
+            pi = np.linalg.lstsq(Tm, w, rcond=None)[0]
+        pi = np.maximum(pi, 0.0)
+        pi = pi / pi.sum() if pi.sum() > 0 else np.full_like(w, 1.0 / w.size)
+        return pi, Tm.T.copy(), O.T.copy(), w
