@@ -1,0 +1,8 @@
+"""``python -m latentkit``: the same command as the ``latentkit`` console script."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
