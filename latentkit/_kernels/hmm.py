@@ -225,7 +225,7 @@ def _viterbi_one(log_frame, log_startprob, log_transmat_t, a, b, path_out):
             arg = 0
             for i in range(K):
                 v = delta[i] + log_transmat_t[j, i]
-                if v > best:
+                if v >= best:
                     best = v
                     arg = i
             back[t, j] = arg
@@ -250,7 +250,8 @@ def viterbi_log(log_frame, log_startprob, log_transmat, offsets, path_out, logpr
     """Viterbi decoding in log space (Viterbi 1967; Rabiner 1989, eqs. 32-35), parallel over
     sequences. Writes the most probable state path of each sequence into ``path_out``
     (n_samples,) int64 and its joint log-probability ``max_z log p(x, z)`` into
-    ``logprob_out`` (n_sequences,). Ties go to the lowest state index."""
+    ``logprob_out`` (n_sequences,). Ties between predecessors go to the highest state index, a
+    tie of the final state to the lowest (hmmlearn 0.3's traceback convention)."""
     log_transmat_t = np.ascontiguousarray(log_transmat.T)
     for s in prange(offsets.shape[0] - 1):
         logprob_out[s] = _viterbi_one(log_frame, log_startprob, log_transmat_t, offsets[s],

@@ -24,6 +24,7 @@ dict ``{name: array}`` (names without the trailing underscore; the model stores 
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.special import gammaln, xlogy
@@ -463,24 +464,26 @@ class PoissonEmission(Emission):
 # Gaussian
 # --------------------------------------------------------------------------------------------
 
-COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
-
-
 class GaussianEmission(Emission):
     """Multivariate Gaussian emissions N(``means[k]``, ``covars[k]``) (Rabiner 1989,
-    section IV; Bilmes 1998, section 4).
+    section IV; Bilmes 1998, section 4), computed with the shared Gaussian block of
+    :mod:`latentkit.distributions` (Cholesky factors of precisions, moments about a fixed
+    shift, closed-form M-step).
 
     Parameters
     ----------
     covariance_type : {'diag', 'full', 'spherical', 'tied'}, default 'diag'
         Shape of ``covars``: (K, D) diag, (K, D, D) full, (K,) spherical, (D, D) tied
-        (hmmlearn's and scikit-learn's conventions).
+        (hmmlearn's documented shapes, scikit-learn's conventions).
     reg_covar : float, default 1e-6
         Added to the diagonal of every covariance after each M-step (>= 0).
 
     Notes
     -----
-    Observations are finite floats of shape (n_samples, n_features).
+    Observations are finite floats of shape (n_samples, n_features). Moments are accumulated
+    about the mean of the data first seen by ``fit`` (``shift_``), so the M-step does not lose
+    digits for data far from the origin. A state with no posterior weight keeps its mean and
+    covariance.
     """
 
     param_names = ("means", "covars")
@@ -491,21 +494,25 @@ class GaussianEmission(Emission):
         self.reg_covar = reg_covar
 
     def validate(self, n_components):
-        if self.covariance_type not in COVARIANCE_TYPES:
-            raise ValueError(f"covariance_type must be one of {COVARIANCE_TYPES}, got "
-                             f"{self.covariance_type!r}.")
+        from ..distributions import check_covariance_type
+
+        check_covariance_type(self.covariance_type)
         check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
 
     def check_X(self, X, offsets, reset):
         """Validate observations: finite floats of shape (n_samples, n_features).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features) of float64
 
         Raises
         ------
         ValueError
             NaN/infinity (naming the position), wrong shape or number of features.
         """
-        arr = np.asarray(X) if not hasattr(X, "toarray") else X
-        if hasattr(arr, "dtype") and arr.dtype.kind == "f" and arr.ndim == 2:
+        arr = X if hasattr(X, "toarray") else np.asarray(X)
+        if hasattr(arr, "dtype") and arr.dtype.kind in "fc" and arr.ndim == 2:
             bad = ~np.isfinite(arr)
             if bad.any():
                 r = int(np.argwhere(bad)[0][0])
@@ -513,28 +520,32 @@ class GaussianEmission(Emission):
         Xv = check_array(X, "X")
         if reset:
             self.n_features_ = Xv.shape[1]
+            self.shift_ = Xv.mean(axis=0)
         elif Xv.shape[1] != self.n_features_:
             raise ValueError(f"X has {Xv.shape[1]} features, but the model is expecting "
                              f"{self.n_features_} features as input.")
         return Xv
 
     def init_params(self, X, n_components, rng, init):
-        """``'kmeans++'``: means at k-means++ seeds refined by 10 Lloyd iterations; ``'random'``:
-        means at distinct random rows; covariances: the data covariance (+ reg_covar) in every
-        state."""
-        from ._gaussian_block import data_covariance, broadcast_covariance
-
+        """``'kmeans++'``: means at k-means++ seeds (Arthur & Vassilvitskii 2007) refined by 10
+        Lloyd iterations; ``'random'``: means at random rows; covariances: the data covariance
+        plus ``max(reg_covar, 1e-6)`` on the diagonal, in every state."""
+        D = X.shape[1]
         if init == "kmeans++":
             means = _kmeans(X, n_components, rng)
         else:
             idx = rng.choice(X.shape[0], size=n_components, replace=X.shape[0] < n_components)
-            means = X[idx].copy()
-        cv = data_covariance(X, max(self.reg_covar, 1e-6))
-        return {"means": means, "covars": broadcast_covariance(cv, self.covariance_type,
-                                                               n_components)}
+            means = X[idx].astype(float)
+        cv = np.atleast_2d(np.cov(X.T, bias=True)) if X.shape[0] > 1 else np.eye(D)
+        cv = cv + max(float(self.reg_covar), 1e-6) * np.eye(D)
+        ct = self.covariance_type
+        covars = {"full": np.tile(cv, (n_components, 1, 1)), "tied": cv,
+                  "diag": np.tile(np.diag(cv), (n_components, 1)),
+                  "spherical": np.full(n_components, np.diag(cv).mean())}[ct]
+        return {"means": means, "covars": covars}
 
     def check_param(self, name, value, n_components):
-        from ._gaussian_block import check_covars
+        from ..distributions import check_gaussian_parameters
 
         D = self.n_features_
         if name == "means":
@@ -543,38 +554,58 @@ class GaussianEmission(Emission):
                 raise ValueError(f"init['means'] must be finite with shape ({n_components}, {D}),"
                                  f" got shape {m.shape}.")
             return m
-        return check_covars(value, self.covariance_type, n_components, D, "init['covars']")
+        return check_gaussian_parameters("init['covars']", value, self.covariance_type,
+                                         n_components, D)
 
     def log_likelihood(self, params, X):
-        from ._gaussian_block import gaussian_log_likelihood
+        from ..distributions import compute_precision_cholesky, log_gaussian_prob
 
-        return gaussian_log_likelihood(X, params["means"], params["covars"],
-                                       self.covariance_type)
+        prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
+                                                  reg_covar=self.reg_covar)
+        return log_gaussian_prob(X, params["means"], prec_chol, self.covariance_type,
+                                 shift=self.shift_)
 
     def empty_stats(self, n_components):
+        from ..distributions import covariance_shape
+
         D = self.n_features_
-        shape2 = (n_components, D, D) if self.covariance_type in ("full", "tied") else \
-            (n_components, D)
         return {"post": np.zeros(n_components), "obs": np.zeros((n_components, D)),
-                "obs2": np.zeros(shape2)}
+                "obs2": np.zeros(covariance_shape(self.covariance_type, n_components, D))}
 
     def accumulate(self, params, X, gamma):
-        post = gamma.sum(axis=0)
-        obs = gamma.T @ X
-        if self.covariance_type in ("full", "tied"):
-            obs2 = np.einsum("tk,td,te->kde", gamma, X, X, optimize=True)
-        else:
-            obs2 = gamma.T @ (X * X)
+        from ..distributions import accumulate_gaussian_stats
+
+        post, obs, obs2 = accumulate_gaussian_stats(X, gamma, self.covariance_type,
+                                                    shift=self.shift_)
         return {"post": post, "obs": obs, "obs2": obs2}
 
     def m_step(self, params, stats, frozen):
-        from ._gaussian_block import gaussian_m_step
+        from ..distributions import CollapsedComponentWarning, estimate_gaussian_parameters
 
         frozen = _as_frozen(frozen)
-        means, covars = gaussian_m_step(
-            stats.post, stats.obs, stats.obs2, params["means"], params["covars"],
-            self.covariance_type, self.reg_covar,
-            update_means="means" not in frozen, update_covars="covars" not in frozen)
+        if "means" in frozen and "covars" in frozen:
+            return {}
+        ct = self.covariance_type
+        means, covars, collapsed = estimate_gaussian_parameters(
+            stats.post, stats.obs, stats.obs2, ct, reg_covar=self.reg_covar,
+            shift=self.shift_, warn=False)
+        # a state without posterior weight keeps its parameters (no 0/0, no jump to the shift)
+        empty = stats.post <= 1e-8 * max(float(stats.post.sum()), 1e-300)
+        if empty.any():
+            means[empty] = params["means"][empty]
+            if ct != "tied":
+                covars[empty] = params["covars"][empty]
+        if "means" in frozen:
+            # covariances about the fixed means: add back the squared mean offsets
+            means = params["means"]
+            covars = _covars_about(stats, means, self.shift_, ct, self.reg_covar,
+                                   params["covars"], empty)
+        collapsed = collapsed & ~empty
+        if collapsed.any():
+            warnings.warn(
+                f"state(s) {np.flatnonzero(collapsed).tolist()} collapsed (a singular "
+                f"covariance); held positive definite by reg_covar={self.reg_covar:g}.",
+                CollapsedComponentWarning, stacklevel=4)
         out = {}
         if "means" not in frozen:
             out["means"] = means
@@ -583,18 +614,44 @@ class GaussianEmission(Emission):
         return out
 
     def n_free_parameters(self, n_components):
-        D = self.n_features_
-        cov = {"full": n_components * D * (D + 1) // 2, "diag": n_components * D,
-               "spherical": n_components, "tied": D * (D + 1) // 2}[self.covariance_type]
-        return n_components * D + cov
+        from ..distributions import n_gaussian_parameters
+
+        return n_gaussian_parameters(n_components, self.n_features_, self.covariance_type)
 
     def sample(self, params, states, rng):
-        from ._gaussian_block import full_covariances
+        from ..distributions import sample_gaussian
 
-        covs = full_covariances(params["covars"], self.covariance_type, len(params["means"]))
-        chol = np.linalg.cholesky(covs)
-        z = rng.standard_normal((len(states), self.n_features_))
-        return params["means"][states] + np.einsum("tde,te->td", chol[states], z)
+        K = params["means"].shape[0]
+        counts = np.bincount(states, minlength=K)
+        draws, labels = sample_gaussian(params["means"], params["covars"],
+                                        self.covariance_type, counts, rng)
+        out = np.empty((len(states), self.n_features_))
+        for k in range(K):
+            out[states == k] = draws[labels == k]
+        return out
+
+
+def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):
+    """ML covariances about given (frozen) means from moments about ``shift``."""
+    nk = stats.post + 10.0 * np.finfo(float).eps
+    d = means - shift  # (K, D)
+    sx, sxx = stats.obs, stats.obs2
+    if ct == "full":
+        cov = (sxx - sx[:, :, None] * d[:, None, :] - d[:, :, None] * sx[:, None, :]
+               + nk[:, None, None] * d[:, :, None] * d[:, None, :]) / nk[:, None, None]
+        cov = 0.5 * (cov + cov.transpose(0, 2, 1))
+        cov[:, np.arange(d.shape[1]), np.arange(d.shape[1])] += reg_covar
+    elif ct == "tied":
+        cov = (sxx - np.einsum("kd,ke->de", sx, d) - np.einsum("kd,ke->de", d, sx)
+               + np.einsum("k,kd,ke->de", stats.post, d, d)) / nk.sum()
+        cov = 0.5 * (cov + cov.T) + reg_covar * np.eye(d.shape[1])
+    elif ct == "diag":
+        cov = (sxx - 2 * sx * d + nk[:, None] * d ** 2) / nk[:, None] + reg_covar
+    else:
+        cov = (sxx - 2 * (sx * d).sum(1) + nk * (d ** 2).sum(1)) / nk / d.shape[1] + reg_covar
+    if ct != "tied" and empty.any():
+        cov[empty] = previous[empty]
+    return cov
 
 
 # --------------------------------------------------------------------------------------------

@@ -88,7 +88,8 @@ def viterbi_oracle(log_frame, startprob, transmat, lengths=None):
     Returns
     -------
     path : ndarray of shape (n_samples,) of int
-        Most probable state sequence (ties to the lowest index).
+        Most probable state sequence (ties between predecessors to the highest index, a tie
+        of the final state to the lowest, as hmmlearn 0.3).
     logprob : ndarray of shape (n_sequences,)
         ``max_z log p(x, z)`` per sequence, nats.
     """
@@ -106,7 +107,7 @@ def viterbi_oracle(log_frame, startprob, transmat, lengths=None):
         back = np.zeros((n, K), dtype=int)
         for t in range(1, n):
             cand = delta[:, None] + log_A
-            back[t] = np.argmax(cand, axis=0)
+            back[t] = K - 1 - np.argmax(cand[::-1], axis=0)  # ties: highest predecessor
             delta = cand[back[t], np.arange(K)] + log_frame[a + t]
         z = int(np.argmax(delta))
         logprob[s] = delta[z]
