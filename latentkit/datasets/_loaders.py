@@ -213,6 +213,19 @@ def _table(relpath, label_col=None, order=None, title="", text="", int_labels=Fa
 
 # ----------------------------------------------------------------------------- text corpora
 
+_DOCWORD_CACHE = {}
+
+
+def _cached_docword(docword, vocab):
+    """A bundled UCI corpus, parsed once per process; every call returns fresh copies."""
+    key = (str(bundled_data_dir()), docword)
+    if key not in _DOCWORD_CACHE:
+        _DOCWORD_CACHE[key] = read_docword(_bundled(docword), _bundled(vocab))
+    c = _DOCWORD_CACHE[key]
+    return Corpus(data=c.data.copy(), vocabulary=c.vocabulary.copy(),
+                  feature_names=c.vocabulary.copy(), target=None, target_names=None, titles=None,
+                  DESCR=c.DESCR)
+
 def load_kos():
     """Daily Kos blog entries (2004 US election season), bag of words (UCI).
 
@@ -233,7 +246,7 @@ def load_kos():
     The most frequent words are bush 6781, kerry 4679, november 3781, poll 2640.
     """
     files = ["kos/docword.kos.txt.gz", "kos/vocab.kos.txt"]
-    c = read_docword(_bundled(files[0]), _bundled(files[1]))
+    c = _cached_docword(*files)
     c["DESCR"] = _descr("Daily Kos blog entries (UCI Bag of Words)", files,
                         "3,430 blog entries from dailykos.com, 6,906 words (stop words removed, "
                         "words occurring more than 10 times kept), 467,714 tokens.")
@@ -269,7 +282,7 @@ def load_nips(subset="all"):
     if subset not in ("all", "train", "test"):
         raise ValueError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
     files = ["nips/docword.nips.txt.gz", "nips/vocab.nips.txt"]
-    c = read_docword(_bundled(files[0]), _bundled(files[1]))
+    c = _cached_docword(*files)
     split = np.array(["train"] * 1350 + ["test"] * (c.n_docs - 1350), dtype=str)
     if subset != "all":
         keep = split == subset
@@ -401,29 +414,33 @@ def load_gutenberg_novels(level="chapter", books=None, stop_words="english", min
     """
     if isinstance(min_df, bool) or not isinstance(min_df, (int, np.integer)) or min_df < 1:
         raise ValueError(f"min_df must be an int >= 1, got {min_df!r}.")
-    docs, labels, titles, meta, chosen, table = _gutenberg_documents(level, books)
-    if stop_words == "english" or stop_words is None:
-        sw = stop_words
-    else:
-        sw = frozenset(stop_words)
-    tokenised = [tokenize(d, sw, min_length) for d in docs]
-    df = {}
-    for toks in tokenised:
-        for t in set(toks):
-            df[t] = df.get(t, 0) + 1
-    vocabulary = np.array(sorted(t for t, n in df.items() if n >= min_df), dtype=str)
-    index = {w: j for j, w in enumerate(vocabulary)}
-    rows, cols = [], []
-    for i, toks in enumerate(tokenised):
-        ids = [index[t] for t in toks if t in index]
-        cols.extend(ids)
-        rows.extend([i] * len(ids))
-    X = sp.csr_matrix((np.ones(len(cols)), (np.array(rows, dtype=np.int64),
-                                           np.array(cols, dtype=np.int64))),
-                      shape=(len(docs), len(vocabulary)), dtype=np.float64)
+    if isinstance(min_length, bool) or not isinstance(min_length, (int, np.integer)) \
+            or min_length < 1:
+        raise ValueError(f"min_length must be an int >= 1, got {min_length!r}.")
+    table, paras = _gutenberg_rows()
+    chosen = _select_books(books, table)
+    doc_of_para, labels, titles, meta = _gutenberg_layout(level, chosen, table, paras)
+    ids, offsets, words = _paragraph_token_ids(stop_words, min_length)
+    # each paragraph's tokens go to its document (joining paragraphs with a space never merges
+    # or splits tokens, so tokenising paragraphs once serves every level)
+    token_doc = np.repeat(doc_of_para, np.diff(offsets))
+    keep = token_doc >= 0
+    token_doc, token_word = token_doc[keep], ids[keep]
+    n_docs, n_all = len(labels), len(words)
+    pairs = np.unique(token_doc * n_all + token_word)
+    df = np.bincount(pairs % n_all, minlength=n_all)
+    kept = np.flatnonzero(df >= min_df)
+    order = kept[np.argsort(words[kept], kind="stable")]  # alphabetical vocabulary
+    vocabulary = words[order]
+    column = np.full(n_all, -1, dtype=np.int64)
+    column[order] = np.arange(order.size)
+    cols = column[token_word]
+    ok = cols >= 0
+    X = sp.csr_matrix((np.ones(int(ok.sum())), (token_doc[ok], cols[ok])),
+                      shape=(n_docs, vocabulary.size), dtype=np.float64)
     X.sum_duplicates()
     X.sort_indices()
-    target, target_names = _codes(labels, [b for b in chosen])
+    target, target_names = _codes(labels, chosen)
     meta = np.array(meta, dtype=np.int64).reshape(-1, 2)
     return Corpus(
         data=X, vocabulary=vocabulary, feature_names=vocabulary, target=target,
@@ -431,10 +448,67 @@ def load_gutenberg_novels(level="chapter", books=None, stop_words="english", min
         chapter=meta[:, 0], paragraph=meta[:, 1],
         books_table=[dict(b) for b in table if b["book"] in set(chosen)],
         DESCR=_descr("Nine public-domain novels (Project Gutenberg)", [_BOOKS_FILE, _PARAS_FILE],
-                     f"level={level!r}, {len(docs)} documents, {len(vocabulary)} words "
+                     f"level={level!r}, {n_docs} documents, {vocabulary.size} words "
                      f"(lowercase alphabetic tokens of >= {min_length} letters, stop list "
                      f"{'English (318 words)' if stop_words == 'english' else 'custom/none'}, "
                      f"min_df={min_df})."))
+
+
+_TOKEN_CACHE = {}
+
+
+def _paragraph_token_ids(stop_words, min_length):
+    """Token ids of every paragraph (concatenated), paragraph offsets, and the id -> word array.
+
+    Computed once per process and tokenising setting."""
+    if stop_words is None or stop_words == "english":
+        key = (stop_words, min_length)
+        sw = stop_words
+    else:
+        sw = frozenset(stop_words)
+        key = (sw, min_length)
+    if key not in _TOKEN_CACHE:
+        _, paras = _gutenberg_rows()
+        index, ids, offsets = {}, [], [0]
+        for _, _, _, text in paras:
+            ids.extend([index.setdefault(t, len(index)) for t in tokenize(text, sw, min_length)])
+            offsets.append(len(ids))
+        words = np.array(list(index), dtype=str) if index else np.zeros(0, dtype=str)
+        _TOKEN_CACHE[key] = (np.array(ids, dtype=np.int64), np.array(offsets, dtype=np.int64),
+                             words)
+    return _TOKEN_CACHE[key]
+
+
+def _gutenberg_layout(level, chosen, table, paras):
+    """Document index of every paragraph (-1 if its book is not chosen), and per-document
+    labels, titles and (chapter, paragraph) numbers."""
+    title_of = {b["book"]: b["title"] for b in table}
+    keep = set(chosen)
+    doc_of_para = np.full(len(paras), -1, dtype=np.int64)
+    labels, titles, meta, index = [], [], [], {}
+    if level not in ("chapter", "paragraph", "book"):
+        raise ValueError(f"level must be 'chapter', 'paragraph' or 'book', got {level!r}.")
+    if level == "book":
+        for b in chosen:
+            index[b] = len(labels)
+            labels.append(b)
+            titles.append(title_of[b])
+            meta.append((0, 0))
+    for i, (book, ch, p, _) in enumerate(paras):
+        if book not in keep:
+            continue
+        key = {"paragraph": (book, ch, p), "chapter": (book, ch), "book": book}[level]
+        if key not in index:
+            index[key] = len(labels)
+            labels.append(book)
+            if level == "paragraph":
+                titles.append(f"{title_of[book]}, chapter {ch}, paragraph {p}")
+                meta.append((ch, p))
+            else:
+                titles.append(f"{title_of[book]}, chapter {ch}")
+                meta.append((ch, 0))
+        doc_of_para[i] = index[key]
+    return doc_of_para, labels, titles, meta
 
 
 CHARACTER_ALPHABET = "abcdefghijklmnopqrstuvwxyz "
