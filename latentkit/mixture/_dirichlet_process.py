@@ -1,0 +1,374 @@
+"""Truncated Dirichlet-process mixture fitted by mean-field variational inference.
+
+Blei & Jordan (2006), *Variational inference for Dirichlet process mixtures*, Bayesian Analysis
+1(1), 121-144 (stick-breaking representation, truncation v_T = 1); Kurihara, Welling & Vlassis
+(2007), *Accelerated variational Dirichlet process mixtures*, NIPS 19 (posterior beyond T tied to
+the prior, the infinite tail summed in closed form).
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp, psi
+
+from .._validation import (check_counts, check_n_features, check_random_state,
+                           check_sample_weight, check_scalar)
+from ..base import Stats, stats_dataclass
+from ..distributions._dirichlet import dirichlet_kl
+from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
+                                             stick_expected_weights, stick_kl, stick_posterior)
+from ._gaussian import _Rows, kmeans_plusplus
+from ._variational import EFFECTIVE_WEIGHT_THRESHOLD, _BayesianGaussianBase
+
+__all__ = ["DirichletProcessMixture"]
+
+
+@stats_dataclass
+class CategoricalMixtureStats(Stats):
+    """Sufficient statistics of a mixture of categorical (bag-of-tokens) components.
+
+    Attributes
+    ----------
+    n : float
+        Total sample weight.
+    data_term : float
+        sum_i w_i log sum_k rho_ik, nats.
+    nk : ndarray of shape (K,) or (K + 1,)
+        sum_i w_i r_ik (last entry: the tail, for truncation_method='tail').
+    counts : ndarray of shape (K, n_categories)
+        sum_i w_i r_ik x_i (token counts per component).
+    """
+
+    n: float
+    data_term: float
+    nk: np.ndarray
+    counts: np.ndarray
+
+
+class DirichletProcessMixture(_BayesianGaussianBase):
+    """Truncated Dirichlet-process mixture (stick-breaking) fitted by mean-field VI.
+
+    The model: v_k ~ Beta(a, b) (a = 1, b = ``concentration`` for a DP), pi_k = v_k
+    prod_{j<k}(1 - v_j), theta_k ~ G_0, z_i ~ Cat(pi), x_i ~ F(theta_{z_i}). G_0 is the
+    Normal-Wishart prior of :class:`VariationalGaussianMixture` (Gaussian components) or a
+    Dirichlet (categorical components, for count data). The mean-field posterior is truncated at
+    T components:
+
+    * ``truncation_method='fixed'`` (Blei & Jordan 2006): q(v_T = 1) = 1, so the weights of the T
+      components sum to one exactly;
+    * ``truncation_method='tail'`` (Kurihara, Welling & Vlassis 2007): for k > T, q(v_k) and
+      q(theta_k) equal the prior; the infinitely many tail components are kept in the bound,
+      their total expected weight summed in closed form (a geometric series), so the bound is
+      that of the infinite model under this constraint, and a sample may be explained by "a new
+      component" (the prior predictive).
+
+    scikit-learn's ``BayesianGaussianMixture(weight_concentration_prior_type='dirichlet_process')``
+    differs from both: it keeps a free Beta factor for the last stick (no v_T = 1 and no tail:
+    the stick mass beyond T is simply dropped from the bound) and reports ``weights_``
+    renormalised to sum to 1. Here ``weights_`` are the expected stick weights
+    E[v_k] prod_{j<k} E[1 - v_j], not renormalised (for 'tail' they sum to less than 1).
+
+    Parameters
+    ----------
+    truncation : int, default 30
+        T, the number of represented components.
+    concentration : float or (float, float), default 1.0
+        alpha of the Beta(1, alpha) sticks, or (a, b) for Beta(a, b) sticks (> 0).
+    truncation_method : {'fixed', 'tail'}, default 'fixed'
+    component_type : {'gaussian', 'categorical'}, default 'gaussian'
+        'categorical': each row of X is a vector of non-negative counts of tokens drawn
+        independently from the component's categorical distribution phi_k ~ Dir(category_prior)
+        (no multinomial coefficient: the tokens are treated as an ordered sequence).
+    category_prior : float or array-like of shape (n_features,), default 0.5
+        Dirichlet concentration of the categorical components (> 0).
+    covariance_type, reg_covar, mean_precision_prior, mean_prior, degrees_of_freedom_prior,
+    covariance_prior :
+        Gaussian components, as in :class:`VariationalGaussianMixture`. The 'tail' truncation
+        supports 'full', 'diag' and 'spherical' (a tied precision would couple the tail).
+    tol : float, default 1e-3
+        Nats per sample.
+    max_iter, n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
+        As in :class:`VariationalGaussianMixture` (init responsibilities have T columns).
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (truncation,)
+        Expected stick weights (not renormalised).
+    weight_concentration_ : ndarray of shape (2, truncation)
+        Beta parameters (gamma_k1, gamma_k2) of q(v_k); for 'fixed' the last column is (1, 0)
+        (the point mass v_T = 1).
+    n_effective_components_ : int
+        Components with expected weight above ``EFFECTIVE_WEIGHT_THRESHOLD`` = 0.01.
+    means_, covariances_, precisions_, precisions_cholesky_, mean_precision_,
+    degrees_of_freedom_ :
+        Gaussian components (see :class:`VariationalGaussianMixture`).
+    category_concentration_ : ndarray of shape (truncation, n_features)
+        Dirichlet parameters of q(phi_k) (categorical components).
+    components_ : ndarray of shape (truncation, n_features)
+        E[phi_k] (categorical components).
+    lower_bounds_ : ndarray
+        Complete ELBO per iteration, nats per sample (never decreasing).
+
+    Notes
+    -----
+    Sources: Blei & Jordan (2006), eqs. (18)-(23); Kurihara, Welling & Vlassis (2007), section
+    3; Bishop (2006), section 10.2 for the Gaussian factors. ``_m_step`` is a natural-gradient
+    step on (gamma, the Normal-Wishart or Dirichlet parameters), so ``partial_fit`` is SVI
+    (Hoffman et al. 2013).
+
+    Raises
+    ------
+    ValueError, TypeError
+        From ``fit``: invalid hyper-parameters, priors (named), init or data.
+    """
+
+    _k_name = "truncation"
+
+    def __init__(self, truncation=30, *, concentration=1.0, truncation_method="fixed",
+                 component_type="gaussian", category_prior=0.5, covariance_type="full",
+                 tol=1e-3, reg_covar=1e-6, max_iter=100, n_init=1, init="kmeans++",
+                 mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
+                 covariance_prior=None, random_state=None, callback=None, verbose=False,
+                 learning_offset=10.0, learning_decay=0.7):
+        self.truncation = truncation
+        self.concentration = concentration
+        self.truncation_method = truncation_method
+        self.component_type = component_type
+        self.category_prior = category_prior
+        self.covariance_type = covariance_type
+        self.tol = tol
+        self.reg_covar = reg_covar
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init = init
+        self.mean_precision_prior = mean_precision_prior
+        self.mean_prior = mean_prior
+        self.degrees_of_freedom_prior = degrees_of_freedom_prior
+        self.covariance_prior = covariance_prior
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
+
+    @property
+    def n_components_or_truncation(self):
+        return self.truncation
+
+    def _categorical(self):
+        return self.component_type == "categorical"
+
+    def _has_tail(self):
+        return self.truncation_method == "tail"
+
+    # ---- validation -------------------------------------------------------------------------
+    def _validate_params(self):
+        self._validate_common()
+        if self.truncation_method not in TRUNCATION_METHODS:
+            raise ValueError(f"truncation_method must be one of {list(TRUNCATION_METHODS)}, got "
+                             f"{self.truncation_method!r}.")
+        if self.component_type not in ("gaussian", "categorical"):
+            raise ValueError("component_type must be 'gaussian' or 'categorical', got "
+                             f"{self.component_type!r}.")
+        c = self.concentration
+        if isinstance(c, (tuple, list, np.ndarray)):
+            if len(c) != 2:
+                raise ValueError("concentration must be a float alpha or a pair (a, b) of the "
+                                 f"Beta(a, b) sticks, got {c!r}.")
+            a = check_scalar(c[0], "concentration[0]", numbers.Real, low=0.0, low_inclusive=False)
+            b = check_scalar(c[1], "concentration[1]", numbers.Real, low=0.0, low_inclusive=False)
+        else:
+            a = 1.0
+            b = check_scalar(c, "concentration", numbers.Real, low=0.0, low_inclusive=False)
+        self.stick_prior_ = np.array([a, b])
+        if self._has_tail() and self.covariance_type == "tied" and not self._categorical():
+            raise ValueError("truncation_method='tail' needs a per-component precision: use "
+                             "covariance_type 'full', 'diag' or 'spherical' (or 'fixed').")
+
+    def _validate_data(self, X, reset, sample_weight=None):
+        if not self._categorical():
+            return super()._validate_data(X, reset, sample_weight=sample_weight)
+        Xc = check_counts(X, "X")
+        if reset:
+            self.n_features_in_ = Xc.shape[1]
+            lam = np.array(self.category_prior, dtype=np.float64, copy=True)
+            if lam.ndim == 0:
+                lam = np.full(Xc.shape[1], float(lam))
+            if lam.shape != (Xc.shape[1],) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
+                raise ValueError(f"category_prior must be a positive float or a positive array "
+                                 f"of shape ({Xc.shape[1]},), got {self.category_prior!r}.")
+            self.category_prior_ = lam
+        else:
+            check_n_features(Xc.shape[1], self.n_features_in_, "X", type(self).__name__)
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        return _Rows(Xc, w)
+
+    # ---- stick factor -----------------------------------------------------------------------
+    def _init_weight_factor(self):
+        self.weight_concentration_ = None
+
+    def _expected_log_weights(self):
+        return stick_expected_log_weights(self.weight_concentration_, self.truncation_method,
+                                          tuple(self.stick_prior_))
+
+    def _update_weight_factor(self, nk, n_tail, step_size):
+        target = stick_posterior(nk, n_tail, tuple(self.stick_prior_), self.truncation_method)
+        cur = self.weight_concentration_
+        if step_size < 1.0 and cur is not None:
+            target = (1.0 - step_size) * cur + step_size * target
+        self.weight_concentration_ = target
+
+    def _weight_kl(self):
+        return stick_kl(self.weight_concentration_, tuple(self.stick_prior_),
+                        self.truncation_method)
+
+    def _expected_weights(self):
+        return stick_expected_weights(self.weight_concentration_, self.truncation_method)
+
+    # ---- categorical components ---------------------------------------------------------------
+    def _init_params(self, data, rng):
+        if not self._categorical():
+            return super()._init_params(data, rng)
+        X, w = data.X, data.w
+        T = self.truncation
+        if isinstance(self.init, dict) or self.init == "random":
+            R = self._initial_responsibilities(_Rows(np.zeros((X.shape[0], 1)), w), rng)
+        else:
+            n_pos = int(np.count_nonzero(w > 0))
+            if n_pos < T:
+                raise ValueError(f"Expected n_samples >= truncation for init='kmeans++' but got "
+                                 f"truncation = {T}, n_samples = {n_pos}.")
+            rows = np.asarray(X.sum(1)).ravel()
+            P = X.multiply(1.0 / np.maximum(rows, 1e-300)[:, None]).tocsr().toarray()
+            _, labels = kmeans_plusplus(P, T, rng, sample_weight=w)
+            R = np.zeros((X.shape[0], T))
+            R[np.arange(X.shape[0]), labels] = 1.0
+        self.weight_concentration_ = None
+        self.category_concentration_ = None
+        rw = R * w[:, None]
+        stats = CategoricalMixtureStats(float(w.sum()), 0.0, rw.sum(0),
+                                        np.asarray((X.T @ rw).T))
+        self._m_step(stats)
+
+    def _cat_log_rho(self, X):
+        lam = self.category_concentration_
+        elog_phi = psi(lam) - psi(lam.sum(1, keepdims=True))
+        elog, log_tail = self._expected_log_weights()
+        lr = np.asarray(X @ elog_phi.T) + elog
+        if self._has_tail():
+            lam0 = self.category_prior_
+            e0 = psi(lam0) - psi(lam0.sum())
+            lr = np.hstack((lr, (np.asarray(X @ e0) + log_tail).reshape(-1, 1)))
+        return lr
+
+    def _empty_stats(self):
+        if not self._categorical():
+            return super()._empty_stats()
+        K = self.truncation + (1 if self._has_tail() else 0)
+        return CategoricalMixtureStats(0.0, 0.0, np.zeros(K),
+                                       np.zeros((self.truncation, self.n_features_in_)))
+
+    def _e_step(self, data):
+        if not self._categorical():
+            return super()._e_step(data)
+        lr = self._cat_log_rho(data.X)
+        lse = logsumexp(lr, axis=1)
+        r = np.exp(lr - lse[:, None]) * data.w[:, None]
+        counts = np.asarray((data.X.T @ r[:, :self.truncation]).T)
+        return CategoricalMixtureStats(float(data.w.sum()), float(data.w @ lse), r.sum(0), counts)
+
+    def _m_step(self, stats, step_size=1.0, scale=1.0):
+        if not self._categorical():
+            return super()._m_step(stats, step_size, scale)
+        T = self.truncation
+        nk = stats.nk[:T] * scale
+        n_tail = float(stats.nk[T] * scale) if stats.nk.shape[0] > T else 0.0
+        target = self.category_prior_[None, :] + stats.counts * scale
+        cur = self.category_concentration_
+        if step_size < 1.0 and cur is not None:
+            target = (1.0 - step_size) * cur + step_size * target
+        self.category_concentration_ = target
+        self._update_weight_factor(nk, n_tail, step_size)
+        self.components_ = target / target.sum(1, keepdims=True)
+        self.weights_ = self._expected_weights()
+        self.n_effective_components_ = int(np.sum(self.weights_ > EFFECTIVE_WEIGHT_THRESHOLD))
+
+    def _global_elbo_terms(self):
+        if not self._categorical():
+            return super()._global_elbo_terms()
+        kl_phi = float(np.sum(dirichlet_kl(self.category_concentration_, self.category_prior_)))
+        return -self._weight_kl() - kl_phi
+
+    def _log_resp(self, X):
+        if not self._categorical():
+            return super()._log_resp(X)
+        self._check_is_fitted()
+        X = self._validate_data(X, reset=False).X
+        lr = self._cat_log_rho(X)
+        return lr - logsumexp(lr, axis=1, keepdims=True)
+
+    def score_samples(self, X):
+        """Log posterior predictive density of each sample, nats, shape (n_samples,).
+
+        Gaussian components: a mixture of Student-t's with the expected stick weights (Bishop
+        2006, eq. 10.81), the 'tail' mass going to the prior predictive. Categorical components:
+        sum_k E[pi_k] E_q[prod_v phi_kv^x_v] (the Dirichlet-multinomial of the token sequence).
+        """
+        if not self._categorical():
+            return super().score_samples(X)
+        from scipy.special import gammaln
+
+        self._check_is_fitted()
+        X = self._validate_data(X, reset=False).X
+        n_tok = np.asarray(X.sum(1)).ravel()
+
+        def dm(lam):
+            # ln E[prod phi^x] = lnG(sum lam) - lnG(sum lam + n) + sum_v [lnG(lam_v + x_v) - lnG(lam_v)]
+            lam = np.atleast_2d(lam)
+            out = np.empty((X.shape[0], lam.shape[0]))
+            Xc = sp.csr_matrix(X)
+            for k in range(lam.shape[0]):
+                li = lam[k]
+                per = np.zeros(X.shape[0])
+                vals = gammaln(li[Xc.indices] + Xc.data) - gammaln(li[Xc.indices])
+                np.add.at(per, np.repeat(np.arange(X.shape[0]), np.diff(Xc.indptr)), vals)
+                out[:, k] = gammaln(li.sum()) - gammaln(li.sum() + n_tok) + per
+            return out
+
+        ew = self._expected_weights()
+        with np.errstate(divide="ignore"):
+            terms = dm(self.category_concentration_) + np.log(ew)
+        rest = max(1.0 - float(ew.sum()), 0.0)
+        if self._has_tail() and rest > 0:
+            terms = np.hstack((terms, dm(self.category_prior_) + np.log(rest)))
+        return logsumexp(terms, axis=1)
+
+    def sample(self, n_samples=1, random_state=None, n_tokens=50):
+        """Draw samples from the plug-in mixture (weights renormalised over the T components).
+
+        Parameters
+        ----------
+        n_samples : int, default 1
+        random_state : int, Generator or None
+        n_tokens : int, default 50
+            Tokens per sample (categorical components only).
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        labels : ndarray of shape (n_samples,)
+        """
+        if not self._categorical():
+            return super().sample(n_samples, random_state)
+        self._check_is_fitted()
+        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
+        rng = check_random_state(random_state)
+        w = self.weights_ / self.weights_.sum()
+        labels = rng.choice(self.truncation, size=n_samples, p=w)
+        X = np.vstack([rng.multinomial(n_tokens, self.components_[k]) for k in labels])
+        return X.astype(np.float64), labels
+
+    def _update_sklearn_tags(self, tags):
+        return tags
+
