@@ -416,7 +416,7 @@ def _cmd_show(args, out):
             continue
         if isinstance(v, np.ndarray):
             head = f"  {k}: {v.dtype} array of shape {v.shape}"
-            if v.size <= 40 and v.dtype.kind in "fiub":
+            if v.size <= 40 and v.dtype.kind in "fiubUS":
                 body = np.array2string(v, **np_opts).replace("\n", "\n      ")
                 out.write(f"{head}\n      {body}\n")
             else:
