@@ -27,9 +27,7 @@ __all__ = [
     "forward_backward_scaled",
     "forward_backward_scaled_serial",
     "forward_scaled",
-    "forward_scaled_serial",
     "viterbi_log",
-    "viterbi_log_serial",
     "categorical_emission_counts",
 ]
 
@@ -189,21 +187,13 @@ def _forward_one(frame, log_offset, startprob, transmat_t, a, b, log_scale_out):
     return -np.inf if dead else ll
 
 
-@jit(parallel=True)
-def forward_scaled(frame, log_offset, startprob, transmat, offsets, log_scale_out, loglik_out):
-    """Scaled forward pass only, parallel over sequences: ``log_scale_out`` (n_samples,) the
-    one-step predictive log-densities and ``loglik_out`` (n_sequences,) the log-likelihood of
-    each sequence (``-inf`` for an impossible sequence)."""
-    transmat_t = np.ascontiguousarray(transmat.T)
-    for s in prange(offsets.shape[0] - 1):
-        loglik_out[s] = _forward_one(frame, log_offset, startprob, transmat_t, offsets[s],
-                                     offsets[s + 1], log_scale_out)
-
-
 @jit
-def forward_scaled_serial(frame, log_offset, startprob, transmat, offsets, log_scale_out,
+def forward_scaled(frame, log_offset, startprob, transmat, offsets, log_scale_out,
                           loglik_out):
-    """:func:`forward_scaled` on one thread. Identical results."""
+    """Scaled forward pass only (Rabiner 1989, eqs. 19-21 with scaling): ``log_scale_out``
+    (n_samples,) the one-step predictive log-densities and ``loglik_out`` (n_sequences,) the
+    log-likelihood of each sequence (``-inf`` for an impossible sequence). One thread: it is
+    used for scoring, where the data are read once."""
     transmat_t = np.ascontiguousarray(transmat.T)
     for s in range(offsets.shape[0] - 1):
         loglik_out[s] = _forward_one(frame, log_offset, startprob, transmat_t, offsets[s],
@@ -245,22 +235,13 @@ def _viterbi_one(log_frame, log_startprob, log_transmat_t, a, b, path_out):
     return best
 
 
-@jit(parallel=True)
-def viterbi_log(log_frame, log_startprob, log_transmat, offsets, path_out, logprob_out):
-    """Viterbi decoding in log space (Viterbi 1967; Rabiner 1989, eqs. 32-35), parallel over
-    sequences. Writes the most probable state path of each sequence into ``path_out``
-    (n_samples,) int64 and its joint log-probability ``max_z log p(x, z)`` into
-    ``logprob_out`` (n_sequences,). Ties between predecessors go to the highest state index, a
-    tie of the final state to the lowest (hmmlearn 0.3's traceback convention)."""
-    log_transmat_t = np.ascontiguousarray(log_transmat.T)
-    for s in prange(offsets.shape[0] - 1):
-        logprob_out[s] = _viterbi_one(log_frame, log_startprob, log_transmat_t, offsets[s],
-                                      offsets[s + 1], path_out)
-
-
 @jit
-def viterbi_log_serial(log_frame, log_startprob, log_transmat, offsets, path_out, logprob_out):
-    """:func:`viterbi_log` on one thread. Identical results."""
+def viterbi_log(log_frame, log_startprob, log_transmat, offsets, path_out, logprob_out):
+    """Viterbi decoding in log space (Viterbi 1967; Rabiner 1989, eqs. 32-35). Writes the most
+    probable state path of each sequence into ``path_out`` (n_samples,) int64 and its joint
+    log-probability ``max_z log p(x, z)`` into ``logprob_out`` (n_sequences,). Ties between
+    predecessors go to the highest state index, a tie of the final state to the lowest
+    (hmmlearn 0.3's traceback convention)."""
     log_transmat_t = np.ascontiguousarray(log_transmat.T)
     for s in range(offsets.shape[0] - 1):
         logprob_out[s] = _viterbi_one(log_frame, log_startprob, log_transmat_t, offsets[s],

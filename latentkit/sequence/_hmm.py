@@ -34,7 +34,7 @@ _INITS = ("random", "kmeans++")
 
 #: Below this much work (time steps x states^2) or with one sequence, kernels run on one
 #: thread: starting numba's thread pool costs more than it saves (results are identical).
-_PARALLEL_MIN_WORK = 200_000
+_PARALLEL_MIN_WORK = 1_000_000
 
 
 def _kernel(name, data, n_components):
@@ -313,8 +313,12 @@ class HiddenMarkovModel(LatentModel):
         K = self.n_components
         init = self.init if isinstance(self.init, dict) else {}
         method = self.init if isinstance(self.init, str) else "random"
-        start = rng.dirichlet(np.ones(K))
-        trans = rng.dirichlet(np.ones(K), size=K)
+        # near-uniform chain with random perturbations (a strongly diagonal random start
+        # tends to lock Baum-Welch into "sticky" local optima)
+        start = rng.uniform(0.5, 1.5, size=K)
+        start /= start.sum()
+        trans = rng.uniform(0.5, 1.5, size=(K, K))
+        trans /= trans.sum(axis=1, keepdims=True)
         emis = self.emission_.init_params(data.X, K, rng, method)
         params = {"startprob": start, "transmat": trans, **emis}
         for name, value in init.items():
@@ -406,7 +410,8 @@ class HiddenMarkovModel(LatentModel):
                 "appropriate arguments before using this estimator.")
 
     def _forward(self, data):
-        forward_scaled = _kernel("forward_scaled", data, self.n_components)
+        from .._kernels.hmm import forward_scaled
+
         frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
         log_pred = np.empty(frame.shape[0])
         loglik = np.empty(data.n_sequences)
@@ -508,7 +513,7 @@ class HiddenMarkovModel(LatentModel):
         state_sequence : ndarray of shape (n_samples,) of int
         """
         data = self._validate_data(X, reset=False, lengths=lengths)
-        viterbi_log = _kernel("viterbi_log", data, self.n_components)
+        from .._kernels.hmm import viterbi_log
         logf = self.emission_.log_likelihood(self._emission_params(), data.X)
         with np.errstate(divide="ignore"):
             log_pi = np.log(self.startprob_)

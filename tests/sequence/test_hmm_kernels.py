@@ -1,0 +1,127 @@
+"""HMM kernels against their naive NumPy oracles (1e-10) and a brute-force enumeration."""
+
+import numba
+import numpy as np
+import pytest
+
+from latentkit._kernels import hmm as kernels
+from latentkit.testing import (brute_force_hmm_loglik, categorical_counts_oracle,
+                               forward_backward_oracle, viterbi_oracle)
+
+
+def _problem(seed, lengths, K=3, scale=3.0):
+    rng = np.random.default_rng(seed)
+    T = int(sum(lengths))
+    log_frame = rng.normal(scale=scale, size=(T, K)) - 5.0
+    startprob = rng.dirichlet(np.ones(K))
+    transmat = rng.dirichlet(np.ones(K), size=K)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    return log_frame, startprob, transmat, offsets
+
+
+def _run_fb(fn, log_frame, startprob, transmat, offsets):
+    off = log_frame.max(axis=1)
+    off = np.where(np.isfinite(off), off, 0.0)
+    frame = np.exp(log_frame - off[:, None])
+    T, K = frame.shape
+    n_seq = len(offsets) - 1
+    gamma, log_pred = np.empty((T, K)), np.empty(T)
+    xi, ll = np.empty((n_seq, K, K)), np.empty(n_seq)
+    fn(frame, off, startprob, transmat, offsets, gamma, log_pred, xi, ll)
+    return gamma, log_pred, xi, ll
+
+
+LENGTHS = [[1], [7], [5, 1, 12, 1, 3], [40, 2, 17]]
+
+
+@pytest.mark.parametrize("lengths", LENGTHS)
+@pytest.mark.parametrize("name", ["forward_backward_scaled", "forward_backward_scaled_serial"])
+def test_forward_backward_matches_oracle(name, lengths):
+    log_frame, pi, A, offsets = _problem(0, lengths)
+    got = _run_fb(getattr(kernels, name), log_frame, pi, A, offsets)
+    want = forward_backward_oracle(log_frame, pi, A, lengths)
+    for g, w, what in zip(got, want, ("gamma", "log_pred", "xi", "loglik")):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12, err_msg=what)
+
+
+def test_forward_only_matches_oracle():
+    lengths = [5, 1, 12, 1, 3]
+    log_frame, pi, A, offsets = _problem(1, lengths)
+    off = log_frame.max(axis=1)
+    frame = np.exp(log_frame - off[:, None])
+    log_pred, ll = np.empty(len(frame)), np.empty(len(lengths))
+    kernels.forward_scaled(frame, off, pi, A, offsets, log_pred, ll)
+    _, want_pred, _, want_ll = forward_backward_oracle(log_frame, pi, A, lengths)
+    np.testing.assert_allclose(log_pred, want_pred, rtol=1e-10)
+    np.testing.assert_allclose(ll, want_ll, rtol=1e-10)
+
+
+def test_oracle_matches_brute_force_enumeration():
+    log_frame, pi, A, _ = _problem(2, [6], K=3)
+    _, _, _, ll = forward_backward_oracle(log_frame, pi, A)
+    assert ll[0] == pytest.approx(brute_force_hmm_loglik(log_frame, pi, A), rel=1e-12)
+
+
+@pytest.mark.parametrize("lengths", LENGTHS)
+def test_viterbi_matches_oracle(lengths):
+    log_frame, pi, A, offsets = _problem(3, lengths, scale=1.0)
+    path = np.empty(len(log_frame), dtype=np.int64)
+    lp = np.empty(len(lengths))
+    kernels.viterbi_log(log_frame, np.log(pi), np.log(A), offsets, path, lp)
+    want_path, want_lp = viterbi_oracle(log_frame, pi, A, lengths)
+    np.testing.assert_array_equal(path, want_path)
+    np.testing.assert_allclose(lp, want_lp, rtol=1e-12)
+
+
+def test_viterbi_path_is_the_brute_force_argmax():
+    import itertools
+
+    log_frame, pi, A, offsets = _problem(4, [6], K=3, scale=1.0)
+    best, arg = -np.inf, None
+    for z in itertools.product(range(3), repeat=6):
+        lp = np.log(pi[z[0]]) + log_frame[0, z[0]] + sum(
+            np.log(A[z[t - 1], z[t]]) + log_frame[t, z[t]] for t in range(1, 6))
+        if lp > best:
+            best, arg = lp, z
+    path = np.empty(6, dtype=np.int64)
+    lp = np.empty(1)
+    kernels.viterbi_log(log_frame, np.log(pi), np.log(A), offsets, path, lp)
+    assert tuple(path) == arg
+    assert lp[0] == pytest.approx(best, rel=1e-12)
+
+
+def test_categorical_counts_match_oracle():
+    rng = np.random.default_rng(5)
+    gamma = rng.dirichlet(np.ones(4), size=200)
+    sym = rng.integers(0, 7, size=200)
+    out = np.empty((4, 7))
+    kernels.categorical_emission_counts(gamma, sym, out)
+    np.testing.assert_allclose(out, categorical_counts_oracle(gamma, sym, 7), rtol=1e-10)
+
+
+def test_impossible_sequence_gives_minus_inf_not_nan():
+    log_frame, pi, A, offsets = _problem(6, [4, 5])
+    log_frame[6] = -np.inf  # second sequence, position 2: impossible in every state
+    gamma, log_pred, xi, ll = _run_fb(kernels.forward_backward_scaled_serial, log_frame, pi, A,
+                                      offsets)
+    assert np.isfinite(ll[0]) and ll[1] == -np.inf
+    assert np.all(np.isneginf(log_pred[6:]))
+    assert np.all(np.isfinite(log_pred[:6]))
+    np.testing.assert_allclose(gamma[:4].sum(axis=1), 1.0)
+
+
+def test_results_do_not_depend_on_thread_count():
+    lengths = [30] * 9 + [1, 2]
+    log_frame, pi, A, offsets = _problem(7, lengths)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = _run_fb(kernels.forward_backward_scaled, log_frame, pi, A, offsets)
+        numba.set_num_threads(max(2, min(old, 4)) if old >= 2 else 1)
+        many = _run_fb(kernels.forward_backward_scaled, log_frame, pi, A, offsets)
+    finally:
+        numba.set_num_threads(old)
+    serial = _run_fb(kernels.forward_backward_scaled_serial, log_frame, pi, A, offsets)
+    for a, b, c in zip(one, many, serial):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
