@@ -25,6 +25,7 @@ How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
   monitor's ``'noisy'`` rule because the bound is a Monte-Carlo estimate.
 """
 
+import contextlib
 import numbers
 
 import numpy as np
@@ -40,6 +41,20 @@ __all__ = ["VAE", "VAEStats"]
 _LOG_2PI = float(np.log(2.0 * np.pi))
 _LIKELIHOODS = ("bernoulli", "gaussian", "categorical")
 _ACTIVATIONS = ("relu", "tanh", "softplus")
+
+
+def _blas_single_thread():
+    """Limit BLAS to one thread while training/evaluating (threadpoolctl, when installed).
+
+    The VAE's matrix products are small (a minibatch times a hidden layer); a multithreaded
+    BLAS spends more time synchronising its threads than computing on them, and on a loaded
+    machine it is several times slower than a single thread.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
 
 
 @stats_dataclass
@@ -193,6 +208,9 @@ class VAE(LatentModel):
     Notes
     -----
     Units: every ELBO and log-likelihood is in **nats per sample**. All arithmetic is float64.
+    ``fit``, ``elbo`` and ``log_likelihood`` run BLAS on one thread (through threadpoolctl
+    when it is installed): the products are small, and thread synchronisation costs more
+    than it gains.
 
     References
     ----------
@@ -702,16 +720,15 @@ class VAE(LatentModel):
         FloatingPointError
             The ELBO became non-finite (learning rate too large).
         """
-        super().fit(X)
+        with _blas_single_thread():
+            super().fit(X)
         if self._best is not None:
             self.params_ = self._best[1]
             self.best_validation_bound_ = float(self._best[0])
         else:
             self.best_validation_bound_ = None
         self.validation_bounds_ = np.asarray(self._val_history, dtype=np.float64)
-        Xt = self._check_X(X, reset=False)
-        mu = self._encode(Xt)[0]
-        self.latent_activity_ = mu.var(axis=0)
+        self.latent_activity_ = self._latent_activity(self._check_X(X, reset=False))
         self.active_units_ = int(np.sum(self.latent_activity_ > 0.01))
         self._split = None
         self._best = None
@@ -767,6 +784,11 @@ class VAE(LatentModel):
         self._m_step(stats, step_size=step_size, scale=scale)
         self.n_steps_ = getattr(self, "n_steps_", 0) + 1
         return self
+
+    def _latent_activity(self, X):
+        """``Cov_x(E_q[z_j | x])`` per latent unit over validated rows ``X`` (Burda et al. 2016,
+        section 5.2); a unit is active when this exceeds 0.01."""
+        return self._encode(X)[0].var(axis=0)
 
     def _encode(self, X):
         enc_sizes, _ = self._sizes()
@@ -845,7 +867,8 @@ class VAE(LatentModel):
         X = self._check_X(X, reset=False)
         rng = np.random.default_rng(self._eval_seed) if random_state is None \
             else check_random_state(random_state)
-        draws = self._elbo_draws(X, n_samples, rng)
+        with _blas_single_thread():
+            draws = self._elbo_draws(X, n_samples, rng)
         value = float(draws.mean())
         if return_std:
             return value, float(draws.std(ddof=1) / np.sqrt(n_samples))
@@ -903,7 +926,8 @@ class VAE(LatentModel):
         X = self._check_X(X, reset=False)
         rng = np.random.default_rng(self._eval_seed + 1) if random_state is None \
             else check_random_state(random_state)
-        rows = self._iwae_rows(X, n_importance, rng)
+        with _blas_single_thread():
+            rows = self._iwae_rows(X, n_importance, rng)
         return rows if per_sample else float(rows.mean())
 
     def score_samples(self, X):
