@@ -29,7 +29,7 @@ import math
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -83,8 +83,9 @@ class Progress:
     --quiet; the bar appears only for fits longer than about half a second.
     """
 
-    def __init__(self, total, enabled=True, desc="fit"):
+    def __init__(self, total, enabled=True, desc="fit", delay=0.5):
         self.total = total
+        self.delay = delay
         self.enabled = enabled
         self.desc = desc
         self._bar = None
@@ -95,7 +96,8 @@ class Progress:
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=self.total, desc=self.desc, unit="it", file=sys.stderr,
-                             delay=0.5, leave=False, dynamic_ncols=True)
+                             delay=self.delay, leave=False,
+                             dynamic_ncols=True)
         return self
 
     def __exit__(self, *exc):

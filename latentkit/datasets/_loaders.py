@@ -6,18 +6,18 @@ listed in ``datasets/MANIFEST`` and checks their sha256 (once per process and fi
 ever downloaded. Provenance, license and citation of every file: ``datasets/README.md``.
 """
 
+import array
+import collections
 import csv
-import gzip
+import itertools
 import hashlib
-import io
-import os
 import threading
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._corpus import Bunch, Corpus, _open_text, read_docword, tokenize
+from ._corpus import _TOKEN_RE, Bunch, Corpus, _open_text, english_stop_words, read_docword
 
 __all__ = [
     "DatasetIntegrityError",
@@ -157,7 +157,7 @@ def _bundled(relpath):
 
 def _descr(title, relpaths, text=""):
     entries = manifest()
-    seen, lic, cites, srcs = set(), [], [], []
+    lic, cites, srcs = [], [], []
     for rp in relpaths:
         e = entries[rp]
         for lst, k in ((lic, "license"), (cites, "citation"), (srcs, "source")):
@@ -420,25 +420,25 @@ def load_gutenberg_novels(level="chapter", books=None, stop_words="english", min
     table, paras = _gutenberg_rows()
     chosen = _select_books(books, table)
     doc_of_para, labels, titles, meta = _gutenberg_layout(level, chosen, table, paras)
-    ids, offsets, words = _paragraph_token_ids(stop_words, min_length)
+    ids, offsets, words = _paragraph_token_ids()
     # each paragraph's tokens go to its document (joining paragraphs with a space never merges
     # or splits tokens, so tokenising paragraphs once serves every level)
     token_doc = np.repeat(doc_of_para, np.diff(offsets))
-    keep = token_doc >= 0
-    token_doc, token_word = token_doc[keep], ids[keep]
+    if stop_words == "english":
+        stop = english_stop_words()
+    else:
+        stop = frozenset(stop_words) if stop_words is not None else frozenset()
+    allowed = np.array([len(w) >= min_length and w not in stop for w in words], dtype=bool)
+    keep = (token_doc >= 0) & allowed[ids] if ids.size else np.zeros(0, dtype=bool)
     n_docs, n_all = len(labels), len(words)
-    pairs = np.unique(token_doc * n_all + token_word)
-    df = np.bincount(pairs % n_all, minlength=n_all)
+    X_all = sp.csr_matrix((np.ones(int(keep.sum())), (token_doc[keep], ids[keep])),
+                          shape=(n_docs, n_all), dtype=np.float64)
+    X_all.sum_duplicates()
+    df = np.bincount(X_all.indices, minlength=n_all)
     kept = np.flatnonzero(df >= min_df)
     order = kept[np.argsort(words[kept], kind="stable")]  # alphabetical vocabulary
     vocabulary = words[order]
-    column = np.full(n_all, -1, dtype=np.int64)
-    column[order] = np.arange(order.size)
-    cols = column[token_word]
-    ok = cols >= 0
-    X = sp.csr_matrix((np.ones(int(ok.sum())), (token_doc[ok], cols[ok])),
-                      shape=(n_docs, vocabulary.size), dtype=np.float64)
-    X.sum_duplicates()
+    X = X_all[:, order].tocsr()
     X.sort_indices()
     target, target_names = _codes(labels, chosen)
     meta = np.array(meta, dtype=np.int64).reshape(-1, 2)
@@ -457,26 +457,24 @@ def load_gutenberg_novels(level="chapter", books=None, stop_words="english", min
 _TOKEN_CACHE = {}
 
 
-def _paragraph_token_ids(stop_words, min_length):
+def _paragraph_token_ids():
     """Token ids of every paragraph (concatenated), paragraph offsets, and the id -> word array.
 
-    Computed once per process and tokenising setting."""
-    if stop_words is None or stop_words == "english":
-        key = (stop_words, min_length)
-        sw = stop_words
-    else:
-        sw = frozenset(stop_words)
-        key = (sw, min_length)
-    if key not in _TOKEN_CACHE:
+    Tokens are the maximal runs of a-z after lowercasing, unfiltered (stop words and short
+    tokens are removed per call, at the word level). Computed once per process."""
+    if "ids" not in _TOKEN_CACHE:
         _, paras = _gutenberg_rows()
-        index, ids, offsets = {}, [], [0]
+        index = collections.defaultdict(itertools.count().__next__)
+        lookup = index.__getitem__
+        ids, offsets = array.array("q"), [0]
+        findall = _TOKEN_RE.findall
         for _, _, _, text in paras:
-            ids.extend([index.setdefault(t, len(index)) for t in tokenize(text, sw, min_length)])
+            ids.extend(map(lookup, findall(text.lower())))
             offsets.append(len(ids))
         words = np.array(list(index), dtype=str) if index else np.zeros(0, dtype=str)
-        _TOKEN_CACHE[key] = (np.array(ids, dtype=np.int64), np.array(offsets, dtype=np.int64),
-                             words)
-    return _TOKEN_CACHE[key]
+        _TOKEN_CACHE["ids"] = (np.frombuffer(ids, dtype=np.int64).copy(),
+                               np.array(offsets, dtype=np.int64), words)
+    return _TOKEN_CACHE["ids"]
 
 
 def _gutenberg_layout(level, chosen, table, paras):
