@@ -27,10 +27,11 @@ __all__ = [
 from ._whitening import Whitening, whiten  # noqa: F401,E402
 from ._moments import GMMMoments, HMMMoments, LDAMoments, project_simplex  # noqa: F401,E402
 from ._estimators import SpectralGMM, SpectralHMM, SpectralLDA  # noqa: F401,E402
+from ._online import online_tensor_power  # noqa: F401,E402
 from ._recipes import SpectralInitWarning, spectral_init_gmm, spectral_init_lda  # noqa: F401,E402
 
 __all__ += ["Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "project_simplex",
             "SpectralGMM", "SpectralLDA", "SpectralHMM", "SpectralInitWarning",
-            "spectral_init_gmm", "spectral_init_lda"]
+            "spectral_init_gmm", "spectral_init_lda", "online_tensor_power"]
 
 # --- issue 6 (private, completion, sparse) adds its imports below -------------------------
