@@ -1,0 +1,224 @@
+"""numba kernels of Latent Dirichlet Allocation (mean-field variational Bayes).
+
+The per-document E-step of Blei, Ng & Jordan (2003, section 5.2, Fig. 6) as written by Hoffman,
+Blei & Bach (2010, Algorithm 1/2) with phi eliminated: for one document with word ids ``w_j`` and
+counts ``n_j``, iterate
+
+    gamma_k <- alpha + exp(E[log theta_k]) * sum_j n_j exp(E[log beta_{k w_j}]) / phinorm_j,
+    phinorm_j = sum_k exp(E[log theta_k]) exp(E[log beta_{k w_j}]),
+
+until the mean absolute change of gamma is below ``tol`` (or ``max_iter`` sweeps).
+
+Numerics. ``exp(E[log beta])`` enters transposed, ``(V, K)`` C-contiguous, so the K values of
+one word are contiguous, and **shifted per word** by ``shift_w = max_k E[log beta_kw]`` (so every
+row has maximum 1 and ``phinorm`` cannot underflow to 0); ``exp(E[log theta])`` is likewise
+shifted by its maximum over topics. Both shifts cancel in phi; they are added back exactly in
+the ELBO. There is no ``+ eps`` in ``phinorm`` (scikit-learn adds one), so the bound is exact.
+
+Determinism. Documents are independent: ``prange`` over documents writes only that document's
+outputs; the topic-word statistics are then summed by :func:`lda_suff_stats` in document order,
+so results do not depend on the number of threads.
+
+Imports only numpy, math and numba (DESIGN.md section 4).
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit, prange
+
+__all__ = ["digamma", "lda_e_step", "lda_suff_stats"]
+
+
+@jit
+def digamma(x):
+    """Digamma function psi(x) for x > 0 (recurrence to x >= 10, then the asymptotic series;
+    absolute error below 1e-15 there). Abramowitz & Stegun 6.3.5 and 6.3.18."""
+    r = 0.0
+    while x < 10.0:
+        r -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    t = f * (-1.0 / 12.0 + f * (1.0 / 120.0 + f * (-1.0 / 252.0 + f * (
+        1.0 / 240.0 + f * (-1.0 / 132.0 + f * (691.0 / 32760.0 + f * (-1.0 / 12.0)))))))
+    return r + math.log(x) - 0.5 / x + t
+
+
+@jit
+def _exp_elog_shifted(gamma_d, psi_d, t_d):
+    """psi_d <- psi(gamma_d); t_d <- exp(psi_d - max psi_d). Returns max psi_d."""
+    K = gamma_d.shape[0]
+    mx = -np.inf
+    for k in range(K):
+        p = digamma(gamma_d[k])
+        psi_d[k] = p
+        if p > mx:
+            mx = p
+    for k in range(K):
+        t_d[k] = math.exp(psi_d[k] - mx)
+    return mx
+
+
+@jit
+def _sweep(indices, data, s, e, exp_beta_t, t, acc):
+    """acc[k] = sum_j n_j exp_beta_t[w_j, k] / (t . exp_beta_t[w_j]) over one document (the hot
+    loop; kept in its own function so LLVM vectorises it over k)."""
+    K = exp_beta_t.shape[1]
+    for k in range(K):
+        acc[k] = 0.0
+    for j in range(s, e):
+        row = exp_beta_t[indices[j]]
+        norm = 0.0
+        for k in range(K):
+            norm += t[k] * row[k]
+        r = data[j] / norm
+        for k in range(K):
+            acc[k] += r * row[k]
+
+
+@jit
+def _final_pass(indices, data, s, e, nd, exp_beta_t, beta_shift, alpha, const, g, t, psi_d,
+                ratio):
+    """At fixed gamma (``t``, ``psi_d`` already computed from it): the ratios n_j / phinorm_j for
+    the statistics, and the document's local ELBO (nats), returned."""
+    K = exp_beta_t.shape[1]
+    mx = -np.inf
+    gsum = 0.0
+    for k in range(K):
+        if psi_d[k] > mx:
+            mx = psi_d[k]
+        gsum += g[k]
+    psi_sum = digamma(gsum)
+    lse = 0.0
+    for j in range(s, e):
+        w = indices[j]
+        row = exp_beta_t[w]
+        norm = 0.0
+        for k in range(K):
+            norm += t[k] * row[k]
+        ratio[j] = data[j] / norm
+        lse += data[j] * (math.log(norm) + beta_shift[w])
+    # sum_j n_j log sum_k exp(E log theta_k + E log beta_kw), then the theta terms
+    val = lse + nd * (mx - psi_sum)
+    val += const - math.lgamma(gsum)
+    for k in range(K):
+        val += math.lgamma(g[k]) + (alpha - g[k]) * (psi_d[k] - psi_sum)
+    return val
+
+
+@jit
+def _doc_e_step(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, g, t, psi_d, acc,
+                warm_start, max_iter, tol, ratio):
+    """One document of :func:`lda_e_step` (serial; called from the ``prange`` loop).
+    Returns (local ELBO in nats, sweeps run)."""
+    K = exp_beta_t.shape[1]
+    nd = 0.0
+    for j in range(s, e):
+        nd += data[j]
+    if nd <= 0.0:
+        # empty document: q(theta) = p(theta), no words -> contributes exactly 0
+        for k in range(K):
+            g[k] = alpha
+            t[k] = 1.0
+        for j in range(s, e):
+            ratio[j] = 0.0
+        return 0.0, 0
+    if not warm_start:
+        g0 = alpha + nd / K
+        for k in range(K):
+            g[k] = g0
+    _exp_elog_shifted(g, psi_d, t)
+    it = 0
+    while it < max_iter:
+        it += 1
+        _sweep(indices, data, s, e, exp_beta_t, t, acc)
+        change = 0.0
+        for k in range(K):
+            new = alpha + t[k] * acc[k]
+            change += abs(new - g[k])
+            g[k] = new
+        _exp_elog_shifted(g, psi_d, t)
+        if change / K < tol:
+            break
+    val = _final_pass(indices, data, s, e, nd, exp_beta_t, beta_shift, alpha, const, g, t,
+                      psi_d, ratio)
+    return val, it
+
+
+@jit(parallel=True)
+def lda_e_step(indptr, indices, data, exp_beta_t, beta_shift, alpha, gamma, warm_start,
+               max_iter, tol, exp_theta, ratio, doc_elbo, n_iter):
+    """Per-document variational E-step of LDA over CSR rows (``prange`` over documents).
+
+    Parameters
+    ----------
+    indptr : int64[D + 1]; indices : int64[nnz]; data : float64[nnz]
+        CSR count matrix (sorted or not; no duplicates needed).
+    exp_beta_t : float64[V, K]
+        ``exp(E[log beta_kw] - shift_w)`` transposed, C-contiguous.
+    beta_shift : float64[V]
+        ``shift_w = max_k E[log beta_kw]``.
+    alpha : float
+        Symmetric document-topic prior (> 0).
+    gamma : float64[D, K] (in/out)
+        Variational Dirichlet parameters. Read as the starting point when ``warm_start``;
+        otherwise initialised to ``alpha + N_d / K`` (Blei et al. 2003, Fig. 6).
+    warm_start : bool
+    max_iter : int
+        Maximum coordinate-ascent sweeps per document.
+    tol : float
+        Stop when ``mean_k |gamma_new - gamma_old| < tol``.
+    exp_theta : float64[D, K] (out)
+        ``exp(E[log theta_dk] - max_k psi(gamma_dk))`` at the final gamma.
+    ratio : float64[nnz] (out)
+        ``n_dw / phinorm_dw`` at the final gamma (shifted quantities), for the statistics.
+    doc_elbo : float64[D] (out)
+        Local ELBO of each document in nats: ``E[log p(w|z,beta)] + E[log p(z|theta)]
+        + E[log p(theta|alpha)] - E[log q(theta)] - E[log q(z)]`` with phi optimal given gamma.
+    n_iter : int64[D] (out)
+        Sweeps run per document (0 for empty documents).
+    """
+    D = indptr.shape[0] - 1
+    K = exp_beta_t.shape[1]
+    const = math.lgamma(K * alpha) - K * math.lgamma(alpha)
+    for d in prange(D):
+        psi_d = np.empty(K)
+        acc = np.empty(K)
+        val, it = _doc_e_step(indices, data, indptr[d], indptr[d + 1], exp_beta_t, beta_shift,
+                              alpha, const, gamma[d], exp_theta[d], psi_d, acc, warm_start,
+                              max_iter, tol, ratio)
+        doc_elbo[d] = val
+        n_iter[d] = it
+
+
+@jit
+def lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, out_t):
+    """Topic-word expected counts, transposed: ``out_t[w, k] = sum_d n_dw phi_dwk``.
+
+    ``phi_dwk = exp_theta[d, k] exp_beta_t[w, k] / phinorm_dw``, so
+    ``out_t[w, k] = exp_beta_t[w, k] * sum_d ratio_dw exp_theta[d, k]``. Serial, documents in
+    index order (deterministic; O(nnz K), a small fraction of the E-step's cost).
+
+    Parameters
+    ----------
+    indptr, indices : int64 CSR structure; ratio : float64[nnz] from :func:`lda_e_step`
+    exp_theta : float64[D, K]; exp_beta_t : float64[V, K]
+    out_t : float64[V, K] (out)
+    """
+    D = indptr.shape[0] - 1
+    V = out_t.shape[0]
+    K = out_t.shape[1]
+    for w in range(V):
+        for k in range(K):
+            out_t[w, k] = 0.0
+    for d in range(D):
+        td = exp_theta[d]
+        for j in range(indptr[d], indptr[d + 1]):
+            o = out_t[indices[j]]
+            r = ratio[j]
+            for k in range(K):
+                o[k] += r * td[k]
+    for w in range(V):
+        for k in range(K):
+            out_t[w, k] *= exp_beta_t[w, k]

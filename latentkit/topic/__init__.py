@@ -1,0 +1,13 @@
+"""Topic models for documents x vocabulary count matrices.
+
+:class:`LatentDirichletAllocation` (mean-field variational Bayes; Blei, Ng & Jordan 2003;
+Hoffman, Blei & Bach 2010).
+"""
+
+from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
+
+__all__ = [
+    "LatentDirichletAllocation",
+    "LDAStats",
+    "lda_e_step",
+]
