@@ -13,6 +13,7 @@ from ._gaussian import (COVARIANCE_TYPES, CollapsedComponentWarning, GaussianSta
                         log_det_cholesky, log_gaussian_prob, n_gaussian_parameters,
                         precision_cholesky_from_precisions, precisions_from_cholesky,
                         sample_gaussian)
+from ._dirichlet import dirichlet_expectation, dirichlet_kl, dirichlet_log_normalizer
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -24,6 +25,9 @@ __all__ = [
     "compute_precision_cholesky",
     "covariance_shape",
     "covariances_from_precisions",
+    "dirichlet_expectation",
+    "dirichlet_kl",
+    "dirichlet_log_normalizer",
     "estimate_gaussian_parameters",
     "gaussian_mixture_e_step",
     "log_det_cholesky",
