@@ -182,7 +182,7 @@ def _integer_column(X, name, offsets, what):
             idx = tuple(np.argwhere(frac)[0])
             raise ValueError(
                 f"{name} must contain integer {what}s, found the non-integer value "
-                f"{arr[idx]!r} at {_where(int(idx[0]), offsets)} (dtype {arr.dtype}); "
+                f"{arr[idx].item()!r} at {_where(int(idx[0]), offsets)} (dtype {arr.dtype}); "
                 f"convert with X.astype(int) only if the values are meant to be {what}s.")
     return np.ascontiguousarray(arr, dtype=np.int64)
 
@@ -276,11 +276,12 @@ class CategoricalEmission(Emission):
 
     def init_params(self, X, n_components, rng, init):
         """``emissionprob`` rows: the smoothed symbol frequencies of ``X`` times independent
-        Uniform(0.5, 1.5) factors, renormalised (a perturbed near-maximum-entropy start, as
-        recommended for Baum-Welch on text by Cave & Neuwirth 1980; any ``init`` string)."""
+        Exponential(1) weights, renormalised (a flat Dirichlet draw tilted towards the data's
+        symbol frequencies; near-uniform starts sit close to the symmetric saddle point of
+        Baum-Welch and converge slowly). Any ``init`` string."""
         M = self.n_features_
         freq = (np.bincount(X, minlength=M) + 1.0) / (X.shape[0] + M)
-        B = freq[None, :] * rng.uniform(0.5, 1.5, size=(n_components, M))
+        B = freq[None, :] * rng.exponential(size=(n_components, M))
         return {"emissionprob": B / B.sum(axis=1, keepdims=True)}
 
     def check_param(self, name, value, n_components):

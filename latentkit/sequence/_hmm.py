@@ -313,12 +313,8 @@ class HiddenMarkovModel(LatentModel):
         K = self.n_components
         init = self.init if isinstance(self.init, dict) else {}
         method = self.init if isinstance(self.init, str) else "random"
-        # near-uniform chain with random perturbations (a strongly diagonal random start
-        # tends to lock Baum-Welch into "sticky" local optima)
-        start = rng.uniform(0.5, 1.5, size=K)
-        start /= start.sum()
-        trans = rng.uniform(0.5, 1.5, size=(K, K))
-        trans /= trans.sum(axis=1, keepdims=True)
+        start = rng.dirichlet(np.ones(K))
+        trans = rng.dirichlet(np.ones(K), size=K)
         emis = self.emission_.init_params(data.X, K, rng, method)
         params = {"startprob": start, "transmat": trans, **emis}
         for name, value in init.items():
