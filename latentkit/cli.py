@@ -492,6 +492,15 @@ def main(argv=None, out=None):
     except KeyboardInterrupt:
         sys.stderr.write("latentkit: interrupted\n")
         return 130
+    except BrokenPipeError:  # e.g. `latentkit datasets | head`: the reader left; not an error
+        try:
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
