@@ -242,6 +242,7 @@ class HiddenMarkovModel(LatentModel):
         emission = self._make_emission()
         emission.validate(K)
         self.emission_ = emission
+        self._emission_spec = _emission_spec(emission)
         for name, shape in (("startprob_prior", (K,)), ("transmat_prior", (K, K))):
             p = getattr(self, name)
             if p is None:
@@ -279,6 +280,7 @@ class HiddenMarkovModel(LatentModel):
             raise ValueError(f"frozen has unknown parameter(s) {sorted(unknown)}; valid names "
                              f"are {sorted(names)}.")
         self.frozen_ = frozen
+        self._frozen_names = ",".join(sorted(frozen))  # a string survives latentkit.io.save
 
     def _validate_data(self, X, reset, lengths=None):
         if reset:
@@ -398,12 +400,33 @@ class HiddenMarkovModel(LatentModel):
         return hasattr(self, "transmat_") and hasattr(self, "emission_")
 
     def _check_is_fitted(self):
-        if not hasattr(self, "transmat_") or not hasattr(self, "emission_"):
+        if not hasattr(self, "transmat_"):
             from ..base import NotFittedError
 
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator.")
+        if not hasattr(self, "emission_"):
+            self._rebuild_emission()
+
+    def _rebuild_emission(self):
+        """Recreate ``emission_`` and ``frozen_`` of a model restored from fitted attributes
+        only (:func:`latentkit.io.load` stores arrays and scalars, not component objects)."""
+        import json
+
+        if getattr(self, "emission", "") is None and getattr(self, "_emission_spec", None):
+            spec = json.loads(self._emission_spec)
+            cls = getattr(em, spec["class"], None)
+            if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
+                raise ValueError(f"cannot rebuild the emission component {spec['class']!r}; "
+                                 "pass emission= explicitly.")
+            self.emission = cls(**spec["params"])
+        saved_frozen = getattr(self, "_frozen_names", "")
+        self._validate_params()
+        if self.frozen is None and saved_frozen:
+            self.frozen_ = frozenset(saved_frozen.split(","))
+            self._frozen_names = saved_frozen
+        self.emission_.restore(self._emission_params())
 
     def _forward(self, data):
         from .._kernels.hmm import forward_scaled
@@ -599,6 +622,16 @@ class HiddenMarkovModel(LatentModel):
         data = self._validate_data(X, reset=False, lengths=lengths)
         ll = self._forward(data)[1].sum()
         return float(-2.0 * ll + 2.0 * self._n_parameters())
+
+
+def _emission_spec(emission):
+    """JSON description (class name + scalar hyper-parameters) of an emission component, kept
+    as a string attribute so that a saved model can rebuild it."""
+    import json
+
+    params = {k: v for k, v in emission.get_params(deep=False).items()
+              if v is None or isinstance(v, (bool, int, float, str))}
+    return json.dumps({"class": type(emission).__name__, "params": params})
 
 
 def _n_rows(X):

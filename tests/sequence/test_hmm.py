@@ -480,3 +480,20 @@ def test_impossible_sequence_at_predict_proba_is_a_clear_error():
     assert m.score_sequences(np.array([[0], [2]]))[0] == -np.inf
     with pytest.raises(ValueError, match=r"probability zero .* position 1"):
         m.predict_proba(np.array([[0], [2]]))
+
+
+def test_save_and_load_round_trip(tmp_path):
+    from latentkit.io import load, save
+
+    rng = np.random.default_rng(12)
+    cases = [(GaussianHMM(2, "full", max_iter=5, tol=0, random_state=0), rng.normal(size=(40, 2))),
+             (HiddenMarkovModel(2, emission=CategoricalEmission(emissionprob_prior=1.5),
+                                frozen={"startprob"}, max_iter=5, tol=0, random_state=0),
+              rng.integers(0, 4, size=(40, 1)))]
+    for model, X in cases:
+        model.fit(X, lengths=[15, 25])
+        save(model, tmp_path / "m.npz")
+        back = load(tmp_path / "m.npz")
+        assert back.score(X, [15, 25]) == model.score(X, [15, 25])
+        np.testing.assert_array_equal(back.predict(X, [15, 25]), model.predict(X, [15, 25]))
+        assert back.bic(X, [15, 25]) == model.bic(X, [15, 25])  # same frozen set
