@@ -326,6 +326,261 @@ def _run_gmm(args, progress):
     return FitResult(model, summary, lines, n)
 
 
+# ----------------------------------------------------------------------------- fit vae
+
+def _add_vae_args(p):
+    p.add_argument("--latent-dim", type=int, default=2, help="latent dimension (default 2)")
+    p.add_argument("--hidden", type=int, nargs="*", default=[256], metavar="H",
+                   help="encoder hidden-layer widths, reversed for the decoder (default 256)")
+    p.add_argument("--activation", default="relu", choices=["relu", "tanh", "softplus"])
+    p.add_argument("--likelihood", default="bernoulli",
+                   choices=["bernoulli", "gaussian", "categorical"],
+                   help="p(x|z) (default bernoulli; optdigits is then binarised at count >= 8, "
+                        "with gaussian it is scaled to [0, 1])")
+    p.add_argument("--binarize", type=float, default=None, metavar="T",
+                   help="bernoulli with --data: use X > T")
+    p.add_argument("--epochs", type=int, default=None, help="maximum epochs (default 100; "
+                   "--max-iter is the same)")
+    p.add_argument("--batch-size", type=int, default=None, help="minibatch size (default 100)")
+    p.add_argument("--learning-rate", type=float, default=None, help="Adam step (default 1e-3)")
+    p.add_argument("--n-mc-samples", type=int, default=None, help="draws of z per point")
+    p.add_argument("--kl-warmup-epochs", type=float, default=None)
+    p.add_argument("--free-bits", type=float, default=None)
+    p.add_argument("--bayesian-decoder", action="store_true",
+                   help="mean-field Gaussian posterior over the decoder weights")
+    p.add_argument("--early-stopping", action="store_true",
+                   help="hold out 10%% of the training data and stop on its ELBO")
+    p.add_argument("--n-importance", type=int, default=100,
+                   help="importance samples of the log-likelihood estimate (default 100)")
+    p.add_argument("--plot-latent", metavar="FILE.png",
+                   help="scatter of the 2-D latent means (needs matplotlib)")
+    p.add_argument("--plot-samples", metavar="FILE.png",
+                   help="grid of decoded digits over the 2-D latent plane (needs matplotlib)")
+
+
+def _vae_plots(args, model, X, y):
+    if not (args.plot_latent or args.plot_samples):
+        return []
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    lines = []
+    if args.plot_latent:
+        Z = model.transform(X)
+        fig, ax = plt.subplots(figsize=(6, 6))
+        sc = ax.scatter(Z[:, 0], Z[:, 1], c=y if y is not None else None, s=4, cmap="tab10")
+        if y is not None:
+            fig.colorbar(sc, ax=ax, label="class")
+        ax.set(xlabel="z1", ylabel="z2", title="VAE latent means E[z|x]")
+        fig.savefig(args.plot_latent, dpi=120)
+        plt.close(fig)
+        lines.append(f"plot        {args.plot_latent} (latent means)")
+    if args.plot_samples:
+        side = int(round(np.sqrt(X.shape[1])))
+        if side * side != X.shape[1]:
+            raise CLIError(f"--plot-samples needs square images, got {X.shape[1]} features.")
+        from scipy.stats import norm
+
+        g = norm.ppf(np.linspace(0.05, 0.95, 15))
+        Z = np.array([[a, b] for b in g[::-1] for a in g])
+        img = model.decode(Z).reshape(15, 15, side, side).transpose(0, 2, 1, 3)
+        fig, ax = plt.subplots(figsize=(6, 6))
+        ax.imshow(img.reshape(15 * side, 15 * side), cmap="gray_r")
+        ax.set_axis_off()
+        ax.set_title("decoded means over the latent plane (prior quantiles)")
+        fig.savefig(args.plot_samples, dpi=120)
+        plt.close(fig)
+        lines.append(f"plot        {args.plot_samples} (decoded digits)")
+    return lines
+
+
+def _run_vae(args, progress):
+    from .neural import VAE
+
+    if args.plot_latent or args.plot_samples:
+        try:
+            import matplotlib  # noqa: F401 - checked before a long fit, used in _vae_plots
+        except ImportError:
+            raise CLIError("--plot-latent/--plot-samples need matplotlib (pip install "
+                           "'latentkit[plot]').") from None
+        if args.latent_dim != 2:
+            raise CLIError("--plot-latent/--plot-samples need --latent-dim 2.")
+    X_test = y_test = None
+    y = None
+    binarize = args.binarize
+    if args.data is None and args.dataset == "optdigits":
+        from .datasets import load_optdigits
+
+        scale = "binary" if args.likelihood == "bernoulli" else "unit"
+        tr, te = load_optdigits("train", scale=scale), load_optdigits("test", scale=scale)
+        X, y, X_test, y_test = tr.data, tr.target, te.data, te.target
+        name = f"optdigits ({'binarised at count >= 8' if scale == 'binary' else 'counts / 16'})"
+    else:
+        bunch = load_input(args, "matrix")
+        X = np.asarray(bunch.data, dtype=np.float64)
+        y = bunch.get("target")
+        name = bunch["name"]
+    epochs = args.epochs if args.epochs is not None else args.max_iter
+    model = VAE(latent_dim=args.latent_dim, hidden_layer_sizes=tuple(args.hidden),
+                activation=args.activation, likelihood=args.likelihood, binarize=binarize,
+                bayesian_decoder=args.bayesian_decoder, early_stopping=args.early_stopping,
+                random_state=args.seed, callback=progress.callback,
+                **_opt(args, max_epochs=epochs, tol=args.tol, batch_size=args.batch_size,
+                       learning_rate=args.learning_rate, n_mc_samples=args.n_mc_samples,
+                       kl_warmup_epochs=args.kl_warmup_epochs, free_bits=args.free_bits))
+    progress.total = model.max_epochs
+    with progress:
+        model.fit(X)
+    train_elbo, train_se = model.elbo(X, n_samples=10, return_std=True)
+    lines = [
+        f"data        {name}: train {X.shape[0]} x {X.shape[1]}"
+        + (f", test {X_test.shape[0]}" if X_test is not None else ""),
+        f"model       VAE(latent_dim={model.latent_dim}, hidden_layer_sizes="
+        f"{model.hidden_layer_sizes}, activation={model.activation!r}, "
+        f"likelihood={model.likelihood!r}, bayesian_decoder={model.bayesian_decoder})",
+        f"epochs      {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
+        f"tol={model.tol})",
+        f"train ELBO  {train_elbo:.4f} +- {train_se:.4f} nats per sample (10 draws)",
+    ]
+    summary = {"n_features": int(X.shape[1]), "latent_dim": int(model.latent_dim),
+               "train_elbo": _finite(train_elbo), "train_elbo_se": _finite(train_se),
+               "active_units": int(model.active_units_)}
+    if X_test is not None:
+        test_elbo, test_se = model.elbo(X_test, n_samples=10, return_std=True)
+        test_ll = model.log_likelihood(X_test, n_importance=args.n_importance)
+        lines += [f"test ELBO   {test_elbo:.4f} +- {test_se:.4f} nats per sample (10 draws)",
+                  f"test log-likelihood (importance weighted, K={args.n_importance})  "
+                  f"{test_ll:.4f} nats per sample"]
+        summary.update(test_elbo=_finite(test_elbo), test_elbo_se=_finite(test_se),
+                       test_log_likelihood=_finite(test_ll))
+        if model.latent_dim <= 10 and y is not None:
+            Ztr, Zte = model.transform(X), model.transform(X_test)
+            d2 = ((Zte[:, None, :] - Ztr[None, :, :]) ** 2).sum(-1)
+            nn = np.argpartition(d2, 5, axis=1)[:, :5]
+            pred = np.array([np.bincount(v, minlength=int(y.max()) + 1).argmax() for v in y[nn]])
+            acc = float((pred == y_test).mean())
+            lines.append(f"5-NN accuracy of the test digits in latent space  {acc:.3f}")
+            summary["knn_accuracy"] = acc
+    lines.append(f"active units {model.active_units_} of {model.latent_dim} (Burda et al. 2016)")
+    lines += _vae_plots(args, model, X, y)
+    return FitResult(model, summary, lines, X.shape[0])
+
+
+# ----------------------------------------------------------------------------- fit hmm
+
+def _add_hmm_args(p):
+    p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"],
+                   help="emission distribution (default: categorical for symbol data with an "
+                        "alphabet, poisson for integer counts, else gaussian)")
+    p.add_argument("--covariance-type", default="diag",
+                   choices=["full", "diag", "spherical", "tied"],
+                   help="Gaussian emissions: covariance structure (default diag)")
+    p.add_argument("--n-init", type=int, default=None, help="initialisations (best kept)")
+
+
+def _state_runs(states, lengths):
+    """Number of runs and mean run length of each state in the decoded sequences."""
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    starts = np.zeros(len(states), dtype=bool)
+    starts[offsets[:-1]] = True
+    starts[1:] |= states[1:] != states[:-1]
+    return starts
+
+
+def _run_hmm(args, progress):
+    from .sequence import CategoricalHMM, GaussianHMM, PoissonHMM
+
+    bunch = load_input(args, "sequence")
+    X = np.asarray(bunch.data)
+    if X.ndim == 1:
+        X = X.reshape(-1, 1)
+    lengths = bunch.get("lengths")
+    lengths = np.array([len(X)]) if lengths is None else np.asarray(lengths)
+    alphabet = bunch.get("alphabet")
+    emission = args.emission
+    if emission is None:
+        integer = X.dtype.kind in "iu" or bool(np.all(X == np.round(X)))
+        emission = ("categorical" if alphabet is not None else
+                    "poisson" if integer else "gaussian")
+    k = 2 if args.n_components is None else args.n_components
+    common = dict(n_components=k, random_state=args.seed, callback=progress.callback,
+                  **_opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
+                         init=args.init))
+    if emission == "categorical":
+        model = CategoricalHMM(**common)
+    elif emission == "poisson":
+        model = PoissonHMM(**common)
+    else:
+        X = X.astype(np.float64)
+        model = GaussianHMM(covariance_type=args.covariance_type, **common)
+    progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
+    with progress:
+        model.fit(X, lengths=lengths)
+    n = len(X)
+    total = float(model.score_sequences(X, lengths).sum())
+    bic = model.bic(X, lengths)
+    logprob, states = model.decode(X, lengths)
+    starts = _state_runs(states, lengths)
+    occupancy = np.bincount(states, minlength=k)
+    runs = np.bincount(states[starts], minlength=k)
+    lines = [
+        f"data        {bunch['name']}: {n} time steps in {len(lengths)} sequence(s) x "
+        f"{X.shape[1]} feature(s)",
+        f"model       {type(model).__name__}(n_components={k}"
+        + (f", covariance_type={args.covariance_type!r}" if emission == "gaussian" else "")
+        + ")",
+        f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
+        f"tol={model.tol})",
+        f"log-likelihood  {total:.4f} total (-log L = {-total:.4f}), "
+        f"{total / n:.6f} per time step (nats)",
+        f"BIC         {bic:.4f}",
+        "startprob",
+        "    " + "  ".join(f"{w:>11.5g}" for w in model.startprob_),
+        "transmat (row i: p(next state | state i))",
+        *_fmt_matrix(model.transmat_),
+    ]
+    summary = {"emission": emission, "n_sequences": int(len(lengths)),
+               "log_likelihood": _finite(total), "bic": _finite(bic),
+               "startprob": _tolist(model.startprob_), "transmat": _tolist(model.transmat_)}
+    if emission == "poisson":
+        lines += ["lambdas (one row per state)", *_fmt_matrix(model.lambdas_)]
+        summary["lambdas"] = _tolist(model.lambdas_)
+    elif emission == "gaussian":
+        lines += ["means (one row per state)", *_fmt_matrix(model.means_),
+                  f"covars ({args.covariance_type})"]
+        cov = np.asarray(model.covars_)
+        if args.covariance_type == "full":
+            for i, c in enumerate(cov):
+                lines += [f"  state {i}", *_fmt_matrix(c)]
+        else:
+            lines += _fmt_matrix(cov)
+        summary.update(means=_tolist(model.means_), covars=_tolist(cov),
+                       covariance_type=args.covariance_type)
+    else:
+        B = model.emissionprob_
+        symbols = list(alphabet) if alphabet is not None and len(alphabet) == B.shape[1] else \
+            [str(i) for i in range(B.shape[1])]
+        symbols = ["_" if c == " " else c for c in symbols]
+        lines.append("emissionprob (symbols by decreasing probability, '_' = space)")
+        for i in range(k):
+            order = np.argsort(-B[i])[:12]
+            lines.append(f"  state {i}: " + " ".join(f"{symbols[j]}:{B[i, j]:.3f}" for j in order))
+        summary["emissionprob"] = _tolist(B)
+        summary["symbols"] = symbols
+    lines.append(f"Viterbi state sequence (log p(x, z*) = {logprob:.4f})")
+    for i in range(k):
+        mean_run = occupancy[i] / runs[i] if runs[i] else 0.0
+        lines.append(f"  state {i}: {occupancy[i]} steps ({occupancy[i] / n:.1%}), {runs[i]} runs, "
+                     f"mean run length {mean_run:.2f}")
+    head = states[:80]
+    lines.append("  first steps: " + "".join(str(s) if k <= 10 else chr(65 + s % 26) for s in head)
+                 + (" ..." if n > 80 else ""))
+    summary.update(occupancy=occupancy.tolist(), runs=runs.tolist(),
+                   viterbi_log_prob=_finite(logprob))
+    return FitResult(model, summary, lines, n)
+
+
 # ----------------------------------------------------------------------------- registry
 
 FIT_COMMANDS = {
@@ -333,6 +588,11 @@ FIT_COMMANDS = {
                       _add_lda_args, _run_lda, default_dataset="kos"),
     "gmm": FitCommand("Gaussian mixture by EM on a table of numbers",
                       _add_gmm_args, _run_gmm, default_dataset="old_faithful"),
+    "vae": FitCommand("variational autoencoder (AEVB) on a table of numbers",
+                      _add_vae_args, _run_vae, default_dataset="optdigits"),
+    "hmm": FitCommand("hidden Markov model by Baum-Welch on sequences (categorical, Poisson or "
+                      "Gaussian emissions)", _add_hmm_args, _run_hmm,
+                      default_dataset="earthquakes"),
 }
 
 
