@@ -456,7 +456,7 @@ def _run_vae(args, progress):
                        test_log_likelihood=_finite(test_ll))
         if model.latent_dim <= 10 and y is not None:
             Ztr, Zte = model.transform(X), model.transform(X_test)
-            d2 = ((Zte[:, None, :] - Ztr[None, :, :]) ** 2).sum(-1)
+            d2 = (Zte ** 2).sum(1)[:, None] - 2.0 * Zte @ Ztr.T + (Ztr ** 2).sum(1)[None, :]
             nn = np.argpartition(d2, 5, axis=1)[:, :5]
             pred = np.array([np.bincount(v, minlength=int(y.max()) + 1).argmax() for v in y[nn]])
             acc = float((pred == y_test).mean())

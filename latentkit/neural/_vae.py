@@ -785,6 +785,15 @@ class VAE(LatentModel):
         self.n_steps_ = getattr(self, "n_steps_", 0) + 1
         return self
 
+    def _restore_fitted_state(self):
+        """Rebuild what :func:`latentkit.io.load` does not store: the resolved hyper-parameters
+        and a fresh Adam state (so ``partial_fit`` after loading restarts Adam's moments)."""
+        self._validate_params()
+        self._optimizer = Adam(self.params_.shape[0])
+        self._rng = None
+        self._beta = 1.0
+        self._val_history = []
+
     def _latent_activity(self, X):
         """``Cov_x(E_q[z_j | x])`` per latent unit over validated rows ``X`` (Burda et al. 2016,
         section 5.2); a unit is active when this exceeds 0.01."""
@@ -817,7 +826,8 @@ class VAE(LatentModel):
             eps_z = rng.standard_normal((n, c, L))
             eps_w = None
             if self.bayesian_decoder:
-                eps_w = rng.standard_normal(self._layout()["dec"].stop - self._layout()["dec"].start)
+                dec = self._layout()["dec"]
+                eps_w = rng.standard_normal(dec.stop - dec.start)
             rec, kl, _, _ = self._objective(self.params_, _VAEData(X, eps_z, eps_w),
                                             need_grad=False)
             out[s:s + c] = rec.mean(axis=0) - kl.sum() / n + glob
@@ -1007,7 +1017,16 @@ class VAE(LatentModel):
     inverse_transform = decode
 
     def reconstruct(self, X):
-        """``decode(transform(X))``: the decoder mean at the posterior mean, shape (n, n_features)."""
+        """``decode(transform(X))``: the decoder mean at the posterior mean.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n, n_features)
+        """
         return self.decode(self.transform(X))
 
     def sample(self, n_samples=1, random_state=None):
