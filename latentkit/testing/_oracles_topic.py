@@ -1,12 +1,13 @@
 """Naive NumPy oracles of the topic-model kernels (:mod:`latentkit._kernels.topic`).
 
-Written for clarity, not speed: one document at a time, unshifted ``exp(E[log beta])``, phi
-materialised, and the ELBO evaluated term by term. The kernels must match them to 1e-10.
+Written for clarity, not speed: one document at a time, phi materialised in log space (the
+textbook update ``gamma = alpha + sum_j n_j phi_j``, not the kernel's phi-free form), and the
+ELBO evaluated term by term. The kernels must match them to 1e-10.
 """
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, psi
+from scipy.special import gammaln, logsumexp, psi
 
 __all__ = ["lda_e_step_oracle", "lda_doc_elbo_terms_oracle"]
 
@@ -93,7 +94,6 @@ def lda_e_step_oracle(X, components, doc_topic_prior, max_iter=100, tol=1e-3, ga
     K, V = components.shape
     a = float(doc_topic_prior)
     elog_beta = psi(components) - psi(components.sum(axis=1, keepdims=True))
-    exp_beta = np.exp(elog_beta)
     gamma = np.empty((D, K))
     sstats = np.zeros((K, V))
     doc_elbo = np.zeros(D)
@@ -105,20 +105,22 @@ def lda_e_step_oracle(X, components, doc_topic_prior, max_iter=100, tol=1e-3, ga
             gamma[d] = a
             continue
         g = np.full(K, a + cnts.sum() / K) if gamma0 is None else np.array(gamma0[d], float)
-        eb = exp_beta[:, ids]                                  # (K, n_d)
+        eb = elog_beta[:, ids]                                  # (K, n_d)
+
+        def phi_of(g):
+            # phi_jk = softmax_k(E[log theta_k] + E[log beta_k w_j]), in log space
+            logits = (psi(g) - psi(g.sum()))[:, None] + eb
+            return np.exp(logits - logsumexp(logits, axis=0, keepdims=True))
+
         for it in range(1, max_iter + 1):
-            et = np.exp(psi(g) - psi(g.sum()))
-            norm = et @ eb
-            new = a + et * (eb @ (cnts / norm))
+            new = a + phi_of(g) @ cnts                           # gamma = alpha + sum_j n_j phi_j
             change = np.mean(np.abs(new - g))
             g = new
             n_iter[d] = it
             if change < tol:
                 break
         gamma[d] = g
-        et = np.exp(psi(g) - psi(g.sum()))
-        phi = et[:, None] * eb
-        phi /= phi.sum(axis=0, keepdims=True)                   # (K, n_d)
-        np.add.at(sstats, (slice(None), ids), phi * cnts[None, :])
+        phi = phi_of(g)                                        # (K, n_d)
+        sstats[:, ids] += phi * cnts[None, :]
         doc_elbo[d] = lda_doc_elbo_terms_oracle(cnts, ids, g, components, a)["total"]
     return gamma, sstats, doc_elbo, n_iter
