@@ -1,0 +1,154 @@
+"""Baum-Welch speed: latentkit's CategoricalHMM / GaussianHMM against hmmlearn 0.3.
+
+Same data, same starting parameters, same number of iterations, in one process; prints the
+time per iteration of each, their ratio, and the final log-likelihoods (which must agree).
+
+Problem (issue 3): 10 states, 200 sequences of length 1,000;
+  * categorical: 50 symbols, 20 iterations, vs hmmlearn ``implementation='scaling'`` and ``'log'``;
+  * Gaussian: 4 dimensions, diagonal covariances, 20 iterations, vs hmmlearn ``'scaling'``.
+
+Run:  python benchmarks/bench_hmm.py [--n-iter 20] [--repeats 3]
+
+latentkit runs its forward-backward kernel on numba's thread pool (parallel over sequences);
+the 1-thread line gives the single-core comparison (hmmlearn is single-threaded).
+"""
+
+import argparse
+import time
+import warnings
+
+import numba
+import numpy as np
+
+
+def _sample_categorical(rng, K, M, n_seq, T):
+    A = rng.dirichlet(np.full(K, 0.3), size=K) * 0.5 + 0.5 * np.eye(K)
+    B = rng.dirichlet(np.full(M, 0.3), size=K)
+    pi = rng.dirichlet(np.ones(K))
+    z = np.empty((n_seq, T), dtype=np.int64)
+    cdfA = np.cumsum(A, axis=1)
+    z[:, 0] = rng.choice(K, size=n_seq, p=pi)
+    u = rng.random((n_seq, T))
+    for t in range(1, T):
+        z[:, t] = np.minimum((u[:, t, None] > cdfA[z[:, t - 1]]).sum(axis=1), K - 1)
+    cdfB = np.cumsum(B, axis=1)
+    v = rng.random((n_seq, T))
+    x = np.minimum((v[..., None] > cdfB[z]).sum(axis=-1), M - 1)
+    return x.reshape(-1, 1), z.reshape(-1)
+
+
+def _time(fn, repeats):
+    best = np.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def bench_categorical(n_iter, repeats, rng):
+    from hmmlearn import hmm
+
+    from latentkit.sequence import CategoricalHMM
+
+    K, M, n_seq, T = 10, 50, 200, 1000
+    X, _ = _sample_categorical(rng, K, M, n_seq, T)
+    lengths = np.full(n_seq, T)
+    sp = rng.dirichlet(np.ones(K))
+    A = rng.dirichlet(np.ones(K), size=K)
+    B = rng.dirichlet(np.ones(M), size=K)
+    init = dict(startprob=sp, transmat=A, emissionprob=B)
+
+    def ours():
+        return CategoricalHMM(K, n_features=M, init=init, tol=0, max_iter=n_iter).fit(
+            X, lengths=lengths)
+
+    def theirs(impl):
+        def run():
+            h = hmm.CategoricalHMM(K, n_features=M, n_iter=n_iter, tol=-np.inf, init_params="",
+                                   implementation=impl)
+            h.startprob_, h.transmat_, h.emissionprob_ = sp.copy(), A.copy(), B.copy()
+            return h.fit(X, lengths)
+        return run
+
+    CategoricalHMM(K, n_features=M, init=init, tol=0, max_iter=1).fit(X[:5000], lengths=[5000])
+    CategoricalHMM(K, n_features=M, init=init, tol=0, max_iter=1).fit(X, lengths=lengths)  # warm
+    t_ours, m = _time(ours, repeats)
+    old = numba.get_num_threads()
+    numba.set_num_threads(1)
+    t_ours1, m1 = _time(ours, repeats)
+    numba.set_num_threads(old)
+    ll_ours = m.score(X, lengths) * len(X)
+    print(f"CategoricalHMM  K={K} M={M} {n_seq} x {T} steps, {n_iter} iterations")
+    print(f"  latentkit ({old} threads)  {t_ours / n_iter * 1e3:8.1f} ms/iter   "
+          f"final log L {ll_ours:.6f}")
+    print(f"  latentkit (1 thread)    {t_ours1 / n_iter * 1e3:8.1f} ms/iter   "
+          f"final log L {m1.score(X, lengths) * len(X):.6f}")
+    for impl in ("scaling", "log"):
+        t_h, h = _time(theirs(impl), 1 if impl == "log" else repeats)
+        ll_h = h.score(X, lengths)
+        print(f"  hmmlearn '{impl}'{' ' * (8 - len(impl))}     {t_h / n_iter * 1e3:8.1f} ms/iter   "
+              f"final log L {ll_h:.6f}   (rel. diff {abs(ll_h - ll_ours) / abs(ll_h):.1e})")
+        print(f"    ratio hmmlearn/latentkit: {t_h / t_ours:5.2f}x ({old} threads), "
+              f"{t_h / t_ours1:5.2f}x (1 thread)")
+
+
+def bench_gaussian(n_iter, repeats, rng):
+    from hmmlearn import hmm
+
+    from latentkit.sequence import GaussianHMM
+
+    K, D, n_seq, T = 10, 4, 200, 1000
+    _, z = _sample_categorical(rng, K, 2, n_seq, T)
+    centers = rng.normal(scale=3.0, size=(K, D))
+    X = centers[z] + rng.normal(size=(len(z), D))
+    lengths = np.full(n_seq, T)
+    sp = rng.dirichlet(np.ones(K))
+    A = rng.dirichlet(np.ones(K), size=K)
+    means = X[rng.choice(len(X), K, replace=False)]
+    covars = np.tile(X.var(axis=0), (K, 1))
+    init = dict(startprob=sp, transmat=A, means=means, covars=covars)
+
+    def ours():
+        return GaussianHMM(K, "diag", reg_covar=0.0, init=init, tol=0, max_iter=n_iter).fit(
+            X, lengths=lengths)
+
+    def theirs():
+        h = hmm.GaussianHMM(K, "diag", n_iter=n_iter, tol=-np.inf, init_params="",
+                            covars_prior=0.0, implementation="scaling")
+        h.startprob_, h.transmat_, h.means_ = sp.copy(), A.copy(), means.copy()
+        h.covars_ = covars.copy()
+        return h.fit(X, lengths)
+
+    GaussianHMM(K, "diag", reg_covar=0.0, init=init, tol=0, max_iter=1).fit(X, lengths=lengths)
+    t_ours, m = _time(ours, repeats)
+    old = numba.get_num_threads()
+    numba.set_num_threads(1)
+    t_ours1, _ = _time(ours, repeats)
+    numba.set_num_threads(old)
+    t_h, h = _time(theirs, repeats)
+    ll_ours, ll_h = m.score(X, lengths) * len(X), h.score(X, lengths)
+    print(f"GaussianHMM diag  K={K} D={D} {n_seq} x {T} steps, {n_iter} iterations")
+    print(f"  latentkit ({old} threads)  {t_ours / n_iter * 1e3:8.1f} ms/iter   "
+          f"final log L {ll_ours:.6f}")
+    print(f"  latentkit (1 thread)    {t_ours1 / n_iter * 1e3:8.1f} ms/iter")
+    print(f"  hmmlearn 'scaling'      {t_h / n_iter * 1e3:8.1f} ms/iter   final log L "
+          f"{ll_h:.6f}   (rel. diff {abs(ll_h - ll_ours) / abs(ll_h):.1e})")
+    print(f"    ratio hmmlearn/latentkit: {t_h / t_ours:5.2f}x ({old} threads), "
+          f"{t_h / t_ours1:5.2f}x (1 thread)")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n-iter", type=int, default=20)
+    p.add_argument("--repeats", type=int, default=3, help="best of this many timed runs")
+    args = p.parse_args()
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    bench_categorical(args.n_iter, args.repeats, rng)
+    print()
+    bench_gaussian(args.n_iter, args.repeats, rng)
+
+
+if __name__ == "__main__":
+    main()
