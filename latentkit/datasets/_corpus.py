@@ -9,6 +9,7 @@ import gzip
 import io
 import os
 import re
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -208,6 +209,39 @@ def _parse_docword_slow(path, lines, n_docs, n_words, n_nnz):
     return np.array(rows, np.int64), np.array(cols, np.int64), np.array(vals, np.float64)
 
 
+def _fast_docword_body(body, n_nnz):
+    """Parse the entry lines with NumPy; None when anything looks wrong (the caller then runs the
+    line-by-line parser, which reports the line). Checks exactly 3 fields on every non-blank
+    line and ``n_nnz`` such lines."""
+    try:
+        raw = np.frombuffer(body.encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    if raw.size == 0:
+        return np.zeros((0, 3)) if n_nnz == 0 else None
+    newline = raw == 10
+    ws = (raw == 32) | (raw == 9) | newline | (raw == 13)
+    start = np.flatnonzero(~ws & np.concatenate(([True], ws[:-1])))
+    nl = np.flatnonzero(newline)
+    fields = np.bincount(np.searchsorted(nl, start), minlength=nl.size + 1)
+    if not np.all((fields == 3) | (fields == 0)) or int((fields == 3).sum()) != n_nnz:
+        return None
+    values = None
+    for dtype in (np.int64, np.float64):  # integer parsing is much faster; float counts allowed
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                values = np.fromstring(body, dtype=dtype, sep=" ").astype(np.float64)
+                break
+            except (ValueError, DeprecationWarning):
+                continue
+    if values is None:
+        return None
+    if values.size != 3 * n_nnz:
+        return None
+    return values.reshape(-1, 3)
+
+
 def read_docword(path, vocab=None):
     """Read a bag-of-words file in the UCI format (``docword.*.txt``, plain or gzip).
 
@@ -244,7 +278,7 @@ def read_docword(path, vocab=None):
     id 164).
     """
     text = _read_text(path, "docword")
-    lines = text.splitlines()
+    lines = text.split("\n", 3)[:3]  # the header; the body is parsed below
     header = []
     for i, name in enumerate(("D (number of documents)", "W (number of words)",
                               "NNZ (number of entries)"), start=1):
@@ -263,15 +297,9 @@ def read_docword(path, vocab=None):
 
     # Fast path: numpy over all tokens; anything unexpected falls back to the line-by-line
     # parser, which finds the offending line.
-    ok = True
-    try:
-        arr = np.loadtxt(io.StringIO("\n".join(lines[3:])), dtype=np.float64, ndmin=2,
-                         comments=None)
-        if n_nnz == 0 and arr.size == 0:
-            arr = np.zeros((0, 3))
-        ok = arr.shape == (n_nnz, 3)
-    except ValueError:
-        ok = False
+    parts = text.split("\n", 3)
+    arr = _fast_docword_body(parts[3] if len(parts) > 3 else "", n_nnz)
+    ok = arr is not None
     if ok:
         d, w, c = arr[:, 0], arr[:, 1], arr[:, 2]
         ok = bool(np.all(d == np.round(d)) and np.all(w == np.round(w))
@@ -280,7 +308,7 @@ def read_docword(path, vocab=None):
     if ok:
         rows, cols, vals = d.astype(np.int64) - 1, w.astype(np.int64) - 1, c
     else:
-        rows, cols, vals = _parse_docword_slow(path, lines, n_docs, n_words, n_nnz)
+        rows, cols, vals = _parse_docword_slow(path, text.split("\n"), n_docs, n_words, n_nnz)
 
     X = sp.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_words), dtype=np.float64)
     X.sum_duplicates()
