@@ -120,17 +120,22 @@ class DaskData:
         if first is None:
             raise ValueError("The first partition of the Dask collection is empty.")
         self.init_data = model._validate_data(first, reset=reset, **block_params[0])
-        template = dask.delayed(model, traverse=False)
-        validated = [dask.delayed(_validate_block)(template, b, p)
-                     for b, p in zip(blocks, block_params)]
-        self._blocks = dask.persist(*validated)
-        self.n_blocks = len(self._blocks)
+        self._raw = list(zip(blocks, block_params))
+        self._blocks = None
+        self.n_blocks = len(blocks)
         self._dask = dask
 
     def reduce_stats(self, model):
-        """E-step on every block with the current ``model``, tree-summed; returns Stats."""
+        """E-step on every block with the current ``model``, tree-summed; returns Stats.
+
+        On the first call the blocks are validated on the workers by the (now initialised)
+        model and kept there for the following iterations."""
         dask = self._dask
         m = dask.delayed(model, traverse=False)
+        if self._blocks is None:
+            self._blocks = dask.persist(*[dask.delayed(_validate_block)(m, b, p)
+                                          for b, p in self._raw])
+            self._raw = None
         parts = [dask.delayed(_e_step_block)(m, b) for b in self._blocks]
         while len(parts) > 1:
             parts = [dask.delayed(operator.add)(parts[i], parts[i + 1]) if i + 1 < len(parts)
