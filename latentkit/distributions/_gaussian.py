@@ -54,7 +54,7 @@ import numbers
 import warnings
 
 import numpy as np
-from scipy import linalg
+from scipy.linalg import lapack
 
 from ..base import Stats, stats_dataclass
 
@@ -213,9 +213,19 @@ def check_gaussian_parameters(name, value, covariance_type, n_components, n_feat
 
 def _chol_lower_or_none(m):
     try:
-        return linalg.cholesky(m, lower=True, check_finite=False)
-    except linalg.LinAlgError:
+        return np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
         return None
+
+
+def _inv_lower(chol):
+    """Inverse of a lower-triangular factor through LAPACK ``dtrtri`` (exactly triangular;
+    scipy's ``solve_triangular`` is avoided: on small matrices it can cost milliseconds in
+    thread start-up)."""
+    inv, info = lapack.dtrtri(chol, lower=1)
+    if info != 0:  # pragma: no cover - a zero pivot cannot survive the checks before
+        raise np.linalg.LinAlgError("singular Cholesky factor")
+    return inv
 
 
 def _repair(m, reg_covar):
@@ -271,7 +281,6 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
         D = mats.shape[-1]
         prec = np.empty_like(mats)
         out_cov = mats
-        eye = np.eye(D)
         for k in range(mats.shape[0]):
             chol = _chol_lower_or_none(mats[k]) if np.all(np.isfinite(mats[k])) else None
             if chol is None or not np.all(np.diag(chol) > 0):
@@ -284,7 +293,7 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
                     out_cov = mats.copy()
                 out_cov[k], chol = _repair(mats[k], reg_covar)
                 repaired.append(k)
-            prec[k] = linalg.solve_triangular(chol, eye, lower=True, check_finite=False).T
+            prec[k] = _inv_lower(chol).T
         prec = prec.reshape(cov.shape)
         out_cov = out_cov.reshape(cov.shape)
     else:
