@@ -50,11 +50,20 @@ def _blas_single_thread():
     BLAS spends more time synchronising its threads than computing on them, and on a loaded
     machine it is several times slower than a single thread.
     """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+            _CONTROLLER = False
+        else:
+            _CONTROLLER = ThreadpoolController()  # scanning the loaded libraries is the cost
+    if _CONTROLLER is False:  # pragma: no cover
         return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_CONTROLLER = None
 
 
 @stats_dataclass
@@ -252,6 +261,14 @@ class VAE(LatentModel):
         self.random_state = random_state
         self.callback = callback
         self.verbose = verbose
+
+    def _update_sklearn_tags(self, tags):
+        from sklearn.utils import TransformerTags
+
+        tags.transformer_tags = TransformerTags()
+        # score_samples / elbo are Monte-Carlo estimates whose noise follows the row order
+        tags.non_deterministic = True
+        return tags
 
     @property
     def max_iter(self):
@@ -977,6 +994,10 @@ class VAE(LatentModel):
         """
         self._check_is_fitted()
         return self._encode(self._check_X(X, reset=False))[0]
+
+    def fit_transform(self, X, y=None):
+        """``fit(X).transform(X)``: posterior means of the training data, shape (n, latent_dim)."""
+        return self.fit(X).transform(X)
 
     def transform_std(self, X):
         """Posterior standard deviations ``sqrt(Var_q[z | x])``, shape (n, latent_dim)."""

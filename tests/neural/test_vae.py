@@ -248,3 +248,21 @@ def test_optdigits_latent_space_and_iwae():
     acc = knn.score(m.transform(te.data), te.target)
     assert acc >= 0.55, acc
     assert m.active_units_ == 2
+
+
+def test_sklearn_check_estimator():
+    """scikit-learn's estimator checks on the Gaussian-likelihood VAE (the Bernoulli default
+    rejects the checks' real-valued data by design). The VAE declares itself non-deterministic
+    to scikit-learn: score_samples is a Monte-Carlo estimate whose noise follows the row order,
+    so the sample-order / subset invariance checks do not apply."""
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(VAE(likelihood="gaussian", hidden_layer_sizes=(4,),
+                                      max_epochs=2, batch_size=20, random_state=0),
+                                  on_fail=None)
+    failed = [(r["check_name"], repr(r["exception"])) for r in results
+              if r["status"] == "failed"]
+    assert not failed, failed
+    assert sum(r["status"] == "passed" for r in results) >= 35
