@@ -500,21 +500,27 @@ class LatentDirichletAllocation(LatentModel):
         """
         return self.elbo(X)
 
-    def perplexity(self, X):
+    def perplexity(self, X, *, include_prior_kl=True):
         """Perplexity ``exp(-ELBO_total / n_tokens)`` of documents ``X``.
 
-        ``ELBO_total = elbo(X) * n_documents`` includes the global term
-        ``-KL(q(beta) || p(beta))``, as scikit-learn's ``perplexity`` does, so the two are
-        comparable. Lower is better.
+        By default ``ELBO_total = elbo(X) * n_documents`` includes the global term
+        ``-KL(q(beta) || p(beta))``, as scikit-learn's ``perplexity`` does (the two agree at the
+        same topics). That term does not shrink with fewer documents, so on a small held-out set
+        it dominates; ``include_prior_kl=False`` gives the per-document bound of Hoffman, Blei &
+        Bach (2010, section 4), ``exp(-sum_d ELBO_d / n_tokens)`` with only the local terms,
+        which is the usual held-out measure.
 
         Parameters
         ----------
         X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
+        include_prior_kl : bool, default True
+            Include ``-KL(q(beta) || p(beta))`` in the bound.
 
         Returns
         -------
         float
             Perplexity per token (an upper bound on the exponentiated per-token cross-entropy).
+            Lower is better.
 
         Raises
         ------
@@ -533,7 +539,7 @@ class LatentDirichletAllocation(LatentModel):
         if n_tok <= 0:
             raise ValueError("X contains no tokens; perplexity is undefined.")
         stats = self._e_step(X)
-        total = stats.data_term + self._global_elbo_terms()
+        total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
         return float(np.exp(-total / n_tok))
 
     def top_words(self, vocabulary=None, n=10):
