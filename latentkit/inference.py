@@ -374,8 +374,9 @@ class StochasticVI(ParamsMixin):
         Shuffle in-memory data every epoch (chunk sources are read in order).
     holdout : float, array-like or None, default None
         Held-out data for convergence and the trace: a fraction in (0, 1) of the in-memory
-        training data split off at random, or a separate data set. ``None`` disables the
-        held-out trace and convergence check (``n_epochs``/``max_steps`` stop the run).
+        training data split off at random, or a separate data set (or a tuple
+        ``(X_heldout, fit_params)``, e.g. with ``{'lengths': ...}`` for HMMs). ``None`` disables
+        the held-out trace and convergence check (``n_epochs``/``max_steps`` stop the run).
     evaluate_every : int, optional
         Steps between held-out evaluations; default once per epoch's tenth (at least 1).
     tol : float, default 1e-3
@@ -464,8 +465,19 @@ class StochasticVI(ParamsMixin):
                 m = chunk.shape[0]
                 if m == 0:
                     raise ValueError("The data source yielded an empty chunk (an empty minibatch).")
-                for a in range(0, m, bs):
-                    yield chunk[a:a + bs], kw
+                lengths = kw.get("lengths")
+                if lengths is None:
+                    for a in range(0, m, bs):
+                        yield chunk[a:a + bs], kw
+                    continue
+                # sequences (HMMs): minibatches of whole sequences, about bs rows each
+                lengths = np.asarray(lengths)
+                ends = np.cumsum(lengths)
+                s = r = 0
+                while s < len(lengths):
+                    e = max(s + 1, int(np.searchsorted(ends, r + bs, side="right")))
+                    yield chunk[r:int(ends[e - 1])], {**kw, "lengths": lengths[s:e]}
+                    s, r = e, int(ends[e - 1])
 
     def fit(self, X, y=None, total_samples=None, **fit_params):
         """Fit ``model_`` by stochastic steps over minibatches of ``X``.
@@ -480,7 +492,8 @@ class StochasticVI(ParamsMixin):
             ``X.n_samples``. Given with an in-memory ``X`` it must equal its size.
         **fit_params
             Passed to the model's ``partial_fit`` (e.g. ``lengths`` is not supported here:
-            give HMM sequences as a ChunkSource of ``(X, {'lengths': ...})`` chunks).
+            give HMM sequences as a ChunkSource of ``(X, {'lengths': ...})`` chunks; their
+            minibatches are whole sequences of about ``batch_size`` time steps).
 
         Returns
         -------
@@ -532,6 +545,10 @@ class StochasticVI(ParamsMixin):
         if self.batch_size > n:
             raise ValueError(f"batch_size={self.batch_size} is larger than the number of "
                              f"training samples N={n}.")
+        if isinstance(heldout, tuple):  # (X, fit_params), e.g. HMM sequences with lengths
+            heldout, heldout_kw = heldout
+        else:
+            heldout_kw = {}
         every = self.evaluate_every or max(1, int(np.ceil(n / self.batch_size)) // 10)
         max_steps = self.max_steps if self.max_steps is not None else np.inf
         monitor = ConvergenceMonitor(self.tol, np.inf, rule="noisy", window=self.window)
@@ -540,6 +557,7 @@ class StochasticVI(ParamsMixin):
         elapsed = 0.0
         stop = False
         epoch = 0
+        self.model_ = model  # visible to callbacks during the fit
         for epoch in range(1, self.n_epochs + 1):
             for batch, kw in self._minibatches(X, source, rng):
                 if batch.shape[0] == 0:
@@ -551,7 +569,7 @@ class StochasticVI(ParamsMixin):
                                   **fit_params, **kw)
                 elapsed += time.perf_counter() - t0
                 if heldout is not None and t % every == 0:
-                    value = model.elbo(heldout)
+                    value = model.elbo(heldout, **heldout_kw)
                     bounds.append(value)
                     steps.append(t)
                     times.append(elapsed)

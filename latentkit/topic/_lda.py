@@ -198,13 +198,28 @@ class LatentDirichletAllocation(LatentModel):
         lambda (> 0).
     n_init : int, default 1
         Initialisations; the one with the highest final ELBO is kept.
-    learning_method : {'batch'}, default 'batch'
-        Batch variational Bayes. (Stochastic / online VB is driven by ``partial_fit`` with
-        ``total_samples``: the natural-gradient step of Hoffman et al. 2010, Algorithm 2.)
+    learning_method : {'batch', 'online'}, default 'batch'
+        'batch': batch variational Bayes. 'online': stochastic variational inference (online
+        VB, Hoffman, Blei & Bach 2010, Algorithm 2), as scikit-learn's
+        ``learning_method='online'``: ``fit`` runs :class:`latentkit.inference.StochasticVI`
+        over shuffled minibatches of ``batch_size`` documents for ``max_iter`` epochs, each
+        step ``lambda <- (1 - rho_t) lambda + rho_t (eta + (N/|B|) sstats_B)``.
+        ``partial_fit`` always takes one such step.
     learning_offset : float, default 10.0
-        tau_0 of the default step size ``rho_t = (t + tau_0) ** -kappa`` of ``partial_fit``.
+        tau_0 of the step size ``rho_t = (t + tau_0) ** -kappa`` (online fit and ``partial_fit``).
     learning_decay : float, default 0.7
         kappa of that step size, in (0.5, 1] for convergence.
+    batch_size : int, default 128
+        Documents per minibatch of the online fit (must not exceed the number of documents).
+    total_samples : int, optional
+        N, the number of documents of the whole corpus. ``partial_fit`` scales the minibatch
+        statistics by ``N / |B|`` when given (scikit-learn's meaning; default no scaling); the
+        online ``fit`` takes N from the data and raises if ``total_samples`` disagrees.
+    holdout : float, array-like or None, default None
+        Online fit only: held-out documents (a fraction of X split off at random, or a count
+        matrix) whose ELBO is recorded in ``heldout_bounds_`` and decides convergence (``tol``,
+        the noisy rule of :class:`latentkit.base.ConvergenceMonitor`); None runs ``max_iter``
+        epochs.
     random_state : None, int or numpy.random.Generator
         Seed of the initialisation; a fixed value gives identical results.
     callback : callable, optional
@@ -225,7 +240,15 @@ class LatentDirichletAllocation(LatentModel):
     mean_doc_length_ : float
         Mean number of tokens of the training documents (default length for :meth:`sample`).
     lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
-        As in :class:`latentkit.base.LatentModel`; ELBO in nats per document.
+        As in :class:`latentkit.base.LatentModel`; ELBO in nats per document. After an
+        online fit: ``n_iter_`` is the number of epochs, ``lower_bounds_`` the held-out ELBO
+        trace (``heldout_bounds_``) when ``holdout`` is given, else one entry, the training
+        ELBO at the end; ``converged_`` refers to the held-out rule.
+    n_steps_ : int
+        Minibatch steps taken (online fit / ``partial_fit``; 0 after a batch fit).
+    heldout_bounds_, heldout_steps_, heldout_times_ : ndarray
+        Online fit only: held-out ELBO (nats per document), the step of each evaluation, and
+        seconds of fitting (evaluations excluded) at each, for time-to-accuracy curves.
 
     Notes
     -----
@@ -262,7 +285,8 @@ class LatentDirichletAllocation(LatentModel):
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None,
                  max_iter=100, tol=1e-2, max_doc_update_iter=100, mean_change_tol=1e-3,
                  init="random", n_init=1, learning_method="batch", learning_offset=10.0,
-                 learning_decay=0.7, random_state=None, callback=None, verbose=False):
+                 learning_decay=0.7, batch_size=128, total_samples=None, holdout=None,
+                 random_state=None, callback=None, verbose=False):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -275,6 +299,9 @@ class LatentDirichletAllocation(LatentModel):
         self.learning_method = learning_method
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
+        self.batch_size = batch_size
+        self.total_samples = total_samples
+        self.holdout = holdout
         self.random_state = random_state
         self.callback = callback
         self.verbose = verbose
@@ -292,12 +319,12 @@ class LatentDirichletAllocation(LatentModel):
         check_scalar(self.learning_offset, "learning_offset", numbers.Real, low=0.0)
         check_scalar(self.learning_decay, "learning_decay", numbers.Real, low=0.0,
                      high=1.0, low_inclusive=False)
-        if self.learning_method != "batch":
-            if self.learning_method == "online":
-                raise ValueError(
-                    "learning_method='online' is not available in fit yet; use "
-                    "partial_fit(X_batch, total_samples=N) for stochastic variational inference.")
-            raise ValueError(f"learning_method must be 'batch', got {self.learning_method!r}.")
+        if self.learning_method not in ("batch", "online"):
+            raise ValueError(f"learning_method must be 'batch' or 'online', got "
+                             f"{self.learning_method!r}.")
+        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        if self.total_samples is not None:
+            check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
         init = self.init
         if isinstance(init, str):
             if init not in ("random", "spectral"):
@@ -432,11 +459,89 @@ class LatentDirichletAllocation(LatentModel):
         Blei, Ng & Jordan (2003), section 5.3 (variational EM); Hoffman, Blei & Bach (2010),
         Algorithm 1 (batch VB).
         """
+        if self.learning_method == "online":
+            return self._fit_online(X)
         self._fit_prev = None
         try:
             return super().fit(X, y)
         finally:
             self.__dict__.pop("_fit_prev", None)
+
+    def _fit_online(self, X):
+        """``learning_method='online'``: :class:`latentkit.inference.StochasticVI` over
+        minibatches of ``batch_size`` documents for ``max_iter`` epochs; the fitted state is
+        copied here (see :meth:`fit`)."""
+        from ..inference import ChunkSource, StochasticVI
+
+        self._check_common_params()
+        self._validate_params()
+        if self.n_init != 1:
+            raise ValueError(f"n_init={self.n_init}: learning_method='online' runs one "
+                             "initialisation; use n_init=1.")
+        if not isinstance(X, ChunkSource):
+            X = check_counts(X, "X")  # validated once; minibatches are CSR row slices
+        template = self._clone_for_online()
+        user_cb = self.callback
+        cb = None if user_cb is None else (lambda svi, t, v: user_cb(svi.model_, t, v))
+        svi = StochasticVI(template, batch_size=self.batch_size,
+                           learning_offset=self.learning_offset,
+                           learning_decay=self.learning_decay, n_epochs=self.max_iter,
+                           holdout=self.holdout, tol=self.tol, random_state=self.random_state,
+                           callback=cb)
+        ts = None if self.total_samples is None else int(self.total_samples)
+        if ts is not None and ts != self.total_samples:
+            raise ValueError(f"total_samples must be a whole number of documents, got "
+                             f"{self.total_samples!r}.")
+        svi.fit(X, total_samples=ts)
+        vars(self).update(svi.model_._fit_state())
+        if not isinstance(X, ChunkSource):
+            self.mean_doc_length_ = float(X.data.sum() / X.shape[0])
+        self.heldout_bounds_ = svi.heldout_bounds_
+        self.heldout_steps_ = svi.heldout_steps_
+        self.heldout_times_ = svi.heldout_times_
+        if svi.heldout_bounds_.size:
+            self.lower_bounds_ = svi.heldout_bounds_.copy()
+        else:
+            self.lower_bounds_ = np.array([self.elbo(X)])
+        self.lower_bound_ = float(self.lower_bounds_[-1])
+        self.n_iter_ = svi.n_epochs_
+        self.n_steps_ = svi.n_steps_
+        self.converged_ = svi.converged_
+        self.monitor_ = svi.monitor_
+        return self
+
+    def _clone_for_online(self):
+        params = self.get_params(deep=False)
+        params.update(learning_method="batch", callback=None, holdout=None, verbose=False)
+        return type(self)(**params)
+
+    def partial_fit(self, X, y=None, *, step_size=None, total_samples=None):
+        """One stochastic variational step on the minibatch ``X`` (Hoffman, Blei & Bach 2010,
+        Algorithm 2): ``lambda <- (1 - rho) lambda + rho (eta + (N/|B|) sstats_B)``.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
+            The minibatch of counts.
+        y : ignored
+        step_size : float in (0, 1], optional
+            rho; default ``(t + learning_offset) ** -learning_decay`` at step t = 1, 2, ...
+        total_samples : int, optional
+            N, the corpus size; default the ``total_samples`` hyper-parameter (None: no scaling).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Bad counts, ``step_size`` outside (0, 1], ``total_samples`` smaller than the batch,
+            an empty minibatch.
+        """
+        if total_samples is None:
+            total_samples = self.total_samples
+        return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
 
     def _doc_topic(self, X):
         self._check_is_fitted()
