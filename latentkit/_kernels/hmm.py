@@ -29,6 +29,7 @@ __all__ = [
     "forward_scaled",
     "viterbi_log",
     "categorical_emission_counts",
+    "scaled_frame_from_log",
 ]
 
 
@@ -258,3 +259,21 @@ def categorical_emission_counts(gamma, symbols, counts_out):
         m = symbols[t]
         for k in range(K):
             counts_out[k, m] += gamma[t, k]
+
+
+@jit
+def scaled_frame_from_log(log_frame, frame_out, offset_out):
+    """``offset_out[t] = max_k log_frame[t, k]`` (0 when the row has no finite entry) and
+    ``frame_out[t, k] = exp(log_frame[t, k] - offset_out[t])`` in [0, 1]. One thread: one
+    pass over memory, and models call it every iteration on data of any size."""
+    T, K = log_frame.shape
+    for t in range(T):
+        m = -np.inf
+        for k in range(K):
+            if log_frame[t, k] > m:
+                m = log_frame[t, k]
+        if not (m > -np.inf and m < np.inf):
+            m = 0.0
+        offset_out[t] = m
+        for k in range(K):
+            frame_out[t, k] = math.exp(log_frame[t, k] - m)

@@ -130,12 +130,13 @@ class Emission(ParamsMixin):
         log_offset : ndarray of shape (n_samples,)
             The row maxima, nats.
         """
-        logp = self.log_likelihood(params, X)
-        off = logp.max(axis=1)
-        off = np.where(np.isfinite(off), off, 0.0)
-        with np.errstate(under="ignore"):
-            frame = np.exp(logp - off[:, None])
-        return np.ascontiguousarray(frame), np.ascontiguousarray(off)
+        from .._kernels.hmm import scaled_frame_from_log
+
+        logp = np.ascontiguousarray(self.log_likelihood(params, X), dtype=np.float64)
+        frame = np.empty_like(logp)
+        off = np.empty(logp.shape[0])
+        scaled_frame_from_log(logp, frame, off)
+        return frame, off
 
     def log_prior(self, params):
         """Log prior density of the emission parameters, nats (0: maximum likelihood)."""
@@ -731,11 +732,10 @@ def _kmeans(X, k, rng, n_iter=10):
     centre)."""
     C = _kmeans_plusplus(X, k, rng)
     for _ in range(n_iter):
-        d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2) if X.shape[0] * k < 2_000_000 \
-            else (X ** 2).sum(1)[:, None] - 2 * X @ C.T + (C ** 2).sum(1)[None, :]
-        lab = np.argmin(d, axis=1)
-        for j in range(k):
-            sel = lab == j
-            if sel.any():
-                C[j] = X[sel].mean(axis=0)
+        lab = np.argmin((C ** 2).sum(1)[None, :] - 2.0 * (X @ C.T), axis=1)
+        cnt = np.bincount(lab, minlength=k)
+        sums = np.stack([np.bincount(lab, weights=X[:, d], minlength=k)
+                         for d in range(X.shape[1])], axis=1)
+        ok = cnt > 0
+        C[ok] = sums[ok] / cnt[ok, None]
     return C

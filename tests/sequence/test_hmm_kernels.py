@@ -125,3 +125,18 @@ def test_results_do_not_depend_on_thread_count():
     for a, b, c in zip(one, many, serial):
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(a, c)
+
+
+def test_scaled_frame_from_log_matches_numpy():
+    rng = np.random.default_rng(8)
+    log_frame = rng.normal(scale=50.0, size=(300, 4)) - 700.0  # exp() alone would underflow
+    log_frame[3] = -np.inf
+    log_frame[5, 1] = -np.inf
+    frame, off = np.empty_like(log_frame), np.empty(300)
+    kernels.scaled_frame_from_log(log_frame, frame, off)
+    want_off = log_frame.max(axis=1)
+    want_off[3] = 0.0
+    np.testing.assert_allclose(off, want_off, rtol=1e-15)
+    np.testing.assert_allclose(frame, np.exp(log_frame - want_off[:, None]), rtol=1e-10,
+                               atol=1e-300)
+    assert np.all(frame.max(axis=1)[np.arange(300) != 3] == 1.0)
