@@ -257,7 +257,7 @@ def test_unfitted_and_bad_params(small_corpus):
            dict(init={"components": np.ones((3, X.shape[1])), "weights": 1}),
            dict(init={"components": np.ones((2, X.shape[1]))}),
            dict(init={"components": -np.ones((3, X.shape[1]))}),
-           dict(learning_method="online"), dict(learning_method="sgd")]
+           dict(learning_method="sgd")]
     for kw in bad:
         params = dict(n_components=3, max_iter=2)
         params.update(kw)
