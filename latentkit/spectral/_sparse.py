@@ -163,7 +163,7 @@ def _ttp_iterate(T, A, B, C, s, n_iter, tol, rng):
     return np.abs(w), A, B, C, it
 
 
-_SVD_ITERS = 30
+_SVD_ITERS = 10
 
 
 def _init(T, L, s, init, rng):
