@@ -183,8 +183,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             b = check_scalar(c, "concentration", numbers.Real, low=0.0, low_inclusive=False)
         self.stick_prior_ = np.array([a, b])
         if self._has_tail() and self.covariance_type == "tied" and not self._categorical():
-            raise ValueError("truncation_method='tail' needs a per-component precision: use "
-                             "covariance_type 'full', 'diag' or 'spherical' (or 'fixed').")
+            raise ValueError("truncation_method='tail' needs a per-component precision, got "
+                             "covariance_type='tied': use 'full', 'diag' or 'spherical', or "
+                             "truncation_method='fixed'.")
 
     def _validate_data(self, X, reset, sample_weight=None):
         if not self._categorical():

@@ -191,7 +191,9 @@ class _BayesianGaussianBase(LatentModel):
             raise ValueError(f"Expected n_samples >= {self._k_name} for init='kmeans++' but "
                              f"got {self._k_name} = {K}, n_samples = {n_pos}; reduce "
                              f"{self._k_name} or use init='random'.")
-        _, labels = kmeans_plusplus(X, K, rng, sample_weight=w)
+        # k-means++ seeding, then Lloyd iterations to convergence (at most 300), like the
+        # KMeans start of scikit-learn's mixtures
+        _, labels = kmeans_plusplus(X, K, rng, sample_weight=w, n_lloyd=300)
         R = np.zeros((n, K))
         R[np.arange(n), labels] = 1.0
         return R
@@ -399,7 +401,8 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     max_iter : int, default 100
     n_init : int, default 1
     init : {'kmeans++', 'random'} or dict, default 'kmeans++'
-        Starting responsibilities: hard k-means++ (+ Lloyd) labels, uniform random rows
+        Starting responsibilities: hard labels of k-means++ seeding followed by Lloyd
+        iterations to convergence (at most 300), uniform random rows
         (scikit-learn's 'random'), or ``{'responsibilities': R}`` with R of shape
         (n_samples, n_components). The first M-step is done from them (as scikit-learn).
     weight_concentration_prior : float, optional
