@@ -35,3 +35,14 @@ __all__ += ["Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "pr
             "spectral_init_gmm", "spectral_init_lda", "online_tensor_power"]
 
 # --- issue 6 (private, completion, sparse) adds its imports below -------------------------
+from ._privacy import PrivacyAccountant, calibrate_gaussian_noise  # noqa: F401,E402
+from ._private import (PrivateTensorPower, input_perturbation_power,  # noqa: F401,E402
+                       private_tensor_power)
+from ._completion import TensorCompletion, complete_tensor  # noqa: F401,E402
+from ._sparse import (SparseSpectralGMM, TruncatedTensorPower,  # noqa: F401,E402
+                      select_rank_sparsity, sparse_spectral_gmm, truncated_tensor_power)
+
+__all__ += ["PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_power",
+            "PrivateTensorPower", "input_perturbation_power", "complete_tensor",
+            "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",
+            "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM"]
