@@ -5,6 +5,8 @@ Source: Kingma & Ba (2015), *Adam: A method for stochastic optimization*, ICLR, 
 
 import numpy as np
 
+from .._kernels.neural import adam_step
+
 __all__ = ["Adam"]
 
 
@@ -34,21 +36,21 @@ class Adam:
     ``torch.optim.Adam`` does on the negated objective.
     """
 
-    def __init__(self, n_params, beta1=0.9, beta2=0.999, epsilon=1e-8, dtype=np.float64):
+    def __init__(self, n_params, beta1=0.9, beta2=0.999, epsilon=1e-8):
         self.beta1 = float(beta1)
         self.beta2 = float(beta2)
         self.epsilon = float(epsilon)
-        self.m = np.zeros(n_params, dtype=dtype)
-        self.v = np.zeros(n_params, dtype=dtype)
-        self._buf = np.empty(n_params, dtype=dtype)
+        self.m = np.zeros(n_params)
+        self.v = np.zeros(n_params)
         self.t = 0
 
     def step(self, params, grad, learning_rate):
-        """One ascent step, in place.
+        """One ascent step, in place (the fused kernel
+        :func:`latentkit._kernels.neural.adam_step`).
 
         Parameters
         ----------
-        params : ndarray of shape (n_params,)
+        params : ndarray of shape (n_params,), float64, contiguous
             Updated in place.
         grad : ndarray of shape (n_params,)
             Gradient of the objective to **maximise** (not modified).
@@ -58,32 +60,25 @@ class Adam:
         Returns
         -------
         params
+
+        Raises
+        ------
+        ValueError
+            ``params`` or ``grad`` of the wrong shape, dtype or layout.
         """
+        n = self.m.shape[0]
+        if not (isinstance(params, np.ndarray) and params.shape == (n,)
+                and params.dtype == np.float64 and params.flags.c_contiguous
+                and params.flags.writeable):
+            raise ValueError(f"params must be a writeable contiguous float64 array of shape "
+                             f"({n},), got {getattr(params, 'dtype', type(params))} "
+                             f"{getattr(params, 'shape', '')}.")
+        grad = np.ascontiguousarray(grad, dtype=np.float64)
+        if grad.shape != (n,):
+            raise ValueError(f"grad must have shape ({n},), got {grad.shape}.")
         self.t += 1
-        b1, b2 = self.beta1, self.beta2
-        m, v, buf = self.m, self.v, self._buf
-        m *= b1
-        m += (1.0 - b1) * grad
-        v *= b2
-        np.multiply(grad, grad, out=buf)
-        buf *= 1.0 - b2
-        v += buf
-        bc1 = 1.0 - b1 ** self.t
-        bc2 = 1.0 - b2 ** self.t
-        # denominator sqrt(v / bc2) + eps, as torch.optim.Adam computes it
-        np.sqrt(v, out=buf)
-        buf /= np.sqrt(bc2)
-        buf += self.epsilon
-        np.divide(m, buf, out=buf)
-        buf *= learning_rate / bc1
-        params += buf
+        bc1 = 1.0 - self.beta1 ** self.t
+        bc2 = 1.0 - self.beta2 ** self.t
+        adam_step(params, grad, self.m, self.v, self.beta1, self.beta2,
+                  float(learning_rate) / bc1, 1.0 / np.sqrt(bc2), self.epsilon)
         return params
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_buf", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._buf = np.empty_like(self.m)

@@ -139,20 +139,24 @@ def test_mlp_backward_input_gradient():
         assert np.linalg.norm(dX - fd) / np.linalg.norm(fd) < RTOL, act
 
 
-def test_adam_matches_algorithm_1():
-    """Kingma & Ba (2015), Algorithm 1, written out naively (ascent on f)."""
+def test_adam_kernel_matches_algorithm_1_oracle():
+    """The fused numba Adam kernel against Kingma & Ba (2015), Algorithm 1, written out."""
+    from latentkit.testing import oracle_adam_step
+
     rng = np.random.default_rng(2)
-    theta = rng.normal(size=7)
-    opt = Adam(7, beta1=0.8, beta2=0.99, epsilon=1e-6)
-    ref = theta.copy()
-    m = np.zeros(7)
-    v = np.zeros(7)
+    theta = rng.normal(size=1000)
+    opt = Adam(1000, beta1=0.8, beta2=0.99, epsilon=1e-6)
+    ref, m, v = theta.copy(), np.zeros(1000), np.zeros(1000)
     for t in range(1, 6):
-        g = rng.normal(size=7)
+        g = rng.normal(size=1000) * 10.0 ** rng.integers(-4, 3, size=1000)
+        g_before = g.copy()
         opt.step(theta, g, 0.01)
-        m = 0.8 * m + 0.2 * g
-        v = 0.99 * v + 0.01 * g ** 2
-        mhat = m / (1 - 0.8 ** t)
-        vhat = v / (1 - 0.99 ** t)
-        ref = ref + 0.01 * mhat / (np.sqrt(vhat) + 1e-6)
-        np.testing.assert_allclose(theta, ref, rtol=1e-12, atol=1e-14)
+        ref, m, v = oracle_adam_step(ref, g, m, v, t, 0.01, beta1=0.8, beta2=0.99, epsilon=1e-6)
+        np.testing.assert_allclose(theta, ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(opt.m, m, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(opt.v, v, rtol=1e-10, atol=1e-14)
+        np.testing.assert_array_equal(g, g_before)
+    with pytest.raises(ValueError, match="params must be"):
+        opt.step(theta.astype(np.float32), g, 0.01)
+    with pytest.raises(ValueError, match="grad must have shape"):
+        opt.step(theta, g[:5], 0.01)
