@@ -5,9 +5,11 @@ Hoffman, Blei & Bach 2010).
 """
 
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
+from ._plsa import PLSA
 
 __all__ = [
     "LatentDirichletAllocation",
     "LDAStats",
     "lda_e_step",
+    "PLSA",
 ]
