@@ -2,9 +2,6 @@
 
 import io
 
-import numpy as np
-import pytest
-
 from latentkit.cli import main
 from latentkit.io import load
 
