@@ -216,11 +216,20 @@ def _add_lda_args(p):
                    help="eta (default 1/k)")
     p.add_argument("--n-init", type=int, default=None, help="initialisations (best ELBO kept)")
     p.add_argument("--top", type=int, default=10, help="words shown per topic (default 10)")
+    p.add_argument("--private", action="store_true",
+                   help="with --init spectral: differentially private spectral estimate only "
+                        "(Wang & Anandkumar 2016, Alg. 3); prints the privacy spent")
+    p.add_argument("--epsilon", type=float, default=1.0, help="privacy epsilon (default 1)")
+    p.add_argument("--delta", type=float, default=1e-5, help="privacy delta (default 1e-5)")
+    p.add_argument("--accountant", default="rdp", choices=["advanced", "rdp"],
+                   help="noise calibration for --private (default rdp)")
 
 
 def _run_lda(args, progress):
     from .topic import LatentDirichletAllocation
 
+    if getattr(args, "private", False):
+        return _run_private_spectral_lda(args, progress)
     corpus = load_input(args, "counts")
     X, vocab = corpus.data, corpus.vocabulary
     k = 10 if args.n_components is None else args.n_components
@@ -251,6 +260,56 @@ def _run_lda(args, progress):
     summary = {"n_features": n_words, "n_tokens": int(X.sum()), "perplexity": _finite(perplexity),
                "topics": topics, "doc_topic_prior": model.doc_topic_prior_,
                "topic_word_prior": model.topic_word_prior_}
+    return FitResult(model, summary, lines, n_docs)
+
+
+def _run_private_spectral_lda(args, progress):
+    """``fit lda --init spectral --private``: the private spectral LDA estimate (issue 6)."""
+    from .spectral import PrivacyAccountant, SpectralLDA, private_tensor_power
+    from .spectral._moments import LDAMoments
+    from .spectral._whitening import whiten
+
+    if args.init not in (None, "spectral"):
+        raise ValueError(f"--private needs --init spectral, got --init {args.init}.")
+    corpus = load_input(args, "counts")
+    X, vocab = corpus.data, corpus.vocabulary
+    k = 10 if args.n_components is None else args.n_components
+    prior = 1.0 / k if args.doc_topic_prior is None else args.doc_topic_prior
+    n_restarts, n_iter = 10, 20
+    with progress:
+        mom = LDAMoments(X, k * prior)
+        wh = whiten(mom.m2_operator(), k, random_state=args.seed)
+        T = mom.tensor(wh).to_dense()
+        acc = PrivacyAccountant()
+        res = private_tensor_power(T, k, args.epsilon, args.delta, n_restarts=n_restarts,
+                                   n_iter=n_iter, accountant=args.accountant,
+                                   random_state=args.seed, privacy_accountant=acc)
+    lam = np.where(np.abs(res.weights) > 1e-12, res.weights, 1e-12)
+    alpha, topics, sums = mom.to_params(wh, lam, res.factors)
+    model = SpectralLDA(k, doc_topic_prior=prior, n_restarts=n_restarts, n_iter=n_iter,
+                        random_state=args.seed)
+    model.components_, model.doc_topic_prior_, model.raw_topic_sums_ = topics, alpha, sums
+    model.eigenvalues_, model.whitening_, model.n_features_in_ = res.weights, wh, X.shape[1]
+    model.n_iter_, model.converged_ = n_iter, True
+    model.lower_bounds_, model.lower_bound_ = np.zeros(0), float("nan")
+    rep = acc.report(args.delta)
+    top = [[vocab[j] for j in np.argsort(-t)[:args.top]] for t in topics]
+    n_docs, n_words = X.shape
+    lines = [
+        f"data        {corpus['name']}: {n_docs} documents x {n_words} words",
+        f"model       private spectral LDA (k={k}, alpha_0={k * prior:.4g}, L={n_restarts}, "
+        f"R={n_iter}, calibration={args.accountant}, nu={res.nu:.4g})",
+        f"privacy     target (epsilon={args.epsilon:g}, delta={args.delta:g}), "
+        f"{rep['n_releases']} Gaussian releases",
+        f"  spent     advanced composition (paper's rule): epsilon = {rep['epsilon_advanced']:.4f}",
+        f"  spent     Renyi-DP composition:                epsilon = {rep['epsilon_rdp']:.4f}",
+        "  note      neighbouring relation: the whitened k x k x k moment tensor changed by one "
+        "symmetric unit entry (Wang & Anandkumar 2016); the whitening is not privatised",
+        f"top {args.top} words per topic:",
+    ]
+    lines += [f"  topic {i}: " + " ".join(w) for i, w in enumerate(top)]
+    summary = {"n_features": n_words, "topics": top, "privacy": rep, "nu": res.nu,
+               "accountant": args.accountant}
     return FitResult(model, summary, lines, n_docs)
 
 
@@ -581,6 +640,140 @@ def _run_hmm(args, progress):
     return FitResult(model, summary, lines, n)
 
 
+# ----------------------------------------------------------------------------- fit plsa|vgmm|dpmm
+
+def _add_plsa_args(p):
+    p.add_argument("--parametrization", default="asymmetric", choices=["asymmetric", "symmetric"],
+                   help="P(d)P(z|d)P(w|z) or P(z)P(d|z)P(w|z) (default asymmetric)")
+    p.add_argument("--beta", type=float, default=None, help="tempered EM exponent (default 1)")
+    p.add_argument("--top", type=int, default=10, help="words shown per aspect (default 10)")
+
+
+def _run_plsa(args, progress):
+    from .topic import PLSA
+
+    corpus = load_input(args, "counts")
+    X, vocab = corpus.data, list(corpus.vocabulary)
+    k = 10 if args.n_components is None else args.n_components
+    model = PLSA(n_components=k, parametrization=args.parametrization, random_state=args.seed,
+                 callback=progress.callback,
+                 **_opt(args, beta=args.beta, max_iter=args.max_iter, tol=args.tol,
+                        init=args.init))
+    progress.total = model.max_iter
+    with progress:
+        model.fit(X)
+    n_docs, n_words = X.shape
+    topics = [[vocab[j] for j in np.argsort(-row)[:args.top]] for row in model.components_]
+    perplexity = float(np.exp(-model.lower_bound_)) if args.parametrization == "asymmetric" \
+        else None
+    lines = [
+        f"data        {corpus['name']}: {n_docs} documents x {n_words} words, "
+        f"{int(X.sum())} tokens",
+        f"model       PLSA(n_components={k}, parametrization={args.parametrization!r}, "
+        f"beta={model.beta})",
+        f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
+        f"tol={model.tol})",
+        f"log-likelihood  {model.lower_bound_:.4f} nats per token",
+    ]
+    if perplexity is not None:
+        lines.append(f"perplexity  {perplexity:.2f} (training documents, per token)")
+    lines.append(f"top {args.top} words per aspect:")
+    width = len(str(k - 1))
+    lines += [f"  aspect {i:>{width}}: " + " ".join(w) for i, w in enumerate(topics)]
+    summary = {"n_features": n_words, "n_tokens": int(X.sum()), "topics": topics,
+               "parametrization": args.parametrization,
+               "perplexity": None if perplexity is None else _finite(perplexity)}
+    return FitResult(model, summary, lines, n_docs)
+
+
+def _add_bayes_mixture_args(p):
+    p.add_argument("--covariance-type", default="full",
+                   choices=["full", "diag", "spherical", "tied"],
+                   help="covariance structure (default full)")
+    p.add_argument("--n-init", type=int, default=None, help="initialisations (best ELBO kept)")
+    p.add_argument("--reg-covar", type=float, default=None,
+                   help="added to covariance diagonals (default 1e-6)")
+    p.add_argument("--standardize", action="store_true",
+                   help="standardise each column to mean 0, sd 1 before fitting")
+
+
+def _add_vgmm_args(p):
+    _add_bayes_mixture_args(p)
+    p.add_argument("--weight-concentration-prior", type=float, default=None,
+                   help="Dirichlet alpha_0 of the weights (default 1/k)")
+
+
+def _add_dpmm_args(p):
+    _add_bayes_mixture_args(p)
+    p.add_argument("--concentration", type=float, default=None,
+                   help="alpha of the Beta(1, alpha) sticks (default 1)")
+    p.add_argument("--truncation-method", default="fixed", choices=["fixed", "tail"],
+                   help="v_T = 1 (Blei & Jordan) or the prior tail (Kurihara et al.)")
+
+
+def _run_bayes_mixture(args, progress, kind):
+    from .mixture import DirichletProcessMixture, VariationalGaussianMixture
+
+    bunch = load_input(args, "matrix")
+    X = np.asarray(bunch.data, dtype=np.float64)
+    if X.ndim != 2:
+        raise CLIError(f"the data must be a 2-D table of numbers, got shape {X.shape}.")
+    if args.standardize:
+        sd = X.std(axis=0)
+        X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    common = _opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init, init=args.init,
+                  reg_covar=args.reg_covar)
+    if kind == "vgmm":
+        k = 10 if args.n_components is None else args.n_components
+        model = VariationalGaussianMixture(
+            n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
+            callback=progress.callback,
+            **_opt(args, weight_concentration_prior=args.weight_concentration_prior), **common)
+        desc = f"VariationalGaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})"
+    else:
+        k = 30 if args.n_components is None else args.n_components
+        model = DirichletProcessMixture(
+            truncation=k, covariance_type=args.covariance_type, random_state=args.seed,
+            truncation_method=args.truncation_method, callback=progress.callback,
+            **_opt(args, concentration=args.concentration), **common)
+        desc = (f"DirichletProcessMixture(truncation={k}, truncation_method="
+                f"{args.truncation_method!r}, covariance_type={args.covariance_type!r})")
+    progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
+    with progress:
+        model.fit(X)
+    n, d = X.shape
+    keep = np.flatnonzero(model.weights_ > 0.01)
+    pred = model.score(X)
+    lines = [
+        f"data        {bunch['name']}: {n} samples x {d} features"
+        + (" (standardised)" if args.standardize else ""),
+        f"model       {desc}",
+        f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
+        f"tol={model.tol})",
+        f"ELBO        {model.lower_bound_:.6f} nats per sample",
+        f"posterior predictive  {pred:.6f} nats per sample (mixture of Student-t)",
+        f"effective components  {model.n_effective_components_} (expected weight > 0.01)",
+        "weights of the effective components",
+        "    " + "  ".join(f"{w:>11.5g}" for w in model.weights_[keep]),
+        "means of the effective components (one row per component)",
+        *_fmt_matrix(model.means_[keep]),
+    ]
+    summary = {"n_features": d, "weights": _tolist(model.weights_),
+               "means": _tolist(model.means_),
+               "n_effective_components": int(model.n_effective_components_),
+               "covariance_type": args.covariance_type,
+               "predictive_log_density_per_sample": _finite(pred)}
+    return FitResult(model, summary, lines, n)
+
+
+def _run_vgmm(args, progress):
+    return _run_bayes_mixture(args, progress, "vgmm")
+
+
+def _run_dpmm(args, progress):
+    return _run_bayes_mixture(args, progress, "dpmm")
+
+
 # ----------------------------------------------------------------------------- registry
 
 FIT_COMMANDS = {
@@ -588,6 +781,12 @@ FIT_COMMANDS = {
                       _add_lda_args, _run_lda, default_dataset="kos"),
     "gmm": FitCommand("Gaussian mixture by EM on a table of numbers",
                       _add_gmm_args, _run_gmm, default_dataset="old_faithful"),
+    "plsa": FitCommand("probabilistic latent semantic analysis (EM) on a count matrix",
+                       _add_plsa_args, _run_plsa, default_dataset="kos"),
+    "vgmm": FitCommand("variational Bayesian Gaussian mixture on a table of numbers",
+                       _add_vgmm_args, _run_vgmm, default_dataset="old_faithful"),
+    "dpmm": FitCommand("truncated Dirichlet-process Gaussian mixture (variational) on a table "
+                       "of numbers", _add_dpmm_args, _run_dpmm, default_dataset="old_faithful"),
     "vae": FitCommand("variational autoencoder (AEVB) on a table of numbers",
                       _add_vae_args, _run_vae, default_dataset="optdigits"),
     "hmm": FitCommand("hidden Markov model by Baum-Welch on sequences (categorical, Poisson or "
