@@ -2,24 +2,38 @@
 the familiar :class:`CategoricalHMM`, :class:`GaussianHMM` and :class:`PoissonHMM`, fitted by
 Baum-Welch on latentkit's ELBO interface."""
 
-from ._emissions import (CategoricalEmission, CategoricalHMMStats, Emission, GaussianEmission,
-                         GaussianHMMStats, HMMStats, PoissonEmission, PoissonHMMStats)
-from ._hmm import (CategoricalHMM, GaussianHMM, HiddenMarkovModel, PoissonHMM, SequenceData,
-                   check_lengths)
+from ._emissions import (
+                         CategoricalEmission,
+                         CategoricalHMMStats,
+                         Emission,
+                         GaussianEmission,
+                         GaussianHMMStats,
+                         HMMStats,
+                         PoissonEmission,
+                         PoissonHMMStats,
+)
+from ._hmm import (
+                         CategoricalHMM,
+                         GaussianHMM,
+                         HiddenMarkovModel,
+                         PoissonHMM,
+                         SequenceData,
+                         check_lengths,
+)
 
 __all__ = [
-    "HiddenMarkovModel",
-    "CategoricalHMM",
-    "GaussianHMM",
-    "PoissonHMM",
-    "Emission",
-    "CategoricalEmission",
-    "PoissonEmission",
-    "GaussianEmission",
-    "HMMStats",
-    "CategoricalHMMStats",
-    "PoissonHMMStats",
-    "GaussianHMMStats",
-    "SequenceData",
-    "check_lengths",
+                         "CategoricalEmission",
+                         "CategoricalHMM",
+                         "CategoricalHMMStats",
+                         "Emission",
+                         "GaussianEmission",
+                         "GaussianHMM",
+                         "GaussianHMMStats",
+                         "HMMStats",
+                         "HiddenMarkovModel",
+                         "PoissonEmission",
+                         "PoissonHMM",
+                         "PoissonHMMStats",
+                         "SequenceData",
+                         "check_lengths",
 ]

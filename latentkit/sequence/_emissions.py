@@ -33,14 +33,14 @@ from .._validation import check_array, check_scalar
 from ..base import ParamsMixin, Stats, stats_dataclass
 
 __all__ = [
-    "Emission",
     "CategoricalEmission",
-    "PoissonEmission",
-    "GaussianEmission",
-    "HMMStats",
     "CategoricalHMMStats",
-    "PoissonHMMStats",
+    "Emission",
+    "GaussianEmission",
     "GaussianHMMStats",
+    "HMMStats",
+    "PoissonEmission",
+    "PoissonHMMStats",
 ]
 
 
@@ -596,7 +596,10 @@ class GaussianEmission(Emission):
         return {"post": post, "obs": obs, "obs2": obs2}
 
     def m_step(self, params, stats, frozen):
-        from ..distributions import CollapsedComponentWarning, estimate_gaussian_parameters
+        from ..distributions import (
+            CollapsedComponentWarning,
+            estimate_gaussian_parameters,
+        )
 
         frozen = _as_frozen(frozen)
         if "means" in frozen and "covars" in frozen:

@@ -19,10 +19,15 @@ import numpy as np
 from .._validation import check_random_state, check_scalar
 from ..base import LatentModel, clone
 from . import _emissions as em
-from ._emissions import dirichlet_logpdf, _normalize_rows, _check_stochastic
+from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
 
-__all__ = ["HiddenMarkovModel", "CategoricalHMM", "GaussianHMM", "PoissonHMM",
-           "check_lengths"]
+__all__ = [
+    "CategoricalHMM",
+    "GaussianHMM",
+    "HiddenMarkovModel",
+    "PoissonHMM",
+    "check_lengths",
+]
 
 _EMISSION_ALIASES = {
     "categorical": em.CategoricalEmission,

@@ -9,10 +9,10 @@ import numpy as np
 from scipy.special import logsumexp
 
 __all__ = [
+    "brute_force_hmm_loglik",
+    "categorical_counts_oracle",
     "forward_backward_oracle",
     "viterbi_oracle",
-    "categorical_counts_oracle",
-    "brute_force_hmm_loglik",
 ]
 
 

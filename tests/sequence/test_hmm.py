@@ -6,11 +6,24 @@ import warnings
 import numpy as np
 import pytest
 
-from latentkit.datasets import (load_earthquakes, load_gutenberg_characters,
-                                load_old_faithful)
-from latentkit.sequence import (CategoricalEmission, CategoricalHMM, GaussianHMM,
-                                HiddenMarkovModel, PoissonEmission, PoissonHMM)
-from latentkit.testing import check_latent_model, forward_backward_oracle, match_components
+from latentkit.datasets import (
+    load_earthquakes,
+    load_gutenberg_characters,
+    load_old_faithful,
+)
+from latentkit.sequence import (
+    CategoricalEmission,
+    CategoricalHMM,
+    GaussianHMM,
+    HiddenMarkovModel,
+    PoissonEmission,
+    PoissonHMM,
+)
+from latentkit.testing import (
+    check_latent_model,
+    forward_backward_oracle,
+    match_components,
+)
 
 hmm = pytest.importorskip("hmmlearn.hmm")
 

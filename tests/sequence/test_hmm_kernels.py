@@ -5,8 +5,12 @@ import numpy as np
 import pytest
 
 from latentkit._kernels import hmm as kernels
-from latentkit.testing import (brute_force_hmm_loglik, categorical_counts_oracle,
-                               forward_backward_oracle, viterbi_oracle)
+from latentkit.testing import (
+    brute_force_hmm_loglik,
+    categorical_counts_oracle,
+    forward_backward_oracle,
+    viterbi_oracle,
+)
 
 
 def _problem(seed, lengths, K=3, scale=3.0):
