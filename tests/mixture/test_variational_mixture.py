@@ -331,7 +331,7 @@ def test_bad_input_and_priors():
     with pytest.raises(ValueError, match="2D"):
         M(2).fit(X[:, 0])
     with pytest.raises(ValueError, match="n_samples >= n_components"):
-        M(5).fit(X[:3])
+        M(6).fit(X[:4])
     with pytest.raises(ValueError, match="covariance_type"):
         M(2, covariance_type="banana").fit(X)
     with pytest.raises(ValueError, match="mean_precision_prior"):
