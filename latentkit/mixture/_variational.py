@@ -264,6 +264,21 @@ class _BayesianGaussianBase(LatentModel):
     def _global_elbo_terms(self):
         return -self._weight_kl() - self._nw.kl(self._prior)
 
+    def _restore_fitted_state(self):
+        """Rebuild the Normal-Wishart factors from the public fitted attributes (called by
+        :func:`latentkit.io.load`, which stores arrays only)."""
+        if getattr(self, "component_type", "gaussian") != "gaussian":
+            return
+        ct, D = self.covariance_type, self.n_features_in_
+        nu = np.asarray(self.degrees_of_freedom_, dtype=np.float64)
+        cov = np.asarray(self.covariances_, dtype=np.float64)
+        q = {"full": lambda: cov * nu[:, None, None], "tied": lambda: cov * float(nu),
+             "diag": lambda: cov * nu[:, None], "spherical": lambda: cov * D * nu}[ct]()
+        self._nw = NormalWishart(ct, self.mean_precision_, self.means_, q,
+                                 float(nu) if ct == "tied" else nu)
+        self._prior = NormalWishart.prior(ct, self.mean_precision_prior_, self.mean_prior_,
+                                          self.degrees_of_freedom_prior_, self.covariance_prior_)
+
     # ---- public API -------------------------------------------------------------------------
     def fit(self, X, y=None, sample_weight=None):
         """Fit by coordinate ascent on the ELBO until its change is below ``tol``.

@@ -197,3 +197,16 @@ def test_bad_input_and_priors():
         Xi = X.copy()
         Xi[2, 1] = np.inf
         D(5).fit(Xi)
+
+
+@pytest.mark.parametrize("method", ["fixed", "tail"])
+def test_save_load_round_trip(tmp_path, method):
+    from latentkit.io import load, save
+
+    X = _faithful()
+    m = DirichletProcessMixture(6, truncation_method=method, covariance_type="diag", max_iter=20,
+                                tol=0.0, random_state=0).fit(X)
+    save(m, tmp_path / "dpmm.npz")
+    m2 = load(tmp_path / "dpmm.npz")
+    np.testing.assert_allclose(m2.score_samples(X), m.score_samples(X), rtol=1e-12)
+    np.testing.assert_allclose(m2.elbo(X), m.elbo(X), rtol=1e-12)
