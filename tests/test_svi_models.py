@@ -1,0 +1,293 @@
+"""StochasticVI on the real models: SVI with step 1 and the full data as one batch is one batch
+VB step (LDA, VariationalGaussianMixture, DirichletProcessMixture); stepwise EM through the
+driver approaches the batch optimum (GaussianMixture, PLSA, CategoricalHMM) on planted data;
+SVI LDA reaches the held-out perplexity of batch VB; LatentDirichletAllocation(
+learning_method='online') is exactly the StochasticVI driver; the classic SVI mistakes raise.
+
+Sources: Hoffman, Blei, Wang & Paisley (2013), Algorithm 1 and eq. 26; Hoffman, Blei & Bach
+(2010), Algorithm 2; Liang & Klein (2009) for stepwise EM.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from latentkit._validation import check_random_state
+from latentkit.base import ConvergenceWarning
+from latentkit.datasets import make_gmm, make_lda_corpus
+from latentkit.inference import IterableSource, StochasticVI
+from latentkit.mixture import GaussianMixture
+from latentkit.mixture._dirichlet_process import DirichletProcessMixture
+from latentkit.mixture._variational import VariationalGaussianMixture
+from latentkit.sequence import CategoricalHMM
+from latentkit.testing import match_components
+from latentkit.topic import LatentDirichletAllocation, lda_e_step
+from latentkit.topic._plsa import PLSA
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    X, truth = make_lda_corpus(1200, 4, 120, doc_length=60, random_state=0)
+    return X, truth
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, _, truth = make_gmm(600, 3, 2, random_state=2)
+    return X, truth
+
+
+def _one_batch_step(model, X, seed):
+    """A fresh copy of ``model`` initialised as the first partial_fit does, then one batch
+    iteration (E-step on all of X, M-step with step size 1)."""
+    ref = type(model)(**{**model.get_params(deep=False), "random_state": seed})
+    ref._check_common_params()
+    ref._validate_params()
+    data = ref._validate_data(X, reset=True)
+    ref._init_params(data, check_random_state(seed))
+    start = ref._fit_state()
+    ref._iterate(data)
+    return ref, start
+
+
+def _svi_one_full_step(model, X, kappa=0.8):
+    svi = StochasticVI(model, batch_size=X.shape[0], learning_offset=0.0, learning_decay=kappa,
+                       max_steps=1, shuffle=False, random_state=5).fit(X)
+    assert svi.n_steps_ == 1
+    return svi
+
+
+# ---------------------------------------------------------------------------------------------
+# step size 1, full batch == one batch VB step (1e-10)
+# ---------------------------------------------------------------------------------------------
+
+def test_lda_full_batch_step_equals_batch_vb_step_and_second_step_blends(corpus):
+    X, _ = corpus
+    lam0 = np.random.default_rng(1).gamma(100.0, 0.01, size=(4, X.shape[1]))
+    model = LatentDirichletAllocation(4, init={"components": lam0})
+    svi = _svi_one_full_step(model, X)
+    ref, _ = _one_batch_step(model, X, svi.model_.random_state)
+    # the reference is the batch update written out: lambda = eta + sstats(lambda0)
+    _, ss, _, _ = lda_e_step(X, lam0, 0.25)
+    np.testing.assert_allclose(ref.components_, 0.25 + ss, rtol=1e-10)
+    np.testing.assert_allclose(svi.components_, ref.components_, rtol=1e-10)
+    assert svi.model_.elbo(X) == pytest.approx(ref.elbo(X), rel=1e-10)
+    # a second full-data step with rho_2 = 2^-kappa is the natural-gradient blend
+    svi2 = StochasticVI(model, batch_size=X.shape[0], learning_offset=0.0, learning_decay=0.8,
+                        max_steps=2, n_epochs=2, shuffle=False, random_state=5).fit(X)
+    rho2 = 2.0 ** -0.8
+    _, ss1, _, _ = lda_e_step(X, ref.components_, 0.25)
+    np.testing.assert_allclose(svi2.components_,
+                               (1 - rho2) * ref.components_ + rho2 * (0.25 + ss1), rtol=1e-10)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: VariationalGaussianMixture(n_components=3, covariance_type="full"),
+    lambda: VariationalGaussianMixture(n_components=3, covariance_type="diag", init="random"),
+    lambda: DirichletProcessMixture(truncation=5, covariance_type="full"),
+    lambda: DirichletProcessMixture(truncation=5, truncation_method="tail",
+                                    covariance_type="spherical", init="random"),
+], ids=["vgmm-full", "vgmm-diag", "dpm-fixed", "dpm-tail"])
+def test_bayesian_mixture_full_batch_step_equals_batch_vb_step(blobs, make):
+    X, _ = blobs
+    model = make()
+    svi = _svi_one_full_step(model, X, kappa=0.6)
+    ref, start = _one_batch_step(model, X, svi.model_.random_state)
+    fitted = svi.model_
+    names = ["means_", "covariances_", "weights_", "mean_precision_", "degrees_of_freedom_"]
+    if isinstance(model, DirichletProcessMixture):
+        names.append("weight_concentration_")
+    for name in names:
+        np.testing.assert_allclose(getattr(fitted, name), getattr(ref, name), rtol=1e-10,
+                                   atol=1e-12, err_msg=name)
+    # the step moved the parameters (the comparison is not start == start)
+    assert not np.allclose(start["means_"], ref.means_, rtol=1e-6)
+    assert fitted.elbo(X) == pytest.approx(ref.elbo(X), rel=1e-10)
+
+
+# ---------------------------------------------------------------------------------------------
+# stepwise EM through the driver approaches the batch optimum
+# ---------------------------------------------------------------------------------------------
+
+def test_gaussian_mixture_stepwise_em_approaches_batch(blobs):
+    X, _ = blobs
+    batch = GaussianMixture(3, random_state=0, tol=1e-8, max_iter=500).fit(X)
+    svi = StochasticVI(GaussianMixture(3), batch_size=50, learning_offset=2.0,
+                       learning_decay=0.6, n_epochs=8, random_state=0).fit(X)
+    assert svi.n_steps_ == 8 * 12
+    # stepwise EM ends near (not at) the batch optimum: its last steps still carry minibatch
+    # noise of order rho_t
+    perm, err = match_components(batch.means_, svi.means_, metric="l2")
+    assert err.max() < 0.2
+    np.testing.assert_allclose(svi.weights_[perm], batch.weights_, atol=0.02)
+    assert svi.score(X) == pytest.approx(batch.score(X), abs=5e-3)
+    assert svi.score(X) <= batch.score(X) + 1e-9
+
+
+def test_plsa_stepwise_em_approaches_batch(corpus):
+    X, truth = corpus
+    X = X[:600]
+    with warnings.catch_warnings():  # 100 EM iterations: within 3e-4 nats/token of 300
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        batch = PLSA(4, random_state=0, max_iter=100, tol=1e-6).fit(X)
+    svi = StochasticVI(PLSA(4), batch_size=50, learning_offset=2.0, learning_decay=0.6,
+                       n_epochs=5, random_state=0).fit(X)
+    assert svi.n_steps_ == 5 * 12
+    _, err_b = match_components(truth["topics"], batch.components_)
+    perm, err_s = match_components(truth["topics"], svi.components_)
+    assert err_b.max() < 0.1 and err_s.max() < 0.1
+    # per-token log-likelihood of the documents folded in, within 1% of the batch optimum
+    assert svi.score(X) == pytest.approx(batch.score(X), rel=1e-2)
+    uniform = np.log(1.0 / X.shape[1])
+    assert svi.score(X) > uniform + 0.5
+
+
+def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
+    rng = np.random.default_rng(8)
+    truth_B = np.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])
+    lengths = rng.integers(20, 60, size=60)
+    Z = [rng.integers(0, 2)]
+    for _ in range(lengths.sum() - 1):
+        Z.append(Z[-1] if rng.random() < 0.9 else 1 - Z[-1])
+    Z = np.array(Z)
+    X = (rng.random(len(Z))[:, None] > np.cumsum(truth_B[Z], axis=1)).sum(1)[:, None]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    init = dict(startprob=[0.5, 0.5], transmat=[[0.6, 0.4], [0.3, 0.7]],
+                emissionprob=[[0.5, 0.2, 0.3], [0.3, 0.2, 0.5]])
+    chunks = [(X[offsets[s]:offsets[s + 20]], {"lengths": lengths[s:s + 20]})
+              for s in range(0, 60, 20)]
+    seen = []
+
+    class Recording(CategoricalHMM):
+        def partial_fit(self, X, y=None, **kw):
+            seen.append((X.shape[0], int(np.sum(kw["lengths"]))))
+            return super().partial_fit(X, y, **kw)
+
+    svi = StochasticVI(Recording(2, n_features=3, init=init), batch_size=200,
+                       learning_offset=2.0, learning_decay=0.6, n_epochs=8,
+                       holdout=(X, {"lengths": lengths}), evaluate_every=5, tol=0.0,
+                       random_state=0).fit(IterableSource(chunks, n_samples=len(X)))
+    # minibatches are whole sequences (lengths sum to the rows) of about batch_size steps
+    assert all(rows == total for rows, total in seen)
+    assert max(rows for rows, _ in seen) < 200 + 60
+    assert sum(rows for rows, _ in seen) == 8 * len(X)
+    batch = CategoricalHMM(2, n_features=3, init=init, tol=1e-8, max_iter=300).fit(
+        X, lengths=lengths)
+    start = CategoricalHMM(2, n_features=3, init=init, max_iter=1, tol=0,
+                           frozen=set(init)).fit(X, lengths=lengths)
+    m = svi.model_
+    assert m.score(X, lengths) > batch.score(X, lengths) - 2e-3
+    assert m.score(X, lengths) > start.score(X, lengths) + 0.15
+    _, err = match_components(truth_B, m.emissionprob_)
+    assert err.max() < 0.15
+    assert np.all(svi.heldout_steps_ % 5 == 0) and svi.heldout_bounds_.size == len(seen) // 5
+    assert svi.heldout_bounds_[-1] > svi.heldout_bounds_[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# SVI LDA: held-out perplexity, the learning_method='online' shortcut
+# ---------------------------------------------------------------------------------------------
+
+def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
+    X, truth = corpus
+    train, test = X[:1000], X[1000:]
+    batch = LatentDirichletAllocation(4, random_state=0).fit(train)
+    online = LatentDirichletAllocation(4, learning_method="online", batch_size=50, max_iter=6,
+                                       holdout=test, random_state=0).fit(train)
+    p_batch = batch.perplexity(test, include_prior_kl=False)
+    p_online = online.perplexity(test, include_prior_kl=False)
+    assert p_online == pytest.approx(p_batch, rel=0.02)
+    # both find the planted topics
+    for m in (batch, online):
+        topics = m.components_ / m.components_.sum(1, keepdims=True)
+        _, err = match_components(truth["topics"], topics)
+        assert err.max() < 0.1
+    # the trace: per-document held-out ELBO, steps and times, lower_bounds_ is that trace
+    assert online.n_iter_ == 6 and online.n_steps_ == 6 * 20
+    assert online.heldout_bounds_.shape == online.heldout_steps_.shape \
+        == online.heldout_times_.shape
+    assert online.heldout_bounds_.size == online.n_steps_ // 2
+    np.testing.assert_array_equal(online.lower_bounds_, online.heldout_bounds_)
+    assert online.lower_bound_ == pytest.approx(online.elbo(test), rel=1e-12)
+    assert np.all(np.diff(online.heldout_times_) >= 0)
+    assert online.heldout_bounds_[-1] > online.heldout_bounds_[0]
+    assert online.get_params()["learning_method"] == "online"
+
+
+def test_online_lda_is_the_stochastic_vi_driver(corpus):
+    X, _ = corpus
+    kw = dict(learning_offset=5.0, learning_decay=0.6)
+    calls = []
+    a = LatentDirichletAllocation(4, learning_method="online", batch_size=128, max_iter=2,
+                                  holdout=0.1, random_state=3,
+                                  callback=lambda m, t, v: calls.append((type(m), t, v)),
+                                  **kw).fit(X)
+    svi = StochasticVI(LatentDirichletAllocation(4, **kw), batch_size=128, n_epochs=2,
+                       holdout=0.1, tol=1e-2, random_state=3, **kw).fit(X)
+    np.testing.assert_array_equal(a.components_, svi.components_)
+    np.testing.assert_array_equal(a.heldout_bounds_, svi.heldout_bounds_)
+    assert [c[1] for c in calls] == list(svi.heldout_steps_)
+    assert all(c[0] is LatentDirichletAllocation for c in calls)
+    # without a hold-out the run is max_iter epochs and the bound is the training ELBO
+    b = LatentDirichletAllocation(4, learning_method="online", batch_size=300, max_iter=2,
+                                  random_state=0).fit(X)
+    assert b.n_steps_ == 8 and b.heldout_bounds_.size == 0
+    assert b.lower_bound_ == pytest.approx(b.elbo(X), rel=1e-12)
+
+
+def test_partial_fit_uses_total_samples_hyperparameter(corpus):
+    X, _ = corpus
+    lam0 = np.random.default_rng(2).gamma(100.0, 0.01, size=(4, X.shape[1]))
+    Xb = X[:100]
+    m = LatentDirichletAllocation(4, init={"components": lam0}, total_samples=1200)
+    m.partial_fit(Xb, step_size=1.0)
+    _, ss, _, _ = lda_e_step(Xb, lam0, 0.25)
+    np.testing.assert_allclose(m.components_, 0.25 + 12.0 * ss, rtol=1e-10)
+    # an explicit argument wins
+    m2 = LatentDirichletAllocation(4, init={"components": lam0}, total_samples=1200)
+    m2.partial_fit(Xb, step_size=1.0, total_samples=100)
+    np.testing.assert_allclose(m2.components_, 0.25 + ss, rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------------------------
+# the classic SVI mistakes raise clear errors
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("svi_kw,fit_kw,msg", [
+    ({"learning_decay": 0.5}, {}, r"kappa"),
+    ({"learning_decay": 1.2}, {}, r"kappa"),
+    ({"learning_offset": -1.0}, {}, r"tau"),
+    ({"batch_size": 1201}, {}, r"batch_size=1201 is larger than the number of training "
+                               r"samples N=1200"),
+    ({}, {"total_samples": 5000}, r"total_samples=5000 is inconsistent"),
+])
+def test_svi_mistakes_on_lda(corpus, svi_kw, fit_kw, msg):
+    X, _ = corpus
+    with pytest.raises(ValueError, match=msg):
+        StochasticVI(LatentDirichletAllocation(4), **svi_kw).fit(X, **fit_kw)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"learning_decay": 0.5}, r"kappa"),
+    ({"batch_size": 5000}, r"larger than the number of training samples"),
+    ({"total_samples": 7}, r"total_samples=7 is inconsistent"),
+    ({"n_init": 2}, r"n_init"),
+    ({"batch_size": 0}, r"batch_size"),
+])
+def test_online_lda_mistakes(corpus, kw, msg):
+    X, _ = corpus
+    with pytest.raises(ValueError, match=msg):
+        LatentDirichletAllocation(4, learning_method="online", max_iter=1, **kw).fit(X)
+
+
+def test_empty_minibatches_raise(corpus):
+    X, _ = corpus
+    src = IterableSource([X[:600], X[:0], X[600:]], n_samples=1200)
+    with pytest.raises(ValueError, match="empty"):
+        StochasticVI(LatentDirichletAllocation(4), batch_size=100, random_state=0).fit(src)
+    with pytest.raises(ValueError, match="0 sample"):
+        LatentDirichletAllocation(4).partial_fit(sp.csr_matrix((0, X.shape[1])))
+    with pytest.raises(ValueError, match=r"total_samples=50(\.0)? is smaller than the minibatch"):
+        LatentDirichletAllocation(4).partial_fit(X[:100], total_samples=50)
