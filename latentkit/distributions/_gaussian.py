@@ -37,12 +37,13 @@ it is reported with :class:`CollapsedComponentWarning`, and if rounding still le
 positive definite it is re-regularised by its smallest eigenvalue plus the floor. The result is
 never NaN.
 
-**Speed.** For ``'full'`` and ``'tied'`` the per-component triangular products
-``(x - mu_k) U_k`` of all components are one GEMM ``X_chunk @ [U_1 ... U_K]`` (D x KD) per
-chunk of rows, and the second moments of all components are one GEMM
-``X_chunk^T @ [r_1 * X_chunk, ..., r_K * X_chunk]``; the squared norms, log-sum-exp and
-responsibilities in between are one fused numba pass (:mod:`latentkit._kernels.gaussian`). Row
-chunks are sized so that the chunk's temporaries stay in cache. See :func:`gaussian_mixture_e_step`.
+**Speed.** :func:`gaussian_mixture_e_step` is one fused numba pass
+(:mod:`latentkit._kernels.gaussian`): log densities through the triangular factors (half the
+multiply-adds of a dense product), log-sum-exp, responsibilities and the statistics, over tiles
+of 16 rows held transposed so the inner loops vectorise over rows, with ``prange`` over a fixed
+number of row blocks and no BLAS call (on a busy 2-core machine, OpenBLAS's and numba's
+thread pools fighting over the cores made a BLAS-chunked version 5-10x slower). The
+standalone :func:`log_gaussian_prob` (predict, HMM emissions) uses numpy/BLAS in row chunks.
 
 Source: Bishop (2006), *Pattern Recognition and Machine Learning*, section 9.2.2, eqs.
 (9.23)-(9.28) (E and M steps of a Gaussian mixture); scikit-learn's ``_gaussian_mixture.py``
@@ -739,47 +740,48 @@ def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covarian
     check_covariance_type(covariance_type)
     from .._kernels import gaussian as _kern
 
-    X = np.asarray(X, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
     means = np.asarray(means, dtype=np.float64)
     n, D = X.shape
     K = means.shape[0]
-    shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
-    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    shift = np.zeros(D) if shift is None else np.ascontiguousarray(shift, dtype=np.float64)
+    w = np.ones(n) if sample_weight is None else \
+        np.ascontiguousarray(sample_weight, dtype=np.float64)
     const = np.asarray(log_weights, dtype=np.float64) + \
         log_det_cholesky(precisions_cholesky, covariance_type, D) - 0.5 * D * _LOG_2PI
     const = np.ascontiguousarray(np.broadcast_to(const, (K,)), dtype=np.float64)
-    st = GaussianStats.empty(K, D, covariance_type)
-    nk, sx, sxx = st.nk.copy(), st.sx.copy(), st.sxx.copy()
-    ucat = bcat = None
-    if covariance_type in ("full", "tied"):
-        ucat, bcat = _stacked_cholesky(means, precisions_cholesky, covariance_type, shift)
-    mc = means - shift
     log_resp = np.empty((n, K)) if return_log_resp else None
-    wall = np.ones(n) if w is None else np.ascontiguousarray(w)
-    lse_all = np.empty(n)
-    step = _chunk_rows(D, K)
-    m0 = min(step, n)
-    xbuf = np.empty((m0, D))
-    lr_buf = np.empty((m0, K))
-    rw_buf = np.empty((m0, K))
-    for a in range(0, n, step):
-        b = min(a + step, n)
-        B = b - a
-        Xc = xbuf[:B]
-        np.subtract(X[a:b], shift, out=Xc)
-        lr = log_resp[a:b] if return_log_resp else lr_buf[:B]
-        rw = rw_buf[:B]
-        if covariance_type in ("full", "tied"):
-            y = Xc @ ucat
-            _kern.log_resp_from_projection(y, bcat, const, wall[a:b], lr, rw, lse_all[a:b])
-        else:
-            maha = np.ascontiguousarray(
-                _mahalanobis_chunk(Xc, mc, precisions_cholesky, covariance_type))
-            _kern.log_resp_from_maha(maha, const, wall[a:b], lr, rw, lse_all[a:b])
-        _accumulate_chunk(Xc, rw, covariance_type, nk, sx, sxx)
-    data_term = float(wall @ lse_all)
-    n_total = float(n if w is None else w.sum())
-    stats = GaussianStats(n=n_total, data_term=float(data_term), nk=nk, sx=sx, sxx=sxx)
+    lse = np.empty(n)
+    full = covariance_type in ("full", "tied")
+    T = _kern.n_blocks_for(n, K, D, full=full)
+    nk_b = np.zeros((T, K))
+    sx_b = np.zeros((T, K, D))
+    if full:
+        U = np.asarray(precisions_cholesky, dtype=np.float64)
+        U = np.ascontiguousarray(np.broadcast_to(U, (K, D, D)))
+        bvec = np.ascontiguousarray(np.einsum("kd,kde->ke", means - shift, U))
+        sxx_b = np.zeros((T, K, D, D))
+        _kern.mixture_estep_full(X, shift, U, bvec, const, w, nk_b, sx_b, sxx_b, lse, log_resp)
+        sxx = sxx_b.sum(axis=0)
+        iu = np.triu_indices(D, 1)
+        sxx[:, iu[1], iu[0]] = sxx[:, iu[0], iu[1]]  # kernel fills the upper triangle
+        if covariance_type == "tied":
+            sxx = sxx.sum(axis=0)
+    else:
+        pc = np.asarray(precisions_cholesky, dtype=np.float64)
+        prec = pc ** 2
+        if covariance_type == "spherical":
+            prec = np.repeat(prec[:, None], D, axis=1)
+        prec = np.ascontiguousarray(prec)
+        means_c = np.ascontiguousarray(means - shift)
+        sxx_b = np.zeros((T, K, D))
+        _kern.mixture_estep_diag(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse,
+                                 log_resp)
+        sxx = sxx_b.sum(axis=0)
+        if covariance_type == "spherical":
+            sxx = sxx.sum(axis=1)
+    stats = GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk_b.sum(axis=0),
+                          sx=sx_b.sum(axis=0), sxx=sxx)
     if return_log_resp:
         return stats, log_resp
     return stats

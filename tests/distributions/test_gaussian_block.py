@@ -128,28 +128,64 @@ def test_fused_e_step_matches_oracles(ct):
 
 def test_kernels_match_oracle_directly():
     rng = np.random.default_rng(5)
-    n, k, d = 257, 4, 3
-    maha = rng.uniform(0, 50, size=(n, k))
-    const = rng.normal(size=k)
+    n, k, d = 261, 4, 3  # not a multiple of the tile
+    X = rng.normal(size=(n, d)) + 2.0
+    c = X.mean(0)
     w = rng.uniform(0, 2, size=n)
-    lr, r, lse = np.empty((n, k)), np.empty((n, k)), np.empty(n)
-    kern.log_resp_from_maha(maha, const, w, lr, r, lse)
-    o = oracle_log_resp(const - 0.5 * maha, w)
-    for a, b in zip((lr, r, lse), o):
-        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-    y = rng.normal(size=(n, k * d))
-    bcat = rng.normal(size=k * d)
-    kern.log_resp_from_projection(y, bcat, const, w, lr, r, lse)
-    m2 = ((y - bcat).reshape(n, k, d) ** 2).sum(-1)
-    o = oracle_log_resp(const - 0.5 * m2, w)
-    for a, b in zip((lr, r, lse), o):
-        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-    # extreme values: no overflow, rows still normalised
-    maha[0] = [1e6, 1e6 + 1, 2e6, 1e6]
-    kern.log_resp_from_maha(maha, const, np.ones(n), lr, r, lse)
-    assert np.all(np.isfinite(lr[0])) and r[0].sum() == pytest.approx(1.0)
+    means, cov = rng.normal(size=(k, d)), None
+    A = rng.normal(size=(k, d, d))
+    cov = A @ A.transpose(0, 2, 1) + d * np.eye(d)
+    U, _ = compute_precision_cholesky(cov, "full")
+    const = rng.normal(size=k)
+    T = kern.n_blocks_for(n, k, d)
+    nk, sx, sxx = np.zeros((T, k)), np.zeros((T, k, d)), np.zeros((T, k, d, d))
+    lse, lr = np.empty(n), np.empty((n, k))
+    bvec = np.einsum("kd,kde->ke", means - c, U)
+    kern.mixture_estep_full(X, c, U, bvec, const, w, nk, sx, sxx, lse, lr)
+    maha = np.stack([(((X - means[j]) @ U[j]) ** 2).sum(1) for j in range(k)], axis=1)
+    o_lr, o_r, o_lse = oracle_log_resp(const - 0.5 * maha, w)
+    np.testing.assert_allclose(lr, o_lr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(lse, o_lse, rtol=1e-10)
+    o_nk, o_sx, o_sxx = oracle_gaussian_stats(X, np.exp(o_lr), "full", sample_weight=w, shift=c)
+    np.testing.assert_allclose(nk.sum(0), o_nk, rtol=1e-10)
+    np.testing.assert_allclose(sx.sum(0), o_sx, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np.triu(sxx.sum(0)), np.triu(o_sxx), rtol=1e-10, atol=1e-10)
+    # diagonal kernel
+    prec = rng.uniform(0.5, 2.0, size=(k, d))
+    nk, sx, sxx = np.zeros((T, k)), np.zeros((T, k, d)), np.zeros((T, k, d))
+    kern.mixture_estep_diag(X, c, means - c, prec, const, w, nk, sx, sxx, lse, lr)
+    maha = np.stack([(((X - means[j]) ** 2) * prec[j]).sum(1) for j in range(k)], axis=1)
+    o_lr, _, o_lse = oracle_log_resp(const - 0.5 * maha, w)
+    np.testing.assert_allclose(lr, o_lr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(lse, o_lse, rtol=1e-10)
+    o_nk, o_sx, o_sxx = oracle_gaussian_stats(X, np.exp(o_lr), "diag", sample_weight=w, shift=c)
+    np.testing.assert_allclose(sxx.sum(0), o_sxx, rtol=1e-10)
+    # extreme distances: no overflow, rows still normalised, zero weights contribute nothing
+    far = X.copy()
+    far[0] = 1e6
+    nk0 = np.zeros((T, k))
+    kern.mixture_estep_diag(far, c, means - c, prec, const, np.ones(n), nk0, sx * 0, sxx * 0,
+                            lse, lr)
+    assert np.all(np.isfinite(lr[0])) and np.exp(lr[0]).sum() == pytest.approx(1.0)
     with pytest.raises(ValueError, match="C-contiguous float64"):
-        kern.log_resp_from_maha(maha[:, ::2], const[:2], w, lr, r, lse)
+        kern.mixture_estep_diag(X[:, ::2], c, means - c, prec, const, w, nk, sx, sxx, lse, lr)
+
+
+def test_e_step_is_independent_of_thread_count():
+    import numba
+
+    X, _, w = _data(n=3000, seed=9)
+    means, cov = _params("full")
+    pc, _ = compute_precision_cholesky(cov, "full")
+    logw = np.log(np.array([0.2, 0.3, 0.5]))
+    ref = gaussian_mixture_e_step(X, logw, means, pc, "full", sample_weight=w)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = gaussian_mixture_e_step(X, logw, means, pc, "full", sample_weight=w)
+    finally:
+        numba.set_num_threads(old)
+    assert one == ref  # bit for bit
 
 
 def test_collapsed_component_warns_and_stays_finite():
