@@ -124,10 +124,21 @@ def main():
     ap.add_argument("--quick", action="store_true", help="N=10,000 instead of 50,000")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="limit BLAS and numba threads (both libraries) to this many")
+    ap.add_argument("--skip-olive", action="store_true")
     args = ap.parse_args()
     n = 10_000 if args.quick else 50_000
+    if args.threads is not None:
+        import numba
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(args.threads)
+        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+        print(f"BLAS and numba limited to {args.threads} thread(s)")
     rows = speed(n, 8, 20, args.iters, args.repeats)
-    olive()
+    if not args.skip_olive:
+        olive()
     print("\nspeed-up ratios (scikit-learn time / ours, per iteration):")
     for name, r in rows:
         print(f"  {r:5.2f}  {name}")
