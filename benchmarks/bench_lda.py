@@ -187,8 +187,9 @@ def main():
     LatentDirichletAllocation(K, max_iter=2, tol=0, random_state=0).fit(train[:20])
 
     runs = {}
-    runs["latentkit"] = run_latentkit(train, start, K, args.iters)
-    print(f"latentkit: {args.iters} iterations in {runs['latentkit'].times[-1]:.1f} s", flush=True)
+    n_ours = 2 * args.iters   # cheap; lets latentkit reach scikit-learn's best value
+    runs["latentkit"] = run_latentkit(train, start, K, n_ours)
+    print(f"latentkit: {n_ours} iterations in {runs['latentkit'].times[-1]:.1f} s", flush=True)
     runs["sklearn batch"] = run_sklearn(train, K, args.iters)
     print(f"sklearn:   {args.iters} iterations in {runs['sklearn batch'].times[-1]:.1f} s",
           flush=True)
@@ -220,7 +221,7 @@ def main():
         ts2 = time_to(*curves["sklearn batch"], target2)
         print(f"scikit-learn's best {target2:.1f}: latentkit {t2:.2f} s, sklearn {ts2:.2f} s, "
               f"ratio {ts2 / t2:.2f}x")
-    per_it_ours = np.diff(curves["latentkit"][0]).mean()
+    per_it_ours = np.diff(curves["latentkit"][0][:args.iters]).mean()
     per_it_sk = np.diff(curves["sklearn batch"][0]).mean()
     print(f"\nper batch iteration: latentkit {per_it_ours:.3f} s, sklearn {per_it_sk:.3f} s, "
           f"ratio {per_it_sk / per_it_ours:.2f}x")
