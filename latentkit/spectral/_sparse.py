@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._kernels.sparse_tensor import mode_contract as _mode_contract_kernel
 from .._validation import check_array, check_random_state, check_scalar
 
 __all__ = [
@@ -74,21 +75,19 @@ class ThirdCumulantTensor:
 
 
 class _Dense:
-    """Dense tensor with its three unfoldings (contractions as one matrix product each)."""
+    """Dense tensor; contractions by the numba kernel ``_kernels.sparse_tensor.mode_contract``."""
 
     def __init__(self, T):
         self.T = T
         self.shape = T.shape
-        d1, d2, d3 = T.shape
-        self._unf = (T.reshape(d1, d2 * d3),
-                     np.ascontiguousarray(T.transpose(1, 0, 2)).reshape(d2, d1 * d3),
-                     np.ascontiguousarray(T.transpose(2, 0, 1)).reshape(d3, d1 * d2))
 
     def mode_contract(self, mode, Y, Z):
         """Contract the two other modes (in increasing order) with the columns of Y, Z."""
-        L = Y.shape[1]
-        kr = (Y[:, None, :] * Z[None, :, :]).reshape(Y.shape[0] * Z.shape[0], L)
-        return self._unf[mode] @ kr
+        Y = np.ascontiguousarray(Y, dtype=np.float64)
+        Z = np.ascontiguousarray(Z, dtype=np.float64)
+        out = np.empty((self.shape[mode], Y.shape[1]))
+        _mode_contract_kernel(self.T, mode, Y, Z, out)
+        return out
 
 
 def _as_ttp_tensor(T):

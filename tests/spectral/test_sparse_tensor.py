@@ -156,3 +156,16 @@ def test_bad_input():
         sparse_spectral_gmm(X, 2, 5)
     with pytest.raises(ValueError, match="n_components"):
         sparse_spectral_gmm(X, 1, 2)
+
+
+def test_mode_contract_kernel_matches_einsum_oracle():
+    from latentkit._kernels.sparse_tensor import mode_contract
+    rng = np.random.default_rng(3)
+    T = rng.standard_normal((5, 6, 7))
+    dims = T.shape
+    specs = {0: ("ijk,jl,kl->il", 1, 2), 1: ("ijk,il,kl->jl", 0, 2), 2: ("ijk,il,jl->kl", 0, 1)}
+    for mode, (sub, a, b) in specs.items():
+        Y, Z = rng.standard_normal((dims[a], 4)), rng.standard_normal((dims[b], 4))
+        out = np.empty((dims[mode], 4))
+        mode_contract(T, mode, Y, Z, out)
+        np.testing.assert_allclose(out, np.einsum(sub, T, Y, Z), rtol=0, atol=1e-10)
