@@ -202,50 +202,106 @@ class DocwordSource(ChunkSource):
                 f"got {head[bad].strip()!r}."
             ) from None
 
-    def _flush(self, docs, words, counts, first_doc, n_docs):
-        m = sp.csr_matrix((np.asarray(counts, dtype=np.float64),
-                           (np.asarray(docs) - first_doc, np.asarray(words) - 1)),
+    # text read per block: parsing memory is O(block), independent of the file and chunk sizes
+    _block_bytes = 1 << 15
+
+    def _flush(self, parts, first_doc, n_docs):
+        if parts:
+            d, w, c = (np.concatenate(x) for x in zip(*parts))
+        else:
+            d = w = np.zeros(0, dtype=np.int64)
+            c = np.zeros(0)
+        # entries are sorted by document: build CSR directly (no COO copies)
+        indptr = np.searchsorted(d, np.arange(first_doc, first_doc + n_docs + 1))
+        idx_dtype = np.int32 if self.n_features < 2**31 and c.size < 2**31 else np.int64
+        m = sp.csr_matrix((c, (w - 1).astype(idx_dtype), indptr.astype(idx_dtype)),
                           shape=(n_docs, self.n_features))
-        m.sum_duplicates()
+        m.sum_duplicates()  # sorts the word ids of every document, adds repeated entries
         return m
 
-    def iter_chunks(self):
-        D, W, cs = self.n_samples, self.n_features, self.chunk_size
-        chunk_start = 1  # first document id of the current chunk
+    def _check_entry(self, lineno, d, w, c, prev_doc):
+        D, W = self.n_samples, self.n_features
+        if not (1 <= d <= D) or not (1 <= w <= W) or not c >= 0 or d < prev_doc:
+            what = (f"docID {d} outside 1..{D}" if not 1 <= d <= D else
+                    f"wordID {w} outside 1..{W}" if not 1 <= w <= W else
+                    f"negative count {c}" if c < 0 else
+                    f"count {c} is not a number >= 0" if not c >= 0 else
+                    f"docID {d} after {prev_doc} (documents must be sorted)")
+            raise ValueError(f"{self.path}: line {lineno}: {what}.")
+
+    def _parse_block_slow(self, lines, first_lineno, prev_doc):
+        """Line by line; raises with the line number of the first bad line."""
         docs, words, counts = [], [], []
+        for lineno, line in enumerate(lines, start=first_lineno):
+            parts = line.split()
+            if not parts:
+                continue
+            try:
+                d, w, c = int(parts[0]), int(parts[1]), float(parts[2])
+                if len(parts) != 3:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise ValueError(
+                    f"{self.path}: line {lineno} is malformed: expected 'docID wordID count', "
+                    f"got {line.strip()!r}."
+                ) from None
+            self._check_entry(lineno, d, w, c, prev_doc)
+            prev_doc = d
+            docs.append(d)
+            words.append(w)
+            counts.append(c)
+        return (np.array(docs, dtype=np.int64), np.array(words, dtype=np.int64),
+                np.array(counts, dtype=np.float64))
+
+    def _parse_block(self, lines, first_lineno, prev_doc):
+        """Entries of a block of lines as arrays (docID, wordID, count), validated. NumPy
+        parsing; any irregularity (blank or malformed line, out-of-range id, unsorted document,
+        negative count) re-parses the block line by line for the message."""
+        from .datasets._corpus import _fast_docword_body
+
+        vals = _fast_docword_body("".join(lines), len(lines))
+        if vals is not None:
+            d = vals[:, 0].astype(np.int64)
+            w = vals[:, 1].astype(np.int64)
+            c = np.ascontiguousarray(vals[:, 2])
+            if (np.array_equal(d, vals[:, 0]) and np.array_equal(w, vals[:, 1])
+                    and d.min() >= max(1, prev_doc) and d.max() <= self.n_samples
+                    and w.min() >= 1 and w.max() <= self.n_features and np.all(c >= 0)
+                    and np.all(np.diff(d) >= 0)):
+                return d, w, c
+        return self._parse_block_slow(lines, first_lineno, prev_doc)
+
+    def iter_chunks(self):
+        D, cs = self.n_samples, self.chunk_size
+        chunk_start = 1  # first document id of the current chunk
+        parts = []  # entries of the current chunk, as arrays
         prev_doc = 0
         with _open_text(self.path) as fh:
-            for lineno, line in enumerate(itertools.islice(fh, 3, None), start=4):
-                parts = line.split()
-                if not parts:
+            for _ in range(3):
+                fh.readline()
+            lineno = 4
+            while True:
+                lines = fh.readlines(self._block_bytes)
+                if not lines:
+                    break
+                d, w, c = self._parse_block(lines, lineno, prev_doc)
+                lineno += len(lines)
+                if d.size == 0:
                     continue
-                try:
-                    d, w, c = int(parts[0]), int(parts[1]), float(parts[2])
-                    if len(parts) != 3:
-                        raise ValueError
-                except (ValueError, IndexError):
-                    raise ValueError(
-                        f"{self.path}: line {lineno} is malformed: expected 'docID wordID count', "
-                        f"got {line.strip()!r}."
-                    ) from None
-                if not (1 <= d <= D) or not (1 <= w <= W) or c < 0 or d < prev_doc:
-                    what = (f"docID {d} outside 1..{D}" if not 1 <= d <= D else
-                            f"wordID {w} outside 1..{W}" if not 1 <= w <= W else
-                            f"negative count {c}" if c < 0 else
-                            f"docID {d} after {prev_doc} (documents must be sorted)")
-                    raise ValueError(f"{self.path}: line {lineno}: {what}.")
-                prev_doc = d
-                while d >= chunk_start + cs:
-                    yield self._flush(docs, words, counts, chunk_start, cs)
-                    docs, words, counts = [], [], []
+                prev_doc = int(d[-1])
+                while d.size and d[-1] >= chunk_start + cs:
+                    cut = int(np.searchsorted(d, chunk_start + cs))
+                    parts.append((d[:cut], w[:cut], c[:cut]))
+                    yield self._flush(parts, chunk_start, cs)
+                    parts = []
                     chunk_start += cs
-                docs.append(d)
-                words.append(w)
-                counts.append(c)
+                    d, w, c = d[cut:], w[cut:], c[cut:]
+                if d.size:
+                    parts.append((d, w, c))
         while chunk_start <= D:
             n = min(cs, D - chunk_start + 1)
-            yield self._flush(docs, words, counts, chunk_start, n)
-            docs, words, counts = [], [], []
+            yield self._flush(parts, chunk_start, n)
+            parts = []
             chunk_start += cs
 
 
