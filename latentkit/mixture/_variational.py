@@ -109,8 +109,9 @@ class _BayesianGaussianBase(LatentModel):
             self.degrees_of_freedom_prior_ = nu0
         if self.covariance_prior is None:
             if sw <= 1.0:
-                raise ValueError("the default covariance_prior (the covariance of X) needs a "
-                                 "total sample weight above 1; pass covariance_prior.")
+                raise ValueError(f"the default covariance_prior (the covariance of X) needs a "
+                                 f"total sample weight above 1, got n_samples = {n} (weight "
+                                 f"{sw:g}); pass more samples or covariance_prior.")
             Xc = X - mean
             cov = (Xc * w[:, None]).T @ Xc / (sw - 1.0)
             cov = 0.5 * (cov + cov.T)
@@ -120,12 +121,21 @@ class _BayesianGaussianBase(LatentModel):
                 c0 = np.diag(cov).copy()
             else:
                 c0 = float(np.diag(cov).mean())
-            bad = (np.linalg.eigvalsh(c0)[0] <= 0) if np.ndim(c0) == 2 else np.any(
-                np.asarray(c0) <= 0)
-            if bad:
+
+            def _pd(c):
+                return (np.linalg.eigvalsh(c)[0] > 0) if np.ndim(c) == 2 else bool(
+                    np.all(np.asarray(c) > 0))
+
+            if not _pd(c0) and self.reg_covar > 0:
+                # constant or collinear features (or fewer weighted rows than features): the
+                # empirical covariance is singular; reg_covar on its diagonal keeps the prior
+                # proper, as reg_covar does for the components
+                c0 = c0 + self.reg_covar * (np.eye(D) if np.ndim(c0) == 2 else 1.0)
+            if not _pd(c0):
                 raise ValueError("the default covariance_prior (the covariance of X) is not "
-                                 "positive definite (constant or collinear features); pass "
-                                 "covariance_prior.")
+                                 "positive definite (constant or collinear features) and "
+                                 "reg_covar is 0; pass covariance_prior or a positive "
+                                 "reg_covar.")
             self.covariance_prior_ = c0
         else:
             c0 = np.array(self.covariance_prior, dtype=np.float64, copy=True)
@@ -430,8 +440,9 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         nu_0; default n_features; must exceed n_features - 1 ('full', 'tied') or 0.
     covariance_prior : array-like or float, optional
         W_0^-1: (D, D) for 'full'/'tied' (symmetric positive definite), (D,) for 'diag',
-        float for 'spherical'; default the covariance of X (ddof 1), its diagonal, or the
-        mean of its diagonal.
+        float for 'spherical'; default the covariance of X (ddof 1; frequency-weighted with
+        sample_weight), its diagonal, or the mean of its diagonal, plus reg_covar on the
+        diagonal only when that is singular (constant or collinear features).
     random_state : int, Generator or None
     callback : callable, optional
         ``callback(model, n_iter, elbo)``; returning True stops.

@@ -361,3 +361,12 @@ def test_bad_input_and_priors():
         m.predict(X[:, :2])
     with pytest.raises(ValueError, match="sample_weight"):
         M(2).fit(X, sample_weight=np.ones(3))
+    # a constant feature makes the default covariance_prior singular: reg_covar keeps it proper,
+    # and without reg_covar the error names the prior
+    Xc = X.copy()
+    Xc[:, 1] = 3.0
+    assert np.isfinite(M(2, max_iter=5, tol=0.0, random_state=0).fit(Xc).lower_bound_)
+    with pytest.raises(ValueError, match="covariance_prior"):
+        M(2, reg_covar=0.0).fit(Xc)
+    with pytest.raises(ValueError, match="n_samples = 1"):
+        M(1).fit(X[:1])
