@@ -373,6 +373,13 @@ class LatentDirichletAllocation(LatentModel):
             self._fit_prev = {"data": weakref.ref(data), "gamma": None, "elbo": None}
             self._n_monotone_fallbacks = 0
 
+    def __getstate__(self):
+        # the fit's monotone guard holds a weakref to the training data: not picklable, and
+        # not needed where a pickled model goes (Dask workers run the E-step only)
+        state = self.__dict__.copy()
+        state.pop("_fit_prev", None)
+        return state
+
     def _set_components(self, lam):
         self.components_ = lam
         elog_beta, self._exp_beta_t, self._beta_shift = _beta_tables(lam)
