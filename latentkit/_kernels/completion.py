@@ -13,7 +13,6 @@ the wrapper checks shapes, dtypes, bounds and contiguity. Oracles: naive NumPy v
 ``tests/spectral/test_completion.py``.
 """
 
-import numpy as np
 
 from ._jit import jit, prange
 
