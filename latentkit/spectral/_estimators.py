@@ -16,9 +16,21 @@ from ..base import NotFittedError, ParamsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments
 from ._power import robust_tensor_power
 from ._tensors import SymmetricTensor
+from ._threads import blas_single_thread
 from ._whitening import whiten
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
+
+
+def _single_blas_thread(fit):
+    """Run ``fit`` with BLAS limited to one thread (see :mod:`._threads`)."""
+    import functools
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        with blas_single_thread():
+            return fit(self, *args, **kwargs)
+    return wrapper
 
 
 def _check_common(est):
@@ -90,6 +102,7 @@ class SpectralGMM(_SpectralBase):
         self.tol = tol
         self.random_state = random_state
 
+    @_single_blas_thread
     def fit(self, X, y=None):
         """Estimate the mixture from X of shape (n_samples, n_features); returns self.
 
@@ -182,6 +195,7 @@ class SpectralLDA(_SpectralBase):
         self.tol = tol
         self.random_state = random_state
 
+    @_single_blas_thread
     def fit(self, X, y=None):
         """Estimate topics from word counts X of shape (n_documents, n_features); returns self.
 
@@ -264,6 +278,7 @@ class SpectralHMM(_SpectralBase):
         self.tol = tol
         self.random_state = random_state
 
+    @_single_blas_thread
     def fit(self, X, lengths=None):
         """Estimate the HMM from symbol sequences; returns self.
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from .._validation import check_random_state, check_scalar
 from ..base import ParamsMixin
-from ._tensors import as_tensor_operator, operator_dim
+from ._tensors import SymmetricTensor, as_tensor_operator, operator_dim
+from ._threads import blas_single_thread
 
 __all__ = ["robust_tensor_power", "RobustTensorPower", "TensorPowerResult"]
 
@@ -79,6 +80,60 @@ def _step_change(U_new, U_old):
     a = np.linalg.norm(U_new - U_old, axis=0)
     b = np.linalg.norm(U_new + U_old, axis=0)
     return np.minimum(a, b)
+
+
+#: Smallest contraction (d^3 x active starts multiply-adds) run on numba's thread pool.
+_PAR_MIN_WORK = 2 ** 23
+
+
+def _rtpm_dense(T, k, L, N, tol, rng):
+    """The method of :func:`robust_tensor_power` for a dense symmetric array, every phase in the
+    numba kernel ``dense_power_iterate`` (one call per phase; same steps and outputs)."""
+    from .._kernels.spectral import dense_power_iterate, dense_rows_contract
+    d = T.shape[0]
+    lam = np.zeros(k)
+    Vt = np.zeros((k, d))
+    history = []
+    info = np.zeros(2)
+
+    def deflated_scores(Ut, i):
+        Y = np.empty_like(Ut)
+        dense_rows_contract(T, Ut, Ut.shape[0], Y)
+        val = np.einsum("li,li->l", Ut, Y)
+        if i:
+            P = Ut @ Vt[:i].T  # L x i
+            val = val - (P ** 3) @ lam[:i]
+        return val
+
+    for i in range(k):
+        Ut = np.ascontiguousarray(rng.standard_normal((d, L)).T)
+        Ut /= np.linalg.norm(Ut, axis=1)[:, None]
+        spare = np.ascontiguousarray(rng.standard_normal((d, L)).T)
+        iters = np.zeros(L, dtype=np.int64)
+        conv = np.zeros(L, dtype=np.int8)
+        dense_power_iterate(T, Ut, Vt, lam, i, N, tol, spare, iters, conv, info, _PAR_MIN_WORK)
+        if not info[0] > max(1e-300, 1e-12 * (lam[0] if i else 0.0)):
+            raise ValueError(
+                f"The tensor is zero after deflating {i} component(s): n_components={k} "
+                f"exceeds its rank ({i}).")
+        if not np.all(np.isfinite(Ut)):
+            raise ValueError("the power iterations overflowed (NaN or infinity); rescale the tensor.")
+        scores = deflated_scores(Ut, i)
+        best = int(np.argmax(scores))
+        u = Ut[best:best + 1].copy()
+        pit = np.zeros(1, dtype=np.int64)
+        pconv = np.zeros(1, dtype=np.int8)
+        dense_power_iterate(T, u, Vt, lam, i, N, tol, spare, pit, pconv, info, _PAR_MIN_WORK)
+        value = float(deflated_scores(u, i)[0])
+        if value < 0:
+            u, value = -u, -value
+        lam[i] = value
+        Vt[i] = u[0]
+        history.append({"restart_iters": iters.astype(int), "scores": scores,
+                        "best_restart": best, "polish_iters": int(pit[0]),
+                        "converged": bool(pconv[0]), "extraction_order": i})
+    order = np.argsort(-lam, kind="stable")
+    return TensorPowerResult(lam[order].copy(), Vt[order].T.copy(), [history[j] for j in order])
 
 
 def robust_tensor_power(T, n_components, n_restarts=20, n_iter=100, tol=1e-10,
@@ -146,6 +201,9 @@ def robust_tensor_power(T, n_components, n_restarts=20, n_iter=100, tol=1e-10,
     tol = check_scalar(tol, "tol", numbers.Real, low=0.0)
     rng = check_random_state(random_state)
 
+    if type(op) is SymmetricTensor:
+        with blas_single_thread():
+            return _rtpm_dense(op.array, k, L, N, tol, rng)
     lam = np.zeros(k)
     V = np.zeros((d, k))
     history = []

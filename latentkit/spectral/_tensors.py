@@ -21,7 +21,8 @@ where ``Sym(m (x) G)_abc = m_a G_bc + m_b G_ac + m_c G_ab`` (G symmetric), so th
 sum of cubes of dense rows, ``sum_t w_t y_t^{(x)3}`` (Gaussian mixtures, whitened data; kernel
 ``rows_contract``), or the average over documents of the whitened unbiased third-moment
 estimator ``e3(c)(W, W, W)`` of word counts (Anandkumar, Foster, Hsu, Kakade & Liu 2012;
-SPECTRAL_NOTES.md section 1.3; kernel ``csr_docs_contract``). These are exactly the
+SPECTRAL_NOTES.md section 1.3; kernel ``csr_docs_contract_fast``, O(nnz L + (D + V) k L) per
+call). These are exactly the
 correction forms of the spherical-GMM (Hsu & Kakade 2013) and LDA moments.
 """
 
@@ -310,9 +311,17 @@ class ImplicitMomentTensor(_TensorBase):
         scale = np.zeros(X.shape[0])
         lv = ell[valid]
         scale[valid] = 1.0 / (lv * (lv - 1) * (lv - 2)) / n_valid
+        idx_dtype = np.int32 if max(X.shape) < 2 ** 31 - 1 else np.int64
+        Xt = X.T.tocsr()  # words x documents, for the second pass of the kernel
         payload = {"X": X, "W": W, "scale": scale, "n_used": n_valid,
-                   "indptr": X.indptr.astype(np.int64), "indices": X.indices.astype(np.int64),
-                   "data": np.ascontiguousarray(X.data, dtype=np.float64)}
+                   "indptr": X.indptr.astype(np.int64), "indices": X.indices.astype(idx_dtype),
+                   "data": np.ascontiguousarray(X.data, dtype=np.float64),
+                   "t_indptr": Xt.indptr.astype(np.int64),
+                   "t_indices": Xt.indices.astype(idx_dtype),
+                   "t_data": np.ascontiguousarray(Xt.data, dtype=np.float64),
+                   # p_d = W^T c_d (D x k) and a_v = sum_d s_d c_dv (V,), computed once
+                   "P": np.ascontiguousarray(X @ W),
+                   "a": np.ascontiguousarray(np.asarray(X.T @ scale).ravel())}
         return cls("documents", W.shape[1], payload, sym_terms, cube_terms)
 
     # ------------------------------------------------------------------ contractions
@@ -327,10 +336,13 @@ class ImplicitMomentTensor(_TensorBase):
             K.rows_contract(Y, P["w"], U, nb, out)
         else:
             D = P["indptr"].shape[0] - 1
-            nb = K.n_blocks_for(D)
-            out = np.empty((nb, k, L))
-            K.csr_docs_contract(P["indptr"], P["indices"], P["data"], P["scale"], P["W"],
-                                np.ascontiguousarray(U.T), nb, out)
+            nb = K.n_blocks_for(max(D, P["W"].shape[0]))
+            out = np.empty((2 * nb, k, L))
+            U = np.ascontiguousarray(U)
+            K.csr_docs_contract_fast(P["indptr"], P["indices"], P["data"], P["scale"], P["P"], U,
+                                     np.ascontiguousarray(P["W"] @ U), P["t_indptr"],
+                                     P["t_indices"], P["t_data"], P["a"], P["W"], nb,
+                                     np.empty((D, L)), out[:nb], out[nb:])
         res = out[0].copy()
         for b in range(1, out.shape[0]):  # fixed order: deterministic
             res += out[b]
@@ -347,7 +359,7 @@ class ImplicitMomentTensor(_TensorBase):
 
     # ------------------------------------------------------------------ dense form
     def to_dense(self, chunk_size=4096):
-        """Materialise the ``k x k x k`` tensor (cost O(n k^3) rows, O(nnz k^2 + D k^3 + V k^3) documents).
+        """Materialise the ``k x k x k`` tensor (cost O(n k^3) rows, O(nnz k + (D + V) k^3) documents).
 
         Parameters
         ----------
@@ -368,20 +380,22 @@ class ImplicitMomentTensor(_TensorBase):
                 T += (Yc * w[s:s + chunk_size, None]).T @ khatri_rao_self(Yc)
             T = T.reshape(k, k, k)
         else:
-            X, W, scale = P["X"], P["W"], P["scale"]
-            KW = khatri_rao_self(W)  # V x k^2
+            # sum_d s_d [p_d^(x)3 - Sym(sum_v c_dv w_v (x) w_v (x) p_d)] + 2 sum_v a_v w_v^(x)3
+            # with r_v = sum_d s_d c_dv p_d: the middle term is sum_v w_v (x) w_v (x) r_v, so
+            # the cost is O(nnz k + (D + V) k^3) (no nnz k^2 term).
+            X, W, scale, Pm, z = P["X"], P["W"], P["scale"], P["P"], P["a"]
+            R = np.asarray(P["X"].T @ (Pm * scale[:, None]))  # V x k
             S2 = np.zeros((k * k, k))
-            for s in range(0, X.shape[0], chunk_size):
-                Xc = X[s:s + chunk_size]
-                sc = scale[s:s + chunk_size]
-                Pc = np.asarray(Xc @ W)
-                Ac = np.asarray(Xc @ KW)
-                T += (Pc * sc[:, None]).T @ khatri_rao_self(Pc)
-                S2 += (Ac * sc[:, None]).T @ Pc
-            z = np.asarray(X.T @ scale).ravel()  # sum_d s_d c_dv
-            T += 2.0 * (W * z[:, None]).T @ KW
+            for s in range(0, Pm.shape[0], chunk_size):
+                Pc = Pm[s:s + chunk_size]
+                T += (Pc * scale[s:s + chunk_size, None]).T @ khatri_rao_self(Pc)
+            for s in range(0, W.shape[0], chunk_size):
+                Wc = W[s:s + chunk_size]
+                KWc = khatri_rao_self(Wc)  # chunk x k^2
+                T += 2.0 * (Wc * z[s:s + chunk_size, None]).T @ KWc
+                S2 += KWc.T @ R[s:s + chunk_size]
             T = T.reshape(k, k, k)
-            A = S2.reshape(k, k, k)  # A[a, b, c] = sum_d s_d A_d[a, b] p_d[c]
+            A = S2.reshape(k, k, k)  # A[a, b, c] = sum_v w_va w_vb r_vc
             T -= A + A.transpose(0, 2, 1) + A.transpose(2, 0, 1)
         for m, G in self.sym_terms:
             T -= (m[:, None, None] * G[None, :, :] + m[None, :, None] * G[:, None, :]

@@ -34,6 +34,89 @@ def test_dense_kernel_vs_oracle(d, L):
                                rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("d,L,n", [(1, 1, 1), (9, 4, 3), (16, 6, 6)])
+def test_dense_rows_kernels_vs_oracle(d, L, n):
+    T = sym_tensor(d, 10 + d)
+    Ut = np.random.default_rng(2).standard_normal((L, d))
+    ref = oracle_dense_contract(T, Ut[:n].T).T
+    out = np.full((L, d), 7.0)
+    K.dense_rows_contract(T, Ut, n, out)
+    np.testing.assert_allclose(out[:n], ref, rtol=1e-10, atol=1e-10)
+    assert np.all(out[n:] == 7.0)  # rows >= n untouched
+    out_par = np.empty((L, d))
+    K.dense_rows_contract_par(T, Ut, n, out_par)
+    np.testing.assert_array_equal(out_par[:n], out[:n])  # same order of operations
+
+
+def _power_reference(T, U0, V, lam, n_iter, tol):
+    """NumPy transcription of dense_power_iterate (Ut rows = vectors), no redraws."""
+    U = U0.copy()
+    active = list(range(U.shape[0]))
+    iters = np.zeros(U.shape[0], dtype=int)
+    conv = np.zeros(U.shape[0], dtype=bool)
+    for _ in range(n_iter):
+        keep = []
+        for l in active:
+            u = U[l]
+            y = np.einsum("ijk,j,k->i", T, u, u) - V.T @ (lam * (V @ u) ** 2)
+            y = y / np.linalg.norm(y)
+            change = min(np.linalg.norm(y - u), np.linalg.norm(y + u))
+            U[l] = y
+            iters[l] += 1
+            if change < tol:
+                conv[l] = True
+            else:
+                keep.append(l)
+        active = keep
+        if not active:
+            break
+    return U, iters, conv
+
+
+@pytest.mark.parametrize("tol", [0.0, 1e-6])
+def test_dense_power_iterate_vs_numpy_reference(tol):
+    rng = np.random.default_rng(4)
+    d, L, k = 8, 5, 3
+    Q = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    T = np.einsum("i,ai,bi,ci->abc", [3.0, 2.0, 1.0], Q, Q, Q) + 0.01 * sym_tensor(d, 5)
+    V = np.ascontiguousarray(Q[:, :1].T)  # deflate one (approximate) component
+    lam = np.array([3.0])
+    U0 = rng.standard_normal((L, d))
+    U0 /= np.linalg.norm(U0, axis=1)[:, None]
+    ref, ref_it, ref_conv = _power_reference(T, U0, V, lam, 40, tol)
+    Ut = U0.copy()
+    iters = np.zeros(L, dtype=np.int64)
+    conv = np.zeros(L, dtype=np.int8)
+    info = np.zeros(2)
+    spare = rng.standard_normal((L, d))
+    for par_min in (2 ** 62, 0):  # serial and thread-pool contraction
+        Ut = U0.copy()
+        iters[:] = 0
+        conv[:] = 0
+        K.dense_power_iterate(T, Ut, V, lam, 1, 40, tol, spare, iters, conv, info, par_min)
+        np.testing.assert_allclose(Ut, ref, rtol=1e-10, atol=1e-10)
+        np.testing.assert_array_equal(iters, ref_it)
+        np.testing.assert_array_equal(conv.astype(bool), ref_conv)
+        assert info[0] > 0 and info[1] == 0
+    if tol > 0:
+        assert ref_conv.all() and ref_it.max() < 40
+
+
+def test_dense_power_iterate_redraws_on_zero_tensor():
+    d, L = 4, 3
+    T = np.zeros((d, d, d))
+    Ut = np.eye(L, d)
+    spare = np.arange(1.0, 1.0 + 2 * d).reshape(2, d)
+    iters = np.zeros(L, dtype=np.int64)
+    conv = np.zeros(L, dtype=np.int8)
+    info = np.zeros(2)
+    K.dense_power_iterate(T, Ut, np.zeros((0, d)), np.zeros(0), 0, 2, 0.0, spare, iters, conv,
+                          info, 2 ** 62)
+    assert info[0] == 0.0 and info[1] == 2 * L  # every update redrawn, spares cycled
+    np.testing.assert_allclose(np.linalg.norm(Ut, axis=1), 1.0)
+    np.testing.assert_allclose(Ut[1], spare[0] / np.linalg.norm(spare[0]))
+
+
 def test_rows_kernel_with_corrections_vs_oracle():
     rng = np.random.default_rng(0)
     n, k, L = 700, 4, 6   # 700 rows -> 3 reduction blocks
@@ -74,6 +157,12 @@ def test_csr_documents_kernel_vs_bruteforce_oracle():
     np.testing.assert_allclose(T.contract(U), oracle_dense_contract(dense, U), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(T.evaluate(U), oracle_dense_evaluate(dense, U), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(T.to_dense(chunk_size=3), dense, rtol=1e-10, atol=1e-10)
+    # the reference O(nnz k L) kernel agrees with the regrouped one used by contract()
+    P = T._payload
+    out = np.empty((1, 3, 5))
+    K.csr_docs_contract(P["indptr"], P["indices"].astype(np.int64), P["data"], P["scale"], W,
+                        np.ascontiguousarray(U.T), 1, out)
+    np.testing.assert_allclose(out[0], oracle_dense_contract(dense, U), rtol=1e-10, atol=1e-10)
     # the skipped documents change nothing
     T2 = ImplicitMomentTensor.from_documents(X[3:], W)
     np.testing.assert_allclose(T2.contract(U), T.contract(U), rtol=1e-12, atol=1e-12)
