@@ -14,9 +14,21 @@ from ._gaussian import (COVARIANCE_TYPES, CollapsedComponentWarning, GaussianSta
                         precision_cholesky_from_precisions, precisions_from_cholesky,
                         sample_gaussian)
 from ._dirichlet import dirichlet_expectation, dirichlet_kl, dirichlet_log_normalizer
+from ._normal_wishart import NormalWishart, gamma_kl, student_t_logpdf, wishart_kl
+from ._stick_breaking import (beta_kl, stick_expected_log_weights, stick_expected_weights,
+                              stick_kl, stick_posterior)
 
 __all__ = [
     "COVARIANCE_TYPES",
+    "NormalWishart",
+    "beta_kl",
+    "gamma_kl",
+    "stick_expected_log_weights",
+    "stick_expected_weights",
+    "stick_kl",
+    "stick_posterior",
+    "student_t_logpdf",
+    "wishart_kl",
     "CollapsedComponentWarning",
     "GaussianStats",
     "accumulate_gaussian_stats",
