@@ -3,7 +3,6 @@ the published Old Faithful optimum, scikit-learn's estimator checks, bad input, 
 
 import copy
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,15 +14,10 @@ from latentkit.distributions import COVARIANCE_TYPES, CollapsedComponentWarning
 from latentkit.mixture import GaussianMixture
 from latentkit.testing import check_latent_model, match_components
 
-FAITHFUL_CSV = Path("/work/shared/data/old_faithful/faithful.csv")
-
-
 def _faithful():
-    try:
-        from latentkit.datasets import load_old_faithful
-    except ImportError:
-        return np.loadtxt(FAITHFUL_CSV, delimiter=",", skiprows=1)
-    return load_old_faithful().data
+    from latentkit.datasets import load_old_faithful
+
+    return load_old_faithful().data  # raw units, 272 x 2 (bundled, checksummed)
 
 
 def _planted(ct="full", n=300, k=3, d=3, seed=0, separation=3.0):
