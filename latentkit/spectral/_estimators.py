@@ -153,8 +153,11 @@ class SpectralLDA(_SpectralBase):
         'dense' forms the whitened k x k x k tensor once (O(nnz k^2 + D k^3 + V k^3));
         'implicit' runs the CSR-document kernel at every power iteration (O(nnz k L) per
         call, no k^3 memory); 'auto' is 'dense' when ``V k^2 <= 5e7``.
-    whitening : {'auto', 'randomized'}, default 'auto'
-        'randomized' (only products with the sparse counts) is used when V > 1000 under 'auto'.
+    whitening : {'auto', 'exact', 'randomized'}, default 'auto'
+        'exact': dense V x V M2 (from the sparse product ``X^T diag(s) X``, cost
+        ``sum_d nnz_d^2``) and its eigendecomposition; 'randomized': range finder touching the
+        counts only through products (cost ``O(nnz (k + oversampling) n_power_iter)``);
+        'auto': 'exact' when V <= 1000 and ``sum_d nnz_d^2 <= 2e7``, else 'randomized'.
     oversampling, n_power_iter : int, default 10 and 3
         Randomized range finder settings.
     n_restarts : int, default 20
@@ -211,16 +214,19 @@ class SpectralLDA(_SpectralBase):
             self.doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False)
         if self.tensor not in ("auto", "dense", "implicit"):
             raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
-        if self.whitening not in ("auto", "randomized"):
-            raise ValueError(f"whitening must be 'auto' or 'randomized', got {self.whitening!r}.")
+        if self.whitening not in ("auto", "exact", "randomized"):
+            raise ValueError(f"whitening must be 'auto', 'exact' or 'randomized', got "
+                             f"{self.whitening!r}.")
         rng = check_random_state(self.random_state)
         mom = LDAMoments(X, k * prior)
         V = mom.n_features
         if k > V:
             raise ValueError(f"n_components={k} exceeds the vocabulary size {V}.")
-        if self.whitening == "auto" and V <= 1000:
-            M2 = mom.m2_matmat(np.eye(V))
-            M2 = (M2 + M2.T) / 2
+        nnz_d = np.diff(mom.X.indptr).astype(np.float64)
+        exact = self.whitening == "exact" or (
+            self.whitening == "auto" and V <= 1000 and float(nnz_d @ nnz_d) <= 2e7)
+        if exact:
+            M2 = mom.m2_dense()
         else:
             M2 = mom.m2_operator()
         wh = whiten(M2, k, oversampling=self.oversampling, n_power_iter=self.n_power_iter,

@@ -185,6 +185,15 @@ class LDAMoments:
         a0 = self.alpha0
         return self.e2_matmat(Z) - (a0 / (a0 + 1.0)) * np.outer(self.M1, self.M1 @ Z)
 
+    def m2_dense(self):
+        """M2 as a dense (V, V) array from the sparse product ``X^T diag(s) X`` (O(sum_d l_d^2)
+        distinct pairs, not O(nnz V)); for moderate V only."""
+        a0 = self.alpha0
+        E2 = (self.X.T @ sp.diags(self._s2) @ self.X).toarray()
+        E2[np.diag_indices_from(E2)] -= self._diag
+        M2 = E2 - (a0 / (a0 + 1.0)) * np.outer(self.M1, self.M1)
+        return (M2 + M2.T) / 2
+
     def m2_operator(self):
         """M2 as a ``scipy.sparse.linalg.LinearOperator`` (V x V)."""
         V = self.n_features

@@ -24,6 +24,7 @@ def test_lda_moments_exact_identities():
     M2 = E2 - 0.7 / 1.7 * np.outer(M1, M1)
     np.testing.assert_allclose(mom.M1, M1, rtol=1e-12)
     np.testing.assert_allclose(mom.m2_matmat(np.eye(7)), M2, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(mom.m2_dense(), M2, rtol=1e-10, atol=1e-14)
 
 
 def test_whiten_randomized_matches_eigh_and_rank_errors():
@@ -62,11 +63,12 @@ def lda_error(n_docs, seed=0):
 
 
 def test_spectral_lda_error_falls_like_inverse_sqrt_n():
-    # K = 10, V = 500, alpha_0 = 1 (make_lda_corpus); 1k and 10k documents (100k in the benchmark)
-    e1, est = lda_error(1000)
-    e2, est2 = lda_error(10000)
+    # K = 10, V = 500, alpha_0 = 1 (make_lda_corpus); 500 and 5k documents (the 1k/10k/100k
+    # table is in benchmarks/bench_spectral.py): 10x the documents -> error / sqrt(10)
+    e1, est = lda_error(500)
+    e2, est2 = lda_error(5000)
     ratio = e1 / e2
-    assert e2 < 0.08
+    assert e2 < 0.1
     assert 2.0 < ratio < 5.0, ratio  # sqrt(10) = 3.16
     np.testing.assert_allclose(est2.components_.sum(1), 1.0)
     assert abs(est2.doc_topic_prior_.sum() - 1.0) < 0.05  # sum of alpha_i ~ alpha_0
