@@ -1,0 +1,250 @@
+"""Stochastic variational inference for LDA: latentkit (StochasticVI, i.e.
+``LatentDirichletAllocation(learning_method='online')``) against batch VB, scikit-learn's
+``learning_method='online'`` and gensim's ``LdaModel``: time-to-held-out-perplexity curves, in
+one process on identical inputs.
+
+Protocol
+--------
+* Corpora: Gutenberg novels by paragraph (17,080 documents; ``load_gutenberg_novels(level=
+  'paragraph')``) and KOS (3,430 blog posts; ``load_kos()``). A fixed random 10% of the
+  documents is held out (the same split for every method); all methods train on the rest.
+* Same model and schedule for the three online methods: K topics, doc_topic_prior = topic_word_
+  prior = 1/K, minibatches of ``--batch-size`` documents, step size (t + tau)^-kappa with
+  tau = 10, kappa = 0.7, N = the number of training documents; per-document updates: at most
+  100 sweeps and a mean-change tolerance of 1e-3 (latentkit and scikit-learn defaults; gensim
+  ``iterations=100, gamma_threshold=1e-3``). latentkit shuffles the minibatches every epoch,
+  scikit-learn and gensim go through the documents in order (their fit loops). gensim's own
+  step count differs slightly (its rho is (tau + pass + t)^-kappa and stops advancing after
+  the first pass).
+* Timing: only the fitting (scikit-learn: its ``partial_fit`` calls; gensim: ``LdaModel``
+  training, measured at the end of every pass by a callback; latentkit:
+  ``StochasticVI.heldout_times_``, which excludes evaluations). After every half epoch
+  (gensim: every pass) the topics lambda (a K x V copy) are snapshot.
+* **One evaluator for all**: every snapshot's lambda is scored with latentkit's
+  ``perplexity(X_heldout, include_prior_kl=False)``: held-out documents' per-document ELBO
+  (gamma and phi optimised with the topics fixed, E[log beta] under q(beta) = Dir(lambda),
+  alpha = 1/K), summed, per held-out token: exp(-sum_d ELBO_d / n_tokens) (Hoffman, Blei & Bach
+  2010, section 4). The global KL(q(beta)||p(beta)) is left out: it does not shrink with the
+  number of held-out documents and would dominate. Each library's own bound would use its own
+  inference settings; one evaluator makes the curves comparable.
+* Reference: latentkit batch VB (``LatentDirichletAllocation(K)``, default tol) from its
+  initialisation to convergence, perplexity P_batch. Target: 1.02 * P_batch. Reported: each
+  method's time to first reach the target, and the ratios to latentkit SVI. When a peer never
+  reaches it within its epochs, the common target is also given as the worst of the best
+  perplexities of the online methods (a level all of them reach).
+
+Run (the machine is shared; numbers vary with the load):
+
+    python benchmarks/bench_svi.py [--dataset kos|gutenberg|both] [-k 20] [--batch-size 256]
+                                   [--epochs 10] [--sklearn-jobs 1]
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+sys.path.insert(0, ROOT)
+
+TAU, KAPPA = 10.0, 0.7
+
+
+def load(name):
+    from latentkit.datasets import load_gutenberg_novels, load_kos
+
+    X = (load_kos() if name == "kos" else load_gutenberg_novels(level="paragraph")).data
+    X = X[np.asarray(X.sum(axis=1)).ravel() > 0]  # empty paragraphs carry no tokens
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(X.shape[0])
+    n_test = X.shape[0] // 10
+    return X[np.sort(perm[n_test:])].tocsr(), X[np.sort(perm[:n_test])].tocsr()
+
+
+class Evaluator:
+    """latentkit's held-out perplexity at given topics lambda (the same for every library)."""
+
+    def __init__(self, k, X_test):
+        from latentkit.topic import LatentDirichletAllocation
+
+        self.model = LatentDirichletAllocation(k)
+        self.model._validate_params()
+        self.model.n_features_in_ = X_test.shape[1]
+        self.X_test = X_test
+
+    def __call__(self, lam):
+        self.model._set_components(np.asarray(lam, dtype=np.float64))
+        return self.model.perplexity(self.X_test, include_prior_kl=False)
+
+
+def run_batch(X, k, seed):
+    from latentkit.topic import LatentDirichletAllocation
+
+    snaps, excl = [], [0.0]
+    t0 = time.perf_counter()
+
+    def cb(model, n_iter, elbo):
+        s = time.perf_counter()
+        snaps.append((s - t0 - excl[0], model.components_.copy()))
+        excl[0] += time.perf_counter() - s
+
+    m = LatentDirichletAllocation(k, random_state=seed, callback=cb, max_iter=200).fit(X)
+    return snaps, m.n_iter_
+
+
+def run_ours(X, X_test, k, bs, epochs, seed):
+    from latentkit.inference import StochasticVI
+    from latentkit.topic import LatentDirichletAllocation
+
+    lams = []
+    steps_per_epoch = -(-X.shape[0] // bs)
+    every = max(1, steps_per_epoch // 2)
+    # the held-out set passed to the driver is a small slice: it only triggers the callback
+    # (its evaluation time is excluded from heldout_times_ anyway)
+    svi = StochasticVI(LatentDirichletAllocation(k, learning_offset=TAU, learning_decay=KAPPA),
+                       batch_size=bs, learning_offset=TAU, learning_decay=KAPPA,
+                       n_epochs=epochs, holdout=X_test[:20], evaluate_every=every, tol=0.0,
+                       random_state=seed,
+                       callback=lambda s, t, v: lams.append(s.model_.components_.copy()))
+    svi.fit(X)
+    return list(zip(svi.heldout_times_.tolist(), lams))
+
+
+def run_sklearn(X, k, bs, epochs, seed, n_jobs):
+    from sklearn.decomposition import LatentDirichletAllocation as SkLDA
+
+    sk = SkLDA(k, learning_method="online", batch_size=bs, learning_offset=TAU,
+               learning_decay=KAPPA, doc_topic_prior=1.0 / k, topic_word_prior=1.0 / k,
+               total_samples=X.shape[0], max_doc_update_iter=100, mean_change_tol=1e-3,
+               random_state=seed, n_jobs=n_jobs)
+    n = X.shape[0]
+    steps_per_epoch = -(-n // bs)
+    every = max(1, steps_per_epoch // 2)
+    snaps, elapsed, t = [], 0.0, 0
+    for _ in range(epochs):
+        for a in range(0, n, bs):
+            s = time.perf_counter()
+            sk.partial_fit(X[a:a + bs])
+            elapsed += time.perf_counter() - s
+            t += 1
+            if t % every == 0:
+                snaps.append((elapsed, sk.components_.copy()))
+    return snaps
+
+
+def run_gensim(X, k, bs, epochs, seed):
+    from gensim.matutils import Sparse2Corpus
+    from gensim.models import LdaModel
+    from gensim.models.callbacks import Metric
+
+    corpus = Sparse2Corpus(X, documents_columns=False)
+    snaps = []
+    t0 = [None]
+
+    class Snapshot(Metric):
+        logger = None
+        title = "snapshot"
+
+        def get_value(self, **kw):
+            s = time.perf_counter()
+            snaps.append((s - t0[0], kw["model"].state.get_lambda().copy()))
+            t0[0] += time.perf_counter() - s  # exclude the copy
+
+    t0[0] = time.perf_counter()
+    LdaModel(corpus, num_topics=k, id2word={i: str(i) for i in range(X.shape[1])},
+             alpha=np.full(k, 1.0 / k), eta=1.0 / k, chunksize=bs, passes=epochs,
+             update_every=1, decay=KAPPA, offset=TAU, iterations=100, gamma_threshold=1e-3,
+             eval_every=None, random_state=seed, callbacks=[Snapshot()])
+    return snaps
+
+
+def time_to(curve, target):
+    for t, p in curve:
+        if p <= target:
+            return t
+    return None
+
+
+def fmt_t(t):
+    return "   never" if t is None else f"{t:8.1f}"
+
+
+def bench(name, args):
+    X, X_test = load(name)
+    k, bs = args.k, args.batch_size if name == "kos" else args.batch_size_gutenberg
+    ev = Evaluator(k, X_test)
+    print(f"\n=== {name}: {X.shape[0]} training / {X_test.shape[0]} held-out documents, "
+          f"V={X.shape[1]}, K={k}, batch {bs}, tau={TAU}, kappa={KAPPA}, {args.epochs} epochs")
+    # warm the numba kernels (compile) outside every timing
+    run_ours(X[:2 * bs], X_test, k, bs, 1, 0)
+
+    curves = {}
+    batch_snaps, batch_iters = run_batch(X, k, args.seed)
+    curves["latentkit batch VB"] = [(t, ev(lam)) for t, lam in batch_snaps]
+    p_batch = curves["latentkit batch VB"][-1][1]
+    t_batch = batch_snaps[-1][0]
+    print(f"batch VB: {batch_iters} iterations, {t_batch:.1f} s, held-out perplexity "
+          f"{p_batch:.2f}")
+    curves["latentkit SVI"] = [(t, ev(lam)) for t, lam in
+                               run_ours(X, X_test, k, bs, args.epochs, args.seed)]
+    if not args.skip_sklearn:
+        curves["scikit-learn online"] = [(t, ev(lam)) for t, lam in run_sklearn(
+            X, k, bs, args.epochs, args.seed, args.sklearn_jobs)]
+    if not args.skip_gensim:
+        curves["gensim LdaModel"] = [(t, ev(lam)) for t, lam in run_gensim(
+            X, k, bs, args.epochs, args.seed)]
+
+    print("time-to-perplexity curves (seconds, held-out perplexity):")
+    for method, curve in curves.items():
+        pts = curve if len(curve) <= 12 else [curve[i] for i in
+                                              np.linspace(0, len(curve) - 1, 12).astype(int)]
+        print(f"  {method:22}" + " ".join(f"({t:.1f}, {p:.1f})" for t, p in pts))
+
+    online = [m for m in curves if m != "latentkit batch VB"]
+    best = {m: min(p for _, p in curves[m]) for m in curves}
+    targets = [("1.02 x batch VB", 1.02 * p_batch)]
+    common = max(best[m] for m in online)
+    if common > 1.02 * p_batch:
+        targets.append(("worst best of the online methods", common))
+    for label, target in targets:
+        print(f"target {label}: perplexity {target:.2f}")
+        t_ours = time_to(curves["latentkit SVI"], target)
+        for m in curves:
+            t = time_to(curves[m], target)
+            ratio = "" if t is None or t_ours is None or m == "latentkit SVI" else \
+                f"   ratio to latentkit SVI {t / t_ours:6.2f}x"
+            if t is None and t_ours is not None and m != "latentkit SVI":
+                ratio = (f"   ratio to latentkit SVI > {curves[m][-1][0] / t_ours:6.2f}x "
+                         f"(never reached in {curves[m][-1][0]:.1f} s; best {best[m]:.2f})")
+            print(f"  {m:22} {fmt_t(t)} s{ratio}")
+    p_svi_final = curves["latentkit SVI"][-1][1]
+    print(f"latentkit SVI final held-out perplexity {p_svi_final:.2f} = "
+          f"{100 * (p_svi_final / p_batch - 1):+.2f}% of batch VB; time to within 2%: "
+          f"{fmt_t(time_to(curves['latentkit SVI'], 1.02 * p_batch)).strip()} s vs batch VB "
+          f"{t_batch:.1f} s to convergence")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dataset", choices=["kos", "gutenberg", "both"], default="both")
+    ap.add_argument("-k", type=int, default=20)
+    ap.add_argument("--batch-size", type=int, default=256, help="KOS minibatch (default 256)")
+    ap.add_argument("--batch-size-gutenberg", type=int, default=512)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sklearn-jobs", type=int, default=None,
+                    help="n_jobs of scikit-learn (default None: one process)")
+    ap.add_argument("--skip-sklearn", action="store_true")
+    ap.add_argument("--skip-gensim", action="store_true")
+    args = ap.parse_args()
+    import logging
+
+    logging.getLogger("gensim").setLevel(logging.WARNING)
+    for name in (["kos", "gutenberg"] if args.dataset == "both" else [args.dataset]):
+        bench(name, args)
+
+
+if __name__ == "__main__":
+    main()
