@@ -190,7 +190,9 @@ def _add_common_args(p, default_dataset):
                      help="vocabulary file for --data docword (one word per line)")
     p.add_argument("-k", "--n-components", type=int, default=None,
                    help="number of components / topics / states")
-    p.add_argument("--init", default=None, help="initialisation (model-specific; see the model)")
+    p.add_argument("--init", default=None,
+                   help="initialisation (model-specific; see the model), e.g. random, kmeans++, "
+                        "or spectral (lda, gmm: method-of-moments start, latentkit.spectral)")
     p.add_argument("--max-iter", type=int, default=None, help="maximum iterations")
     p.add_argument("--tol", type=float, default=None,
                    help="stop when the ELBO (nats per sample) changes by less than this")
@@ -285,6 +287,7 @@ def _run_lda(args, progress):
            f"tau={model.learning_offset}"] if svi else
           [f"method      batch VB on the dask cluster {args.dask_scheduler}"]
           if args.dask_scheduler else []),
+        f"init        {model.init if isinstance(model.init, str) else 'given'}",
         f"{'epochs' if svi else 'iterations':<10}  {model.n_iter_} "
         f"({'converged' if model.converged_ else 'not converged'}, tol={model.tol})",
         f"ELBO        {model.lower_bound_:.4f} nats per document"
@@ -296,7 +299,8 @@ def _run_lda(args, progress):
     lines += [f"  topic {i:>{width}}: " + " ".join(words) for i, words in enumerate(topics)]
     summary = {"n_features": n_words, "n_tokens": int(X.sum()), "perplexity": _finite(perplexity),
                "topics": topics, "doc_topic_prior": model.doc_topic_prior_,
-               "topic_word_prior": model.topic_word_prior_, "method": args.method}
+               "topic_word_prior": model.topic_word_prior_, "method": args.method,
+               "init": model.init if isinstance(model.init, str) else "given"}
     if svi:
         summary.update(n_steps=int(model.n_steps_), batch_size=int(model.batch_size),
                        heldout_bounds=_tolist(model.heldout_bounds_),
@@ -449,6 +453,7 @@ def _run_gmm(args, progress):
         + (" (standardised)" if args.standardize else "")
         + (f" [{', '.join(map(str, names))}]" if names is not None and len(names) == d else ""),
         f"model       GaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})",
+        f"init        {model.init if isinstance(model.init, str) else 'given'}",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol})",
         f"log-likelihood  {total:.4f} total, {per_sample:.6f} per sample (nats)",
@@ -469,7 +474,7 @@ def _run_gmm(args, progress):
     summary = {"n_features": d, "weights": _tolist(model.weights_), "means": _tolist(model.means_),
                "covariances": _tolist(cov), "covariance_type": args.covariance_type,
                "log_likelihood": _finite(total), "log_likelihood_per_sample": _finite(per_sample),
-               "bic": _finite(bic)}
+               "bic": _finite(bic), "init": model.init if isinstance(model.init, str) else "given"}
     return FitResult(model, summary, lines, n)
 
 
