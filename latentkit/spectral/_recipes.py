@@ -15,7 +15,8 @@ import numpy as np
 from .._validation import check_random_state
 from ._estimators import SpectralGMM, SpectralLDA
 
-__all__ = ["SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda", "kmeans_plusplus_centers"]
+__all__ = ["SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda", "spectral_init_plsa",
+           "kmeans_plusplus_centers"]
 
 
 class SpectralInitWarning(UserWarning):
@@ -163,3 +164,30 @@ def spectral_init_lda(X, n_components, doc_topic_prior=None, topic_word_prior=No
                       "a random start.", SpectralInitWarning, stacklevel=2)
         lam = rng.gamma(100.0, 0.01, size=(K, X.shape[1]))
     return {"components": lam}
+
+
+def spectral_init_plsa(X, n_components, random_state=None):
+    """Starting topic-word distributions P(w|z) of PLSA from the spectral LDA topics.
+
+    The rows of :func:`spectral_init_lda`'s ``eta + N pi_k mu_k`` (``alpha_0 = 1``,
+    ``eta = 1 / n_components``), normalised: strictly positive (EM keeps zeros at zero) rows on
+    the simplex. Falls back, with :class:`SpectralInitWarning`, as :func:`spectral_init_lda`.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix of shape (n_documents, n_features)
+        Word counts.
+    n_components : int
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``'components'``: ndarray of shape (n_components, n_features), rows summing to 1.
+
+    Notes
+    -----
+    Source: Anandkumar, Foster, Hsu, Kakade & Liu (2012); SPECTRAL_NOTES.md section 1.3.
+    """
+    lam = spectral_init_lda(X, n_components, random_state=random_state)["components"]
+    return {"components": lam / lam.sum(axis=1, keepdims=True)}

@@ -225,8 +225,10 @@ class PLSA(LatentModel):
         P(z|d,w) proportional to (P(z|d) P(w|z))^beta. With ``beta < 1`` the recorded bound is the
         tempered free energy (1/beta) sum n(d,w) log sum_z (a P(w|z))^beta per token, which TEM
         never decreases; ``beta = 1`` is plain EM and the log-likelihood.
-    init : {'random'} or dict, default 'random'
-        'random': P(w|z) and P(z|d) drawn uniformly on [0.5, 1.5) and normalised. A dict gives
+    init : {'random', 'spectral'} or dict, default 'random'
+        'random': P(w|z) and P(z|d) drawn uniformly on [0.5, 1.5) and normalised. 'spectral':
+        P(w|z) from the spectral LDA topics (``latentkit.spectral.spectral_init_plsa``;
+        Anandkumar et al. 2012), P(z|d) at random. A dict gives
         starting parameters by attribute name without '_': 'components' (K, V) P(w|z) and
         'doc_topic' (D, K) P(z|d) (both forms; the symmetric form then takes P(d) = n_d / N),
         or, symmetric form only, 'topic_prior' (K,) P(z) with 'doc_components' (K, D) P(d|z).
@@ -297,9 +299,9 @@ class PLSA(LatentModel):
         check_scalar(self.fold_in_max_iter, "fold_in_max_iter", numbers.Integral, low=1)
         check_scalar(self.fold_in_tol, "fold_in_tol", numbers.Real, low=0.0)
         if not (isinstance(self.init, dict) or (isinstance(self.init, str)
-                                                and self.init == "random")):
-            raise ValueError(f"init must be 'random' or a dict of starting parameters, got "
-                             f"{self.init!r}.")
+                                                and self.init in ("random", "spectral"))):
+            raise ValueError(f"init must be 'random', 'spectral' or a dict of starting "
+                             f"parameters, got {self.init!r}.")
 
     def _validate_data(self, X, reset, **kw):
         if kw:
@@ -323,6 +325,9 @@ class PLSA(LatentModel):
         D, V = data.shape
         nd = np.asarray(data.X.sum(axis=1)).ravel()
         init = self.init if isinstance(self.init, dict) else {}
+        if isinstance(self.init, str) and self.init == "spectral":  # P(w|z) from the moments
+            from ..spectral._recipes import spectral_init_plsa
+            init = spectral_init_plsa(data.X, K, random_state=rng)
         allowed = {"components", "doc_topic", "topic_prior", "doc_components"}
         unknown = set(init) - allowed
         if unknown:
