@@ -25,12 +25,12 @@ How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
   monitor's ``'noisy'`` rule because the bound is a Monte-Carlo estimate.
 """
 
-import contextlib
 import numbers
 
 import numpy as np
 from scipy.special import expit, logsumexp
 
+from .._threads import blas_single_thread
 from ..base import LatentModel, Stats, stats_dataclass
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from . import _mlp
@@ -41,29 +41,6 @@ __all__ = ["VAE", "VAEStats"]
 _LOG_2PI = float(np.log(2.0 * np.pi))
 _LIKELIHOODS = ("bernoulli", "gaussian", "categorical")
 _ACTIVATIONS = ("relu", "tanh", "softplus")
-
-
-def _blas_single_thread():
-    """Limit BLAS to one thread while training/evaluating (threadpoolctl, when installed).
-
-    The VAE's matrix products are small (a minibatch times a hidden layer); a multithreaded
-    BLAS spends more time synchronising its threads than computing on them, and on a loaded
-    machine it is several times slower than a single thread.
-    """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
-            _CONTROLLER = False
-        else:
-            _CONTROLLER = ThreadpoolController()  # scanning the loaded libraries is the cost
-    if _CONTROLLER is False:  # pragma: no cover
-        return contextlib.nullcontext()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
-
-_CONTROLLER = None
 
 
 @stats_dataclass
@@ -737,7 +714,7 @@ class VAE(LatentModel):
         FloatingPointError
             The ELBO became non-finite (learning rate too large).
         """
-        with _blas_single_thread():
+        with blas_single_thread():
             super().fit(X)
         if self._best is not None:
             self.params_ = self._best[1]
@@ -894,7 +871,7 @@ class VAE(LatentModel):
         X = self._check_X(X, reset=False)
         rng = np.random.default_rng(self._eval_seed) if random_state is None \
             else check_random_state(random_state)
-        with _blas_single_thread():
+        with blas_single_thread():
             draws = self._elbo_draws(X, n_samples, rng)
         value = float(draws.mean())
         if return_std:
@@ -953,7 +930,7 @@ class VAE(LatentModel):
         X = self._check_X(X, reset=False)
         rng = np.random.default_rng(self._eval_seed + 1) if random_state is None \
             else check_random_state(random_state)
-        with _blas_single_thread():
+        with blas_single_thread():
             rows = self._iwae_rows(X, n_importance, rng)
         return rows if per_sample else float(rows.mean())
 
