@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from .._validation import check_array, check_scalar
+from .._validation import check_array, check_n_features, check_scalar
 from ..base import ParamsMixin, Stats, stats_dataclass
 
 __all__ = [
@@ -406,9 +406,8 @@ class PoissonEmission(Emission):
                              f", feature {int(c)}; Poisson counts must be >= 0.")
         if reset:
             self.n_features_ = arr.shape[1]
-        elif arr.shape[1] != self.n_features_:
-            raise ValueError(f"X has {arr.shape[1]} features, but the model is expecting "
-                             f"{self.n_features_} features as input.")
+        else:
+            check_n_features(arr.shape[1], self.n_features_)
         return np.ascontiguousarray(cnt, dtype=np.float64)
 
     def init_params(self, X, n_components, rng, init):
@@ -533,9 +532,8 @@ class GaussianEmission(Emission):
         if reset:
             self.n_features_ = Xv.shape[1]
             self.shift_ = Xv.mean(axis=0)
-        elif Xv.shape[1] != self.n_features_:
-            raise ValueError(f"X has {Xv.shape[1]} features, but the model is expecting "
-                             f"{self.n_features_} features as input.")
+        else:
+            check_n_features(Xv.shape[1], self.n_features_)
         return Xv
 
     def init_params(self, X, n_components, rng, init):
