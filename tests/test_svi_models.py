@@ -193,9 +193,9 @@ def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
 def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
     X, truth = corpus
     train, test = X[:1000], X[1000:]
-    batch = LatentDirichletAllocation(4, random_state=0).fit(train)
+    batch = LatentDirichletAllocation(4, random_state=0, tol=1e-3, max_iter=300).fit(train)
     online = LatentDirichletAllocation(4, learning_method="online", batch_size=50, max_iter=6,
-                                       holdout=test, random_state=0).fit(train)
+                                       holdout=test, tol=0, random_state=0).fit(train)
     p_batch = batch.perplexity(test, include_prior_kl=False)
     p_online = online.perplexity(test, include_prior_kl=False)
     assert p_online == pytest.approx(p_batch, rel=0.02)
@@ -221,7 +221,7 @@ def test_online_lda_is_the_stochastic_vi_driver(corpus):
     kw = dict(learning_offset=5.0, learning_decay=0.6)
     calls = []
     a = LatentDirichletAllocation(4, learning_method="online", batch_size=128, max_iter=2,
-                                  holdout=0.1, random_state=3,
+                                  holdout=0.1, tol=1e-2, random_state=3,
                                   callback=lambda m, t, v: calls.append((type(m), t, v)),
                                   **kw).fit(X)
     svi = StochasticVI(LatentDirichletAllocation(4, **kw), batch_size=128, n_epochs=2,
