@@ -12,13 +12,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp, psi
 
-from .._validation import (check_counts, check_n_features, check_random_state,
-                           check_sample_weight, check_scalar)
+from .._validation import check_counts, check_random_state, check_scalar
 from ..base import Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
-from ._gaussian import _Rows, kmeans_plusplus
+from ._gaussian import _check_rows, _Rows
 from ._variational import EFFECTIVE_WEIGHT_THRESHOLD, _BayesianGaussianBase
 
 __all__ = ["DirichletProcessMixture"]
@@ -190,9 +189,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     def _validate_data(self, X, reset, sample_weight=None):
         if not self._categorical():
             return super()._validate_data(X, reset, sample_weight=sample_weight)
-        Xc = check_counts(X, "X")
+        data = _check_rows(self, X, reset, sample_weight, check=check_counts)
+        Xc = data.X
         if reset:
-            self.n_features_in_ = Xc.shape[1]
             lam = np.array(self.category_prior, dtype=np.float64, copy=True)
             if lam.ndim == 0:
                 lam = np.full(Xc.shape[1], float(lam))
@@ -200,10 +199,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
                 raise ValueError(f"category_prior must be a positive float or a positive array "
                                  f"of shape ({Xc.shape[1]},), got {self.category_prior!r}.")
             self.category_prior_ = lam
-        else:
-            check_n_features(Xc.shape[1], self.n_features_in_, "X", type(self).__name__)
-        w = check_sample_weight(sample_weight, Xc.shape[0])
-        return _Rows(Xc, w)
+        return data
 
     # ---- stick factor -----------------------------------------------------------------------
     def _init_weight_factor(self):
@@ -232,19 +228,13 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         if not self._categorical():
             return super()._init_params(data, rng)
         X, w = data.X, data.w
-        T = self.truncation
-        if isinstance(self.init, dict) or self.init == "random":
-            R = self._initial_responsibilities(_Rows(np.zeros((X.shape[0], 1)), w), rng)
-        else:
-            n_pos = int(np.count_nonzero(w > 0))
-            if n_pos < T:
-                raise ValueError(f"Expected n_samples >= truncation for init='kmeans++' but got "
-                                 f"truncation = {T}, n_samples = {n_pos}.")
+        if isinstance(self.init, str) and self.init == "kmeans++":
+            # k-means++ (10 Lloyd iterations) on the rows' token proportions
             rows = np.asarray(X.sum(1)).ravel()
             P = X.multiply(1.0 / np.maximum(rows, 1e-300)[:, None]).tocsr().toarray()
-            _, labels = kmeans_plusplus(P, T, rng, sample_weight=w)
-            R = np.zeros((X.shape[0], T))
-            R[np.arange(X.shape[0]), labels] = 1.0
+        else:
+            P = np.zeros((X.shape[0], 1))  # random rows or init dict: the values are unused
+        R = self._initial_responsibilities(_Rows(P, w), rng, n_lloyd=10)
         self.weight_concentration_ = None
         self.category_concentration_ = None
         rw = R * w[:, None]

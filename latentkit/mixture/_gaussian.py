@@ -51,6 +51,89 @@ class _Rows:
 
 
 # --------------------------------------------------------------------------------------------
+# validation shared by the Gaussian mixtures (EM, variational, Dirichlet process)
+# --------------------------------------------------------------------------------------------
+
+def _check_mixture_params(model, k_name="n_components"):
+    """Check the hyper-parameters every Gaussian mixture has: the number of components (named
+    ``k_name``), ``covariance_type``, ``reg_covar`` and the step size of ``partial_fit``
+    (``learning_offset`` >= 0, ``learning_decay`` in (0.5, 1]).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the hyper-parameter.
+    """
+    check_scalar(getattr(model, k_name), k_name, numbers.Integral, low=1)
+    check_covariance_type(model.covariance_type)
+    check_scalar(model.reg_covar, "reg_covar", numbers.Real, low=0.0)
+    check_scalar(model.learning_offset, "learning_offset", numbers.Real, low=0.0)
+    check_scalar(model.learning_decay, "learning_decay", numbers.Real, low=0.5, high=1.0,
+                 low_inclusive=False)
+
+
+def _check_rows(model, X, reset, sample_weight, check=check_array):
+    """Validate a mixture's input rows and sample weights.
+
+    ``check`` validates ``X`` (``check_array``, or ``check_counts`` for count data); on
+    ``reset`` the number of features is recorded as ``model.n_features_in_``, else it must
+    match it.
+
+    Returns
+    -------
+    _Rows
+        The validated rows and weights (shape (n_samples,), a new array).
+
+    Raises
+    ------
+    ValueError, TypeError
+        From ``check``, a different number of features, invalid ``sample_weight``.
+    """
+    X = check(X, "X")
+    if reset:
+        model.n_features_in_ = X.shape[1]
+    else:
+        check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
+    return _Rows(X, check_sample_weight(sample_weight, X.shape[0]))
+
+
+def _check_n_samples(sample_weight, n_components, k_name="n_components", context="",
+                     remedy="pass more samples"):
+    """Raise unless at least ``n_components`` rows have positive weight.
+
+    Raises
+    ------
+    ValueError
+        ``"Expected n_samples >= n_components<context> but got ...; reduce n_components or
+        <remedy>."``
+    """
+    n_pos = int(np.count_nonzero(sample_weight > 0))
+    if n_pos < n_components:
+        raise ValueError(
+            f"Expected n_samples >= {k_name}{context} but got {k_name} = {n_components}, "
+            f"n_samples = {n_pos}"
+            + (" (with positive sample_weight)" if n_pos < sample_weight.shape[0] else "")
+            + f"; reduce {k_name} or {remedy}.")
+
+
+def _random_responsibilities(n_samples, n_components, rng):
+    """Uniform random rows normalised to sum to 1 (scikit-learn's ``init='random'``)."""
+    resp = rng.uniform(size=(n_samples, n_components))
+    resp /= resp.sum(axis=1, keepdims=True)
+    return resp
+
+
+def _kmeans_responsibilities(X, n_components, rng, sample_weight, n_lloyd=10):
+    """One-hot responsibilities of the labels of :func:`kmeans_plusplus` (``n_lloyd`` Lloyd
+    iterations after the seeding)."""
+    _, labels = kmeans_plusplus(X, n_components, rng, sample_weight=sample_weight,
+                                n_lloyd=n_lloyd)
+    resp = np.zeros((X.shape[0], n_components))
+    resp[np.arange(X.shape[0]), labels] = 1.0
+    return resp
+
+
+# --------------------------------------------------------------------------------------------
 # k-means++ seeding and a few Lloyd iterations
 # --------------------------------------------------------------------------------------------
 
@@ -239,12 +322,7 @@ class GaussianMixture(LatentModel):
 
     # ---- template ----------------------------------------------------------------------------
     def _validate_params(self):
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_covariance_type(self.covariance_type)
-        check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
-        check_scalar(self.learning_offset, "learning_offset", numbers.Real, low=0.0)
-        check_scalar(self.learning_decay, "learning_decay", numbers.Real, low=0.5, high=1.0,
-                     low_inclusive=False)
+        _check_mixture_params(self)
         init = self.init
         if isinstance(init, dict):
             unknown = set(init) - set(_INIT_KEYS)
@@ -260,28 +338,10 @@ class GaussianMixture(LatentModel):
                 f"{list(_INIT_KEYS)}, got {init!r}.")
 
     def _validate_data(self, X, reset, sample_weight=None):
-        X = check_array(X, "X")
-        if reset:
-            self.n_features_in_ = X.shape[1]
-        else:
-            check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
-        w = check_sample_weight(sample_weight, X.shape[0])
-        return _Rows(X, w)
-
-    def _n_samples(self, data):
-        return data.X.shape[0]
-
-    def _check_enough_samples(self, data):
-        n_pos = int(np.count_nonzero(data.w > 0))
-        if n_pos < self.n_components:
-            raise ValueError(
-                f"Expected n_samples >= n_components but got n_components = "
-                f"{self.n_components}, n_samples = {n_pos}"
-                + (" (with positive sample_weight)" if n_pos < data.X.shape[0] else "")
-                + "; reduce n_components or pass more samples.")
+        return _check_rows(self, X, reset, sample_weight)
 
     def _init_params(self, data, rng):
-        self._check_enough_samples(data)
+        _check_n_samples(data.w, self.n_components)
         X, w = data.X, data.w
         K, ct = self.n_components, self.covariance_type
         n, D = X.shape
@@ -300,12 +360,9 @@ class GaussianMixture(LatentModel):
                          and ({"covariances", "precisions"} & set(given)))
         if need_resp:
             if base_init == "random":
-                resp = rng.uniform(size=(n, K))
-                resp /= resp.sum(axis=1, keepdims=True)
+                resp = _random_responsibilities(n, K, rng)
             else:
-                _, labels = kmeans_plusplus(X, K, rng, sample_weight=w)
-                resp = np.zeros((n, K))
-                resp[np.arange(n), labels] = 1.0
+                resp = _kmeans_responsibilities(X, K, rng, w)
             nk, sx, sxx = accumulate_gaussian_stats(X, resp, ct, sample_weight=w,
                                                     shift=self._shift)
             means, cov, _ = estimate_gaussian_parameters(nk, sx, sxx, ct,

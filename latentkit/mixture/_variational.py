@@ -12,15 +12,15 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp, psi
 
-from .._validation import (check_array, check_n_features, check_random_state, check_sample_weight,
-                           check_scalar)
+from .._validation import check_random_state, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
-from ..distributions._gaussian import (COVARIANCE_TYPES, GaussianStats, accumulate_gaussian_stats,
+from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        gaussian_mixture_e_step, precisions_from_cholesky,
                                        sample_gaussian)
 from ..distributions._normal_wishart import NormalWishart
-from ._gaussian import _Rows, kmeans_plusplus
+from ._gaussian import (_check_mixture_params, _check_n_samples, _check_rows,
+                        _kmeans_responsibilities, _random_responsibilities)
 
 __all__ = ["VariationalGaussianMixture"]
 
@@ -57,14 +57,7 @@ class _BayesianGaussianBase(LatentModel):
 
     # ---- validation -------------------------------------------------------------------------
     def _validate_common(self):
-        check_scalar(self.n_components_or_truncation, self._k_name, numbers.Integral, low=1)
-        if self.covariance_type not in COVARIANCE_TYPES:
-            raise ValueError(f"covariance_type must be one of {list(COVARIANCE_TYPES)}, got "
-                             f"{self.covariance_type!r}.")
-        check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
-        check_scalar(self.learning_offset, "learning_offset", numbers.Real, low=0.0)
-        check_scalar(self.learning_decay, "learning_decay", numbers.Real, low=0.5, high=1.0,
-                     low_inclusive=False)
+        _check_mixture_params(self, self._k_name)
         if self.mean_precision_prior is not None:
             check_scalar(self.mean_precision_prior, "mean_precision_prior", numbers.Real,
                          low=0.0, low_inclusive=False)
@@ -164,21 +157,16 @@ class _BayesianGaussianBase(LatentModel):
                                           self.degrees_of_freedom_prior_, self.covariance_prior_)
 
     def _validate_data(self, X, reset, sample_weight=None):
-        X = check_array(X, "X")
+        data = _check_rows(self, X, reset, sample_weight)
         if reset:
-            self.n_features_in_ = X.shape[1]
-        else:
-            check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
-        w = check_sample_weight(sample_weight, X.shape[0])
-        if reset:
-            self._resolve_priors(X, w)
-        return _Rows(X, w)
-
-    def _n_samples(self, data):
-        return data.X.shape[0]
+            self._resolve_priors(data.X, data.w)
+        return data
 
     # ---- initialisation ---------------------------------------------------------------------
-    def _initial_responsibilities(self, data, rng):
+    def _initial_responsibilities(self, data, rng, n_lloyd=300):
+        """Starting responsibilities, shape (n_samples, K): the validated ``init`` dict,
+        random rows, or one-hot k-means++ labels refined by up to ``n_lloyd`` Lloyd
+        iterations."""
         X, w = data.X, data.w
         n = X.shape[0]
         K = self.n_components_or_truncation
@@ -193,20 +181,12 @@ class _BayesianGaussianBase(LatentModel):
                 raise ValueError("init['responsibilities'] must be non-negative with rows "
                                  "summing to 1.")
             return R
-        n_pos = int(np.count_nonzero(w > 0))
         if init == "random":
-            R = rng.uniform(size=(n, K))
-            return R / R.sum(1, keepdims=True)
-        if n_pos < K:
-            raise ValueError(f"Expected n_samples >= {self._k_name} for init='kmeans++' but "
-                             f"got {self._k_name} = {K}, n_samples = {n_pos}; reduce "
-                             f"{self._k_name} or use init='random'.")
-        # k-means++ seeding, then Lloyd iterations to convergence (at most 300), like the
-        # KMeans start of scikit-learn's mixtures
-        _, labels = kmeans_plusplus(X, K, rng, sample_weight=w, n_lloyd=300)
-        R = np.zeros((n, K))
-        R[np.arange(n), labels] = 1.0
-        return R
+            return _random_responsibilities(n, K, rng)
+        _check_n_samples(w, K, self._k_name, " for init='kmeans++'", "use init='random'")
+        # k-means++ seeding, then Lloyd iterations to convergence (at most 300 for the
+        # Gaussian components), like the KMeans start of scikit-learn's mixtures
+        return _kmeans_responsibilities(X, K, rng, w, n_lloyd=n_lloyd)
 
     def _init_params(self, data, rng):
         X, w = data.X, data.w
