@@ -306,19 +306,15 @@ class PLSA(LatentModel):
     def _validate_data(self, X, reset, **kw):
         if kw:
             raise TypeError(f"PLSA got unexpected fit parameters {sorted(kw)}.")
+        if not reset:
+            X = self._check_new_docs(X)
+            theta, _ = self._fold_in(X)
+            return _Corpus(X, 0, X.shape[0], theta, False)
         X = check_counts(X, "X")
-        if reset:
-            if X.sum() <= 0:
-                raise ValueError("X contains no tokens (all counts are zero).")
-            self.n_features_in_ = X.shape[1]
-            return _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
-        self._check_is_fitted()
-        check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
-        theta, _ = self._fold_in(X)
-        return _Corpus(X, 0, X.shape[0], theta, False)
-
-    def _n_samples(self, data):
-        return data.shape[0]
+        if X.sum() <= 0:
+            raise ValueError("X contains no tokens (all counts are zero).")
+        self.n_features_in_ = X.shape[1]
+        return _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
 
     def _init_params(self, data, rng):
         K = self.n_components
@@ -421,6 +417,14 @@ class PLSA(LatentModel):
             self._set_doc_params(doc, False)
 
     # ---- inference ---------------------------------------------------------------------------
+    def _check_new_docs(self, X):
+        """Fitted model and CSR counts over the training vocabulary (NotFittedError,
+        ValueError otherwise)."""
+        self._check_is_fitted()
+        X = check_counts(X, "X")
+        check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
+        return X
+
     def _fold_in(self, X):
         return plsa_fold_in_docs(X, self.components_, self.beta, self.fold_in_max_iter,
                                  self.fold_in_tol)
@@ -442,9 +446,7 @@ class PLSA(LatentModel):
         ------
         NotFittedError, ValueError
         """
-        self._check_is_fitted()
-        X = check_counts(X, "X")
-        check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
+        X = self._check_new_docs(X)
         return self._fold_in(X)[0]
 
     def score(self, X):
@@ -459,9 +461,7 @@ class PLSA(LatentModel):
         float
             Nats per token.
         """
-        self._check_is_fitted()
-        X = check_counts(X, "X")
-        check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
+        X = self._check_new_docs(X)
         n = X.sum()
         if n <= 0:
             raise ValueError("X contains no tokens.")
@@ -487,9 +487,7 @@ class PLSA(LatentModel):
             Tokens of words that have probability 0 under every aspect (e.g. words never seen
             in training); they are left out of the sum and of N.
         """
-        self._check_is_fitted()
-        X = check_counts(X, "X")
-        check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
+        X = self._check_new_docs(X)
         theta, ll = self._fold_in(X)
         unseen = self.components_.sum(0) <= 0
         n = X.sum()
