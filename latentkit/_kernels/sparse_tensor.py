@@ -28,7 +28,8 @@ def mode_contract(T, mode, Y, Z, out):  # pragma: no cover - compiled
     for a in range(out.shape[0]):
         for l in range(L):
             out[a, l] = 0.0
-    if mode == 0:
+    if mode == 0 or mode == 1:
+        # tmp = T[i, j, :] Z, then added into row i (weighted by Y[j]) or row j (by Y[i])
         tmp = np.empty(L)
         for i in range(d1):
             for j in range(d2):
@@ -38,20 +39,12 @@ def mode_contract(T, mode, Y, Z, out):  # pragma: no cover - compiled
                     t = T[i, j, k]
                     for l in range(L):
                         tmp[l] += t * Z[k, l]
-                for l in range(L):
-                    out[i, l] += Y[j, l] * tmp[l]
-    elif mode == 1:
-        tmp = np.empty(L)
-        for i in range(d1):
-            for j in range(d2):
-                for l in range(L):
-                    tmp[l] = 0.0
-                for k in range(d3):
-                    t = T[i, j, k]
+                if mode == 0:
                     for l in range(L):
-                        tmp[l] += t * Z[k, l]
-                for l in range(L):
-                    out[j, l] += Y[i, l] * tmp[l]
+                        out[i, l] += Y[j, l] * tmp[l]
+                else:
+                    for l in range(L):
+                        out[j, l] += Y[i, l] * tmp[l]
     else:
         for i in range(d1):
             for j in range(d2):
