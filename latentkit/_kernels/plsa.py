@@ -7,8 +7,8 @@ word-statistics slab and the slabs are summed in block order by the caller, so t
 not depend on the number of threads (DESIGN.md section 4).
 
 Imports only numpy, math and numba. Public wrappers with validation live in
-:mod:`latentkit.topic._plsa`; the naive dense NumPy oracle (and a direct NumPy EM) are in
-``tests/topic/test_plsa.py`` (compared to 1e-10).
+:mod:`latentkit.topic._plsa`; the naive dense NumPy oracles (and a direct NumPy EM) are in
+:mod:`latentkit.testing._oracles_topic` (compared to 1e-10).
 """
 
 import math

@@ -1,15 +1,24 @@
-"""Naive NumPy oracles of the topic-model kernels (:mod:`latentkit._kernels.topic`).
+"""Naive NumPy oracles of the topic-model kernels (:mod:`latentkit._kernels.topic`,
+:mod:`latentkit._kernels.plsa`).
 
-Written for clarity, not speed: one document at a time, phi materialised in log space (the
+Written for clarity, not speed. LDA: one document at a time, phi materialised in log space (the
 textbook update ``gamma = alpha + sum_j n_j phi_j``, not the kernel's phi-free form), and the
-ELBO evaluated term by term. The kernels must match them to 1e-10.
+ELBO evaluated term by term. pLSA: dense (n_docs, n_words, n_components) joint and posterior
+arrays, the aspect-model updates written as in Hofmann (1999). The kernels must match them to
+1e-10.
 """
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp, psi
 
-__all__ = ["lda_e_step_oracle", "lda_doc_elbo_terms_oracle"]
+__all__ = [
+    "lda_e_step_oracle",
+    "lda_doc_elbo_terms_oracle",
+    "plsa_e_step_oracle",
+    "plsa_em_oracle",
+    "plsa_fold_in_oracle",
+]
 
 
 def lda_doc_elbo_terms_oracle(counts, word_ids, gamma_d, components, doc_topic_prior):
@@ -124,3 +133,160 @@ def lda_e_step_oracle(X, components, doc_topic_prior, max_iter=100, tol=1e-3, ga
         sstats[:, ids] += phi * cnts[None, :]
         doc_elbo[d] = lda_doc_elbo_terms_oracle(cnts, ids, g, components, a)["total"]
     return gamma, sstats, doc_elbo, n_iter
+
+
+# --------------------------------------------------------------------------------------------
+# pLSA (Hofmann 1999, 2001)
+# --------------------------------------------------------------------------------------------
+
+def _dense_counts(X):
+    return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+
+
+def plsa_e_step_oracle(X, doc_factor, components, beta=1.0):
+    """Dense (tempered) pLSA E-step, the oracle of :func:`latentkit._kernels.plsa.plsa_e_step`.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or ndarray of shape (D, V)
+        Counts n(d, w); every word with a positive count must have a positive probability.
+    doc_factor : ndarray of shape (D, K)
+        a(d, z): P(z | d) (asymmetric) or P(z) P(d | z) (symmetric).
+    components : ndarray of shape (K, V)
+        P(w | z).
+    beta : float, default 1
+        Tempering exponent (Hofmann 2001, eq. 13).
+
+    Returns
+    -------
+    doc_topic : ndarray of shape (D, K)
+        sum_w n(d, w) P_beta(z | d, w).
+    topic_word : ndarray of shape (K, V)
+        sum_d n(d, w) P_beta(z | d, w).
+    loglik : ndarray of shape (D,)
+        sum_w n(d, w) log sum_z a(d, z) P(w | z), nats.
+    free_energy : ndarray of shape (D,)
+        sum_w n(d, w) (1 / beta) log sum_z (a(d, z) P(w | z))^beta, nats.
+
+    Notes
+    -----
+    Hofmann (1999), eqs. 3-5; Hofmann (2001), eqs. 9-13.
+    """
+    Xd = _dense_counts(X)
+    joint = doc_factor[:, None, :] * components.T[None, :, :]        # (D, V, K)
+    post = joint ** beta
+    post = post / post.sum(-1, keepdims=True)
+    nz = Xd[:, :, None] * post
+    loglik = (Xd * np.log(joint.sum(-1))).sum(1)
+    free_energy = (Xd * np.log((joint ** beta).sum(-1)) / beta).sum(1)
+    return nz.sum(1), nz.sum(0).T, loglik, free_energy
+
+
+def plsa_em_oracle(X, components, doc_topic, n_iter, beta=1.0):
+    """Direct dense EM of the asymmetric aspect model P(w | d) = sum_z P(z | d) P(w | z).
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or ndarray of shape (D, V)
+        Counts n(d, w).
+    components : ndarray of shape (K, V)
+        Starting P(w | z).
+    doc_topic : ndarray of shape (D, K)
+        Starting P(z | d).
+    n_iter : int
+        EM iterations.
+    beta : float, default 1
+        Tempering exponent of the E-step.
+
+    Returns
+    -------
+    components : ndarray of shape (K, V)
+    doc_topic : ndarray of shape (D, K)
+        After ``n_iter`` iterations; an empty document gets the uniform row.
+    lower_bounds : ndarray of shape (n_iter,)
+        sum n(d, w) log P(w | d) / sum n(d, w) at the parameters entering each iteration, nats
+        per token.
+
+    Notes
+    -----
+    Hofmann (1999), eqs. 3-5 (tempered: Hofmann 2001, eq. 13).
+    """
+    Xd = _dense_counts(X)
+    phi, theta = components, doc_topic
+    lls = []
+    for _ in range(n_iter):
+        joint = theta[:, None, :] * phi.T[None, :, :]          # D x V x K
+        pdw = joint.sum(-1)
+        lls.append(np.sum(Xd[pdw > 0] * np.log(pdw[pdw > 0])) / Xd.sum())
+        post = joint ** beta
+        s = post.sum(-1, keepdims=True)
+        post = np.divide(post, s, out=np.zeros_like(post), where=s > 0)
+        nz = Xd[:, :, None] * post
+        phi = nz.sum(0).T
+        phi = phi / phi.sum(1, keepdims=True)
+        td = nz.sum(1)
+        rows = td.sum(1, keepdims=True)
+        theta = np.divide(td, rows, out=np.full_like(td, 1.0 / td.shape[1]), where=rows > 0)
+    return phi, theta, np.array(lls)
+
+
+def plsa_fold_in_oracle(X, components, beta=1.0, max_iter=100, tol=1e-8, doc_topic_init=None):
+    """Folding-in with NumPy, one document at a time: EM over P(z | d) with P(w | z) fixed; the
+    oracle of :func:`latentkit._kernels.plsa.plsa_fold_in`.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or ndarray of shape (D, V)
+        Counts n(d, w).
+    components : ndarray of shape (K, V)
+        P(w | z), fixed.
+    beta : float, default 1
+        Tempering exponent of the E-step.
+    max_iter : int, default 100
+        Maximum sweeps per document.
+    tol : float, default 1e-8
+        A document stops when max_z |P_new(z | d) - P(z | d)| < tol.
+    doc_topic_init : ndarray of shape (D, K), optional
+        Starting P(z | d); default uniform.
+
+    Returns
+    -------
+    doc_topic : ndarray of shape (D, K)
+        Folded-in P(z | d); an empty document keeps its starting row.
+    loglik : ndarray of shape (D,)
+        sum_w n(d, w) log P(w | d) at the returned P(z | d), nats (words of probability 0
+        left out).
+    n_iter : ndarray of shape (D,) of int
+        Sweeps run per document.
+
+    Notes
+    -----
+    Hofmann (1999), section 3.3.
+    """
+    Xd = _dense_counts(X)
+    D = Xd.shape[0]
+    K = components.shape[0]
+    theta = np.full((D, K), 1.0 / K) if doc_topic_init is None else \
+        np.array(doc_topic_init, dtype=np.float64, copy=True)
+    loglik = np.zeros(D)
+    n_iter = np.zeros(D, dtype=np.int64)
+    for d in range(D):
+        n = Xd[d]
+        for it in range(1, max_iter + 1):
+            n_iter[d] = it
+            joint = theta[d][None, :] * components.T            # (V, K)
+            s = joint.sum(1)
+            ok = (n > 0) & (s > 0)
+            if not ok.any():
+                break
+            post = joint[ok] ** beta
+            post = post / post.sum(1, keepdims=True)
+            new = (n[ok][:, None] * post).sum(0) / n[ok].sum()
+            delta = np.max(np.abs(new - theta[d]))
+            theta[d] = new
+            if delta < tol:
+                break
+        p = theta[d] @ components
+        ok = (n > 0) & (p > 0)
+        loglik[d] = np.sum(n[ok] * np.log(p[ok]))
+    return theta, loglik, n_iter

@@ -1,12 +1,17 @@
-"""Tests of PLSA: the numba E-step against a dense NumPy oracle, EM against a direct NumPy EM
-(1e-10), the symmetric/asymmetric equivalence, tempered EM, folding-in, the common contract and
-bad input."""
+"""Tests of PLSA: the numba E-step and folding-in against NumPy oracles, EM against a direct
+NumPy EM (1e-10; the oracles live in latentkit.testing), the symmetric/asymmetric
+equivalence, tempered EM, folding-in, the common contract and bad input."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from latentkit.testing import check_latent_model
+from latentkit.testing import (
+    check_latent_model,
+    plsa_e_step_oracle,
+    plsa_em_oracle,
+    plsa_fold_in_oracle,
+)
 from latentkit.topic._plsa import PLSA, plsa_e_step_stats, plsa_fold_in_docs
 
 
@@ -20,39 +25,14 @@ def _corpus(n_docs=30, n_words=25, n_topics=3, seed=0):
     return sp.csr_matrix(X), phi, theta
 
 
-def _numpy_em_asymmetric(X, phi, theta, n_iter, beta=1.0):
-    """Direct dense EM of the asymmetric aspect model (Hofmann 1999, eqs. 3-5)."""
-    X = X.toarray()
-    lls = []
-    for _ in range(n_iter):
-        joint = theta[:, None, :] * phi.T[None, :, :]          # D x V x K
-        pdw = joint.sum(-1)
-        lls.append(np.sum(X[pdw > 0] * np.log(pdw[pdw > 0])) / X.sum())
-        post = joint ** beta
-        s = post.sum(-1, keepdims=True)
-        post = np.divide(post, s, out=np.zeros_like(post), where=s > 0)
-        nz = X[:, :, None] * post
-        phi = nz.sum(0).T
-        phi = phi / phi.sum(1, keepdims=True)
-        td = nz.sum(1)
-        rows = td.sum(1, keepdims=True)
-        theta = np.divide(td, rows, out=np.full_like(td, 1.0 / td.shape[1]), where=rows > 0)
-    return phi, theta, np.array(lls)
-
-
 def test_e_step_kernel_matches_dense_oracle():
     X, phi, theta = _corpus()
     for beta in (1.0, 0.7):
         doc, tw, ll, fe = plsa_e_step_stats(X, theta, phi, beta)
-        joint = theta[:, None, :] * phi.T[None, :, :]
-        Xd = X.toarray()
-        post = joint ** beta
-        post /= post.sum(-1, keepdims=True)
-        nz = Xd[:, :, None] * post
-        np.testing.assert_allclose(doc, nz.sum(1), rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(tw, nz.sum(0).T, rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(ll, (Xd * np.log(joint.sum(-1))).sum(1), rtol=1e-10)
-        fe_ref = (Xd * np.log((joint ** beta).sum(-1)) / beta).sum(1)
+        doc_ref, tw_ref, ll_ref, fe_ref = plsa_e_step_oracle(X, theta, phi, beta)
+        np.testing.assert_allclose(doc, doc_ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(tw, tw_ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(ll, ll_ref, rtol=1e-10)
         np.testing.assert_allclose(fe, fe_ref, rtol=1e-10)
 
 
@@ -64,7 +44,7 @@ def test_asymmetric_em_matches_direct_numpy_em(beta):
     theta = rng.dirichlet(np.ones(4), size=X.shape[0])
     m = PLSA(4, init={"components": phi, "doc_topic": theta}, max_iter=25, tol=0.0, beta=beta)
     m.fit(X)
-    phi_ref, theta_ref, ll_ref = _numpy_em_asymmetric(X, phi, theta, 25, beta)
+    phi_ref, theta_ref, ll_ref = plsa_em_oracle(X, phi, theta, 25, beta)
     np.testing.assert_allclose(m.components_, phi_ref, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(m.doc_topic_, theta_ref, rtol=1e-10, atol=1e-13)
     if beta == 1.0:
@@ -93,6 +73,18 @@ def test_symmetric_equals_asymmetric_up_to_the_document_constant():
               init={"components": phi, "topic_prior": s.topic_prior_,
                     "doc_components": s.doc_components_}).fit(X)
     assert np.all(np.diff(s2.lower_bounds_) > -1e-12)
+
+
+@pytest.mark.parametrize("beta", [1.0, 0.7])
+def test_fold_in_kernel_matches_numpy_oracle(beta):
+    X, phi, _ = _corpus(seed=8)
+    start = np.random.default_rng(2).dirichlet(np.ones(3), size=X.shape[0])
+    for max_iter, tol in ((7, 0.0), (200, 1e-6)):
+        theta, ll = plsa_fold_in_docs(X, phi, beta, max_iter, tol, doc_topic_init=start)
+        theta_ref, ll_ref, n_iter = plsa_fold_in_oracle(X, phi, beta, max_iter, tol, start)
+        np.testing.assert_allclose(theta, theta_ref, rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(ll, ll_ref, rtol=1e-10)
+    assert np.any((n_iter > 1) & (n_iter < 200))  # documents stopped by tol, not max_iter
 
 
 def test_fold_in_fixed_point_and_transform():
