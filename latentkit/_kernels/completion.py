@@ -10,7 +10,7 @@ per call parallel vs < 1 ms serial at |Omega| = 7000). A dense ``n^3`` array is 
 
 Used by :mod:`latentkit.spectral._completion` (Jain & Oh 2014, Algorithm 1). No validation here:
 the wrapper checks shapes, dtypes, bounds and contiguity. Oracles: naive NumPy versions in
-``tests/spectral/test_completion.py``.
+:mod:`latentkit.testing._oracles_tensor`.
 """
 
 

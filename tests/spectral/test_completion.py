@@ -9,23 +9,8 @@ from latentkit._kernels.completion import (coo_als_update, coo_contract, coo_res
                                            coo_residual_update, cp_predict)
 from latentkit.spectral._completion import (_COO, ObservedTensor, TensorCompletion,
                                             complete_tensor)
-
-
-# ---------------------------------------------------------------- naive NumPy oracles (1e-10)
-def oracle_contract(ii, jj, kk, vals, scale, U):
-    out = np.zeros_like(U)
-    for i, j, k, v in zip(ii, jj, kk, vals):
-        out[i] += scale * v * U[j] * U[k]
-    return out
-
-
-def oracle_als(ii, jj, kk, resid, u, sigma, n):
-    num, den = np.zeros(n), np.zeros(n)
-    for e, (i, j, k) in enumerate(zip(ii, jj, kk)):
-        b = u[j] * u[k]
-        num[i] += (resid[e] + sigma * u[i] * b) * b
-        den[i] += b * b
-    return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+from latentkit.testing import (coo_als_update_oracle, coo_contract_oracle, coo_residual_oracle,
+                               coo_residual_update_oracle, cp_predict_oracle)
 
 
 def _random_coo(n=7, m=60, seed=0):
@@ -41,29 +26,29 @@ def test_kernels_match_oracles():
     U = rng.standard_normal((n, 4))
     out = np.empty_like(U)
     coo_contract(c.rowptr, c.jj, c.kk, c.vals, 2.5, U, out)
-    np.testing.assert_allclose(out, oracle_contract(c.ii, c.jj, c.kk, c.vals, 2.5, U),
+    np.testing.assert_allclose(out, coo_contract_oracle(c.ii, c.jj, c.kk, c.vals, 2.5, U),
                                rtol=0, atol=1e-10)
     u = rng.standard_normal(n)
     resid = rng.standard_normal(c.size)
     unew = np.empty(n)
     coo_als_update(c.rowptr, c.jj, c.kk, resid, u, 0.7, unew)
-    np.testing.assert_allclose(unew, oracle_als(c.ii, c.jj, c.kk, resid, u, 0.7, n), atol=1e-10)
+    np.testing.assert_allclose(unew, coo_als_update_oracle(c.ii, c.jj, c.kk, resid, u, 0.7, n),
+                               atol=1e-10)
     u2 = rng.standard_normal(n)
     r2 = resid.copy()
     coo_residual_update(c.rowptr, c.jj, c.kk, r2, u, 0.7, u2, 1.3)
-    expect = resid + 0.7 * u[c.ii] * u[c.jj] * u[c.kk] - 1.3 * u2[c.ii] * u2[c.jj] * u2[c.kk]
-    np.testing.assert_allclose(r2, expect, atol=1e-10)
+    np.testing.assert_allclose(
+        r2, coo_residual_update_oracle(c.ii, c.jj, c.kk, resid, u, 0.7, u2, 1.3), atol=1e-10)
     w = rng.standard_normal(3)
     F = rng.standard_normal((n, 3))
     r3 = np.empty(c.size)
     coo_residual(c.rowptr, c.jj, c.kk, c.vals, w, F, r3)
-    np.testing.assert_allclose(r3, c.vals - np.einsum("r,er,er,er->e", w, F[c.ii], F[c.jj],
-                                                      F[c.kk]), atol=1e-10)
+    np.testing.assert_allclose(r3, coo_residual_oracle(c.ii, c.jj, c.kk, c.vals, w, F),
+                               atol=1e-10)
     A, B, C = (rng.standard_normal((n, 3)) for _ in range(3))
     p = np.empty(c.size)
     cp_predict(c.ii, c.jj, c.kk, w, A, B, C, p)
-    np.testing.assert_allclose(p, np.einsum("r,er,er,er->e", w, A[c.ii], B[c.jj], C[c.kk]),
-                               atol=1e-10)
+    np.testing.assert_allclose(p, cp_predict_oracle(c.ii, c.jj, c.kk, w, A, B, C), atol=1e-10)
     # the operator equals the dense (1/p) P_Omega(T) contraction
     dense = np.zeros((n, n, n))
     dense[c.ii, c.jj, c.kk] = c.vals
