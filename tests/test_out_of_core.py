@@ -33,7 +33,7 @@ def write_docword(path, X):
 
 @pytest.fixture(scope="module")
 def corpus_file(tmp_path_factory):
-    X, _ = make_lda_corpus(N_DOCS, K, VOCAB, doc_length=20, random_state=0)
+    X, _ = make_lda_corpus(N_DOCS, K, VOCAB, doc_length=15, random_state=0)
     path = tmp_path_factory.mktemp("ooc") / "docword.synthetic.txt"
     write_docword(path, X)
     return X, path
