@@ -24,7 +24,9 @@ import json
 import numbers
 import os
 import sys
+import hashlib
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -166,12 +168,18 @@ def save(model, path):
         elif _is_scalar(value):
             attributes[name] = {"kind": "scalar", "type": type(value).__name__,
                                 "value": _scalar_to_json(value)}
+        elif isinstance(value, ParamsMixin):
+            raise TypeError(
+                f"{type(model).__name__}.{name} is a fitted {type(value).__name__}, which "
+                f"cannot be stored inside another model's file; save it on its own: "
+                f"latentkit.save(obj.{name}, path).")
         else:
             skipped.append(name)
     if not any(a for a in attributes if not a.startswith("_")):
         raise NotFittedError(f"This {type(model).__name__} instance has no fitted attributes to "
                              "save; call 'fit' first.")
     meta = {
+        "sha256": _digest(arrays),
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "class": type(model).__qualname__,
@@ -190,13 +198,28 @@ def save(model, path):
 
 # ----------------------------------------------------------------------------- load
 
+# what numpy/zipfile raise on a damaged archive or member (zlib on a bad deflate stream,
+# NotImplementedError on a mangled zip version field)
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, ValueError, OSError, EOFError)
+
+
+def _digest(arrays):
+    """sha256 over every stored array (name, dtype, shape, bytes), in name order."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
 def _open(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"model file not found: {path!r}.")
     try:
         npz = np.load(path, allow_pickle=False)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+    except _READ_ERRORS as exc:
         raise ModelFileError(f"{path!r} is not a latentkit model file or is corrupt (not a "
                              f"readable .npz archive: {exc}).") from None
     if not isinstance(npz, np.lib.npyio.NpzFile):
@@ -210,7 +233,7 @@ def _read_meta(npz, path):
     except KeyError:
         raise ModelFileError(f"{os.fspath(path)!r} is a .npz file without latentkit metadata; "
                              "it was not written by latentkit.io.save.") from None
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+    except _READ_ERRORS as exc:
         raise ModelFileError(f"{os.fspath(path)!r} is corrupt: {exc}.") from None
     try:
         meta = json.loads(bytes(raw.astype(np.uint8)).decode("utf-8"))
@@ -318,6 +341,11 @@ def load(path, model_class=None):
                                  "or load it with the version that wrote it.")
         cls = _resolve_class(meta, model_class, path)
         try:
+            if "sha256" in meta:
+                stored = {k: npz[k] for k in npz.files if k != _META_KEY}
+                if _digest(stored) != meta["sha256"]:
+                    raise ModelFileError(f"{os.fspath(path)!r} is corrupt: the stored arrays do "
+                                         "not match the checksum written with them.")
             params = {k: _decode_param(v, npz) for k, v in meta["params"].items()}
             attrs = {}
             for name, info in meta["attributes"].items():
@@ -340,7 +368,7 @@ def load(path, model_class=None):
                     attrs[name] = value
         except ModelFileError:
             raise
-        except (KeyError, zipfile.BadZipFile, ValueError, OSError, EOFError, TypeError) as exc:
+        except (KeyError, TypeError) + _READ_ERRORS as exc:
             raise ModelFileError(f"{os.fspath(path)!r} is corrupt: {type(exc).__name__}: "
                                  f"{exc}.") from None
     valid = set(cls._get_param_names()) if hasattr(cls, "_get_param_names") else set(params)
