@@ -144,7 +144,7 @@ def save(model, path):
     ``numpy.random.Generator`` as ``random_state``) are saved as None and listed in the
     metadata's ``skipped``. Source: DESIGN.md section 6 (files and safety).
     """
-    from .base import NotFittedError, ParamsMixin
+    from .base import LatentModel, NotFittedError, ParamsMixin
 
     if not isinstance(model, ParamsMixin):
         raise TypeError(f"model must be a latentkit model (a LatentModel), got "
@@ -168,7 +168,7 @@ def save(model, path):
         elif _is_scalar(value):
             attributes[name] = {"kind": "scalar", "type": type(value).__name__,
                                 "value": _scalar_to_json(value)}
-        elif isinstance(value, ParamsMixin):
+        elif isinstance(value, LatentModel):
             raise TypeError(
                 f"{type(model).__name__}.{name} is a fitted {type(value).__name__}, which "
                 f"cannot be stored inside another model's file; save it on its own: "

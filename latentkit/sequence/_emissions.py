@@ -43,6 +43,11 @@ __all__ = [
     "PoissonHMMStats",
 ]
 
+#: An inferred alphabet larger than this, and 100 times larger than the number of distinct
+#: symbols seen, is taken as a coding mistake (a stray large id) rather than silently
+#: allocating an emission matrix of that width.
+_MAX_SPARSE_ALPHABET = 100_000
+
 
 # --------------------------------------------------------------------------------------------
 # Statistics
@@ -269,7 +274,17 @@ class CategoricalEmission(Emission):
             raise ValueError(f"X contains the negative symbol {sym[r]} at {_where(r, offsets)}; "
                              "symbols must be integers in 0..n_features-1.")
         if reset:
-            n_feat = int(sym.max()) + 1 if self.n_features is None else int(self.n_features)
+            if self.n_features is None:
+                n_feat = int(sym.max()) + 1
+                n_distinct = np.unique(sym).size
+                if n_feat > _MAX_SPARSE_ALPHABET and n_feat > 100 * n_distinct:
+                    raise ValueError(
+                        f"X uses {n_distinct} distinct symbols but its largest symbol is "
+                        f"{n_feat - 1}, so n_features would be {n_feat} (an emission matrix of "
+                        f"{n_feat} columns per state). Re-code the symbols to 0..{n_distinct - 1} "
+                        "(np.unique(X, return_inverse=True)) or pass n_features explicitly.")
+            else:
+                n_feat = int(self.n_features)
             self.n_features_ = n_feat
         n_feat = self.n_features_
         big = sym >= n_feat
@@ -398,6 +413,9 @@ class PoissonEmission(Emission):
                 "single count series.")
         if arr.shape[0] < 1:
             raise ValueError("X has 0 samples; at least one time step is required.")
+        if arr.shape[1] < 1:
+            raise ValueError("X has 0 features (shape (n, 0)); a Poisson HMM needs at least one "
+                             "count column.")
         cnt = _integer_column(arr, "X", offsets, "count")
         neg = cnt < 0
         if neg.any():

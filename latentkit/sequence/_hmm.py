@@ -300,6 +300,10 @@ class HiddenMarkovModel(LatentModel):
         if reset:
             arr = np.asarray(X)
             self.n_features_in_ = 1 if arr.ndim == 1 else arr.shape[1]
+            if self.n_components > n_rows:
+                raise ValueError(
+                    f"n_components={self.n_components} is larger than the number of time steps "
+                    f"in X ({n_rows}); an HMM needs at least one observation per state.")
         return SequenceData(Xv, offsets)
 
     def _n_samples(self, data):

@@ -510,3 +510,22 @@ def test_save_and_load_round_trip(tmp_path):
         assert back.score(X, [15, 25]) == model.score(X, [15, 25])
         np.testing.assert_array_equal(back.predict(X, [15, 25]), model.predict(X, [15, 25]))
         assert back.bic(X, [15, 25]) == model.bic(X, [15, 25])  # same frozen set
+
+
+def test_stray_huge_symbol_is_refused_not_allocated():
+    from latentkit.sequence import CategoricalHMM
+    X = np.array([[0], [1], [10**9], [1]])
+    with pytest.raises(ValueError, match="Re-code the symbols to 0..2"):
+        CategoricalHMM(2).fit(X)
+    # an explicit, large alphabet is the user's choice and is honoured
+    m = CategoricalHMM(2, n_features=200_000, max_iter=2, tol=0, random_state=0)
+    m.fit(np.array([[0], [1], [199_999], [1]]))
+    assert m.emissionprob_.shape == (2, 200_000)
+
+
+def test_more_states_than_time_steps_and_zero_features_are_refused():
+    from latentkit.sequence import GaussianHMM, PoissonHMM
+    with pytest.raises(ValueError, match="n_components=6 is larger than the number of time steps"):
+        GaussianHMM(6).fit(np.random.default_rng(0).normal(size=(5, 2)))
+    with pytest.raises(ValueError, match="0 features"):
+        PoissonHMM(2).fit(np.zeros((10, 0)))
