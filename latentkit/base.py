@@ -199,8 +199,9 @@ class ConvergenceMonitor:
             print(f"iteration {len(h):5d}  elbo {value: .10g}")
         if not np.isfinite(value):
             raise FloatingPointError(
-                f"The ELBO became {value} at iteration {len(h)}; the parameters degenerated "
-                "(check for constant features, or increase reg_covar / the priors)."
+                f"The ELBO became {value} at iteration {len(h)}; the parameters degenerated. "
+                "For mixtures and HMMs check for constant or duplicated features and increase "
+                "reg_covar or the priors; for gradient-trained models (VAE) lower learning_rate."
             )
         if self.rule == "exact":
             if len(h) >= 2:
