@@ -11,6 +11,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ._contract import (assert_input_unchanged, assert_stats_allclose, check_latent_model,
                         snapshot_input)
+from ._sklearn import NOT_FITTED_XFAIL, check_sklearn_estimator
 
 __all__ = [
     "check_latent_model",
@@ -18,6 +19,8 @@ __all__ = [
     "assert_input_unchanged",
     "snapshot_input",
     "match_components",
+    "check_sklearn_estimator",
+    "NOT_FITTED_XFAIL",
 ]
 
 

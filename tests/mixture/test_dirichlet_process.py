@@ -2,7 +2,6 @@
 the 'tail' truncation against a long fixed truncation, Old Faithful and olive oil, categorical
 components, the common contract and bad input."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ from latentkit.distributions._stick_breaking import (beta_kl, stick_expected_log
                                                      stick_expected_weights, stick_kl,
                                                      stick_posterior)
 from latentkit.mixture._dirichlet_process import DirichletProcessMixture
-from latentkit.testing import check_latent_model
+from latentkit.testing import NOT_FITTED_XFAIL, check_latent_model, check_sklearn_estimator
 
 
 def _standardise(X):
@@ -197,12 +196,8 @@ def test_kmeans_start_weighted_equals_repeated_rows(method):
 
 
 def test_sklearn_check_estimator():
-    from sklearn.utils.estimator_checks import check_estimator
-
     expected_failed = {
-        # sklearn's check wants sklearn.exceptions.NotFittedError itself; ours is
-        # latentkit.base.NotFittedError (scikit-learn is not a runtime dependency).
-        "check_estimators_unfitted": "latentkit raises its own NotFittedError",
+        **NOT_FITTED_XFAIL,  # latentkit raises its own NotFittedError
         # The check shuffles the weighted rows but not the repeated ones, and k-means++
         # seeding draws rows by position, so the seeds (and the fit) differ; in the same row
         # order they agree (test_kmeans_start_weighted_equals_repeated_rows). scikit-learn
@@ -211,16 +206,7 @@ def test_sklearn_check_estimator():
             "k-means++ seeding depends on the row order, which the check changes"),
     }
     # truncation=3: the checks fit as few as 10 rows, and k-means++ needs n_samples >= T
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = check_estimator(DirichletProcessMixture(3, random_state=0),
-                                  expected_failed_checks=expected_failed, on_fail=None)
-    failed = [(r["check_name"], repr(r["exception"])) for r in results
-              if r["status"] == "failed"]
-    assert not failed, failed
-    xfailed = {r["check_name"] for r in results if r["status"] == "xfail"}
-    assert xfailed <= set(expected_failed)
-    assert sum(r["status"] == "passed" for r in results) >= 40
+    check_sklearn_estimator(DirichletProcessMixture(3, random_state=0), expected_failed)
 
 
 def test_bad_input_and_priors():
