@@ -135,18 +135,23 @@ class TensorCompletionResult:
         ValueError
             Wrong shape or an index outside ``[0, n)``.
         """
-        n = self.factors.shape[0]
-        idx = _check_indices(indices, (n, n, n))
-        out = np.empty(idx.shape[0])
-        F = np.ascontiguousarray(self.factors)
-        cp_predict(idx[:, 0].copy(), idx[:, 1].copy(), idx[:, 2].copy(),
-                   np.ascontiguousarray(self.weights, dtype=np.float64), F, F, F, out)
-        return out
+        return _predict_entries(self.weights, self.factors, indices)
 
     def to_dense(self):
         """The completed tensor as a dense (n, n, n) array (small n only)."""
         F = self.factors
         return np.einsum("r,ir,jr,kr->ijk", self.weights, F, F, F)
+
+
+def _predict_entries(weights, factors, indices):
+    """``sum_l w_l u_l[i] u_l[j] u_l[k]`` at validated ``indices`` (m, 3) -> (m,)."""
+    n = factors.shape[0]
+    idx = _check_indices(indices, (n, n, n))
+    out = np.empty(idx.shape[0])
+    F = np.ascontiguousarray(factors, dtype=np.float64)
+    cp_predict(idx[:, 0].copy(), idx[:, 1].copy(), idx[:, 2].copy(),
+               np.ascontiguousarray(weights, dtype=np.float64), F, F, F, out)
+    return out
 
 
 def _check_indices(indices, shape, name="indices"):
@@ -429,7 +434,8 @@ class TensorCompletion(ParamsMixin):
 
     def predict(self, indices):
         """Predicted entries at ``indices`` (m, 3) -> (m,); see TensorCompletionResult.predict."""
-        if not hasattr(self, "result_"):
+        if not hasattr(self, "factors_"):
             from ..base import NotFittedError
             raise NotFittedError("This TensorCompletion instance is not fitted yet; call fit.")
-        return self.result_.predict(indices)
+        # from weights_ and factors_ (not result_), so a model restored by latentkit.load predicts
+        return _predict_entries(self.weights_, self.factors_, indices)

@@ -11,13 +11,13 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_random_state, check_scalar
+from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments
-from ._power import robust_tensor_power
+from ._power import restore_history, robust_tensor_power, store_history
 from ._tensors import SymmetricTensor
 from ._threads import blas_single_thread
-from ._whitening import whiten
+from ._whitening import Whitening, whiten
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
 
@@ -53,6 +53,28 @@ class _SpectralBase(ParamsMixin):
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
                                  "call fit first.")
 
+    def _check_is_fitted(self):  # the name latentkit.io.save calls
+        self._check_fitted()
+
+    def _store_decomposition(self, result, whitening):
+        """Set ``eigenvalues_``, ``history_`` and ``whitening_``, and the arrays that
+        :func:`latentkit.save` stores to rebuild the last two (``_history_*``,
+        ``_whitening_eigenvalues``, ``_whitening_eigenvectors``, ``_whitening_method``)."""
+        self.eigenvalues_ = result.eigenvalues
+        store_history(self, result.history)
+        self.whitening_ = whitening
+        self._whitening_eigenvalues = whitening.eigenvalues
+        self._whitening_eigenvectors = whitening.eigenvectors
+        self._whitening_method = whitening.method
+
+    def _restore_fitted_state(self):
+        """Rebuild ``history_`` and ``whitening_`` from their arrays after :func:`latentkit.load`
+        (``whitening_`` is bit-identical: ``W`` and ``B`` are recomputed from the eigenpairs)."""
+        restore_history(self)
+        if getattr(self, "_whitening_method", None) is not None:
+            self.whitening_ = Whitening.from_eigenpairs(
+                self._whitening_eigenvalues, self._whitening_eigenvectors, self._whitening_method)
+
 
 class SpectralGMM(_SpectralBase):
     """Spherical Gaussian mixture with a common variance by the method of moments.
@@ -85,6 +107,11 @@ class SpectralGMM(_SpectralBase):
         ``sum_i lambda_i^{-2}`` before renormalisation (1 for a perfect fit).
     whitening_ : Whitening
     n_features_in_ : int
+
+    ``history_`` and ``whitening_`` are also held as arrays (``_history_<field>``,
+    ``_whitening_eigenvalues``, ``_whitening_eigenvectors``, ``_whitening_method``), which
+    :func:`latentkit.save` stores and :func:`latentkit.load` turns back into the same objects
+    (the same holds for SpectralLDA and SpectralHMM).
 
     Notes
     -----
@@ -125,15 +152,33 @@ class SpectralGMM(_SpectralBase):
             wh, res.eigenvalues, res.eigenvectors)
         self.sigma2_ = mom.sigma2
         self.covariances_ = np.full(k, mom.sigma2)
-        self.eigenvalues_, self.history_, self.whitening_ = res.eigenvalues, res.history, wh
+        self._store_decomposition(res, wh)
         self.n_features_in_ = mom.X.shape[1]
         return self
 
     def predict(self, X):
-        """Index of the most probable component for each row of X, shape (n_samples,)."""
+        """Index of the most probable component for each row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        labels : ndarray of int of shape (n_samples,)
+            ``argmax_i log w_i - ||x - mu_i||^2 / (2 sigma^2)`` (the spherical-Gaussian
+            posterior mode).
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            X with another number of features than in ``fit``, NaN or infinity.
+        """
         self._check_fitted()
-        from .._validation import check_array
         X = check_array(X, "X")
+        check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
         d2 = ((X[:, None, :] - self.means_[None]) ** 2).sum(-1)
         return np.argmax(np.log(self.weights_ + 1e-300) - d2 / (2 * max(self.sigma2_, 1e-300)),
                          axis=1)
@@ -237,7 +282,7 @@ class SpectralLDA(_SpectralBase):
         alpha, topics, sums = mom.to_params(wh, res.eigenvalues, res.eigenvectors)
         self.components_, self.doc_topic_prior_, self.raw_topic_sums_ = topics, alpha, sums
         self.alpha0_ = mom.alpha0
-        self.eigenvalues_, self.history_, self.whitening_ = res.eigenvalues, res.history, wh
+        self._store_decomposition(res, wh)
         self.n_features_in_ = V
         self.n_docs_used_ = mom.n_docs_used
         self.n_tokens_ = mom.n_tokens
@@ -312,6 +357,6 @@ class SpectralHMM(_SpectralBase):
         res = _decompose(Tw, k, self, rng, dense=True)
         self.startprob_, self.transmat_, self.emissionprob_, self.state_weights_ = mom.to_params(
             wh, res.eigenvalues, res.eigenvectors)
-        self.eigenvalues_, self.history_, self.whitening_ = res.eigenvalues, res.history, wh
+        self._store_decomposition(res, wh)
         self.n_features_in_ = mom.n_features
         return self

@@ -23,19 +23,38 @@ def project_simplex(V):
 
     Parameters
     ----------
-    V : ndarray of shape (n, d)
+    V : array-like of shape (n, d) or (d,)
+        Finite real values, ``d >= 1`` (a 1-D input is one row). Not modified.
 
     Returns
     -------
     ndarray of shape (n, d), rows non-negative summing to 1.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinity, an empty array or rows of length 0, more than 2 dimensions.
+    TypeError
+        Non-numeric or complex input.
 
     Notes
     -----
     Source: Duchi, Shalev-Shwartz, Singer & Chandra (2008), "Efficient projections onto the
     l1-ball", Figure 1.
     """
-    V = np.atleast_2d(np.asarray(V, dtype=float))
+    arr = np.asarray(V)
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"V must be a real numeric array, got dtype {arr.dtype}.")
+    if arr.ndim > 2:
+        raise ValueError(f"V must be a vector or an (n, d) matrix of rows, got shape {arr.shape}.")
+    V = np.atleast_2d(arr.astype(np.float64))
     n, d = V.shape
+    if V.size == 0:
+        raise ValueError(f"V must be non-empty: got shape {arr.shape} (each row needs at least "
+                         "one entry to project onto the simplex).")
+    if not np.all(np.isfinite(V)):
+        what = "NaN" if np.isnan(V).any() else "infinity"
+        raise ValueError(f"V contains {what}; the simplex projection needs finite values.")
     U = -np.sort(-V, axis=1)
     css = np.cumsum(U, axis=1) - 1.0
     idx = np.arange(1, d + 1)

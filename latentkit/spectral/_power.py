@@ -40,6 +40,62 @@ history : list of dict, one per component (same order)
 """
 
 
+_HISTORY_FIELDS = ("restart_iters", "scores", "best_restart", "polish_iters", "converged",
+                   "extraction_order")
+
+
+def pack_history(history):
+    """A power-method history (list of k dicts) as arrays, for ``latentkit.save``.
+
+    Returns
+    -------
+    dict
+        ``restart_iters`` (k, L) int64, ``scores`` (k, L) float64, ``best_restart``,
+        ``polish_iters``, ``extraction_order`` (k,) int64, ``converged`` (k,) bool.
+    """
+    out = {}
+    for name in _HISTORY_FIELDS:
+        vals = [h[name] for h in history]
+        if name == "scores":
+            out[name] = np.array(vals, dtype=np.float64).reshape(len(history), -1)
+        elif name == "restart_iters":
+            out[name] = np.array(vals, dtype=np.int64).reshape(len(history), -1)
+        elif name == "converged":
+            out[name] = np.array(vals, dtype=bool)
+        else:
+            out[name] = np.array(vals, dtype=np.int64)
+    return out
+
+
+def unpack_history(arrays):
+    """Inverse of :func:`pack_history`: list of k dicts (the form of ``TensorPowerResult.history``)."""
+    k = len(arrays["best_restart"])
+    return [{"restart_iters": np.array(arrays["restart_iters"][i], dtype=int),
+             "scores": np.array(arrays["scores"][i], dtype=np.float64),
+             "best_restart": int(arrays["best_restart"][i]),
+             "polish_iters": int(arrays["polish_iters"][i]),
+             "converged": bool(arrays["converged"][i]),
+             "extraction_order": int(arrays["extraction_order"][i])} for i in range(k)]
+
+
+def store_history(est, history):
+    """Set ``est.history_`` and its array form ``est._history_<field>`` (saved by latentkit.io)."""
+    est.history_ = history
+    try:
+        packed = pack_history(history)
+    except (KeyError, TypeError, ValueError):  # not the standard form: kept, but not saved
+        return
+    for name, arr in packed.items():
+        setattr(est, "_history_" + name, arr)
+
+
+def restore_history(est):
+    """Rebuild ``est.history_`` from ``est._history_<field>`` after ``latentkit.load``."""
+    if all(hasattr(est, "_history_" + name) for name in _HISTORY_FIELDS):
+        est.history_ = unpack_history({name: getattr(est, "_history_" + name)
+                                       for name in _HISTORY_FIELDS})
+
+
 def _deflate(out, U, lam, V, ncomp):
     """out -= sum_{j<ncomp} lam_j (v_j.u)^2 v_j for every column u of U (in place)."""
     if ncomp:
@@ -270,6 +326,8 @@ class RobustTensorPower(ParamsMixin):
     eigenvalues_ : ndarray of shape (n_components,)
     eigenvectors_ : ndarray of shape (d, n_components)
     history_ : list of dict
+        As ``TensorPowerResult.history``; also held as arrays (``_history_<field>``) so that
+        :func:`latentkit.save` / :func:`latentkit.load` round-trip it.
     n_features_in_ : int
         d.
 
@@ -296,9 +354,14 @@ class RobustTensorPower(ParamsMixin):
             As :func:`robust_tensor_power`.
         """
         res = robust_tensor_power(T, **self.get_params(deep=False))
-        self.eigenvalues_, self.eigenvectors_, self.history_ = res
+        self.eigenvalues_, self.eigenvectors_ = res.eigenvalues, res.eigenvectors
+        store_history(self, res.history)
         self.n_features_in_ = self.eigenvectors_.shape[0]
         return self
+
+    def _restore_fitted_state(self):
+        """Rebuild ``history_`` from its arrays after :func:`latentkit.load`."""
+        restore_history(self)
 
     def reconstruct(self):
         """Dense ``sum_i lambda_i v_i^{(x)3}``, shape (d, d, d)."""

@@ -237,7 +237,10 @@ class PrivateTensorPower(ParamsMixin):
     nu_ : float
     n_releases_ : int
     accountant_ : PrivacyAccountant
+        Also held as arrays (``_accountant_releases`` (m, 3): sensitivity, sigma, count) so
+        that :func:`latentkit.load` rebuilds it (as a new accountant with the same releases).
     result_ : PrivateTensorPowerResult
+        Not stored by :func:`latentkit.save`.
     """
 
     def __init__(self, n_components, epsilon, delta, n_restarts=10, n_iter=20,
@@ -268,7 +271,21 @@ class PrivateTensorPower(ParamsMixin):
         self.nu_ = res.nu
         self.n_releases_ = res.n_releases
         self.accountant_ = res.accountant
+        acc = res.accountant
+        # the accountant in array/scalar form, which latentkit.save stores
+        self._accountant_releases = np.array(acc.releases, dtype=np.float64).reshape(-1, 3)
+        self._accountant_epsilon, self._accountant_delta = acc.epsilon, acc.delta
+        self._accountant_method = acc.method
         return self
+
+    def _restore_fitted_state(self):
+        """Rebuild ``accountant_`` (a copy holding the recorded releases and the budget) after
+        :func:`latentkit.load`."""
+        if hasattr(self, "_accountant_releases"):
+            acc = PrivacyAccountant(self._accountant_epsilon, self._accountant_delta,
+                                    self._accountant_method)
+            acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
+            self.accountant_ = acc
 
 
 def _symmetrize(A):

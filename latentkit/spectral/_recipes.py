@@ -8,12 +8,16 @@ with :class:`SpectralInitWarning` and falls back to k-means++ (mixtures) or the 
 start (topic models).
 """
 
+import numbers
 import warnings
 
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import (check_array, check_counts, check_random_state, check_sample_weight,
+                           check_scalar)
 from ._estimators import SpectralGMM, SpectralLDA
+
+_COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
 
 __all__ = ["SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda", "spectral_init_plsa",
            "kmeans_plusplus_centers"]
@@ -23,10 +27,64 @@ class SpectralInitWarning(UserWarning):
     """The spectral start was not usable and a fallback start was used instead."""
 
 
+def _check_n_components(n_components, n_samples, what="samples"):
+    k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
+    if k > n_samples:
+        raise ValueError(f"n_components={k} exceeds the number of {what} ({n_samples}); a "
+                         f"start needs at least one of them per component.")
+    return int(k)
+
+
+def _check_positive_prior(value, name, shape):
+    """A scalar or an array broadcastable to ``shape``, finite and > 0 (None passes)."""
+    if value is None:
+        return None
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a positive number or array, got {value!r}.") from None
+    try:
+        np.broadcast_to(arr, shape)
+    except ValueError:
+        raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got shape "
+                         f"{arr.shape}.") from None
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be finite and > 0 (a Dirichlet parameter), got {value!r}.")
+    return arr
+
+
 def kmeans_plusplus_centers(X, n_components, rng, sample_weight=None):
-    """k-means++ seeding (Arthur & Vassilvitskii 2007): centers of shape (n_components, d)."""
+    """k-means++ seeding: ``n_components`` rows of X drawn with probability proportional to the
+    (weighted) squared distance to the centres already drawn.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_components : int
+        ``1 <= n_components <= n_samples``.
+    rng : None, int or numpy.random.Generator
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative, not all zero.
+
+    Returns
+    -------
+    centers : ndarray of shape (n_components, n_features)
+
+    Raises
+    ------
+    ValueError
+        NaN, ``n_components`` < 1 or above n_samples, bad ``sample_weight``.
+
+    Notes
+    -----
+    Source: Arthur & Vassilvitskii (2007), "k-means++: the advantages of careful seeding",
+    section 2.2.
+    """
+    X = check_array(X, "X")
     n = X.shape[0]
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    n_components = _check_n_components(n_components, n)
+    rng = check_random_state(rng)
+    w = check_sample_weight(sample_weight, n)
     centers = np.empty((n_components, X.shape[1]))
     i = rng.choice(n, p=w / w.sum())
     centers[0] = X[i]
@@ -94,13 +152,26 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
         degenerate moments (``n_components > n_features``, rank-deficient M2, non-finite
         output) a :class:`SpectralInitWarning` is issued and k-means++ centres are used as means.
 
+    Raises
+    ------
+    ValueError
+        NaN or infinity in X, ``n_components`` < 1 or above n_samples, an unknown
+        ``covariance_type``, negative ``reg_covar``, bad ``sample_weight``.
+    TypeError
+        Non-integer ``n_components``, non-numeric X.
+
     Notes
     -----
     Source: Hsu & Kakade (2013), Theorem 1; Anandkumar et al. (2014), section 4.3.
     """
+    X = check_array(X, "X")
+    n_components = _check_n_components(n_components, X.shape[0])
+    if covariance_type not in _COVARIANCE_TYPES:
+        raise ValueError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got "
+                         f"{covariance_type!r}.")
+    reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
+    w = check_sample_weight(sample_weight, X.shape[0])
     rng = check_random_state(random_state)
-    X = np.asarray(X, dtype=np.float64)
-    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     try:
         est = SpectralGMM(n_components, random_state=rng).fit(X)
         means = est.means_
@@ -125,13 +196,14 @@ def spectral_init_lda(X, n_components, doc_topic_prior=None, topic_word_prior=No
 
     Parameters
     ----------
-    X : scipy.sparse matrix of shape (n_documents, n_features)
-        Word counts.
+    X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
+        Word counts (non-negative).
     n_components : int
-    doc_topic_prior : float, optional
-        Per-topic alpha (default ``1 / n_components``).
-    topic_word_prior : float, optional
-        eta (default ``1 / n_components``).
+        >= 1 (above the vocabulary size the moments are degenerate: fallback).
+    doc_topic_prior : float or array-like of shape (n_components,), optional
+        Per-topic alpha, > 0 (default ``1 / n_components``; an array enters by its mean).
+    topic_word_prior : float or array-like broadcastable to (n_components, n_features), optional
+        eta, > 0 (default ``1 / n_components``).
     random_state : None, int or numpy.random.Generator
 
     Returns
@@ -142,14 +214,25 @@ def spectral_init_lda(X, n_components, doc_topic_prior=None, topic_word_prior=No
         M2, non-finite output) a :class:`SpectralInitWarning` is issued and the model's usual
         random start ``Gamma(100, 0.01)`` is returned.
 
+    Raises
+    ------
+    ValueError
+        Negative counts, NaN, ``n_components`` < 1, non-positive or wrongly shaped priors.
+    TypeError
+        Non-integer ``n_components``, non-numeric X or priors.
+
     Notes
     -----
     Source: Anandkumar, Foster, Hsu, Kakade & Liu (2012); SPECTRAL_NOTES.md section 1.3.
     """
+    X = check_counts(X, "X")
+    K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
+    doc_topic_prior = _check_positive_prior(doc_topic_prior, "doc_topic_prior", (K,))
+    topic_word_prior = _check_positive_prior(topic_word_prior, "topic_word_prior",
+                                             (K, X.shape[1]))
     rng = check_random_state(random_state)
-    K = int(n_components)
     alpha = 1.0 / K if doc_topic_prior is None else float(np.mean(doc_topic_prior))
-    eta = 1.0 / K if topic_word_prior is None else np.asarray(topic_word_prior, dtype=float)
+    eta = 1.0 / K if topic_word_prior is None else topic_word_prior
     try:
         est = SpectralLDA(K, doc_topic_prior=alpha, random_state=rng).fit(X)
         topics = est.components_
@@ -175,15 +258,21 @@ def spectral_init_plsa(X, n_components, random_state=None):
 
     Parameters
     ----------
-    X : scipy.sparse matrix of shape (n_documents, n_features)
-        Word counts.
+    X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
+        Word counts (non-negative).
     n_components : int
+        >= 1.
     random_state : None, int or numpy.random.Generator
 
     Returns
     -------
     dict
         ``'components'``: ndarray of shape (n_components, n_features), rows summing to 1.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`spectral_init_lda`.
 
     Notes
     -----

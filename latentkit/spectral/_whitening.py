@@ -41,6 +41,28 @@ class Whitening:
     eigenvectors: np.ndarray
     method: str
 
+    @classmethod
+    def from_eigenpairs(cls, eigenvalues, eigenvectors, method):
+        """Build ``W = U S^{-1/2}``, ``B = U S^{1/2}`` from the top-k eigenpairs ``(S, U)`` of M2.
+
+        Parameters
+        ----------
+        eigenvalues : ndarray of shape (k,)
+            Positive, decreasing.
+        eigenvectors : ndarray of shape (d, k)
+        method : str
+
+        Returns
+        -------
+        Whitening
+            Bit-identical to the one :func:`whiten` returned for the same eigenpairs (used to
+            rebuild a saved estimator's ``whitening_``).
+        """
+        s = np.asarray(eigenvalues, dtype=np.float64)
+        U = np.asarray(eigenvectors, dtype=np.float64)
+        root = np.sqrt(s)
+        return cls(W=U / root, B=U * root, eigenvalues=s, eigenvectors=U, method=str(method))
+
     def transform(self, X):
         """Whitened coordinates ``X @ W``, shape (n, k), for X of shape (n, d) (dense or sparse)."""
         return np.asarray(X @ self.W)
@@ -145,5 +167,4 @@ def whiten(M2, n_components, method="auto", oversampling=10, n_power_iter=3, rco
             f"n_components={k} exceeds the rank of M2: its top-{k} eigenvalues are "
             f"{np.array2string(s, precision=3)} (the k-th must be > {rcond:g} x the largest). "
             "Use fewer components, or check the model assumptions (e.g. alpha_0).")
-    root = np.sqrt(s)
-    return Whitening(W=U / root, B=U * root, eigenvalues=s, eigenvectors=U, method=method)
+    return Whitening.from_eigenpairs(s, U, method)

@@ -176,3 +176,18 @@ def test_bad_input():
     res = complete_tensor(idx, v, 5, 1, max_iter=2, random_state=0)
     with pytest.raises(ValueError, match="out of bounds"):
         res.predict([[0, 0, 9]])
+
+
+def test_estimator_predicts_after_save_load(tmp_path):
+    import latentkit
+    rng = np.random.default_rng(0)
+    n = 8
+    u = np.linalg.qr(rng.standard_normal((n, 2)))[0]
+    full = np.einsum("r,ir,jr,kr->ijk", np.array([3.0, 2.0]), u, u, u)
+    idx = np.array([(i, j, k) for i in range(n) for j in range(i, n) for k in range(j, n)])
+    est = TensorCompletion(2, random_state=0).fit(idx, full[tuple(idx.T)], n)
+    latentkit.save(est, tmp_path / "tc.npz")
+    back = latentkit.load(tmp_path / "tc.npz")
+    query = np.array([[0, 1, 2], [7, 7, 3]])
+    np.testing.assert_array_equal(back.predict(query), est.predict(query))
+    np.testing.assert_allclose(back.predict(query), full[tuple(query.T)], atol=1e-8)

@@ -153,3 +153,62 @@ def test_spectral_hmm_recovers_planted_parameters_at_1e6_observations():
         SpectralHMM(9, n_features=8).fit(x.ravel())
     with pytest.raises(ValueError, match="3 consecutive"):
         SpectralHMM(2).fit([0, 1, 0, 1], lengths=[2, 2])
+
+
+def test_spectral_gmm_predict_checks_n_features():
+    X, _, _, _ = planted_spherical(500, 1)
+    est = SpectralGMM(2, random_state=0).fit(X[:, :3])
+    msg = "X has 2 features, but SpectralGMM is expecting 3 features as input."
+    with pytest.raises(ValueError, match=msg):
+        est.predict(X[:, :2])
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(np.full((2, 3), np.nan))
+
+
+def test_project_simplex_bad_input():
+    for bad in (np.array([np.nan, 1.0]), np.array([np.inf, 1.0])):
+        with pytest.raises(ValueError, match="V contains"):
+            project_simplex(bad)
+    for empty in (np.array([]), np.zeros((0, 3)), np.zeros((2, 0))):
+        with pytest.raises(ValueError, match="V must be non-empty"):
+            project_simplex(empty)
+    with pytest.raises(ValueError, match="V must be a vector"):
+        project_simplex(np.ones((2, 2, 2)))
+    with pytest.raises(TypeError, match="V must be a real"):
+        project_simplex(np.array(["a", "b"]))
+    np.testing.assert_allclose(project_simplex([3.0, 1.0]), [[1.0, 0.0]])  # 1-D: one row
+
+
+def _assert_same_decomposition(a, b):
+    for f in ("W", "B", "eigenvalues", "eigenvectors"):
+        np.testing.assert_array_equal(getattr(a.whitening_, f), getattr(b.whitening_, f))
+    assert a.whitening_.method == b.whitening_.method
+    assert len(a.history_) == len(b.history_)
+    for ha, hb in zip(a.history_, b.history_):
+        assert ha.keys() == hb.keys()
+        for key in ha:
+            np.testing.assert_array_equal(ha[key], hb[key])
+            assert type(hb[key]) is type(ha[key])
+
+
+def test_spectral_estimators_round_trip_through_save_load(tmp_path):
+    import latentkit
+    X, _, _, _ = planted_spherical(2000, 2)
+    Xl, _ = make_lda_corpus(300, n_components=3, vocab_size=40, random_state=0)
+    rng = np.random.default_rng(0)
+    A = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]])
+    x = sample_hmm(A, rng.dirichlet(np.ones(6), size=3), np.full(3, 1 / 3), 20, 200, rng)
+    fitted = [(SpectralGMM(4, random_state=0).fit(X), lambda m: m.predict(X[:50])),
+              (SpectralLDA(3, random_state=0).fit(Xl), lambda m: m.components_),
+              (SpectralHMM(3, n_features=6, random_state=0).fit(x.ravel(), [200] * 20),
+               lambda m: m.transmat_)]
+    for i, (est, out) in enumerate(fitted):
+        path = tmp_path / f"m{i}.npz"
+        latentkit.save(est, path)
+        back = latentkit.load(path)
+        assert type(back) is type(est)
+        _assert_same_decomposition(est, back)
+        np.testing.assert_array_equal(out(back), out(est))
+        # the rebuilt whitening still whitens the same M2: un-whitening inverts it
+        np.testing.assert_allclose(back.whitening_.B.T @ back.whitening_.W, np.eye(est.n_components),
+                                   atol=1e-10)

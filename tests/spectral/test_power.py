@@ -183,3 +183,17 @@ def test_bad_input():
         robust_tensor_power("abc", 1)
     with pytest.raises(ValueError, match="shape"):
         SymmetricTensor(T).contract(np.ones((5, 2)))
+
+
+def test_class_history_round_trips_through_save_load(tmp_path):
+    import latentkit
+    T, _, _ = odeco(8, 3, 5)
+    est = RobustTensorPower(3, n_restarts=4, random_state=0).fit(T)
+    latentkit.save(est, tmp_path / "rtpm.npz")
+    back = latentkit.load(tmp_path / "rtpm.npz")
+    np.testing.assert_array_equal(back.eigenvectors_, est.eigenvectors_)
+    assert len(back.history_) == 3
+    for ha, hb in zip(est.history_, back.history_):
+        assert ha.keys() == hb.keys()
+        for key in ha:
+            np.testing.assert_array_equal(ha[key], hb[key])

@@ -172,3 +172,14 @@ def test_bad_input():
         private_tensor_power(np.zeros((3, 3)), 1, 1.0, 1e-5)
     with pytest.raises(ValueError, match="cubical"):
         input_perturbation_power(np.zeros((3, 3, 4)), 1, 1.0, 1e-5)
+
+
+def test_estimator_accountant_round_trips_through_save_load(tmp_path):
+    import latentkit
+    lam, V = incoherent_tensor()
+    est = PrivateTensorPower(2, 5.0, 1e-5, n_restarts=3, n_iter=4, random_state=0).fit(
+        FactorTensor(lam, V))
+    latentkit.save(est, tmp_path / "dp.npz")
+    back = latentkit.load(tmp_path / "dp.npz")
+    assert back.accountant_.n_releases == est.accountant_.n_releases == est.n_releases_
+    assert back.accountant_.report(1e-5) == est.accountant_.report(1e-5)

@@ -58,3 +58,38 @@ def test_gmm_init_spectral_converges_faster():
                         random_state=0).fit(X)
     assert s.n_iter_ <= r.n_iter_ / 2
     assert s.lower_bound_ >= r.lower_bound_ - 1e-6
+
+
+def test_recipes_validate_their_arguments():
+    from latentkit.spectral._recipes import kmeans_plusplus_centers, spectral_init_plsa
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    for k in (0, -1):
+        with pytest.raises(ValueError, match="n_components must be >= 1"):
+            spectral_init_gmm(X, k)
+    with pytest.raises(TypeError, match="n_components"):
+        spectral_init_gmm(X, 2.5)
+    with pytest.raises(ValueError, match="n_components=21 exceeds the number of samples"):
+        spectral_init_gmm(X, 21)
+    with pytest.raises(ValueError, match="covariance_type"):
+        spectral_init_gmm(X, 2, "ful")
+    with pytest.raises(ValueError, match="reg_covar"):
+        spectral_init_gmm(X, 2, reg_covar=-1.0)
+    with pytest.raises(ValueError, match="sample_weight"):
+        spectral_init_gmm(X, 2, sample_weight=np.ones(5))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        spectral_init_gmm(Xn, 2)
+    with pytest.raises(ValueError, match="n_components must be >= 1"):
+        kmeans_plusplus_centers(X, 0, 0)
+    counts, _ = make_lda_corpus(50, n_components=2, vocab_size=10, random_state=0)
+    for fn in (spectral_init_lda, spectral_init_plsa):
+        with pytest.raises(ValueError, match="n_components must be >= 1"):
+            fn(counts, 0)
+    with pytest.raises(ValueError, match="doc_topic_prior must be finite and > 0"):
+        spectral_init_lda(counts, 2, doc_topic_prior=0.0)
+    with pytest.raises(ValueError, match="topic_word_prior must be a scalar or broadcast"):
+        spectral_init_lda(counts, 2, topic_word_prior=np.ones(3))
+    with pytest.raises(ValueError, match="non-negative counts"):
+        spectral_init_lda(-counts.toarray(), 2)
