@@ -16,14 +16,14 @@ from ..base import NotFittedError, ParamsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments
 from ._power import restore_history, robust_tensor_power, store_history
 from ._tensors import SymmetricTensor
-from ._threads import blas_single_thread
+from .._threads import blas_single_thread
 from ._whitening import Whitening, whiten
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
 
 
 def _single_blas_thread(fit):
-    """Run ``fit`` with BLAS limited to one thread (see :mod:`._threads`)."""
+    """Run ``fit`` with BLAS limited to one thread (see :mod:`latentkit._threads`)."""
     import functools
 
     @functools.wraps(fit)

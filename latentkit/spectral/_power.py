@@ -20,7 +20,7 @@ import numpy as np
 from .._validation import check_random_state, check_scalar
 from ..base import ParamsMixin
 from ._tensors import SymmetricTensor, as_tensor_operator, operator_dim
-from ._threads import blas_single_thread
+from .._threads import blas_single_thread
 
 __all__ = ["robust_tensor_power", "RobustTensorPower", "TensorPowerResult"]
 
