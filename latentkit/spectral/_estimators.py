@@ -56,6 +56,14 @@ class _SpectralBase(ParamsMixin):
     def _check_is_fitted(self):  # the name latentkit.io.save calls
         self._check_fitted()
 
+    def _reset_fitted(self):
+        """Forget every fitted attribute of a previous fit (public ``name_`` and the private
+        arrays saved with them), so a refit never carries stale state into ``latentkit.save``."""
+        params = set(self._get_param_names())
+        for name in list(vars(self)):
+            if name not in params and not name.startswith("__"):
+                delattr(self, name)
+
     def _store_decomposition(self, result, whitening):
         """Set ``eigenvalues_``, ``history_`` and ``whitening_``, and the arrays that
         :func:`latentkit.save` stores to rebuild the last two (``_history_*``,
@@ -82,9 +90,10 @@ class SpectralGMM(_SpectralBase):
     Parameters
     ----------
     n_components : int
-        k, at most n_features.
+        k, at most n_features (>= 2 when ``sparsity`` is set).
     variance : {'bottom_mean', 'min'}, default 'bottom_mean'
-        Estimate of sigma^2 (see :class:`~latentkit.spectral.GMMMoments`).
+        Estimate of sigma^2 (see :class:`~latentkit.spectral.GMMMoments`); unused when
+        ``sparsity`` is set.
     tensor : {'auto', 'dense', 'implicit'}, default 'auto'
         Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
         contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
@@ -92,8 +101,16 @@ class SpectralGMM(_SpectralBase):
     n_restarts : int, default 20
     n_iter : int, default 100
     tol : float, default 1e-8
-        Robust tensor power method settings.
+        Robust tensor power method settings (with ``sparsity``: the truncated tensor power
+        method's ``n_init``, ``n_iter`` and ``tol``).
     random_state : None, int or numpy.random.Generator
+    sparsity : int, optional
+        For high-dimensional mixtures whose means differ in few features: the number of
+        features kept per sparse component. When set, ``fit`` runs
+        :func:`~latentkit.spectral.sparse_spectral_gmm` (truncated tensor power method on the
+        implicit third cumulant, Sun, Lu, Liu & Cheng 2017, then k-means on the projections)
+        instead of the whitened moments; ``1 <= sparsity <= n_features``. Default None: the
+        dense method of moments.
 
     Attributes
     ----------
@@ -102,10 +119,26 @@ class SpectralGMM(_SpectralBase):
     covariances_ : ndarray of shape (n_components,)
         The common variance sigma^2 for every component ('spherical' form).
     sigma2_ : float
-    eigenvalues_ : ndarray of shape (n_components,)
-    raw_weight_sum_ : float
-        ``sum_i lambda_i^{-2}`` before renormalisation (1 for a perfect fit).
-    whitening_ : Whitening
+        The common variance: from the moments (dense method), or, with ``sparsity``, the
+        pooled within-cluster variance ``sum_t ||x_t - mu_{z_t}||^2 / ((n - k) d)`` over all
+        features.
+    eigenvalues_ : ndarray of shape (n_components,) or (tensor_rank,)
+        Tensor eigenvalues; with ``sparsity``, the weights of the sparse cumulant components.
+    raw_weight_sum_ : float or None
+        ``sum_i lambda_i^{-2}`` before renormalisation (1 for a perfect fit); None with
+        ``sparsity``.
+    whitening_ : Whitening or None
+        None with ``sparsity``.
+    history_ : list of dict or None
+        Power-method history (see :class:`~latentkit.spectral.TensorPowerResult`); None with
+        ``sparsity``.
+    labels_ : ndarray of int of shape (n_samples,)
+        Only with ``sparsity``: the cluster of each training sample.
+    selected_features_ : ndarray of int
+        Only with ``sparsity``: the features in the support of the sparse components (sorted;
+        at most ``sparsity`` per component).
+    components_ : ndarray of shape (n_features, tensor_rank)
+        Only with ``sparsity``: the sparse unit directions of the third cumulant.
     n_features_in_ : int
 
     ``history_`` and ``whitening_`` are also held as arrays (``_history_<field>``,
@@ -117,10 +150,12 @@ class SpectralGMM(_SpectralBase):
     -----
     Source: Hsu & Kakade (2013), "Learning mixtures of spherical Gaussians: moment methods and
     spectral decompositions", Theorem 1; Anandkumar et al. (2014), Theorem 3.2 and section 4.3.
+    With ``sparsity``: Sun, Lu, Liu & Cheng (2017), "Provable sparse tensor decomposition",
+    JRSS-B, Algorithm 1 and section 3.3 (see :func:`~latentkit.spectral.sparse_spectral_gmm`).
     """
 
     def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_restarts=20,
-                 n_iter=100, tol=1e-8, random_state=None):
+                 n_iter=100, tol=1e-8, random_state=None, sparsity=None):
         self.n_components = n_components
         self.variance = variance
         self.tensor = tensor
@@ -128,6 +163,7 @@ class SpectralGMM(_SpectralBase):
         self.n_iter = n_iter
         self.tol = tol
         self.random_state = random_state
+        self.sparsity = sparsity
 
     @_single_blas_thread
     def fit(self, X, y=None):
@@ -136,12 +172,19 @@ class SpectralGMM(_SpectralBase):
         Raises
         ------
         ValueError
-            ``n_components > n_features`` or > rank of M2, NaN, bad hyper-parameters.
+            ``n_components > n_features`` or > rank of M2, NaN, bad hyper-parameters; with
+            ``sparsity``: ``sparsity`` outside ``[1, n_features]``, ``n_components < 2``,
+            fewer than 3 samples.
+        TypeError
+            Non-integer ``sparsity``.
         """
         _check_common(self)
         if self.tensor not in ("auto", "dense", "implicit"):
             raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
+        self._reset_fitted()
         rng = check_random_state(self.random_state)
+        if self.sparsity is not None:
+            return self._fit_sparse(X, rng)
         mom = GMMMoments(X, self.n_components, self.variance)
         k = self.n_components
         wh = whiten(mom.M2, k, random_state=rng)
@@ -156,6 +199,26 @@ class SpectralGMM(_SpectralBase):
         self.n_features_in_ = mom.X.shape[1]
         return self
 
+    def _fit_sparse(self, X, rng):
+        """``fit`` with ``sparsity``: :func:`sparse_spectral_gmm` with ``n_init=n_restarts``,
+        ``n_iter``, ``tol`` and the generator forwarded."""
+        from ._sparse import sparse_spectral_gmm
+
+        X = check_array(X, "X", ensure_min_samples=3)
+        res = sparse_spectral_gmm(X, self.n_components, self.sparsity, n_init=self.n_restarts,
+                                  n_iter=self.n_iter, tol=self.tol, random_state=rng)
+        n, d = X.shape
+        k = int(self.n_components)
+        resid = X - res.means[res.labels]
+        self.weights_, self.means_, self.labels_ = res.weights, res.means, res.labels
+        self.selected_features_, self.components_ = res.selected_features, res.components
+        self.sigma2_ = float(np.einsum("ij,ij->", resid, resid) / (max(n - k, 1) * d))
+        self.covariances_ = np.full(k, self.sigma2_)
+        self.eigenvalues_ = res.component_weights
+        self.raw_weight_sum_ = self.whitening_ = self.history_ = None
+        self.n_features_in_ = d
+        return self
+
     def predict(self, X):
         """Index of the most probable component for each row of X.
 
@@ -167,7 +230,8 @@ class SpectralGMM(_SpectralBase):
         -------
         labels : ndarray of int of shape (n_samples,)
             ``argmax_i log w_i - ||x - mu_i||^2 / (2 sigma^2)`` (the spherical-Gaussian
-            posterior mode).
+            posterior mode); with ``sparsity``, the norm runs over ``selected_features_`` only
+            (the means are equal elsewhere in the model).
 
         Raises
         ------
@@ -179,7 +243,12 @@ class SpectralGMM(_SpectralBase):
         self._check_fitted()
         X = check_array(X, "X")
         check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
-        d2 = ((X[:, None, :] - self.means_[None]) ** 2).sum(-1)
+        means = self.means_
+        if getattr(self, "selected_features_", None) is not None:
+            # sparse model: the means differ only on the selected features, the others cancel
+            X, means = X[:, self.selected_features_], means[:, self.selected_features_]
+        # ||x - mu_i||^2 up to the row constant ||x||^2 (O(n k) memory, not O(n k d))
+        d2 = (means ** 2).sum(1)[None, :] - 2.0 * (X @ means.T)
         return np.argmax(np.log(self.weights_ + 1e-300) - d2 / (2 * max(self.sigma2_, 1e-300)),
                          axis=1)
 
@@ -254,6 +323,7 @@ class SpectralLDA(_SpectralBase):
             rank of M2, negative counts, NaN, bad hyper-parameters.
         """
         _check_common(self)
+        self._reset_fitted()
         k = self.n_components
         prior = 1.0 / k if self.doc_topic_prior is None else check_scalar(
             self.doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False)
@@ -346,6 +416,7 @@ class SpectralHMM(_SpectralBase):
             window of 3 observations, bad symbols.
         """
         _check_common(self)
+        self._reset_fitted()
         rng = check_random_state(self.random_state)
         mom = HMMMoments(X, lengths, self.n_components, self.n_features)
         M2, M3 = mom.symmetric_moments()

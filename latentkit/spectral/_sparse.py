@@ -522,7 +522,7 @@ class SparseSpectralGMMResult:
 
 
 def sparse_spectral_gmm(X, n_components, sparsity, *, tensor_rank=None, standardize=False,
-                        n_init=None, init="sparse_svd", n_iter=50, random_state=None):
+                        n_init=None, init="sparse_svd", n_iter=50, tol=1e-8, random_state=None):
     """Cluster high-dimensional data whose cluster means differ in few features.
 
     The third cumulant of a Gaussian mixture is ``sum_i w_i (mu_i - m)^{(x)3}`` (Gaussian noise
@@ -545,7 +545,7 @@ def sparse_spectral_gmm(X, n_components, sparsity, *, tensor_rank=None, standard
     standardize : bool, default False
         Scale each feature to unit variance first (features with zero variance are dropped
         from the tensor).
-    n_init, init, n_iter
+    n_init, init, n_iter, tol
         As in :func:`truncated_tensor_power`.
     random_state : None, int or numpy.random.Generator
 
@@ -578,7 +578,7 @@ def sparse_spectral_gmm(X, n_components, sparsity, *, tensor_rank=None, standard
     s = min(int(sparsity), Z.shape[1])
     Tc = ThirdCumulantTensor(Z)
     res = truncated_tensor_power(Tc, tensor_rank, s, n_init=n_init, init=init, n_iter=n_iter,
-                                 random_state=rng)
+                                 tol=tol, random_state=rng)
     A = res.factors[0]
     comps = np.zeros((d, A.shape[1]))
     comps[keep] = A
@@ -602,7 +602,7 @@ class SparseSpectralGMM:
     """
 
     def __init__(self, n_components, sparsity, tensor_rank=None, standardize=False, n_init=None,
-                 init="sparse_svd", n_iter=50, random_state=None):
+                 init="sparse_svd", n_iter=50, tol=1e-8, random_state=None):
         self.n_components = n_components
         self.sparsity = sparsity
         self.tensor_rank = tensor_rank
@@ -610,6 +610,7 @@ class SparseSpectralGMM:
         self.n_init = n_init
         self.init = init
         self.n_iter = n_iter
+        self.tol = tol
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -617,7 +618,7 @@ class SparseSpectralGMM:
         res = sparse_spectral_gmm(X, self.n_components, self.sparsity,
                                   tensor_rank=self.tensor_rank, standardize=self.standardize,
                                   n_init=self.n_init, init=self.init, n_iter=self.n_iter,
-                                  random_state=self.random_state)
+                                  tol=self.tol, random_state=self.random_state)
         self.result_ = res
         self.labels_ = res.labels
         self.weights_ = res.weights

@@ -170,3 +170,57 @@ def test_mode_contract_kernel_matches_einsum_oracle():
         out = np.empty((dims[mode], 4))
         mode_contract(T, mode, Y, Z, out)
         np.testing.assert_allclose(out, mode_contract_oracle(T, mode, Y, Z), rtol=0, atol=1e-10)
+
+
+def test_spectral_gmm_sparsity_on_golub():
+    """SpectralGMM(sparsity=...) on Golub (38 x 3,051, ALL/AML) through latentkit.datasets."""
+    from latentkit.datasets import load_golub
+    from latentkit.spectral import SpectralGMM
+    data = load_golub(kind="dudoit")
+    X, y = data.data, data.target
+    est = SpectralGMM(2, sparsity=100, random_state=0).fit(X)
+    ari = adjusted_rand_score(y, est.labels_)
+    n_sel = est.selected_features_.size
+    print(f"Golub, SpectralGMM(2, sparsity=100): ARI {ari:.3f} with {n_sel} selected genes")
+    assert ari >= 0.6
+    assert 0 < n_sel <= 100
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    resid = X - est.means_[est.labels_]
+    assert est.sigma2_ == pytest.approx((resid ** 2).sum() / ((38 - 2) * 3051), rel=1e-12)
+
+
+def test_spectral_gmm_sparsity_planted_mixture(tmp_path):
+    """Two clusters differing in 5 of 200 features (weights 0.7/0.3, unit noise)."""
+    import latentkit
+    from latentkit.spectral import SpectralGMM
+    rng = np.random.default_rng(0)
+    n, d = 300, 200
+    y = (rng.random(n) < 0.3).astype(int)
+    X = rng.standard_normal((n, d))
+    X[:, :5] += 4.0 * y[:, None]
+    est = SpectralGMM(2, sparsity=5, random_state=0).fit(X)
+    assert set(est.selected_features_) == set(range(5))
+    assert adjusted_rand_score(y, est.labels_) > 0.9
+    big = int(np.argmax(est.weights_))  # the 0.7 cluster is the one without the shift
+    np.testing.assert_allclose(np.sort(est.weights_), [0.3, 0.7], atol=0.06)
+    np.testing.assert_allclose(est.means_[1 - big, :5] - est.means_[big, :5], 4.0, atol=0.5)
+    assert abs(est.sigma2_ - 1.0) < 0.05  # unit noise
+    np.testing.assert_allclose(est.covariances_, est.sigma2_)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    # the hyper-parameters reach sparse_spectral_gmm (n_restarts -> n_init, n_iter, tol, rng)
+    ref = sparse_spectral_gmm(X, 2, 5, n_init=20, n_iter=100, tol=1e-8, random_state=0)
+    np.testing.assert_array_equal(est.labels_, ref.labels)
+    # (fit limits BLAS to one thread: last-bit differences only)
+    np.testing.assert_allclose(est.components_, ref.components, rtol=1e-12, atol=1e-15)
+    latentkit.save(est, tmp_path / "sgmm.npz")
+    back = latentkit.load(tmp_path / "sgmm.npz")
+    np.testing.assert_array_equal(back.predict(X), est.labels_)
+    assert back.whitening_ is None and back.history_ is None
+    dense = est.set_params(sparsity=None).fit(X)  # a refit forgets the sparse attributes
+    assert not hasattr(dense, "selected_features_") and dense.whitening_ is not None
+    with pytest.raises(ValueError, match="sparsity"):
+        SpectralGMM(2, sparsity=201).fit(X)
+    with pytest.raises(TypeError, match="sparsity"):
+        SpectralGMM(2, sparsity=2.5).fit(X)
+    with pytest.raises(ValueError, match="n_components"):
+        SpectralGMM(1, sparsity=5).fit(X)
