@@ -288,6 +288,20 @@ class NormalWishart:
         sum_j psi(a) - ln b_j."""
         return self._moments()[3]
 
+    def expected_trace(self):
+        """E[tr Lambda_k] = ||U_k||_F^2 for E[Lambda_k] = U_k U_k^T, shape (K,) (float for
+        'tied'): nu_k tr(Q_k^-1) (Wishart, Bishop B.80), sum_j nu_k / Q_kj (diag Gamma means),
+        D * D nu_k / Q_k (spherical)."""
+        U = self._moments()[0]
+        ct = self.covariance_type
+        if ct == "full":
+            return np.einsum("kij,kij->k", U, U)
+        if ct == "tied":
+            return float(np.sum(U * U))
+        if ct == "diag":
+            return (U * U).sum(1)
+        return self.n_features * U * U
+
     def log_weight_offsets(self):
         """Per-component constants c_k such that, for the fused Gaussian E-step run with the
         factors ``precisions_cholesky()`` (E[Lambda]),

@@ -83,7 +83,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         Dirichlet concentration of the categorical components (> 0).
     covariance_type, reg_covar, mean_precision_prior, mean_prior, degrees_of_freedom_prior,
     covariance_prior :
-        Gaussian components, as in :class:`VariationalGaussianMixture`. The 'tail' truncation
+        Gaussian components, as in :class:`VariationalGaussianMixture` (including the
+        reg_covar jitter offset of the E-step, which the tail components get too, and the
+        regularisation of a singular default covariance_prior). The 'tail' truncation
         supports 'full', 'diag' and 'spherical' (a tied precision would couple the tail).
     tol : float, default 1e-3
         Nats per sample.
@@ -119,7 +121,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     Raises
     ------
     ValueError, TypeError
-        From ``fit``: invalid hyper-parameters, priors (named), init or data.
+        From ``fit``: invalid hyper-parameters, priors (named), init or data; Gaussian
+        components refuse X whose squared deviations overflow float64 (about
+        ``|x - mean| > 1e150``; the message says how to rescale), as the other mixtures do.
     """
 
     _k_name = "truncation"

@@ -5,6 +5,7 @@ Learning*, section 9.2.2 (EM for Gaussian mixtures, eqs. 9.23-9.28); stepwise EM
 (2009), *Online EM for unsupervised models*; k-means++: Arthur & Vassilvitskii (2007).
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -95,6 +96,58 @@ def _check_rows(model, X, reset, sample_weight, check=check_array):
     else:
         check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
     return _Rows(X, check_sample_weight(sample_weight, X.shape[0]))
+
+
+def _check_second_moments(X, sample_weight, name="X"):
+    """Refuse data whose second moments overflow float64.
+
+    Every Gaussian mixture accumulates ``sum_i w_i (x_i - c)(x_i - c)^T`` about the weighted
+    mean ``c`` and forms sums of a few such matrices (the Normal-Wishart scatter of the
+    variational mixtures). When the largest of them, bounded by the total sum of squares
+    ``S = sum_i w_i ||x_i - c||^2``, comes within a factor ``64 D`` of the largest float64
+    (1.8e308), the covariances become inf/NaN and the fit dies deep inside (LinAlgError,
+    FloatingPointError). Raw data is not rescaled internally: ``reg_covar`` and the priors are
+    absolute quantities in the units of X, so a hidden rescaling would change their meaning.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64, finite
+    sample_weight : ndarray of shape (n_samples,)
+    name : str
+        The argument's name for the message.
+
+    Raises
+    ------
+    ValueError
+        ``S`` (or a single squared deviation) times ``64 n_features`` overflows float64; the
+        message gives the size and the fix (standardise, or divide by a named power of ten and
+        scale the fitted parameters back).
+    """
+    n, D = X.shape
+    if n == 0:
+        return
+    limit = math.log(np.finfo(np.float64).max) - math.log(64.0 * D)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = (w @ X) / w.sum()
+        dev = np.abs(X - c)
+        big = float(dev.max())
+        if not np.isfinite(big):
+            log_s = math.inf
+        elif big == 0.0:
+            return
+        else:
+            total = float(w @ np.square(dev / big).sum(axis=1))
+            # the unweighted rows enter the E-step too: one squared deviation must fit as well
+            log_s = 2.0 * math.log(big) + max(math.log(max(total, 1e-300)), 0.0)
+    if log_s > limit:
+        e = int(math.ceil(math.log10(big))) if np.isfinite(big) else 308
+        raise ValueError(
+            f"{name} is too large in scale to fit in float64: its weighted sum of squared "
+            f"deviations from the mean is about 1e{log_s / math.log(10.0):.0f}, which would "
+            f"overflow (the limit is 1.8e308 / (64 n_features)). Standardise {name} (subtract "
+            f"the mean, divide each feature by its standard deviation) or rescale it, e.g. "
+            f"fit {name} / 1e{e} and multiply means_ by 1e{e} and covariances_ by 1e{2 * e}.")
 
 
 def _check_n_samples(sample_weight, n_components, k_name="n_components", context="",
@@ -287,7 +340,12 @@ class GaussianMixture(LatentModel):
     ------
     ValueError, TypeError
         From :meth:`fit`: invalid hyper-parameters, NaN/infinite input, wrong dimensions,
-        ``n_components`` larger than the number of samples, an invalid ``init`` dict.
+        ``n_components`` larger than the number of samples, an invalid ``init`` dict, X whose
+        squared deviations from its mean overflow float64 (about ``|x - mean| > 1e150``).
+        Such data is refused, not rescaled internally (``reg_covar`` is absolute, in the
+        units of X squared, so a hidden rescaling would change the fit): standardise X, or
+        fit ``X / s`` and multiply ``means_`` by s, ``covariances_`` by s^2 and add
+        ``-n_features ln s`` to the log-likelihoods.
 
     Warns
     -----
@@ -338,7 +396,10 @@ class GaussianMixture(LatentModel):
                 f"{list(_INIT_KEYS)}, got {init!r}.")
 
     def _validate_data(self, X, reset, sample_weight=None):
-        return _check_rows(self, X, reset, sample_weight)
+        data = _check_rows(self, X, reset, sample_weight)
+        if reset:
+            _check_second_moments(data.X, data.w)
+        return data
 
     def _init_params(self, data, rng):
         _check_n_samples(data.w, self.n_components)
@@ -463,7 +524,8 @@ class GaussianMixture(LatentModel):
         ------
         ValueError, TypeError
             Invalid hyper-parameters or input (NaN/inf, wrong dimensions, fewer samples than
-            components, malformed ``init``), the message naming the argument.
+            components, malformed ``init``, a scale whose squared deviations overflow
+            float64), the message naming the argument and the fix.
         """
         return super().fit(X, sample_weight=sample_weight)
 

@@ -20,12 +20,50 @@ from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        sample_gaussian)
 from ..distributions._normal_wishart import NormalWishart
 from ._gaussian import (_check_mixture_params, _check_n_samples, _check_rows,
-                        _kmeans_responsibilities, _random_responsibilities)
+                        _check_second_moments, _kmeans_responsibilities,
+                        _random_responsibilities)
 
 __all__ = ["VariationalGaussianMixture"]
 
 #: A component counts as effective when its expected weight exceeds this.
 EFFECTIVE_WEIGHT_THRESHOLD = 0.01
+
+
+_EPS = np.finfo(np.float64).eps
+
+
+def _proper_covariance_prior(c, noise=0.0):
+    """Whether a prior covariance gives a proper Wishart (Gamma) prior in float64.
+
+    Parameters
+    ----------
+    c : ndarray of shape (D, D), (D,) or float
+        covariance_prior (full/tied, diag, spherical).
+    noise : ndarray of shape (D,) or float, default 0
+        Rounding level of each variance: a variance at or below it is 0 up to rounding (a
+        constant feature's computed variance is ~1e-34, not 0).
+
+    Returns
+    -------
+    bool
+        Every variance exceeds ``noise`` and, for a matrix, the smallest eigenvalue of the
+        correlation matrix exceeds its rounding level ``D eps lambda_max`` (numpy's
+        ``matrix_rank`` tolerance; collinear features give ~1e-16 instead of 0). Below these
+        levels ``ln |W_0^-1|``, hence the Wishart normaliser and the ELBO, are -inf or
+        rounding noise. The correlation matrix makes the test independent of the units of
+        the features.
+    """
+    c = np.asarray(c, dtype=np.float64)
+    if not np.all(np.isfinite(c)):
+        return False
+    if c.ndim != 2:
+        return bool(np.all(c > noise))
+    d = np.diag(c)
+    if not np.all(d > noise):
+        return False
+    s = 1.0 / np.sqrt(d)
+    lam = np.linalg.eigvalsh(c * s[:, None] * s[None, :])
+    return bool(lam[0] > c.shape[0] * _EPS * lam[-1])
 
 
 class _BayesianGaussianBase(LatentModel):
@@ -108,27 +146,29 @@ class _BayesianGaussianBase(LatentModel):
             Xc = X - mean
             cov = (Xc * w[:, None]).T @ Xc / (sw - 1.0)
             cov = 0.5 * (cov + cov.T)
+            # rounding level of each variance: the computed mean of a constant feature is off
+            # by up to n eps |x|, so its computed variance is noise of that size squared
+            noise = np.square(4.0 * n * _EPS * np.abs(X).max(axis=0))
             if ct in ("full", "tied"):
                 c0 = cov
             elif ct == "diag":
                 c0 = np.diag(cov).copy()
             else:
                 c0 = float(np.diag(cov).mean())
-
-            def _pd(c):
-                return (np.linalg.eigvalsh(c)[0] > 0) if np.ndim(c) == 2 else bool(
-                    np.all(np.asarray(c) > 0))
-
-            if not _pd(c0) and self.reg_covar > 0:
+                noise = float(noise.mean())
+            if not _proper_covariance_prior(c0, noise) and self.reg_covar > 0:
                 # constant or collinear features (or fewer weighted rows than features): the
-                # empirical covariance is singular; reg_covar on its diagonal keeps the prior
-                # proper, as reg_covar does for the components
+                # empirical covariance is singular -- in float64 its smallest eigenvalue or a
+                # variance is rounding noise (~1e-16 relative, ~1e-34), not 0 -- and the
+                # Wishart/Gamma prior would be improper (log-normaliser -inf: an ELBO of -inf)
+                # or decided by rounding. reg_covar on its diagonal keeps it proper, as
+                # reg_covar does for the components.
                 c0 = c0 + self.reg_covar * (np.eye(D) if np.ndim(c0) == 2 else 1.0)
-            if not _pd(c0):
-                raise ValueError("the default covariance_prior (the covariance of X) is not "
-                                 "positive definite (constant or collinear features) and "
-                                 "reg_covar is 0; pass covariance_prior or a positive "
-                                 "reg_covar.")
+            if not _proper_covariance_prior(c0):
+                raise ValueError(
+                    "the default covariance_prior (the covariance of X) is singular "
+                    "(constant or collinear features) and reg_covar is 0; pass "
+                    "covariance_prior or a positive reg_covar.")
             self.covariance_prior_ = c0
         else:
             c0 = np.array(self.covariance_prior, dtype=np.float64, copy=True)
@@ -136,9 +176,15 @@ class _BayesianGaussianBase(LatentModel):
                 if c0.shape != (D, D):
                     raise ValueError(f"covariance_prior must have shape ({D}, {D}) for "
                                      f"covariance_type={ct!r}, got {c0.shape}.")
-                if not (np.all(np.isfinite(c0)) and np.allclose(c0, c0.T)
-                        and np.linalg.eigvalsh(c0)[0] > 0):
-                    raise ValueError("covariance_prior must be symmetric positive definite.")
+                if not (np.all(np.isfinite(c0)) and np.allclose(c0, c0.T)):
+                    raise ValueError("covariance_prior must be finite and symmetric.")
+                if not _proper_covariance_prior(c0):
+                    raise ValueError(
+                        "covariance_prior must be symmetric positive definite, got a singular "
+                        "matrix (in float64: its correlation matrix has an eigenvalue below "
+                        "n_features x 2.2e-16 x the largest); a singular Wishart scale makes "
+                        "the prior improper (an ELBO of -inf). Add a small multiple of the "
+                        "identity.")
             elif ct == "diag":
                 if c0.shape != (D,):
                     raise ValueError(f"covariance_prior must have shape ({D},) for "
@@ -159,6 +205,7 @@ class _BayesianGaussianBase(LatentModel):
     def _validate_data(self, X, reset, sample_weight=None):
         data = _check_rows(self, X, reset, sample_weight)
         if reset:
+            _check_second_moments(data.X, data.w)
             self._resolve_priors(data.X, data.w)
         return data
 
@@ -205,14 +252,24 @@ class _BayesianGaussianBase(LatentModel):
         return GaussianStats.empty(K, self.n_features_in_, self.covariance_type)
 
     def _log_rho_offsets(self):
-        """Per-component offsets for the fused E-step, and the factors used there."""
+        """Per-component offsets for the fused E-step, and the factors used there.
+
+        ``log rho_ik = E[ln pi_k] + E[ln N(x_i | mu_k, Lambda_k^-1)]
+        - reg_covar / 2 E[tr Lambda_k]``: the last term is the expectation of the
+        log-likelihood over an isotropic jitter ``x_i + e``, ``e ~ N(0, reg_covar I)``, whose
+        second moment is the ``N_k reg_covar I`` that the M-step adds to each scatter
+        (scikit-learn's convention). With it, the E-step and the M-step are both exact
+        coordinate-ascent steps of one bound, so the ELBO never decreases, even when
+        ``reg_covar`` dominates a direction of a scatter (rank-deficient data)."""
         elog, log_tail = self._expected_log_weights()
         nw = self._nw
-        offs = elog + nw.log_weight_offsets()
+        jitter = 0.5 * float(self.reg_covar)
+        offs = elog + nw.log_weight_offsets() - jitter * nw.expected_trace()
         means, U = nw.means, nw.precisions_cholesky()
         if self._has_tail():
             pr = self._prior
-            offs = np.append(offs, log_tail + pr.log_weight_offsets())
+            offs = np.append(offs, log_tail + pr.log_weight_offsets()
+                             - jitter * pr.expected_trace())
             means = np.vstack((means, pr.means))
             U = np.concatenate((U, pr.precisions_cholesky()), axis=0)
         return offs, means, U
@@ -288,8 +345,10 @@ class _BayesianGaussianBase(LatentModel):
         Raises
         ------
         ValueError, TypeError
-            Invalid hyper-parameters, priors (wrong shape or sign, named) or input (NaN/inf,
-            wrong dimensions, fewer samples than components for k-means++, malformed init).
+            Invalid hyper-parameters, priors (wrong shape or sign, singular covariance_prior,
+            named) or input (NaN/inf, wrong dimensions, fewer samples than components for
+            k-means++, malformed init, a scale whose squared deviations overflow float64 --
+            the message names X and the rescaling).
         """
         return super().fit(X, sample_weight=sample_weight)
 
@@ -402,7 +461,12 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         Stop when the ELBO changes by less than ``tol`` nats per sample.
     reg_covar : float, default 1e-6
         Added as N_k reg_covar to the diagonal of each posterior scatter (scikit-learn's
-        convention: reg_covar on the diagonal of the empirical covariances).
+        convention: reg_covar on the diagonal of the empirical covariances). The E-step and
+        the bound count it consistently, as isotropic N(0, reg_covar I) jitter of every sample
+        (a per-component offset -reg_covar / 2 E[tr Lambda_k] in log rho_ik), so that both
+        steps are exact coordinate ascent and the ELBO never decreases, even on
+        rank-deficient data where reg_covar dominates a direction of a scatter. Absolute, in
+        the units of X squared (standardise X when its variances are far from 1).
     max_iter : int, default 100
     n_init : int, default 1
     init : {'kmeans++', 'random'} or dict, default 'kmeans++'
@@ -422,7 +486,11 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         W_0^-1: (D, D) for 'full'/'tied' (symmetric positive definite), (D,) for 'diag',
         float for 'spherical'; default the covariance of X (ddof 1; frequency-weighted with
         sample_weight), its diagonal, or the mean of its diagonal, plus reg_covar on the
-        diagonal only when that is singular (constant or collinear features).
+        diagonal only when that is singular in float64 (constant or collinear features: a
+        variance at the rounding level of its feature, or an eigenvalue of the correlation
+        matrix below n_features x 2.2e-16 x the largest), where the Wishart/Gamma prior would
+        be improper and the ELBO -inf. A given matrix that is singular in this sense is
+        refused.
     random_state : int, Generator or None
     callback : callable, optional
         ``callback(model, n_iter, elbo)``; returning True stops.
@@ -459,8 +527,16 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     Sources: Attias (2000), *A variational Bayesian framework for graphical models*, NIPS 12;
     Bishop (2006), section 10.2, eqs. (10.46)-(10.82). Started from the same responsibilities,
     the 'full' fit equals scikit-learn's ``BayesianGaussianMixture(
-    weight_concentration_prior_type='dirichlet_distribution')`` iteration for iteration (its
-    M-step is the same); its lower bound omits the constant terms, ours does not. For 'diag' and
+    weight_concentration_prior_type='dirichlet_distribution')`` iteration for iteration once
+    its E-step gets the reg_covar jitter offset (the M-step is the same; without the offset
+    the results differ by O(reg_covar / variance), ~1e-5 relative on unit-scale data); its
+    lower bound omits the constant terms, ours does not. With reg_covar=0 the two iterations
+    are identical.
+
+    Data whose squared deviations overflow float64 (roughly ``|x - mean| > 1e150``) is
+    refused with a ValueError rather than rescaled internally: reg_covar and the priors are
+    absolute quantities in the units of X, so a hidden rescaling would change the model.
+    Standardise X, or fit ``X / s`` and scale ``means_`` by s and ``covariances_`` by s^2. For 'diag' and
     'spherical' the M-step also agrees but E[ln |Lambda|] differs (exact Gamma factors here), and
     for 'tied' we use the exact conjugate update (nu = nu_0 + N) instead of scikit-learn's
     component-averaged one (nu = nu_0 + N / K). ``partial_fit`` takes a natural-gradient step on
@@ -469,7 +545,8 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     Raises
     ------
     ValueError, TypeError
-        From ``fit``: invalid hyper-parameters, priors, init or data, each named.
+        From ``fit``: invalid hyper-parameters, priors, init or data, each named; X whose
+        squared deviations overflow float64 (the message says how to rescale).
     """
 
     _k_name = "n_components"

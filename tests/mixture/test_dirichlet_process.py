@@ -209,6 +209,19 @@ def test_sklearn_check_estimator():
     check_sklearn_estimator(DirichletProcessMixture(3, random_state=0), expected_failed)
 
 
+@pytest.mark.parametrize("method", ["fixed", "tail"])
+def test_tiny_repeated_rank_deficient_data_has_a_finite_elbo(method):
+    """Three distinct points repeated, two features differing by a constant (a singular
+    covariance of X): the bound stays finite and non-decreasing for every seed."""
+    X = np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 4.0], [5.0, 1.0, 2.0]] * 4)
+    for seed in range(3):
+        m = DirichletProcessMixture(3, truncation_method=method, random_state=seed,
+                                    max_iter=10, tol=0.0).fit(X)
+        assert np.all(np.isfinite(m.lower_bounds_))
+        assert np.all(np.diff(m.lower_bounds_) >= -1e-9 * np.abs(m.lower_bounds_[:-1]))
+        assert np.isfinite(m.score(X))
+
+
 def test_bad_input_and_priors():
     X = _faithful()
     D = DirichletProcessMixture

@@ -218,6 +218,34 @@ def test_bad_hyperparameters(params, err, match):
         GaussianMixture(**params).fit(X)
 
 
+def _three_mixtures():
+    from latentkit.mixture import DirichletProcessMixture, VariationalGaussianMixture
+
+    return [lambda **kw: GaussianMixture(2, **kw),
+            lambda **kw: VariationalGaussianMixture(2, **kw),
+            lambda **kw: DirichletProcessMixture(3, **kw)]
+
+
+@pytest.mark.parametrize("make", _three_mixtures(), ids=["em", "variational", "dp"])
+def test_overflowing_scale_is_refused_up_front_and_large_scales_are_equivariant(make):
+    """Squared deviations of X * 1e200 overflow float64: a ValueError naming X and the fix,
+    not a LinAlgError/FloatingPointError from inside. Scaling by a power of two (exact in
+    floating point) up to ~1e99 gives the same fit in scaled units: means * s,
+    covariances * s^2, ELBO - D ln s (reg_covar scaled with the data)."""
+    X, _, _ = _planted(n=60, k=2, d=2)
+    with pytest.raises(ValueError, match=r"X .*overflow.*(standardise|rescale)"):
+        make(random_state=0).fit(X * 1e200)
+    s = 2.0 ** 330
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ref = make(random_state=0, max_iter=20, tol=0.0).fit(X)
+        big = make(random_state=0, max_iter=20, tol=0.0, reg_covar=1e-6 * s * s).fit(X * s)
+    np.testing.assert_allclose(big.means_ / s, ref.means_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(big.covariances_ / (s * s), ref.covariances_, rtol=1e-8)
+    np.testing.assert_allclose(big.lower_bounds_ + 2 * np.log(s), ref.lower_bounds_,
+                               rtol=1e-9)
+
+
 def test_duplicates_collapse_a_component_with_warning_and_valid_result():
     rng = np.random.default_rng(0)
     X = np.vstack([np.repeat([[3.0, -2.0]], 30, axis=0), rng.normal(size=(80, 2)) * 2 + 8])

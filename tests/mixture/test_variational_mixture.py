@@ -85,6 +85,9 @@ def test_expectations_match_monte_carlo(ct):
         quad = np.einsum("nid,nde,nie->ni", d, lams, d)
         se = quad.std(0) / np.sqrt(quad.shape[0])
         assert np.all(np.abs(quad.mean(0) - eq[:, k]) < 5 * se)
+        tr = np.trace(lams, axis1=1, axis2=2)
+        etr = np.atleast_1d(nw.expected_trace())[0 if ct == "tied" else k]
+        assert abs(tr.mean() - etr) < 5 * tr.std() / np.sqrt(tr.size)
 
 
 def test_wishart_and_gamma_kl_closed_forms():
@@ -206,13 +209,30 @@ def test_one_component_elbo_is_log_marginal_likelihood(ct):
 # Parity with scikit-learn
 # --------------------------------------------------------------------------------------------
 
-def _sklearn_from(R, **kw):
+def _sklearn_from(R, jitter=True, **kw):
+    """scikit-learn's BayesianGaussianMixture started from the responsibilities ``R``, with
+    the reg_covar jitter term in its E-step.
+
+    scikit-learn adds N_k reg_covar I to each scatter in the M-step but not the matching
+    ``-reg_covar / 2 E[tr Lambda_k]`` to log rho_ik, so its iteration is not coordinate
+    ascent on one bound (the bound can decrease when reg_covar dominates a direction of a
+    scatter). Ours has the term; it is added here from scikit-learn's own ``precisions_``
+    (= E[Lambda_k]), so the reference is scikit-learn's code plus that one per-component
+    offset (``jitter=False``: scikit-learn's E-step unchanged)."""
     from sklearn.mixture import BayesianGaussianMixture
 
     class _FromResponsibilities(BayesianGaussianMixture):
         # scikit-learn's own first M-step (_initialize) from the given responsibilities
         def _initialize_parameters(self, X, random_state, xp=None):
             self._initialize(X, R)
+
+        def _estimate_log_weights(self, **kw):
+            # tr E[Lambda_k] = ||U_k||_F^2 for scikit-learn's precisions_cholesky_ U_k
+            u2 = self.precisions_cholesky_ ** 2
+            trace = {"full": lambda: u2.sum((1, 2)), "tied": lambda: u2.sum(),
+                     "diag": lambda: u2.sum(1),
+                     "spherical": lambda: self.means_.shape[1] * u2}[self.covariance_type]()
+            return super()._estimate_log_weights(**kw) - 0.5 * self.reg_covar * trace * jitter
 
     return _FromResponsibilities(**kw)
 
@@ -229,13 +249,16 @@ def test_parity_with_sklearn_from_its_kmeans_start():
     from sklearn.mixture import BayesianGaussianMixture
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sk = BayesianGaussianMixture(
+        sk_own = BayesianGaussianMixture(
             n_components=K, weight_concentration_prior_type="dirichlet_distribution",
             init_params="kmeans", random_state=0, max_iter=40, tol=0.0).fit(X)
-        sk2 = _sklearn_from(R, n_components=K, max_iter=40, tol=0.0,
+        sk2 = _sklearn_from(R, jitter=False, n_components=K, max_iter=40, tol=0.0,
                             weight_concentration_prior_type="dirichlet_distribution").fit(X)
+        # scikit-learn plus the reg_covar jitter term of our E-step (see _sklearn_from)
+        sk = _sklearn_from(R, n_components=K, max_iter=40, tol=0.0,
+                           weight_concentration_prior_type="dirichlet_distribution").fit(X)
     # the replicated start is scikit-learn's start
-    np.testing.assert_allclose(sk2.weights_, sk.weights_, rtol=1e-12)
+    np.testing.assert_allclose(sk2.weights_, sk_own.weights_, rtol=1e-12)
     ours = VariationalGaussianMixture(K, init={"responsibilities": R}, max_iter=40,
                                       tol=0.0).fit(X)
     np.testing.assert_allclose(ours.weights_, sk.weights_, rtol=1e-6, atol=1e-10)
@@ -363,6 +386,79 @@ def test_sklearn_check_estimator():
             "k-means++ seeding depends on the row order, which the check changes"),
     }
     check_sklearn_estimator(VariationalGaussianMixture(2, random_state=0), expected_failed)
+
+
+def _tiny_repeated():
+    """Three distinct points repeated four times; features 2 and 3 differ by exactly 1, so the
+    covariance of X is singular and float64 rounds its smallest eigenvalue to ~1e-16."""
+    return np.array([[1.0, 2.0, 3.0], [2.0, 3.0, 4.0], [5.0, 1.0, 2.0]] * 4)
+
+
+@pytest.mark.parametrize("ct", COV_TYPES)
+def test_tiny_repeated_rank_deficient_data_has_a_finite_elbo(ct):
+    X = _tiny_repeated()
+    for seed in range(3):
+        m = VariationalGaussianMixture(2, covariance_type=ct, random_state=seed, tol=0.0,
+                                       max_iter=10).fit(X)
+        assert np.all(np.isfinite(m.lower_bounds_))
+        assert np.all(np.diff(m.lower_bounds_) >= -1e-9 * np.abs(m.lower_bounds_[:-1]))
+    if ct in ("full", "tied"):
+        # the singular default prior got reg_covar on its diagonal (a proper Wishart prior)
+        lam = np.linalg.eigvalsh(m.covariance_prior_)
+        assert lam[0] >= 0.99e-6
+
+
+def test_tiny_repeated_data_matches_sklearn():
+    """Same start, same (regularised) prior: scikit-learn's iterates; and with scikit-learn's
+    own defaults (a singular prior, which its bound ignores) the same clustering."""
+    from sklearn.mixture import BayesianGaussianMixture
+
+    X = _tiny_repeated()
+    R = np.zeros((12, 2))
+    R[np.arange(12), np.array([0, 0, 1] * 4)] = 1.0
+    ours = VariationalGaussianMixture(2, init={"responsibilities": R}, max_iter=30,
+                                      tol=0.0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk = _sklearn_from(R, n_components=2, max_iter=30, tol=0.0,
+                           weight_concentration_prior_type="dirichlet_distribution",
+                           covariance_prior=ours.covariance_prior_).fit(X)
+        sk_default = BayesianGaussianMixture(
+            n_components=2, weight_concentration_prior_type="dirichlet_distribution",
+            random_state=0, max_iter=200).fit(X)
+    np.testing.assert_allclose(ours.weights_, sk.weights_, rtol=1e-8)
+    np.testing.assert_allclose(ours.means_, sk.means_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.covariances_, sk.covariances_, rtol=1e-6, atol=1e-12)
+    assert np.isfinite(ours.lower_bound_)
+    labels, sk_labels = ours.predict(X), sk_default.predict(X)
+    assert (labels == sk_labels).all() or (labels == 1 - sk_labels).all()
+    order = [0, 1] if labels[0] == sk_labels[0] else [1, 0]
+    np.testing.assert_allclose(ours.weights_[order], sk_default.weights_, atol=1e-3)
+    np.testing.assert_allclose(ours.means_[order], sk_default.means_, atol=1e-3)
+
+
+@pytest.mark.parametrize("ct", COV_TYPES)
+def test_elbo_does_not_depend_on_the_value_of_a_constant_feature(ct):
+    """A constant feature's variance is rounding noise (0 or ~1e-34 depending on the
+    constant); the prior treats it as zero either way, so shifting the constant (an exact
+    symmetry of the model with the default priors) leaves the ELBO unchanged."""
+    X = _blobs(60)
+    bounds = []
+    for c in (0.5, 0.1, 3.3):
+        Xc = X.copy()
+        Xc[:, 1] = c
+        m = VariationalGaussianMixture(2, covariance_type=ct, random_state=0, max_iter=5,
+                                       tol=0.0).fit(Xc)
+        bounds.append(m.lower_bounds_)
+    np.testing.assert_allclose(bounds[1], bounds[0], rtol=1e-9)
+    np.testing.assert_allclose(bounds[2], bounds[0], rtol=1e-9)
+
+
+def test_numerically_singular_covariance_prior_is_refused():
+    X = _tiny_repeated()
+    c0 = np.cov(X.T)  # singular: features 2 and 3 differ by a constant
+    with pytest.raises(ValueError, match="covariance_prior .*singular"):
+        VariationalGaussianMixture(2, covariance_prior=c0).fit(X)
 
 
 def test_bad_input_and_priors():
