@@ -35,7 +35,7 @@ _EMISSION_ALIASES = {
     "gaussian": em.GaussianEmission,
 }
 
-_INITS = ("random", "kmeans++")
+_INITS = ("random", "kmeans++", "spectral")
 
 #: Below this much work (time steps x states^2) or with one sequence, kernels run on one
 #: thread: starting numba's thread pool costs more than it saves (results are identical).
@@ -157,10 +157,14 @@ class HiddenMarkovModel(LatentModel):
         likelihood with no prior term.
     transmat_prior : float or array-like of shape (K, K), optional
         Dirichlet concentration (>= 1) on each row of ``transmat_``; None: no prior.
-    init : {'random', 'kmeans++'} or dict, default 'random'
+    init : {'random', 'kmeans++', 'spectral'} or dict, default 'random'
         Starting parameters: ``'random'`` draws ``startprob``, ``transmat`` rows (flat
         Dirichlet) and the emission parameters at random; ``'kmeans++'`` seeds the emission
-        means/rates by k-means++ (Gaussian, Poisson); a dict gives any of ``'startprob'``,
+        means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` (categorical emissions
+        only) takes all three from the method of moments
+        (:func:`latentkit.spectral.spectral_init_hmm`: Anandkumar, Hsu & Kakade 2012, projected
+        onto floored stochastic matrices; a random start with a ``SpectralInitWarning`` when
+        the moments are degenerate); a dict gives any of ``'startprob'``,
         ``'transmat'`` and the emission's parameter names (``'emissionprob'``, ``'means'``,
         ``'covars'``, ``'lambdas'``), the rest drawn as for ``'random'``.
     frozen : set of str, optional
@@ -265,6 +269,11 @@ class HiddenMarkovModel(LatentModel):
             if self.init not in _INITS:
                 raise ValueError(f"init must be one of {_INITS} or a dict of starting "
                                  f"parameters, got {self.init!r}.")
+            if self.init == "spectral" and not isinstance(emission, em.CategoricalEmission):
+                raise ValueError(
+                    f"init='spectral' needs categorical emissions (CategoricalHMM: the "
+                    f"three-view moments of discrete symbols), got {type(emission).__name__}; "
+                    "use init='random' or 'kmeans++'.")
         elif isinstance(self.init, dict):
             unknown = set(self.init) - names
             if unknown:
@@ -328,6 +337,10 @@ class HiddenMarkovModel(LatentModel):
         trans = rng.dirichlet(np.ones(K), size=K)
         emis = self.emission_.init_params(data.X, K, rng, method)
         params = {"startprob": start, "transmat": trans, **emis}
+        if method == "spectral":  # categorical emissions (checked by _validate_params)
+            from ..spectral._recipes import spectral_init_hmm
+            params.update(spectral_init_hmm(data.X, np.diff(data.offsets), K,
+                                            self.emission_.n_features_, random_state=rng))
         for name, value in init.items():
             if name == "startprob":
                 params[name] = _check_stochastic(value, name, (K,))
@@ -664,8 +677,8 @@ _COMMON_DOC = """
     startprob_prior, transmat_prior : float or array-like, optional
         Dirichlet concentrations (>= 1) on ``startprob_`` and the rows of ``transmat_`` (MAP);
         None: maximum likelihood.
-    init : {'random', 'kmeans++'} or dict, default %(init)r
-        See :class:`HiddenMarkovModel`.
+    init : {'random', 'kmeans++', 'spectral'} or dict, default %(init)r
+        See :class:`HiddenMarkovModel` ('spectral': CategoricalHMM only).
     frozen : set of str, optional
         Parameters kept fixed during fitting, e.g. ``{'startprob', 'transmat'}``.
     n_init, max_iter, tol, random_state, callback, verbose

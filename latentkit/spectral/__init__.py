@@ -28,11 +28,12 @@ from ._whitening import Whitening, whiten  # noqa: F401,E402
 from ._moments import GMMMoments, HMMMoments, LDAMoments, project_simplex  # noqa: F401,E402
 from ._estimators import SpectralGMM, SpectralHMM, SpectralLDA  # noqa: F401,E402
 from ._online import online_tensor_power  # noqa: F401,E402
-from ._recipes import SpectralInitWarning, spectral_init_gmm, spectral_init_lda  # noqa: F401,E402
+from ._recipes import (SpectralInitWarning, spectral_init_gmm, spectral_init_hmm,  # noqa: F401,E402
+                       spectral_init_lda)
 
 __all__ += ["Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "project_simplex",
             "SpectralGMM", "SpectralLDA", "SpectralHMM", "SpectralInitWarning",
-            "spectral_init_gmm", "spectral_init_lda", "online_tensor_power"]
+            "spectral_init_gmm", "spectral_init_lda", "spectral_init_hmm", "online_tensor_power"]
 
 # --- issue 6 (private, completion, sparse) adds its imports below -------------------------
 from ._privacy import PrivacyAccountant, calibrate_gaussian_noise  # noqa: F401,E402

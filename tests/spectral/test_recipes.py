@@ -93,3 +93,26 @@ def test_recipes_validate_their_arguments():
         spectral_init_lda(counts, 2, topic_word_prior=np.ones(3))
     with pytest.raises(ValueError, match="non-negative counts"):
         spectral_init_lda(-counts.toarray(), 2)
+
+
+def test_spectral_init_hmm_validates_its_arguments():
+    from latentkit.spectral import spectral_init_hmm
+    X = np.array([0, 1, 2, 1, 0, 2])
+    with pytest.raises(ValueError, match="n_components must be >= 1"):
+        spectral_init_hmm(X, None, 0)
+    with pytest.raises(ValueError, match="negative symbol"):
+        spectral_init_hmm(X - 1, None, 2)
+    with pytest.raises(ValueError, match="integer symbols"):
+        spectral_init_hmm(X + 0.5, None, 2)
+    with pytest.raises(ValueError, match="NaN"):
+        spectral_init_hmm(np.array([0.0, np.nan, 1.0]), None, 2)
+    with pytest.raises(ValueError, match="outside 0..1"):
+        spectral_init_hmm(X, None, 2, n_features=2)
+    with pytest.raises(ValueError, match="lengths"):
+        spectral_init_hmm(X, [2, 2], 2)
+    with pytest.raises(ValueError, match="floor"):
+        spectral_init_hmm(X, None, 2, floor=1.0)
+    with pytest.raises(ValueError, match="shape"):
+        spectral_init_hmm(np.zeros((3, 2), dtype=int), None, 2)
+    with pytest.raises(TypeError, match="integer symbols"):
+        spectral_init_hmm(np.array(["a", "b", "c"]), None, 2)
