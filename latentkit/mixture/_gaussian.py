@@ -130,14 +130,17 @@ def _check_second_moments(X, sample_weight, name="X"):
     w = np.asarray(sample_weight, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         c = (w @ X) / w.sum()
-        dev = np.abs(X - c)
-        big = float(dev.max())
+        big = float(np.max(np.maximum(X.max(axis=0) - c, c - X.min(axis=0))))
         if not np.isfinite(big):
             log_s = math.inf
-        elif big == 0.0:
+        elif big <= 0.0:
             return
         else:
-            total = float(w @ np.square(dev / big).sum(axis=1))
+            total = 0.0
+            step = 16384  # row chunks: no temporary of the size of X
+            for a in range(0, n, step):
+                z = (X[a:a + step] - c) / big
+                total += float(w[a:a + step] @ np.einsum("ij,ij->i", z, z))
             # the unweighted rows enter the E-step too: one squared deviation must fit as well
             log_s = 2.0 * math.log(big) + max(math.log(max(total, 1e-300)), 0.0)
     if log_s > limit:
