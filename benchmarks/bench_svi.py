@@ -237,6 +237,8 @@ def main():
     ap.add_argument("--batch-size", type=int, default=256, help="KOS minibatch (default 256)")
     ap.add_argument("--batch-size-gutenberg", type=int, default=512)
     ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--tau", type=float, default=TAU, help="learning_offset (default 10)")
+    ap.add_argument("--kappa", type=float, default=KAPPA, help="learning_decay (default 0.7)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sklearn-jobs", type=int, default=None,
                     help="n_jobs of scikit-learn (default None: one process)")
@@ -247,6 +249,8 @@ def main():
     ap.add_argument("--skip-sklearn", action="store_true")
     ap.add_argument("--skip-gensim", action="store_true")
     args = ap.parse_args()
+    global TAU, KAPPA
+    TAU, KAPPA = args.tau, args.kappa
     import logging
 
     logging.getLogger("gensim").setLevel(logging.WARNING)
