@@ -231,6 +231,7 @@ def bench(name, args):
 
 
 def main():
+    global TAU, KAPPA
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dataset", choices=["kos", "gutenberg", "both"], default="both")
     ap.add_argument("-k", type=int, default=20)
@@ -249,7 +250,6 @@ def main():
     ap.add_argument("--skip-sklearn", action="store_true")
     ap.add_argument("--skip-gensim", action="store_true")
     args = ap.parse_args()
-    global TAU, KAPPA
     TAU, KAPPA = args.tau, args.kappa
     import logging
 
