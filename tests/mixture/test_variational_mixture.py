@@ -510,3 +510,23 @@ def test_bad_input_and_priors():
         M(2, reg_covar=0.0).fit(Xc)
     with pytest.raises(ValueError, match="n_samples = 1"):
         M(1).fit(X[:1])
+
+
+def test_parity_with_unmodified_sklearn_when_reg_covar_is_zero():
+    # with reg_covar = 0 there is no jitter term, and the comparison is with scikit-learn's
+    # own code, untouched: same weights and means after the same 40 iterations
+    from sklearn.cluster import KMeans
+
+    X = _blobs(300, seed=4)
+    K = 5
+    labels = KMeans(n_clusters=K, n_init=1, random_state=0).fit(X).labels_
+    R = np.zeros((X.shape[0], K))
+    R[np.arange(X.shape[0]), labels] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk = _sklearn_from(R, jitter=False, n_components=K, max_iter=40, tol=0.0, reg_covar=0.0,
+                           weight_concentration_prior_type="dirichlet_distribution").fit(X)
+    ours = VariationalGaussianMixture(K, init={"responsibilities": R}, max_iter=40, tol=0.0,
+                                      reg_covar=0.0).fit(X)
+    np.testing.assert_allclose(ours.weights_, sk.weights_, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(ours.means_, sk.means_, rtol=1e-6, atol=1e-8)
