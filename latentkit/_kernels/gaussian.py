@@ -16,6 +16,12 @@ threads: ``prange`` over a fixed number of row blocks, each block processing til
 second moments). Each block accumulates into its own slot of the outputs; the caller sums the
 slots in index order, so results do not depend on the number of threads.
 
+:func:`mixture_rows_full` is the exception, used by the full-covariance E-step of
+:func:`latentkit.distributions.gaussian_mixture_e_step`: there the projections and the second
+moments are single-threaded BLAS GEMMs over all K components at once (``D x K D``, large enough
+that BLAS wins), run from several Python threads, and this serial GIL-free kernel does only the
+element-wise middle (norms, log-sum-exp, responsibilities, ``r (x - c)``).
+
 Imports only numpy, math and numba (DESIGN.md section 4). Oracles:
 :mod:`latentkit.testing._oracles_gaussian`.
 """
@@ -26,7 +32,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["TILE", "mixture_estep_full", "mixture_estep_diag", "n_blocks_for"]
+__all__ = ["TILE", "mixture_estep_full", "mixture_estep_diag", "mixture_rows_full", "n_blocks_for"]
 
 #: Rows per tile of the full-covariance kernel (16 measured fastest of 8/16/32 for D=16).
 TILE = 16
@@ -271,3 +277,94 @@ def mixture_estep_diag(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse
     store = log_resp is not None
     _estep_diag_kernel(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse,
                        log_resp if store else np.empty((1, 1)), store)
+
+
+@jit
+def _full_rows_kernel(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp, store_log_resp):
+    B, D = Xc.shape
+    K = const.shape[0]
+    lr = np.empty(K)
+    for i in range(B):
+        amax = -np.inf
+        for k in range(K):
+            s = 0.0
+            for a in range(D):
+                v = Y[i, k * D + a] - bcat[k * D + a]
+                s += v * v
+            lr[k] = const[k] - 0.5 * s
+            amax = max(amax, lr[k])
+        if not math.isfinite(amax):
+            amax = 0.0
+        s = 0.0
+        for k in range(K):
+            s += math.exp(lr[k] - amax)
+        ls = math.log(s) + amax
+        lse[i] = ls
+        for k in range(K):
+            v = lr[k] - ls
+            if store_log_resp:
+                log_resp[i, k] = v
+            r = math.exp(v) * w[i]
+            resp[i, k] = r
+            nk[k] += r
+            for a in range(D):
+                Z[i, k * D + a] = r * Xc[i, a]
+
+
+def mixture_rows_full(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp=None):
+    """Element-wise middle of the BLAS E-step of a full-covariance Gaussian mixture (serial,
+    releases the GIL; the two dense products around it are BLAS GEMMs done by the caller).
+
+    With ``Y = (X - c) [U_1 ... U_K]`` (one GEMM), for every row ``i`` and component ``k``:
+    ``log rho_ik = const_k - 0.5 ||Y_i,k - bcat_k||^2`` (``Y_i,k`` the k-th block of D
+    columns), ``lse_i = log sum_k rho_ik``, ``r_ik = w_i exp(log rho_ik - lse_i)``; writes
+    ``resp[i, k] = r_ik``, ``Z[i, kD:(k+1)D] = r_ik (x_i - c)`` (so that ``(X - c)^T Z`` is
+    all K second moments in one GEMM) and adds ``sum_i r_ik`` to ``nk``. Same arithmetic for
+    the log-sum-exp as :func:`mixture_estep_full`.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (B, K D)
+    bcat : ndarray of shape (K D,)
+        ``(mu_k - c) U_k`` stacked.
+    const : ndarray of shape (K,)
+        ``log pi_k + log det U_k - D/2 log(2 pi)`` (nats).
+    w : ndarray of shape (B,)
+    Xc : ndarray of shape (B, D)
+        Shifted rows ``x_i - c``.
+    lse : ndarray of shape (B,)
+        Output, nats.
+    resp : ndarray of shape (B, K)
+        Output: weighted responsibilities.
+    Z : ndarray of shape (B, K D)
+        Output.
+    nk : ndarray of shape (K,)
+        Added to.
+    log_resp : ndarray of shape (B, K), optional
+        Output: log-responsibilities.
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, dtypes or layouts.
+
+    Source: Bishop (2006) eqs. (9.23), (9.26)-(9.27).
+    """
+    if not (isinstance(Xc, np.ndarray) and Xc.ndim == 2):
+        raise ValueError("Xc must be a 2-D array.")
+    B, D = Xc.shape
+    K = const.shape[0]
+    _check("Xc", Xc, (B, D))
+    _check("Y", Y, (B, K * D))
+    _check("bcat", bcat, (K * D,))
+    _check("const", const, (K,))
+    _check("w", w, (B,))
+    _check("lse", lse, (B,))
+    _check("resp", resp, (B, K))
+    _check("Z", Z, (B, K * D))
+    _check("nk", nk, (K,))
+    store = log_resp is not None
+    if store:
+        _check("log_resp", log_resp, (B, K))
+    _full_rows_kernel(Y, bcat, const, w, Xc, lse, resp, Z, nk,
+                      log_resp if store else np.empty((1, 1)), store)
