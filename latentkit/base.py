@@ -361,6 +361,7 @@ class LatentModel(ParamsMixin):
 
     _convergence_rule = "exact"
     _sample_unit = "sample"
+    _tol_may_be_none = False  # a model whose tol=None means "resolved from the data" (tol_)
 
     # ---- template (subclasses) -------------------------------------------------------------
     def _validate_params(self):
@@ -460,6 +461,10 @@ class LatentModel(ParamsMixin):
         convergence failure. Default: never."""
         return False
 
+    def _resolved_tol(self):
+        """``tol``, or ``tol_`` resolved from the training data when ``tol`` is None."""
+        return float(self.tol if self.tol is not None else self.tol_)
+
     def _is_fitted(self):
         return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
 
@@ -476,7 +481,8 @@ class LatentModel(ParamsMixin):
 
     def _check_common_params(self):
         check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        if self.tol is not None or not self._tol_may_be_none:
+            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
         if hasattr(self, "n_init"):
             check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
         cb = getattr(self, "callback", None)
@@ -520,6 +526,7 @@ class LatentModel(ParamsMixin):
         self._validate_params()
         data = self._prepare_data(X, reset=True, **fit_params)
         init_data = getattr(data, "init_data", data)  # a chunked source initialises from its first chunk
+        tol = self._resolved_tol()
         rng = check_random_state(self.random_state)
         n_init = getattr(self, "n_init", 1)
         callback = getattr(self, "callback", None)
@@ -528,7 +535,7 @@ class LatentModel(ParamsMixin):
         for _ in range(n_init):
             self._running_stats = None
             self._init_params(init_data, rng)
-            monitor = ConvergenceMonitor(self.tol, self.max_iter, rule=self._convergence_rule,
+            monitor = ConvergenceMonitor(tol, self.max_iter, rule=self._convergence_rule,
                                          verbose=bool(getattr(self, "verbose", False)))
             for n_iter in range(1, self.max_iter + 1):
                 elbo = self._iterate(data)
@@ -547,10 +554,10 @@ class LatentModel(ParamsMixin):
                 best_bound = self.lower_bound_
                 best_state = self._fit_state()
         vars(self).update(best_state)
-        if not self.converged_ and self.tol > 0 and not stopped:
+        if not self.converged_ and tol > 0 and not stopped:
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} iterations "
-                f"(last ELBO change above tol={self.tol}); increase max_iter or tol.",
+                f"(last ELBO change above tol={tol:.4g}); increase max_iter or tol.",
                 ConvergenceWarning, stacklevel=2)
         self.n_steps_ = 0
         return self
