@@ -192,3 +192,25 @@ def test_python_dash_m_subprocess():
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "kos" in proc.stdout and "CC BY 4.0" in proc.stdout
+
+
+@pytest.mark.parametrize("argv,pattern", [
+    (["fit", "lda", "--dataset", "kos", "-k", "3", "--method", "svi", "--batch-size", "0"],
+     r"--batch-size must be a positive integer, got 0"),
+    (["fit", "hmm", "--dataset", "kos", "-k", "3"], r"'kos' is a text corpus .*not sequence data"),
+    (["fit", "gmm", "--dataset", "iris", "--data", "x.csv", "-k", "2"],
+     r"--data and --dataset are alternatives"),
+    (["fit", "gmm", "--dataset", "iris", "-k", "2", "--out", "/nonexistent/dir/m.npz"],
+     r"the folder '/nonexistent/dir' does not exist"),
+])
+def test_argument_errors_before_any_work(argv, pattern, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("latentkit: error: ") and re.search(pattern, err), err
+    assert err.count("\n") == 1
+
+
+def test_fit_lda_starts_from_the_spectral_estimate_by_default(capsys):
+    assert cli.main(["fit", "lda", "--dataset", "kos", "-k", "5", "--max-iter", "2", "--json",
+                     "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["init"] == "spectral"
