@@ -431,7 +431,8 @@ def _add_gmm_args(p):
     p.add_argument("--covariance-type", default="full",
                    choices=["full", "diag", "spherical", "tied"],
                    help="covariance structure (default full)")
-    p.add_argument("--n-init", type=int, default=None, help="initialisations (best kept)")
+    p.add_argument("--n-init", type=int, default=None,
+                   help="initialisations (the one with the best ELBO is kept)")
     p.add_argument("--reg-covar", type=float, default=None,
                    help="added to covariance diagonals (default 1e-6)")
     p.add_argument("--standardize", action="store_true",
@@ -800,14 +801,7 @@ def _run_plsa(args, progress):
 
 
 def _add_bayes_mixture_args(p):
-    p.add_argument("--covariance-type", default="full",
-                   choices=["full", "diag", "spherical", "tied"],
-                   help="covariance structure (default full)")
-    p.add_argument("--n-init", type=int, default=None, help="initialisations (best ELBO kept)")
-    p.add_argument("--reg-covar", type=float, default=None,
-                   help="added to covariance diagonals (default 1e-6)")
-    p.add_argument("--standardize", action="store_true",
-                   help="standardise each column to mean 0, sd 1 before fitting")
+    _add_gmm_args(p)  # the same covariance, initialisation and scaling options
 
 
 def _add_vgmm_args(p):
