@@ -828,7 +828,11 @@ def _run_bayes_mixture(args, progress, kind):
     if args.standardize:
         sd = X.std(axis=0)
         X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    common = _opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init, init=args.init,
+    # run the bound to convergence by default: components die slowly, and the library default
+    # (tol=1e-3, as scikit-learn's) can stop while a vanishing component still has weight > 0.01
+    common = _opt(args, max_iter=args.max_iter if args.max_iter is not None else 1000,
+                  tol=args.tol if args.tol is not None else 1e-6, n_init=args.n_init,
+                  init=args.init,
                   reg_covar=args.reg_covar)
     if kind == "vgmm":
         k = 10 if args.n_components is None else args.n_components

@@ -214,3 +214,19 @@ def test_fit_lda_starts_from_the_spectral_estimate_by_default(capsys):
     assert cli.main(["fit", "lda", "--dataset", "kos", "-k", "5", "--max-iter", "2", "--json",
                      "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["init"] == "spectral"
+
+
+def test_fit_dpmm_vgmm_plsa_end_to_end(capsys):
+    # DPMM on standardised Old Faithful finds the 2 clusters (expected weight > 0.01)
+    assert cli.main(["fit", "dpmm", "--dataset", "old_faithful", "--standardize", "--json",
+                     "--quiet"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["model"] == "DirichletProcessMixture" and res["n_effective_components"] == 2
+    assert np.all(np.diff(res["lower_bounds"]) >= -1e-9 * np.abs(res["lower_bounds"][:-1]))
+    assert cli.main(["fit", "vgmm", "--dataset", "iris", "-k", "6", "--json", "--quiet"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["model"] == "VariationalGaussianMixture" and np.isfinite(res["lower_bound"])
+    assert cli.main(["fit", "plsa", "--dataset", "kos", "-k", "3", "--max-iter", "3",
+                     "--json", "--quiet"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["model"] == "PLSA" and len(res["topics"]) == 3 and res["n_iter"] == 3
