@@ -334,6 +334,14 @@ class LatentDirichletAllocation(LatentModel):
         if self.learning_method not in ("batch", "online"):
             raise ValueError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")
+        if self.holdout is not None and self.learning_method == "batch":
+            raise ValueError("holdout is used by learning_method='online' only (batch VB "
+                             "converges on the training ELBO); drop holdout or set "
+                             "learning_method='online'.")
+        if isinstance(self.holdout, str) or (isinstance(self.holdout, numbers.Real)
+                                             and not 0.0 < float(self.holdout) < 1.0):
+            raise ValueError(f"holdout must be a fraction in (0, 1) or a count matrix, got "
+                             f"{self.holdout!r}.")
         check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)

@@ -358,3 +358,15 @@ def test_top_words_are_plain_strings():
     m = LatentDirichletAllocation(2, random_state=0, max_iter=3).fit(X)
     words = m.top_words(np.array([f"w{i}" for i in range(10)]), 3)
     assert all(type(w) is str for row in words for w in row)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"holdout": 0.2}, "holdout is used by learning_method='online' only"),
+    ({"holdout": 1.5, "learning_method": "online"}, "holdout must be a fraction in"),
+    ({"holdout": "abc", "learning_method": "online"}, "holdout must be a fraction in"),
+])
+def test_holdout_misuse_is_named(kw, msg):
+    from latentkit.datasets import make_lda_corpus
+    X, _ = make_lda_corpus(60, 2, 10, doc_length=20, random_state=0)
+    with pytest.raises(ValueError, match=msg):
+        LatentDirichletAllocation(2, **kw).fit(X)
