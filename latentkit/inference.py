@@ -500,6 +500,9 @@ class StochasticVI(ParamsMixin):
             check_scalar(self.evaluate_every, "evaluate_every", numbers.Integral, low=1)
         check_scalar(self.tol, "tol", numbers.Real, low=0.0)
         check_scalar(self.window, "window", numbers.Integral, low=1)
+        if isinstance(self.model, type):
+            raise TypeError(f"model must be a model instance, e.g. {self.model.__name__}(...), "
+                            f"got the class {self.model.__name__} itself.")
         if not hasattr(self.model, "partial_fit") or not hasattr(self.model, "_m_step"):
             raise TypeError(f"model must be a latentkit model with partial_fit, got "
                             f"{type(self.model).__name__}.")

@@ -155,3 +155,8 @@ def test_svi_unfitted_forwarding_raises(X):
         svi.means_
     assert StochasticVI(ToyMixture(), batch_size=100, max_steps=2,
                         random_state=0).fit(X).n_steps_ == 2
+
+
+def test_svi_given_a_class_instead_of_a_model(X):
+    with pytest.raises(TypeError, match=r"model must be a model instance, e.g. ToyMixture\(...\)"):
+        StochasticVI(ToyMixture).fit(X)
