@@ -414,20 +414,20 @@ class HMMMoments:
                                             (2, 0, 1), (2, 1, 0)]) / 6.0
         return M2, M3
 
-    def to_params(self, whitening, eigenvalues, eigenvectors, target=2):
-        """Parameters from the decomposition of the moments symmetrised towards ``target``.
+    def emission(self, whitening, eigenvalues, eigenvectors, target=2):
+        """Emission columns and middle-state law from the decomposition towards ``target``.
 
-        ``mu_cj = lambda_j B v_j`` (projected to the simplex) and ``w = lambda^-2``. The emission
-        columns are ``O = mu_c`` for the middle view (``target=2``); otherwise
+        ``mu_cj = lambda_j B v_j`` (projected to the simplex) and ``w = lambda^-2``
+        (renormalised). ``O = mu_c`` for the middle view (``target=2``); otherwise
         ``O = P_2c (mu_c^T)^+ diag(w)^{-1}`` (the views are independent given h2, so
-        ``P_2c = O diag(w) mu_c^T``), projected to the simplex. Then
-        ``OT = P_32 (O^T)^+ diag(w)^{-1}``, ``T = O^+ OT`` (columns renormalised) and
-        ``pi = T^{-1} w`` (clipped, renormalised) -- SPECTRAL_NOTES.md section 1.5.
+        ``P_2c = O diag(w) mu_c^T``), projected to the simplex.
 
         Returns
         -------
-        startprob : (k,), transmat : (k, k) row-stochastic (``transmat[i, j] = P(j | i)``),
-        emissionprob : (k, m) rows on the simplex, middle_weights : (k,)
+        O : ndarray of shape (m, k)
+            Columns ``P(x | h = j)``.
+        w : ndarray of shape (k,)
+            Law of the middle state.
         """
         lam = np.asarray(eigenvalues, dtype=float)
         mu = (whitening.B @ eigenvectors * lam).T  # k x m rows: E[x_c | h2 = j]
@@ -435,9 +435,26 @@ class HMMMoments:
         mu = project_simplex(np.where(sums[:, None] < 0, -mu, mu)).T  # m x k
         w = lam ** -2.0
         w = w / w.sum()
-        O = mu
         if target != 2:
-            O = project_simplex((self.pair(2, target) @ np.linalg.pinv(mu.T) / w).T).T
+            mu = project_simplex((self.pair(2, target) @ np.linalg.pinv(mu.T) / w).T).T
+        return mu, w
+
+    def params_from_emission(self, O, w):
+        """``OT = P_32 (O^T)^+ diag(w)^{-1}``, ``T = O^+ OT`` (columns renormalised),
+        ``pi = T^{-1} w`` (clipped, renormalised) -- SPECTRAL_NOTES.md section 1.5.
+
+        Parameters
+        ----------
+        O : ndarray of shape (m, k)
+            Emission columns.
+        w : ndarray of shape (k,)
+            Law of the middle state.
+
+        Returns
+        -------
+        startprob : (k,), transmat : (k, k) row-stochastic (``transmat[i, j] = P(j | i)``),
+        emissionprob : (k, m) rows on the simplex, middle_weights : (k,)
+        """
         OT = self.P23.T @ np.linalg.pinv(O.T) / w  # P_32 (O^T)^+ diag(w)^-1
         Tm = np.linalg.pinv(O) @ OT               # columns: from-state
         Tm = np.maximum(Tm, 0.0)
@@ -449,3 +466,9 @@ class HMMMoments:
         pi = np.maximum(pi, 0.0)
         pi = pi / pi.sum() if pi.sum() > 0 else np.full_like(w, 1.0 / w.size)
         return pi, Tm.T.copy(), O.T.copy(), w
+
+    def to_params(self, whitening, eigenvalues, eigenvectors, target=2):
+        """:meth:`emission` then :meth:`params_from_emission`; returns (startprob (k,),
+        transmat (k, k), emissionprob (k, m), middle_weights (k,))."""
+        return self.params_from_emission(*self.emission(whitening, eigenvalues, eigenvectors,
+                                                        target))
