@@ -23,30 +23,19 @@ import warnings
 import numpy as np
 
 from latentkit.spectral import HMMMoments, SpectralHMM
-from latentkit.testing import match_components
+from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
 
-STICKY = np.array([[0.8, 0.1, 0.1], [0.15, 0.7, 0.15], [0.1, 0.2, 0.7]])
-FORGET = np.array([0.3, 0.4, 0.3])
 MIXES = (0.9, 0.6, 0.3, 0.2)
 LENGTH = 1002
 
 
-def chain(mix, rng):
-    A = mix * STICKY + (1 - mix) * FORGET[None, :]
-    B = rng.dirichlet(np.full(8, 0.5), size=3)
-    vals, vecs = np.linalg.eig(A.T)
-    pi = np.real(vecs[:, np.argmin(np.abs(vals - 1))])
-    return A, B, pi / pi.sum()
+def chain(mix):
+    pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
+    return A, B, pi
 
 
 def sample(A, B, pi, n_seq, length, rng):
-    h = np.empty((n_seq, length), dtype=np.int64)
-    h[:, 0] = rng.choice(A.shape[0], n_seq, p=pi)
-    cA, cB = np.cumsum(A, 1), np.cumsum(B, 1)
-    for t in range(1, length):
-        h[:, t] = (rng.random(n_seq)[:, None] > cA[h[:, t - 1]]).sum(1)
-    x = (rng.random((n_seq, length))[..., None] > cB[h]).sum(-1)
-    return np.minimum(x, B.shape[1] - 1)
+    return sample_categorical_hmm(pi, A, B, n_seq, length, rng)
 
 
 def errors(est, A, B):
@@ -67,7 +56,7 @@ def main():
           f"{'trans old':>9} {'trans new':>9} {'ratio':>5}")
     t0 = time.perf_counter()
     for mix in MIXES:
-        A, B, pi = chain(mix, np.random.default_rng(0))
+        A, B, pi = chain(mix)
         lam2 = np.sort(np.abs(np.linalg.eigvals(A)))[-2]
         cond = HMMMoments.population(pi, A, B).pair_conditioning()
         for n in (10 ** 4, 10 ** 5, 10 ** 6):
@@ -96,7 +85,7 @@ def main():
           "n = 1e5 triples;\nheld-out log-likelihood per symbol (1e5 symbols) "
           "after 1 and 10 Baum-Welch steps")
     for mix in MIXES:
-        A, B, pi = chain(mix, np.random.default_rng(0))
+        A, B, pi = chain(mix)
         rng = np.random.default_rng(7)
         x, xt = sample(A, B, pi, 100, LENGTH, rng), sample(A, B, pi, 100, LENGTH, rng)
         lengths = [LENGTH] * 100
