@@ -187,9 +187,9 @@ def _init(T, L, s, init, rng):
     return A, B, C
 
 
-def _sign_dist(X, Y):
-    """Per-pair sign-aware distance, max over the three modes. X, Y: tuples of (d_m,) vectors."""
-    return max(min(np.linalg.norm(x - y), np.linalg.norm(x + y)) for x, y in zip(X, Y))
+def _sign_change(x, y):
+    """Sign-aware distance ``min(||x - y||, ||x + y||)`` of two vectors."""
+    return min(np.linalg.norm(x - y), np.linalg.norm(x + y))
 
 
 def _refine(T, W, FA, FB, FC, s, n_refine, tol, rng):
@@ -208,19 +208,14 @@ def _refine(T, W, FA, FB, FC, s, n_refine, tol, rng):
         for j in range(K):
             others = np.arange(K) != j
             R = _Deflated(T, W[others], *(M[:, others] for M in F))
-            a, b, c = (M[:, j:j + 1] for M in F)
-            a0 = a
-            a = _normalise(_truncate(R.mode_contract(0, b, c), s[0]), rng)
-            b = _normalise(_truncate(R.mode_contract(1, a, c), s[1]), rng)
+            old = [M[:, j:j + 1].copy() for M in F]
+            a = _normalise(_truncate(R.mode_contract(0, old[1], old[2]), s[0]), rng)
+            b = _normalise(_truncate(R.mode_contract(1, a, old[2]), s[1]), rng)
             c = _normalise(_truncate(R.mode_contract(2, a, b), s[2]), rng)
             w = float(_evaluate(R, a, b, c)[0])
             if w < 0:
                 a, w = -a, -w
-            change = max(change, min(np.linalg.norm(a - a0), np.linalg.norm(a + a0)),
-                         min(np.linalg.norm(b - F[1][:, j:j + 1]),
-                             np.linalg.norm(b + F[1][:, j:j + 1])),
-                         min(np.linalg.norm(c - F[2][:, j:j + 1]),
-                             np.linalg.norm(c + F[2][:, j:j + 1])))
+            change = max(change, *(_sign_change(x, y) for x, y in zip((a, b, c), old)))
             F[0][:, j], F[1][:, j], F[2][:, j], W[j] = a[:, 0], b[:, 0], c[:, 0], w
         if change < tol:
             break
