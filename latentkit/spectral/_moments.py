@@ -261,13 +261,15 @@ class HMMMoments:
 
     Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3 and Theorem 3.6;
     SPECTRAL_NOTES.md section 1.5. With ``P_ab = E[x_a x_b^T]`` over all windows
-    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence, the views are symmetrised towards the
+    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence, the views can be symmetrised towards the
     middle one: ``x~1 = P_23 P_13^+ x1``, ``x~3 = P_21 P_31^+ x3`` (rank-k pseudo-inverses), and
 
         M2 = E[x~1 x~3^T] = sum_j w_j O_j O_j^T,   M3 = E[x~1 (x) x~3 (x) x2] = sum_j w_j O_j^{(x)3}
 
-    with ``w = T pi`` (law of the middle state) and ``O_j`` the emission column of state j. Both
+    with ``w = T pi`` (law of the middle state) and ``O_j`` the emission column of state j, or
+    towards view 1 or 3, which inverts only an adjacent pair (:meth:`symmetric_moments`). Both
     are symmetrised (M3 over the 6 index permutations) before the decomposition.
+    :meth:`population` gives the exact moments of known parameters.
 
     Parameters
     ----------
