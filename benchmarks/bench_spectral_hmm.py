@@ -29,15 +29,6 @@ MIXES = (0.9, 0.6, 0.3, 0.2)
 LENGTH = 1002
 
 
-def chain(mix):
-    pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
-    return A, B, pi
-
-
-def sample(A, B, pi, n_seq, length, rng):
-    return sample_categorical_hmm(pi, A, B, n_seq, length, rng)
-
-
 def errors(est, A, B):
     perm, _ = match_components(B, est.emissionprob_, "l1")
     return (np.abs(est.emissionprob_[perm] - B).max(),
@@ -56,13 +47,13 @@ def main():
           f"{'trans old':>9} {'trans new':>9} {'ratio':>5}")
     t0 = time.perf_counter()
     for mix in MIXES:
-        A, B, pi = chain(mix)
+        pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
         lam2 = np.sort(np.abs(np.linalg.eigvals(A)))[-2]
         cond = HMMMoments.population(pi, A, B).pair_conditioning()
         for n in (10 ** 4, 10 ** 5, 10 ** 6):
             old, new, views = [], [], []
             for r in range(R):
-                x = sample(A, B, pi, max(1, n // (LENGTH - 2)), LENGTH,
+                x = sample_categorical_hmm(pi, A, B, max(1, n // (LENGTH - 2)), LENGTH,
                            np.random.default_rng(1000 * r + 1))
                 lengths = [LENGTH] * x.shape[0]
                 try:
@@ -85,9 +76,10 @@ def main():
           "n = 1e5 triples;\nheld-out log-likelihood per symbol (1e5 symbols) "
           "after 1 and 10 Baum-Welch steps")
     for mix in MIXES:
-        A, B, pi = chain(mix)
+        pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
         rng = np.random.default_rng(7)
-        x, xt = sample(A, B, pi, 100, LENGTH, rng), sample(A, B, pi, 100, LENGTH, rng)
+        x = sample_categorical_hmm(pi, A, B, 100, LENGTH, rng)
+        xt = sample_categorical_hmm(pi, A, B, 100, LENGTH, rng)
         lengths = [LENGTH] * 100
         truth = CategoricalHMM(3, n_features=8, init=dict(startprob=pi, transmat=A,
                                                           emissionprob=B), max_iter=1)

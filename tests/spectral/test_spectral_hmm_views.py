@@ -21,10 +21,6 @@ def fast_chain(mix=0.3):
     return A, B, pi
 
 
-def sample(A, B, pi, n_seq, length, rng):
-    return sample_categorical_hmm(pi, A, B, n_seq, length, rng)
-
-
 def errors(est, A, B):
     perm, _ = match_components(B, est.emissionprob_, "l1")
     return (np.abs(est.emissionprob_[perm] - B).max(),
@@ -63,7 +59,7 @@ def test_adjacent_pairs_beat_the_middle_view_on_a_fast_mixing_chain():
     A, B, pi = fast_chain()
     old, new = [], []
     for r in range(6):
-        x = sample(A, B, pi, 100, 1002, np.random.default_rng(r + 1))
+        x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(r + 1))
         lengths = [1002] * 100
         est = SpectralHMM(3, n_features=8, random_state=r).fit(x.ravel(), lengths)
         new.append(errors(est, A, B))
@@ -88,7 +84,7 @@ def test_adjacent_pairs_beat_the_middle_view_on_a_fast_mixing_chain():
 
 def test_each_variant_on_data_and_bad_target_view():
     A, B, pi = fast_chain(0.9)
-    x = sample(A, B, pi, 50, 1000, np.random.default_rng(0))
+    x = sample_categorical_hmm(pi, A, B, 50, 1000, np.random.default_rng(0))
     for view in (1, 2, 3):
         est = SpectralHMM(3, n_features=8, random_state=0, target_view=view).fit(
             x.ravel(), [1000] * 50)
@@ -106,7 +102,7 @@ def test_init_spectral_uses_the_adjacent_pair_estimator():
     from latentkit.sequence import CategoricalHMM
     from latentkit.spectral._recipes import _floor_rows
     A, B, pi = fast_chain()
-    x = sample(A, B, pi, 100, 1002, np.random.default_rng(3))
+    x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(3))
     lengths = [1002] * 100
     init = spectral_init_hmm(x.ravel(), lengths, 3, 8, random_state=0)
     est = SpectralHMM(3, n_features=8, random_state=np.random.default_rng(0)).fit(
