@@ -388,8 +388,9 @@ class SpectralHMM(_SpectralBase):
         invert only an adjacent pair (views 1 and 3), their emission matrices and middle-state
         laws averaged after matching the states (l1), then the transition matrix from the
         average. 'auto': 'adjacent', or 2 when ``P_13`` has a larger ``sigma_k / sigma_1``
-        than both adjacent pairs (it has not for a Markov chain, whose two-step moment is the
-        worse conditioned). 2 is the estimator of Anandkumar et al. (2014), section 3.3.
+        than both adjacent pairs (rarely, for a Markov chain: the two-step moment carries the
+        square of the chain's second eigenvalue, each adjacent pair the eigenvalue itself).
+        2 is the estimator of Anandkumar et al. (2014), section 3.3.
 
     Attributes
     ----------
@@ -418,9 +419,9 @@ class SpectralHMM(_SpectralBase):
     Notes
     -----
     Source: Anandkumar, Hsu & Kakade (2012), "A method of moments for mixture models and hidden
-    Markov models", COLT, section 3 (recovering the conditional means of any one view from the
-    pair moment of the two others) and section 4.2 (HMMs); Anandkumar et al. (2014), section 3.3
-    and Theorem 3.6 (symmetrisation towards a view); recovery of the emission and transition
+    Markov models", COLT (the conditional means of one view recovered through the pair moment
+    of the two others only, and its use for HMMs); Anandkumar et al. (2014), section 3.3 and
+    Theorem 3.6 (symmetrisation towards a view); recovery of the emission and transition
     matrices from ``E[x_2 x_c^T]`` and ``E[x_3 x_2^T]`` as in SPECTRAL_NOTES.md section 1.5.
     """
 

@@ -398,8 +398,8 @@ class HMMMoments:
         ``x~b = P_ca P_ba^+ x_b``, ``M2 = E[x~a x~b^T]`` and ``M3 = E[x~a (x) x~b (x) x_c]``; both
         equal ``sum_j w_j mu_cj^{(x)p}`` with ``mu_cj = E[x_c | h_2 = j]`` and ``w = T pi``.
         Only ``P_ab`` is inverted: ``P_13`` (states two steps apart) for the middle view, the
-        adjacent pair ``P_23`` for view 1 and ``P_12`` for view 3 (AHK12 section 3;
-        AGHKT14 section 3.3; SPECTRAL_NOTES.md section 1.5). M2 is symmetrised, M3 averaged
+        adjacent pair ``P_23`` for view 1 and ``P_12`` for view 3 (Anandkumar, Hsu & Kakade
+        2012; Anandkumar et al. 2014, section 3.3; SPECTRAL_NOTES.md section 1.5). M2 is symmetrised, M3 averaged
         over the 6 index permutations.
         """
         if target not in (1, 2, 3):
