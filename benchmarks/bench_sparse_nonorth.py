@@ -6,8 +6,8 @@ orthogonalised), weights (25, 20, 15, 10), i.i.d. Gaussian noise of standard dev
 {0, 0.1, 0.25, 0.5}; oracle sparsity; 20 replicates. Error of a component: the mean over the
 three modes of min(||a_hat - a||, ||a_hat + a||) after matching the components (the
 assignment of least total error); the error of a replicate is the mean over its 4 components.
-Methods, on the same tensors: TTP with the sparse-SVD start, TTP with random starts, and the same routine without
-truncation (``sparsity=None``). Printed per sigma: mean, median and 90th percentile over the
+Methods, on the same tensors: TTP with the sparse-SVD start, TTP with random starts, and the
+same routine without truncation (``sparsity=None``). Printed per sigma: mean, median and 90th percentile over the
 replicates, the ratio of the sparse mean to the non-sparse mean, the ratio random / SVD, and
 the support F1 (mean over components and modes). Then the BIC choice of (rank, sparsity) on
 the grid ranks {3, 4, 5} x sparsity fractions {0.1, 0.15, 0.3} at sigma = 0.1.

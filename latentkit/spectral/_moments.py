@@ -399,8 +399,13 @@ class HMMMoments:
         equal ``sum_j w_j mu_cj^{(x)p}`` with ``mu_cj = E[x_c | h_2 = j]`` and ``w = T pi``.
         Only ``P_ab`` is inverted: ``P_13`` (states two steps apart) for the middle view, the
         adjacent pair ``P_23`` for view 1 and ``P_12`` for view 3 (Anandkumar, Hsu & Kakade
-        2012; Anandkumar et al. 2014, section 3.3; SPECTRAL_NOTES.md section 1.5). M2 is symmetrised, M3 averaged
-        over the 6 index permutations.
+        2012; Anandkumar et al. 2014, section 3.3; SPECTRAL_NOTES.md section 1.5). M2 is
+        symmetrised, M3 averaged over the 6 index permutations.
+
+        Raises
+        ------
+        ValueError
+            ``target`` not in {1, 2, 3}; the inverted pair moment of rank < n_components.
         """
         if target not in (1, 2, 3):
             raise ValueError(f"target must be 1, 2 or 3, got {target!r}.")
