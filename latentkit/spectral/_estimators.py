@@ -10,6 +10,7 @@ these are consistent estimators and good starting points (``init='spectral'``).
 import numbers
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
@@ -362,6 +363,15 @@ class SpectralLDA(_SpectralBase):
 class SpectralHMM(_SpectralBase):
     """Discrete (categorical) hidden Markov model by the method of moments.
 
+    The three views ``(x_t, x_{t+1}, x_{t+2})`` are independent given the middle state; the
+    moments are symmetrised towards one view, which inverts the pair moment of the two others
+    (SPECTRAL_NOTES.md section 1.5). Towards the middle view that is ``P_13 = E[x_1 x_3^T]``,
+    which links states two steps apart: its k-th singular value scales with the square of the
+    chain's second eigenvalue, so for a chain that mixes fast it is nearly singular and
+    amplifies the sampling noise. Towards the first (last) view only the adjacent pair
+    ``P_23`` (``P_12``) is inverted. ``target_view='auto'`` uses the adjacent-pair variants
+    unless ``P_13`` is the best-conditioned pair moment, and reports the conditioning.
+
     Parameters
     ----------
     n_components : int
@@ -372,6 +382,15 @@ class SpectralHMM(_SpectralBase):
     n_iter : int, default 100
     tol : float, default 1e-10
     random_state : None, int or numpy.random.Generator
+    target_view : {'auto', 'adjacent', 1, 2, 3}, default 'auto'
+        View the moments are symmetrised towards (1: ``x_t``, 2: ``x_{t+1}``, 3: ``x_{t+2}``);
+        it inverts ``P_23``, ``P_13`` or ``P_12`` respectively. 'adjacent': both variants that
+        invert only an adjacent pair (views 1 and 3), their emission matrices and middle-state
+        laws averaged after matching the states (l1), then the transition matrix from the
+        average. 'auto': 'adjacent', or 2 when ``P_13`` has a larger ``sigma_k / sigma_1``
+        than both adjacent pairs (rarely, for a Markov chain: the two-step moment carries the
+        square of the chain's second eigenvalue, each adjacent pair the eigenvalue itself).
+        2 is the estimator of Anandkumar et al. (2014), section 3.3.
 
     Attributes
     ----------
@@ -381,23 +400,40 @@ class SpectralHMM(_SpectralBase):
         ``transmat_[i, j] = P(h_{t+1} = j | h_t = i)`` (rows sum to 1, hmmlearn's convention).
     emissionprob_ : ndarray of shape (n_components, n_features)
         ``P(x = s | h = i)`` (rows sum to 1).
+    state_weights_ : ndarray of shape (n_components,)
+        Law of the middle state of a window.
+    target_view_ : int or 'adjacent'
+        The variant used (1, 2, 3 or 'adjacent').
+    pair_conditioning_ : ndarray of shape (3,)
+        ``sigma_k / sigma_1`` of the empirical ``P_12``, ``P_23`` and ``P_13`` (dimensionless).
+    conditioning_ : float
+        ``sigma_k / sigma_1`` of the worst-conditioned pair moment the variant inverted.
     eigenvalues_, history_, whitening_, n_features_in_
+        Of the (first, with 'adjacent': towards view 1) tensor decomposition.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``target_view`` (at fit).
 
     Notes
     -----
     Source: Anandkumar, Hsu & Kakade (2012), "A method of moments for mixture models and hidden
-    Markov models"; Anandkumar et al. (2014), section 3.3 and Theorem 3.6; recovery of the
-    transition matrix from ``E[x3 x2^T]`` as in SPECTRAL_NOTES.md section 1.5.
+    Markov models", COLT (the conditional means of one view recovered through the pair moment
+    of the two others only, and its use for HMMs); Anandkumar et al. (2014), section 3.3 and
+    Theorem 3.6 (symmetrisation towards a view); recovery of the emission and transition
+    matrices from ``E[x_2 x_c^T]`` and ``E[x_3 x_2^T]`` as in SPECTRAL_NOTES.md section 1.5.
     """
 
     def __init__(self, n_components, n_features=None, n_restarts=20, n_iter=100, tol=1e-10,
-                 random_state=None):
+                 random_state=None, target_view="auto"):
         self.n_components = n_components
         self.n_features = n_features
         self.n_restarts = n_restarts
         self.n_iter = n_iter
         self.tol = tol
         self.random_state = random_state
+        self.target_view = target_view
 
     @_single_blas_thread
     def fit(self, X, lengths=None):
@@ -413,21 +449,47 @@ class SpectralHMM(_SpectralBase):
         ------
         ValueError
             ``n_components`` above the number of symbols or the rank of the pair moments, no
-            window of 3 observations, bad symbols.
+            window of 3 observations, bad symbols, unknown ``target_view``.
         """
         _check_common(self)
+        if isinstance(self.target_view, bool) or self.target_view not in ("auto", "adjacent",
+                                                                          1, 2, 3):
+            raise ValueError(f"target_view must be 'auto', 'adjacent', 1, 2 or 3, got "
+                             f"{self.target_view!r}.")
         self._reset_fitted()
-        rng = check_random_state(self.random_state)
         mom = HMMMoments(X, lengths, self.n_components, self.n_features)
-        M2, M3 = mom.symmetric_moments()
+        return self._fit_moments(mom)
+
+    def _fit_moments(self, mom):
+        """Fit from an :class:`HMMMoments` (empirical or ``HMMMoments.population``)."""
+        rng = check_random_state(self.random_state)
         k = self.n_components
-        wh = whiten(M2, k, method="eigh")
-        Tw = np.einsum("abc,ai,bj,ck->ijk", M3, wh.W, wh.W, wh.W, optimize=True)
-        Tw = sum(Tw.transpose(p) for p in [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0),
-                                            (2, 0, 1), (2, 1, 0)]) / 6.0
-        res = _decompose(Tw, k, self, rng, dense=True)
-        self.startprob_, self.transmat_, self.emissionprob_, self.state_weights_ = mom.to_params(
-            wh, res.eigenvalues, res.eigenvectors)
-        self._store_decomposition(res, wh)
+        cond = mom.pair_conditioning()  # P12 (inverted for view 3), P23 (view 1), P13 (view 2)
+        inverted = {3: 0, 1: 1, 2: 2}
+        target = self.target_view
+        if target == "auto":
+            target = 2 if cond[2] > max(cond[0], cond[1]) else "adjacent"
+        views = (1, 3) if target == "adjacent" else (target,)
+        fits = []
+        for view in views:
+            M2, M3 = mom.symmetric_moments(view)
+            wh = whiten(M2, k, method="eigh")
+            Tw = np.einsum("abc,ai,bj,ck->ijk", M3, wh.W, wh.W, wh.W, optimize=True)
+            Tw = sum(Tw.transpose(p) for p in [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0),
+                                                (2, 0, 1), (2, 1, 0)]) / 6.0
+            res = _decompose(Tw, k, self, rng, dense=True)
+            fits.append((res, wh) + mom.emission(wh, res.eigenvalues, res.eigenvectors, view))
+        O, w = fits[0][2], fits[0][3]
+        if len(fits) == 2:  # average the two adjacent-pair estimates, states matched in l1
+            O3, w3 = fits[1][2], fits[1][3]
+            cost = np.abs(O[:, :, None] - O3[:, None, :]).sum(axis=0)
+            _, perm = linear_sum_assignment(cost)
+            O, w = (O + O3[:, perm]) / 2, (w + w3[perm]) / 2
+        self.startprob_, self.transmat_, self.emissionprob_, self.state_weights_ = \
+            mom.params_from_emission(O, w)
+        self._store_decomposition(fits[0][0], fits[0][1])
+        self.target_view_ = target
+        self.pair_conditioning_ = cond
+        self.conditioning_ = float(min(cond[inverted[v]] for v in views))
         self.n_features_in_ = mom.n_features
         return self

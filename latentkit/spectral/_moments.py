@@ -261,13 +261,15 @@ class HMMMoments:
 
     Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3 and Theorem 3.6;
     SPECTRAL_NOTES.md section 1.5. With ``P_ab = E[x_a x_b^T]`` over all windows
-    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence, the views are symmetrised towards the
+    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence, the views can be symmetrised towards the
     middle one: ``x~1 = P_23 P_13^+ x1``, ``x~3 = P_21 P_31^+ x3`` (rank-k pseudo-inverses), and
 
         M2 = E[x~1 x~3^T] = sum_j w_j O_j O_j^T,   M3 = E[x~1 (x) x~3 (x) x2] = sum_j w_j O_j^{(x)3}
 
-    with ``w = T pi`` (law of the middle state) and ``O_j`` the emission column of state j. Both
+    with ``w = T pi`` (law of the middle state) and ``O_j`` the emission column of state j, or
+    towards view 1 or 3, which inverts only an adjacent pair (:meth:`symmetric_moments`). Both
     are symmetrised (M3 over the 6 index permutations) before the decomposition.
+    :meth:`population` gives the exact moments of known parameters.
 
     Parameters
     ----------
@@ -326,36 +328,140 @@ class HMMMoments:
         self.P23 = np.bincount(x2 * m + x3, minlength=m * m).reshape(m, m) / n
         self.P123 = np.bincount((x1 * m + x2) * m + x3, minlength=m ** 3).reshape(m, m, m) / n
 
-    def symmetric_moments(self):
-        """(M2 (m, m), M3 (m, m, m)), symmetrised, towards the middle view."""
+    @classmethod
+    def population(cls, startprob, transmat, emissionprob):
+        """Exact moments of windows ``(x_1, x_2, x_3)`` whose first state has law ``startprob``.
+
+        Parameters
+        ----------
+        startprob : array-like of shape (k,)
+            Law of ``h_1`` (non-negative, sums to 1).
+        transmat : array-like of shape (k, k)
+            ``transmat[i, j] = P(h_{t+1} = j | h_t = i)`` (rows sum to 1).
+        emissionprob : array-like of shape (k, m)
+            ``P(x = s | h = i)`` (rows sum to 1), ``k <= m``.
+
+        Returns
+        -------
+        HMMMoments
+            With ``P12``, ``P13``, ``P23`` (m, m) and ``P123`` (m, m, m) the population moments
+            and ``n_windows = inf`` (for tests and for the recovery of known parameters).
+
+        Raises
+        ------
+        ValueError
+            Shapes that do not agree, negative entries, rows that do not sum to 1.
+        """
+        pi = np.asarray(startprob, dtype=np.float64)
+        A = np.asarray(transmat, dtype=np.float64)
+        E = np.asarray(emissionprob, dtype=np.float64)
+        k = pi.shape[0] if pi.ndim == 1 else -1
+        if pi.ndim != 1 or A.shape != (k, k) or E.ndim != 2 or E.shape[0] != k or E.shape[1] < k:
+            raise ValueError(f"startprob (k,), transmat (k, k) and emissionprob (k, m >= k) "
+                             f"expected, got shapes {pi.shape}, {A.shape} and {E.shape}.")
+        for name, P in (("startprob", pi), ("transmat", A), ("emissionprob", E)):
+            if np.any(P < 0) or not np.allclose(P.sum(axis=-1), 1.0, atol=1e-10):
+                raise ValueError(f"{name} must be non-negative with rows summing to 1.")
+        w = pi @ A  # law of h2
+        O = E.T
+        mus = (O @ (pi[:, None] * A / np.where(w > 0, w, 1.0)), O, O @ A.T)  # E[x_v | h2 = j]
+        self = cls.__new__(cls)
+        self.n_windows, self.n_features, self.n_components = np.inf, E.shape[1], k
+        self.P12 = (mus[0] * w) @ mus[1].T
+        self.P13 = (mus[0] * w) @ mus[2].T
+        self.P23 = (mus[1] * w) @ mus[2].T
+        self.P123 = np.einsum("j,aj,bj,cj->abc", w, *mus)
+        return self
+
+    def pair(self, a, b):
+        """``P_ab = E[x_a x_b^T]``, shape (m, m), for views ``a != b`` in {1, 2, 3}."""
+        P = {(1, 2): self.P12, (1, 3): self.P13, (2, 3): self.P23}
+        return P[(a, b)] if a < b else P[(b, a)].T
+
+    def pair_conditioning(self):
+        """``sigma_k / sigma_1`` of ``P_12``, ``P_23`` and ``P_13``, shape (3,).
+
+        The inverse condition numbers at rank k of the pair moments inverted by the variants
+        symmetrised towards view 3, 1 and 2 respectively (0 when a moment is zero).
+        """
         k = self.n_components
-        # x~1 = P_23 P_13^+ x1 with P_23 = E[x2 x3^T]: (m x m)(m x m)
-        A1 = self.P23 @ _pinv_rank(self.P13, k)
-        A3 = self.P12.T @ _pinv_rank(self.P13.T, k)  # P_21 P_31^+
-        M2 = A1 @ self.P13 @ A3.T
+        out = np.zeros(3)
+        for i, P in enumerate((self.P12, self.P23, self.P13)):
+            s = np.linalg.svd(P, compute_uv=False)
+            out[i] = s[k - 1] / s[0] if s[0] > 0 else 0.0
+        return out
+
+    def symmetric_moments(self, target=2):
+        """(M2 (m, m), M3 (m, m, m)), symmetrised towards view ``target`` in {1, 2, 3}.
+
+        With ``c = target`` and ``(a, b)`` the two other views, ``x~a = P_cb P_ab^+ x_a``,
+        ``x~b = P_ca P_ba^+ x_b``, ``M2 = E[x~a x~b^T]`` and ``M3 = E[x~a (x) x~b (x) x_c]``; both
+        equal ``sum_j w_j mu_cj^{(x)p}`` with ``mu_cj = E[x_c | h_2 = j]`` and ``w = T pi``.
+        Only ``P_ab`` is inverted: ``P_13`` (states two steps apart) for the middle view, the
+        adjacent pair ``P_23`` for view 1 and ``P_12`` for view 3 (Anandkumar, Hsu & Kakade
+        2012; Anandkumar et al. 2014, section 3.3; SPECTRAL_NOTES.md section 1.5). M2 is
+        symmetrised, M3 averaged over the 6 index permutations.
+
+        Raises
+        ------
+        ValueError
+            ``target`` not in {1, 2, 3}; the inverted pair moment of rank < n_components.
+        """
+        if target not in (1, 2, 3):
+            raise ValueError(f"target must be 1, 2 or 3, got {target!r}.")
+        k = self.n_components
+        a, b = [v for v in (1, 2, 3) if v != target]
+        Aa = self.pair(target, b) @ _pinv_rank(self.pair(a, b), k)
+        Ab = self.pair(target, a) @ _pinv_rank(self.pair(b, a), k)
+        M2 = Aa @ self.pair(a, b) @ Ab.T
         M2 = (M2 + M2.T) / 2
-        # M3[a, c, b] = sum_{i,k} A1[a, i] A3[c, k] P123[i, b, k]; order (x~1, x~3, x2)
-        M3 = np.einsum("ai,ck,ibk->acb", A1, A3, self.P123, optimize=True)
+        P = self.P123.transpose([a - 1, b - 1, target - 1])  # axes (x_a, x_b, x_c)
+        M3 = np.einsum("ai,bj,ijc->abc", Aa, Ab, P, optimize=True)
         M3 = sum(M3.transpose(p) for p in [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0),
                                             (2, 0, 1), (2, 1, 0)]) / 6.0
         return M2, M3
 
-    def to_params(self, whitening, eigenvalues, eigenvectors):
-        """Emission columns ``O_j = lambda_j B v_j`` (projected to the simplex), ``w = lambda^-2``,
-        ``OT = P_32 (O^T)^+ diag(w)^{-1}``, ``T = O^+ OT`` (columns renormalised),
+    def emission(self, whitening, eigenvalues, eigenvectors, target=2):
+        """Emission columns and middle-state law from the decomposition towards ``target``.
+
+        ``mu_cj = lambda_j B v_j`` (projected to the simplex) and ``w = lambda^-2``
+        (renormalised). ``O = mu_c`` for the middle view (``target=2``); otherwise
+        ``O = P_2c (mu_c^T)^+ diag(w)^{-1}`` (the views are independent given h2, so
+        ``P_2c = O diag(w) mu_c^T``), projected to the simplex.
+
+        Returns
+        -------
+        O : ndarray of shape (m, k)
+            Columns ``P(x | h = j)``.
+        w : ndarray of shape (k,)
+            Law of the middle state.
+        """
+        lam = np.asarray(eigenvalues, dtype=float)
+        mu = (whitening.B @ eigenvectors * lam).T  # k x m rows: E[x_c | h2 = j]
+        sums = mu.sum(axis=1)
+        mu = project_simplex(np.where(sums[:, None] < 0, -mu, mu)).T  # m x k
+        w = lam ** -2.0
+        w = w / w.sum()
+        if target != 2:
+            mu = project_simplex((self.pair(2, target) @ np.linalg.pinv(mu.T) / w).T).T
+        return mu, w
+
+    def params_from_emission(self, O, w):
+        """``OT = P_32 (O^T)^+ diag(w)^{-1}``, ``T = O^+ OT`` (columns renormalised),
         ``pi = T^{-1} w`` (clipped, renormalised) -- SPECTRAL_NOTES.md section 1.5.
+
+        Parameters
+        ----------
+        O : ndarray of shape (m, k)
+            Emission columns.
+        w : ndarray of shape (k,)
+            Law of the middle state.
 
         Returns
         -------
         startprob : (k,), transmat : (k, k) row-stochastic (``transmat[i, j] = P(j | i)``),
         emissionprob : (k, m) rows on the simplex, middle_weights : (k,)
         """
-        lam = np.asarray(eigenvalues, dtype=float)
-        O = (whitening.B @ eigenvectors * lam).T  # k x m rows = emission distributions
-        sums = O.sum(axis=1)
-        O = project_simplex(np.where(sums[:, None] < 0, -O, O)).T  # m x k
-        w = lam ** -2.0
-        w = w / w.sum()
         OT = self.P23.T @ np.linalg.pinv(O.T) / w  # P_32 (O^T)^+ diag(w)^-1
         Tm = np.linalg.pinv(O) @ OT               # columns: from-state
         Tm = np.maximum(Tm, 0.0)
@@ -367,3 +473,9 @@ class HMMMoments:
         pi = np.maximum(pi, 0.0)
         pi = pi / pi.sum() if pi.sum() > 0 else np.full_like(w, 1.0 / w.size)
         return pi, Tm.T.copy(), O.T.copy(), w
+
+    def to_params(self, whitening, eigenvalues, eigenvectors, target=2):
+        """:meth:`emission` then :meth:`params_from_emission`; returns (startprob (k,),
+        transmat (k, k), emissionprob (k, m), middle_weights (k,))."""
+        return self.params_from_emission(*self.emission(whitening, eigenvalues, eigenvectors,
+                                                        target))

@@ -345,7 +345,8 @@ def spectral_init_hmm(X, lengths=None, n_components=2, n_features=None, random_s
     """Starting parameters of a categorical HMM from the three-view method of moments.
 
     :class:`~latentkit.spectral.SpectralHMM` (Anandkumar, Hsu & Kakade 2012; windows
-    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence) gives the emission matrix, the transition
+    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence; its default ``target_view='auto'``
+    inverts only the better-conditioned adjacent-pair moments) gives the emission matrix, the transition
     matrix and the law ``pi`` of the first state of a window. They are projected onto valid
     stochastic matrices: every entry is floored at ``floor / row length`` and the rows are
     renormalised (Baum-Welch keeps a zero at zero, so no probability may start at 0). The

@@ -12,10 +12,11 @@ Rank-one TTP from one starting point (their Algorithm 1), iterated ``n_iter`` ti
     w <- T(a, b, c)          (a's sign flipped when w < 0)
 
 ``Truncate(x, s)`` keeps the ``s`` largest-magnitude entries. ``L = max(10, K^3)`` starting
-points (sparse-SVD or random), all iterated together; the candidates are then clustered: the one
-with the largest ``|w|`` is kept, candidates within a (sign-aware) distance of it are removed, and
-so on until ``K`` components; if fewer distinct candidates exist, the found components are
-deflated and new starts run on the residual. Weights are finally refitted by least squares.
+points (sparse-SVD or random) per round, iterated together; the candidate with the largest ``w``
+is kept and deflated before the next round (one component at a time). The components need not
+be orthogonal, so each was found in the presence of the later ones: the factors are then refined
+by alternating updates of each component with the others removed, and the weights refitted by
+least squares.
 A BIC-type criterion selects ``K`` and the sparsity from grids:
 ``BIC = log(||T - T_hat||_F^2 / (d1 d2 d3)) + log(d1 d2 d3) / (d1 d2 d3) * df``,
 ``df = sum_j (||a_j||_0 + ||b_j||_0 + ||c_j||_0)``.
@@ -186,9 +187,39 @@ def _init(T, L, s, init, rng):
     return A, B, C
 
 
-def _sign_dist(X, Y):
-    """Per-pair sign-aware distance, max over the three modes. X, Y: tuples of (d_m,) vectors."""
-    return max(min(np.linalg.norm(x - y), np.linalg.norm(x + y)) for x, y in zip(X, Y))
+def _sign_change(x, y):
+    """Sign-aware distance ``min(||x - y||, ||x + y||)`` of two vectors."""
+    return min(np.linalg.norm(x - y), np.linalg.norm(x + y))
+
+
+def _refine(T, W, FA, FB, FC, s, n_refine, tol, rng):
+    """Alternating updates of every component with the others removed (Gauss-Seidel sweeps).
+
+    Component j is updated by one TTP step on ``R_j = T - sum_{l != j} w_l a_l o b_l o c_l``
+    from its current factors, then ``w_j = R_j(a_j, b_j, c_j)`` (its least-squares weight).
+    Stops when no factor moves by more than ``tol`` (sign-aware) in a sweep; returns the number
+    of sweeps.
+    """
+    K = W.size
+    F = [FA, FB, FC]
+    sweep = 0
+    for sweep in range(1, n_refine + 1):
+        change = 0.0
+        for j in range(K):
+            others = np.arange(K) != j
+            R = _Deflated(T, W[others], *(M[:, others] for M in F))
+            old = [M[:, j:j + 1].copy() for M in F]
+            a = _normalise(_truncate(R.mode_contract(0, old[1], old[2]), s[0]), rng)
+            b = _normalise(_truncate(R.mode_contract(1, a, old[2]), s[1]), rng)
+            c = _normalise(_truncate(R.mode_contract(2, a, b), s[2]), rng)
+            w = float(_evaluate(R, a, b, c)[0])
+            if w < 0:
+                a, w = -a, -w
+            change = max(change, *(_sign_change(x, y) for x, y in zip((a, b, c), old)))
+            F[0][:, j], F[1][:, j], F[2][:, j], W[j] = a[:, 0], b[:, 0], c[:, 0], w
+        if change < tol:
+            break
+    return sweep
 
 
 def _refit_weights(T, A, B, C):
@@ -218,16 +249,16 @@ class TTPResult:
     sparsity : tuple of 3 int
         The truncation levels used.
     n_iter : ndarray of shape (K,)
-        Power iterations of the kept candidates.
-    n_rounds : int
-        Rounds of starts (1 when clustering alone found K components; more means deflation).
+        Power iterations of the start each component was taken from.
+    n_sweeps : int
+        Sweeps of the final refinement (alternating updates with the others removed).
     """
 
     weights: np.ndarray
     factors: tuple
     sparsity: tuple
     n_iter: np.ndarray = field(default=None)
-    n_rounds: int = 1
+    n_sweeps: int = 0
 
     def supports(self):
         """List over modes of (K,) lists of the index sets of the non-zeros of each factor."""
@@ -258,12 +289,18 @@ def _check_sparsity(sparsity, shape):
 
 
 def truncated_tensor_power(T, rank, sparsity, n_init=None, init="sparse_svd", n_iter=50,
-                           tol=1e-8, cluster_threshold=0.5, max_rounds=None,
-                           random_state=None):
+                           tol=1e-8, n_refine=100, random_state=None):
     """Sparse CP decomposition of a third-order tensor by the truncated tensor power method.
 
-    Sun, Lu, Liu & Cheng (2017), JRSS-B, Algorithm 1 (rank-one TTP) with their initialisation,
-    multiple starts, clustering of the candidates and deflation (Algorithm 2 / section 3.3).
+    Sun, Lu, Liu & Cheng (2017), JRSS-B, Algorithm 1 (rank-one TTP) with their initialisation
+    and multiple starts, and deflation (section 3.3): component j is the candidate with the
+    largest weight among ``n_init`` starts on ``T - sum_{l<j} w_l a_l o b_l o c_l``, so one
+    component at a time is taken and removed before the next round. The components need not be
+    orthogonal; as each is first found in the presence of the later ones, the factors are then
+    refined by alternating updates with the others removed (block coordinate descent on the
+    least-squares fit: one TTP step of component j on ``T - sum_{l != j} w_l a_l o b_l o c_l``,
+    then its weight, for every j, until no factor moves), and the weights are finally refitted
+    jointly by least squares.
 
     Parameters
     ----------
@@ -285,17 +322,16 @@ def truncated_tensor_power(T, rank, sparsity, n_init=None, init="sparse_svd", n_
         Maximum TTP iterations per start.
     tol : float, default 1e-8
         Stop a batch when every ``a`` changes by less than ``tol`` (sign-aware).
-    cluster_threshold : float, default 0.5
-        Candidates within this sign-aware distance (max over the three modes) of a kept
-        component belong to its cluster.
-    max_rounds : int, optional
-        Rounds of starts + deflation, default ``rank``.
+    n_refine : int, default 100
+        Maximum sweeps of the final refinement (0: none; stops earlier when no factor moves
+        by more than ``tol``).
     random_state : None, int or numpy.random.Generator
 
     Returns
     -------
     TTPResult
-        ``weights`` (K,), ``factors`` ((d1, K), (d2, K), (d3, K)), ``sparsity``.
+        ``weights`` (K,), ``factors`` ((d1, K), (d2, K), (d3, K)), ``sparsity``; fewer
+        than K components only when a residual has no positive candidate left.
 
     Raises
     ------
@@ -317,44 +353,29 @@ def truncated_tensor_power(T, rank, sparsity, n_init=None, init="sparse_svd", n_
         raise ValueError(f"init must be 'sparse_svd' or 'random', got {init!r}.")
     n_iter = check_scalar(n_iter, "n_iter", numbers.Integral, low=1)
     tol = check_scalar(tol, "tol", numbers.Real, low=0.0)
-    cluster_threshold = check_scalar(cluster_threshold, "cluster_threshold", numbers.Real,
-                                     low=0.0, low_inclusive=False)
-    max_rounds = rank if max_rounds is None else check_scalar(max_rounds, "max_rounds",
-                                                              numbers.Integral, low=1)
+    n_refine = check_scalar(n_refine, "n_refine", numbers.Integral, low=0)
     rng = check_random_state(random_state)
 
     W = np.zeros(0)
     FA, FB, FC = (np.zeros((d, 0)) for d in shape)
     iters = []
-    rounds = 0
-    while W.size < rank and rounds < max_rounds:
-        rounds += 1
+    for _ in range(rank):  # one component per round, deflated before the next round
         Tres = _Deflated(Top, W, FA, FB, FC)
         A, B, C = _init(Tres, n_init, s, init, rng)
         w, A, B, C, it = _ttp_iterate(Tres, A, B, C, s, n_iter, tol, rng)
-        order = np.argsort(-w, kind="stable")
-        added = 0
-        for l in order:
-            if W.size >= rank or not w[l] > 0:
-                break
-            cand = (A[:, l], B[:, l], C[:, l])
-            if any(_sign_dist(cand, (FA[:, j], FB[:, j], FC[:, j])) < cluster_threshold
-                   for j in range(W.size)):
-                continue
-            W = np.append(W, w[l])
-            FA = np.column_stack([FA, cand[0]])
-            FB = np.column_stack([FB, cand[1]])
-            FC = np.column_stack([FC, cand[2]])
-            iters.append(it)
-            added += 1
-        if added == 0:
+        best = int(np.argmax(w))
+        if not w[best] > 0:
             break
+        W = np.append(W, w[best])
+        FA, FB, FC = (np.column_stack([F, X[:, best]]) for F, X in ((FA, A), (FB, B), (FC, C)))
+        iters.append(it)
+    sweeps = _refine(Top, W, FA, FB, FC, s, n_refine, tol, rng) if W.size else 0
     if W.size:
         W, FA = _refit_weights(Top, FA, FB, FC)
     order = np.argsort(-W, kind="stable")
     return TTPResult(weights=W[order], factors=(FA[:, order], FB[:, order], FC[:, order]),
                      sparsity=s, n_iter=np.asarray(iters)[order] if iters else np.zeros(0, int),
-                     n_rounds=rounds)
+                     n_sweeps=sweeps)
 
 
 class TruncatedTensorPower:
@@ -362,7 +383,7 @@ class TruncatedTensorPower:
 
     Parameters
     ----------
-    rank, sparsity, n_init, init, n_iter, tol, cluster_threshold, max_rounds, random_state
+    rank, sparsity, n_init, init, n_iter, tol, n_refine, random_state
         As in :func:`truncated_tensor_power`.
 
     Attributes
@@ -373,21 +394,20 @@ class TruncatedTensorPower:
     """
 
     def __init__(self, rank, sparsity, n_init=None, init="sparse_svd", n_iter=50, tol=1e-8,
-                 cluster_threshold=0.5, max_rounds=None, random_state=None):
+                 n_refine=100, random_state=None):
         self.rank = rank
         self.sparsity = sparsity
         self.n_init = n_init
         self.init = init
         self.n_iter = n_iter
         self.tol = tol
-        self.cluster_threshold = cluster_threshold
-        self.max_rounds = max_rounds
+        self.n_refine = n_refine
         self.random_state = random_state
 
     def get_params(self, deep=True):
         """Hyper-parameters as a dict."""
         return {k: getattr(self, k) for k in ("rank", "sparsity", "n_init", "init", "n_iter",
-                                               "tol", "cluster_threshold", "max_rounds",
+                                               "tol", "n_refine",
                                                "random_state")}
 
     def fit(self, T):

@@ -12,6 +12,8 @@ from scipy.optimize import linear_sum_assignment
 from ._contract import (assert_input_unchanged, assert_stats_allclose, check_latent_model,
                         snapshot_input)
 from ._sklearn import NOT_FITTED_XFAIL, check_sklearn_estimator
+from ._hmm_chains import mixing_hmm, sample_categorical_hmm
+from ._sparse_cp import cp_factor_error, planted_sparse_cp
 
 __all__ = [
     "check_latent_model",
@@ -21,6 +23,10 @@ __all__ = [
     "match_components",
     "check_sklearn_estimator",
     "NOT_FITTED_XFAIL",
+    "planted_sparse_cp",
+    "cp_factor_error",
+    "mixing_hmm",
+    "sample_categorical_hmm",
 ]
 
 

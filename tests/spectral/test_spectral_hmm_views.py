@@ -1,0 +1,128 @@
+"""SpectralHMM built on the best-conditioned pair moments (issue 17, item 2).
+
+Oracles: the population moments by brute-force enumeration of the hidden path, exact recovery
+from them for every variant, the empirical pair moments recounted independently, and the
+planted parameters of a fast-mixing chain (errors against those of the middle-view variant on
+the same data).
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from latentkit.spectral import HMMMoments, SpectralHMM, spectral_init_hmm
+from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
+
+def fast_chain(mix=0.3):
+    """3 states, 8 symbols; second eigenvalue 0.67 mix (0.2 at the default: mixes fast)."""
+    pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
+    return A, B, pi
+
+
+def errors(est, A, B):
+    perm, _ = match_components(B, est.emissionprob_, "l1")
+    return (np.abs(est.emissionprob_[perm] - B).max(),
+            np.abs(est.transmat_[np.ix_(perm, perm)] - A).max())
+
+
+def test_population_moments_by_enumeration_and_exact_recovery_for_every_view():
+    A, B, _ = fast_chain()
+    pi = np.array([0.6, 0.3, 0.1])  # a window whose first state is not stationary
+    mom = HMMMoments.population(pi, A, B)
+    m = B.shape[1]
+    P123 = np.zeros((m, m, m))
+    for h1, h2, h3 in itertools.product(range(3), repeat=3):
+        p = pi[h1] * A[h1, h2] * A[h2, h3]
+        P123 += p * np.einsum("a,b,c->abc", B[h1], B[h2], B[h3])
+    np.testing.assert_allclose(mom.P123, P123, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(mom.P12, P123.sum(2), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(mom.P13, P123.sum(1), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(mom.P23, P123.sum(0), rtol=0, atol=1e-15)
+    for view in (1, 2, 3, "adjacent", "auto"):
+        est = SpectralHMM(3, random_state=0, target_view=view)._fit_moments(mom)
+        perm, _ = match_components(B, est.emissionprob_, "l1")
+        np.testing.assert_allclose(est.emissionprob_[perm], B, atol=1e-12)
+        np.testing.assert_allclose(est.transmat_[np.ix_(perm, perm)], A, atol=1e-12)
+        np.testing.assert_allclose(est.startprob_[perm], pi, atol=1e-12)
+        np.testing.assert_allclose(est.state_weights_[perm], pi @ A, atol=1e-12)
+    # a Markov chain's two-step moment is the worse conditioned: 'auto' takes adjacent pairs
+    s = [np.linalg.svd(P, compute_uv=False) for P in (mom.P12, mom.P23, mom.P13)]
+    np.testing.assert_allclose(mom.pair_conditioning(), [v[2] / v[0] for v in s], rtol=1e-12)
+    assert mom.pair_conditioning()[2] < 0.25 * mom.pair_conditioning()[:2].min()
+    assert est.target_view_ == "adjacent"
+
+
+def test_adjacent_pairs_beat_the_middle_view_on_a_fast_mixing_chain():
+    """1e5 triples, second eigenvalue 0.2: mean over 6 replicates of the max-abs errors."""
+    A, B, pi = fast_chain()
+    old, new = [], []
+    for r in range(6):
+        x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(r + 1))
+        lengths = [1002] * 100
+        est = SpectralHMM(3, n_features=8, random_state=r).fit(x.ravel(), lengths)
+        new.append(errors(est, A, B))
+        old.append(errors(SpectralHMM(3, n_features=8, random_state=r, target_view=2)
+                          .fit(x.ravel(), lengths), A, B))
+        # the conditioning reported is that of the empirical pair moments, recounted here
+        x1, x2, x3 = x[:, :-2].ravel(), x[:, 1:-1].ravel(), x[:, 2:].ravel()
+        cond = []
+        for u, v in ((x1, x2), (x2, x3), (x1, x3)):
+            P = np.zeros((8, 8))
+            np.add.at(P, (u, v), 1.0 / u.size)
+            sv = np.linalg.svd(P, compute_uv=False)
+            cond.append(sv[2] / sv[0])
+        np.testing.assert_allclose(est.pair_conditioning_, cond, rtol=1e-10)
+        assert est.target_view_ == "adjacent"
+        assert est.conditioning_ == pytest.approx(min(cond[:2]))
+    old, new = np.mean(old, axis=0), np.mean(new, axis=0)
+    print(f"max-abs errors (emission, transition): middle view {old}, adjacent pairs {new}")
+    assert new[0] < 0.8 * old[0]
+    assert new[1] < 0.7 * old[1]
+
+
+def test_each_variant_on_data_and_bad_target_view():
+    A, B, pi = fast_chain(0.9)
+    x = sample_categorical_hmm(pi, A, B, 50, 1000, np.random.default_rng(0))
+    for view in (1, 2, 3):
+        est = SpectralHMM(3, n_features=8, random_state=0, target_view=view).fit(
+            x.ravel(), [1000] * 50)
+        assert est.target_view_ == view
+        e_B, e_A = errors(est, A, B)
+        assert e_B < 0.05 and e_A < 0.15
+        np.testing.assert_allclose(est.transmat_.sum(1), 1.0)
+    for bad in ("middle", 0, 4, True):
+        with pytest.raises(ValueError, match="target_view"):
+            SpectralHMM(3, target_view=bad).fit(x.ravel())
+
+
+def test_init_spectral_uses_the_adjacent_pair_estimator():
+    """spectral_init_hmm (CategoricalHMM's init='spectral') = the default SpectralHMM, floored."""
+    from latentkit.sequence import CategoricalHMM
+    from latentkit.spectral._recipes import _floor_rows
+    A, B, pi = fast_chain()
+    x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(3))
+    lengths = [1002] * 100
+    init = spectral_init_hmm(x.ravel(), lengths, 3, 8, random_state=0)
+    est = SpectralHMM(3, n_features=8, random_state=np.random.default_rng(0)).fit(
+        x.ravel(), lengths)
+    assert est.target_view_ == "adjacent"
+    np.testing.assert_allclose(init["emissionprob"], _floor_rows(est.emissionprob_, 1e-2),
+                               rtol=1e-12)
+    np.testing.assert_allclose(init["transmat"], _floor_rows(est.transmat_, 1e-2), rtol=1e-12)
+    # CategoricalHMM(init='spectral') starts from it: one Baum-Welch step from there fits the
+    # data better than one step from the same start built on the middle-view estimator
+    old = SpectralHMM(3, n_features=8, random_state=0, target_view=2).fit(x.ravel(), lengths)
+    old_init = {"startprob": _floor_rows(old.startprob_, 1e-2),
+                "transmat": _floor_rows(old.transmat_, 1e-2),
+                "emissionprob": _floor_rows(old.emissionprob_, 1e-2)}
+    scores = []
+    for start in ("spectral", old_init):
+        m = CategoricalHMM(3, n_features=8, init=start, max_iter=1, tol=0, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # not converged after one step, by design
+            m.fit(x.reshape(-1, 1), lengths)
+        scores.append(m.score(x.reshape(-1, 1), lengths))
+    print(f"log-likelihood per symbol after one step: new {scores[0]:.5f}, old {scores[1]:.5f}")
+    assert scores[0] > scores[1] + 5e-4
