@@ -85,7 +85,7 @@ class _SpectralBase(ParamsMixin):
 
 
 class SpectralGMM(_SpectralBase):
-    """Spherical Gaussian mixture with a common variance by the method of moments.
+    """Spherical Gaussian mixture by the method of moments (common or per-component variance).
 
     Parameters
     ----------
@@ -94,6 +94,12 @@ class SpectralGMM(_SpectralBase):
     variance : {'bottom_mean', 'min'}, default 'bottom_mean'
         Estimate of sigma^2 (see :class:`~latentkit.spectral.GMMMoments`); unused when
         ``sparsity`` is set.
+    covariance_type : {'tied', 'spherical'}, default 'tied'
+        'tied': one variance sigma^2 shared by the components (Anandkumar et al. 2014,
+        Theorem 3.2); 'spherical': a variance sigma_i^2 per component (Hsu & Kakade 2013,
+        Theorem 1), recovered as ``sigma_i^2 = lambda_i v_i.(W^T M1)`` and floored at
+        ``1e-3 sigma2_`` (a non-positive estimate means that component is not spherical).
+        Only the dense method (no ``sparsity``) supports 'spherical'.
     tensor : {'auto', 'dense', 'implicit'}, default 'auto'
         Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
         contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
@@ -117,10 +123,12 @@ class SpectralGMM(_SpectralBase):
     weights_ : ndarray of shape (n_components,)
     means_ : ndarray of shape (n_components, n_features)
     covariances_ : ndarray of shape (n_components,)
-        The common variance sigma^2 for every component ('spherical' form).
+        The variance of each component ('spherical' form; all equal to ``sigma2_`` for
+        'tied').
     sigma2_ : float
-        The common variance: from the moments (dense method), or, with ``sparsity``, the
-        pooled within-cluster variance ``sum_t ||x_t - mu_{z_t}||^2 / ((n - k) d)`` over all
+        The common variance (for 'spherical': the mean variance ``sum_i w_i sigma_i^2``, the
+        smallest covariance eigenvalue): from the moments (dense method), or, with
+        ``sparsity``, the pooled within-cluster variance ``sum_t ||x_t - mu_{z_t}||^2 / ((n - k) d)`` over all
         features.
     eigenvalues_ : ndarray of shape (n_components,) or (tensor_rank,)
         Tensor eigenvalues; with ``sparsity``, the weights of the sparse cumulant components.
@@ -155,9 +163,10 @@ class SpectralGMM(_SpectralBase):
     """
 
     def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_restarts=20,
-                 n_iter=100, tol=1e-8, random_state=None, sparsity=None):
+                 n_iter=100, tol=1e-8, random_state=None, sparsity=None, covariance_type="tied"):
         self.n_components = n_components
         self.variance = variance
+        self.covariance_type = covariance_type
         self.tensor = tensor
         self.n_restarts = n_restarts
         self.n_iter = n_iter
@@ -181,11 +190,17 @@ class SpectralGMM(_SpectralBase):
         _check_common(self)
         if self.tensor not in ("auto", "dense", "implicit"):
             raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
+        if self.covariance_type not in ("tied", "spherical"):
+            raise ValueError(f"covariance_type must be 'tied' or 'spherical', got "
+                             f"{self.covariance_type!r}.")
         self._reset_fitted()
         rng = check_random_state(self.random_state)
         if self.sparsity is not None:
+            if self.covariance_type != "tied":
+                raise ValueError("sparsity needs covariance_type='tied' (the sparse method "
+                                 "estimates one pooled variance), got 'spherical'.")
             return self._fit_sparse(X, rng)
-        mom = GMMMoments(X, self.n_components, self.variance)
+        mom = GMMMoments(X, self.n_components, self.variance, self.covariance_type)
         k = self.n_components
         wh = whiten(mom.M2, k, random_state=rng)
         T = mom.tensor(wh)
@@ -194,7 +209,11 @@ class SpectralGMM(_SpectralBase):
         self.weights_, self.means_, self.raw_weight_sum_ = mom.to_params(
             wh, res.eigenvalues, res.eigenvectors)
         self.sigma2_ = mom.sigma2
-        self.covariances_ = np.full(k, mom.sigma2)
+        if self.covariance_type == "tied":
+            self.covariances_ = np.full(k, mom.sigma2)
+        else:
+            var = mom.component_variances(wh, res.eigenvalues, res.eigenvectors)
+            self.covariances_ = np.maximum(var, 1e-3 * max(mom.sigma2, 1e-300))
         self._store_decomposition(res, wh)
         self.n_features_in_ = mom.X.shape[1]
         return self
@@ -229,8 +248,8 @@ class SpectralGMM(_SpectralBase):
         Returns
         -------
         labels : ndarray of int of shape (n_samples,)
-            ``argmax_i log w_i - ||x - mu_i||^2 / (2 sigma^2)`` (the spherical-Gaussian
-            posterior mode); with ``sparsity``, the norm runs over ``selected_features_`` only
+            ``argmax_i log w_i - d/2 log sigma_i^2 - ||x - mu_i||^2 / (2 sigma_i^2)`` (the
+            spherical-Gaussian posterior mode; ``sigma_i^2 = covariances_[i]``); with ``sparsity``, the norm runs over ``selected_features_`` only
             (the means are equal elsewhere in the model).
 
         Raises
@@ -249,8 +268,14 @@ class SpectralGMM(_SpectralBase):
             X, means = X[:, self.selected_features_], means[:, self.selected_features_]
         # ||x - mu_i||^2 up to the row constant ||x||^2 (O(n k) memory, not O(n k d))
         d2 = (means ** 2).sum(1)[None, :] - 2.0 * (X @ means.T)
-        return np.argmax(np.log(self.weights_ + 1e-300) - d2 / (2 * max(self.sigma2_, 1e-300)),
-                         axis=1)
+        var = np.maximum(np.asarray(self.covariances_, dtype=np.float64), 1e-300)
+        if getattr(self, "covariance_type", "tied") == "spherical":
+            # the row constant ||x||^2 no longer cancels between components
+            d2 = d2 + np.einsum("ij,ij->i", X, X)[:, None]
+            logdet = 0.5 * X.shape[1] * np.log(var)
+        else:
+            logdet = 0.0
+        return np.argmax(np.log(self.weights_ + 1e-300) - logdet - d2 / (2 * var), axis=1)
 
 
 class SpectralLDA(_SpectralBase):
