@@ -257,9 +257,39 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
         pot = float(pots[best])
         closest = d[:, best].copy()
         centers[c] = X[cand[best]]
+    del pot
+    return lloyd(X, centers, w, n_lloyd, x_sq)
+
+
+def lloyd(X, centers, w, n_iter, x_sq=None):
+    """Weighted Lloyd iterations from given centres.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D), float64
+    centers : ndarray of shape (K, D)
+        Updated in place (empty clusters keep their centre).
+    w : ndarray of shape (n,)
+        Non-negative sample weights.
+    n_iter : int
+        Maximum iterations; stops earlier when the labels stop changing.
+    x_sq : ndarray of shape (n,), optional
+        Squared row norms of X (computed when not given).
+
+    Returns
+    -------
+    centers : ndarray of shape (K, D)
+    labels : ndarray of shape (n,), int
+        Nearest centre of every row.
+
+    Source: Lloyd (1982), *Least squares quantization in PCM*.
+    """
+    n, K = X.shape[0], centers.shape[0]
+    if x_sq is None:
+        x_sq = np.einsum("ij,ij->i", X, X)
     labels = np.argmin(_sq_dist(X, centers, x_sq), axis=1)
-    for _ in range(n_lloyd):
-        onehot = np.zeros((n, n_clusters))
+    for _ in range(n_iter):
+        onehot = np.zeros((n, K))
         onehot[np.arange(n), labels] = w
         mass = onehot.sum(axis=0)
         sums = onehot.T @ X
@@ -269,7 +299,6 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
         if np.array_equal(new, labels):
             break
         labels = new
-    del pot
     return centers, labels
 
 

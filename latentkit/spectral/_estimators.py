@@ -100,6 +100,11 @@ class SpectralGMM(_SpectralBase):
         Theorem 1), recovered as ``sigma_i^2 = lambda_i v_i.(W^T M1)`` and floored at
         ``1e-3 sigma2_`` (a non-positive estimate means that component is not spherical).
         Only the dense method (no ``sparsity``) supports 'spherical'.
+    center : bool, default True
+        Take the moments about ``E x`` shifted along the smallest-variance direction (see
+        :class:`~latentkit.spectral.GMMMoments`), which the method needs on centred or
+        standardised data (means only affinely independent) and which makes the estimate
+        independent of the origin of X; False: the raw moments, as in the papers.
     tensor : {'auto', 'dense', 'implicit'}, default 'auto'
         Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
         contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
@@ -163,10 +168,12 @@ class SpectralGMM(_SpectralBase):
     """
 
     def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_restarts=20,
-                 n_iter=100, tol=1e-8, random_state=None, sparsity=None, covariance_type="tied"):
+                 n_iter=100, tol=1e-8, random_state=None, sparsity=None, covariance_type="tied",
+                 center=True):
         self.n_components = n_components
         self.variance = variance
         self.covariance_type = covariance_type
+        self.center = center
         self.tensor = tensor
         self.n_restarts = n_restarts
         self.n_iter = n_iter
@@ -200,7 +207,8 @@ class SpectralGMM(_SpectralBase):
                 raise ValueError("sparsity needs covariance_type='tied' (the sparse method "
                                  "estimates one pooled variance), got 'spherical'.")
             return self._fit_sparse(X, rng)
-        mom = GMMMoments(X, self.n_components, self.variance, self.covariance_type)
+        mom = GMMMoments(X, self.n_components, self.variance, self.covariance_type,
+                         center=bool(self.center))
         k = self.n_components
         wh = whiten(mom.M2, k, random_state=rng)
         T = mom.tensor(wh)

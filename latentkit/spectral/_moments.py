@@ -96,13 +96,30 @@ class GMMMoments:
         Marchenko-Pastur edge pulls down) or the smallest one (Hsu & Kakade 2013, Theorem 1).
     covariance_type : {'tied', 'spherical'}, default 'tied'
         One variance shared by all components, or one per component (see above).
+    center : bool, default True
+        Take the moments of ``x' = x - E x + c v`` (``v`` the eigenvector of the smallest
+        covariance eigenvalue, ``c^2`` the mean of the ``k - 1`` largest eigenvalues of
+        ``Cov(x) - sigma2 I``) and shift the means back in :meth:`to_params`. The method needs
+        linearly independent means; the means of centred data (any standardised X) are only
+        affinely independent (``sum_i w_i (mu_i - E x) = 0``: M2 has rank k - 1 and the
+        estimate is noise), and far from the origin they are nearly collinear (M2 dominated by
+        ``E x E x^T``). ``v`` is orthogonal to every ``mu_i - E x`` (they span the top k - 1
+        directions of ``Cov(x) - sigma2 I``), so the shifted means ``mu_i - E x + c v`` are
+        linearly independent whenever the means are affinely independent, the noise is
+        unchanged (a translation), and the estimate no longer depends on where the origin of
+        X lies (derived, SPECTRAL_NOTES.md 1.4; exact on population moments). False: the raw
+        moments of X, as in the papers.
 
     Attributes
     ----------
     sigma2 : float
         ``sum_i w_i sigma_i^2`` (the common variance for 'tied').
     mean, M1 : ndarray of shape (n_features,)
+        ``E x`` and M1 (of the shifted data when ``center``).
     M2 : ndarray of shape (n_features, n_features)
+        Of the shifted data when ``center``.
+    offset : ndarray of shape (n_features,)
+        What was added to X (``c v - E x``; zeros without ``center``).
 
     Raises
     ------
@@ -111,7 +128,8 @@ class GMMMoments:
         ``covariance_type``.
     """
 
-    def __init__(self, X, n_components, variance="bottom_mean", covariance_type="tied"):
+    def __init__(self, X, n_components, variance="bottom_mean", covariance_type="tied",
+                 center=True):
         X = check_array(X, "X", ensure_min_samples=2)
         n, d = X.shape
         k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
@@ -124,17 +142,31 @@ class GMMMoments:
             raise ValueError(f"covariance_type must be 'tied' (one variance shared by the "
                              f"components) or 'spherical' (one per component), got "
                              f"{covariance_type!r}.")
-        self.X, self.n_components, self.covariance_type = X, k, covariance_type
+        self.n_components, self.covariance_type = k, covariance_type
         self.mean = X.mean(axis=0)
-        S = X.T @ X / n
-        cov_eig, cov_vec = np.linalg.eigh(S - np.outer(self.mean, self.mean))
+        Xc = X - self.mean
+        cov = Xc.T @ Xc / n
+        cov_eig, cov_vec = np.linalg.eigh(cov)
         n_bottom = d - k + 1 if variance == "bottom_mean" else 1
         self.sigma2 = float(max(cov_eig[:n_bottom].mean(), 0.0))
+        if center:
+            between = cov_eig[d - k + 1:] - self.sigma2  # the k - 1 between-means eigenvalues
+            c2 = float(between.mean()) if k > 1 else self.sigma2
+            c = np.sqrt(max(c2, self.sigma2, 1e-300))
+            self.offset = c * cov_vec[:, 0] - self.mean
+            X = Xc + c * cov_vec[:, 0]
+            S = cov + c * c * np.outer(cov_vec[:, 0], cov_vec[:, 0])
+            mean = c * cov_vec[:, 0]
+        else:
+            self.offset = np.zeros(d)
+            S = X.T @ X / n
+            mean = self.mean
+        self.X = X
         if covariance_type == "tied":
-            self.M1 = self.sigma2 * self.mean
+            self.M1 = self.sigma2 * mean
         else:
             # E[x (v.(x - E x))^2] averaged over the bottom eigenvectors v (HK13 Theorem 1)
-            proj = (X - self.mean) @ cov_vec[:, :n_bottom]
+            proj = Xc @ cov_vec[:, :n_bottom]
             r = np.einsum("ij,ij->i", proj, proj) / n_bottom
             self.M1 = X.T @ r / n
         self.M2 = S - self.sigma2 * np.eye(d)
@@ -153,7 +185,7 @@ class GMMMoments:
         weights : ndarray (k,), means : ndarray (k, d), raw_weight_sum : float
         """
         lam = np.asarray(eigenvalues, dtype=float)
-        means = (whitening.B @ eigenvectors * lam).T
+        means = (whitening.B @ eigenvectors * lam).T - self.offset
         w = lam ** -2.0
         return w / w.sum(), means, float(w.sum())
 
