@@ -262,15 +262,16 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
     return lab_sp, p_sp, {"spectral": ll_sp, "kmeans": ll_km, "chosen": "spectral"}
 
 
-def n_components_from_spectrum(X, max_components=None, sample_weight=None):
+def n_components_from_spectrum(X, max_components=None, sample_weight=None, standardize=True):
     """Number of mixture components suggested by the covariance spectrum.
 
     A mixture of k spherical components has k - 1 covariance eigenvalues above the noise level
-    (the between-means directions) and ``d - k + 1`` at it. On the standardised data (unit
-    variance per feature) an eigenvalue is counted as signal when it exceeds both the mean
-    eigenvalue (the Kaiser-Guttman rule for a correlation matrix) and the Marchenko-Pastur edge
-    ``s (1 + sqrt(d / n))^2`` of pure noise of level ``s`` = the median eigenvalue (the noise
-    level when fewer than half the directions carry signal); ``k = 1 + #signal``.
+    (the between-means directions) and ``d - k + 1`` at it. Going down the spectrum
+    ``lambda_1 >= ... >= lambda_d``, the j-th eigenvalue is counted as signal while it exceeds
+    ``1.05 s_j (1 + sqrt((d - j + 1) / n))^2``, the Marchenko-Pastur edge of pure noise of level
+    ``s_j`` = the mean of ``lambda_j..lambda_d`` (5% above it for the top noise eigenvalue's
+    fluctuation); on the correlation matrix (``standardize``) it must also exceed 1, the mean
+    eigenvalue (the Kaiser-Guttman rule). ``k = 1 + #signal``.
 
     Parameters
     ----------
@@ -278,6 +279,12 @@ def n_components_from_spectrum(X, max_components=None, sample_weight=None):
     max_components : int, optional
         Upper bound (default n_features).
     sample_weight : array-like of shape (n_samples,), optional
+    standardize : bool, default True
+        Use the correlation matrix (each feature scaled to unit variance: needed when the
+        features are in different units) rather than the covariance. Scaling distorts
+        noise that was isotropic (a feature that separates the means gets its noise shrunk),
+        so for data already in common units (principal-component scores, planted spherical
+        mixtures) pass False.
 
     Returns
     -------
@@ -301,10 +308,17 @@ def n_components_from_spectrum(X, max_components=None, sample_weight=None):
     kmax = d if max_components is None else int(
         check_scalar(max_components, "max_components", numbers.Integral, low=1))
     w = check_sample_weight(sample_weight, n)
-    Z = _standardise(X, w)
+    if standardize:
+        Z = _standardise(X, w)
+    else:
+        Z = X - (w @ X) / w.sum()
     cov = (Z * w[:, None]).T @ Z / w.sum()
     lam = np.linalg.eigvalsh(0.5 * (cov + cov.T))[::-1]
-    edge = float(np.median(lam)) * (1.0 + np.sqrt(d / n)) ** 2
-    thr = max(float(lam.mean()), edge)
-    k = 1 + int(np.count_nonzero(lam[:-1] > thr))
-    return int(max(1, min(k, kmax, d)))
+    kaiser = float(lam.mean()) if standardize else 0.0
+    n_signal = 0
+    for j in range(d - 1):
+        edge = 1.05 * float(lam[j:].mean()) * (1.0 + np.sqrt((d - j) / n)) ** 2
+        if not lam[j] > max(edge, kaiser):
+            break
+        n_signal += 1
+    return int(max(1, min(1 + n_signal, kmax, d)))
