@@ -105,6 +105,16 @@ class SpectralGMM(_SpectralBase):
         :class:`~latentkit.spectral.GMMMoments`), which the method needs on centred or
         standardised data (means only affinely independent) and which makes the estimate
         independent of the origin of X; False: the raw moments, as in the papers.
+    robust : bool, default False
+        For real data: the start of ``init='spectral'``
+        (:func:`~latentkit.spectral.spectral_labels`: standardised features, per-component
+        moments, Lloyd refinement of the spectral means, a second pass in within-class
+        whitened coordinates); of the partitions found, the one whose spherical-Gaussian
+        parameters (of ``covariance_type``) have the highest likelihood gives ``weights_``,
+        ``means_`` and ``covariances_`` (the clusters' proportions, means and variances
+        ``||x - mu||^2 / n_features`` averaged in the cluster) and ``labels_``. No
+        ``whitening_``, ``history_`` or ``raw_weight_sum_`` (None); ``eigenvalues_`` is
+        ``weights_ ** -0.5`` (the tensor eigenvalues of that mixture). Not with ``sparsity``.
     tensor : {'auto', 'dense', 'implicit'}, default 'auto'
         Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
         contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
@@ -146,7 +156,7 @@ class SpectralGMM(_SpectralBase):
         Power-method history (see :class:`~latentkit.spectral.TensorPowerResult`); None with
         ``sparsity``.
     labels_ : ndarray of int of shape (n_samples,)
-        Only with ``sparsity``: the cluster of each training sample.
+        Only with ``sparsity`` or ``robust``: the cluster of each training sample.
     selected_features_ : ndarray of int
         Only with ``sparsity``: the features in the support of the sparse components (sorted;
         at most ``sparsity`` per component).
@@ -169,11 +179,12 @@ class SpectralGMM(_SpectralBase):
 
     def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_restarts=20,
                  n_iter=100, tol=1e-8, random_state=None, sparsity=None, covariance_type="tied",
-                 center=True):
+                 center=True, robust=False):
         self.n_components = n_components
         self.variance = variance
         self.covariance_type = covariance_type
         self.center = center
+        self.robust = robust
         self.tensor = tensor
         self.n_restarts = n_restarts
         self.n_iter = n_iter
@@ -207,6 +218,8 @@ class SpectralGMM(_SpectralBase):
                 raise ValueError("sparsity needs covariance_type='tied' (the sparse method "
                                  "estimates one pooled variance), got 'spherical'.")
             return self._fit_sparse(X, rng)
+        if self.robust:
+            return self._fit_robust(X, rng)
         mom = GMMMoments(X, self.n_components, self.variance, self.covariance_type,
                          center=bool(self.center))
         k = self.n_components
@@ -224,6 +237,35 @@ class SpectralGMM(_SpectralBase):
             self.covariances_ = np.maximum(var, 1e-3 * max(mom.sigma2, 1e-300))
         self._store_decomposition(res, wh)
         self.n_features_in_ = mom.X.shape[1]
+        return self
+
+    def _fit_robust(self, X, rng):
+        """``fit`` with ``robust``: the best partition of :func:`spectral_labels`."""
+        from ._gmm_start import params_from_labels, spectral_labels, start_log_likelihood
+
+        X = check_array(X, "X", ensure_min_samples=2)
+        k = int(self.n_components)
+        w = np.ones(X.shape[0])
+        ct = "tied" if self.covariance_type == "tied" else "spherical"
+        best = None
+        for lab in spectral_labels(X, k, random_state=rng):
+            if ct == "tied":  # one variance: the mixtures' 'spherical' with pooled variances
+                p = params_from_labels(X, lab, k, "spherical", 0.0, w)
+                p["covariances"] = np.full(k, p["weights"] @ p["covariances"])
+            else:
+                p = params_from_labels(X, lab, k, "spherical", 0.0, w)
+            p["covariances"] = np.maximum(p["covariances"], 1e-12 * max(
+                float(p["covariances"].max()), 1e-300))
+            ll = start_log_likelihood(X, p, "spherical", 0.0, w)
+            if best is None or ll > best[0]:
+                best = (ll, lab, p)
+        _, lab, p = best
+        self.weights_, self.means_, self.covariances_ = p["weights"], p["means"], p["covariances"]
+        self.sigma2_ = float(self.weights_ @ self.covariances_)
+        self.labels_ = lab
+        self.eigenvalues_ = self.weights_ ** -0.5
+        self.raw_weight_sum_ = self.whitening_ = self.history_ = None
+        self.n_features_in_ = X.shape[1]
         return self
 
     def _fit_sparse(self, X, rng):
@@ -277,7 +319,7 @@ class SpectralGMM(_SpectralBase):
         # ||x - mu_i||^2 up to the row constant ||x||^2 (O(n k) memory, not O(n k d))
         d2 = (means ** 2).sum(1)[None, :] - 2.0 * (X @ means.T)
         var = np.maximum(np.asarray(self.covariances_, dtype=np.float64), 1e-300)
-        if getattr(self, "covariance_type", "tied") == "spherical":
+        if getattr(self, "covariance_type", "tied") == "spherical" or np.ptp(var) > 0:
             # the row constant ||x||^2 no longer cancels between components
             d2 = d2 + np.einsum("ij,ij->i", X, X)[:, None]
             logdet = 0.5 * X.shape[1] * np.log(var)
