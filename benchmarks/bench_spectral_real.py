@@ -105,7 +105,11 @@ def main():
         sp, km = res["spectral"], res["kmeans++"]
         ok = (sp["bound"] >= km["bound"] - 0.01 and sp["ari"] >= km["ari"] - 0.02
               and sp["iter"] <= km["iter"])
-        done = "yes" if ok else ("fallback" if sp["fallback"] else "NO")
+        n_fb = sp["fallback"]
+        if ok:
+            done = "yes" if not n_fb else f"yes ({n_fb}/{len(seeds)} fell back)"
+        else:
+            done = f"no, fell back on {n_fb}/{len(seeds)}" if n_fb else "NO"
         cells = [f"{r['ari']:.3f} / {r['bound']:.3f} / {r['iter']:.1f} / {r['time']:.2f}"
                  for r in res.values()]
         extra = (f" {sp['k']:.1f} / {km['k']:.1f} |" if args.model == "dpmm" else "")

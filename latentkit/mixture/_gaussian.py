@@ -335,9 +335,12 @@ class GaussianMixture(LatentModel):
     init : {'kmeans++', 'random', 'spectral'} or dict, default 'kmeans++'
         ``'kmeans++'``: greedy k-means++ seeding plus a few Lloyd iterations, then one M-step
         from the hard labels. ``'random'``: one M-step from uniformly random responsibilities
-        (scikit-learn's ``'random'``). ``'spectral'``: a method-of-moments estimate from
-        :func:`latentkit.spectral.spectral_init_gmm` (ValueError when the spectral module does
-        not provide it). A dict gives starting parameters with any of the keys ``'weights'``
+        (scikit-learn's ``'random'``). ``'spectral'``: a method-of-moments start from
+        :func:`latentkit.spectral.spectral_init_gmm` (standardised features, per-component
+        spherical moments, Lloyd refinement, a within-class whitened second pass), checked
+        against the k-means++ start: when the latter is more likely, it is used (the same
+        start as ``init='kmeans++'``) and a ``SpectralInitWarning`` says so (ValueError when
+        the spectral module does not provide it). A dict gives starting parameters with any of the keys ``'weights'``
         (K,), ``'means'`` (K, D), and one of ``'covariances'`` or ``'precisions'`` (shapes of
         ``covariances_``; ``'precisions'`` is scikit-learn's ``precisions_init`` and gives
         bit-identical starting Cholesky factors); missing ones come from k-means++.

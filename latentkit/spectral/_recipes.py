@@ -147,19 +147,28 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     Sources: Hsu & Kakade (2013), Theorem 1; Anandkumar et al. (2014), section 4.3; Lloyd
     (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate.
     """
+    return _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
+                          random_state, n_lloyd_kmeans=10)[1]
+
+
+def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, random_state,
+                   n_lloyd_kmeans, n_columns=None):
+    """Validate the arguments of the two mixture recipes, then
+    :func:`~._gmm_start.choose_start`: (labels, params, n_columns)."""
     from ._gmm_start import choose_start
 
     X = check_array(X, "X")
-    n_components = _check_n_components(n_components, X.shape[0])
+    k = _check_n_components(n_components, X.shape[0])
+    cols = k if n_columns is None else int(check_scalar(n_columns, "n_columns",
+                                                        numbers.Integral, low=k))
     if covariance_type not in _COVARIANCE_TYPES:
         raise ValueError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got "
                          f"{covariance_type!r}.")
     reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
     w = check_sample_weight(sample_weight, X.shape[0])
     rng = check_random_state(random_state)
-    _, params, _ = choose_start(X, n_components, covariance_type, reg_covar, w, rng,
-                                n_lloyd_kmeans=10)
-    return params
+    labels, params, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans)
+    return labels, params, cols
 
 
 def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar=1e-6,
@@ -200,21 +209,10 @@ def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar
     ValueError, TypeError
         As :func:`spectral_init_gmm`; ``n_columns < n_components``.
     """
-    from ._gmm_start import choose_start
-
-    X = check_array(X, "X")
-    k = _check_n_components(n_components, X.shape[0])
-    cols = k if n_columns is None else int(check_scalar(n_columns, "n_columns",
-                                                        numbers.Integral, low=k))
-    if covariance_type not in _COVARIANCE_TYPES:
-        raise ValueError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got "
-                         f"{covariance_type!r}.")
-    reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
-    w = check_sample_weight(sample_weight, X.shape[0])
-    rng = check_random_state(random_state)
-    labels, _, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans=300)
-    R = np.zeros((X.shape[0], cols))
-    R[np.arange(X.shape[0]), labels] = 1.0
+    labels, _, cols = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
+                                     random_state, n_lloyd_kmeans=300, n_columns=n_columns)
+    R = np.zeros((labels.shape[0], cols))
+    R[np.arange(labels.shape[0]), labels] = 1.0
     return R
 
 
