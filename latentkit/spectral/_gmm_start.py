@@ -262,7 +262,7 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
     return lab_sp, p_sp, {"spectral": ll_sp, "kmeans": ll_km, "chosen": "spectral"}
 
 
-def n_components_from_spectrum(X, max_components=None, sample_weight=None, standardize=True):
+def n_components_from_spectrum(X, max_components=None, sample_weight=None, standardize="auto"):
     """Number of mixture components suggested by the covariance spectrum.
 
     A mixture of k spherical components has k - 1 covariance eigenvalues above the noise level
@@ -279,12 +279,14 @@ def n_components_from_spectrum(X, max_components=None, sample_weight=None, stand
     max_components : int, optional
         Upper bound (default n_features).
     sample_weight : array-like of shape (n_samples,), optional
-    standardize : bool, default True
-        Use the correlation matrix (each feature scaled to unit variance: needed when the
-        features are in different units) rather than the covariance. Scaling distorts
-        noise that was isotropic (a feature that separates the means gets its noise shrunk),
-        so for data already in common units (principal-component scores, planted spherical
-        mixtures) pass False.
+    standardize : {'auto', True, False}, default 'auto'
+        True: use the correlation matrix (each feature scaled to unit variance: needed when
+        the features are in different units); False: the covariance. Scaling distorts noise
+        that was isotropic (a feature that separates the means gets its noise shrunk), so for
+        data already in common units (planted spherical mixtures) pass False. 'auto': the
+        correlation matrix, unless no pair of features is significantly correlated (every
+        ``|r_ij| < 3 / sqrt(n)``), as for principal-component scores, whose correlation
+        matrix is the identity and keeps nothing of their spectrum: then the covariance.
 
     Returns
     -------
@@ -307,12 +309,17 @@ def n_components_from_spectrum(X, max_components=None, sample_weight=None, stand
     n, d = X.shape
     kmax = d if max_components is None else int(
         check_scalar(max_components, "max_components", numbers.Integral, low=1))
+    if standardize not in ("auto", True, False):
+        raise ValueError(f"standardize must be 'auto', True or False, got {standardize!r}.")
     w = check_sample_weight(sample_weight, n)
-    if standardize:
-        Z = _standardise(X, w)
-    else:
-        Z = X - (w @ X) / w.sum()
+    Z = _standardise(X, w)
     cov = (Z * w[:, None]).T @ Z / w.sum()
+    if standardize == "auto":
+        off = np.abs(cov[~np.eye(d, dtype=bool)])
+        standardize = bool(off.size and off.max() >= 3.0 / np.sqrt(n))
+    if not standardize:
+        Z = X - (w @ X) / w.sum()
+        cov = (Z * w[:, None]).T @ Z / w.sum()
     lam = np.linalg.eigvalsh(0.5 * (cov + cov.T))[::-1]
     kaiser = float(lam.mean()) if standardize else 0.0
     n_signal = 0

@@ -195,6 +195,15 @@ def test_number_of_components_from_the_spectrum():
         assert n_components_from_spectrum(planted_spherical(3000, k, 20, k)[0]) == k
     noise = np.random.default_rng(0).standard_normal((3000, 12))
     assert n_components_from_spectrum(noise) == 1
+    # principal-component scores are uncorrelated: 'auto' keeps their covariance spectrum
+    # (the correlation matrix would be the identity and give k = 1)
+    X, _ = planted_spherical(3000, 5, 12, 3)
+    Xc = X - X.mean(0)
+    scores = Xc @ np.linalg.svd(Xc, full_matrices=False)[2].T
+    assert n_components_from_spectrum(scores) == 5
+    assert n_components_from_spectrum(scores, standardize=True) == 1
+    with pytest.raises(ValueError, match="standardize"):
+        n_components_from_spectrum(X, standardize="yes")
     assert n_components_from_spectrum(planted_spherical(3000, 6, 12, 6)[0],
                                       max_components=3, standardize=False) == 3
 
