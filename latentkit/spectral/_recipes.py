@@ -167,7 +167,9 @@ def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, r
     reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
     w = check_sample_weight(sample_weight, X.shape[0])
     rng = check_random_state(random_state)
-    labels, params, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans)
+    what = "k-means++" if cols == k else f"k-means++ ({k} clusters)"
+    labels, params, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
+                                     what=what)
     return labels, params, cols
 
 
