@@ -92,8 +92,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     max_iter, n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
         As in :class:`VariationalGaussianMixture` (init responsibilities have T columns).
         ``init='spectral'`` (Gaussian components only) starts from the spectral partition into
-        ``k`` clusters, ``k`` = :func:`latentkit.spectral.n_components_from_spectrum` (signal
-        eigenvalues of the standardised covariance; at most T); the other ``T - k``
+        ``k`` clusters, ``k`` = :func:`latentkit.spectral.n_components_from_spectrum` (the
+        covariance eigenvalues above the noise level; at most T); the other ``T - k``
         components start empty (their factors equal the prior), so the fit starts near the
         number of components the moments suggest.
 

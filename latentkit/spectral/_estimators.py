@@ -114,7 +114,8 @@ class SpectralGMM(_SpectralBase):
         ``means_`` and ``covariances_`` (the clusters' proportions, means and variances
         ``||x - mu||^2 / n_features`` averaged in the cluster) and ``labels_``. No
         ``whitening_``, ``history_`` or ``raw_weight_sum_`` (None); ``eigenvalues_`` is
-        ``weights_ ** -0.5`` (the tensor eigenvalues of that mixture). Not with ``sparsity``.
+        ``weights_ ** -0.5`` (the tensor eigenvalues of that mixture). The moments use the
+        default ``variance``, ``center`` and power-method settings. Not with ``sparsity``.
     tensor : {'auto', 'dense', 'implicit'}, default 'auto'
         Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
         contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
@@ -143,8 +144,8 @@ class SpectralGMM(_SpectralBase):
     sigma2_ : float
         The common variance (for 'spherical': the mean variance ``sum_i w_i sigma_i^2``, the
         smallest covariance eigenvalue): from the moments (dense method), or, with
-        ``sparsity``, the pooled within-cluster variance ``sum_t ||x_t - mu_{z_t}||^2 / ((n - k) d)`` over all
-        features.
+        ``sparsity``, the pooled within-cluster variance
+        ``sum_t ||x_t - mu_{z_t}||^2 / ((n - k) d)`` over all features.
     eigenvalues_ : ndarray of shape (n_components,) or (tensor_rank,)
         Tensor eigenvalues; with ``sparsity``, the weights of the sparse cumulant components.
     raw_weight_sum_ : float or None
@@ -217,6 +218,9 @@ class SpectralGMM(_SpectralBase):
             if self.covariance_type != "tied":
                 raise ValueError("sparsity needs covariance_type='tied' (the sparse method "
                                  "estimates one pooled variance), got 'spherical'.")
+            if self.robust:
+                raise ValueError("robust=True and sparsity are exclusive: the robust start "
+                                 "uses the dense moments; set one of them.")
             return self._fit_sparse(X, rng)
         if self.robust:
             return self._fit_robust(X, rng)
@@ -299,8 +303,9 @@ class SpectralGMM(_SpectralBase):
         -------
         labels : ndarray of int of shape (n_samples,)
             ``argmax_i log w_i - d/2 log sigma_i^2 - ||x - mu_i||^2 / (2 sigma_i^2)`` (the
-            spherical-Gaussian posterior mode; ``sigma_i^2 = covariances_[i]``); with ``sparsity``, the norm runs over ``selected_features_`` only
-            (the means are equal elsewhere in the model).
+            spherical-Gaussian posterior mode; ``sigma_i^2 = covariances_[i]``); with
+            ``sparsity``, the norm runs over ``selected_features_`` only (the means are equal
+            elsewhere in the model).
 
         Raises
         ------

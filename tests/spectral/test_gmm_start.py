@@ -113,6 +113,8 @@ def test_bad_settings_are_named():
         SpectralGMM(3, covariance_type="full").fit(X)
     with pytest.raises(ValueError, match="sparsity needs covariance_type='tied'"):
         SpectralGMM(3, covariance_type="spherical", sparsity=3).fit(X)
+    with pytest.raises(ValueError, match="robust=True and sparsity"):
+        SpectralGMM(3, robust=True, sparsity=3).fit(X)
     with pytest.raises(ValueError, match="n_columns"):
         spectral_responsibilities(X, 3, n_columns=2)
     with pytest.raises(ValueError, match="component_type='gaussian'"):
