@@ -14,6 +14,8 @@ Done (issue 19) means, per set: spectral bound >= k-means++ bound - 0.01, ARI >=
 0.02 and iterations <= k-means++'s, or the fallback fired. The last column says which.
 
 Run:  python benchmarks/bench_spectral_real.py [--seeds 5] [--model gmm|vgmm|dpmm]
+      python benchmarks/bench_spectral_real.py --rates   (SpectralGMM, shared vs per-component
+      variance on a planted mixture with unequal variances, errors against n)
 """
 
 import argparse
@@ -86,11 +88,44 @@ def run(model, X, y, K, ct, init, seeds):
     return {key: (np.mean(v) if isinstance(v, list) else v) for key, v in out.items()}
 
 
+def rates(seeds):
+    """SpectralGMM 'tied' vs 'spherical' on a planted mixture with unequal variances: the
+    largest error over components of means, weights and variances against n (issue 17, 3)."""
+    from latentkit.spectral import SpectralGMM
+
+    mu = np.array([[3.0, 0, 0, 0, 0, 1, 0, 0], [0, 3.0, 0, 0, 1, 0, 0, 0],
+                   [0, 0, 3.0, 1, 0, 0, 0, 0]]) * 1.5
+    w, s2 = np.array([0.5, 0.3, 0.2]), np.array([0.5, 1.0, 2.0])
+    print("planted: k=3, d=8, weights (0.5, 0.3, 0.2), variances (0.5, 1, 2); max abs error, "
+          f"mean over {len(seeds)} seeds")
+    print("| n | tied: means / weights / variances | spherical: means / weights / variances |")
+    print("|---|---|---|")
+    for n in (10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6):
+        row = []
+        for ct in ("tied", "spherical"):
+            errs = []
+            for seed in seeds:
+                rng = np.random.default_rng(seed)
+                h = rng.choice(3, n, p=w)
+                X = mu[h] + rng.standard_normal((n, 8)) * np.sqrt(s2[h])[:, None]
+                est = SpectralGMM(3, covariance_type=ct, random_state=seed).fit(X)
+                perm = [int(np.argmin(((est.means_ - m) ** 2).sum(1))) for m in mu]
+                errs.append((np.abs(est.means_[perm] - mu).max(),
+                             np.abs(est.weights_[perm] - w).max(),
+                             np.abs(est.covariances_[perm] - s2).max()))
+            row.append(" / ".join(f"{e:.4f}" for e in np.mean(errs, axis=0)))
+        print(f"| {n:.0e} | " + " | ".join(row) + " |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--model", default="gmm", choices=["gmm", "vgmm", "dpmm"])
+    ap.add_argument("--rates", action="store_true",
+                    help="SpectralGMM per-component vs shared variance against n instead")
     args = ap.parse_args()
+    if args.rates:
+        return rates(list(range(args.seeds)))
     seeds = list(range(args.seeds))
     print(f"model={args.model}, {args.seeds} seeds, max_iter=500, tol=1e-6; "
           "ARI / final bound (nats per sample) / iterations / seconds, mean over seeds")
