@@ -91,6 +91,11 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         Nats per sample.
     max_iter, n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
         As in :class:`VariationalGaussianMixture` (init responsibilities have T columns).
+        ``init='spectral'`` (Gaussian components only) starts from the spectral partition into
+        ``k`` clusters, ``k`` = :func:`latentkit.spectral.n_components_from_spectrum` (the
+        covariance eigenvalues above the noise level; at most T); the other ``T - k``
+        components start empty (their factors equal the prior), so the fit starts near the
+        number of components the moments suggest.
 
     Attributes
     ----------
@@ -101,6 +106,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         (the point mass v_T = 1).
     n_effective_components_ : int
         Components with expected weight above ``EFFECTIVE_WEIGHT_THRESHOLD`` = 0.01.
+    spectral_n_components_ : int
+        Only after a fit with ``init='spectral'``: the number of clusters of the start.
     means_, covariances_, precisions_, precisions_cholesky_, mean_precision_,
     degrees_of_freedom_ :
         Gaussian components (see :class:`VariationalGaussianMixture`).
@@ -168,6 +175,10 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     # ---- validation -------------------------------------------------------------------------
     def _validate_params(self):
         self._validate_common()
+        if self.init == "spectral" and self.component_type != "gaussian":
+            raise ValueError("init='spectral' needs component_type='gaussian' (the moments are "
+                             "those of a Gaussian mixture), got component_type="
+                             f"{self.component_type!r}; use init='kmeans++'.")
         if self.truncation_method not in TRUNCATION_METHODS:
             raise ValueError(f"truncation_method must be one of {list(TRUNCATION_METHODS)}, got "
                              f"{self.truncation_method!r}.")
@@ -204,6 +215,13 @@ class DirichletProcessMixture(_BayesianGaussianBase):
                                  f"of shape ({Xc.shape[1]},), got {self.category_prior!r}.")
             self.category_prior_ = lam
         return data
+
+    def _spectral_start_components(self, X, w):
+        from ..spectral import n_components_from_spectrum
+
+        self.spectral_n_components_ = n_components_from_spectrum(
+            X, max_components=self.truncation, sample_weight=w)
+        return self.spectral_n_components_
 
     # ---- stick factor -----------------------------------------------------------------------
     def _init_weight_factor(self):

@@ -257,9 +257,39 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
         pot = float(pots[best])
         closest = d[:, best].copy()
         centers[c] = X[cand[best]]
+    del pot
+    return lloyd(X, centers, w, n_lloyd, x_sq)
+
+
+def lloyd(X, centers, w, n_iter, x_sq=None):
+    """Weighted Lloyd iterations from given centres.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D), float64
+    centers : ndarray of shape (K, D)
+        Updated in place (empty clusters keep their centre).
+    w : ndarray of shape (n,)
+        Non-negative sample weights.
+    n_iter : int
+        Maximum iterations; stops earlier when the labels stop changing.
+    x_sq : ndarray of shape (n,), optional
+        Squared row norms of X (computed when not given).
+
+    Returns
+    -------
+    centers : ndarray of shape (K, D)
+    labels : ndarray of shape (n,), int
+        Nearest centre of every row.
+
+    Source: Lloyd (1982), *Least squares quantization in PCM*.
+    """
+    n, K = X.shape[0], centers.shape[0]
+    if x_sq is None:
+        x_sq = np.einsum("ij,ij->i", X, X)
     labels = np.argmin(_sq_dist(X, centers, x_sq), axis=1)
-    for _ in range(n_lloyd):
-        onehot = np.zeros((n, n_clusters))
+    for _ in range(n_iter):
+        onehot = np.zeros((n, K))
         onehot[np.arange(n), labels] = w
         mass = onehot.sum(axis=0)
         sums = onehot.T @ X
@@ -269,7 +299,6 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
         if np.array_equal(new, labels):
             break
         labels = new
-    del pot
     return centers, labels
 
 
@@ -306,12 +335,16 @@ class GaussianMixture(LatentModel):
     init : {'kmeans++', 'random', 'spectral'} or dict, default 'kmeans++'
         ``'kmeans++'``: greedy k-means++ seeding plus a few Lloyd iterations, then one M-step
         from the hard labels. ``'random'``: one M-step from uniformly random responsibilities
-        (scikit-learn's ``'random'``). ``'spectral'``: a method-of-moments estimate from
-        :func:`latentkit.spectral.spectral_init_gmm` (ValueError when the spectral module does
-        not provide it). A dict gives starting parameters with any of the keys ``'weights'``
-        (K,), ``'means'`` (K, D), and one of ``'covariances'`` or ``'precisions'`` (shapes of
-        ``covariances_``; ``'precisions'`` is scikit-learn's ``precisions_init`` and gives
-        bit-identical starting Cholesky factors); missing ones come from k-means++.
+        (scikit-learn's ``'random'``). ``'spectral'``: a method-of-moments start from
+        :func:`latentkit.spectral.spectral_init_gmm` (standardised features, per-component
+        spherical moments, Lloyd refinement, a within-class whitened second pass), checked
+        against the k-means++ start: when the latter is more likely, it is used (the same
+        start as ``init='kmeans++'``) and a ``SpectralInitWarning`` says so (ValueError when
+        the spectral module does not provide it). A dict gives starting parameters with any
+        of the keys ``'weights'`` (K,), ``'means'`` (K, D), and one of ``'covariances'`` or
+        ``'precisions'`` (shapes of ``covariances_``; ``'precisions'`` is scikit-learn's
+        ``precisions_init`` and gives bit-identical starting Cholesky factors); missing ones
+        come from k-means++.
     random_state : None, int or numpy.random.Generator, default None
         Seed of the initialisation; a fixed value gives identical fits.
     callback : callable, optional

@@ -105,9 +105,9 @@ class _BayesianGaussianBase(LatentModel):
             if unknown or "responsibilities" not in init:
                 raise ValueError(f"init dict must have exactly the key 'responsibilities' (an "
                                  f"(n_samples, {self._k_name}) matrix), got keys {sorted(init)}.")
-        elif not (isinstance(init, str) and init in ("kmeans++", "random")):
-            raise ValueError("init must be 'kmeans++', 'random' or {'responsibilities': R}, got "
-                             f"{init!r}.")
+        elif not (isinstance(init, str) and init in ("kmeans++", "random", "spectral")):
+            raise ValueError("init must be 'kmeans++', 'random', 'spectral' or "
+                             f"{{'responsibilities': R}}, got {init!r}.")
 
     def _resolve_priors(self, X, w):
         """Resolve the Normal-Wishart prior from the data (scikit-learn's documented defaults:
@@ -230,10 +230,29 @@ class _BayesianGaussianBase(LatentModel):
             return R
         if init == "random":
             return _random_responsibilities(n, K, rng)
+        if init == "spectral":
+            return self._spectral_responsibilities(X, w, rng)
         _check_n_samples(w, K, self._k_name, " for init='kmeans++'", "use init='random'")
         # k-means++ seeding, then Lloyd iterations to convergence (at most 300 for the
         # Gaussian components), like the KMeans start of scikit-learn's mixtures
         return _kmeans_responsibilities(X, K, rng, w, n_lloyd=n_lloyd)
+
+    def _spectral_start_components(self, X, w):
+        """Number of clusters of the spectral start (all of them here; the DP mixture picks
+        it from the moments' spectrum)."""
+        return self.n_components_or_truncation
+
+    def _spectral_responsibilities(self, X, w, rng):
+        """``init='spectral'``: one-hot responsibilities of
+        :func:`latentkit.spectral.spectral_responsibilities` (the robust spectral start, checked
+        against the k-means++ start by the likelihood of the requested covariance type)."""
+        from ..spectral import spectral_responsibilities
+
+        K = self.n_components_or_truncation
+        k = self._spectral_start_components(X, w)
+        _check_n_samples(w, k, self._k_name, " for init='spectral'", "use init='random'")
+        return spectral_responsibilities(X, k, self.covariance_type, reg_covar=self.reg_covar,
+                                         sample_weight=w, random_state=rng, n_columns=K)
 
     def _init_params(self, data, rng):
         X, w = data.X, data.w
@@ -469,10 +488,14 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         the units of X squared (standardise X when its variances are far from 1).
     max_iter : int, default 100
     n_init : int, default 1
-    init : {'kmeans++', 'random'} or dict, default 'kmeans++'
+    init : {'kmeans++', 'random', 'spectral'} or dict, default 'kmeans++'
         Starting responsibilities: hard labels of k-means++ seeding followed by Lloyd
         iterations to convergence (at most 300), uniform random rows
-        (scikit-learn's 'random'), or ``{'responsibilities': R}`` with R of shape
+        (scikit-learn's 'random'), the labels of the method-of-moments start
+        (:func:`latentkit.spectral.spectral_responsibilities`: standardised features,
+        per-component spherical moments, Lloyd refinement, a within-class whitened second
+        pass; replaced by the k-means++ labels, with a ``SpectralInitWarning``, when those
+        give a more likely start), or ``{'responsibilities': R}`` with R of shape
         (n_samples, n_components). The first M-step is done from them (as scikit-learn).
     weight_concentration_prior : float, optional
         alpha_0 > 0 of the symmetric Dirichlet; default 1 / n_components.

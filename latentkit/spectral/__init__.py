@@ -35,6 +35,12 @@ __all__ += ["Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "pr
             "SpectralGMM", "SpectralLDA", "SpectralHMM", "SpectralInitWarning",
             "spectral_init_gmm", "spectral_init_lda", "spectral_init_hmm", "online_tensor_power"]
 
+# --- issue 19 (robust spectral start of the Gaussian mixtures) ---------------------------
+from ._recipes import spectral_responsibilities  # noqa: F401,E402
+from ._gmm_start import n_components_from_spectrum, spectral_labels  # noqa: F401,E402
+
+__all__ += ["spectral_responsibilities", "n_components_from_spectrum", "spectral_labels"]
+
 # --- issue 6 (private, completion, sparse) adds its imports below -------------------------
 from ._privacy import PrivacyAccountant, calibrate_gaussian_noise  # noqa: F401,E402
 from ._private import (PrivateTensorPower, input_perturbation_power,  # noqa: F401,E402

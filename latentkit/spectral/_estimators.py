@@ -86,7 +86,7 @@ class _SpectralBase(ParamsMixin):
 
 
 class SpectralGMM(_SpectralBase):
-    """Spherical Gaussian mixture with a common variance by the method of moments.
+    """Spherical Gaussian mixture by the method of moments (common or per-component variance).
 
     Parameters
     ----------
@@ -95,6 +95,28 @@ class SpectralGMM(_SpectralBase):
     variance : {'bottom_mean', 'min'}, default 'bottom_mean'
         Estimate of sigma^2 (see :class:`~latentkit.spectral.GMMMoments`); unused when
         ``sparsity`` is set.
+    covariance_type : {'tied', 'spherical'}, default 'tied'
+        'tied': one variance sigma^2 shared by the components (Anandkumar et al. 2014,
+        Theorem 3.2); 'spherical': a variance sigma_i^2 per component (Hsu & Kakade 2013,
+        Theorem 1), recovered as ``sigma_i^2 = lambda_i v_i.(W^T M1)`` and floored at
+        ``1e-3 sigma2_`` (a non-positive estimate means that component is not spherical).
+        Only the dense method (no ``sparsity``) supports 'spherical'.
+    center : bool, default True
+        Take the moments about ``E x`` shifted along the smallest-variance direction (see
+        :class:`~latentkit.spectral.GMMMoments`), which the method needs on centred or
+        standardised data (means only affinely independent) and which makes the estimate
+        independent of the origin of X; False: the raw moments, as in the papers.
+    robust : bool, default False
+        For real data: the start of ``init='spectral'``
+        (:func:`~latentkit.spectral.spectral_labels`: standardised features, per-component
+        moments, Lloyd refinement of the spectral means, a second pass in within-class
+        whitened coordinates); of the partitions found, the one whose spherical-Gaussian
+        parameters (of ``covariance_type``) have the highest likelihood gives ``weights_``,
+        ``means_`` and ``covariances_`` (the clusters' proportions, means and variances
+        ``||x - mu||^2 / n_features`` averaged in the cluster) and ``labels_``. No
+        ``whitening_``, ``history_`` or ``raw_weight_sum_`` (None); ``eigenvalues_`` is
+        ``weights_ ** -0.5`` (the tensor eigenvalues of that mixture). The moments use the
+        default ``variance``, ``center`` and power-method settings. Not with ``sparsity``.
     tensor : {'auto', 'dense', 'implicit'}, default 'auto'
         Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
         contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
@@ -118,11 +140,13 @@ class SpectralGMM(_SpectralBase):
     weights_ : ndarray of shape (n_components,)
     means_ : ndarray of shape (n_components, n_features)
     covariances_ : ndarray of shape (n_components,)
-        The common variance sigma^2 for every component ('spherical' form).
+        The variance of each component ('spherical' form; all equal to ``sigma2_`` for
+        'tied').
     sigma2_ : float
-        The common variance: from the moments (dense method), or, with ``sparsity``, the
-        pooled within-cluster variance ``sum_t ||x_t - mu_{z_t}||^2 / ((n - k) d)`` over all
-        features.
+        The common variance (for 'spherical': the mean variance ``sum_i w_i sigma_i^2``, the
+        smallest covariance eigenvalue): from the moments (dense method), or, with
+        ``sparsity``, the pooled within-cluster variance
+        ``sum_t ||x_t - mu_{z_t}||^2 / ((n - k) d)`` over all features.
     eigenvalues_ : ndarray of shape (n_components,) or (tensor_rank,)
         Tensor eigenvalues; with ``sparsity``, the weights of the sparse cumulant components.
     raw_weight_sum_ : float or None
@@ -134,7 +158,7 @@ class SpectralGMM(_SpectralBase):
         Power-method history (see :class:`~latentkit.spectral.TensorPowerResult`); None with
         ``sparsity``.
     labels_ : ndarray of int of shape (n_samples,)
-        Only with ``sparsity``: the cluster of each training sample.
+        Only with ``sparsity`` or ``robust``: the cluster of each training sample.
     selected_features_ : ndarray of int
         Only with ``sparsity``: the features in the support of the sparse components (sorted;
         at most ``sparsity`` per component).
@@ -156,9 +180,13 @@ class SpectralGMM(_SpectralBase):
     """
 
     def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_restarts=20,
-                 n_iter=100, tol=1e-8, random_state=None, sparsity=None):
+                 n_iter=100, tol=1e-8, random_state=None, sparsity=None, covariance_type="tied",
+                 center=True, robust=False):
         self.n_components = n_components
         self.variance = variance
+        self.covariance_type = covariance_type
+        self.center = center
+        self.robust = robust
         self.tensor = tensor
         self.n_restarts = n_restarts
         self.n_iter = n_iter
@@ -182,11 +210,23 @@ class SpectralGMM(_SpectralBase):
         _check_common(self)
         if self.tensor not in ("auto", "dense", "implicit"):
             raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
+        if self.covariance_type not in ("tied", "spherical"):
+            raise ValueError(f"covariance_type must be 'tied' or 'spherical', got "
+                             f"{self.covariance_type!r}.")
         self._reset_fitted()
         rng = check_random_state(self.random_state)
         if self.sparsity is not None:
+            if self.covariance_type != "tied":
+                raise ValueError("sparsity needs covariance_type='tied' (the sparse method "
+                                 "estimates one pooled variance), got 'spherical'.")
+            if self.robust:
+                raise ValueError("robust=True and sparsity are exclusive: the robust start "
+                                 "uses the dense moments; set one of them.")
             return self._fit_sparse(X, rng)
-        mom = GMMMoments(X, self.n_components, self.variance)
+        if self.robust:
+            return self._fit_robust(X, rng)
+        mom = GMMMoments(X, self.n_components, self.variance, self.covariance_type,
+                         center=bool(self.center))
         k = self.n_components
         wh = whiten(mom.M2, k, random_state=rng)
         T = mom.tensor(wh)
@@ -195,9 +235,42 @@ class SpectralGMM(_SpectralBase):
         self.weights_, self.means_, self.raw_weight_sum_ = mom.to_params(
             wh, res.eigenvalues, res.eigenvectors)
         self.sigma2_ = mom.sigma2
-        self.covariances_ = np.full(k, mom.sigma2)
+        if self.covariance_type == "tied":
+            self.covariances_ = np.full(k, mom.sigma2)
+        else:
+            var = mom.component_variances(wh, res.eigenvalues, res.eigenvectors)
+            self.covariances_ = np.maximum(var, 1e-3 * max(mom.sigma2, 1e-300))
         self._store_decomposition(res, wh)
         self.n_features_in_ = mom.X.shape[1]
+        return self
+
+    def _fit_robust(self, X, rng):
+        """``fit`` with ``robust``: the best partition of :func:`spectral_labels`."""
+        from ._gmm_start import params_from_labels, spectral_labels, start_log_likelihood
+
+        X = check_array(X, "X", ensure_min_samples=2)
+        k = int(self.n_components)
+        w = np.ones(X.shape[0])
+        ct = "tied" if self.covariance_type == "tied" else "spherical"
+        best = None
+        for lab in spectral_labels(X, k, random_state=rng):
+            if ct == "tied":  # one variance: the mixtures' 'spherical' with pooled variances
+                p = params_from_labels(X, lab, k, "spherical", 0.0, w)
+                p["covariances"] = np.full(k, p["weights"] @ p["covariances"])
+            else:
+                p = params_from_labels(X, lab, k, "spherical", 0.0, w)
+            p["covariances"] = np.maximum(p["covariances"], 1e-12 * max(
+                float(p["covariances"].max()), 1e-300))
+            ll = start_log_likelihood(X, p, "spherical", 0.0, w)
+            if best is None or ll > best[0]:
+                best = (ll, lab, p)
+        _, lab, p = best
+        self.weights_, self.means_, self.covariances_ = p["weights"], p["means"], p["covariances"]
+        self.sigma2_ = float(self.weights_ @ self.covariances_)
+        self.labels_ = lab
+        self.eigenvalues_ = self.weights_ ** -0.5
+        self.raw_weight_sum_ = self.whitening_ = self.history_ = None
+        self.n_features_in_ = X.shape[1]
         return self
 
     def _fit_sparse(self, X, rng):
@@ -230,9 +303,10 @@ class SpectralGMM(_SpectralBase):
         Returns
         -------
         labels : ndarray of int of shape (n_samples,)
-            ``argmax_i log w_i - ||x - mu_i||^2 / (2 sigma^2)`` (the spherical-Gaussian
-            posterior mode); with ``sparsity``, the norm runs over ``selected_features_`` only
-            (the means are equal elsewhere in the model).
+            ``argmax_i log w_i - d/2 log sigma_i^2 - ||x - mu_i||^2 / (2 sigma_i^2)`` (the
+            spherical-Gaussian posterior mode; ``sigma_i^2 = covariances_[i]``); with
+            ``sparsity``, the norm runs over ``selected_features_`` only (the means are equal
+            elsewhere in the model).
 
         Raises
         ------
@@ -250,8 +324,14 @@ class SpectralGMM(_SpectralBase):
             X, means = X[:, self.selected_features_], means[:, self.selected_features_]
         # ||x - mu_i||^2 up to the row constant ||x||^2 (O(n k) memory, not O(n k d))
         d2 = (means ** 2).sum(1)[None, :] - 2.0 * (X @ means.T)
-        return np.argmax(np.log(self.weights_ + 1e-300) - d2 / (2 * max(self.sigma2_, 1e-300)),
-                         axis=1)
+        var = np.maximum(np.asarray(self.covariances_, dtype=np.float64), 1e-300)
+        if getattr(self, "covariance_type", "tied") == "spherical" or np.ptp(var) > 0:
+            # the row constant ||x||^2 no longer cancels between components
+            d2 = d2 + np.einsum("ij,ij->i", X, X)[:, None]
+            logdet = 0.5 * X.shape[1] * np.log(var)
+        else:
+            logdet = 0.0
+        return np.argmax(np.log(self.weights_ + 1e-300) - logdet - d2 / (2 * var), axis=1)
 
 
 class SpectralLDA(_SpectralBase):

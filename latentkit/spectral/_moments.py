@@ -65,13 +65,22 @@ def project_simplex(V):
 
 
 class GMMMoments:
-    """Moments of a spherical Gaussian mixture with a common variance (Hsu & Kakade 2013).
+    """Moments of a spherical Gaussian mixture (Hsu & Kakade 2013).
 
-    With ``x = mu_h + z``, ``z ~ N(0, sigma^2 I)``, ``h ~ w``::
+    With ``x = mu_h + z``, ``z ~ N(0, sigma_h^2 I)``, ``h ~ w`` and ``sigma2 = sum_i w_i
+    sigma_i^2``::
 
-        sigma^2 = smallest eigenvalue(s) of Cov(x),   M1 = sigma^2 E[x],
-        M2 = E[x x^T] - sigma^2 I                          = sum_i w_i mu_i mu_i^T,
+        sigma2 = smallest eigenvalue(s) of Cov(x),  v = a unit eigenvector of it,
+        M1 = E[x (v.(x - E x))^2]                          = sum_i w_i sigma_i^2 mu_i,
+        M2 = E[x x^T] - sigma2 I                           = sum_i w_i mu_i mu_i^T,
         M3 = E[x x x] - sum_j (M1 e_j e_j + e_j M1 e_j + e_j e_j M1) = sum_i w_i mu_i^{(x)3}.
+
+    With a common variance (``covariance_type='tied'``) ``M1 = sigma2 E[x]`` (AGHKT14 Thm 3.2).
+    With one variance per component (``'spherical'``, HK13 Theorem 1) M1 is the empirical
+    ``E[x (v.(x - E x))^2]``, averaged over the eigenvectors ``v`` of the ``d - k + 1`` smallest
+    covariance eigenvalues (each orthogonal to the span of ``mu_i - E x``, so each gives the same
+    population value; averaging lowers the variance) or taken at the smallest one
+    (``variance='min'``).
 
     Whitened: ``M3(W, W, W)(I, u, u) = E[y (y.u)^2] - (m (u^T G u) + 2 (m.u) G u)`` with
     ``y = W^T x``, ``m = W^T M1``, ``G = W^T W`` (SPECTRAL_NOTES.md section 1.4).
@@ -85,20 +94,42 @@ class GMMMoments:
         sigma^2 as the mean of the ``d - k + 1`` smallest covariance eigenvalues (all equal to
         sigma^2 in the population; less biased than the minimum, which the finite-sample
         Marchenko-Pastur edge pulls down) or the smallest one (Hsu & Kakade 2013, Theorem 1).
+    covariance_type : {'tied', 'spherical'}, default 'tied'
+        One variance shared by all components, or one per component (see above).
+    center : bool, default True
+        Take the moments of ``x' = x - E x + c v`` (``v`` the eigenvector of the smallest
+        covariance eigenvalue, ``c^2`` the mean of the ``k - 1`` largest eigenvalues of
+        ``Cov(x) - sigma2 I``) and shift the means back in :meth:`to_params`. The method needs
+        linearly independent means; the means of centred data (any standardised X) are only
+        affinely independent (``sum_i w_i (mu_i - E x) = 0``: M2 has rank k - 1 and the
+        estimate is noise), and far from the origin they are nearly collinear (M2 dominated by
+        ``E x E x^T``). ``v`` is orthogonal to every ``mu_i - E x`` (they span the top k - 1
+        directions of ``Cov(x) - sigma2 I``), so the shifted means ``mu_i - E x + c v`` are
+        linearly independent whenever the means are affinely independent, the noise is
+        unchanged (a translation), and the estimate no longer depends on where the origin of
+        X lies (derived, SPECTRAL_NOTES.md 1.4; exact on population moments). False: the raw
+        moments of X, as in the papers.
 
     Attributes
     ----------
     sigma2 : float
+        ``sum_i w_i sigma_i^2`` (the common variance for 'tied').
     mean, M1 : ndarray of shape (n_features,)
+        ``E x`` and M1 (of the shifted data when ``center``).
     M2 : ndarray of shape (n_features, n_features)
+        Of the shifted data when ``center``.
+    offset : ndarray of shape (n_features,)
+        What was added to X (``c v - E x``; zeros without ``center``).
 
     Raises
     ------
     ValueError
-        ``n_components > n_features``, fewer than 2 samples, NaN.
+        ``n_components > n_features``, fewer than 2 samples, NaN, an unknown ``variance`` or
+        ``covariance_type``.
     """
 
-    def __init__(self, X, n_components, variance="bottom_mean"):
+    def __init__(self, X, n_components, variance="bottom_mean", covariance_type="tied",
+                 center=True):
         X = check_array(X, "X", ensure_min_samples=2)
         n, d = X.shape
         k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
@@ -107,13 +138,37 @@ class GMMMoments:
                              "need linearly independent means (k <= n_features).")
         if variance not in ("bottom_mean", "min"):
             raise ValueError(f"variance must be 'bottom_mean' or 'min', got {variance!r}.")
-        self.X, self.n_components = X, k
+        if covariance_type not in ("tied", "spherical"):
+            raise ValueError(f"covariance_type must be 'tied' (one variance shared by the "
+                             f"components) or 'spherical' (one per component), got "
+                             f"{covariance_type!r}.")
+        self.n_components, self.covariance_type = k, covariance_type
         self.mean = X.mean(axis=0)
-        S = X.T @ X / n
-        cov_eig = np.linalg.eigvalsh(S - np.outer(self.mean, self.mean))
-        self.sigma2 = float(max(cov_eig[: d - k + 1].mean() if variance == "bottom_mean"
-                                else cov_eig[0], 0.0))
-        self.M1 = self.sigma2 * self.mean
+        Xc = X - self.mean
+        cov = Xc.T @ Xc / n
+        cov_eig, cov_vec = np.linalg.eigh(cov)
+        n_bottom = d - k + 1 if variance == "bottom_mean" else 1
+        self.sigma2 = float(max(cov_eig[:n_bottom].mean(), 0.0))
+        if center:
+            between = cov_eig[d - k + 1:] - self.sigma2  # the k - 1 between-means eigenvalues
+            c2 = float(between.mean()) if k > 1 else self.sigma2
+            c = np.sqrt(max(c2, self.sigma2, 1e-300))
+            self.offset = c * cov_vec[:, 0] - self.mean
+            X = Xc + c * cov_vec[:, 0]
+            S = cov + c * c * np.outer(cov_vec[:, 0], cov_vec[:, 0])
+            mean = c * cov_vec[:, 0]
+        else:
+            self.offset = np.zeros(d)
+            S = X.T @ X / n
+            mean = self.mean
+        self.X = X
+        if covariance_type == "tied":
+            self.M1 = self.sigma2 * mean
+        else:
+            # E[x (v.(x - E x))^2] averaged over the bottom eigenvectors v (HK13 Theorem 1)
+            proj = Xc @ cov_vec[:, :n_bottom]
+            r = np.einsum("ij,ij->i", proj, proj) / n_bottom
+            self.M1 = X.T @ r / n
         self.M2 = S - self.sigma2 * np.eye(d)
 
     def tensor(self, whitening):
@@ -130,9 +185,21 @@ class GMMMoments:
         weights : ndarray (k,), means : ndarray (k, d), raw_weight_sum : float
         """
         lam = np.asarray(eigenvalues, dtype=float)
-        means = (whitening.B @ eigenvectors * lam).T
+        means = (whitening.B @ eigenvectors * lam).T - self.offset
         w = lam ** -2.0
         return w / w.sum(), means, float(w.sum())
+
+    def component_variances(self, whitening, eigenvalues, eigenvectors):
+        """Per-component variances ``sigma_i^2 = lambda_i v_i.(W^T M1)``, shape (k,).
+
+        From ``W^T M1 = sum_i w_i sigma_i^2 W^T mu_i = sum_i sigma_i^2 sqrt(w_i) v_i`` with
+        orthonormal ``v_i`` and ``sqrt(w_i) = 1 / lambda_i`` (SPECTRAL_NOTES.md 1.4, derived;
+        exact on population moments). For 'tied' every entry is ``sigma2`` up to rounding.
+        Not floored: a value <= 0 flags a component the spherical model does not fit.
+        """
+        lam = np.asarray(eigenvalues, dtype=float)
+        m = whitening.W.T @ self.M1
+        return lam * (np.asarray(eigenvectors).T @ m)
 
 
 class LDAMoments:

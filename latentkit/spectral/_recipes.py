@@ -15,12 +15,12 @@ import numpy as np
 
 from .._validation import (check_array, check_counts, check_random_state, check_sample_weight,
                            check_scalar)
-from ._estimators import SpectralGMM, SpectralLDA
+from ._estimators import SpectralLDA
 
 _COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
 
 __all__ = ["SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda", "spectral_init_plsa",
-           "spectral_init_hmm", "kmeans_plusplus_centers"]
+           "spectral_init_hmm", "kmeans_plusplus_centers", "spectral_responsibilities"]
 
 
 class SpectralInitWarning(UserWarning):
@@ -97,43 +97,19 @@ def kmeans_plusplus_centers(X, n_components, rng, sample_weight=None):
     return centers
 
 
-def _covariances_from_means(X, means, covariance_type, reg_covar, w):
-    """Weights and covariances of the nearest-mean (hard) assignment, in the model's form."""
-    K, D = means.shape
-    d2 = (X ** 2).sum(1)[:, None] - 2 * X @ means.T + (means ** 2).sum(1)[None]
-    lab = np.argmin(d2, axis=1)
-    nk = np.bincount(lab, weights=w, minlength=K) + 10 * np.finfo(float).eps
-    total = w.sum()
-    cov_full = np.empty((K, D, D))
-    for j in range(K):
-        sel = lab == j
-        if nk[j] < 2 or sel.sum() < 2:
-            diff = X - means[j]
-            cov_full[j] = (diff * w[:, None]).T @ diff / total
-        else:
-            diff = X[sel] - means[j]
-            cov_full[j] = (diff * w[sel, None]).T @ diff / w[sel].sum()
-    if covariance_type == "full":
-        cov = cov_full + reg_covar * np.eye(D)
-    elif covariance_type == "diag":
-        cov = np.einsum("kii->ki", cov_full) + reg_covar
-    elif covariance_type == "spherical":
-        cov = np.einsum("kii->k", cov_full) / D + reg_covar
-    elif covariance_type == "tied":
-        cov = np.einsum("k,kij->ij", nk / nk.sum(), cov_full) + reg_covar * np.eye(D)
-    else:
-        raise ValueError(f"covariance_type must be 'full', 'diag', 'spherical' or 'tied', "
-                         f"got {covariance_type!r}.")
-    return nk / nk.sum(), cov
-
-
 def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, sample_weight=None,
                       random_state=None):
-    """Starting parameters of a Gaussian mixture from the spherical-GMM moments.
+    """Starting parameters of a Gaussian mixture from the spherical-GMM moments, checked
+    against k-means++.
 
-    The means come from :class:`~latentkit.spectral.SpectralGMM` (Hsu & Kakade 2013; common
-    variance); the weights and covariances (of the requested type, ``reg_covar`` added to the
-    diagonal) from the nearest-mean assignment of the samples, so any covariance type is valid.
+    The robust spectral start of :mod:`latentkit.spectral._gmm_start`: standardised features,
+    moments with a variance per component about a shifted centre (Hsu & Kakade 2013), Lloyd
+    refinement of the spectral means, a second pass in within-class whitened coordinates; the
+    partition whose one-M-step parameters (of the requested ``covariance_type``, ``reg_covar``
+    on the diagonal) have the highest log-likelihood is kept -- unless the k-means++ start of
+    :class:`~latentkit.mixture.GaussianMixture` (drawn from a copy of ``random_state``, 10 Lloyd
+    iterations) has a higher one: then that start is returned, identical to
+    ``init='kmeans++'`` with the same random state, with a :class:`SpectralInitWarning`.
 
     Parameters
     ----------
@@ -142,15 +118,21 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     covariance_type : {'full', 'diag', 'spherical', 'tied'}, default 'full'
     reg_covar : float, default 1e-6
     sample_weight : ndarray of shape (n_samples,), optional
-        Used for the weights/covariances (the moments are unweighted).
+        Used for the standardisation, Lloyd, the M-step and the check (the moments are
+        unweighted).
     random_state : None, int or numpy.random.Generator
 
     Returns
     -------
     dict
-        ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type). On
-        degenerate moments (``n_components > n_features``, rank-deficient M2, non-finite
-        output) a :class:`SpectralInitWarning` is issued and k-means++ centres are used as means.
+        ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type).
+
+    Warns
+    -----
+    SpectralInitWarning
+        Degenerate moments (``n_components > n_features``, rank-deficient M2, non-finite
+        output), or a spectral start less likely than the k-means++ start (both
+        log-likelihoods in the message): the k-means++ start is returned.
 
     Raises
     ------
@@ -162,27 +144,78 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
 
     Notes
     -----
-    Source: Hsu & Kakade (2013), Theorem 1; Anandkumar et al. (2014), section 4.3.
+    Sources: Hsu & Kakade (2013), Theorem 1; Anandkumar et al. (2014), section 4.3; Lloyd
+    (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate.
     """
+    return _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
+                          random_state, n_lloyd_kmeans=10)[1]
+
+
+def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, random_state,
+                   n_lloyd_kmeans, n_columns=None):
+    """Validate the arguments of the two mixture recipes, then
+    :func:`~._gmm_start.choose_start`: (labels, params, n_columns)."""
+    from ._gmm_start import choose_start
+
     X = check_array(X, "X")
-    n_components = _check_n_components(n_components, X.shape[0])
+    k = _check_n_components(n_components, X.shape[0])
+    cols = k if n_columns is None else int(check_scalar(n_columns, "n_columns",
+                                                        numbers.Integral, low=k))
     if covariance_type not in _COVARIANCE_TYPES:
         raise ValueError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got "
                          f"{covariance_type!r}.")
     reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
     w = check_sample_weight(sample_weight, X.shape[0])
     rng = check_random_state(random_state)
-    try:
-        est = SpectralGMM(n_components, random_state=rng).fit(X)
-        means = est.means_
-        if not np.all(np.isfinite(means)):
-            raise ValueError("non-finite spectral means")
-    except ValueError as exc:
-        warnings.warn(f"init='spectral': the moments are degenerate ({exc}); falling back to "
-                      "k-means++.", SpectralInitWarning, stacklevel=2)
-        means = kmeans_plusplus_centers(X, n_components, rng, w)
-    weights, cov = _covariances_from_means(X, means, covariance_type, reg_covar, w)
-    return {"weights": weights, "means": means, "covariances": cov}
+    what = "k-means++" if cols == k else f"k-means++ ({k} clusters)"
+    labels, params, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
+                                     what=what)
+    return labels, params, cols
+
+
+def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar=1e-6,
+                              sample_weight=None, random_state=None, n_columns=None):
+    """One-hot starting responsibilities of the variational mixtures from the spectral start.
+
+    As :func:`spectral_init_gmm` (same candidates and check), with the k-means++ candidate of
+    :class:`~latentkit.mixture.VariationalGaussianMixture` (Lloyd to convergence, at most 300
+    iterations).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    n_components : int
+        Number of clusters of the start (``<= n_columns``).
+    covariance_type : {'full', 'diag', 'spherical', 'tied'}, default 'full'
+        For the likelihood of the check.
+    reg_covar : float, default 1e-6
+    sample_weight : ndarray of shape (n_samples,), optional
+    random_state : None, int or numpy.random.Generator
+    n_columns : int, optional
+        Columns of the result (the truncation of a Dirichlet-process mixture; the columns
+        after ``n_components`` are zero, i.e. the components start empty). Default
+        ``n_components``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_columns)
+        Rows one-hot.
+
+    Warns
+    -----
+    SpectralInitWarning
+        As :func:`spectral_init_gmm`; the k-means++ labels are used.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`spectral_init_gmm`; ``n_columns < n_components``.
+    """
+    labels, _, cols = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
+                                     random_state, n_lloyd_kmeans=300, n_columns=n_columns)
+    R = np.zeros((labels.shape[0], cols))
+    R[np.arange(labels.shape[0]), labels] = 1.0
+    return R
 
 
 def spectral_init_lda(X, n_components, doc_topic_prior=None, topic_word_prior=None,
