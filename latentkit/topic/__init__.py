@@ -6,10 +6,13 @@ Hoffman, Blei & Bach 2010).
 
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
 from ._plsa import PLSA
+from ._coherence import Coherence, coherence
 
 __all__ = [
     "LatentDirichletAllocation",
     "LDAStats",
     "lda_e_step",
     "PLSA",
+    "coherence",
+    "Coherence",
 ]
