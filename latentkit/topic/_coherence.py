@@ -186,9 +186,10 @@ def _score(measure, ids_local, C, N):
     out = np.empty(len(ids_local))
     if measure == "u_mass":
         for k, t in enumerate(ids_local):
-            vals = [np.log((C[t[i], t[j]] / N + EPSILON) / (C[t[j], t[j]] / N))
-                    for i in range(1, len(t)) for j in range(i)]
-            out[k] = np.mean(vals) if vals else np.nan
+            M = C[np.ix_(t, t)]
+            # S_one_pre: (w_prime = t[i], w_star = t[j]) for i > j, in gensim's order
+            i, j = np.tril_indices(len(t), -1)
+            out[k] = np.mean(np.log((M[i, j] / N + EPSILON) / (np.diag(M)[j] / N)))
         return out
     pmi, npmi = _npmi(C, N)
     for k, t in enumerate(ids_local):
