@@ -577,7 +577,9 @@ class LatentDirichletAllocation(LatentModel):
 
     def _doc_topic(self, X):
         self._check_is_fitted()
-        X = self._validate_data(X, reset=False)
+        from ..text import counts_from_texts
+
+        X = self._validate_data(counts_from_texts(self, X), reset=False)  # raw texts allowed
         gamma, _, doc_elbo, _ = self._local_step(X, sstats=False)
         return X, gamma, doc_elbo
 
@@ -586,8 +588,9 @@ class LatentDirichletAllocation(LatentModel):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            Counts.
+        X : array-like or scipy.sparse matrix of shape (n_documents, n_features), or list of str
+            Counts, or raw texts when the model was fitted through :mod:`latentkit.text` (its
+            stored vectorizer counts them).
 
         Returns
         -------

@@ -421,7 +421,9 @@ class PLSA(LatentModel):
         """Fitted model and CSR counts over the training vocabulary (NotFittedError,
         ValueError otherwise)."""
         self._check_is_fitted()
-        X = check_counts(X, "X")
+        from ..text import counts_from_texts
+
+        X = check_counts(counts_from_texts(self, X), "X")  # raw texts: the stored vectorizer
         check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
         return X
 
@@ -434,8 +436,9 @@ class PLSA(LatentModel):
 
         Parameters
         ----------
-        X : scipy.sparse matrix or array of shape (n_docs, n_words)
-            Counts (the same vocabulary as in fit).
+        X : scipy.sparse matrix or array of shape (n_docs, n_words), or list of str
+            Counts (the same vocabulary as in fit), or raw texts when the model was fitted
+            through :mod:`latentkit.text` (its stored vectorizer counts them).
 
         Returns
         -------
