@@ -341,6 +341,11 @@ class TextVectorizer:
             if "no terms remain" in msg or "empty vocabulary" in msg:
                 raise TextInputError(f"the corpus prunes to nothing: "
                                      f"{self._diagnose_empty(texts)}.") from None
+            if "max_df corresponds to" in msg:
+                raise TextInputError(
+                    f"the corpus prunes to nothing: min_df={self.min_df!r} is more documents "
+                    f"than max_df={self.max_df!r} allows among the {len(texts)} documents; "
+                    "lower min_df or raise max_df.") from None
             raise
         self.count_vectorizer_ = cv
         self.vocabulary_ = np.asarray(cv.get_feature_names_out(), dtype=str)
