@@ -583,6 +583,34 @@ class LatentDirichletAllocation(LatentModel):
         gamma, _, doc_elbo, _ = self._local_step(X, sstats=False)
         return X, gamma, doc_elbo
 
+    def report(self, path=None, corpus=None, **kwargs):
+        """An interactive standalone HTML report of the topics (inter-topic map, relevance
+        bars with a lambda slider, word search, coherence and typical documents).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Where to write the HTML file.
+        corpus : Corpus or count matrix (n_docs, n_features), optional
+            For prevalence, p(w), coherence and the typical documents.
+        **kwargs
+            ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``title``: see
+            :func:`latentkit.topic.topic_report`.
+
+        Returns
+        -------
+        str
+            The HTML document.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        self._check_is_fitted()
+        from ._report import topic_report
+
+        return topic_report(self, corpus, path, **kwargs)
+
     def transform(self, X):
         """Posterior mean document-topic proportions ``E_q[theta_d] = gamma_d / sum_k gamma_dk``.
 

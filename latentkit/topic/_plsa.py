@@ -431,6 +431,34 @@ class PLSA(LatentModel):
         return plsa_fold_in_docs(X, self.components_, self.beta, self.fold_in_max_iter,
                                  self.fold_in_tol)
 
+    def report(self, path=None, corpus=None, **kwargs):
+        """An interactive standalone HTML report of the topics (inter-topic map, relevance
+        bars with a lambda slider, word search, coherence and typical documents).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Where to write the HTML file.
+        corpus : Corpus or count matrix (n_docs, n_features), optional
+            For prevalence, p(w), coherence and the typical documents.
+        **kwargs
+            ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``title``: see
+            :func:`latentkit.topic.topic_report`.
+
+        Returns
+        -------
+        str
+            The HTML document.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        self._check_is_fitted()
+        from ._report import topic_report
+
+        return topic_report(self, corpus, path, **kwargs)
+
     def transform(self, X):
         """Fold documents in and return their aspect distribution P(z | d).
 
