@@ -1,6 +1,7 @@
 """The ``latentkit`` command line (also ``python -m latentkit``).
 
-Commands: ``latentkit datasets``, ``latentkit fit <model> ...``, ``latentkit show model.npz``.
+Commands: ``latentkit datasets [export]``, ``latentkit fit <model> ...``, ``latentkit show
+model.npz``; ``coherence``, ``report`` and ``select`` live in ``latentkit._commands``.
 
 How to add a model to ``latentkit fit`` (three small pieces, nothing else to touch):
 
@@ -970,6 +971,11 @@ FIT_COMMANDS = {
 def _cmd_datasets(args, out):
     from .datasets import list_datasets
 
+    if getattr(args, "action", "list") == "export":
+        from ._commands import run_datasets_export
+
+        return run_datasets_export(args, out)
+
     rows = list_datasets()
     if args.json:
         out.write(json.dumps([{k: r[k] for k in ("name", "kind", "shape", "license")}
@@ -1094,6 +1100,11 @@ def build_parser():
 
     p = sub.add_parser("datasets", help="list the bundled data sets (name, kind, shape, license)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument("action", nargs="?", choices=["list", "export"], default="list",
+                   help="list (default) or export (gutenberg_novels as raw text)")
+    from ._commands import add_commands, add_export_args
+
+    add_export_args(p)
 
     p = sub.add_parser("fit", help="fit a model and print its summary")
     models = p.add_subparsers(dest="model", metavar="MODEL")
@@ -1106,6 +1117,7 @@ def build_parser():
     p = sub.add_parser("show", help="summarise a model saved with --out / latentkit.io.save")
     p.add_argument("path", help="model file (.npz)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(extra_handlers=add_commands(sub))  # coherence, report, select
     return parser
 
 
@@ -1127,7 +1139,8 @@ def main(argv=None, out=None):
     out = sys.stdout if out is None else out
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = {"datasets": _cmd_datasets, "fit": _cmd_fit, "show": _cmd_show}[args.command]
+    handler = {"datasets": _cmd_datasets, "fit": _cmd_fit, "show": _cmd_show,
+               **args.extra_handlers}[args.command]
     try:
         return handler(args, out)
     except (CLIError, ValueError, TypeError, FileNotFoundError, IsADirectoryError,

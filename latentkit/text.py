@@ -31,8 +31,8 @@ import scipy.sparse as sp
 
 from .datasets._corpus import Corpus, english_stop_words
 
-__all__ = ["TextVectorizer", "read_texts", "load_texts", "attach", "from_gensim",
-           "from_sklearn", "stop_words_from_file", "TextInputError"]
+__all__ = ["TextVectorizer", "read_texts", "load_texts", "load_texts_for", "attach",
+           "from_gensim", "from_sklearn", "stop_words_from_file", "TextInputError"]
 
 _SETTINGS_ATTR = "text_settings_"
 _BINARY_SNIFF = 8192
@@ -525,6 +525,38 @@ def load_texts(source, *, text_column=None, stop_words="english", extra_stop_wor
                   target=None, target_names=None, titles=np.asarray(titles, dtype=str),
                   metadata=meta, tokens=vec.tokens(texts), vectorizer=vec, texts=texts,
                   name=name, DESCR=f"{len(texts)} documents read from {name}.")
+
+
+def load_texts_for(model, source, text_column=None):
+    """Texts counted with the vectorizer stored in a model (its vocabulary, its settings).
+
+    Parameters
+    ----------
+    model : topic model fitted through :mod:`latentkit.text` (see :func:`attach`)
+    source, text_column
+        See :func:`read_texts`.
+
+    Returns
+    -------
+    Corpus
+        As :func:`load_texts`, over the model's vocabulary (words the model does not know are
+        dropped), for coherence and reports.
+
+    Raises
+    ------
+    ValueError
+        The model has no stored text settings.
+    TextInputError, TypeError
+        See :func:`read_texts`.
+    """
+    vec = TextVectorizer.from_model(model)
+    texts, titles, meta = read_texts(source, text_column)
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else "texts"
+    return Corpus(data=vec.transform(texts), vocabulary=vec.vocabulary_,
+                  feature_names=vec.vocabulary_, target=None, target_names=None,
+                  titles=np.asarray(titles, dtype=str), metadata=meta, tokens=vec.tokens(texts),
+                  vectorizer=vec, texts=texts, name=name,
+                  DESCR=f"{len(texts)} documents read from {name}.")
 
 
 def stop_words_from_file(path):
