@@ -111,7 +111,7 @@ def read_texts(source, text_column=None):
     -------
     texts : list of str, length n_docs
     titles : list of str, length n_docs
-        File names (folder), ``'line N'`` (text file), the ``title`` column when a table has
+        File name and first line (folder), ``'line N'`` (text file), the ``title`` column when a table has
         one, else each document's first line (80 characters at most).
     metadata : dict of str to list
         The other columns of a CSV / JSON-lines file (one value per document); empty otherwise.
@@ -134,7 +134,7 @@ def read_texts(source, text_column=None):
                 raise TextInputError(f"{path}: the folder holds no .txt files; put one document "
                                      "per .txt file in it (UTF-8).")
             texts = [_read_utf8(p) for p in files]
-            return texts, [p.name for p in files], {}
+            return texts, [f"{p.name}: {_title(t)}" for p, t in zip(files, texts)], {}
         suffix = path.suffix.lower()
         if suffix == ".txt":
             lines = _read_utf8(path).splitlines()
@@ -399,7 +399,7 @@ class TextVectorizer:
         """
         cv = self.count_vectorizer_
         pre, tok = cv.build_preprocessor(), cv.build_tokenizer()
-        index = cv.vocabulary_
+        index = {w: i for i, w in enumerate(self.vocabulary_)}
         return [np.fromiter((index.get(w, -1) for w in tok(pre(t))), dtype=np.int64)
                 for t in texts]
 

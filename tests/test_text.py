@@ -61,7 +61,8 @@ def test_readers(tmp_path):
         (folder / f"doc{i}.txt").write_text(t, encoding="utf-8")
     (folder / "notes.md").write_text("ignored", encoding="utf-8")
     texts, titles, meta = read_texts(folder)
-    assert texts == TEXTS and titles == [f"doc{i}.txt" for i in range(5)] and meta == {}
+    assert texts == TEXTS and meta == {}
+    assert titles == [f"doc{i}.txt: {t}" for i, t in enumerate(TEXTS)]
 
     lines = tmp_path / "lines.txt"
     lines.write_text("\n".join(TEXTS[:2]) + "\n\n" + TEXTS[2] + "\n", encoding="utf-8")
