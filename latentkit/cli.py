@@ -221,7 +221,8 @@ def _add_text_args(p):
                    help="keep words in at least N documents (a fraction if written 0.x; "
                         "default 2)")
     g.add_argument("--max-df", type=_count, default=0.95, metavar="F",
-                   help="drop words in more than this fraction of documents (default 0.95)")
+                   help="drop words in more than F of the documents: a fraction if written "
+                        "0.x, else a document count (default 0.95)")
     g.add_argument("--max-features", type=int, default=None, metavar="N",
                    help="keep the N most frequent words")
     g.add_argument("--min-length", type=int, default=2, metavar="N",

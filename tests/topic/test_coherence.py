@@ -145,3 +145,13 @@ def test_bad_input_is_named():
     before = X.copy()
     coherence([[0, 1]], X, "c_v")
     assert (X != before).nnz == 0
+
+
+def test_top_words_of_a_model_follow_stable_argsort_with_ties():
+    from latentkit.topic._coherence import _top_ids
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        A = rng.integers(0, 4, size=(3, 25)).astype(float)  # many ties at the boundary
+        expected = [list(r) for r in np.argsort(-A, axis=1, kind="stable")[:, :6]]
+        assert _top_ids(A, 6) == expected
