@@ -51,6 +51,7 @@ def main():
     from gensim.models import CoherenceModel
 
     from latentkit.datasets import load_kos
+    from latentkit.testing import gensim_corpus_and_texts
     from latentkit.topic import LatentDirichletAllocation, coherence
 
     corpus = load_kos()
@@ -58,14 +59,7 @@ def main():
     lda = LatentDirichletAllocation(n_components=args.k, max_iter=30, init="spectral",
                                     random_state=0).fit(X)
     topics = lda.top_words(vocab, n=args.top_n)
-    Xs = X.copy()
-    Xs.sort_indices()
-    texts, bow = [], []
-    for r in range(X.shape[0]):
-        sl = slice(Xs.indptr[r], Xs.indptr[r + 1])
-        pairs = [(int(j), int(v)) for j, v in zip(Xs.indices[sl], Xs.data[sl])]
-        bow.append(pairs)
-        texts.append([vocab[j] for j, v in pairs for _ in range(v)])
+    bow, texts = gensim_corpus_and_texts(X, vocab)
     dictionary = Dictionary()
     dictionary.token2id = {w: i for i, w in enumerate(vocab)}
     for m in ("u_mass", "c_npmi", "c_v"):  # compile / load the kernels

@@ -3,7 +3,7 @@ one document or one window at a time, by brute force."""
 
 import numpy as np
 
-__all__ = ["oracle_document_cooccurrence", "oracle_window_cooccurrence"]
+__all__ = ["oracle_document_cooccurrence", "oracle_window_cooccurrence", "gensim_corpus_and_texts"]
 
 
 def oracle_document_cooccurrence(X, relevant_words):
@@ -68,3 +68,30 @@ def oracle_window_cooccurrence(docs, relevant_words, window_size, exact=True):
                     counts[a, b] += 1
             n_windows += 1
     return counts, n_windows
+
+
+def gensim_corpus_and_texts(X, vocabulary):
+    """gensim's inputs for a count matrix: the bag-of-words corpus and the token lists.
+
+    The token lists read each document in bag-of-words order (each word repeated by its count,
+    words in column order), the order :func:`latentkit.topic.coherence` uses for a count matrix.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix (n_docs, n_words) of counts
+    vocabulary : sequence of str
+
+    Returns
+    -------
+    bow : list of lists of (int, int)
+    texts : list of lists of str
+    """
+    Xs = X.tocsr(copy=True)
+    Xs.sort_indices()
+    bow, texts = [], []
+    for r in range(Xs.shape[0]):
+        sl = slice(Xs.indptr[r], Xs.indptr[r + 1])
+        pairs = [(int(j), int(v)) for j, v in zip(Xs.indices[sl], Xs.data[sl])]
+        bow.append(pairs)
+        texts.append([vocabulary[j] for j, v in pairs for _ in range(v)])
+    return bow, texts

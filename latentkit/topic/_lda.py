@@ -21,6 +21,7 @@ from .._kernels import topic as _k
 from .._validation import check_counts, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
+from ._report import TopicReportMixin
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -173,7 +174,7 @@ def _mean_doc_length(X):
     return float(X.data.sum() / max(X.shape[0], 1))
 
 
-class LatentDirichletAllocation(LatentModel):
+class LatentDirichletAllocation(TopicReportMixin, LatentModel):
     """Latent Dirichlet Allocation by mean-field variational Bayes (batch VB).
 
     Input is a documents x vocabulary count matrix. The ELBO is reported in **nats per
@@ -582,34 +583,6 @@ class LatentDirichletAllocation(LatentModel):
         X = self._validate_data(counts_from_texts(self, X), reset=False)  # raw texts allowed
         gamma, _, doc_elbo, _ = self._local_step(X, sstats=False)
         return X, gamma, doc_elbo
-
-    def report(self, path=None, corpus=None, **kwargs):
-        """An interactive standalone HTML report of the topics (inter-topic map, relevance
-        bars with a lambda slider, word search, coherence and typical documents).
-
-        Parameters
-        ----------
-        path : str or path-like, optional
-            Where to write the HTML file.
-        corpus : Corpus or count matrix (n_docs, n_features), optional
-            For prevalence, p(w), coherence and the typical documents.
-        **kwargs
-            ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``title``: see
-            :func:`latentkit.topic.topic_report`.
-
-        Returns
-        -------
-        str
-            The HTML document.
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        self._check_is_fitted()
-        from ._report import topic_report
-
-        return topic_report(self, corpus, path, **kwargs)
 
     def transform(self, X):
         """Posterior mean document-topic proportions ``E_q[theta_d] = gamma_d / sum_k gamma_dk``.

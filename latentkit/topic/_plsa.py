@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
 from .._validation import check_counts, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
+from ._report import TopicReportMixin
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
 
@@ -205,7 +206,7 @@ def _check_simplex_rows(a, name, shape):
     return a
 
 
-class PLSA(LatentModel):
+class PLSA(TopicReportMixin, LatentModel):
     """Probabilistic latent semantic analysis (the aspect model) fitted by (tempered) EM.
 
     The asymmetric form models P(d, w) = P(d) sum_z P(z | d) P(w | z); the symmetric form
@@ -430,34 +431,6 @@ class PLSA(LatentModel):
     def _fold_in(self, X):
         return plsa_fold_in_docs(X, self.components_, self.beta, self.fold_in_max_iter,
                                  self.fold_in_tol)
-
-    def report(self, path=None, corpus=None, **kwargs):
-        """An interactive standalone HTML report of the topics (inter-topic map, relevance
-        bars with a lambda slider, word search, coherence and typical documents).
-
-        Parameters
-        ----------
-        path : str or path-like, optional
-            Where to write the HTML file.
-        corpus : Corpus or count matrix (n_docs, n_features), optional
-            For prevalence, p(w), coherence and the typical documents.
-        **kwargs
-            ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``title``: see
-            :func:`latentkit.topic.topic_report`.
-
-        Returns
-        -------
-        str
-            The HTML document.
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        self._check_is_fitted()
-        from ._report import topic_report
-
-        return topic_report(self, corpus, path, **kwargs)
 
     def transform(self, X):
         """Fold documents in and return their aspect distribution P(z | d).

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
 
-__all__ = ["topic_report", "report_data", "relevance", "classical_mds"]
+__all__ = ["topic_report", "report_data", "relevance", "classical_mds", "TopicReportMixin"]
 
 _LAMBDA_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
 
@@ -287,6 +287,36 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
         with open(os.fspath(path), "w", encoding="utf-8") as fh:
             fh.write(page)
     return page
+
+
+class TopicReportMixin:
+    """Adds :meth:`report` to a topic model (``LatentDirichletAllocation``, ``PLSA``)."""
+
+    def report(self, path=None, corpus=None, **kwargs):
+        """An interactive standalone HTML report of the topics (inter-topic map, relevance
+        bars with a lambda slider, word search, coherence and typical documents).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Where to write the HTML file.
+        corpus : Corpus or count matrix (n_docs, n_features), optional
+            For prevalence, p(w), coherence and the typical documents.
+        **kwargs
+            ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``title``: see
+            :func:`latentkit.topic.topic_report`.
+
+        Returns
+        -------
+        str
+            The HTML document.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        self._check_is_fitted()
+        return topic_report(self, corpus, path, **kwargs)
 
 
 _TEMPLATE = r"""<!DOCTYPE html>

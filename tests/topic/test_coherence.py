@@ -7,7 +7,8 @@ import scipy.sparse as sp
 
 from latentkit._kernels.coherence import document_cooccurrence, window_cooccurrence
 from latentkit.datasets import load_kos
-from latentkit.testing import oracle_document_cooccurrence, oracle_window_cooccurrence
+from latentkit.testing import (gensim_corpus_and_texts, oracle_document_cooccurrence,
+                               oracle_window_cooccurrence)
 from latentkit.topic import LatentDirichletAllocation, coherence
 
 
@@ -72,14 +73,7 @@ def kos_gensim():
     lda = LatentDirichletAllocation(n_components=4, max_iter=5, tol=1e3, init="spectral",
                                     random_state=0).fit(X)
     lda.feature_names_in_ = np.asarray(vocab)
-    Xs = X.copy()
-    Xs.sort_indices()
-    texts, bow = [], []
-    for r in range(X.shape[0]):
-        sl = slice(Xs.indptr[r], Xs.indptr[r + 1])
-        pairs = [(int(j), int(v)) for j, v in zip(Xs.indices[sl], Xs.data[sl])]
-        bow.append(pairs)
-        texts.append([vocab[j] for j, v in pairs for _ in range(v)])
+    bow, texts = gensim_corpus_and_texts(X, vocab)
     dictionary = Dictionary()
     dictionary.token2id = {w: i for i, w in enumerate(vocab)}
     assert gensim is not None
