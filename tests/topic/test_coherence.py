@@ -49,7 +49,6 @@ def test_gensim_and_exact_window_counting_differ_only_on_repeats():
 
 
 def test_document_kernel_equals_brute_force():
-    rng = np.random.default_rng(1)
     X = sp.random(60, 30, density=0.2, random_state=2, format="csr") * 5
     X.data = np.floor(X.data)  # some explicit zeros stay stored: they are not occurrences
     words = [0, 5, 7, 29, 13]
@@ -58,14 +57,13 @@ def test_document_kernel_equals_brute_force():
     got = document_cooccurrence(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data,
                                 relevant, 5)
     np.testing.assert_array_equal(got, oracle_document_cooccurrence(X, words))
-    assert rng is not None
 
 
 # ----------------------------------------------------------------------------- gensim parity
 
 @pytest.fixture(scope="module")
 def kos_gensim():
-    gensim = pytest.importorskip("gensim")
+    pytest.importorskip("gensim")
     from gensim.corpora import Dictionary
 
     corpus = load_kos()
@@ -76,7 +74,6 @@ def kos_gensim():
     bow, texts = gensim_corpus_and_texts(X, vocab)
     dictionary = Dictionary()
     dictionary.token2id = {w: i for i, w in enumerate(vocab)}
-    assert gensim is not None
     return X, vocab, lda, texts, bow, dictionary
 
 
