@@ -1,6 +1,7 @@
 """The ``latentkit`` command line (also ``python -m latentkit``).
 
-Commands: ``latentkit datasets``, ``latentkit fit <model> ...``, ``latentkit show model.npz``.
+Commands: ``latentkit datasets [export]``, ``latentkit fit <model> ...``, ``latentkit show
+model.npz``; ``coherence``, ``report`` and ``select`` live in ``latentkit._commands``.
 
 How to add a model to ``latentkit fit`` (three small pieces, nothing else to touch):
 
@@ -153,6 +154,8 @@ def load_input(args, kind):
     """
     from . import datasets as ds
 
+    if getattr(args, "text", None) is not None:
+        return _load_text_corpus(args)
     if args.data is not None:
         if kind == "counts":
             corpus = ds.read_docword(args.data, vocab=getattr(args, "vocab", None))
@@ -183,6 +186,59 @@ def load_input(args, kind):
     if kind == "sequence" and "lengths" not in bunch:
         bunch["lengths"] = None
     return bunch
+
+
+def _load_text_corpus(args):
+    """--text PATH with the text options: a Corpus from latentkit.text (vectorizer kept)."""
+    from .text import load_texts, stop_words_from_file
+
+    if args.data is not None or getattr(args, "dataset_given", False):
+        raise CLIError("--text, --data and --dataset are alternatives; give one of them.")
+    sw = args.stop_words
+    stop = None if sw == "none" else "english" if sw == "english" else stop_words_from_file(sw)
+    corpus = load_texts(args.text, text_column=args.text_column, stop_words=stop,
+                        min_df=args.min_df, max_df=args.max_df, max_features=args.max_features,
+                        min_length=args.min_length, bigrams=args.bigrams)
+    return corpus
+
+
+def _count(value):
+    """--min-df / --max-df: an int is a document count, a number with a dot a fraction."""
+    try:
+        return int(value)
+    except ValueError:
+        return float(value)
+
+
+def _add_text_args(p):
+    g = p.add_argument_group("raw texts (latentkit.text; instead of --dataset/--data)")
+    g.add_argument("--text", metavar="PATH",
+                   help="your texts: a folder of .txt files (one document each), a .txt file "
+                        "(one document per line), or a .csv / .jsonl file with a text column")
+    g.add_argument("--text-column", metavar="NAME", default=None,
+                   help="column / key holding the text in .csv / .jsonl (default 'text')")
+    g.add_argument("--min-df", type=_count, default=2, metavar="N",
+                   help="keep words in at least N documents (a fraction if written 0.x; "
+                        "default 2)")
+    g.add_argument("--max-df", type=_count, default=0.95, metavar="F",
+                   help="drop words in more than F of the documents: a fraction if written "
+                        "0.x, else a document count (default 0.95)")
+    g.add_argument("--max-features", type=int, default=None, metavar="N",
+                   help="keep the N most frequent words")
+    g.add_argument("--min-length", type=int, default=2, metavar="N",
+                   help="minimum word length in letters (default 2)")
+    g.add_argument("--stop-words", default="english", metavar="english|none|FILE",
+                   help="stop list: the bundled English list (default), none, or a file with "
+                        "one word per line")
+    g.add_argument("--bigrams", action="store_true", help="add two-word terms")
+
+
+def _attach_text(model, corpus):
+    """Store the vectorizer of a --text corpus with the model (saved by --out)."""
+    if corpus.get("vectorizer") is not None:
+        from .text import attach
+
+        attach(model, corpus["vectorizer"])
 
 
 class _StoreDataset(argparse.Action):
@@ -228,6 +284,7 @@ def _opt(args, **kw):
 # ----------------------------------------------------------------------------- fit lda
 
 def _add_lda_args(p):
+    _add_text_args(p)
     p.add_argument("--doc-topic-prior", type=float, default=None,
                    help="alpha (default 1/k)")
     p.add_argument("--topic-word-prior", type=float, default=None,
@@ -295,6 +352,7 @@ def _run_lda(args, progress):
         else:
             model.fit(X)
     model.feature_names_in_ = np.asarray(vocab, dtype=str)
+    _attach_text(model, corpus)
     perplexity = model.perplexity(X)
     topics = model.top_words(list(vocab), n=args.top)
     n_docs, n_words = X.shape
@@ -758,6 +816,7 @@ def _run_hmm(args, progress):
 # ----------------------------------------------------------------------------- fit plsa|vgmm|dpmm
 
 def _add_plsa_args(p):
+    _add_text_args(p)
     p.add_argument("--parametrization", default="asymmetric", choices=["asymmetric", "symmetric"],
                    help="P(d)P(z|d)P(w|z) or P(z)P(d|z)P(w|z) (default asymmetric)")
     p.add_argument("--beta", type=float, default=None, help="tempered EM exponent (default 1)")
@@ -777,6 +836,8 @@ def _run_plsa(args, progress):
     progress.total = model.max_iter
     with progress:
         model.fit(X)
+    model.feature_names_in_ = np.asarray(vocab, dtype=str)
+    _attach_text(model, corpus)
     n_docs, n_words = X.shape
     topics = [[vocab[j] for j in np.argsort(-row)[:args.top]] for row in model.components_]
     perplexity = float(np.exp(-model.lower_bound_)) if args.parametrization == "asymmetric" \
@@ -912,6 +973,11 @@ FIT_COMMANDS = {
 def _cmd_datasets(args, out):
     from .datasets import list_datasets
 
+    if getattr(args, "action", "list") == "export":
+        from ._commands import run_datasets_export
+
+        return run_datasets_export(args, out)
+
     rows = list_datasets()
     if args.json:
         out.write(json.dumps([{k: r[k] for k in ("name", "kind", "shape", "license")}
@@ -1036,6 +1102,11 @@ def build_parser():
 
     p = sub.add_parser("datasets", help="list the bundled data sets (name, kind, shape, license)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument("action", nargs="?", choices=["list", "export"], default="list",
+                   help="list (default) or export (gutenberg_novels as raw text)")
+    from ._commands import add_commands, add_export_args
+
+    add_export_args(p)
 
     p = sub.add_parser("fit", help="fit a model and print its summary")
     models = p.add_subparsers(dest="model", metavar="MODEL")
@@ -1048,6 +1119,7 @@ def build_parser():
     p = sub.add_parser("show", help="summarise a model saved with --out / latentkit.io.save")
     p.add_argument("path", help="model file (.npz)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(extra_handlers=add_commands(sub))  # coherence, report, select
     return parser
 
 
@@ -1069,7 +1141,8 @@ def main(argv=None, out=None):
     out = sys.stdout if out is None else out
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = {"datasets": _cmd_datasets, "fit": _cmd_fit, "show": _cmd_show}[args.command]
+    handler = {"datasets": _cmd_datasets, "fit": _cmd_fit, "show": _cmd_show,
+               **args.extra_handlers}[args.command]
     try:
         return handler(args, out)
     except (CLIError, ValueError, TypeError, FileNotFoundError, IsADirectoryError,

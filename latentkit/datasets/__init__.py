@@ -14,6 +14,7 @@ from ._loaders import (CHARACTER_ALPHABET, DatasetIntegrityError, bundled_data_d
                        load_kos, load_lambda_phage, load_nci60, load_nips, load_old_faithful,
                        load_olive_oil, load_optdigits, load_seeds, load_swiss_banknote, load_wine,
                        manifest)
+from ._export import export_gutenberg_texts
 from ._synthetic import make_gmm, make_lda_corpus
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "DatasetIntegrityError",
     "bundled_data_dir",
     "english_stop_words",
+    "export_gutenberg_texts",
     "list_datasets",
     "load_dataset",
     "load_earthquakes",

@@ -75,7 +75,7 @@ def match_components(true, est, metric="l1"):
 # Oracle modules, one per kernel family; each defines __all__. A module that does not exist
 # yet (its family has not landed) is skipped.
 _ORACLE_MODULES = ("_oracles_gaussian", "_oracles_topic", "_oracles_hmm", "_oracles_spectral",
-                   "_oracles_neural", "_oracles_tensor")
+                   "_oracles_neural", "_oracles_tensor", "_oracles_coherence")
 for _name in _ORACLE_MODULES:
     try:
         _mod = importlib.import_module(f"{__name__}.{_name}")

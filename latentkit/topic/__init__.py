@@ -6,10 +6,16 @@ Hoffman, Blei & Bach 2010).
 
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
 from ._plsa import PLSA
+from ._coherence import Coherence, coherence
+from ._report import report_data, topic_report
 
 __all__ = [
     "LatentDirichletAllocation",
     "LDAStats",
     "lda_e_step",
     "PLSA",
+    "coherence",
+    "Coherence",
+    "topic_report",
+    "report_data",
 ]

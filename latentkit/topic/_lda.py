@@ -21,6 +21,7 @@ from .._kernels import topic as _k
 from .._validation import check_counts, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
+from ._report import TopicReportMixin
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -173,7 +174,7 @@ def _mean_doc_length(X):
     return float(X.data.sum() / max(X.shape[0], 1))
 
 
-class LatentDirichletAllocation(LatentModel):
+class LatentDirichletAllocation(TopicReportMixin, LatentModel):
     """Latent Dirichlet Allocation by mean-field variational Bayes (batch VB).
 
     Input is a documents x vocabulary count matrix. The ELBO is reported in **nats per
@@ -577,7 +578,9 @@ class LatentDirichletAllocation(LatentModel):
 
     def _doc_topic(self, X):
         self._check_is_fitted()
-        X = self._validate_data(X, reset=False)
+        from ..text import counts_from_texts
+
+        X = self._validate_data(counts_from_texts(self, X), reset=False)  # raw texts allowed
         gamma, _, doc_elbo, _ = self._local_step(X, sstats=False)
         return X, gamma, doc_elbo
 
@@ -586,8 +589,9 @@ class LatentDirichletAllocation(LatentModel):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            Counts.
+        X : array-like or scipy.sparse matrix of shape (n_documents, n_features), or list of str
+            Counts, or raw texts when the model was fitted through :mod:`latentkit.text` (its
+            stored vectorizer counts them).
 
         Returns
         -------

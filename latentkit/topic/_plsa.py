@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
 from .._validation import check_counts, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
+from ._report import TopicReportMixin
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
 
@@ -205,7 +206,7 @@ def _check_simplex_rows(a, name, shape):
     return a
 
 
-class PLSA(LatentModel):
+class PLSA(TopicReportMixin, LatentModel):
     """Probabilistic latent semantic analysis (the aspect model) fitted by (tempered) EM.
 
     The asymmetric form models P(d, w) = P(d) sum_z P(z | d) P(w | z); the symmetric form
@@ -421,7 +422,9 @@ class PLSA(LatentModel):
         """Fitted model and CSR counts over the training vocabulary (NotFittedError,
         ValueError otherwise)."""
         self._check_is_fitted()
-        X = check_counts(X, "X")
+        from ..text import counts_from_texts
+
+        X = check_counts(counts_from_texts(self, X), "X")  # raw texts: the stored vectorizer
         check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
         return X
 
@@ -434,8 +437,9 @@ class PLSA(LatentModel):
 
         Parameters
         ----------
-        X : scipy.sparse matrix or array of shape (n_docs, n_words)
-            Counts (the same vocabulary as in fit).
+        X : scipy.sparse matrix or array of shape (n_docs, n_words), or list of str
+            Counts (the same vocabulary as in fit), or raw texts when the model was fitted
+            through :mod:`latentkit.text` (its stored vectorizer counts them).
 
         Returns
         -------

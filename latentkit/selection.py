@@ -1,0 +1,349 @@
+"""Choosing the number of components: fit every K, score each fit, and say which K wins by what.
+
+:func:`select_n_components` fits one model per K (the same seed and the same held-out split for
+every K) and returns a :class:`Selection` whose ``table`` has one row per K:
+
+=======  ==========================================================  ======================
+kind     columns                                                     rule
+=======  ==========================================================  ======================
+lda      held-out perplexity (per-document bound), c_npmi, u_mass,   lowest held-out
+         training ELBO, seconds                                      perplexity
+gmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
+vgmm     seconds
+hmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
+         seconds
+=======  ==========================================================  ======================
+
+BIC = -2 log L + p log n (Schwarz 1978), AIC = -2 log L + 2p (Akaike 1974), both on the training
+split; held-out log-likelihoods are nats per sample (per time step for HMMs). LDA's held-out
+perplexity is ``exp(-bound / tokens)`` with the per-document bound (Hoffman, Blei & Bach 2010;
+no global KL term), and its coherences are those of :func:`latentkit.topic.coherence` on the
+whole corpus (Roeder, Both & Hinneburg 2015; Mimno et al. 2011).
+"""
+
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["select_n_components", "Selection", "parse_k_range"]
+
+KINDS = ("lda", "gmm", "vgmm", "hmm")
+_RULES = {
+    "lda": ("heldout_perplexity", "min", "the lowest held-out perplexity"),
+    "gmm": ("bic", "min", "the lowest BIC"),
+    "vgmm": ("bic", "min", "the lowest BIC"),
+    "hmm": ("bic", "min", "the lowest BIC"),
+}
+
+
+@dataclass
+class Selection:
+    """The result of :func:`select_n_components`.
+
+    Attributes
+    ----------
+    kind : str
+    table : list of dict
+        One row per K, in the order given: ``n_components`` plus the kind's columns.
+    best : int
+        The chosen K.
+    criterion : str
+        The column that chose it.
+    rule : str
+        In words, e.g. ``'the lowest BIC'``.
+    models : dict
+        K -> the fitted model (not serialised).
+    """
+
+    kind: str
+    table: list
+    best: int
+    criterion: str
+    rule: str
+    models: dict = field(default_factory=dict, repr=False)
+
+    def columns(self):
+        """Column names of the table, in display order."""
+        return list(self.table[0]) if self.table else []
+
+    def to_text(self):
+        """The table as aligned text, with the chosen K marked and the rule stated."""
+        cols = self.columns()
+        cells = [[_fmt(r[c]) for c in cols] for r in self.table]
+        widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+        lines = ["  " + "  ".join(c.rjust(w) for c, w in zip(cols, widths))]
+        for r, row in zip(self.table, cells):
+            mark = "* " if r["n_components"] == self.best else "  "
+            lines.append(mark + "  ".join(v.rjust(w) for v, w in zip(row, widths)))
+        lines.append(f"chosen K = {self.best}: {self.rule} ({self.criterion}).")
+        return "\n".join(lines)
+
+    def to_dict(self):
+        """JSON-serialisable form (non-finite numbers become None)."""
+        clean = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                  for k, v in r.items()} for r in self.table]
+        return {"kind": self.kind, "best": self.best, "criterion": self.criterion,
+                "rule": self.rule, "table": clean}
+
+    def plot(self, path):
+        """Save the curves (one panel per score) with the chosen K marked, as an image.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Image file (the format from its extension, e.g. ``.png``).
+
+        Returns
+        -------
+        path
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed (``pip install "latentkit[plot]"``).
+        """
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+        except ImportError:  # pragma: no cover - matplotlib is in the plot extra
+            raise ImportError('plotting needs matplotlib: pip install "latentkit[plot]".') \
+                from None
+        cols = [c for c in self.columns() if c not in ("n_components", "seconds")]
+        ks = [r["n_components"] for r in self.table]
+        fig, axes = plt.subplots(1, len(cols), figsize=(3.6 * len(cols), 3.2), squeeze=False)
+        for ax, c in zip(axes[0], cols):
+            ax.plot(ks, [r[c] for r in self.table], "o-", color="#3b6ea5")
+            ax.axvline(self.best, color="#d9534f", ls="--", lw=1)
+            ax.set_xlabel("K")
+            ax.set_title(c + (" (chooses K)" if c == self.criterion else ""), fontsize=10)
+        fig.suptitle(f"{self.kind}: chosen K = {self.best}, {self.rule}", fontsize=11)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        return path
+
+
+def _fmt(v):
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, numbers.Integral):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4f}" if abs(v) < 1e5 else f"{v:.1f}"
+    return str(v)
+
+
+def parse_k_range(text):
+    """``'5:50:5'`` -> [5, 10, ..., 50] (inclusive stop); ``'2,3,5'`` -> [2, 3, 5]; ``'4'`` -> [4].
+
+    Raises
+    ------
+    ValueError
+        Malformed text, or a K < 1.
+    """
+    try:
+        if ":" in text:
+            parts = [int(p) for p in text.split(":")]
+            if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] < 1):
+                raise ValueError
+            start, stop = parts[0], parts[1]
+            step = parts[2] if len(parts) == 3 else 1
+            ks = list(range(start, stop + 1, step))
+        else:
+            ks = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise ValueError(f"K must be START:STOP[:STEP] (e.g. 5:50:5) or a list (e.g. 2,3,5), got "
+                         f"{text!r}.") from None
+    if not ks or min(ks) < 1:
+        raise ValueError(f"K must give at least one value, all >= 1; {text!r} gives {ks}.")
+    return ks
+
+
+def _split(n, heldout, rng, what):
+    if not 0.0 < heldout < 1.0:
+        raise ValueError(f"heldout must be a fraction in (0, 1), got {heldout!r}.")
+    n_test = int(math.ceil(heldout * n))
+    if n_test < 1 or n - n_test < 1:
+        raise ValueError(f"heldout={heldout} leaves no training or no held-out {what} among {n}.")
+    perm = rng.permutation(n)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def _lda_row(K, X_train, X_test, corpus, params, seed, top_n):
+    from .topic import LatentDirichletAllocation, coherence
+
+    model = LatentDirichletAllocation(n_components=K, random_state=seed,
+                                      **{"init": "spectral", **params})
+    t = time.perf_counter()
+    model.fit(X_train)
+    seconds = time.perf_counter() - t
+    row = {"heldout_perplexity": float(model.perplexity(X_test, include_prior_kl=False))}
+    for m in ("c_npmi", "u_mass"):
+        try:
+            row[m] = float(coherence(model, corpus, m, top_n=top_n).mean)
+        except ValueError:  # a top word absent from the reference corpus
+            row[m] = float("nan")
+    row["train_elbo"] = float(model.lower_bound_)
+    row["seconds"] = round(seconds, 3)
+    return model, row
+
+
+def _mixture_row(kind, K, X_train, X_test, params, seed):
+    from .distributions._gaussian import n_gaussian_parameters
+    from .mixture import GaussianMixture, VariationalGaussianMixture
+
+    cls = GaussianMixture if kind == "gmm" else VariationalGaussianMixture
+    model = cls(n_components=K, random_state=seed, **params)
+    t = time.perf_counter()
+    model.fit(X_train)
+    seconds = time.perf_counter() - t
+    ll = model.score_samples(X_train)
+    n, D = X_train.shape
+    p = K - 1 + n_gaussian_parameters(K, D, model.covariance_type)
+    row = {"bic": float(-2 * ll.sum() + p * np.log(n)), "aic": float(-2 * ll.sum() + 2 * p),
+           "heldout_loglik": float(model.score(X_test)), "train_loglik": float(ll.mean()),
+           "seconds": round(seconds, 3)}
+    return model, row
+
+
+def _hmm_row(K, train, test, params, seed):
+    from .sequence import CategoricalHMM, GaussianHMM, PoissonHMM
+
+    params = dict(params)
+    emission = params.pop("emission", "gaussian")
+    classes = {"gaussian": GaussianHMM, "poisson": PoissonHMM, "categorical": CategoricalHMM}
+    if emission not in classes:
+        raise ValueError(f"emission must be one of {sorted(classes)}, got {emission!r}.")
+    model = classes[emission](n_components=K, random_state=seed, **params)
+    (X_tr, len_tr), (X_te, len_te) = train, test
+    t = time.perf_counter()
+    model.fit(X_tr, lengths=len_tr)
+    seconds = time.perf_counter() - t
+    row = {"bic": float(model.bic(X_tr, lengths=len_tr)),
+           "aic": float(model.aic(X_tr, lengths=len_tr)),
+           "heldout_loglik": float(model.score(X_te, lengths=len_te)),
+           "train_loglik": float(model.score(X_tr, lengths=len_tr)),
+           "seconds": round(seconds, 3)}
+    return model, row
+
+
+def _hmm_split(X, lengths, heldout, rng):
+    X = np.asarray(X)
+    if lengths is None or len(lengths) < 2:
+        # one sequence: the last fraction of its time steps is the held-out sequence
+        n = X.shape[0]
+        n_test = int(math.ceil(heldout * n))
+        if not 0.0 < heldout < 1.0 or n - n_test < 2:
+            raise ValueError(f"heldout={heldout} leaves too few time steps of {n} to train on.")
+        return (X[:n - n_test], None), (X[n - n_test:], None)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    tr, te = _split(len(lengths), heldout, rng, "sequences")
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+
+    def take(idx):
+        return (np.concatenate([X[starts[i]:starts[i] + lengths[i]] for i in idx]),
+                lengths[idx])
+
+    return take(tr), take(te)
+
+
+def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, random_state=0,
+                        top_n=10, progress=False, model_params=None):
+    """Fit one model per K and choose K.
+
+    Parameters
+    ----------
+    kind : {'lda', 'gmm', 'vgmm', 'hmm'}
+    X : data
+        'lda': a count matrix (n_docs, n_words) or a latentkit ``Corpus`` (its token streams,
+        when it has them, are the coherence reference); 'gmm'/'vgmm': array (n_samples,
+        n_features); 'hmm': array (n_samples, n_features) with ``lengths``.
+    n_components : iterable of int
+        The K values (e.g. ``range(5, 51, 5)``).
+    lengths : array of int, optional
+        HMM sequence lengths. Several sequences: a ``heldout`` fraction of the sequences is held
+        out; one sequence: its last ``heldout`` fraction of time steps.
+    heldout : float in (0, 1), default 0.1
+        Fraction of documents / samples / sequences held out (the same split for every K).
+    random_state : int, default 0
+        Seed of the split and of every fit (the same for every K).
+    top_n : int, default 10
+        Words per topic for the LDA coherences.
+    progress : bool, default False
+        A tqdm progress bar on stderr, advanced once per K.
+    model_params : dict, optional
+        Extra keyword arguments for every model (e.g. ``{'max_iter': 50}``, or
+        ``{'emission': 'poisson'}`` for HMMs). LDA starts from ``init='spectral'`` unless given.
+
+    Returns
+    -------
+    Selection
+        ``table`` (one dict per K), ``best``, ``criterion``, ``rule``, ``models``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``kind``; no K, a K < 1, or a K larger than the training data allow;
+        ``heldout`` outside (0, 1) or leaving an empty split.
+    TypeError
+        ``random_state`` not an int.
+
+    Notes
+    -----
+    Source: Schwarz (1978) BIC; Akaike (1974) AIC; Hoffman, Blei & Bach (2010) per-document
+    bound; Roeder, Both & Hinneburg (2015) coherence.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
+    ks = [int(k) for k in n_components]
+    if not ks or min(ks) < 1:
+        raise ValueError(f"n_components must hold at least one K >= 1, got {ks}.")
+    if not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool):
+        raise TypeError(f"random_state must be an int (one seed for every K), got "
+                        f"{type(random_state).__name__}.")
+    params = dict(model_params or {})
+    rng = np.random.default_rng(random_state)
+    if kind == "lda":
+        corpus = X
+        data = X["data"] if isinstance(X, dict) else X
+        data = data.tocsr() if sp.issparse(data) else sp.csr_matrix(np.asarray(data, float))
+        tr, te = _split(data.shape[0], heldout, rng, "documents")
+        split = (data[tr], data[te])
+        if not isinstance(corpus, dict):
+            corpus = data
+    elif kind in ("gmm", "vgmm"):
+        data = np.asarray(X, dtype=np.float64)
+        if data.ndim != 2:
+            raise ValueError(f"X must be 2-d (n_samples, n_features), got shape {data.shape}.")
+        tr, te = _split(data.shape[0], heldout, rng, "samples")
+        split = (data[tr], data[te])
+        if max(ks) > split[0].shape[0]:
+            raise ValueError(f"K={max(ks)} exceeds the {split[0].shape[0]} training samples.")
+    else:
+        split = _hmm_split(X, lengths, heldout, rng)
+    from tqdm.auto import tqdm
+
+    table, models = [], {}
+    bar = tqdm(ks, desc=f"select {kind}", unit="K", disable=not progress, leave=False)
+    for K in bar:
+        bar.set_postfix_str(f"K={K}", refresh=False)
+        if kind == "lda":
+            model, row = _lda_row(K, split[0], split[1], corpus, params, random_state, top_n)
+        elif kind in ("gmm", "vgmm"):
+            model, row = _mixture_row(kind, K, split[0], split[1], params, random_state)
+        else:
+            model, row = _hmm_row(K, split[0], split[1], params, random_state)
+        table.append({"n_components": K, **row})
+        models[K] = model
+    criterion, sense, rule = _RULES[kind]
+    values = np.array([r[criterion] for r in table], dtype=float)
+    values = np.where(np.isfinite(values), values, np.inf if sense == "min" else -np.inf)
+    best = ks[int(np.argmin(values) if sense == "min" else np.argmax(values))]
+    return Selection(kind=kind, table=table, best=best, criterion=criterion, rule=rule,
+                     models=models)

@@ -1,0 +1,342 @@
+"""Topic coherence: ``u_mass``, ``c_uci``, ``c_npmi`` and ``c_v``.
+
+The measures of Roeder, Both & Hinneburg (2015), "Exploring the space of topic coherence
+measures" (WSDM), computed as gensim's ``CoherenceModel`` computes them (gensim 4: segmentation,
+probability estimation, confirmation measure, arithmetic mean), so the numbers equal gensim's:
+
+========  ==============  ===================================  =============================
+measure   segmentation    probabilities                        confirmation
+========  ==============  ===================================  =============================
+u_mass    S_one_pre       boolean documents                    log P(w_i, w_j) / P(w_j)
+c_uci     S_one_one       boolean sliding windows of 10        PMI
+c_npmi    S_one_one       boolean sliding windows of 10        NPMI
+c_v       S_one_set       boolean sliding windows of 110       cosine of NPMI context vectors
+========  ==============  ===================================  =============================
+
+with gensim's smoothing constant ``EPSILON = 1e-12`` inside the logarithms (Mimno et al. 2011
+for ``u_mass``; Newman et al. 2010 for ``c_uci``; Bouma 2009 for NPMI; Aletras & Stevenson 2013
+for context vectors). The co-occurrence counts come from the numba kernels of
+:mod:`latentkit._kernels.coherence`.
+"""
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels.coherence import document_cooccurrence, window_cooccurrence
+
+__all__ = ["coherence", "Coherence", "MEASURES"]
+
+EPSILON = 1e-12
+#: measure -> default sliding window (None: boolean documents), as gensim's SLIDING_WINDOW_SIZES
+MEASURES = {"u_mass": None, "c_uci": 10, "c_npmi": 10, "c_v": 110}
+
+
+@dataclass
+class Coherence:
+    """The coherence of a set of topics.
+
+    Attributes
+    ----------
+    measure : str
+    per_topic : ndarray of shape (n_topics,)
+        Coherence of each topic (unitless; ``u_mass`` and ``c_uci`` in nats).
+    mean : float
+        Arithmetic mean over topics (gensim's ``get_coherence``).
+    topics : list of lists of str or int
+        The top words each topic was scored on.
+    window_size : int or None
+        None for boolean documents.
+    n_windows : int
+        Virtual documents (windows, or documents) the probabilities were estimated on.
+    """
+
+    measure: str
+    per_topic: np.ndarray
+    mean: float
+    topics: list = field(repr=False)
+    window_size: object = None
+    n_windows: int = 0
+
+
+# ----------------------------------------------------------------------------- inputs
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _model_vocabulary(obj):
+    names = getattr(obj, "feature_names_in_", None)
+    return None if names is None else [str(w) for w in names]
+
+
+def _top_ids(comps, top_n):
+    """The ``top_n`` largest entries of each row, largest first, ties by column (the order of
+    a stable ``argsort(-row)``), without sorting whole rows."""
+    n = min(top_n, comps.shape[1])
+    ids = []
+    for row in comps:
+        threshold = np.partition(row, row.size - n)[row.size - n]
+        cand = np.flatnonzero(row >= threshold)  # every tie at the boundary included
+        order = np.lexsort((cand, -row[cand]))[:n]
+        ids.append([int(j) for j in cand[order]])
+    return ids
+
+
+def _topics_from(topics_or_model, top_n, vocabulary):
+    """Top word ids per topic, and their display form."""
+    comps = getattr(topics_or_model, "components_", None)
+    if comps is not None:
+        comps = np.asarray(comps)
+        if comps.ndim != 2:
+            raise ValueError(f"topics_or_model.components_ must be 2-d, got shape {comps.shape}.")
+        ids = _top_ids(comps, top_n)
+    else:
+        if isinstance(topics_or_model, (str, bytes)) or not hasattr(topics_or_model, "__iter__"):
+            raise TypeError("topics_or_model must be a fitted topic model (with components_) or "
+                            f"a list of topics (lists of words or word ids), got "
+                            f"{type(topics_or_model).__name__}.")
+        topics = [[_plain(w) for w in t] for t in topics_or_model]
+        if not topics or any(len(t) == 0 for t in topics):
+            raise ValueError("topics_or_model must hold at least one non-empty topic.")
+        index = None
+        ids = []
+        for k, t in enumerate(topics):
+            row = []
+            for w in t[:top_n]:
+                if isinstance(w, str):
+                    if vocabulary is None:
+                        raise ValueError("topics are given as words; pass vocabulary= (or a "
+                                         "corpus with a vocabulary) to map them to columns.")
+                    if index is None:
+                        index = {v: i for i, v in enumerate(vocabulary)}
+                    if w not in index:
+                        raise ValueError(f"topic {k}: word {w!r} is not in the vocabulary.")
+                    row.append(index[w])
+                elif isinstance(w, numbers.Integral):
+                    row.append(int(w))
+                else:
+                    raise TypeError(f"topic {k}: words must be str or int ids, got "
+                                    f"{type(w).__name__}.")
+            if len(set(row)) != len(row):
+                raise ValueError(f"topic {k} repeats a word: {t[:top_n]!r}.")
+            ids.append(row)
+    shown = ids if vocabulary is None else [[vocabulary[i] for i in row] for row in ids]
+    return ids, shown
+
+
+def _as_csr(corpus, n_words):
+    X = corpus.tocsr() if sp.issparse(corpus) else sp.csr_matrix(np.asarray(corpus, dtype=float))
+    if X.ndim != 2:
+        raise ValueError(f"corpus must be a 2-d (n_docs, n_words) count matrix, got {X.ndim}-d.")
+    if n_words is not None and X.shape[1] != n_words:
+        raise ValueError(f"corpus has {X.shape[1]} columns but the topics have {n_words} words "
+                         "(the model's n_features).")
+    if X.nnz and (not np.all(np.isfinite(X.data)) or X.data.min() < 0):
+        raise ValueError("corpus must hold non-negative finite counts.")
+    return X
+
+
+def _streams_from_csr(X):
+    """Bag-of-words token streams: each word repeated count times, in column order."""
+    X = X.copy()
+    X.sort_indices()
+    reps = np.rint(X.data).astype(np.int64)
+    tokens = np.repeat(X.indices.astype(np.int64), reps)
+    per_doc = np.add.reduceat(reps, X.indptr[:-1]) if reps.size else np.zeros(X.shape[0], int)
+    per_doc[np.diff(X.indptr) == 0] = 0  # reduceat quirk on empty rows
+    offsets = np.concatenate([[0], np.cumsum(per_doc)]).astype(np.int64)
+    return offsets, tokens
+
+
+def _streams_from_texts(texts, vocabulary):
+    """Token streams from a list of token lists (str, mapped through vocabulary, or int ids)."""
+    index = None
+    lengths, chunks = [], []
+    for d, doc in enumerate(texts):
+        if isinstance(doc, str):
+            raise TypeError(f"corpus document {d} is a str; pass token lists (e.g. "
+                            "latentkit.text's corpus.tokens) or a count matrix.")
+        doc = list(doc)
+        if doc and isinstance(_plain(doc[0]), str):
+            if vocabulary is None:
+                raise ValueError("corpus holds words; pass vocabulary= to map them to columns.")
+            if index is None:
+                index = {v: i for i, v in enumerate(vocabulary)}
+            arr = np.fromiter((index.get(w, -1) for w in doc), dtype=np.int64, count=len(doc))
+        else:
+            arr = np.asarray(doc, dtype=np.int64).reshape(-1)
+        lengths.append(arr.size)
+        chunks.append(arr)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    tokens = np.concatenate(chunks) if chunks else np.zeros(0, np.int64)
+    return offsets, tokens
+
+
+def _csr_from_streams(offsets, tokens, n_words):
+    n_docs = len(offsets) - 1
+    rows = np.repeat(np.arange(n_docs), np.diff(offsets))
+    keep = (tokens >= 0) & (tokens < n_words)
+    return sp.csr_matrix((np.ones(int(keep.sum())), (rows[keep], tokens[keep])),
+                         shape=(n_docs, n_words))
+
+
+# ----------------------------------------------------------------------------- measures
+
+def _npmi(C, N):
+    P = C / N
+    d = np.diag(P)
+    with np.errstate(divide="ignore"):
+        num = np.log((P + EPSILON) / np.outer(d, d))
+    return num, num / -np.log(P + EPSILON)
+
+
+def _score(measure, ids_local, C, N):
+    """Per-topic scores from the relevant co-occurrence matrix C (R, R) and N virtual docs."""
+    out = np.empty(len(ids_local))
+    if measure == "u_mass":
+        for k, t in enumerate(ids_local):
+            M = C[np.ix_(t, t)]
+            # S_one_pre: (w_prime = t[i], w_star = t[j]) for i > j, in gensim's order
+            i, j = np.tril_indices(len(t), -1)
+            out[k] = np.mean(np.log((M[i, j] / N + EPSILON) / (np.diag(M)[j] / N)))
+        return out
+    pmi, npmi = _npmi(C, N)
+    for k, t in enumerate(ids_local):
+        t = np.asarray(t)
+        if measure in ("c_uci", "c_npmi"):
+            M = (pmi if measure == "c_uci" else npmi)[np.ix_(t, t)]
+            off = ~np.eye(len(t), dtype=bool)
+            out[k] = M[off].mean() if len(t) > 1 else np.nan
+        else:  # c_v: cosine of each word's NPMI context vector with the whole topic's
+            M = npmi[np.ix_(t, t)]
+            s = M.sum(axis=0)
+            cos = (M @ s) / (np.sqrt((M * M).sum(axis=1)) * np.sqrt(s @ s))
+            out[k] = cos.mean()
+    return out
+
+
+def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=None,
+              window_size=None, window_counting="gensim"):
+    """Coherence of topics on a reference corpus, per topic and averaged.
+
+    Parameters
+    ----------
+    topics_or_model : fitted topic model or list of lists
+        A model with ``components_`` of shape (n_topics, n_words) (``LatentDirichletAllocation``,
+        ``PLSA``; its ``top_n`` largest entries per row are the topic's words), or topics as
+        lists of words (str, mapped through ``vocabulary``) or of column ids (int), most probable
+        first.
+    corpus : sparse or dense matrix (n_docs, n_words), Corpus, or list of token lists
+        The reference corpus. A count matrix gives the boolean documents of ``u_mass``; for the
+        sliding-window measures its documents are read as token streams in bag-of-words order
+        (each word repeated by its count, words in column order). A ``latentkit`` ``Corpus``
+        with ``tokens`` (as made by :mod:`latentkit.text`) uses those token streams (the real
+        word order) for windows, otherwise its ``data``. A list of token lists (str or int ids)
+        is used as the texts.
+    measure : {'c_v', 'c_npmi', 'c_uci', 'u_mass'}, default 'c_v'
+    top_n : int, default 10
+        Words per topic.
+    vocabulary : sequence of str, optional
+        Word of each column; default: the model's ``feature_names_in_`` or the corpus's
+        ``vocabulary``. Needed when topics or texts are words.
+    window_size : int, optional
+        Sliding window length in tokens (default 10 for c_uci/c_npmi, 110 for c_v, as gensim).
+        Ignored for ``u_mass``.
+    window_counting : {'gensim', 'exact'}, default 'gensim'
+        'gensim' reproduces gensim 4's window bookkeeping, where a word leaving the window's left
+        edge is dropped from the window's word set even if it occurs again inside the window, so
+        the numbers equal gensim's ``CoherenceModel``. 'exact' uses the true set of words in each
+        window (Roeder et al. 2015; Palmetto). The two differ only on windows that repeat a top
+        word.
+
+    Returns
+    -------
+    Coherence
+        ``per_topic`` (n_topics,), ``mean``, ``topics`` (the words scored), ``window_size``,
+        ``n_windows``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``measure`` or ``window_counting``; ``top_n`` < 2 or ``window_size`` < 1;
+        a corpus whose width differs from the model's; a topic word absent from the reference
+        corpus (its probability is 0 and the measure is undefined); words without a vocabulary.
+    TypeError
+        ``topics_or_model`` or ``corpus`` of an unsupported type.
+
+    Notes
+    -----
+    Source: Roeder, Both & Hinneburg (2015), Table 1 and section 3; gensim 4's
+    ``topic_coherence`` pipelines, whose conventions (EPSILON = 1e-12, the last window of a
+    document shorter than the window, S_one_pre order) are followed exactly.
+    """
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}.")
+    if window_counting not in ("gensim", "exact"):
+        raise ValueError(f"window_counting must be 'gensim' or 'exact', got {window_counting!r}.")
+    if not isinstance(top_n, numbers.Integral) or isinstance(top_n, bool) or top_n < 2:
+        raise ValueError(f"top_n must be an integer >= 2, got {top_n!r}.")
+    win = MEASURES[measure] if window_size is None else window_size
+    if measure != "u_mass" and (not isinstance(win, numbers.Integral) or win < 1):
+        raise ValueError(f"window_size must be a positive integer, got {window_size!r}.")
+
+    texts = None
+    if isinstance(corpus, dict) and "data" in corpus:  # a latentkit Corpus
+        if vocabulary is None and corpus.get("vocabulary") is not None:
+            vocabulary = [str(w) for w in corpus["vocabulary"]]
+        texts = corpus.get("tokens")
+        corpus = corpus["data"]
+    if vocabulary is None:
+        vocabulary = _model_vocabulary(topics_or_model)
+    vocabulary = None if vocabulary is None else [str(_plain(w)) for w in vocabulary]
+    comps = getattr(topics_or_model, "components_", None)
+    n_words = None if comps is None else np.shape(comps)[1]
+    if n_words is None and vocabulary is not None:
+        n_words = len(vocabulary)
+    ids, shown = _topics_from(topics_or_model, top_n, vocabulary)
+
+    if sp.issparse(corpus) or isinstance(corpus, np.ndarray):
+        X = _as_csr(corpus, n_words)
+        n_words = X.shape[1]
+    elif isinstance(corpus, (list, tuple)):
+        X, texts = None, corpus
+    else:
+        raise TypeError("corpus must be a count matrix (scipy.sparse or ndarray), a latentkit "
+                        f"Corpus or a list of token lists, got {type(corpus).__name__}.")
+    if texts is not None:
+        offsets, tokens = _streams_from_texts(texts, vocabulary)
+        if n_words is None:
+            n_words = int(tokens.max()) + 1 if tokens.size else 0
+    max_id = max(max(t) for t in ids)
+    if n_words is not None and max_id >= n_words:
+        raise ValueError(f"topic word id {max_id} is out of range for {n_words} words.")
+    n_words = max(n_words or 0, max_id + 1)
+
+    relevant_words = list(dict.fromkeys(w for t in ids for w in t))
+    relevant = np.full(n_words, -1, dtype=np.int64)
+    relevant[relevant_words] = np.arange(len(relevant_words))
+    local = [[int(relevant[w]) for w in t] for t in ids]
+
+    if measure == "u_mass":
+        if X is None:
+            X = _csr_from_streams(offsets, tokens, n_words)
+        C = document_cooccurrence(X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                                  X.data.astype(np.float64), relevant, len(relevant_words))
+        N, win = X.shape[0], None
+    else:
+        if texts is None:
+            offsets, tokens = _streams_from_csr(X)
+        C, N = window_cooccurrence(offsets, tokens, relevant, len(relevant_words), int(win),
+                                   window_counting == "exact")
+    absent = [relevant_words[r] for r in range(len(relevant_words)) if C[r, r] == 0]
+    if absent or N == 0:
+        names = [vocabulary[w] if vocabulary else w for w in absent]
+        raise ValueError(f"topic words {names!r} never occur in the reference corpus, so their "
+                         f"{measure} coherence is undefined; use the corpus the model was "
+                         "fitted on, or a larger one.")
+    per_topic = _score(measure, local, C.astype(np.float64), float(N))
+    return Coherence(measure=measure, per_topic=per_topic, mean=float(np.mean(per_topic)),
+                     topics=shown, window_size=win, n_windows=int(N))
