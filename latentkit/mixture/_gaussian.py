@@ -506,6 +506,19 @@ class GaussianMixture(LatentModel):
             cov, ct, reg_covar=self.reg_covar)
         self.precisions_ = precisions_from_cholesky(self.precisions_cholesky_, ct)
 
+    def _get_state(self):
+        """Public fitted attributes, the moment shift and the base state (running
+        statistics of ``partial_fit``, generators)."""
+        state = super()._get_state()
+        if getattr(self, "_shift", None) is not None:
+            state["shift"] = self._shift
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        self._shift = state.pop("shift", None)
+        super()._set_state(state)
+
     # ---- public methods ----------------------------------------------------------------------
     def fit(self, X, y=None, sample_weight=None):
         """Fit by EM until the change of the mean log-likelihood is below ``tol``.
@@ -617,7 +630,9 @@ class GaussianMixture(LatentModel):
         ----------
         n_samples : int, default 1
         random_state : None, int or numpy.random.Generator
-            Default: the model's ``random_state``.
+            Default None: the model's own sampling generator (seeded from the
+            ``random_state`` hyper-parameter when the model is fitted and advanced by every
+            call, so repeated calls give fresh draws; scikit-learn reseeds and repeats them).
 
         Returns
         -------
@@ -631,7 +646,7 @@ class GaussianMixture(LatentModel):
         """
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(self.random_state if random_state is None else random_state)
+        rng = self._sampling_rng(random_state)
         wts = np.clip(self.weights_, 0.0, None)
         counts = rng.multinomial(n_samples, wts / wts.sum())
         return sample_gaussian(self.means_, self.covariances_, self.covariance_type, counts, rng)

@@ -399,6 +399,12 @@ class LatentDirichletAllocation(LatentModel):
         state.pop("_fit_prev", None)
         return state
 
+    def _set_state(self, state):
+        """Restore the fitted state; the E-step tables are recomputed from ``components_``."""
+        super()._set_state(state)
+        if hasattr(self, "components_"):
+            self._set_components(self.components_)
+
     def _set_components(self, lam):
         self.components_ = lam
         elog_beta, self._exp_beta_t, self._beta_shift = _beta_tables(lam)
@@ -727,6 +733,8 @@ class LatentDirichletAllocation(LatentModel):
         n_samples : int, default 1
             Number of documents.
         random_state : None, int or numpy.random.Generator
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
         doc_length : float, optional
             Mean document length; default ``mean_doc_length_`` of the training data.
 
@@ -747,7 +755,7 @@ class LatentDirichletAllocation(LatentModel):
         """
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         mean_len = self.mean_doc_length_ if doc_length is None else check_scalar(
             doc_length, "doc_length", numbers.Real, low=0.0)
         K = self.components_.shape[0]

@@ -357,6 +357,19 @@ class PLSA(LatentModel):
         self._set_doc_params(factor, sym)
         self._running_topic_word = None
 
+    def _get_state(self):
+        """Public fitted attributes plus the running topic-word statistics of
+        ``partial_fit`` and the base state."""
+        state = super()._get_state()
+        if getattr(self, "_running_topic_word", None) is not None:
+            state["running_topic_word"] = self._running_topic_word
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        self._running_topic_word = state.pop("running_topic_word", None)
+        super()._set_state(state)
+
     def _set_doc_params(self, factor, sym):
         """Store the document side from a(d, z) (P(z|d) or P(z) P(d|z))."""
         rows = factor.sum(1, keepdims=True)
@@ -508,6 +521,8 @@ class PLSA(LatentModel):
         n_samples : int, default 1
             Number of documents.
         random_state : int, Generator or None
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
         doc_length : int, default 100
             Tokens per document.
 
@@ -519,7 +534,7 @@ class PLSA(LatentModel):
             The training document whose P(z | d) generated each sample (drawn uniformly).
         """
         self._check_is_fitted()
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
         doc_length = check_scalar(doc_length, "doc_length", numbers.Integral, low=1)
         D = self.doc_topic_.shape[0]
