@@ -179,3 +179,40 @@ def test_fitted_arrays_helper_sees_parameters():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             assert len(fitted_arrays(make().fit(data(60, 0)))) >= 3, name
+
+
+def _svi_interrupt_at(t_stop):
+    def cb(svi, t, value):
+        if t == t_stop:
+            raise KeyboardInterrupt
+    return cb
+
+
+def test_interrupted_stochastic_vi_keeps_the_last_completed_step():
+    from latentkit.inference import StochasticVI
+
+    X = CASES["GaussianMixture"][1](80, 0)
+    kw = dict(batch_size=10, holdout=0.25, evaluate_every=1, tol=0.0, random_state=0,
+              n_epochs=5)
+    svi = StochasticVI(lk.GaussianMixture(2, random_state=0),
+                       callback=_svi_interrupt_at(3), **kw)
+    with pytest.raises(KeyboardInterrupt):
+        svi.fit(X)
+    ref = StochasticVI(lk.GaussianMixture(2, random_state=0), max_steps=3, **kw).fit(X)
+    assert svi.n_steps_ == 3 and svi.converged_ is False
+    np.testing.assert_array_equal(svi.heldout_bounds_, ref.heldout_bounds_)
+    assert_same_model(ref.model_, svi.model_, rtol=0.0, atol=0.0)
+    svi.predict(X)
+
+
+def test_interrupted_online_lda_keeps_the_last_completed_step():
+    make, data = CASES["LatentDirichletAllocation"]
+    X = data(60, 0)
+    kw = dict(learning_method="online", batch_size=10, holdout=0.2, random_state=0, tol=0.0,
+              max_iter=3)
+    m = lk.LatentDirichletAllocation(3, callback=lambda model, t, v: (_ for _ in ()).throw(
+        KeyboardInterrupt) if t == 2 else None, **kw)
+    with pytest.raises(KeyboardInterrupt):
+        m.fit(X)
+    assert m.n_steps_ == 2 and m.converged_ is False and m.lower_bounds_.shape == (2,)
+    m.transform(X)

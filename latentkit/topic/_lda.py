@@ -530,7 +530,18 @@ class LatentDirichletAllocation(LatentModel):
         if ts is not None and ts != self.total_samples:
             raise ValueError(f"total_samples must be a whole number of documents, got "
                              f"{self.total_samples!r}.")
-        svi.fit(X, total_samples=ts)
+        try:
+            svi.fit(X, total_samples=ts)
+        except KeyboardInterrupt:  # keep the last completed step (see StochasticVI.fit)
+            if hasattr(svi, "n_steps_"):
+                self._adopt_online_fit(svi, X)
+            raise
+        return self._adopt_online_fit(svi, X)
+
+    def _adopt_online_fit(self, svi, X):
+        """Copy the state of an online fit by ``svi`` into this model."""
+        from ..inference import ChunkSource
+
         vars(self).update(svi.model_._fit_state())
         if not isinstance(X, ChunkSource):
             self.mean_doc_length_ = float(X.data.sum() / X.shape[0])
