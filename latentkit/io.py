@@ -307,9 +307,17 @@ def _read_meta(npz, path):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{os.fspath(path)!r} is not a latentkit model file "
                              f"(format {meta.get('format') if isinstance(meta, dict) else None!r}).")
-    for key in ("class", "module", "latentkit_version", "params", "attributes"):
+    for key, kind in (("class", str), ("module", str), ("latentkit_version", str),
+                      ("params", dict), ("attributes", dict), ("state", dict),
+                      ("skipped", list)):
+        if key not in meta and key in ("state", "skipped"):
+            continue
         if key not in meta:
             raise ModelFileError(f"{os.fspath(path)!r}: metadata lack {key!r}; the file is corrupt.")
+        if not isinstance(meta[key], kind):
+            raise ModelFileError(f"{os.fspath(path)!r}: the metadata's {key!r} is a "
+                                 f"{type(meta[key]).__name__}, not a {kind.__name__}; the file "
+                                 "is corrupt.")
     return meta
 
 
@@ -346,7 +354,7 @@ def _resolve_class(meta, model_class, path):
     if module == "latentkit" or module.startswith("latentkit."):
         try:
             mod = importlib.import_module(module)
-        except ImportError as exc:
+        except (ImportError, ValueError) as exc:
             raise ModelFileError(f"{os.fspath(path)!r} holds a {module}.{name}, which this "
                                  f"latentkit version cannot import ({exc}).") from None
     elif module in sys.modules:
@@ -404,6 +412,11 @@ def load(path, model_class=None):
                                  f"latentkit {current} (another major version). Refit the model "
                                  "or load it with the version that wrote it.")
         cls = _resolve_class(meta, model_class, path)
+        from .base import ParamsMixin
+
+        if not issubclass(cls, ParamsMixin):
+            raise ModelFileError(f"{os.fspath(path)!r} names {cls.__qualname__}, which is not a "
+                                 "latentkit model; the file is corrupt.")
         try:
             if "sha256" in meta:
                 stored = {k: npz[k] for k in npz.files if k != _META_KEY}
