@@ -583,11 +583,19 @@ class LatentModel(ParamsMixin):
         params = set(self._get_param_names())
         return {k: copy.deepcopy(v) for k, v in vars(self).items() if k not in params}
 
+    #: Private attributes that belong to the fitted state (a moment shift, running
+    #: statistics kept outside ``Stats``), stored under their names without the underscore.
+    _state_attributes = ()
+
     def _get_state(self):
         """Public fitted attributes plus what resuming needs: the running statistics of
         ``partial_fit`` (``running_stats``), the training generator (``rng``) and the
-        generator of :meth:`sample`-like draws (``sample_rng``), as bit-generator states."""
+        generator of :meth:`sample`-like draws (``sample_rng``), as bit-generator states, and
+        the attributes named in ``_state_attributes``."""
         state = super()._get_state()
+        for name in self._state_attributes:
+            if getattr(self, name, None) is not None:
+                state[name.lstrip("_")] = getattr(self, name)
         if getattr(self, "_running_stats", None) is not None:
             state["running_stats"] = self._running_stats
         for name in ("rng", "sample_rng"):
@@ -598,6 +606,8 @@ class LatentModel(ParamsMixin):
 
     def _set_state(self, state):
         state = dict(state)
+        for name in self._state_attributes:
+            setattr(self, name, state.pop(name.lstrip("_"), None))
         stats = state.pop("running_stats", None)
         self._running_stats = stats
         for name in ("rng", "sample_rng"):

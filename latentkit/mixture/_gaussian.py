@@ -365,6 +365,8 @@ class GaussianMixture(LatentModel):
     Source: Bishop (2006) section 9.2.2; Liang & Klein (2009) for :meth:`partial_fit`.
     """
 
+    _state_attributes = ("_shift",)  # the fixed point of the moments (see _init_params)
+
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init="kmeans++", random_state=None, callback=None,
                  verbose=False, learning_offset=10.0, learning_decay=0.7):
@@ -505,19 +507,6 @@ class GaussianMixture(LatentModel):
         self.precisions_cholesky_, self.covariances_ = compute_precision_cholesky(
             cov, ct, reg_covar=self.reg_covar)
         self.precisions_ = precisions_from_cholesky(self.precisions_cholesky_, ct)
-
-    def _get_state(self):
-        """Public fitted attributes, the moment shift and the base state (running
-        statistics of ``partial_fit``, generators)."""
-        state = super()._get_state()
-        if getattr(self, "_shift", None) is not None:
-            state["shift"] = self._shift
-        return state
-
-    def _set_state(self, state):
-        state = dict(state)
-        self._shift = state.pop("shift", None)
-        super()._set_state(state)
 
     # ---- public methods ----------------------------------------------------------------------
     def fit(self, X, y=None, sample_weight=None):

@@ -72,6 +72,7 @@ class _BayesianGaussianBase(LatentModel):
     E-step and the natural-gradient M-step. Subclasses provide the weight factor."""
 
     _INIT_KEYS = ("responsibilities",)
+    _state_attributes = ("_shift",)  # the fixed point of the moments
 
     # ---- weight factor (subclasses) ---------------------------------------------------------
     def _n_represented(self):  # pragma: no cover - abstract
@@ -315,15 +316,12 @@ class _BayesianGaussianBase(LatentModel):
         """Public fitted attributes plus the moment shift and the Normal-Wishart scatter (so
         the factors are rebuilt bit for bit), and the base state."""
         state = super()._get_state()
-        if getattr(self, "_shift", None) is not None:
-            state["shift"] = self._shift
         if getattr(self, "_nw", None) is not None:
             state["nw_scatter"] = self._nw.scatter
         return state
 
     def _set_state(self, state):
         state = dict(state)
-        self._shift = state.pop("shift", None)
         scatter = state.pop("nw_scatter", None)
         super()._set_state(state)
         if getattr(self, "component_type", "gaussian") != "gaussian" or scatter is None:

@@ -272,6 +272,7 @@ class PLSA(LatentModel):
     """
 
     _sample_unit = "token"
+    _state_attributes = ("_running_topic_word",)  # stepwise-EM statistics of partial_fit
 
     def __init__(self, n_components=10, *, parametrization="asymmetric", beta=1.0,
                  init="random", max_iter=200, tol=1e-7, n_init=1, fold_in_max_iter=100,
@@ -356,19 +357,6 @@ class PLSA(LatentModel):
         self.components_ = comp
         self._set_doc_params(factor, sym)
         self._running_topic_word = None
-
-    def _get_state(self):
-        """Public fitted attributes plus the running topic-word statistics of
-        ``partial_fit`` and the base state."""
-        state = super()._get_state()
-        if getattr(self, "_running_topic_word", None) is not None:
-            state["running_topic_word"] = self._running_topic_word
-        return state
-
-    def _set_state(self, state):
-        state = dict(state)
-        self._running_topic_word = state.pop("running_topic_word", None)
-        super()._set_state(state)
 
     def _set_doc_params(self, factor, sym):
         """Store the document side from a(d, z) (P(z|d) or P(z) P(d|z))."""
