@@ -20,28 +20,38 @@ def _iter_param(model):
 
 
 class _Interrupt:
-    """A callback that records the parameters after every iteration and raises
-    KeyboardInterrupt (as Ctrl-C would) at iteration ``at``."""
+    """A callback that records the ELBO after every iteration and, at iteration ``at``,
+    raises KeyboardInterrupt (as Ctrl-C would) or asks the fit to stop (returns True)."""
 
-    def __init__(self, at):
+    def __init__(self, at, how):
         self.at = at
+        self.how = how
         self.seen = []
 
     def __call__(self, model, n_iter, elbo):
         self.seen.append(elbo)
         if n_iter == self.at:
-            raise KeyboardInterrupt
+            if self.how == "interrupt":
+                raise KeyboardInterrupt
+            return True
+        return False
 
 
+@pytest.mark.parametrize("how", ["interrupt", "callback stop"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_keyboard_interrupt_keeps_the_last_completed_iteration(name, tmp_path):
+def test_interrupted_fit_keeps_the_last_completed_iteration(name, how, tmp_path):
     make, data = CASES[name]
     X = data(60, 0)
-    stop = _Interrupt(3)
+    stop = _Interrupt(3, how)
     m = make()
     m.set_params(callback=stop, tol=0.0, **{_iter_param(m): 10})
-    with pytest.raises(KeyboardInterrupt):
-        m.fit(X)
+    if how == "interrupt":
+        with pytest.raises(KeyboardInterrupt):
+            m.fit(X)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)  # a stop is not a failure
+            m.fit(X)
     ref = make()
     ref.set_params(tol=0.0, **{_iter_param(ref): 3})
     with warnings.catch_warnings():
