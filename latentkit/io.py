@@ -10,8 +10,7 @@ File layout (a NumPy ``.npz`` zip, written with ``numpy.savez_compressed`` and r
   parameters that could not be stored without pickle, e.g. ``monitor_`` or a ``callback``).
 - ``attr/<name>``: one member per fitted attribute (arrays and scalars).
 - ``param/<name>[/<key>]``: array-valued hyper-parameters (e.g. an ``init`` dict of arrays).
-
-- ``state``: JSON of the entries of the fitted state that are not plain public attributes
+- ``state`` (in the metadata): JSON of the entries of the fitted state that are not plain public attributes
   (running statistics of ``partial_fit``, generator states, an HMM's emission component...),
   their arrays stored as ``state/<name>/...`` members.
 
@@ -179,6 +178,10 @@ def save(model, path):
         ``model`` is not a latentkit model.
     latentkit.base.NotFittedError
         ``model`` is not fitted.
+    OSError
+        The file cannot be written; an existing file at ``path`` is left untouched and no
+        partial file remains (the archive is written to a temporary file in the same folder
+        and moved over ``path`` with :func:`os.replace`).
 
     Notes
     -----
@@ -386,14 +389,16 @@ def load(path, model_class=None):
     Returns
     -------
     LatentModel
-        A fitted model of the saved class with the saved hyper-parameters and fitted
-        attributes. Hyper-parameters that were not storable (a callback) are None.
+        A fitted model of the saved class with the saved hyper-parameters and fitted state
+        (``model._set_state``): ``partial_fit`` continues exactly where the saved model
+        would have. Hyper-parameters that were not storable (a callback) are None.
 
     Raises
     ------
     ModelFileError
         The file is corrupt, is not a latentkit model file, has another format version, was
-        written by another major version of latentkit, or holds an unknown class.
+        written by another major version of latentkit, holds an unknown class, or holds a
+        fitted state the class cannot restore. No other error comes from the file's content.
     FileNotFoundError
 
     Notes
