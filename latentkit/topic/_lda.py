@@ -394,7 +394,7 @@ class LatentDirichletAllocation(LatentModel):
 
     def __getstate__(self):
         # the fit's monotone guard holds a weakref to the training data: not picklable, and
-        # not needed where a pickled model goes (Dask workers run the E-step only)
+        # not needed by a copy (a callback that pickles or deep-copies the model mid-fit)
         state = self.__dict__.copy()
         state.pop("_fit_prev", None)
         return state
