@@ -167,7 +167,7 @@ def stats_dataclass(cls):
     return dataclasses.dataclass(frozen=True, eq=False)(cls)
 
 
-def rng_to_state(rng):
+def _rng_to_state(rng):
     """The state of a :class:`numpy.random.Generator` as plain JSON-able data.
 
     Returns
@@ -182,8 +182,8 @@ def rng_to_state(rng):
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
-def rng_from_state(state):
-    """A new :class:`numpy.random.Generator` in the state given by :func:`rng_to_state`.
+def _rng_from_state(state):
+    """A new :class:`numpy.random.Generator` in the state given by :func:`_rng_to_state`.
 
     Raises
     ------
@@ -601,7 +601,7 @@ class LatentModel(ParamsMixin):
         for name in ("rng", "sample_rng"):
             rng = getattr(self, "_" + name, None)
             if rng is not None:
-                state[name] = rng_to_state(rng)
+                state[name] = _rng_to_state(rng)
         return state
 
     def _set_state(self, state):
@@ -612,7 +612,7 @@ class LatentModel(ParamsMixin):
         self._running_stats = stats
         for name in ("rng", "sample_rng"):
             value = state.pop(name, None)
-            setattr(self, "_" + name, None if value is None else rng_from_state(value))
+            setattr(self, "_" + name, None if value is None else _rng_from_state(value))
         super()._set_state(state)
 
     def _sampling_rng(self, random_state=None):

@@ -95,6 +95,11 @@ def _encode_param(value, key, arrays, skipped, name):
             return {"__dropped__": "object array"}
         arrays[key] = value
         return {"__array__": key}
+    if isinstance(value, (set, frozenset)):  # e.g. an HMM's frozen={'startprob'}
+        value = sorted(value, key=repr)
+        return {"__seq__": "set",
+                "items": [_encode_param(v, f"{key}/{i}", arrays, skipped, name)
+                          for i, v in enumerate(value)]}
     if isinstance(value, (list, tuple)):
         return {"__seq__": type(value).__name__,
                 "items": [_encode_param(v, f"{key}/{i}", arrays, skipped, name)
@@ -146,6 +151,8 @@ def _decode_param(enc, npz):
             return np.array(npz[enc["__array__"]])
         if "__seq__" in enc:
             items = [_decode_param(v, npz) for v in enc["items"]]
+            if enc["__seq__"] == "set":
+                return set(items)
             return tuple(items) if enc["__seq__"] == "tuple" else items
         if "__dict__" in enc:
             return {k: _decode_param(v, npz) for k, v in enc["__dict__"].items()}

@@ -174,3 +174,16 @@ def test_dask_blocks_rebuild_the_model_from_its_state(name):
     with dask.config.set(scheduler="synchronous"):
         b = _fit(make(), da.from_array(X, chunks=X.shape), **kw)
     assert_same_model(a, b)
+
+
+def test_hmm_frozen_hyper_parameter_survives_save_load(tmp_path):
+    """A set-valued hyper-parameter (``frozen``) is stored, so refitting a loaded model keeps
+    the same parameters fixed."""
+    make, data = CASES["GaussianHMM"]
+    X = data(60, 0)
+    a = _fit(lk.GaussianHMM(2, frozen={"startprob"}, random_state=0, max_iter=5), X)
+    lk.save(a, tmp_path / "m.npz")
+    b = lk.load(tmp_path / "m.npz")
+    assert b.frozen == {"startprob"} and b.frozen_ == frozenset({"startprob"})
+    assert "frozen" not in lk.io.read_metadata(tmp_path / "m.npz")["skipped"]
+    assert_same_model(_fit(lk.clone(a), X), _fit(b, X))
