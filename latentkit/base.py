@@ -31,6 +31,7 @@ import copy
 import dataclasses
 import inspect
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -50,9 +51,43 @@ __all__ = [
 ]
 
 
-class NotFittedError(ValueError, AttributeError):
-    """Raised when a model is used before ``fit`` (subclasses ValueError and AttributeError,
-    as scikit-learn's does)."""
+class _NotFittedBase(ValueError, AttributeError):
+    """Stand-in base of :class:`NotFittedError` until scikit-learn's class is loaded."""
+
+
+def _adopt_sklearn_not_fitted():
+    """Make :class:`NotFittedError` a subclass of ``sklearn.exceptions.NotFittedError`` once
+    scikit-learn's exceptions module is loaded.
+
+    Importing scikit-learn takes seconds, so ``import latentkit`` never does it; but code that
+    catches scikit-learn's class (pipelines, model selection, ``check_estimator``) has loaded
+    it before our error is raised, and every raise goes through :meth:`NotFittedError.__new__`,
+    which calls this first. Only latentkit's own class is changed (its base is replaced by
+    scikit-learn's, itself a ValueError and AttributeError)."""
+    sk = sys.modules.get("sklearn.exceptions")
+    sk_cls = getattr(sk, "NotFittedError", None)
+    if isinstance(sk_cls, type) and not issubclass(NotFittedError, sk_cls):
+        try:
+            NotFittedError.__bases__ = (sk_cls,)
+        except TypeError:  # pragma: no cover - a scikit-learn class of another layout
+            pass
+
+
+class NotFittedError(_NotFittedBase):
+    """Raised when a model is used before ``fit``.
+
+    A ValueError and an AttributeError, and a subclass of
+    ``sklearn.exceptions.NotFittedError`` whenever scikit-learn is loaded (so
+    ``except sklearn.exceptions.NotFittedError`` catches it), without importing scikit-learn
+    itself.
+    """
+
+    def __new__(cls, *args, **kwargs):
+        _adopt_sklearn_not_fitted()
+        return super().__new__(cls, *args, **kwargs)
+
+
+_adopt_sklearn_not_fitted()  # scikit-learn imported before latentkit
 
 
 class ConvergenceWarning(UserWarning):
@@ -130,6 +165,41 @@ def stats_dataclass(cls):
     """Decorate a :class:`Stats` subclass: ``dataclasses.dataclass(frozen=True, eq=False)``
     (equality is :class:`Stats`' array-aware one)."""
     return dataclasses.dataclass(frozen=True, eq=False)(cls)
+
+
+def _rng_to_state(rng):
+    """The state of a :class:`numpy.random.Generator` as plain JSON-able data.
+
+    Returns
+    -------
+    dict
+        ``rng.bit_generator.state`` (its ``bit_generator`` key names the class).
+    """
+    return copy.deepcopy(rng.bit_generator.state)
+
+
+#: bit generators a stored state may name (never an arbitrary attribute of numpy.random)
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+
+def _rng_from_state(state):
+    """A new :class:`numpy.random.Generator` in the state given by :func:`_rng_to_state`.
+
+    Raises
+    ------
+    ValueError
+        The state names an unknown bit generator or is malformed.
+    """
+    name = state.get("bit_generator") if isinstance(state, dict) else None
+    if name not in _BIT_GENERATORS:
+        raise ValueError(f"unknown bit generator {name!r} in a stored generator state; "
+                         f"expected one of {list(_BIT_GENERATORS)}.")
+    bitgen = getattr(np.random, name)()
+    try:
+        bitgen.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"malformed {name} generator state: {exc}.") from None
+    return np.random.Generator(bitgen)
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,6 +367,40 @@ class ParamsMixin:
             if not same:
                 parts.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+    # ---- fitted state: the one interface latentkit.io (and any driver) reads and writes ----
+    def _get_state(self):
+        """The fitted state, as a dict that :meth:`_set_state` turns back into this model.
+
+        By default every public fitted attribute (an instance attribute ending in ``_`` that
+        is not a hyper-parameter). Models add what they need beyond it under names without a
+        trailing underscore (running statistics, generator states, a component's resolved
+        values) and replace objects by their arrays; nothing else private is part of it.
+
+        Returns
+        -------
+        dict
+            ``{name: value}``; values are arrays, scalars, strings, None, lists, dicts of
+            those, or :class:`Stats` objects.
+        """
+        params = set(self._get_param_names())
+        return {k: v for k, v in vars(self).items()
+                if k.endswith("_") and not k.startswith("_") and k not in params}
+
+    def _set_state(self, state):
+        """Restore the fitted state returned by :meth:`_get_state` (on a model built with the
+        same hyper-parameters).
+
+        Raises
+        ------
+        ValueError
+            An entry this model does not know (a private entry no override consumed).
+        """
+        unknown = sorted(k for k in state if not k.endswith("_"))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no fitted state entries {unknown}.")
+        for name, value in state.items():
+            setattr(self, name, value)
 
     # scikit-learn >= 1.7 asks estimators for tags; only imported when scikit-learn calls it.
     def __sklearn_tags__(self):
@@ -479,6 +583,51 @@ class LatentModel(ParamsMixin):
         params = set(self._get_param_names())
         return {k: copy.deepcopy(v) for k, v in vars(self).items() if k not in params}
 
+    #: Private attributes that belong to the fitted state (a moment shift, running
+    #: statistics kept outside ``Stats``), stored under their names without the underscore.
+    _state_attributes = ()
+
+    def _get_state(self):
+        """Public fitted attributes plus what resuming needs: the running statistics of
+        ``partial_fit`` (``running_stats``), the training generator (``rng``) and the
+        generator of :meth:`sample`-like draws (``sample_rng``), as bit-generator states, and
+        the attributes named in ``_state_attributes``."""
+        state = super()._get_state()
+        for name in self._state_attributes:
+            if getattr(self, name, None) is not None:
+                state[name.lstrip("_")] = getattr(self, name)
+        if getattr(self, "_running_stats", None) is not None:
+            state["running_stats"] = self._running_stats
+        for name in ("rng", "sample_rng"):
+            rng = getattr(self, "_" + name, None)
+            if rng is not None:
+                state[name] = _rng_to_state(rng)
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        for name in self._state_attributes:
+            setattr(self, name, state.pop(name.lstrip("_"), None))
+        stats = state.pop("running_stats", None)
+        self._running_stats = stats
+        for name in ("rng", "sample_rng"):
+            value = state.pop(name, None)
+            setattr(self, "_" + name, None if value is None else _rng_from_state(value))
+        super()._set_state(state)
+
+    def _sampling_rng(self, random_state=None):
+        """The generator of :meth:`sample`: ``random_state`` when given, else the model's own
+        sampling generator, created from the ``random_state`` hyper-parameter on first use and
+        advanced by every draw (so repeated calls give fresh draws, reproducibly for a seeded
+        model; a refit restarts it). It is separate from the training generator, so sampling
+        never changes a later ``partial_fit``."""
+        if random_state is not None:
+            return check_random_state(random_state)
+        rng = getattr(self, "_sample_rng", None)
+        if rng is None:
+            rng = self._sample_rng = check_random_state(self.random_state)
+        return rng
+
     def _check_common_params(self):
         check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         if self.tol is not None or not self._tol_may_be_none:
@@ -532,28 +681,33 @@ class LatentModel(ParamsMixin):
         callback = getattr(self, "callback", None)
         best_state, best_bound = None, -np.inf
         stopped = False
-        for _ in range(n_init):
-            self._running_stats = None
-            self._init_params(init_data, rng)
-            monitor = ConvergenceMonitor(tol, self.max_iter, rule=self._convergence_rule,
-                                         verbose=bool(getattr(self, "verbose", False)))
-            for n_iter in range(1, self.max_iter + 1):
-                elbo = self._iterate(data)
-                monitor.report(elbo)
-                stop = callback is not None and bool(callback(self, n_iter, elbo))
-                stop = self._stop_early() or stop
-                stopped = stopped or stop
-                if monitor.converged or stop:
-                    break
-            self.lower_bounds_ = np.asarray(monitor.history, dtype=np.float64)
-            self.lower_bound_ = float(monitor.history[-1])
-            self.n_iter_ = monitor.iter
-            self.converged_ = bool(monitor.converged)
-            self.monitor_ = monitor
-            if self.lower_bound_ > best_bound or best_state is None:
-                best_bound = self.lower_bound_
-                best_state = self._fit_state()
+        monitor, last = None, None
+        self._sample_rng = None  # a refit restarts the draws of sample()
+        try:
+            for _ in range(n_init):
+                monitor, last = None, None
+                self._running_stats = None
+                self._init_params(init_data, rng)
+                monitor = ConvergenceMonitor(tol, self.max_iter, rule=self._convergence_rule,
+                                             verbose=bool(getattr(self, "verbose", False)))
+                for n_iter in range(1, self.max_iter + 1):
+                    elbo = self._iterate(data)
+                    monitor.report(elbo)
+                    last = self._shallow_state()  # the last completed iteration
+                    stop = callback is not None and bool(callback(self, n_iter, elbo))
+                    stop = self._stop_early() or stop
+                    stopped = stopped or stop
+                    if monitor.converged or stop:
+                        break
+                self._record_run(monitor)
+                if self.lower_bound_ > best_bound or best_state is None:
+                    best_bound = self.lower_bound_
+                    best_state = self._fit_state()
+        except KeyboardInterrupt:
+            self._keep_interrupted_fit(monitor, last, best_state, best_bound, rng)
+            raise
         vars(self).update(best_state)
+        self._rng = rng  # the training generator, where the fit left it (resumed by partial_fit)
         if not self.converged_ and tol > 0 and not stopped:
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} iterations "
@@ -561,6 +715,47 @@ class LatentModel(ParamsMixin):
                 ConvergenceWarning, stacklevel=2)
         self.n_steps_ = 0
         return self
+
+    def _record_run(self, monitor):
+        """Set ``lower_bounds_``, ``lower_bound_``, ``n_iter_``, ``converged_`` and ``monitor_``
+        from the monitor of one initialisation."""
+        self.lower_bounds_ = np.asarray(monitor.history, dtype=np.float64)
+        self.lower_bound_ = float(monitor.history[-1])
+        self.n_iter_ = monitor.iter
+        self.converged_ = bool(monitor.converged)
+        self.monitor_ = monitor
+
+    def _shallow_state(self):
+        """References to the current fitted attributes (the M-steps rebind them, so this keeps
+        the parameters of the moment without copying them)."""
+        params = set(self._get_param_names())
+        return {k: v for k, v in vars(self).items() if k not in params}
+
+    def _keep_interrupted_fit(self, monitor, last, best_state, best_bound, rng):
+        """After a ``KeyboardInterrupt`` (or any interrupt raised by a callback) during
+        :meth:`fit`: keep a consistent model -- the parameters of the last completed iteration
+        of the interrupted initialisation or the best completed initialisation, whichever has
+        the higher bound, with ``lower_bounds_`` up to that point and ``converged_=False``; a
+        fit interrupted before any iteration completed leaves the model unfitted."""
+        params = set(self._get_param_names())
+        current = None
+        if last is not None and monitor is not None and monitor.history:
+            for k in [k for k in vars(self) if k not in params]:
+                delattr(self, k)
+            vars(self).update(last)
+            self._record_run(monitor)
+            current = self.lower_bound_
+        if best_state is not None and (current is None or best_bound >= current):
+            for k in [k for k in vars(self) if k not in params]:
+                delattr(self, k)
+            vars(self).update(best_state)
+        elif current is None:  # no iteration completed: the model is left unfitted
+            for k in [k for k in vars(self) if k not in params]:
+                delattr(self, k)
+            return
+        self.converged_ = False
+        self._rng = rng
+        self.n_steps_ = 0
 
     def _default_step_size(self, t):
         """``rho_t = (t + tau)^-kappa`` for the 1-based step number ``t``, with the model's
@@ -622,7 +817,8 @@ class LatentModel(ParamsMixin):
             scale = total_samples / n_batch
         if first:
             self._running_stats = None
-            self._init_params(data, check_random_state(self.random_state))
+            self._rng = check_random_state(self.random_state)
+            self._init_params(data, self._rng)
             self.n_steps_ = 0
         t = getattr(self, "n_steps_", 0)
         rho = self._default_step_size(t + 1) if step_size is None else check_scalar(

@@ -617,30 +617,49 @@ class StochasticVI(ParamsMixin):
         stop = False
         epoch = 0
         self.model_ = model  # visible to callbacks during the fit
-        for epoch in range(1, self.n_epochs + 1):
-            for batch, kw in self._minibatches(X, source, rng):
-                if batch.shape[0] == 0:
-                    raise ValueError("An empty minibatch was drawn.")
-                t0 = time.perf_counter()
-                t += 1
-                rho = (t + self.learning_offset) ** (-self.learning_decay)
-                model.partial_fit(batch, step_size=min(1.0, rho), total_samples=n,
-                                  **fit_params, **kw)
-                elapsed += time.perf_counter() - t0
-                if heldout is not None and t % every == 0:
-                    value = model.elbo(heldout, **heldout_kw)
-                    bounds.append(value)
-                    steps.append(t)
-                    times.append(elapsed)
-                    monitor.report(value)
-                    if self.callback is not None and self.callback(self, t, value):
-                        stop = True
-                    if monitor.converged:
-                        stop = True
+        last = None  # the model after the last completed step
+        try:
+            for epoch in range(1, self.n_epochs + 1):
+                for batch, kw in self._minibatches(X, source, rng):
+                    if batch.shape[0] == 0:
+                        raise ValueError("An empty minibatch was drawn.")
+                    t0 = time.perf_counter()
+                    model.partial_fit(batch, step_size=min(1.0, (t + 1 + self.learning_offset)
+                                                           ** (-self.learning_decay)),
+                                      total_samples=n, **fit_params, **kw)
+                    t += 1
+                    last = model._shallow_state()
+                    elapsed += time.perf_counter() - t0
+                    if heldout is not None and t % every == 0:
+                        value = model.elbo(heldout, **heldout_kw)
+                        bounds.append(value)
+                        steps.append(t)
+                        times.append(elapsed)
+                        monitor.report(value)
+                        if self.callback is not None and self.callback(self, t, value):
+                            stop = True
+                        if monitor.converged:
+                            stop = True
+                    if stop or t >= max_steps:
+                        break
                 if stop or t >= max_steps:
                     break
-            if stop or t >= max_steps:
-                break
+        except KeyboardInterrupt:
+            # keep the model of the last completed step (or no model before the first one)
+            if last is None:
+                del self.model_
+                raise
+            params = set(model._get_param_names())
+            for k in [k for k in vars(model) if k not in last and k not in params]:
+                delattr(model, k)
+            vars(model).update(last)
+            monitor.converged = False
+            self._record_fit(model, bounds, steps, times, t, epoch, monitor)
+            raise
+        self._record_fit(model, bounds, steps, times, t, epoch, monitor)
+        return self
+
+    def _record_fit(self, model, bounds, steps, times, t, epoch, monitor):
         self.model_ = model
         self.heldout_bounds_ = np.asarray(bounds, dtype=float)
         self.heldout_steps_ = np.asarray(steps, dtype=int)
@@ -649,7 +668,6 @@ class StochasticVI(ParamsMixin):
         self.n_epochs_ = epoch
         self.converged_ = bool(monitor.converged)
         self.monitor_ = monitor
-        return self
 
     def __getattr__(self, name):
         # Forward fitted attributes and inference methods (components_, transform, elbo,

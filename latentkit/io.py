@@ -10,21 +10,28 @@ File layout (a NumPy ``.npz`` zip, written with ``numpy.savez_compressed`` and r
   parameters that could not be stored without pickle, e.g. ``monitor_`` or a ``callback``).
 - ``attr/<name>``: one member per fitted attribute (arrays and scalars).
 - ``param/<name>[/<key>]``: array-valued hyper-parameters (e.g. an ``init`` dict of arrays).
+- ``state`` (in the metadata): JSON of the entries of the fitted state that are not plain public attributes
+  (running statistics of ``partial_fit``, generator states, an HMM's emission component...),
+  their arrays stored as ``state/<name>/...`` members.
 
-What is stored is generic over any :class:`latentkit.base.LatentModel`: every instance attribute
-that is not a hyper-parameter, ends in ``_`` (public fitted attributes such as ``means_``,
-``lower_bounds_``) or starts with a single ``_`` (private caches derived from them), and is a
-NumPy array of a non-object dtype, a number, a bool, a str or None. Anything else (the
-``monitor_``, running statistics of ``partial_fit``, callables) is skipped and listed in the
-metadata; after loading, a model may define ``_restore_fitted_state()`` to rebuild such state.
+What is stored is the model's fitted state, ``model._get_state()`` (by default its public
+fitted attributes, ending in ``_``; each model adds what resuming needs, see
+:meth:`latentkit.base.ParamsMixin._get_state`), and a loaded model is rebuilt by
+``model._set_state(state)`` on a new instance with the saved hyper-parameters, so that
+``save -> load -> partial_fit`` continues exactly where the original would. Nothing else
+private is stored. Entries that cannot be stored without pickle (the ``monitor_``, objects)
+are skipped and listed in the metadata. Files are written atomically: to a temporary file in
+the destination's folder, then moved over the destination with :func:`os.replace`.
 """
 
+import dataclasses
 import importlib
 import json
 import numbers
 import os
 import sys
 import hashlib
+import secrets
 import zipfile
 import zlib
 
@@ -33,7 +40,7 @@ import numpy as np
 __all__ = ["save", "load", "read_metadata", "ModelFileError"]
 
 FORMAT = "latentkit-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the fitted state (_get_state) replaces private attributes
 _META_KEY = "__metadata__"
 
 
@@ -88,6 +95,11 @@ def _encode_param(value, key, arrays, skipped, name):
             return {"__dropped__": "object array"}
         arrays[key] = value
         return {"__array__": key}
+    if isinstance(value, (set, frozenset)):  # e.g. an HMM's frozen={'startprob'}
+        value = sorted(value, key=repr)
+        return {"__seq__": "set",
+                "items": [_encode_param(v, f"{key}/{i}", arrays, skipped, name)
+                          for i, v in enumerate(value)]}
     if isinstance(value, (list, tuple)):
         return {"__seq__": type(value).__name__,
                 "items": [_encode_param(v, f"{key}/{i}", arrays, skipped, name)
@@ -99,12 +111,48 @@ def _encode_param(value, key, arrays, skipped, name):
     return {"__dropped__": type(value).__name__}
 
 
+def _encode_state(value, key, arrays):
+    """JSON form of one fitted-state entry (arrays into ``arrays``), or None when some part of
+    it cannot be stored without pickle (the whole entry is then skipped)."""
+    from .base import Stats
+
+    dropped = []
+    if isinstance(value, Stats):
+        enc = {"__stats__": type(value).__qualname__, "module": type(value).__module__,
+               "fields": {f.name: _encode_param(getattr(value, f.name), f"{key}/{f.name}",
+                                                arrays, dropped, key)
+                          for f in dataclasses.fields(value)}}
+    else:
+        enc = _encode_param(value, key, arrays, dropped, key)
+    if dropped:
+        for k in [k for k in arrays if k == key or k.startswith(key + "/")]:
+            del arrays[k]
+        return None
+    return enc
+
+
+def _decode_state(enc, npz, path):
+    """Inverse of :func:`_encode_state` (a Stats class is resolved like a model class: only
+    from latentkit or from a module the user has imported)."""
+    from .base import Stats
+
+    if isinstance(enc, dict) and "__stats__" in enc:
+        cls = _resolve_class({"class": enc["__stats__"], "module": enc["module"]}, None, path)
+        if not issubclass(cls, Stats):
+            raise ModelFileError(f"{os.fspath(path)!r}: {enc['__stats__']} is not a statistics "
+                                 "class; the file is corrupt.")
+        return cls(**{k: _decode_param(v, npz) for k, v in enc["fields"].items()})
+    return _decode_param(enc, npz)
+
+
 def _decode_param(enc, npz):
     if isinstance(enc, dict):
         if "__array__" in enc:
             return np.array(npz[enc["__array__"]])
         if "__seq__" in enc:
             items = [_decode_param(v, npz) for v in enc["items"]]
+            if enc["__seq__"] == "set":
+                return set(items)
             return tuple(items) if enc["__seq__"] == "tuple" else items
         if "__dict__" in enc:
             return {k: _decode_param(v, npz) for k, v in enc["__dict__"].items()}
@@ -137,6 +185,10 @@ def save(model, path):
         ``model`` is not a latentkit model.
     latentkit.base.NotFittedError
         ``model`` is not fitted.
+    OSError
+        The file cannot be written; an existing file at ``path`` is left untouched and no
+        partial file remains (the archive is written to a temporary file in the same folder
+        and moved over ``path`` with :func:`os.replace`).
 
     Notes
     -----
@@ -153,29 +205,29 @@ def save(model, path):
     if checker is not None:
         checker()
     params = model.get_params(deep=False)
-    arrays, skipped, attributes = {}, [], {}
+    arrays, skipped, attributes, extra = {}, [], {}, {}
     enc_params = {name: _encode_param(v, f"param/{name}", arrays, skipped, name)
                   for name, v in params.items()}
-    for name, value in vars(model).items():
-        if name in params or name.startswith("__"):
-            continue
-        if not (name.endswith("_") or name.startswith("_")):
-            continue
-        if isinstance(value, np.ndarray) and value.dtype != object:
-            arrays[f"attr/{name}"] = value
-            attributes[name] = {"kind": "array", "dtype": value.dtype.str,
-                                "shape": list(value.shape)}
-        elif _is_scalar(value):
-            attributes[name] = {"kind": "scalar", "type": type(value).__name__,
-                                "value": _scalar_to_json(value)}
-        elif isinstance(value, LatentModel):
+    for name, value in model._get_state().items():
+        if isinstance(value, LatentModel):
             raise TypeError(
                 f"{type(model).__name__}.{name} is a fitted {type(value).__name__}, which "
                 f"cannot be stored inside another model's file; save it on its own: "
                 f"latentkit.save(obj.{name}, path).")
+        if name.endswith("_") and isinstance(value, np.ndarray) and value.dtype != object:
+            arrays[f"attr/{name}"] = value
+            attributes[name] = {"kind": "array", "dtype": value.dtype.str,
+                                "shape": list(value.shape)}
+        elif name.endswith("_") and _is_scalar(value):
+            attributes[name] = {"kind": "scalar", "type": type(value).__name__,
+                                "value": _scalar_to_json(value)}
         else:
-            skipped.append(name)
-    if not any(a for a in attributes if not a.startswith("_")):
+            enc = _encode_state(value, f"state/{name}", arrays)
+            if enc is None:
+                skipped.append(name)
+            else:
+                extra[name] = enc
+    if not attributes:
         raise NotFittedError(f"This {type(model).__name__} instance has no fitted attributes to "
                              "save; call 'fit' first.")
     meta = {
@@ -188,12 +240,34 @@ def save(model, path):
         "numpy_version": np.__version__,
         "params": enc_params,
         "attributes": attributes,
+        "state": extra,
         "skipped": sorted(set(skipped)),
     }
     arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-    with open(os.fspath(path), "wb") as fh:
-        np.savez_compressed(fh, **arrays)
+    _write_atomically(os.fspath(path), arrays)
     return path
+
+
+def _write_atomically(path, arrays):
+    """Write the archive to a new file in the destination's folder, then move it over
+    ``path`` with :func:`os.replace` (atomic on POSIX and Windows): a failure at any point
+    leaves an existing file at ``path`` untouched and removes the partial temporary file."""
+    folder, base = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{base}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    # os.open with mode 0o666 applies the user's umask, as a plain open() would
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
 
 
 # ----------------------------------------------------------------------------- load
@@ -243,9 +317,17 @@ def _read_meta(npz, path):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{os.fspath(path)!r} is not a latentkit model file "
                              f"(format {meta.get('format') if isinstance(meta, dict) else None!r}).")
-    for key in ("class", "module", "latentkit_version", "params", "attributes"):
+    for key, kind in (("class", str), ("module", str), ("latentkit_version", str),
+                      ("params", dict), ("attributes", dict), ("state", dict),
+                      ("skipped", list)):
+        if key not in meta and key in ("state", "skipped"):
+            continue
         if key not in meta:
             raise ModelFileError(f"{os.fspath(path)!r}: metadata lack {key!r}; the file is corrupt.")
+        if not isinstance(meta[key], kind):
+            raise ModelFileError(f"{os.fspath(path)!r}: the metadata's {key!r} is a "
+                                 f"{type(meta[key]).__name__}, not a {kind.__name__}; the file "
+                                 "is corrupt.")
     return meta
 
 
@@ -282,7 +364,7 @@ def _resolve_class(meta, model_class, path):
     if module == "latentkit" or module.startswith("latentkit."):
         try:
             mod = importlib.import_module(module)
-        except ImportError as exc:
+        except (ImportError, ValueError) as exc:
             raise ModelFileError(f"{os.fspath(path)!r} holds a {module}.{name}, which this "
                                  f"latentkit version cannot import ({exc}).") from None
     elif module in sys.modules:
@@ -314,14 +396,16 @@ def load(path, model_class=None):
     Returns
     -------
     LatentModel
-        A fitted model of the saved class with the saved hyper-parameters and fitted
-        attributes. Hyper-parameters that were not storable (a callback) are None.
+        A fitted model of the saved class with the saved hyper-parameters and fitted state
+        (``model._set_state``): ``partial_fit`` continues exactly where the saved model
+        would have. Hyper-parameters that were not storable (a callback) are None.
 
     Raises
     ------
     ModelFileError
         The file is corrupt, is not a latentkit model file, has another format version, was
-        written by another major version of latentkit, or holds an unknown class.
+        written by another major version of latentkit, holds an unknown class, or holds a
+        fitted state the class cannot restore. No other error comes from the file's content.
     FileNotFoundError
 
     Notes
@@ -340,6 +424,11 @@ def load(path, model_class=None):
                                  f"latentkit {current} (another major version). Refit the model "
                                  "or load it with the version that wrote it.")
         cls = _resolve_class(meta, model_class, path)
+        from .base import ParamsMixin
+
+        if not issubclass(cls, ParamsMixin):
+            raise ModelFileError(f"{os.fspath(path)!r} names {cls.__qualname__}, which is not a "
+                                 "latentkit model; the file is corrupt.")
         try:
             if "sha256" in meta:
                 stored = {k: npz[k] for k in npz.files if k != _META_KEY}
@@ -366,9 +455,15 @@ def load(path, model_class=None):
                     elif t in ("bool", "bool_") and value is not None:
                         value = bool(value)
                     attrs[name] = value
+            extra = meta.get("state", {})
+            if not isinstance(extra, dict):
+                raise ModelFileError(f"{os.fspath(path)!r}: the metadata's 'state' is not a "
+                                     "mapping; the file is corrupt.")
+            for name, enc in extra.items():
+                attrs[name] = _decode_state(enc, npz, path)
         except ModelFileError:
             raise
-        except (KeyError, TypeError) + _READ_ERRORS as exc:
+        except (KeyError, TypeError, AttributeError) + _READ_ERRORS as exc:
             raise ModelFileError(f"{os.fspath(path)!r} is corrupt: {type(exc).__name__}: "
                                  f"{exc}.") from None
     valid = set(cls._get_param_names()) if hasattr(cls, "_get_param_names") else set(params)
@@ -376,10 +471,11 @@ def load(path, model_class=None):
     if unknown:
         raise ModelFileError(f"{os.fspath(path)!r}: {cls.__qualname__} in this version has no "
                              f"hyper-parameter(s) {unknown}.")
-    model = cls(**params)
-    for name, value in attrs.items():
-        setattr(model, name, value)
-    restore = getattr(model, "_restore_fitted_state", None)
-    if callable(restore):
-        restore()
+    try:
+        model = cls(**params)
+        model._set_state(attrs)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} could not be "
+                             f"rebuilt ({type(exc).__name__}: {exc}); the file is corrupt or "
+                             "was written by an incompatible version.") from None
     return model

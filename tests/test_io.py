@@ -53,6 +53,10 @@ class UnitGaussian(LatentModel):
         self.mean_ = stats.sx / stats.n
         self._cache = self.mean_ + 1.0
 
+    def _set_state(self, state):
+        super()._set_state(state)
+        self._cache = self.mean_ + 1.0  # private derived state is rebuilt, never stored
+
     def score_samples(self, X):
         X = np.asarray(X, dtype=np.float64)
         return -0.5 * ((X - self.mean_) ** 2).sum(1) - 0.5 * X.shape[1] * np.log(2 * np.pi)
@@ -88,6 +92,9 @@ def test_round_trip_fake_model(fake):
     assert {"callback", "monitor_"} <= set(meta["skipped"])
     assert meta["class"] == "UnitGaussian" and meta["latentkit_version"] == latentkit.__version__
     assert meta["attributes"]["mean_"] == {"kind": "array", "dtype": "<f8", "shape": [3]}
+    # nothing private leaks into the file: only the state the model declares
+    assert not any(k.startswith("_") for k in meta["attributes"])
+    assert set(meta["state"]) <= {"rng", "running_stats", "sample_rng"}
     assert meta["params"]["max_iter"] == 10
     # the caller's model is untouched by saving
     assert callable(model.callback)

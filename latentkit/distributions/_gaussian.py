@@ -46,7 +46,7 @@ thread count), with BLAS limited to one thread (:func:`latentkit._threads.blas_s
 on a busy 2-core machine OpenBLAS's own threads fighting numba's made an earlier BLAS-chunked
 version 5-10x slower); partitions are combined in index order, so the result does not depend
 on the thread count. Measured 2.4x faster than the fused kernel below (N=200,000, D=16, K=8).
-The other covariance types (and 'full' without threadpoolctl) use one fused numba pass
+The other covariance types use one fused numba pass
 (:mod:`latentkit._kernels.gaussian`): log densities through the triangular factors (half the
 multiply-adds of a dense product), log-sum-exp, responsibilities and the statistics, over tiles
 of 16 rows held transposed so the inner loops vectorise over rows, with ``prange`` over a fixed
@@ -721,11 +721,11 @@ _POOLS = {}  # Python thread pools of the BLAS E-step, by size (reused across ca
 
 
 def _gemm_estep_available():
-    """The BLAS E-step needs BLAS limited to one thread (threadpoolctl): several Python threads
-    each calling a multithreaded OpenBLAS would oversubscribe the cores."""
+    """The BLAS E-step needs BLAS limited to one thread (threadpoolctl, a runtime dependency):
+    several Python threads each calling a multithreaded OpenBLAS would oversubscribe the cores.
+    Only the controller is built here; no thread count changes outside the E-step's ``with``."""
     from .. import _threads
-    _threads.blas_single_thread()
-    return _threads._CONTROLLER is not False
+    return _threads.blas_controller() is not None
 
 
 def _n_workers():

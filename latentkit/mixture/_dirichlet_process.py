@@ -364,6 +364,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         ----------
         n_samples : int, default 1
         random_state : int, Generator or None
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
         n_tokens : int, default 50
             Tokens per sample (categorical components only).
 
@@ -376,7 +378,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             return super().sample(n_samples, random_state)
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         w = self.weights_ / self.weights_.sum()
         labels = rng.choice(self.truncation, size=n_samples, p=w)
         X = np.vstack([rng.multinomial(n_tokens, self.components_[k]) for k in labels])

@@ -398,6 +398,8 @@ class GaussianMixture(LatentModel):
     Source: Bishop (2006) section 9.2.2; Liang & Klein (2009) for :meth:`partial_fit`.
     """
 
+    _state_attributes = ("_shift",)  # the fixed point of the moments (see _init_params)
+
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init="kmeans++", random_state=None, callback=None,
                  verbose=False, learning_offset=10.0, learning_decay=0.7):
@@ -650,7 +652,9 @@ class GaussianMixture(LatentModel):
         ----------
         n_samples : int, default 1
         random_state : None, int or numpy.random.Generator
-            Default: the model's ``random_state``.
+            Default None: the model's own sampling generator (seeded from the
+            ``random_state`` hyper-parameter when the model is fitted and advanced by every
+            call, so repeated calls give fresh draws; scikit-learn reseeds and repeats them).
 
         Returns
         -------
@@ -664,7 +668,7 @@ class GaussianMixture(LatentModel):
         """
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(self.random_state if random_state is None else random_state)
+        rng = self._sampling_rng(random_state)
         wts = np.clip(self.weights_, 0.0, None)
         counts = rng.multinomial(n_samples, wts / wts.sum())
         return sample_gaussian(self.means_, self.covariances_, self.covariance_type, counts, rng)

@@ -72,6 +72,7 @@ class _BayesianGaussianBase(LatentModel):
     E-step and the natural-gradient M-step. Subclasses provide the weight factor."""
 
     _INIT_KEYS = ("responsibilities",)
+    _state_attributes = ("_shift",)  # the fixed point of the moments
 
     # ---- weight factor (subclasses) ---------------------------------------------------------
     def _n_represented(self):  # pragma: no cover - abstract
@@ -330,17 +331,23 @@ class _BayesianGaussianBase(LatentModel):
     def _global_elbo_terms(self):
         return -self._weight_kl() - self._nw.kl(self._prior)
 
-    def _restore_fitted_state(self):
-        """Rebuild the Normal-Wishart factors from the public fitted attributes (called by
-        :func:`latentkit.io.load`, which stores arrays only)."""
-        if getattr(self, "component_type", "gaussian") != "gaussian":
+    def _get_state(self):
+        """Public fitted attributes plus the moment shift and the Normal-Wishart scatter (so
+        the factors are rebuilt bit for bit), and the base state."""
+        state = super()._get_state()
+        if getattr(self, "_nw", None) is not None:
+            state["nw_scatter"] = self._nw.scatter
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        scatter = state.pop("nw_scatter", None)
+        super()._set_state(state)
+        if getattr(self, "component_type", "gaussian") != "gaussian" or scatter is None:
             return
-        ct, D = self.covariance_type, self.n_features_in_
+        ct = self.covariance_type
         nu = np.asarray(self.degrees_of_freedom_, dtype=np.float64)
-        cov = np.asarray(self.covariances_, dtype=np.float64)
-        q = {"full": lambda: cov * nu[:, None, None], "tied": lambda: cov * float(nu),
-             "diag": lambda: cov * nu[:, None], "spherical": lambda: cov * D * nu}[ct]()
-        self._nw = NormalWishart(ct, self.mean_precision_, self.means_, q,
+        self._nw = NormalWishart(ct, self.mean_precision_, self.means_, scatter,
                                  float(nu) if ct == "tied" else nu)
         self._prior = NormalWishart.prior(ct, self.mean_precision_prior_, self.mean_prior_,
                                           self.degrees_of_freedom_prior_, self.covariance_prior_)
@@ -445,6 +452,8 @@ class _BayesianGaussianBase(LatentModel):
         ----------
         n_samples : int, default 1
         random_state : int, Generator or None
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
 
         Returns
         -------
@@ -453,7 +462,7 @@ class _BayesianGaussianBase(LatentModel):
         """
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         w = self.weights_ / self.weights_.sum()
         counts = rng.multinomial(n_samples, w)
         return sample_gaussian(self.means_, self.covariances_, self.covariance_type, counts, rng)

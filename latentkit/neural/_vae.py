@@ -715,7 +715,18 @@ class VAE(LatentModel):
             The ELBO became non-finite (learning rate too large).
         """
         with blas_single_thread():
-            super().fit(X)
+            try:
+                super().fit(X)
+            except KeyboardInterrupt:
+                if hasattr(self, "params_"):  # keep the interrupted fit consistent
+                    self._finish_fit(X)
+                raise
+            self._finish_fit(X)
+        return self
+
+    def _finish_fit(self, X):
+        """After the epochs: the best validation parameters, the validation trace and the
+        latent activity; the per-fit bookkeeping is cleared."""
         if self._best is not None:
             self.params_ = self._best[1]
             self.best_validation_bound_ = float(self._best[0])
@@ -727,7 +738,6 @@ class VAE(LatentModel):
         self._split = None
         self._best = None
         self._val_history = []
-        return self
 
     def partial_fit(self, X, y=None, *, step_size=1.0, total_samples=None):
         """One Adam step on a minibatch (initialising the model on the first call).
@@ -779,13 +789,38 @@ class VAE(LatentModel):
         self.n_steps_ = getattr(self, "n_steps_", 0) + 1
         return self
 
-    def _restore_fitted_state(self):
-        """Rebuild what :func:`latentkit.io.load` does not store: the resolved hyper-parameters
-        and a fresh Adam state (so ``partial_fit`` after loading restarts Adam's moments)."""
-        self._validate_params()
-        self._optimizer = Adam(self.params_.shape[0])
-        self._rng = None
+    def _get_state(self):
+        """Public fitted attributes, Adam's moments and step count, the evaluation seed, the
+        epoch and step counters, and the base state (the training generator, whose draws
+        ``partial_fit`` continues, and the sampling generator)."""
+        state = super()._get_state()
+        opt = getattr(self, "_optimizer", None)
+        if opt is not None:
+            state["adam"] = {"m": opt.m, "v": opt.v, "t": int(opt.t), "beta1": opt.beta1,
+                             "beta2": opt.beta2, "epsilon": opt.epsilon}
+        for name in ("eval_seed", "epoch", "n_fit_steps"):
+            if getattr(self, "_" + name, None) is not None:
+                state[name] = int(getattr(self, "_" + name))
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        adam = state.pop("adam", None)
+        counters = {name: state.pop(name, None) for name in ("eval_seed", "epoch", "n_fit_steps")}
+        super()._set_state(state)
+        if adam is not None:
+            opt = Adam(self.params_.shape[0], adam["beta1"], adam["beta2"], adam["epsilon"])
+            opt.m = np.array(adam["m"], dtype=np.float64)
+            opt.v = np.array(adam["v"], dtype=np.float64)
+            opt.t = int(adam["t"])
+            self._optimizer = opt
+        for name, value in counters.items():
+            setattr(self, "_" + name, None if value is None else int(value))
+        if self.likelihood == "categorical" and hasattr(self, "n_features_in_"):
+            self._group_starts, self._group_sizes = self._resolve_groups(self.n_features_in_)
         self._beta = 1.0
+        self._split = None
+        self._best = None
         self._val_history = []
 
     def _latent_activity(self, X):
@@ -1034,6 +1069,8 @@ class VAE(LatentModel):
         ----------
         n_samples : int, default 1
         random_state : None, int or Generator
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
 
         Returns
         -------
@@ -1047,7 +1084,7 @@ class VAE(LatentModel):
         """
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         Z = rng.standard_normal((n_samples, int(self.latent_dim)))
         P = self._decode_params(Z)
         if self.likelihood == "bernoulli":

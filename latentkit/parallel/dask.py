@@ -3,10 +3,12 @@
 ``model.fit(X)`` with a ``dask.array.Array`` (rows are samples) or a ``dask.bag.Bag`` of
 documents runs, in every iteration, the model's pure ``_e_step`` on each block where the block
 lives (a ``dask.distributed`` cluster, or Dask's local scheduler), sums the statistics in a
-binary tree, and runs ``_m_step`` on the client; the updated model is shipped to the workers with
-the next iteration's tasks (its parameters are small next to the data). Because statistics are
-the one currency of every model (DESIGN.md section 2), nothing model-specific lives here:
-a model only needs ``_e_step`` and ``+`` on its statistics, and pickling.
+binary tree, and runs ``_m_step`` on the client; the updated model travels to the workers with
+the next iteration's tasks as its class, hyper-parameters and fitted state
+(``model._get_state()``, the interface :mod:`latentkit.io` uses too), and each block's task
+rebuilds it with ``_set_state`` (its parameters are small next to the data). Because
+statistics are the one currency of every model (DESIGN.md section 2), nothing model-specific
+lives here: a model only needs ``_e_step``, ``+`` on its statistics and its state interface.
 
 Blocks are validated once, on the workers, and kept there (``persist``). For HMMs, pass
 ``lengths=`` to ``fit``: the array is re-chunked on sequence boundaries so that no sequence is
@@ -31,8 +33,16 @@ def _import_dask():
     return dask
 
 
-def _validate_block(model, block, fit_params):
-    return model._validate_data(block, reset=False, **fit_params)
+def _model_from_state(spec):
+    """A model rebuilt from ``(class, hyper-parameters, fitted state)``."""
+    cls, params, state = spec
+    model = cls(**params)
+    model._set_state(state)
+    return model
+
+
+def _validate_block(spec, block, fit_params):
+    return _model_from_state(spec)._validate_data(block, reset=False, **fit_params)
 
 
 def _bag_partition_to_matrix(part):
@@ -44,7 +54,8 @@ def _bag_partition_to_matrix(part):
     return np.vstack([np.asarray(r, dtype=float).reshape(1, -1) for r in rows])
 
 
-def _e_step_block(model, data):
+def _e_step_block(spec, data):
+    model = _model_from_state(spec)
     if data is None:
         return model._empty_stats()
     return model._e_step(data)
@@ -131,7 +142,9 @@ class DaskData:
         On the first call the blocks are validated on the workers by the (now initialised)
         model and kept there for the following iterations."""
         dask = self._dask
-        m = dask.delayed(model, traverse=False)
+        state = model._get_state()
+        state.pop("monitor_", None)  # not needed by an E-step
+        m = dask.delayed((type(model), model.get_params(deep=False), state), traverse=False)
         if self._blocks is None:
             self._blocks = dask.persist(*[dask.delayed(_validate_block)(m, b, p)
                                           for b, p in self._raw])

@@ -147,11 +147,6 @@ class Emission(ParamsMixin):
         """Log prior density of the emission parameters, nats (0: maximum likelihood)."""
         return 0.0
 
-    def restore(self, params):
-        """Set resolved values (``n_features_``...) from fitted parameters, for a model
-        restored from a file."""
-        self.n_features_ = int(np.shape(params[self.param_names[0]])[-1])
-
     def _check_sequences_values(self, X, offsets):
         pass
 
@@ -571,10 +566,6 @@ class GaussianEmission(Emission):
                   "diag": np.tile(np.diag(cv), (n_components, 1)),
                   "spherical": np.full(n_components, np.diag(cv).mean())}[ct]
         return {"means": means, "covars": covars}
-
-    def restore(self, params):
-        self.n_features_ = int(np.shape(params["means"])[1])
-        self.shift_ = np.asarray(params["means"], dtype=float).mean(axis=0)
 
     def check_param(self, name, value, n_components):
         from ..distributions import check_gaussian_parameters

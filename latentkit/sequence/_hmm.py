@@ -251,7 +251,6 @@ class HiddenMarkovModel(LatentModel):
         emission = self._make_emission()
         emission.validate(K)
         self.emission_ = emission
-        self._emission_spec = _emission_spec(emission)
         for name, shape in (("startprob_prior", (K,)), ("transmat_prior", (K, K))):
             p = getattr(self, name)
             if p is None:
@@ -294,7 +293,6 @@ class HiddenMarkovModel(LatentModel):
             raise ValueError(f"frozen has unknown parameter(s) {sorted(unknown)}; valid names "
                              f"are {sorted(names)}.")
         self.frozen_ = frozen
-        self._frozen_names = ",".join(sorted(frozen))  # a string survives latentkit.io.save
 
     def _validate_data(self, X, reset, lengths=None):
         if reset:
@@ -422,33 +420,47 @@ class HiddenMarkovModel(LatentModel):
         return hasattr(self, "transmat_") and hasattr(self, "emission_")
 
     def _check_is_fitted(self):
-        if not hasattr(self, "transmat_"):
+        if not self._is_fitted():
             from ..base import NotFittedError
 
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator.")
-        if not hasattr(self, "emission_"):
-            self._rebuild_emission()
 
-    def _rebuild_emission(self):
-        """Recreate ``emission_`` and ``frozen_`` of a model restored from fitted attributes
-        only (:func:`latentkit.io.load` stores arrays and scalars, not component objects)."""
-        import json
+    def _get_state(self):
+        """Public fitted attributes, with the emission component as its class name,
+        hyper-parameters and resolved values (``n_features_``, a Gaussian's ``shift_``) and
+        ``frozen_`` as a sorted list, plus the base state (running statistics, generators)."""
+        state = super()._get_state()
+        emission = state.pop("emission_", None)
+        frozen = state.pop("frozen_", None)
+        if emission is not None:
+            state["emission"] = {
+                "class": type(emission).__name__,
+                "params": emission.get_params(deep=False),
+                "fitted": {k: v for k, v in vars(emission).items()
+                           if k.endswith("_") and not k.startswith("_")}}
+        if frozen is not None:
+            state["frozen"] = sorted(frozen)
+        return state
 
-        if getattr(self, "emission", "") is None and getattr(self, "_emission_spec", None):
-            spec = json.loads(self._emission_spec)
+    def _set_state(self, state):
+        state = dict(state)
+        spec = state.pop("emission", None)
+        frozen = state.pop("frozen", None)
+        if spec is not None:
             cls = getattr(em, spec["class"], None)
             if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
-                raise ValueError(f"cannot rebuild the emission component {spec['class']!r}; "
-                                 "pass emission= explicitly.")
-            self.emission = cls(**spec["params"])
-        saved_frozen = getattr(self, "_frozen_names", "")
-        self._validate_params()
-        if self.frozen is None and saved_frozen:
-            self.frozen_ = frozenset(saved_frozen.split(","))
-            self._frozen_names = saved_frozen
-        self.emission_.restore(self._emission_params())
+                raise ValueError(f"unknown emission component {spec['class']!r}.")
+            emission = cls(**spec["params"])
+            for name, value in spec["fitted"].items():
+                setattr(emission, name, value)
+            self.emission_ = emission
+            if getattr(self, "emission", "") is None:  # an Emission object given as hyper-parameter
+                self.emission = clone(emission)
+        if frozen is not None:
+            self.frozen_ = frozenset(frozen)
+        super()._set_state(state)
 
     def _forward(self, data):
         from .._kernels.hmm import forward_scaled
@@ -581,6 +593,8 @@ class HiddenMarkovModel(LatentModel):
         ----------
         n_samples : int, default 1
         random_state : int, numpy.random.Generator or None
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
         currstate : int, optional
             Start the chain in this state instead of drawing it from ``startprob_``.
 
@@ -592,7 +606,7 @@ class HiddenMarkovModel(LatentModel):
         """
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         K = self.n_components
         u = rng.random(n_samples)
         cdf_start = np.cumsum(self.startprob_)
@@ -644,16 +658,6 @@ class HiddenMarkovModel(LatentModel):
         data = self._validate_data(X, reset=False, lengths=lengths)
         ll = self._forward(data)[1].sum()
         return float(-2.0 * ll + 2.0 * self._n_parameters())
-
-
-def _emission_spec(emission):
-    """JSON description (class name + scalar hyper-parameters) of an emission component, kept
-    as a string attribute so that a saved model can rebuild it."""
-    import json
-
-    params = {k: v for k, v in emission.get_params(deep=False).items()
-              if v is None or isinstance(v, (bool, int, float, str))}
-    return json.dumps({"class": type(emission).__name__, "params": params})
 
 
 def _n_rows(X):

@@ -15,7 +15,7 @@ from scipy.optimize import linear_sum_assignment
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments
-from ._power import restore_history, robust_tensor_power, store_history
+from ._power import HistoryStateMixin, robust_tensor_power
 from ._tensors import SymmetricTensor
 from .._threads import blas_single_thread
 from ._whitening import Whitening, whiten
@@ -48,7 +48,7 @@ def _decompose(T, k, est, rng, dense):
                                random_state=rng, check_symmetric=False)
 
 
-class _SpectralBase(ParamsMixin):
+class _SpectralBase(HistoryStateMixin, ParamsMixin):
     def _check_fitted(self):
         if not hasattr(self, "eigenvalues_"):
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
@@ -66,23 +66,29 @@ class _SpectralBase(ParamsMixin):
                 delattr(self, name)
 
     def _store_decomposition(self, result, whitening):
-        """Set ``eigenvalues_``, ``history_`` and ``whitening_``, and the arrays that
-        :func:`latentkit.save` stores to rebuild the last two (``_history_*``,
-        ``_whitening_eigenvalues``, ``_whitening_eigenvectors``, ``_whitening_method``)."""
+        """Set ``eigenvalues_``, ``history_`` and ``whitening_``."""
         self.eigenvalues_ = result.eigenvalues
-        store_history(self, result.history)
+        self.history_ = result.history
         self.whitening_ = whitening
-        self._whitening_eigenvalues = whitening.eigenvalues
-        self._whitening_eigenvectors = whitening.eigenvectors
-        self._whitening_method = whitening.method
 
-    def _restore_fitted_state(self):
-        """Rebuild ``history_`` and ``whitening_`` from their arrays after :func:`latentkit.load`
-        (``whitening_`` is bit-identical: ``W`` and ``B`` are recomputed from the eigenpairs)."""
-        restore_history(self)
-        if getattr(self, "_whitening_method", None) is not None:
+    def _get_state(self):
+        """Public fitted attributes, ``history_`` as arrays and ``whitening_`` as its
+        eigenpairs and method (``W`` and ``B`` are recomputed from them bit for bit)."""
+        state = super()._get_state()
+        whitening = state.pop("whitening_", None)
+        if whitening is not None:
+            state["whitening"] = {"eigenvalues": whitening.eigenvalues,
+                                  "eigenvectors": whitening.eigenvectors,
+                                  "method": whitening.method}
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        whitening = state.pop("whitening", None)
+        super()._set_state(state)
+        if whitening is not None:
             self.whitening_ = Whitening.from_eigenpairs(
-                self._whitening_eigenvalues, self._whitening_eigenvectors, self._whitening_method)
+                whitening["eigenvalues"], whitening["eigenvectors"], whitening["method"])
 
 
 class SpectralGMM(_SpectralBase):
@@ -166,10 +172,9 @@ class SpectralGMM(_SpectralBase):
         Only with ``sparsity``: the sparse unit directions of the third cumulant.
     n_features_in_ : int
 
-    ``history_`` and ``whitening_`` are also held as arrays (``_history_<field>``,
-    ``_whitening_eigenvalues``, ``_whitening_eigenvectors``, ``_whitening_method``), which
-    :func:`latentkit.save` stores and :func:`latentkit.load` turns back into the same objects
-    (the same holds for SpectralLDA and SpectralHMM).
+    :func:`latentkit.save` stores ``history_`` and ``whitening_`` as arrays and
+    :func:`latentkit.load` turns them back into the same objects (the same holds for
+    SpectralLDA and SpectralHMM).
 
     Notes
     -----

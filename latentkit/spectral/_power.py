@@ -78,22 +78,27 @@ def unpack_history(arrays):
              "extraction_order": int(arrays["extraction_order"][i])} for i in range(k)]
 
 
-def store_history(est, history):
-    """Set ``est.history_`` and its array form ``est._history_<field>`` (saved by latentkit.io)."""
-    est.history_ = history
-    try:
-        packed = pack_history(history)
-    except (KeyError, TypeError, ValueError):  # not the standard form: kept, but not saved
-        return
-    for name, arr in packed.items():
-        setattr(est, "_history_" + name, arr)
+class HistoryStateMixin:
+    """Fitted state of an estimator with a ``history_`` (a list of dicts): stored as the
+    arrays of :func:`pack_history` under the state entry ``history`` (a history not in the
+    standard form is not stored)."""
 
+    def _get_state(self):
+        state = super()._get_state()
+        history = state.pop("history_", None)
+        if history is not None:
+            try:
+                state["history"] = pack_history(history)
+            except (KeyError, TypeError, ValueError):  # not the standard form: not stored
+                pass
+        return state
 
-def restore_history(est):
-    """Rebuild ``est.history_`` from ``est._history_<field>`` after ``latentkit.load``."""
-    if all(hasattr(est, "_history_" + name) for name in _HISTORY_FIELDS):
-        est.history_ = unpack_history({name: getattr(est, "_history_" + name)
-                                       for name in _HISTORY_FIELDS})
+    def _set_state(self, state):
+        state = dict(state)
+        history = state.pop("history", None)
+        super()._set_state(state)
+        if history is not None:
+            self.history_ = unpack_history(history)
 
 
 def _deflate(out, U, lam, V, ncomp):
@@ -308,7 +313,7 @@ def robust_tensor_power(T, n_components, n_restarts=20, n_iter=100, tol=1e-10,
     return TensorPowerResult(lam[order].copy(), V[:, order].copy(), [history[j] for j in order])
 
 
-class RobustTensorPower(ParamsMixin):
+class RobustTensorPower(HistoryStateMixin, ParamsMixin):
     """Estimator form of :func:`robust_tensor_power` (every argument is forwarded).
 
     Parameters
@@ -326,8 +331,8 @@ class RobustTensorPower(ParamsMixin):
     eigenvalues_ : ndarray of shape (n_components,)
     eigenvectors_ : ndarray of shape (d, n_components)
     history_ : list of dict
-        As ``TensorPowerResult.history``; also held as arrays (``_history_<field>``) so that
-        :func:`latentkit.save` / :func:`latentkit.load` round-trip it.
+        As ``TensorPowerResult.history``; :func:`latentkit.save` / :func:`latentkit.load`
+        round-trip it (stored as arrays).
     n_features_in_ : int
         d.
 
@@ -355,13 +360,9 @@ class RobustTensorPower(ParamsMixin):
         """
         res = robust_tensor_power(T, **self.get_params(deep=False))
         self.eigenvalues_, self.eigenvectors_ = res.eigenvalues, res.eigenvectors
-        store_history(self, res.history)
+        self.history_ = res.history
         self.n_features_in_ = self.eigenvectors_.shape[0]
         return self
-
-    def _restore_fitted_state(self):
-        """Rebuild ``history_`` from its arrays after :func:`latentkit.load`."""
-        restore_history(self)
 
     def reconstruct(self):
         """Dense ``sum_i lambda_i v_i^{(x)3}``, shape (d, d, d)."""

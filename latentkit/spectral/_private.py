@@ -237,8 +237,8 @@ class PrivateTensorPower(ParamsMixin):
     nu_ : float
     n_releases_ : int
     accountant_ : PrivacyAccountant
-        Also held as arrays (``_accountant_releases`` (m, 3): sensitivity, sigma, count) so
-        that :func:`latentkit.load` rebuilds it (as a new accountant with the same releases).
+        :func:`latentkit.save` stores its budget and releases and :func:`latentkit.load`
+        rebuilds it (as a new accountant with the same releases).
     result_ : PrivateTensorPowerResult
         Not stored by :func:`latentkit.save`.
     """
@@ -271,20 +271,30 @@ class PrivateTensorPower(ParamsMixin):
         self.nu_ = res.nu
         self.n_releases_ = res.n_releases
         self.accountant_ = res.accountant
-        acc = res.accountant
-        # the accountant in array/scalar form, which latentkit.save stores
-        self._accountant_releases = np.array(acc.releases, dtype=np.float64).reshape(-1, 3)
-        self._accountant_epsilon, self._accountant_delta = acc.epsilon, acc.delta
-        self._accountant_method = acc.method
         return self
 
-    def _restore_fitted_state(self):
-        """Rebuild ``accountant_`` (a copy holding the recorded releases and the budget) after
-        :func:`latentkit.load`."""
-        if hasattr(self, "_accountant_releases"):
-            acc = PrivacyAccountant(self._accountant_epsilon, self._accountant_delta,
-                                    self._accountant_method)
-            acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
+    def _get_state(self):
+        """Public fitted attributes with ``accountant_`` as its budget, method and releases
+        ((m, 3): sensitivity, sigma, count); ``result_`` is not part of it."""
+        state = super()._get_state()
+        state.pop("result_", None)
+        acc = state.pop("accountant_", None)
+        if acc is not None:
+            state["accountant"] = {
+                "releases": np.array(acc.releases, dtype=np.float64).reshape(-1, 3),
+                "epsilon": acc.epsilon, "delta": acc.delta, "method": acc.method}
+        return state
+
+    def _set_state(self, state):
+        """Restore :meth:`_get_state`: ``accountant_`` is a new accountant holding the
+        recorded releases and the budget."""
+        state = dict(state)
+        acc_state = state.pop("accountant", None)
+        super()._set_state(state)
+        if acc_state is not None:
+            acc = PrivacyAccountant(acc_state["epsilon"], acc_state["delta"], acc_state["method"])
+            acc.releases = [(float(a), float(b), int(c)) for a, b, c in
+                            np.asarray(acc_state["releases"]).reshape(-1, 3)]
             self.accountant_ = acc
 
 

@@ -76,7 +76,9 @@ def check_latent_model(model, X, fit_params=None, *, exact=True, n_chunks=3,
     Checks, in order: unfitted use raises :class:`~latentkit.base.NotFittedError`; ``fit``
     returns self and records ``lower_bounds_``, ``lower_bound_``, ``n_iter_``, ``converged_``
     consistently; ``lower_bounds_`` never decreases (beyond ``1e-9`` relative) when ``exact``;
-    the same ``random_state`` gives an identical fit; pickling round-trips (same ELBO);
+    the same ``random_state`` gives an identical fit; pickling round-trips (same ELBO); a new
+    model given the fitted state (``_set_state(_get_state())``, what :func:`latentkit.save`
+    stores and Dask ships) is the same model and continues ``partial_fit`` identically;
     ``sample`` returns ``n_samples_draw`` draws; the E-step statistics of ``n_chunks`` chunks
     sum to those of the whole data (``rtol``); ``partial_fit(X, step_size=1)`` equals one batch
     iteration; ``elbo`` is finite; and no method modifies ``X`` or the fit parameters.
@@ -152,6 +154,18 @@ def check_latent_model(model, X, fit_params=None, *, exact=True, n_chunks=3,
     if exact:
         assert m3.elbo(X, **fit_params) == e1, "pickled model gives a different elbo"
     _assert_same_fit(m, m3, what="pickle round-trip")
+
+    # 4b. the fitted state (what latentkit.save stores and Dask ships): a new model given it
+    # is the same model, and continues training identically
+    m4 = clone(m)
+    m4._set_state(m._get_state())
+    _assert_same_fit(m, m4, what="_set_state(_get_state()) round-trip")
+    if exact:
+        assert m4.elbo(X, **fit_params) == e1, "a model rebuilt from its state gives another elbo"
+        c1, c2 = copy.deepcopy(m), m4
+        for c in (c1, c2):
+            c.partial_fit(X, step_size=0.5, **fit_params)
+        _assert_same_fit(c1, c2, what="partial_fit after _set_state(_get_state())")
 
     # 5. sample
     if hasattr(m, "sample"):

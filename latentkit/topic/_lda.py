@@ -395,10 +395,16 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
 
     def __getstate__(self):
         # the fit's monotone guard holds a weakref to the training data: not picklable, and
-        # not needed where a pickled model goes (Dask workers run the E-step only)
+        # not needed by a copy (a callback that pickles or deep-copies the model mid-fit)
         state = self.__dict__.copy()
         state.pop("_fit_prev", None)
         return state
+
+    def _set_state(self, state):
+        """Restore the fitted state; the E-step tables are recomputed from ``components_``."""
+        super()._set_state(state)
+        if hasattr(self, "components_"):
+            self._set_components(self.components_)
 
     def _set_components(self, lam):
         self.components_ = lam
@@ -525,7 +531,18 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
         if ts is not None and ts != self.total_samples:
             raise ValueError(f"total_samples must be a whole number of documents, got "
                              f"{self.total_samples!r}.")
-        svi.fit(X, total_samples=ts)
+        try:
+            svi.fit(X, total_samples=ts)
+        except KeyboardInterrupt:  # keep the last completed step (see StochasticVI.fit)
+            if hasattr(svi, "n_steps_"):
+                self._adopt_online_fit(svi, X)
+            raise
+        return self._adopt_online_fit(svi, X)
+
+    def _adopt_online_fit(self, svi, X):
+        """Copy the state of an online fit by ``svi`` into this model."""
+        from ..inference import ChunkSource
+
         vars(self).update(svi.model_._fit_state())
         if not isinstance(X, ChunkSource):
             self.mean_doc_length_ = float(X.data.sum() / X.shape[0])
@@ -731,6 +748,8 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
         n_samples : int, default 1
             Number of documents.
         random_state : None, int or numpy.random.Generator
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
         doc_length : float, optional
             Mean document length; default ``mean_doc_length_`` of the training data.
 
@@ -751,7 +770,7 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
         """
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         mean_len = self.mean_doc_length_ if doc_length is None else check_scalar(
             doc_length, "doc_length", numbers.Real, low=0.0)
         K = self.components_.shape[0]

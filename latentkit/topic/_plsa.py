@@ -273,6 +273,7 @@ class PLSA(TopicReportMixin, LatentModel):
     """
 
     _sample_unit = "token"
+    _state_attributes = ("_running_topic_word",)  # stepwise-EM statistics of partial_fit
 
     def __init__(self, n_components=10, *, parametrization="asymmetric", beta=1.0,
                  init="random", max_iter=200, tol=1e-7, n_init=1, fold_in_max_iter=100,
@@ -512,6 +513,8 @@ class PLSA(TopicReportMixin, LatentModel):
         n_samples : int, default 1
             Number of documents.
         random_state : int, Generator or None
+            Default None: the model's own sampling generator, seeded from the ``random_state``
+            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
         doc_length : int, default 100
             Tokens per document.
 
@@ -523,7 +526,7 @@ class PLSA(TopicReportMixin, LatentModel):
             The training document whose P(z | d) generated each sample (drawn uniformly).
         """
         self._check_is_fitted()
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
         doc_length = check_scalar(doc_length, "doc_length", numbers.Integral, low=1)
         D = self.doc_topic_.shape[0]

@@ -13,7 +13,7 @@ from latentkit.distributions._stick_breaking import (beta_kl, stick_expected_log
                                                      stick_expected_weights, stick_kl,
                                                      stick_posterior)
 from latentkit.mixture._dirichlet_process import DirichletProcessMixture
-from latentkit.testing import NOT_FITTED_XFAIL, check_latent_model, check_sklearn_estimator
+from latentkit.testing import check_latent_model, check_sklearn_estimator
 
 
 def _standardise(X):
@@ -197,7 +197,6 @@ def test_kmeans_start_weighted_equals_repeated_rows(method):
 
 def test_sklearn_check_estimator():
     expected_failed = {
-        **NOT_FITTED_XFAIL,  # latentkit raises its own NotFittedError
         # The check shuffles the weighted rows but not the repeated ones, and k-means++
         # seeding draws rows by position, so the seeds (and the fit) differ; in the same row
         # order they agree (test_kmeans_start_weighted_equals_repeated_rows). scikit-learn

@@ -12,7 +12,7 @@ from latentkit.base import ConvergenceWarning, NotFittedError
 from latentkit.datasets import make_gmm
 from latentkit.distributions import COVARIANCE_TYPES, CollapsedComponentWarning
 from latentkit.mixture import GaussianMixture
-from latentkit.testing import (NOT_FITTED_XFAIL, check_latent_model, check_sklearn_estimator,
+from latentkit.testing import (check_latent_model, check_sklearn_estimator,
                                match_components)
 
 def _faithful():
@@ -143,9 +143,8 @@ def test_old_faithful_reaches_published_log_likelihood():
 # --------------------------------------------------------------------------------------------
 
 def test_sklearn_check_estimator():
-    # the one expected failure is shared by every latentkit model: see NOT_FITTED_XFAIL (the
-    # behaviour, an error before fit, is tested by test_unfitted_raises and check_latent_model)
-    check_sklearn_estimator(GaussianMixture(random_state=0), NOT_FITTED_XFAIL)
+    # no expected failure: our NotFittedError subclasses scikit-learn's once it is loaded
+    check_sklearn_estimator(GaussianMixture(random_state=0))
 
 
 def test_unfitted_raises():

@@ -1,0 +1,100 @@
+"""Every public model with tiny data, for the tests that must hold for all of them (state
+interface, resume after save/load, process-wide state, interruption)."""
+
+import numpy as np
+import scipy.sparse as sp
+
+import latentkit as lk
+
+
+def _gauss(n, seed, d=2):
+    rng = np.random.default_rng(seed)
+    centers = np.array([[0.0, 0.0, 1.0], [4.0, 3.0, -2.0], [-3.0, 4.0, 3.0]])[:, :d]
+    return centers[rng.integers(0, 3, n)] + rng.normal(size=(n, d))
+
+
+def _counts(n, seed, V=12):
+    rng = np.random.default_rng(seed)
+    topics = rng.dirichlet(np.full(V, 0.3), size=3)
+    theta = rng.dirichlet(np.full(3, 0.5), size=n)
+    return sp.csr_matrix(np.vstack([rng.multinomial(30, t @ topics) for t in theta])
+                         .astype(np.float64))
+
+
+def _symbols(n, seed):
+    rng = np.random.default_rng(seed)
+    s, out = 0, []
+    for _ in range(n):
+        s = s if rng.random() < 0.8 else 1 - s
+        out.append(rng.choice(4, p=[0.6, 0.3, 0.05, 0.05] if s == 0 else [0.05, 0.05, 0.3, 0.6]))
+    return np.array(out).reshape(-1, 1)
+
+
+def _poisson(n, seed):
+    rng = np.random.default_rng(seed)
+    states = (np.cumsum(rng.random(n) < 0.15) % 2)
+    return rng.poisson(np.where(states[:, None] == 0, [1.0, 4.0], [6.0, 1.0]))
+
+
+def _binary(n, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.random((n, 6)) < np.where(rng.random((n, 1)) < 0.5, 0.8, 0.2)).astype(float)
+
+
+#: name -> (factory of an unfitted model, data(n, seed), supports partial_fit)
+CASES = {
+    "GaussianMixture": (lambda: lk.GaussianMixture(2, random_state=0, max_iter=20),
+                        lambda n, s: _gauss(n, s)),
+    "GaussianMixture-diag": (lambda: lk.GaussianMixture(2, covariance_type="diag",
+                                                        random_state=0, max_iter=20),
+                             lambda n, s: _gauss(n, s)),
+    "VariationalGaussianMixture": (
+        lambda: lk.VariationalGaussianMixture(2, random_state=0, max_iter=20),
+        lambda n, s: _gauss(n, s)),
+    "DirichletProcessMixture": (lambda: lk.DirichletProcessMixture(3, random_state=0,
+                                                                   max_iter=20),
+                                lambda n, s: _gauss(n, s)),
+    "DirichletProcessMixture-categorical": (
+        lambda: lk.DirichletProcessMixture(3, component_type="categorical", random_state=0,
+                                           max_iter=20),
+        lambda n, s: _counts(n, s).toarray()),
+    "LatentDirichletAllocation": (
+        lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10),
+        lambda n, s: _counts(n, s)),
+    "PLSA": (lambda: lk.PLSA(3, random_state=0, max_iter=10), lambda n, s: _counts(n, s)),
+    "CategoricalHMM": (lambda: lk.CategoricalHMM(2, n_features=4, random_state=0, max_iter=10),
+                       lambda n, s: _symbols(n, s)),
+    "GaussianHMM": (lambda: lk.GaussianHMM(2, random_state=0, max_iter=10),
+                    lambda n, s: _gauss(n, s)),
+    "PoissonHMM": (lambda: lk.PoissonHMM(2, random_state=0, max_iter=10),
+                   lambda n, s: _poisson(n, s)),
+    "VAE": (lambda: lk.VAE(latent_dim=2, hidden_layer_sizes=(4,), max_epochs=3, batch_size=10,
+                           random_state=0),
+            lambda n, s: _binary(n, s)),
+}
+
+#: the spectral estimators (no partial_fit): name -> (factory, data)
+SPECTRAL_CASES = {
+    "SpectralGMM": (lambda: lk.SpectralGMM(2, random_state=0), lambda n, s: _gauss(n, s, 3)),
+    "SpectralLDA": (lambda: lk.SpectralLDA(3, random_state=0), lambda n, s: _counts(n, s)),
+    "SpectralHMM": (lambda: lk.SpectralHMM(2, random_state=0),
+                    lambda n, s: _symbols(n, s)[:, 0]),
+}
+
+
+def fitted_arrays(model):
+    """Every public fitted array or number of a model (what two equal models share)."""
+    out = {}
+    for k, v in vars(model).items():
+        if k.endswith("_") and not k.startswith("_") and k != "monitor_":
+            if isinstance(v, (np.ndarray, float, int, np.floating, np.integer)) \
+                    and not isinstance(v, bool):
+                out[k] = np.asarray(v, dtype=float)
+    return out
+
+
+def assert_same_model(a, b, rtol=1e-10, atol=1e-12):
+    fa, fb = fitted_arrays(a), fitted_arrays(b)
+    assert fa.keys() == fb.keys(), fa.keys() ^ fb.keys()
+    for k in fa:
+        np.testing.assert_allclose(fb[k], fa[k], rtol=rtol, atol=atol, err_msg=k)
