@@ -35,7 +35,7 @@ _EXPORTS = {
 }
 
 _SUBMODULES = ("base", "datasets", "distributions", "inference", "io", "mixture", "neural",
-               "sequence", "spectral", "testing", "topic", "parallel")
+               "sequence", "spectral", "testing", "topic", "parallel", "plotting")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
