@@ -25,6 +25,7 @@ import numpy as np
 try:
     import matplotlib.pyplot as plt
     from matplotlib.patches import Ellipse
+    from matplotlib.ticker import MaxNLocator
 except ImportError as exc:  # pragma: no cover - exercised only without matplotlib
     raise ImportError("latentkit.plotting needs matplotlib: pip install 'latentkit[plot]'.") \
         from exc
@@ -157,6 +158,7 @@ def plot_elbo(model, ax=None, *, restarts=None, distance=False, label=None, colo
         ax.set_yscale("log")
         ylabel = "distance to the final ELBO (nats per sample)"
     ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if traces or label is not None:
         ax.legend(frameon=False)
     return ax
@@ -357,7 +359,8 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
     if any(not 0 <= t < K for t in topics):
         raise ValueError(f"topics must be indices in [0, {K}), got {topics}.")
     n_words = min(int(n_words), V)
-    if axes is None:
+    own = axes is None
+    if own:
         ncols = max(1, min(int(ncols), len(topics)))
         nrows = -(-len(topics) // ncols)
         fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 0.22 * n_words * nrows + 0.6 * nrows),
@@ -374,7 +377,8 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
         a.set_title(f"topic {t}", fontsize="medium")
         a.tick_params(axis="x", labelsize="x-small")
         a.set_xlabel("p(word | topic)", fontsize="x-small")
-    axes[0].figure.tight_layout()
+    if own:
+        axes[0].figure.tight_layout()
     return axes[:len(topics)]
 
 
