@@ -384,7 +384,8 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
 
 # ----------------------------------------------------------------------------- HMMs
 
-def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, feature=None):
+def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, feature=None,
+             series=None, series_label=None):
     """An HMM's series with its Viterbi path as coloured bands, and the posterior below.
 
     Top panel: the observations (one line per feature, or the symbol index for categorical
@@ -408,6 +409,11 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
         Names of the categorical symbols (heat-map column labels).
     feature : int, optional
         Draw only this column of X (default all columns).
+    series : array-like of shape (n_samples,) or (n_samples, m), optional
+        Draw this in the top panel instead of X (e.g. a running G+C fraction of a DNA sequence,
+        whose symbols make a poor line); the states still come from X.
+    series_label : str, optional
+        y-axis label of the top panel.
 
     Returns
     -------
@@ -451,8 +457,9 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
     colors = _colors(K)
     t = np.arange(a, b)
     ax = axes[0]
-    cols = range(X.shape[1]) if feature is None else [int(feature)]
-    y = X[a:b].astype(np.float64)
+    shown = X if series is None else np.asarray(series, dtype=np.float64).reshape(n, -1)
+    cols = range(shown.shape[1]) if feature is None else [int(feature)]
+    y = shown[a:b].astype(np.float64)
     for j in cols:
         ax.plot(t, y[:, j], color="k", lw=0.8 if b - a > 200 else 1.2,
                 marker="." if b - a <= 200 else None, ms=3)
@@ -464,7 +471,7 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
               vmin=-0.5, vmax=K - 0.5, alpha=0.35, interpolation="nearest",
               extent=(a - 0.5, b - 0.5, lo - pad, hi + pad), zorder=0)
     ax.set_ylim(lo - pad, hi + pad)
-    ax.set_ylabel("symbol" if categorical else "observation")
+    ax.set_ylabel(series_label or ("symbol" if categorical and series is None else "observation"))
     ax.set_title(f"{type(model).__name__}: Viterbi path (bands)", fontsize="medium")
     ax = axes[1]
     for k in range(K):
