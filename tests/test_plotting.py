@@ -176,11 +176,12 @@ def corpus():
     return X, [f"w{j}" for j in range(40)]
 
 
-@pytest.mark.parametrize("kind", ["lda", "plsa"])
+@pytest.mark.parametrize("kind", ["lda", "plsa", "spectral"])
 def test_plot_topics_bar_heights_are_top_probabilities(corpus, kind):
     X, vocab = corpus
-    model = (lk.LatentDirichletAllocation(3, max_iter=20, random_state=0) if kind == "lda"
-             else lk.PLSA(3, max_iter=30, tol=0, random_state=0)).fit(X)
+    model = {"lda": lambda: lk.LatentDirichletAllocation(3, max_iter=20, random_state=0),
+             "plsa": lambda: lk.PLSA(3, max_iter=30, tol=0, random_state=0),
+             "spectral": lambda: lk.SpectralLDA(3, random_state=0)}[kind]().fit(X)
     axes = plotting.plot_topics(model, vocab, n_words=7)
     assert len(axes) == 3
     prob = model.components_ / model.components_.sum(1, keepdims=True)
@@ -195,7 +196,7 @@ def test_plot_topics_bar_heights_are_top_probabilities(corpus, kind):
         labels = [t.get_text() for t in ax.get_yticklabels()]
         if words is not None:
             assert labels == words[k]
-    if kind == "plsa":  # PLSA's components_ are already P(w|z)
+    if kind != "lda":  # PLSA's and SpectralLDA's components_ are already P(w|z)
         np.testing.assert_allclose(prob, model.components_, atol=1e-12)
 
 
