@@ -276,7 +276,8 @@ def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_si
     weights = np.asarray(model.weights_, dtype=np.float64)
     variational = hasattr(model, "n_effective_components_")
     shown = np.flatnonzero(weights > EFFECTIVE_WEIGHT) if variational else np.arange(K)
-    colors = _colors(K)
+    colors = np.tile([0.6, 0.6, 0.6, 1.0], (K, 1))  # components not drawn: grey
+    colors[shown] = _colors(max(shown.size, 1))[:shown.size]
     R = model.predict_proba(X)
     point_colors = np.clip(R @ colors[:, :3], 0.0, 1.0)
     Y = (X - center) @ P
