@@ -37,10 +37,12 @@ def notebooks(prefixes=()):
     return paths
 
 
-def execute(path, fast=False, timeout=600):
+def execute(path, fast=False, timeout=600, record_timing=False):
     """Run the notebook at ``path`` in a fresh kernel and return it (nbformat v4, outputs in).
 
-    ``fast`` sets LATENTKIT_TUTORIAL_FAST=1 in the kernel's environment.
+    ``fast`` sets LATENTKIT_TUTORIAL_FAST=1 in the kernel's environment; ``record_timing``
+    keeps nbclient's per-cell timestamps (off: a rebuild then changes only what the code
+    prints and draws).
     """
     import nbformat
     from nbclient import NotebookClient
@@ -59,7 +61,8 @@ def execute(path, fast=False, timeout=600):
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                cell.metadata.pop("execution", None)
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=record_timing,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
     finally:
         for k, v in old.items():
