@@ -35,7 +35,8 @@ _EXPORTS = {
 }
 
 _SUBMODULES = ("base", "datasets", "distributions", "inference", "io", "mixture", "neural",
-               "sequence", "spectral", "testing", "topic", "parallel", "text", "selection")
+               "sequence", "spectral", "testing", "topic", "parallel", "text", "selection",
+               "plotting")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

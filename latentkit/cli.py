@@ -6,20 +6,22 @@ model.npz``; ``coherence``, ``report`` and ``select`` live in ``latentkit._comma
 How to add a model to ``latentkit fit`` (three small pieces, nothing else to touch):
 
 1. ``def _add_<name>_args(parser)``: add the model's own options. The common ones (--dataset,
-   --data, --vocab, -k/--n-components, --init, --max-iter, --tol, --seed, --out, --json,
-   --quiet) are added for every model by ``_add_common_args``.
+   --data, --vocab, -k/--n-components, --init, --max-iter, --tol, --seed, --out, --plot,
+   --json, --quiet) are added for every model by ``_add_common_args``.
 2. ``def _run_<name>(args, progress) -> FitResult``: load the data with
    ``load_input(args, kind)`` (kind 'counts' -> Corpus, 'matrix' -> Bunch with a dense array,
    'sequence' -> Bunch with ``data`` and ``lengths``), build the model with
    ``callback=progress.callback``, fit it inside ``with progress:``, and return
    ``FitResult(model, summary, lines)``: ``summary`` is the model-specific part of the --json
    object (the driver adds model, n_samples, n_iter, converged, lower_bounds, lower_bound,
-   seconds), ``lines`` the human-readable report printed after the common header.
+   seconds), ``lines`` the human-readable report printed after the common header, and
+   ``plot_data`` what ``--plot`` draws besides the model (``X``, or ``vocabulary`` for topics).
 3. One entry in ``FIT_COMMANDS``: ``"name": FitCommand(help, _add_name_args, _run_name,
    default_dataset)``.
 
 The driver (``_cmd_fit``) times the fit, shows a tqdm progress bar on stderr (unless --quiet),
-saves the model with ``latentkit.io.save`` (--out) and prints text or one JSON object (--json).
+saves the model with ``latentkit.io.save`` (--out), saves a figure with ``latentkit.plotting``
+(--plot: the ELBO trace and the model's picture) and prints text or one JSON object (--json).
 Errors in the input (bad file, unknown data set, invalid hyper-parameter) exit with status 2 and
 one line ``latentkit: error: ...`` on stderr.
 """
@@ -59,12 +61,16 @@ class FitResult:
         Human-readable report.
     n_samples : int
         Number of samples (documents, points, time steps) the model was fitted on.
+    plot_data : dict, optional
+        What ``--plot`` needs besides the model: ``X`` (and ``lengths``, ``y``,
+        ``vocabulary``, ``symbols``, ``feature_names`` where they apply); see ``_save_plot``.
     """
 
     model: object
     summary: dict
     lines: list
     n_samples: int
+    plot_data: dict = None
 
 
 @dataclass
@@ -270,6 +276,9 @@ def _add_common_args(p, default_dataset):
                    help="stop when the ELBO (nats per sample) changes by less than this")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", metavar="MODEL.npz", help="save the fitted model (latentkit.io.save)")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="save a figure: the ELBO trace beside the model's own picture "
+                        "(latentkit.plotting; needs matplotlib, the 'plot' extra)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object instead of text")
     p.add_argument("--quiet", action="store_true",
@@ -279,6 +288,54 @@ def _add_common_args(p, default_dataset):
 def _opt(args, **kw):
     """Keyword arguments whose CLI value was given (not None)."""
     return {k: v for k, v in kw.items() if v is not None}
+
+
+def _save_plot(path, model, data):
+    """--plot FILE.png: the ELBO trace (left) beside the model's figure (right), drawn by
+    latentkit.plotting on a pyplot-free Figure (no backend or style is changed)."""
+    from matplotlib.figure import Figure
+
+    from . import plotting
+
+    data = data or {}
+    X = data.get("X")
+    kind = ("vae" if hasattr(model, "latent_dim") else "hmm" if hasattr(model, "transmat_")
+            else "topics" if "vocabulary" in data else "mixture")
+    n_topics = len(model.components_) if kind == "topics" else 0
+    height = {"topics": max(4.5, 2.4 * -(-min(n_topics, 20) // 4)), "hmm": 6.0}.get(kind, 5.0)
+    fig = Figure(figsize=(15.0 if kind in ("topics", "vae") else 12.0, height),
+                 layout="constrained")
+    left, right = fig.subfigures(1, 2, width_ratios=[1.0, 2.0 if kind in ("topics", "vae")
+                                                     else 1.3])
+    ax = left.subplots()
+    if np.size(getattr(model, "heldout_bounds_", ())) or np.size(model.lower_bounds_):
+        plotting.plot_elbo(model, ax=ax)
+    else:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "no ELBO trace\n(a method-of-moments estimate)", ha="center")
+    if kind == "mixture":
+        plotting.plot_mixture(model, X, ax=right.subplots(),
+                              feature_names=data.get("feature_names"))
+    elif kind == "topics":
+        shown = list(range(min(n_topics, 20)))
+        ncols = min(4, len(shown))
+        axes = right.subplots(-(-len(shown) // ncols), ncols, squeeze=False).ravel()
+        for a in axes[len(shown):]:
+            a.set_visible(False)
+        plotting.plot_topics(model, data["vocabulary"], n_words=10, topics=shown, axes=axes)
+    elif kind == "hmm":
+        categorical = hasattr(model, "emissionprob_")
+        axes = right.subplots(3 if categorical else 2, 1)
+        plotting.plot_hmm(model, X, lengths=data.get("lengths"), axes=axes,
+                          window=(0, min(len(X), 400)), symbols=data.get("symbols"))
+    else:
+        side = int(round(np.sqrt(X.shape[1])))
+        grid = int(model.latent_dim) == 2 and side * side == X.shape[1]
+        axes = right.subplots(1, 2 if grid else 1, squeeze=False).ravel()
+        plotting.plot_latent(model, X, data.get("y"), ax=axes[0])
+        if grid:
+            plotting.plot_decoded_grid(model, ax=axes[1])
+    fig.savefig(path, dpi=90)
 
 
 # ----------------------------------------------------------------------------- fit lda
@@ -386,7 +443,7 @@ def _run_lda(args, progress):
                        heldout_steps=[int(t) for t in model.heldout_steps_])
     if args.dask_scheduler:
         summary["dask_scheduler"] = args.dask_scheduler
-    return FitResult(model, summary, lines, n_docs)
+    return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": list(vocab)})
 
 
 def _lda_corpus(args):
@@ -481,7 +538,7 @@ def _run_private_spectral_lda(args, progress):
     lines += [f"  topic {i}: " + " ".join(w) for i, w in enumerate(top)]
     summary = {"n_features": n_words, "topics": top, "privacy": rep, "nu": res.nu,
                "accountant": args.accountant}
-    return FitResult(model, summary, lines, n_docs)
+    return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": list(vocab)})
 
 
 # ----------------------------------------------------------------------------- fit gmm
@@ -555,7 +612,7 @@ def _run_gmm(args, progress):
                "covariances": _tolist(cov), "covariance_type": args.covariance_type,
                "log_likelihood": _finite(total), "log_likelihood_per_sample": _finite(per_sample),
                "bic": _finite(bic), "init": model.init if isinstance(model.init, str) else "given"}
-    return FitResult(model, summary, lines, n)
+    return FitResult(model, summary, lines, n, plot_data={"X": X, "feature_names": names})
 
 
 # ----------------------------------------------------------------------------- fit vae
@@ -584,60 +641,11 @@ def _add_vae_args(p):
                    help="hold out 10%% of the training data and stop on its ELBO")
     p.add_argument("--n-importance", type=int, default=100,
                    help="importance samples of the log-likelihood estimate (default 100)")
-    p.add_argument("--plot-latent", metavar="FILE.png",
-                   help="scatter of the 2-D latent means (needs matplotlib)")
-    p.add_argument("--plot-samples", metavar="FILE.png",
-                   help="grid of decoded digits over the 2-D latent plane (needs matplotlib)")
-
-
-def _vae_plots(args, model, X, y):
-    if not (args.plot_latent or args.plot_samples):
-        return []
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    lines = []
-    if args.plot_latent:
-        Z = model.transform(X)
-        fig, ax = plt.subplots(figsize=(6, 6))
-        sc = ax.scatter(Z[:, 0], Z[:, 1], c=y if y is not None else None, s=4, cmap="tab10")
-        if y is not None:
-            fig.colorbar(sc, ax=ax, label="class")
-        ax.set(xlabel="z1", ylabel="z2", title="VAE latent means E[z|x]")
-        fig.savefig(args.plot_latent, dpi=120)
-        plt.close(fig)
-        lines.append(f"plot        {args.plot_latent} (latent means)")
-    if args.plot_samples:
-        side = int(round(np.sqrt(X.shape[1])))
-        if side * side != X.shape[1]:
-            raise CLIError(f"--plot-samples needs square images, got {X.shape[1]} features.")
-        from scipy.stats import norm
-
-        g = norm.ppf(np.linspace(0.05, 0.95, 15))
-        Z = np.array([[a, b] for b in g[::-1] for a in g])
-        img = model.decode(Z).reshape(15, 15, side, side).transpose(0, 2, 1, 3)
-        fig, ax = plt.subplots(figsize=(6, 6))
-        ax.imshow(img.reshape(15 * side, 15 * side), cmap="gray_r")
-        ax.set_axis_off()
-        ax.set_title("decoded means over the latent plane (prior quantiles)")
-        fig.savefig(args.plot_samples, dpi=120)
-        plt.close(fig)
-        lines.append(f"plot        {args.plot_samples} (decoded digits)")
-    return lines
 
 
 def _run_vae(args, progress):
     from .neural import VAE
 
-    if args.plot_latent or args.plot_samples:
-        try:
-            import matplotlib  # noqa: F401 - checked before a long fit, used in _vae_plots
-        except ImportError:
-            raise CLIError("--plot-latent/--plot-samples need matplotlib (pip install "
-                           "'latentkit[plot]').") from None
-        if args.latent_dim != 2:
-            raise CLIError("--plot-latent/--plot-samples need --latent-dim 2.")
     X_test = y_test = None
     y = None
     binarize = args.binarize
@@ -695,8 +703,7 @@ def _run_vae(args, progress):
             lines.append(f"5-NN accuracy of the test digits in latent space  {acc:.3f}")
             summary["knn_accuracy"] = acc
     lines.append(f"active units {model.active_units_} of {model.latent_dim} (Burda et al. 2016)")
-    lines += _vae_plots(args, model, X, y)
-    return FitResult(model, summary, lines, X.shape[0])
+    return FitResult(model, summary, lines, X.shape[0], plot_data={"X": X, "y": y})
 
 
 # ----------------------------------------------------------------------------- fit hmm
@@ -810,7 +817,8 @@ def _run_hmm(args, progress):
                  + (" ..." if n > 80 else ""))
     summary.update(occupancy=occupancy.tolist(), runs=runs.tolist(),
                    viterbi_log_prob=_finite(logprob))
-    return FitResult(model, summary, lines, n)
+    return FitResult(model, summary, lines, n, plot_data={
+        "X": X, "lengths": lengths, "symbols": summary.get("symbols")})
 
 
 # ----------------------------------------------------------------------------- fit plsa|vgmm|dpmm
@@ -859,7 +867,7 @@ def _run_plsa(args, progress):
     summary = {"n_features": n_words, "n_tokens": int(X.sum()), "topics": topics,
                "parametrization": args.parametrization,
                "perplexity": None if perplexity is None else _finite(perplexity)}
-    return FitResult(model, summary, lines, n_docs)
+    return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": vocab})
 
 
 def _add_bayes_mixture_args(p):
@@ -936,7 +944,7 @@ def _run_bayes_mixture(args, progress, kind):
                "n_effective_components": int(model.n_effective_components_),
                "covariance_type": args.covariance_type,
                "predictive_log_density_per_sample": _finite(pred)}
-    return FitResult(model, summary, lines, n)
+    return FitResult(model, summary, lines, n, plot_data={"X": X})
 
 
 def _run_vgmm(args, progress):
@@ -1000,12 +1008,19 @@ def _check_fit_args(args):
     batch_size = getattr(args, "batch_size", None)  # used to size the progress bar first
     if batch_size is not None and batch_size < 1:
         raise CLIError(f"--batch-size must be a positive integer, got {batch_size}.")
-    if args.out:
-        folder = os.path.dirname(os.path.abspath(args.out))
+    for opt, path in (("--out", args.out), ("--plot", getattr(args, "plot", None))):
+        if not path:
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            raise CLIError(f"--out {args.out!r}: the folder {folder!r} does not exist.")
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} does not exist.")
         if not os.access(folder, os.W_OK):
-            raise CLIError(f"--out {args.out!r}: the folder {folder!r} is not writable.")
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} is not writable.")
+    if getattr(args, "plot", None):
+        try:  # checked before a long fit
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CLIError("--plot needs matplotlib (pip install 'latentkit[plot]').") from None
 
 
 def _cmd_fit(args, out):
@@ -1023,6 +1038,8 @@ def _cmd_fit(args, out):
         from .io import save
 
         save(model, args.out)
+    if args.plot:
+        _save_plot(args.plot, model, result.plot_data)
     if args.json:
         obj = {"model": type(model).__name__, "n_samples": int(result.n_samples),
                "n_iter": int(model.n_iter_), "converged": bool(model.converged_),
@@ -1032,6 +1049,8 @@ def _cmd_fit(args, out):
         obj["seconds"] = round(seconds, 3)
         if args.out:
             obj["out"] = args.out
+        if args.plot:
+            obj["plot"] = args.plot
         out.write(json.dumps(obj) + "\n")
         return 0
     for line in result.lines:
@@ -1039,6 +1058,8 @@ def _cmd_fit(args, out):
     out.write(f"seconds     {seconds:.2f} (loading and fitting)\n")
     if args.out:
         out.write(f"saved       {args.out}\n")
+    if args.plot:
+        out.write(f"plot        {args.plot}\n")
     return 0
 
 

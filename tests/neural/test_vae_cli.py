@@ -2,6 +2,8 @@
 
 import io
 
+import pytest
+
 from latentkit.cli import main
 from latentkit.io import load
 
@@ -26,20 +28,17 @@ def test_fit_vae_cli_prints_train_and_test_elbo_and_saves(tmp_path):
     assert model.n_iter_ == 2 and model.lower_bounds_.shape == (2,)
 
 
-def test_fit_vae_cli_plots_or_clear_error(tmp_path, capsys):
-    png = str(tmp_path / "latent.png")
-    rc = main(["fit", "vae", "--hidden", "8", "--max-iter", "1", "--n-importance", "2",
-               "--plot-latent", png, "--plot-samples", str(tmp_path / "s.png"), "--quiet"],
-              out=io.StringIO())
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        assert rc == 2
-        assert "matplotlib" in capsys.readouterr().err
-    else:
+def test_fit_vae_cli_plot_folds_latent_map_and_decoded_grid(tmp_path):
+    """--plot replaces the former --plot-latent/--plot-samples: one figure with the ELBO
+    trace, the latent map and (latent_dim 2) the decoded grid; any latent_dim works."""
+    pytest.importorskip("matplotlib")
+    for dim in ("2", "3"):
+        png = tmp_path / f"vae{dim}.png"
+        rc = main(["fit", "vae", "--hidden", "8", "--max-iter", "1", "--n-importance", "2",
+                   "--latent-dim", dim, "--plot", str(png), "--quiet"], out=io.StringIO())
         assert rc == 0
-        assert (tmp_path / "latent.png").stat().st_size > 0
-        assert (tmp_path / "s.png").stat().st_size > 0
-    rc = main(["fit", "vae", "--latent-dim", "3", "--plot-latent", png, "--quiet"],
-              out=io.StringIO())
-    assert rc == 2
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit) as exc:  # the old option is gone: argparse's usage error
+        main(["fit", "vae", "--plot-latent", str(tmp_path / "x.png"), "--quiet"],
+             out=io.StringIO())
+    assert exc.value.code == 2

@@ -1,0 +1,661 @@
+"""Figures of fitted latentkit models (matplotlib; the ``plot`` extra).
+
+Every function takes a fitted model (and the data where the figure needs it), draws on the
+Axes it is given -- or on a new figure when ``ax`` is None -- and returns what it drew on. No
+function calls ``plt.show()``, changes the backend or touches ``rcParams``: styling stays the
+caller's. This module is imported only on demand (``import latentkit`` never imports
+matplotlib).
+
+* :func:`plot_elbo` -- the bound per iteration (nats per sample), restarts overlaid, the
+  held-out trace of a stochastic fit, or the log distance to the final value.
+* :func:`plot_mixture` -- points coloured by responsibility with 1- and 2-sd covariance
+  ellipses, on two features or the first two principal axes.
+* :func:`plot_topics` -- the most probable words of every topic as horizontal bars.
+* :func:`plot_hmm` -- a series with its Viterbi path as coloured bands and the posterior state
+  probabilities below (and the emission matrix of a categorical HMM as a heat map).
+* :func:`plot_latent`, :func:`plot_decoded_grid` -- a VAE's latent means and a grid of decodes.
+* :func:`plot_recovery` -- a recovery rate or an error against a control parameter (spectral
+  module: sampling rate of completion, privacy epsilon, sample size).
+"""
+
+import numbers
+
+import numpy as np
+
+try:
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Ellipse
+    from matplotlib.ticker import MaxNLocator
+except ImportError as exc:  # pragma: no cover - exercised only without matplotlib
+    raise ImportError("latentkit.plotting needs matplotlib: pip install 'latentkit[plot]'.") \
+        from exc
+
+__all__ = ["ELBOTrace", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm", "plot_latent",
+           "plot_decoded_grid", "plot_recovery", "mixture_projection"]
+
+#: expected weight above which a component of a variational mixture is "effective" (the
+#: threshold of ``n_effective_components_``)
+EFFECTIVE_WEIGHT = 0.01
+
+
+def _new_ax(ax, figsize=(6.0, 4.0)):
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _check_fitted(model, *attributes, what="model"):
+    missing = [a for a in attributes if not hasattr(model, a)]
+    if missing:
+        raise ValueError(f"{what} must be a fitted latentkit model with {', '.join(missing)}; "
+                         f"got {type(model).__name__} without it (call fit first).")
+
+
+def _colors(n):
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return np.array([cmap(i % cmap.N) for i in range(n)])
+
+
+# ----------------------------------------------------------------------------- ELBO
+
+class ELBOTrace:
+    """A ``callback(model, n_iter, elbo)`` that records the ELBO trace of every restart.
+
+    ``fit`` keeps only the best restart's ``lower_bounds_``; pass an ``ELBOTrace`` as the
+    model's ``callback`` to keep all of them, then give it to ``plot_elbo(model,
+    restarts=trace)``. A new trace starts whenever ``n_iter`` is 1 again.
+
+    Parameters
+    ----------
+    callback : callable, optional
+        Another callback to forward to (its return value is returned: True stops the fit).
+
+    Attributes
+    ----------
+    traces : list of ndarray
+        ELBO per iteration (nats per sample) of each restart, in the order they ran.
+    """
+
+    def __init__(self, callback=None):
+        self.callback = callback
+        self._traces = []
+
+    def __call__(self, model, n_iter, elbo):
+        if n_iter == 1 or not self._traces:
+            self._traces.append([])
+        self._traces[-1].append(float(elbo))
+        return bool(self.callback(model, n_iter, elbo)) if self.callback is not None else False
+
+    @property
+    def traces(self):
+        return [np.asarray(t, dtype=np.float64) for t in self._traces]
+
+
+def plot_elbo(model, ax=None, *, restarts=None, distance=False, label=None, color=None):
+    """Plot a fitted model's ELBO per iteration (nats per sample).
+
+    Batch fits draw ``lower_bounds_`` against the iteration number 1, 2, ...; entry i is the
+    bound at the parameters entering iteration i (DESIGN.md section 2). A stochastic fit with a
+    held-out trace (``heldout_bounds_`` of :class:`latentkit.inference.StochasticVI` or of an
+    online LDA) draws that trace against the minibatch step instead.
+
+    Parameters
+    ----------
+    model : LatentModel or StochasticVI
+        A fitted model.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+    restarts : ELBOTrace or sequence of array-like, optional
+        Traces of the other initialisations (``ELBOTrace.traces``), drawn thin and grey under
+        the model's trace.
+    distance : bool, default False
+        Plot ``lower_bound_ - ELBO_i`` on a log scale (linear convergence is a straight line);
+        iterations where the distance is not positive are left out.
+    label : str, optional
+        Legend label of the model's trace (default: the class name).
+    color : matplotlib colour, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        The model's trace is ``ax.lines[-1]``.
+
+    Raises
+    ------
+    ValueError
+        ``model`` is not fitted (no ``lower_bounds_`` or held-out trace) or the trace is empty.
+    """
+    ax = _new_ax(ax)
+    heldout = np.asarray(getattr(model, "heldout_bounds_", ()), dtype=np.float64)
+    if heldout.size:
+        y = heldout
+        x = np.asarray(getattr(model, "heldout_steps_", np.arange(1, y.size + 1)))
+        xlabel, ylabel = "minibatch step", "held-out ELBO (nats per sample)"
+    else:
+        _check_fitted(model, "lower_bounds_")
+        y = np.asarray(model.lower_bounds_, dtype=np.float64)
+        x = np.arange(1, y.size + 1)
+        xlabel, ylabel = "iteration", "ELBO (nats per sample)"
+    if y.size == 0:
+        raise ValueError(f"{type(model).__name__} has an empty ELBO trace; nothing to plot.")
+    traces = restarts.traces if isinstance(restarts, ELBOTrace) else list(restarts or [])
+    final = float(y[-1])
+
+    def _xy(x, y):
+        if not distance:
+            return x, y
+        d = final - y
+        keep = d > 0
+        return x[keep], d[keep]
+
+    for i, t in enumerate(traces):
+        t = np.asarray(t, dtype=np.float64).ravel()
+        ax.plot(*_xy(np.arange(1, t.size + 1), t), color="0.6", lw=0.8, alpha=0.8,
+                label="other restarts" if i == 0 else None)
+    ax.plot(*_xy(x, y), color=color, lw=1.8, marker="." if y.size <= 60 else None,
+            label=label or type(model).__name__)
+    if distance:
+        ax.set_yscale("log")
+        ylabel = "distance to the final ELBO (nats per sample)"
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if traces or label is not None:
+        ax.legend(frameon=False)
+    return ax
+
+
+# ----------------------------------------------------------------------------- mixtures
+
+def _full_covariances(model, K, D):
+    ct = getattr(model, "covariance_type", "full")
+    cov = np.asarray(model.covariances_, dtype=np.float64)
+    if ct == "full":
+        return cov.reshape(K, D, D)
+    if ct == "tied":
+        return np.broadcast_to(cov.reshape(D, D), (K, D, D))
+    if ct == "diag":
+        return np.stack([np.diag(c) for c in cov.reshape(K, D)])
+    if ct == "spherical":
+        return cov.reshape(K)[:, None, None] * np.eye(D)[None]
+    raise ValueError(f"unknown covariance_type {ct!r}.")
+
+
+def mixture_projection(X, features=None):
+    """The 2-D view used by :func:`plot_mixture`: ``Y = (X - center) @ P``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    features : pair of int, optional
+        Two columns to show; default both columns when ``n_features == 2``, else the first two
+        principal axes of X (right singular vectors of the centred data).
+
+    Returns
+    -------
+    center : ndarray of shape (n_features,)
+    P : ndarray of shape (n_features, 2)
+        Orthonormal columns (a coordinate pair or the principal axes).
+
+    Raises
+    ------
+    ValueError
+        X with fewer than two features, or ``features`` not two distinct valid column indices.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] < 2:
+        raise ValueError(f"X must be a 2-D array with at least 2 features, got shape {X.shape}.")
+    D = X.shape[1]
+    if features is None and D == 2:
+        features = (0, 1)
+    if features is not None:
+        f = [int(i) for i in features]
+        if len(f) != 2 or f[0] == f[1] or not all(0 <= i < D for i in f):
+            raise ValueError(f"features must be two distinct column indices in [0, {D}), got "
+                             f"{features!r}.")
+        P = np.zeros((D, 2))
+        P[f[0], 0] = P[f[1], 1] = 1.0
+        return np.zeros(D), P
+    center = X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(X - center, full_matrices=False)
+    return center, Vt[:2].T.copy()
+
+
+def _ellipse(mean, cov, n_std, **kw):
+    vals, vecs = np.linalg.eigh(cov)
+    vals = np.clip(vals, 0.0, None)
+    angle = np.degrees(np.arctan2(vecs[1, 1], vecs[0, 1]))
+    return Ellipse(mean, 2 * n_std * np.sqrt(vals[1]), 2 * n_std * np.sqrt(vals[0]),
+                   angle=angle, **kw)
+
+
+def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_size=8,
+                 feature_names=None):
+    """Scatter X coloured by responsibility, with each component's covariance ellipses.
+
+    A point's colour mixes the component colours with its responsibilities
+    ``p(z = k | x)`` (Bishop 2006, fig. 9.5). Each component gets an ellipse at every entry of
+    ``n_std`` standard deviations of its Gaussian projected on the view (``P^T Sigma_k P``).
+    For the variational mixtures (models with ``n_effective_components_``) only components
+    with expected weight above 0.01 are drawn, their ellipses faded in proportion to the
+    expected weight. The legend lists the weights.
+
+    Parameters
+    ----------
+    model : GaussianMixture, VariationalGaussianMixture or DirichletProcessMixture
+        Fitted, with Gaussian components (``means_``, ``covariances_``, ``weights_``).
+    X : array-like of shape (n_samples, n_features)
+    ax : matplotlib Axes, optional
+    features : pair of int, optional
+        Columns to show; default the first two principal axes of X (both columns when X has
+        two). See :func:`mixture_projection`.
+    n_std : sequence of float, default (1, 2)
+        Ellipse radii in standard deviations.
+    point_size : float, default 8
+    feature_names : sequence of str, optional
+        Axis labels when ``features`` picks columns.
+
+    Returns
+    -------
+    matplotlib Axes
+        ``len(n_std)`` :class:`matplotlib.patches.Ellipse` patches per drawn component.
+
+    Raises
+    ------
+    ValueError
+        An unfitted model, a model without Gaussian components, or X of the wrong width.
+    """
+    _check_fitted(model, "means_", "covariances_", "weights_")
+    X = np.asarray(X, dtype=np.float64)
+    means = np.asarray(model.means_, dtype=np.float64)
+    K, D = means.shape
+    if X.ndim != 2 or X.shape[1] != D:
+        raise ValueError(f"X must have shape (n_samples, {D}) like the model, got {X.shape}.")
+    ax = _new_ax(ax, (5.5, 5.0))
+    center, P = mixture_projection(X, features)
+    covs = _full_covariances(model, K, D)
+    weights = np.asarray(model.weights_, dtype=np.float64)
+    variational = hasattr(model, "n_effective_components_")
+    shown = np.flatnonzero(weights > EFFECTIVE_WEIGHT) if variational else np.arange(K)
+    colors = np.tile([0.6, 0.6, 0.6, 1.0], (K, 1))  # components not drawn: grey
+    colors[shown] = _colors(max(shown.size, 1))[:shown.size]
+    R = model.predict_proba(X)
+    point_colors = np.clip(R @ colors[:, :3], 0.0, 1.0)
+    Y = (X - center) @ P
+    ax.scatter(Y[:, 0], Y[:, 1], c=point_colors, s=point_size, lw=0, alpha=0.8)
+    wmax = weights[shown].max() if shown.size else 1.0
+    for k in shown:
+        m = (means[k] - center) @ P
+        S = P.T @ covs[k] @ P
+        fade = 0.25 + 0.75 * weights[k] / wmax if variational else 1.0
+        for j, s in enumerate(n_std):
+            ax.add_patch(_ellipse(m, S, float(s), fill=False, ec=colors[k], alpha=fade,
+                                  lw=2.0 if j == 0 else 1.2, ls="-" if j == 0 else "--",
+                                  label=f"{k}: weight {weights[k]:.3f}" if j == 0 else None))
+        ax.plot(*m, marker="x", color=colors[k], alpha=fade, ms=7)
+    if features is None and D > 2:
+        xlabel, ylabel = "principal axis 1", "principal axis 2"
+    else:
+        f = np.argmax(P, axis=0)
+        names = feature_names if feature_names is not None else [f"feature {i}" for i in range(D)]
+        xlabel, ylabel = names[f[0]], names[f[1]]
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    title = f"{type(model).__name__}: {shown.size} of {K} components"
+    ax.set_title(title + (" (weight > 0.01)" if variational else ""))
+    ax.legend(frameon=False, fontsize="small", loc="best")
+    return ax
+
+
+# ----------------------------------------------------------------------------- topics
+
+def _topic_word_probabilities(model):
+    _check_fitted(model, "components_")
+    comp = np.asarray(model.components_, dtype=np.float64)
+    if comp.ndim != 2:
+        raise ValueError(f"components_ must be 2-D (n_topics, n_words), got {comp.shape}.")
+    comp = np.clip(comp, 0.0, None)
+    sums = comp.sum(axis=1, keepdims=True)
+    return np.divide(comp, sums, out=np.zeros_like(comp), where=sums > 0)
+
+
+def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=4,
+                color="tab:blue"):
+    """Horizontal bars of each topic's ``n_words`` most probable words, one panel per topic.
+
+    The bar lengths are the word probabilities ``p(w | z)``: the normalised rows of
+    ``components_`` (LDA's expected topics ``E_q[beta_k] = lambda_k / sum lambda_k``; PLSA's
+    ``P(w|z)`` and SpectralLDA's topics as they are).
+
+    Parameters
+    ----------
+    model : LatentDirichletAllocation, PLSA or SpectralLDA
+        Fitted, with ``components_`` of shape (n_topics, n_words).
+    vocabulary : sequence of str of length n_words
+    n_words : int, default 10
+    topics : sequence of int, optional
+        Topics to show (default all).
+    axes : sequence of matplotlib Axes, optional
+        One per shown topic; default a new grid with ``ncols`` columns.
+    ncols : int, default 4
+    color : matplotlib colour
+
+    Returns
+    -------
+    ndarray of matplotlib Axes
+        One per shown topic; panel i holds one bar per word, the most probable at the top.
+
+    Raises
+    ------
+    ValueError
+        An unfitted model, a vocabulary of the wrong length, ``n_words`` < 1, a topic index out
+        of range, or fewer axes than topics.
+    """
+    prob = _topic_word_probabilities(model)
+    K, V = prob.shape
+    vocabulary = [str(v) for v in vocabulary]
+    if len(vocabulary) != V:
+        raise ValueError(f"vocabulary must have n_words={V} entries, got {len(vocabulary)}.")
+    if not isinstance(n_words, numbers.Integral) or n_words < 1:
+        raise ValueError(f"n_words must be a positive integer, got {n_words!r}.")
+    topics = list(range(K)) if topics is None else [int(t) for t in topics]
+    if any(not 0 <= t < K for t in topics):
+        raise ValueError(f"topics must be indices in [0, {K}), got {topics}.")
+    n_words = min(int(n_words), V)
+    own = axes is None
+    if own:
+        ncols = max(1, min(int(ncols), len(topics)))
+        nrows = -(-len(topics) // ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 0.22 * n_words * nrows + 0.6 * nrows),
+                                 squeeze=False)
+        for a in axes.ravel()[len(topics):]:
+            a.set_visible(False)
+    axes = np.asarray(axes, dtype=object).ravel()
+    if axes.size < len(topics):
+        raise ValueError(f"axes must hold at least {len(topics)} Axes, got {axes.size}.")
+    for a, t in zip(axes, topics):
+        order = np.argsort(-prob[t], kind="stable")[:n_words]
+        a.barh(np.arange(n_words)[::-1], prob[t, order], color=color)
+        a.set_yticks(np.arange(n_words)[::-1], [vocabulary[j] for j in order], fontsize="small")
+        a.set_title(f"topic {t}", fontsize="medium")
+        a.tick_params(axis="x", labelsize="x-small")
+        a.set_xlabel("p(word | topic)", fontsize="x-small")
+    if own:
+        axes[0].figure.tight_layout()
+    return axes[:len(topics)]
+
+
+# ----------------------------------------------------------------------------- HMMs
+
+def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, feature=None,
+             series=None, series_label=None):
+    """An HMM's series with its Viterbi path as coloured bands, and the posterior below.
+
+    Top panel: the observations (one line per feature, or the symbol index for categorical
+    data) with the Viterbi path (:meth:`decode`; Viterbi 1967) as a band of state colours
+    behind them. Middle panel: the posterior state probabilities ``p(z_t = k | x)`` from
+    forward-backward (:meth:`predict_proba`; Rabiner 1989, eq. 27), one line per state. For a
+    categorical HMM a third panel shows ``emissionprob_`` as a heat map (states x symbols).
+
+    Parameters
+    ----------
+    model : HiddenMarkovModel (CategoricalHMM, PoissonHMM, GaussianHMM)
+        Fitted.
+    X : array-like of shape (n_samples, n_features)
+    lengths : array-like of int, optional
+        Sequence lengths (the posterior is computed on all of X, one sequence after another).
+    window : (start, stop), optional
+        Time steps to draw (default all); long sequences (DNA, text) are best shown in a window.
+    axes : sequence of matplotlib Axes, optional
+        Two (three for a categorical HMM); default a new figure.
+    symbols : sequence of str, optional
+        Names of the categorical symbols (heat-map column labels).
+    feature : int, optional
+        Draw only this column of X (default all columns).
+    series : array-like of shape (n_samples,) or (n_samples, m), optional
+        Draw this in the top panel instead of X (e.g. a running G+C fraction of a DNA sequence,
+        whose symbols make a poor line); the states still come from X.
+    series_label : str, optional
+        y-axis label of the top panel.
+
+    Returns
+    -------
+    ndarray of matplotlib Axes
+        ``[series, posterior]`` (+ ``emission`` for a categorical HMM). The band is
+        ``axes[0].images[0]`` (its data are the Viterbi states); ``axes[1].lines[k]`` is
+        state k's posterior.
+
+    Raises
+    ------
+    ValueError
+        An unfitted model, a bad window, or too few axes.
+    """
+    _check_fitted(model, "transmat_")
+    X = np.asarray(X)
+    if X.ndim == 1:
+        X = X[:, None]
+    states = model.predict(X, lengths)
+    post = model.predict_proba(X, lengths)
+    n, K = post.shape
+    a, b = (0, n) if window is None else (int(window[0]), int(window[1]))
+    if not 0 <= a < b <= n:
+        raise ValueError(f"window must be (start, stop) with 0 <= start < stop <= {n}, "
+                         f"got {window!r}.")
+    categorical = hasattr(model, "emissionprob_")
+    n_panels = 3 if categorical else 2
+    if axes is None:
+        fig = plt.figure(figsize=(8.0, 5.5 if categorical else 4.5))
+        if categorical:
+            gs = fig.add_gridspec(3, 1, height_ratios=[1.2, 1.0, 1.0])
+        else:
+            gs = fig.add_gridspec(2, 1, height_ratios=[1.4, 1.0])
+        ax0 = fig.add_subplot(gs[0])
+        axes = [ax0, fig.add_subplot(gs[1], sharex=ax0)]
+        if categorical:
+            axes.append(fig.add_subplot(gs[2]))
+    axes = np.asarray(axes, dtype=object).ravel()
+    if axes.size < n_panels:
+        raise ValueError(f"axes must hold {n_panels} Axes for {type(model).__name__}, got "
+                         f"{axes.size}.")
+    colors = _colors(K)
+    t = np.arange(a, b)
+    ax = axes[0]
+    shown = X if series is None else np.asarray(series, dtype=np.float64).reshape(n, -1)
+    cols = range(shown.shape[1]) if feature is None else [int(feature)]
+    y = shown[a:b].astype(np.float64)
+    for j in cols:
+        ax.plot(t, y[:, j], color="k", lw=0.8 if b - a > 200 else 1.2,
+                marker="." if b - a <= 200 else None, ms=3)
+    lo, hi = np.nanmin(y[:, list(cols)]), np.nanmax(y[:, list(cols)])
+    pad = 0.05 * (hi - lo if hi > lo else 1.0)
+    from matplotlib.colors import ListedColormap
+
+    ax.imshow(states[a:b][None, :], aspect="auto", cmap=ListedColormap(colors[:, :3]),
+              vmin=-0.5, vmax=K - 0.5, alpha=0.35, interpolation="nearest",
+              extent=(a - 0.5, b - 0.5, lo - pad, hi + pad), zorder=0)
+    ax.set_ylim(lo - pad, hi + pad)
+    ax.set_ylabel(series_label or ("symbol" if categorical and series is None else "observation"))
+    ax.set_title(f"{type(model).__name__}: Viterbi path (bands)", fontsize="medium")
+    ax = axes[1]
+    for k in range(K):
+        ax.plot(t, post[a:b, k], color=colors[k], lw=1.0, label=f"state {k}")
+    ax.set(ylim=(-0.02, 1.02), xlabel="time step", ylabel="p(state | data)")
+    ax.legend(frameon=False, fontsize="small", ncol=min(K, 5), loc="upper right")
+    if categorical:
+        ax = axes[2]
+        E = np.asarray(model.emissionprob_, dtype=np.float64)
+        im = ax.imshow(E, aspect="auto", cmap="viridis", interpolation="nearest")
+        ax.set_yticks(range(K), [f"state {k}" for k in range(K)])
+        if symbols is not None and len(symbols) == E.shape[1]:
+            ax.set_xticks(range(E.shape[1]), [str(s) for s in symbols])
+        ax.set_xlabel("symbol")
+        ax.figure.colorbar(im, ax=ax, label="emission probability")
+    return axes[:n_panels]
+
+
+# ----------------------------------------------------------------------------- VAE
+
+def plot_latent(vae, X, y=None, ax=None, *, point_size=4, labels=None):
+    """Scatter of a VAE's latent means ``E_q[z | x]`` (the encoder's mu), coloured by class.
+
+    Parameters
+    ----------
+    vae : VAE
+        Fitted. With ``latent_dim > 2`` the first two principal axes of the means are shown.
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of int of shape (n_samples,), optional
+        Class labels (colours and legend).
+    ax : matplotlib Axes, optional
+    point_size : float, default 4
+    labels : sequence of str, optional
+        Names of the classes 0, 1, ... for the legend.
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax.collections[i]`` holds class i's points (one collection when y is None).
+
+    Raises
+    ------
+    ValueError
+        An unfitted VAE, or y of the wrong length.
+    """
+    _check_fitted(vae, "latent_dim", "n_iter_", what="vae")
+    Z = np.asarray(vae.transform(X), dtype=np.float64)
+    if Z.shape[1] == 1:
+        Z = np.column_stack([Z[:, 0], np.zeros(len(Z))])
+    elif Z.shape[1] > 2:
+        c, P = mixture_projection(Z)
+        Z = (Z - c) @ P
+    ax = _new_ax(ax, (5.5, 5.0))
+    if y is None:
+        ax.scatter(Z[:, 0], Z[:, 1], s=point_size, lw=0, color="tab:blue")
+    else:
+        y = np.asarray(y)
+        if y.shape != (Z.shape[0],):
+            raise ValueError(f"y must have shape ({Z.shape[0]},), got {y.shape}.")
+        classes = np.unique(y)
+        colors = _colors(len(classes))
+        for i, c in enumerate(classes):
+            m = y == c
+            name = labels[int(c)] if labels is not None else str(c)
+            ax.scatter(Z[m, 0], Z[m, 1], s=point_size, lw=0, color=colors[i], label=name)
+        ax.legend(frameon=False, fontsize="small", markerscale=3, loc="best", ncol=2)
+    ax.set(xlabel="z1", ylabel="z2", title="VAE latent means E[z | x]")
+    return ax
+
+
+def plot_decoded_grid(vae, ax=None, *, n=15, image_shape=None, quantiles=(0.05, 0.95),
+                      cmap="gray_r"):
+    """Decoded means ``E[x | z]`` over an ``n x n`` grid of a 2-D latent plane.
+
+    The grid points are prior quantiles ``Phi^-1(q)`` for ``q`` evenly spaced in
+    ``quantiles`` on each axis (Kingma & Welling 2014, fig. 4), z2 increasing upwards.
+
+    Parameters
+    ----------
+    vae : VAE
+        Fitted, with ``latent_dim == 2``.
+    ax : matplotlib Axes, optional
+    n : int, default 15
+        Decodes per side.
+    image_shape : (height, width), optional
+        Shape of one decode; default square (n_features must be a perfect square).
+    quantiles : (low, high), default (0.05, 0.95)
+    cmap : matplotlib colormap, default 'gray_r'
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax.images[0]`` is the (n * height, n * width) mosaic.
+
+    Raises
+    ------
+    ValueError
+        ``latent_dim != 2``, non-square features without ``image_shape``, a bad ``n`` or bad
+        quantiles.
+    """
+    from scipy.stats import norm
+
+    _check_fitted(vae, "latent_dim", "n_iter_", what="vae")
+    if int(vae.latent_dim) != 2:
+        raise ValueError(f"plot_decoded_grid needs a VAE with latent_dim=2, got "
+                         f"latent_dim={vae.latent_dim}.")
+    if not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}.")
+    lo, hi = quantiles
+    if not 0 < lo < hi < 1:
+        raise ValueError(f"quantiles must satisfy 0 < low < high < 1, got {quantiles!r}.")
+    g = norm.ppf(np.linspace(lo, hi, n))
+    Z = np.array([[z1, z2] for z2 in g[::-1] for z1 in g])
+    dec = np.asarray(vae.decode(Z), dtype=np.float64)
+    D = dec.shape[1]
+    if image_shape is None:
+        side = int(round(np.sqrt(D)))
+        if side * side != D:
+            raise ValueError(f"n_features={D} is not a square; give image_shape=(height, width).")
+        image_shape = (side, side)
+    h, w = (int(s) for s in image_shape)
+    if h * w != D:
+        raise ValueError(f"image_shape {image_shape!r} does not hold n_features={D}.")
+    mosaic = dec.reshape(n, n, h, w).transpose(0, 2, 1, 3).reshape(n * h, n * w)
+    ax = _new_ax(ax, (5.0, 5.0))
+    ax.imshow(mosaic, cmap=cmap, interpolation="nearest")
+    ax.set_axis_off()
+    ax.set_title("decoded means over the latent plane", fontsize="medium")
+    return ax
+
+
+# ----------------------------------------------------------------------------- spectral
+
+def plot_recovery(x, values, ax=None, *, label=None, xlabel="control parameter",
+                  ylabel="recovery", logx=False, logy=False, band=True, color=None, marker="o"):
+    """A recovery rate or an error against a control parameter, mean and spread over trials.
+
+    For the spectral module: tensor completion's success rate against the sampling rate
+    (Jain & Oh 2014), the error of the private tensor power method against epsilon (Wang &
+    Anandkumar 2016), the moment estimate's error against the sample size.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_points,)
+        Control parameter values.
+    values : array-like of shape (n_points,) or (n_points, n_trials)
+        One value per point, or one per trial (NaN trials are ignored); the line is the mean
+        over trials and, with ``band``, a shaded band spans the min to max.
+    ax : matplotlib Axes, optional
+    label, xlabel, ylabel : str
+    logx, logy : bool, default False
+    band : bool, default True
+    color : matplotlib colour
+    marker : str, default 'o'
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax.lines[-1]`` holds (x, mean over trials).
+
+    Raises
+    ------
+    ValueError
+        ``values`` whose first dimension is not ``len(x)``.
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 1:
+        v = v[:, None]
+    if v.ndim != 2 or v.shape[0] != x.size:
+        raise ValueError(f"values must have shape ({x.size},) or ({x.size}, n_trials), got "
+                         f"{np.shape(values)}.")
+    ax = _new_ax(ax)
+    mean = np.nanmean(v, axis=1)
+    line, = ax.plot(x, mean, marker=marker, color=color, label=label)
+    if band and v.shape[1] > 1:
+        ax.fill_between(x, np.nanmin(v, axis=1), np.nanmax(v, axis=1), color=line.get_color(),
+                        alpha=0.2, lw=0)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    if label is not None:
+        ax.legend(frameon=False)
+    return ax
