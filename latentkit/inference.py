@@ -374,17 +374,33 @@ class ValidatedChunks:
     """A :class:`ChunkSource` seen through a model's ``_validate_data`` (used by ``fit``).
 
     The first chunk is validated with ``reset`` (it sets ``n_features_in_``) and kept as
-    ``init_data`` for ``_init_params``; ``iter_chunks`` yields validated chunks lazily.
+    ``init_data`` for ``_init_params``; ``iter_chunks`` yields validated chunks lazily. With
+    ``reset``, a model with data-derived defaults (``_data_summary``) gets them from one
+    statistics pass over **all** chunks (the summaries merged), never from the first chunk.
     """
 
     def __init__(self, model, source, reset, fit_params):
         self.model = model
         self.source = source
         self.fit_params = fit_params
-        first = next(iter(source.iter_chunks()), None)
+        chunks = iter(source.iter_chunks())
+        first = next(chunks, None)
         if first is None:
             raise ValueError("The data source yielded no chunk.")
-        self.init_data = self._validate(first, reset)
+        if not reset:
+            self.init_data = self._validate(first, False)
+            return
+        with model._deferred_data_defaults():
+            self.init_data = self._validate(first, True)
+            summary = model._data_summary(self.init_data)
+            if summary is not None:
+                for chunk in chunks:
+                    summary = summary + model._data_summary(self._validate(chunk, False))
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+        if summary is not None:
+            model._set_data_defaults(summary)
 
     def _validate(self, chunk, reset):
         if isinstance(chunk, tuple):

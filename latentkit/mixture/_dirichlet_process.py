@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp, psi
 
-from .._validation import check_counts, check_random_state, check_scalar
+from .._summaries import CountSummary
+from .._validation import check_counts, check_dense_width, check_random_state, check_scalar
 from ..base import Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
@@ -194,16 +195,30 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         if not self._categorical():
             return super()._validate_data(X, reset, sample_weight=sample_weight)
         data = _check_rows(self, X, reset, sample_weight, check=check_counts)
-        Xc = data.X
         if reset:
-            lam = np.array(self.category_prior, dtype=np.float64, copy=True)
-            if lam.ndim == 0:
-                lam = np.full(Xc.shape[1], float(lam))
-            if lam.shape != (Xc.shape[1],) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
-                raise ValueError(f"category_prior must be a positive float or a positive array "
-                                 f"of shape ({Xc.shape[1]},), got {self.category_prior!r}.")
-            self.category_prior_ = lam
+            self._resolve_data_defaults(data)
         return data
+
+    def _data_summary(self, data):
+        if not self._categorical():
+            return super()._data_summary(data)
+        return CountSummary.of(data.X)
+
+    def _set_data_defaults(self, summary):
+        if not self._categorical():
+            return super()._set_data_defaults(summary)
+        V = self.n_features_in_
+        # refuse a declared width far beyond the categories used before T x V arrays exist
+        check_dense_width(V, summary.columns.size, int(self.truncation),
+                          unit="columns (categories)", owner="DirichletProcessMixture",
+                          what="category matrix")
+        lam = np.array(self.category_prior, dtype=np.float64, copy=True)
+        if lam.ndim == 0:
+            lam = np.full(V, float(lam))
+        if lam.shape != (V,) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
+            raise ValueError(f"category_prior must be a positive float or a positive array "
+                             f"of shape ({V},), got {self.category_prior!r}.")
+        self.category_prior_ = lam
 
     # ---- stick factor -----------------------------------------------------------------------
     def _init_weight_factor(self):

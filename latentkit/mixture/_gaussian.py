@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 
 from .._validation import (check_array, check_n_features, check_random_state, check_scalar,
                            check_sample_weight)
+from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        check_covariance_type, check_gaussian_parameters,
@@ -98,21 +99,22 @@ def _check_rows(model, X, reset, sample_weight, check=check_array):
     return _Rows(X, check_sample_weight(sample_weight, X.shape[0]))
 
 
-def _check_second_moments(X, sample_weight, name="X"):
+def _check_second_moments(summary, name="X"):
     """Refuse data whose second moments overflow float64.
 
-    Every Gaussian mixture accumulates ``sum_i w_i (x_i - c)(x_i - c)^T`` about the weighted
-    mean ``c`` and forms sums of a few such matrices (the Normal-Wishart scatter of the
-    variational mixtures). When the largest of them, bounded by the total sum of squares
-    ``S = sum_i w_i ||x_i - c||^2``, comes within a factor ``64 D`` of the largest float64
-    (1.8e308), the covariances become inf/NaN and the fit dies deep inside (LinAlgError,
-    FloatingPointError). Raw data is not rescaled internally: ``reg_covar`` and the priors are
-    absolute quantities in the units of X, so a hidden rescaling would change their meaning.
+    Every Gaussian model (the mixtures, GaussianHMM) accumulates
+    ``sum_i w_i (x_i - c)(x_i - c)^T`` about a fixed point ``c`` and forms sums of a few such
+    matrices (the Normal-Wishart scatter of the variational mixtures). When the largest of
+    them, bounded by the total sum of squares ``S = sum_i w_i ||x_i - c||^2``, comes within a
+    factor ``64 D`` of the largest float64 (1.8e308), the covariances become inf/NaN and the
+    fit dies deep inside (LinAlgError, FloatingPointError, "probability zero"). Raw data is not
+    rescaled internally: ``reg_covar`` and the priors are absolute quantities in the units of
+    X, so a hidden rescaling would change their meaning.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), float64, finite
-    sample_weight : ndarray of shape (n_samples,)
+    summary : latentkit._summaries.MomentSummary
+        Of all the training rows (merged over chunks): weighted mean, scatter, range.
     name : str
         The argument's name for the message.
 
@@ -123,26 +125,21 @@ def _check_second_moments(X, sample_weight, name="X"):
         message gives the size and the fix (standardise, or divide by a named power of ten and
         scale the fitted parameters back).
     """
-    n, D = X.shape
-    if n == 0:
+    if summary.n == 0:
         return
+    D = summary.mean.shape[0]
     limit = math.log(np.finfo(np.float64).max) - math.log(64.0 * D)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    c = summary.mean
     with np.errstate(over="ignore", invalid="ignore"):
-        c = (w @ X) / w.sum()
-        big = float(np.max(np.maximum(X.max(axis=0) - c, c - X.min(axis=0))))
-        if not np.isfinite(big):
-            log_s = math.inf
-        elif big <= 0.0:
-            return
-        else:
-            total = 0.0
-            step = 16384  # row chunks: no temporary of the size of X
-            for a in range(0, n, step):
-                z = (X[a:a + step] - c) / big
-                total += float(w[a:a + step] @ np.einsum("ij,ij->i", z, z))
-            # the unweighted rows enter the E-step too: one squared deviation must fit as well
-            log_s = 2.0 * math.log(big) + max(math.log(max(total, 1e-300)), 0.0)
+        big = float(np.max(np.maximum(summary.xmax - c, c - summary.xmin)))
+        total = float(np.trace(summary.scatter))
+    if not (np.isfinite(big) and np.isfinite(total)):
+        log_s = math.inf
+    elif big <= 0.0:
+        return
+    else:
+        # the unweighted rows enter the E-step too: one squared deviation must fit as well
+        log_s = max(2.0 * math.log(big), math.log(total) if total > 0 else -math.inf)
     if log_s > limit:
         e = int(math.ceil(math.log10(big))) if np.isfinite(big) else 308
         raise ValueError(
@@ -401,8 +398,14 @@ class GaussianMixture(LatentModel):
     def _validate_data(self, X, reset, sample_weight=None):
         data = _check_rows(self, X, reset, sample_weight)
         if reset:
-            _check_second_moments(data.X, data.w)
+            self._resolve_data_defaults(data)
         return data
+
+    def _data_summary(self, data):
+        return MomentSummary.of(data.X, data.w)
+
+    def _set_data_defaults(self, summary):
+        _check_second_moments(summary)
 
     def _init_params(self, data, rng):
         _check_n_samples(data.w, self.n_components)

@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import logsumexp, psi
 
 from .._validation import check_random_state, check_scalar
+from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
@@ -109,17 +110,18 @@ class _BayesianGaussianBase(LatentModel):
             raise ValueError("init must be 'kmeans++', 'random' or {'responsibilities': R}, got "
                              f"{init!r}.")
 
-    def _resolve_priors(self, X, w):
-        """Resolve the Normal-Wishart prior from the data (scikit-learn's documented defaults:
+    def _resolve_priors(self, summary):
+        """Resolve the Normal-Wishart prior from the moments of all the data (a
+        :class:`latentkit._summaries.MomentSummary`; scikit-learn's documented defaults:
         mean_prior = mean of X, covariance_prior = covariance of X (ddof=1; its diagonal for
         'diag', the mean variance for 'spherical'), degrees_of_freedom_prior = n_features,
         mean_precision_prior = 1)."""
-        n, D = X.shape
+        n, D = summary.n, summary.mean.shape[0]
         ct = self.covariance_type
         self.mean_precision_prior_ = 1.0 if self.mean_precision_prior is None else \
             float(self.mean_precision_prior)
-        sw = w.sum()
-        mean = (w @ X) / sw
+        sw = summary.sw
+        mean = summary.mean
         if self.mean_prior is None:
             self.mean_prior_ = mean
         else:
@@ -143,12 +145,12 @@ class _BayesianGaussianBase(LatentModel):
                 raise ValueError(f"the default covariance_prior (the covariance of X) needs a "
                                  f"total sample weight above 1, got n_samples = {n} (weight "
                                  f"{sw:g}); pass more samples or covariance_prior.")
-            Xc = X - mean
-            cov = (Xc * w[:, None]).T @ Xc / (sw - 1.0)
+            cov = summary.scatter / (sw - 1.0)
             cov = 0.5 * (cov + cov.T)
             # rounding level of each variance: the computed mean of a constant feature is off
             # by up to n eps |x|, so its computed variance is noise of that size squared
-            noise = np.square(4.0 * n * _EPS * np.abs(X).max(axis=0))
+            absmax = np.maximum(np.abs(summary.xmin), np.abs(summary.xmax))
+            noise = np.square(4.0 * n * _EPS * absmax)
             if ct in ("full", "tied"):
                 c0 = cov
             elif ct == "diag":
@@ -205,9 +207,16 @@ class _BayesianGaussianBase(LatentModel):
     def _validate_data(self, X, reset, sample_weight=None):
         data = _check_rows(self, X, reset, sample_weight)
         if reset:
-            _check_second_moments(data.X, data.w)
-            self._resolve_priors(data.X, data.w)
+            self._resolve_data_defaults(data)
         return data
+
+    def _data_summary(self, data):
+        return MomentSummary.of(data.X, data.w)
+
+    def _set_data_defaults(self, summary):
+        """Scale check and the Normal-Wishart prior from the moments of all the data."""
+        _check_second_moments(summary)
+        self._resolve_priors(summary)
 
     # ---- initialisation ---------------------------------------------------------------------
     def _initial_responsibilities(self, data, rng, n_lloyd=300):
