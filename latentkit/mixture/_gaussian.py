@@ -142,9 +142,11 @@ def _check_second_moments(summary, name="X"):
         log_s = max(2.0 * math.log(big), math.log(total) if total > 0 else -math.inf)
     if log_s > limit:
         e = int(math.ceil(math.log10(big))) if np.isfinite(big) else 308
+        size = (f"about 1e{log_s / math.log(10.0):.0f}" if np.isfinite(log_s)
+                else "above 1.8e308")
         raise ValueError(
             f"{name} is too large in scale to fit in float64: its weighted sum of squared "
-            f"deviations from the mean is about 1e{log_s / math.log(10.0):.0f}, which would "
+            f"deviations from the mean is {size}, which would "
             f"overflow (the limit is 1.8e308 / (64 n_features)). Standardise {name} (subtract "
             f"the mean, divide each feature by its standard deviation) or rescale it, e.g. "
             f"fit {name} / 1e{e} and multiply means_ by 1e{e} and covariances_ by 1e{2 * e}.")

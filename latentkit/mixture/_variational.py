@@ -294,14 +294,17 @@ class _BayesianGaussianBase(LatentModel):
         nk = stats.nk[:K] * scale
         n_tail = float(stats.nk[K] * scale) if stats.nk.shape[0] > K else 0.0
         sxx = stats.sxx if ct == "tied" else stats.sxx[:K]
-        inc = NormalWishart.natural_stats(ct, nk, stats.sx[:K] * scale, sxx * scale,
-                                          self.reg_covar)
-        eta = NormalWishart.natural_prior(self._prior, K, self._shift)
-        eta = [e + s for e, s in zip(eta, inc)]
         if step_size < 1.0 and self._nw is not None:
+            inc = NormalWishart.natural_stats(ct, nk, stats.sx[:K] * scale, sxx * scale,
+                                              self.reg_covar)
+            eta = NormalWishart.natural_prior(self._prior, K, self._shift)
+            eta = [e + s for e, s in zip(eta, inc)]
             cur = self._nw.to_natural(self._shift)
             eta = [(1.0 - step_size) * c + step_size * e for c, e in zip(cur, eta)]
-        self._nw = NormalWishart.from_natural(ct, eta, self._shift)
+            self._nw = NormalWishart.from_natural(ct, eta, self._shift)
+        else:  # the batch update in centred form (exact for one-point components)
+            self._nw = NormalWishart.posterior(self._prior, nk, stats.sx[:K] * scale,
+                                               sxx * scale, self.reg_covar, self._shift)
         self._update_weight_factor(nk, n_tail, step_size)
         self._set_public()
 

@@ -687,7 +687,9 @@ class GaussianEmission(Emission):
 
 def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):
     """ML covariances about given (frozen) means from moments about ``shift``."""
-    nk = stats.post + 10.0 * np.finfo(float).eps
+    from ..distributions._gaussian import _moment_counts
+
+    nk = _moment_counts(stats.post)
     d = means - shift  # (K, D)
     sx, sxx = stats.obs, stats.obs2
     if ct == "full":
