@@ -344,8 +344,9 @@ def check_dense_width(width, n_used, n_rows, *, name="X", unit="columns", owner=
         gib = float(n_rows) * width * 8 / 2**30
         raise ValueError(
             f"{name} declares {width} {unit} but uses only {n_used}: {owner} would allocate a "
-            f"dense {n_rows} x {width} {what} ({gib:.3g} GiB of float64, several times over). "
-            f"Re-code the {unit} to 0..{max(n_used, 1) - 1} (the {n_used} used): for a sparse "
-            f"matrix cols = np.unique({name}.indices); {name} = {name}[:, cols] (keep cols to "
-            f"map back), for symbols np.unique({name}, return_inverse=True)"
+            f"dense {n_rows} x {width} {what} ({gib:.3g} GiB of float64). "
+            f"Re-code the {unit} to 0..{max(n_used, 1) - 1} (the {n_used} used): "
+            + (f"np.unique({name}, return_inverse=True)" if unit == "symbols" else
+               f"cols = np.unique({name}.indices); {name} = {name}[:, cols] (keep cols to map "
+               "back)")
             + (f"; {alternative}." if alternative else "."))

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .._validation import check_array, check_counts, check_scalar
+from .._validation import check_array, check_counts, check_dense_width, check_scalar
 from ._tensors import ImplicitMomentTensor
 
 __all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex"]
@@ -173,6 +173,9 @@ class LDAMoments:
 
     def __init__(self, X, alpha0):
         X = check_counts(X, "X")
+        # dense V-vectors and a V x (k + oversampling) whitening follow: refuse hashed ids first
+        check_dense_width(X.shape[1], np.unique(X.indices).size, 1, unit="columns (words)",
+                          owner="the spectral LDA moments", what="moment vector")
         self.alpha0 = check_scalar(alpha0, "alpha0", numbers.Real, low=0.0, low_inclusive=False)
         ell = np.asarray(X.sum(axis=1)).ravel()
         valid = ell >= 3

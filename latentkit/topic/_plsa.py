@@ -12,7 +12,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
-from .._validation import check_counts, check_n_features, check_random_state, check_scalar
+from .._summaries import CountSummary
+from .._validation import (check_counts, check_dense_width, check_n_features, check_random_state,
+                           check_scalar)
 from ..base import LatentModel, Stats, stats_dataclass
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
@@ -314,7 +316,24 @@ class PLSA(LatentModel):
         if X.sum() <= 0:
             raise ValueError("X contains no tokens (all counts are zero).")
         self.n_features_in_ = X.shape[1]
+        self._resolve_data_defaults(X)
         return _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
+
+    def _data_summary(self, data):
+        return CountSummary.of(data)
+
+    def _set_data_defaults(self, summary):
+        check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
+                          unit="columns (words)", owner="PLSA", what="topic-word matrix")
+
+    def _prepare_data(self, X, reset, **fit_params):
+        if reset and not sp.issparse(X) and (
+                hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask"):
+            raise TypeError(
+                "PLSA keeps one P(z|d) per training document and cannot be fitted on a chunked "
+                f"source or a Dask collection (got {type(X).__name__}); fit it on an in-memory "
+                "count matrix, or use LatentDirichletAllocation for out-of-core corpora.")
+        return super()._prepare_data(X, reset, **fit_params)
 
     def _init_params(self, data, rng):
         K = self.n_components
