@@ -11,8 +11,6 @@
   ``rho_t = (t + tau)^-kappa``, ``t = 1, 2, ...``.
 """
 
-import gzip
-import io
 import itertools
 import numbers
 import time
@@ -153,12 +151,11 @@ class IterableSource(ChunkSource):
 
 
 def _open_text(path):
-    path = str(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
+    """Plain or gzip UTF-8 text, lines ending at LF only (one helper for every line-based
+    reader: :func:`latentkit.datasets._corpus._open_text`)."""
+    from .datasets._corpus import _open_text as open_text
+
+    return open_text(path)
 
 
 class DocwordSource(ChunkSource):

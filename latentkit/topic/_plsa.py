@@ -269,7 +269,12 @@ class PLSA(LatentModel):
     in a numba kernel (:func:`latentkit._kernels.plsa.plsa_e_step`), never over a dense
     D x V x K array. A sample is a token: every per-sample number is per token.
     ``elbo(X)``, ``transform(X)``, ``score(X)`` and ``perplexity(X)`` treat X as new documents
-    and fold them in. ``partial_fit`` folds the minibatch in and blends the topic-word
+    and fold them in. Unseen words: a word never seen in training has P(w | z) = 0 under
+    every aspect, so its tokens have probability 0 (log-probability -inf). ``score``, ``elbo``
+    and ``perplexity`` treat them alike: they are left out of the sum and of the number of
+    tokens it is divided by, with a RuntimeWarning giving their count (gensim's and
+    scikit-learn's models smooth instead; pLSA has no prior to smooth with). A document made
+    only of unseen words is refused with a ValueError, never scored 0 nats per token. ``partial_fit`` folds the minibatch in and blends the topic-word
     statistics (stepwise EM, Liang & Klein 2009); ``doc_topic_`` then describes that minibatch.
     """
 
@@ -310,6 +315,7 @@ class PLSA(LatentModel):
             raise TypeError(f"PLSA got unexpected fit parameters {sorted(kw)}.")
         if not reset:
             X = self._check_new_docs(X)
+            self._n_scorable(X)  # warns about tokens of unseen words
             theta, _ = self._fold_in(X)
             return _Corpus(X, 0, X.shape[0], theta, False)
         X = check_counts(X, "X")
@@ -416,7 +422,8 @@ class PLSA(LatentModel):
                                                self.beta)
         full = np.zeros((data.n_total, self.n_components))
         full[data.offset:data.offset + D] = doc
-        return PLSAStats(float(data.X.sum()), float(fe.sum()), tw, full)
+        n = float(data.X.data.sum() - data.X.data[self._unseen()[data.X.indices]].sum())
+        return PLSAStats(n, float(fe.sum()), tw, full)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         tw = stats.topic_word * scale if scale != 1.0 else stats.topic_word
@@ -443,6 +450,27 @@ class PLSA(LatentModel):
         X = check_counts(X, "X")
         check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
         return X
+
+    def _elbo_from_stats(self, stats):
+        if stats.n <= 0:
+            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+                             "unseen in training).")
+        return super()._elbo_from_stats(stats)
+
+    def _unseen(self):
+        """Words with probability 0 under every aspect (never seen in training), (V,) bool."""
+        return self.components_.sum(0) <= 0
+
+    def _n_scorable(self, X, warn=True):
+        """Tokens of X on words with positive probability; the others (unseen words) are left
+        out of every per-token number (score, elbo, perplexity), with a RuntimeWarning."""
+        n = float(X.data.sum())
+        n_zero = float(X.data[self._unseen()[X.indices]].sum())
+        if n_zero > 0 and warn:
+            warnings.warn(f"{n_zero:g} of {n:g} tokens are of words with probability 0 under "
+                          "every aspect (unseen in training) and are left out of the "
+                          "per-token score.", RuntimeWarning, stacklevel=3)
+        return n - n_zero
 
     def _fold_in(self, X):
         return plsa_fold_in_docs(X, self.components_, self.beta, self.fold_in_max_iter,
@@ -478,12 +506,24 @@ class PLSA(LatentModel):
         Returns
         -------
         float
-            Nats per token.
+            Nats per token, over the tokens of words seen in training (see the class Notes
+            on unseen words).
+
+        Warns
+        -----
+        RuntimeWarning
+            Tokens of unseen words, left out of the sum and of the count.
+
+        Raises
+        ------
+        ValueError
+            No scorable token.
         """
         X = self._check_new_docs(X)
-        n = X.sum()
+        n = self._n_scorable(X)
         if n <= 0:
-            raise ValueError("X contains no tokens.")
+            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+                             "unseen in training).")
         return float(self._fold_in(X)[1].sum() / n)
 
     def perplexity(self, X):
@@ -508,15 +548,10 @@ class PLSA(LatentModel):
         """
         X = self._check_new_docs(X)
         theta, ll = self._fold_in(X)
-        unseen = self.components_.sum(0) <= 0
-        n = X.sum()
-        n_zero = X[:, np.flatnonzero(unseen)].sum() if unseen.any() else 0.0
-        if n_zero > 0:
-            warnings.warn(f"{int(n_zero)} tokens have probability 0 under every aspect "
-                          "(unseen words) and are left out.", RuntimeWarning, stacklevel=2)
-        n = n - n_zero
+        n = self._n_scorable(X)
         if n <= 0:
-            raise ValueError("X contains no scorable tokens.")
+            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+                             "unseen in training).")
         return float(np.exp(-ll.sum() / n))
 
     def sample(self, n_samples=1, random_state=None, doc_length=100):
