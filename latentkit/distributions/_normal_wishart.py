@@ -427,24 +427,26 @@ class NormalWishart:
         means = shift + (b0 * mc0[None, :] + sx) / beta[:, None]
         dev = xbar - mc0[None, :]
         coef = b0 * nk / beta
+        # the centred scatter N_k S_k first: added to Q_0 before the subtraction, Q_0 would
+        # be rounded away next to sxx
         if ct == "full":
-            q = (prior.scatter[0][None] + sxx - nk[:, None, None] * xbar[:, :, None] * xbar[:, None, :]
-                 + coef[:, None, None] * dev[:, :, None] * dev[:, None, :])
+            q = (sxx - nk[:, None, None] * xbar[:, :, None] * xbar[:, None, :]) \
+                + prior.scatter[0][None] + coef[:, None, None] * dev[:, :, None] * dev[:, None, :]
             q = 0.5 * (q + q.transpose(0, 2, 1))
             q[:, np.arange(D), np.arange(D)] += nk[:, None] * reg_covar
             dof = float(prior.dof[0]) + nk
         elif ct == "tied":
-            q = (prior.scatter + sxx - np.einsum("k,ki,kj->ij", nk, xbar, xbar)
-                 + np.einsum("k,ki,kj->ij", coef, dev, dev))
+            q = (sxx - np.einsum("k,ki,kj->ij", nk, xbar, xbar)) + prior.scatter \
+                + np.einsum("k,ki,kj->ij", coef, dev, dev)
             q = 0.5 * (q + q.T) + nk.sum() * reg_covar * np.eye(D)
             dof = float(prior.dof) + float(nk.sum())
         elif ct == "diag":
-            q = (prior.scatter[0][None] + sxx - nk[:, None] * xbar ** 2 + coef[:, None] * dev ** 2
-                 + nk[:, None] * reg_covar)
+            q = (sxx - nk[:, None] * xbar ** 2) + prior.scatter[0][None] \
+                + coef[:, None] * dev ** 2 + nk[:, None] * reg_covar
             dof = float(prior.dof[0]) + nk
         else:
-            q = (float(prior.scatter[0]) + sxx - nk * (xbar ** 2).sum(1)
-                 + coef * (dev ** 2).sum(1) + nk * reg_covar * D)
+            q = (sxx - nk * (xbar ** 2).sum(1)) + float(prior.scatter[0]) \
+                + coef * (dev ** 2).sum(1) + nk * reg_covar * D
             dof = float(prior.dof[0]) + nk
         return cls(ct, beta, means, q, dof)
 
