@@ -11,6 +11,7 @@
   ``rho_t = (t + tau)^-kappa``, ``t = 1, 2, ...``.
 """
 
+import contextlib
 import itertools
 import numbers
 import time
@@ -158,6 +159,19 @@ def _open_text(path):
     return open_text(path)
 
 
+@contextlib.contextmanager
+def _readable(path):
+    """Turn a corrupt gzip stream (OSError, EOFError) into the documented ValueError; a
+    missing file stays FileNotFoundError, undecodable text is already a ValueError."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"{path}: could not be read as UTF-8 text (plain or gzip): "
+                         f"{exc}.") from None
+
+
 class DocwordSource(ChunkSource):
     """Documents of a UCI bag-of-words ``docword`` file, read ``chunk_size`` documents at a time.
 
@@ -188,15 +202,19 @@ class DocwordSource(ChunkSource):
     def __init__(self, path, chunk_size=10000):
         self.path = path
         self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
-        with _open_text(path) as fh:
+        with _readable(path), _open_text(path) as fh:
             head = [fh.readline() for _ in range(3)]
         try:
             self.n_samples, self.n_features, self.nnz = (int(h.strip()) for h in head)
+            if min(self.n_samples, self.n_features, self.nnz) < 0 or \
+                    max(self.n_samples, self.n_features, self.nnz) >= 2**62:
+                raise ValueError
         except ValueError:
-            bad = next(i for i, h in enumerate(head) if not h.strip().isdigit())
+            bad = next((i for i, h in enumerate(head) if not h.strip().isdigit()
+                        or int(h.strip()) >= 2**62), 0)
             raise ValueError(
-                f"{path}: line {bad + 1} of the header must be an integer (D, W, NNZ), "
-                f"got {head[bad].strip()!r}."
+                f"{path}: line {bad + 1} of the header must be an integer in 0..2**62 (D, W, "
+                f"NNZ), got {head[bad].strip()!r}."
             ) from None
 
     # text read per block: parsing memory is O(block), independent of the file and chunk sizes
@@ -273,7 +291,7 @@ class DocwordSource(ChunkSource):
         chunk_start = 1  # first document id of the current chunk
         parts = []  # entries of the current chunk, as arrays
         prev_doc = 0
-        with _open_text(self.path) as fh:
+        with _readable(self.path), _open_text(self.path) as fh:
             for _ in range(3):
                 fh.readline()
             lineno = 4
@@ -322,7 +340,7 @@ class CSVSource(ChunkSource):
     def __init__(self, path, chunk_size=10000, n_samples=None):
         self.path = path
         self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
-        with _open_text(path) as fh:
+        with _readable(path), _open_text(path) as fh:
             first = fh.readline()
         try:
             [float(v) for v in first.split(",")]
@@ -334,12 +352,12 @@ class CSVSource(ChunkSource):
     @property
     def n_samples(self):
         if self._n is None:
-            with _open_text(self.path) as fh:
+            with _readable(self.path), _open_text(self.path) as fh:
                 self._n = sum(1 for line in itertools.islice(fh, self._skip, None) if line.strip())
         return self._n
 
     def iter_chunks(self):
-        with _open_text(self.path) as fh:
+        with _readable(self.path), _open_text(self.path) as fh:
             lines = itertools.islice(fh, self._skip, None)
             lineno = self._skip
             n_cols = None

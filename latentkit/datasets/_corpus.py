@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_dense_width
+
 __all__ = ["Bunch", "Corpus", "read_docword", "read_vocab", "read_numeric_csv", "tokenize",
            "english_stop_words", "split_lines"]
 
@@ -179,7 +181,8 @@ def read_vocab(path):
     Raises
     ------
     ValueError
-        An empty line inside the file (with its line number) or an unreadable file.
+        An empty line or a NUL character inside the file (with its line number) or an
+        unreadable file.
     FileNotFoundError
     """
     text = _read_text(path, "vocabulary")
@@ -192,6 +195,9 @@ def read_vocab(path):
         if not w:
             raise ValueError(f"vocabulary file {os.fspath(path)!r}, line {i}: empty line; expected "
                              "one word per line.")
+        if "\x00" in w:  # NumPy's str arrays drop trailing NULs: the word would change
+            raise ValueError(f"vocabulary file {os.fspath(path)!r}, line {i}: a NUL character "
+                             "(binary data?); expected one word of text per line.")
         words.append(w)
     return np.array(words, dtype=str)
 
@@ -319,6 +325,8 @@ def read_docword(path, vocab=None):
                                           f"{lines[i - 1].strip()!r}.") from None
         if value < 0:
             raise _docword_error(path, i, f"{name} must be >= 0, found {value}.")
+        if value >= 2**62:
+            raise _docword_error(path, i, f"{name} = {value} is too large (at most 2**62).")
         header.append(value)
     n_docs, n_words, n_nnz = header
 
@@ -341,6 +349,10 @@ def read_docword(path, vocab=None):
     X.sum_duplicates()
     X.sort_indices()
 
+    # the vocabulary is a dense array of W strings: refuse a header W far beyond the word ids
+    # used (hashed ids) before building it
+    check_dense_width(n_words, np.unique(cols).size, 1, name="the docword file",
+                      unit="words", owner="read_docword", what="vocabulary array")
     if vocab is None:
         vocabulary = np.array([f"w{j + 1}" for j in range(n_words)], dtype=str)
     elif isinstance(vocab, (str, os.PathLike)):
