@@ -26,28 +26,32 @@ class CountSummary:
     n_rows : float
     total : float
         Sum of all counts (tokens).
+    weight : float
+        Total sample weight of the rows (their number when unweighted).
     columns : ndarray of int64
         Sorted distinct column indices with a non-zero count.
     """
 
-    def __init__(self, n_rows, total, columns):
+    def __init__(self, n_rows, total, columns, weight=None):
         self.n_rows = float(n_rows)
         self.total = float(total)
         self.columns = np.asarray(columns, dtype=np.int64)
+        self.weight = self.n_rows if weight is None else float(weight)
 
     @classmethod
-    def of(cls, X):
-        """Summary of a CSR matrix (or dense array) of counts."""
+    def of(cls, X, sample_weight=None):
+        """Summary of a CSR matrix (or dense array) of counts, with the rows' total weight."""
+        w = None if sample_weight is None else float(np.sum(sample_weight))
         if sp.issparse(X):
             X = sp.csr_matrix(X)
             cols = np.unique(X.indices[X.data != 0])
-            return cls(X.shape[0], X.data.sum(), cols)
+            return cls(X.shape[0], X.data.sum(), cols, w)
         X = np.asarray(X)
-        return cls(X.shape[0], X.sum(), np.flatnonzero(X.any(axis=0)))
+        return cls(X.shape[0], X.sum(), np.flatnonzero(X.any(axis=0)), w)
 
     def __add__(self, other):
         return CountSummary(self.n_rows + other.n_rows, self.total + other.total,
-                            np.union1d(self.columns, other.columns))
+                            np.union1d(self.columns, other.columns), self.weight + other.weight)
 
 
 class MomentSummary:

@@ -182,3 +182,40 @@ def test_every_gaussian_model_has_the_same_scale_message(make):
     with pytest.raises(ValueError, match=r"X is too large in scale to fit in float64.*"
                                          r"Standardise X"):
         make().fit(X)
+
+
+# ---------------------------------------------------------------- item 9: default stopping
+
+def _standardised(bunch):
+    X = np.asarray(bunch.data, dtype=np.float64)
+    return (X - X.mean(0)) / X.std(0)
+
+
+def test_default_stopping_lets_dying_components_die():
+    """Standardised Old Faithful, DirichletProcessMixture(truncation=30) at its defaults: 2
+    effective components for seeds 0-4, as scikit-learn's BayesianGaussianMixture run to
+    convergence (its per-sample tol=1e-3 default left 3 for 4 of the 5 seeds here)."""
+    from sklearn.mixture import BayesianGaussianMixture
+
+    from latentkit.datasets import load_old_faithful
+
+    X = _standardised(load_old_faithful())
+    ours = [DirichletProcessMixture(truncation=30, random_state=s).fit(X) for s in range(5)]
+    assert all(m.converged_ for m in ours)
+    assert [m.n_effective_components_ for m in ours] == [2] * 5
+    sk = [BayesianGaussianMixture(n_components=30, random_state=s, max_iter=1000,
+                                  weight_concentration_prior_type="dirichlet_process").fit(X)
+          for s in range(5)]
+    assert [int((m.weights_ > 0.01).sum()) for m in sk] == [2] * 5
+    assert ours[0].tol_ == pytest.approx(1e-3 / X.shape[0])
+
+
+@pytest.mark.parametrize("name", ["wine", "olive_oil"])
+def test_gaussian_mixture_default_reaches_the_converged_fit(name):
+    from latentkit import datasets
+
+    X = _standardised(getattr(datasets, "load_" + name)())
+    default = GaussianMixture(3, random_state=0).fit(X)
+    converged = GaussianMixture(3, random_state=0, tol=1e-12, max_iter=5000).fit(X)
+    assert default.converged_
+    assert default.lower_bound_ == pytest.approx(converged.lower_bound_, abs=1e-5)

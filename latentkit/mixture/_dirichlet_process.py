@@ -88,9 +88,11 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         reg_covar jitter offset of the E-step, which the tail components get too, and the
         regularisation of a singular default covariance_prior). The 'tail' truncation
         supports 'full', 'diag' and 'spherical' (a tied precision would couple the tail).
-    tol : float, default 1e-3
-        Nats per sample.
-    max_iter, n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
+    tol : float or None, default None
+        Nats per sample; None resolves to ``tol_ = 1e-3 / n_samples`` (scikit-learn's
+        total-bound tolerance, see :class:`VariationalGaussianMixture`).
+    max_iter : int, default 1000
+    n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
         As in :class:`VariationalGaussianMixture` (init responsibilities have T columns).
 
     Attributes
@@ -131,7 +133,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
 
     def __init__(self, truncation=30, *, concentration=1.0, truncation_method="fixed",
                  component_type="gaussian", category_prior=0.5, covariance_type="full",
-                 tol=1e-3, reg_covar=1e-6, max_iter=100, n_init=1, init="kmeans++",
+                 tol=None, reg_covar=1e-6, max_iter=1000, n_init=1, init="kmeans++",
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
                  learning_offset=10.0, learning_decay=0.7):
@@ -202,7 +204,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     def _data_summary(self, data):
         if not self._categorical():
             return super()._data_summary(data)
-        return CountSummary.of(data.X)
+        return CountSummary.of(data.X, data.w)
 
     def _set_data_defaults(self, summary):
         if not self._categorical():
@@ -219,6 +221,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             raise ValueError(f"category_prior must be a positive float or a positive array "
                              f"of shape ({V},), got {self.category_prior!r}.")
         self.category_prior_ = lam
+        self._resolve_tol(summary.weight)
 
     # ---- stick factor -----------------------------------------------------------------------
     def _init_weight_factor(self):

@@ -22,7 +22,7 @@ from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
 from ..distributions._normal_wishart import NormalWishart
 from ._gaussian import (_check_mixture_params, _check_n_samples, _check_rows,
                         _check_second_moments, _kmeans_responsibilities,
-                        _random_responsibilities)
+                        _random_responsibilities, _total_bound_tol)
 
 __all__ = ["VariationalGaussianMixture"]
 
@@ -73,6 +73,7 @@ class _BayesianGaussianBase(LatentModel):
     E-step and the natural-gradient M-step. Subclasses provide the weight factor."""
 
     _INIT_KEYS = ("responsibilities",)
+    _tol_may_be_none = True  # tol=None: 1e-3 / n_samples, resolved from the data (tol_)
 
     # ---- weight factor (subclasses) ---------------------------------------------------------
     def _n_represented(self):  # pragma: no cover - abstract
@@ -217,6 +218,11 @@ class _BayesianGaussianBase(LatentModel):
         """Scale check and the Normal-Wishart prior from the moments of all the data."""
         _check_second_moments(summary)
         self._resolve_priors(summary)
+        self._resolve_tol(summary.sw)
+
+    def _resolve_tol(self, total_weight):
+        """``tol_``: ``tol``, or scikit-learn's total-bound tolerance 1e-3 per sample."""
+        self.tol_ = _total_bound_tol(self.tol, total_weight)
 
     # ---- initialisation ---------------------------------------------------------------------
     def _initial_responsibilities(self, data, rng, n_lloyd=300):
@@ -469,8 +475,13 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     covariance_type : {'full', 'tied', 'diag', 'spherical'}, default 'full'
         'full' and 'tied' use Wishart factors; 'diag' and 'spherical' independent Gamma factors
         of the precisions (see :mod:`latentkit.distributions._normal_wishart`).
-    tol : float, default 1e-3
-        Stop when the ELBO changes by less than ``tol`` nats per sample.
+    tol : float or None, default None
+        Stop when the ELBO changes by less than ``tol`` nats per sample. The default None
+        resolves to ``tol_ = 1e-3 / n_samples`` (the total sample weight): scikit-learn's
+        BayesianGaussianMixture applies its ``tol=1e-3`` to the *total* bound, so this is the
+        same stopping rule. A per-sample 1e-3 stops hundreds of times earlier, while dying
+        components still carry weight (standardised Old Faithful, DirichletProcessMixture
+        with truncation 30: 3 effective components for 4 of 5 seeds instead of 2).
     reg_covar : float, default 1e-6
         Added as N_k reg_covar to the diagonal of each posterior scatter (scikit-learn's
         convention: reg_covar on the diagonal of the empirical covariances). The E-step and
@@ -479,7 +490,9 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         steps are exact coordinate ascent and the ELBO never decreases, even on
         rank-deficient data where reg_covar dominates a direction of a scatter. Absolute, in
         the units of X squared (standardise X when its variances are far from 1).
-    max_iter : int, default 100
+    max_iter : int, default 1000
+        Coordinate-ascent iterations per initialisation (components die slowly: 100, as in
+        scikit-learn, stops some bundled-data fits before they converge).
     n_init : int, default 1
     init : {'kmeans++', 'random'} or dict, default 'kmeans++'
         Starting responsibilities: hard labels of k-means++ seeding followed by Lloyd
@@ -563,8 +576,8 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
 
     _k_name = "n_components"
 
-    def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
-                 max_iter=100, n_init=1, init="kmeans++", weight_concentration_prior=None,
+    def __init__(self, n_components=1, *, covariance_type="full", tol=None, reg_covar=1e-6,
+                 max_iter=1000, n_init=1, init="kmeans++", weight_concentration_prior=None,
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
                  learning_offset=10.0, learning_decay=0.7):
