@@ -413,7 +413,9 @@ class LatentModel(ParamsMixin):
         a driver (chunked source, Dask) is merging the summaries of all chunks first."""
         if self.__dict__.get("_defer_data_defaults"):
             return
-        summary = self._data_summary(data)
+        summary = self.__dict__.get("_whole_data_summary")  # set by StochasticVI
+        if summary is None:
+            summary = self._data_summary(data)
         if summary is not None:
             self._set_data_defaults(summary)
 

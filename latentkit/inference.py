@@ -402,6 +402,7 @@ class ValidatedChunks:
         first = next(chunks, None)
         if first is None:
             raise ValueError("The data source yielded no chunk.")
+        self.summary = None
         if not reset:
             self.init_data = self._validate(first, False)
             return
@@ -416,12 +417,13 @@ class ValidatedChunks:
             close()
         if summary is not None:
             model._set_data_defaults(summary)
+        self.summary = summary
 
     def _validate(self, chunk, reset):
-        if isinstance(chunk, tuple):
-            X, kw = chunk
-            return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
-        return self.model._validate_data(chunk, reset=reset, **self.fit_params)
+        X, kw = chunk if isinstance(chunk, tuple) else (chunk, {})
+        if getattr(X, "shape", (1,))[0] == 0:
+            raise ValueError("The data source yielded an empty chunk (0 samples).")
+        return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
 
     def iter_chunks(self):
         for chunk in self.source.iter_chunks():
@@ -431,6 +433,18 @@ class ValidatedChunks:
 # --------------------------------------------------------------------------------------------
 # Stochastic variational inference
 # --------------------------------------------------------------------------------------------
+
+def _whole_data_summary(model, X, source, fit_params):
+    """The merged ``_data_summary`` of all the training data (or None), computed on a probe
+    copy so that ``model`` stays unfitted for ``partial_fit``'s initialisation."""
+    probe = clone(model)
+    probe._check_common_params()
+    probe._validate_params()
+    if source is not None:
+        return ValidatedChunks(probe, source, reset=True, fit_params=fit_params).summary
+    with probe._deferred_data_defaults():
+        return probe._data_summary(probe._validate_data(X, reset=True, **fit_params))
+
 
 class StochasticVI(ParamsMixin):
     """Stochastic variational inference (and stepwise EM) for any latentkit model.
@@ -639,6 +653,9 @@ class StochasticVI(ParamsMixin):
             heldout, heldout_kw = heldout
         else:
             heldout_kw = {}
+        # data-derived defaults (priors, alphabet, scale checks) from all the training data,
+        # not from the first minibatch: one statistics pass, kept for partial_fit's first step
+        model._whole_data_summary = _whole_data_summary(model, X, source, fit_params)
         every = self.evaluate_every or max(1, int(np.ceil(n / self.batch_size)) // 10)
         max_steps = self.max_steps if self.max_steps is not None else np.inf
         monitor = ConvergenceMonitor(self.tol, np.inf, rule="noisy", window=self.window)
@@ -672,6 +689,7 @@ class StochasticVI(ParamsMixin):
                     break
             if stop or t >= max_steps:
                 break
+        model.__dict__.pop("_whole_data_summary", None)
         self.model_ = model
         self.heldout_bounds_ = np.asarray(bounds, dtype=float)
         self.heldout_steps_ = np.asarray(steps, dtype=int)

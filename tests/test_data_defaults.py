@@ -155,3 +155,21 @@ def test_gaussian_hmm_shift_and_time_steps_from_every_chunk():
     # more states than the first chunk's time steps, fewer than all: accepted
     two = IterableSource([(X[:2], {"lengths": [2]}), (X[2:], {"lengths": [58]})])
     GaussianHMM(3, max_iter=2, tol=0, random_state=0).fit(two)
+
+
+def test_stochastic_vi_defaults_from_all_the_data_not_the_first_minibatch():
+    from latentkit.inference import StochasticVI
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 2))
+    X = X[np.argsort(X[:, 0])]
+    for data in (X, ArraySource(X, 50)):
+        svi = StochasticVI(VariationalGaussianMixture(n_components=3, random_state=0),
+                           batch_size=20, n_epochs=1, shuffle=False, random_state=0).fit(data)
+        ref = VariationalGaussianMixture(n_components=3)
+        ref._validate_params()
+        ref._validate_data(X, reset=True)
+        np.testing.assert_allclose(svi.model_.mean_prior_, ref.mean_prior_, rtol=1e-12)
+        np.testing.assert_allclose(svi.model_.covariance_prior_, ref.covariance_prior_,
+                                   rtol=1e-12)
+        assert "_whole_data_summary" not in vars(svi.model_)

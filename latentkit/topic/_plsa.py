@@ -322,11 +322,12 @@ class PLSA(LatentModel):
         if X.sum() <= 0:
             raise ValueError("X contains no tokens (all counts are zero).")
         self.n_features_in_ = X.shape[1]
-        self._resolve_data_defaults(X)
-        return _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
+        data = _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
+        self._resolve_data_defaults(data)
+        return data
 
     def _data_summary(self, data):
-        return CountSummary.of(data)
+        return CountSummary.of(data.X)
 
     def _set_data_defaults(self, summary):
         check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
