@@ -219,3 +219,19 @@ def test_gaussian_mixture_default_reaches_the_converged_fit(name):
     converged = GaussianMixture(3, random_state=0, tol=1e-12, max_iter=5000).fit(X)
     assert default.converged_
     assert default.lower_bound_ == pytest.approx(converged.lower_bound_, abs=1e-5)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: GaussianMixture(2, random_state=0),
+    lambda: VariationalGaussianMixture(n_components=2, random_state=0),
+    lambda: GaussianHMM(2, random_state=0),
+], ids=["gmm", "vgmm", "ghmm"])
+def test_kmeans_start_does_not_depend_on_the_offset(make):
+    """The k-means++ start (squared distances |x|^2 - 2 x.c + |c|^2) is taken about the data
+    mean: 1e9 from the origin it seeded at random (VGMM merged both clusters)."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(-3, 1, (200, 2)), rng.normal(3, 1, (200, 2))])
+    near, far = make().fit(X), make().fit(X + 1e9)
+    assert far.n_iter_ == near.n_iter_
+    np.testing.assert_allclose(np.sort(far.means_[:, 0]) - 1e9, np.sort(near.means_[:, 0]),
+                               atol=1e-4)

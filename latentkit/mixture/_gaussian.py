@@ -244,6 +244,11 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if n_local_trials is None:
         n_local_trials = 2 + int(np.log(n_clusters))
+    # distances through |x|^2 - 2 x.c + |c|^2 lose |x|^2 eps each: taken about the weighted
+    # mean, not the origin (data 1e9 from the origin had rounding errors of ~200 in every
+    # squared distance, and k-means++ seeded the clusters at random)
+    origin = (w @ X) / w.sum() if w.sum() > 0 else np.zeros(D)
+    X = X - origin
     x_sq = np.einsum("ij,ij->i", X, X)
     centers = np.empty((n_clusters, D))
     first = int(_weighted_draw(rng, np.cumsum(w)))
@@ -276,7 +281,7 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
             break
         labels = new
     del pot
-    return centers, labels
+    return centers + origin, labels
 
 
 # --------------------------------------------------------------------------------------------

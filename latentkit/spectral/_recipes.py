@@ -100,7 +100,9 @@ def kmeans_plusplus_centers(X, n_components, rng, sample_weight=None):
 def _covariances_from_means(X, means, covariance_type, reg_covar, w):
     """Weights and covariances of the nearest-mean (hard) assignment, in the model's form."""
     K, D = means.shape
-    d2 = (X ** 2).sum(1)[:, None] - 2 * X @ means.T + (means ** 2).sum(1)[None]
+    origin = (w @ X) / w.sum()  # distances about the mean: no |x|^2 eps rounding far from 0
+    Xc, mc = X - origin, means - origin
+    d2 = (Xc ** 2).sum(1)[:, None] - 2 * Xc @ mc.T + (mc ** 2).sum(1)[None]
     lab = np.argmin(d2, axis=1)
     nk = np.bincount(lab, weights=w, minlength=K) + 10 * np.finfo(float).eps
     total = w.sum()
