@@ -88,28 +88,29 @@ def test_read_numeric_csv_raises_only_value_error(data, wrapping):
         assert X.ndim == 2 and X.shape[1] == names.shape[0] and X.shape[0] >= 1
 
 
+def _read_source(make, check):
+    def read(path):
+        src = make(path)
+        chunks = list(src.iter_chunks())
+        assert sum(c.shape[0] for c in chunks) == src.n_samples
+        assert all(check(src, c) for c in chunks)
+        return chunks
+    return read
+
+
 @SETTINGS
 @given(payloads, wrappings, st.integers(1, 4))
 def test_docword_source_raises_only_value_error(data, wrapping, chunk_size):
-    def read(path):
-        src = DocwordSource(path, chunk_size=chunk_size)
-        chunks = list(src.iter_chunks())
-        assert sum(c.shape[0] for c in chunks) == src.n_samples
-        assert all(c.shape[1] == src.n_features and np.all(c.data >= 0) for c in chunks)
-        return chunks
-
+    read = _read_source(lambda p: DocwordSource(p, chunk_size=chunk_size),
+                        lambda src, c: c.shape[1] == src.n_features and np.all(c.data >= 0))
     _only_documented(read, _write(data, wrapping))
 
 
 @SETTINGS
 @given(payloads, wrappings, st.integers(1, 4))
 def test_csv_source_raises_only_value_error(data, wrapping, chunk_size):
-    def read(path):
-        src = CSVSource(path, chunk_size=chunk_size)
-        chunks = list(src.iter_chunks())
-        assert sum(c.shape[0] for c in chunks) == src.n_samples
-        return chunks
-
+    read = _read_source(lambda p: CSVSource(p, chunk_size=chunk_size),
+                        lambda src, c: c.ndim == 2)
     _only_documented(read, _write(data, wrapping))
 
 
