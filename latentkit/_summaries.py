@@ -65,7 +65,7 @@ class MomentSummary:
         Total weight.
     mean : ndarray of shape (D,)
         Weighted mean.
-    scatter : ndarray of shape (D, D)
+    scatter : ndarray of shape (D, D), or (D,) (its diagonal)
         ``sum_i w_i (x_i - mean)(x_i - mean)^T`` (inf when it overflows float64).
     xmin, xmax : ndarray of shape (D,)
         Smallest and largest value of every feature (all rows, whatever their weight).
@@ -77,15 +77,16 @@ class MomentSummary:
         self.xmin, self.xmax = xmin, xmax
 
     @classmethod
-    def of(cls, X, w):
+    def of(cls, X, w, diagonal=False):
         """Summary of rows ``X`` (n, D) with weights ``w`` (n,) (two passes: mean, then
-        scatter about it)."""
+        scatter about it); ``diagonal=True`` keeps only the variances' sums (D,), O(n D)
+        instead of O(n D^2), for models that need the mean and the scale only."""
         n, D = X.shape
         sw = float(w.sum())
         with np.errstate(over="ignore", invalid="ignore"):
             mean = (w @ X) / sw if sw > 0 else np.zeros(D)
             Xc = X - mean
-            scatter = (Xc * w[:, None]).T @ Xc
+            scatter = w @ (Xc * Xc) if diagonal else (Xc * w[:, None]).T @ Xc
         if n == 0:
             return cls(0, 0.0, mean, scatter, np.full(D, np.inf), np.full(D, -np.inf))
         return cls(n, sw, mean, scatter, X.min(axis=0), X.max(axis=0))
@@ -100,8 +101,8 @@ class MomentSummary:
         with np.errstate(over="ignore", invalid="ignore"):
             delta = other.mean - self.mean
             mean = self.mean + delta * (other.sw / sw)
-            scatter = (self.scatter + other.scatter
-                       + np.outer(delta, delta) * (self.sw * other.sw / sw))
+            cross = np.outer(delta, delta) if self.scatter.ndim == 2 else delta * delta
+            scatter = self.scatter + other.scatter + cross * (self.sw * other.sw / sw)
         return MomentSummary(self.n + other.n, sw, mean, scatter,
                              np.minimum(self.xmin, other.xmin), np.maximum(self.xmax, other.xmax))
 

@@ -24,7 +24,8 @@ from latentkit.mixture import DirichletProcessMixture, GaussianMixture
 from latentkit.mixture._variational import VariationalGaussianMixture
 from latentkit.sequence import CategoricalHMM, GaussianHMM, HiddenMarkovModel
 from latentkit.sequence._emissions import GaussianEmission
-from latentkit.spectral import SpectralLDA
+from latentkit.neural import VAE
+from latentkit.spectral import SpectralGMM, SpectralLDA
 from latentkit.topic import PLSA, LatentDirichletAllocation
 
 COV_SHAPE = {"full": (2, 1, 1), "tied": (1, 1), "diag": (2, 1), "spherical": (2,)}
@@ -176,12 +177,24 @@ def test_plsa_scores_unseen_words_alike():
     lambda: GaussianHMM(2, random_state=0),
     lambda: GaussianHMM(2, covariance_type="full", random_state=0),
     lambda: HiddenMarkovModel(2, emission=GaussianEmission(), random_state=0),
-], ids=["gmm", "vgmm", "dpmm", "ghmm-diag", "ghmm-full", "hmm-gaussian-emission"])
+    lambda: SpectralGMM(2, random_state=0),
+    lambda: VAE(latent_dim=1, likelihood="gaussian", max_epochs=1, random_state=0),
+], ids=["gmm", "vgmm", "dpmm", "ghmm-diag", "ghmm-full", "hmm-gaussian-emission", "spectral",
+        "vae-gaussian"])
 def test_every_gaussian_model_has_the_same_scale_message(make):
-    X = np.random.default_rng(0).normal(size=(50, 2)) * 1e200
+    X = np.random.default_rng(0).normal(size=(50, 3)) * 1e200
     with pytest.raises(ValueError, match=r"X is too large in scale to fit in float64.*"
                                          r"Standardise X"):
         make().fit(X)
+
+
+def test_spectral_scale_check_covers_third_moments():
+    from latentkit.spectral import spectral_init_gmm
+
+    X = np.random.default_rng(0).normal(size=(50, 3)) * 1e110  # cubes overflow, squares not
+    with pytest.raises(ValueError, match="sum of cubed deviations"):
+        spectral_init_gmm(X, 2, random_state=0)
+    GaussianMixture(2, random_state=0, max_iter=2, tol=0).fit(X)  # second moments are fine
 
 
 # ---------------------------------------------------------------- item 9: default stopping

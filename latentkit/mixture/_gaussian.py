@@ -99,7 +99,7 @@ def _check_rows(model, X, reset, sample_weight, check=check_array):
     return _Rows(X, check_sample_weight(sample_weight, X.shape[0]))
 
 
-def _check_second_moments(summary, name="X"):
+def _check_second_moments(summary, name="X", order=2):
     """Refuse data whose second moments overflow float64.
 
     Every Gaussian model (the mixtures, GaussianHMM) accumulates
@@ -117,6 +117,10 @@ def _check_second_moments(summary, name="X"):
         Of all the training rows (merged over chunks): weighted mean, scatter, range.
     name : str
         The argument's name for the message.
+    order : {2, 3}, default 2
+        The highest moment the model forms: 3 for the method of moments (spectral GMM), whose
+        third-moment tensor sums ``n`` cubes of deviations of size up to ``d`` (the largest
+        deviation): refused when ``n d^3`` comes within ``64 D^2`` of the largest float64.
 
     Raises
     ------
@@ -128,15 +132,18 @@ def _check_second_moments(summary, name="X"):
     if summary.n == 0:
         return
     D = summary.mean.shape[0]
-    limit = math.log(np.finfo(np.float64).max) - math.log(64.0 * D)
+    limit = math.log(np.finfo(np.float64).max) - math.log(64.0 * D ** (order - 1))
     c = summary.mean
     with np.errstate(over="ignore", invalid="ignore"):
         big = float(np.max(np.maximum(summary.xmax - c, c - summary.xmin)))
-        total = float(np.trace(summary.scatter))
+        sc = summary.scatter
+        total = float(np.trace(sc) if sc.ndim == 2 else np.sum(sc))
     if not (np.isfinite(big) and np.isfinite(total)):
         log_s = math.inf
     elif big <= 0.0:
         return
+    elif order == 3:
+        log_s = 3.0 * math.log(big) + math.log(max(summary.n, 1))
     else:
         # the unweighted rows enter the E-step too: one squared deviation must fit as well
         log_s = max(2.0 * math.log(big), math.log(total) if total > 0 else -math.inf)
@@ -144,10 +151,13 @@ def _check_second_moments(summary, name="X"):
         e = int(math.ceil(math.log10(big))) if np.isfinite(big) else 308
         size = (f"about 1e{log_s / math.log(10.0):.0f}" if np.isfinite(log_s)
                 else "above 1.8e308")
+        what = "sum of squared" if order == 2 else "sum of cubed"
         raise ValueError(
-            f"{name} is too large in scale to fit in float64: its weighted sum of squared "
+            f"{name} is too large in scale to fit in float64: its weighted {what} "
             f"deviations from the mean is {size}, which would "
-            f"overflow (the limit is 1.8e308 / (64 n_features)). Standardise {name} (subtract "
+            f"overflow (the limit is 1.8e308 / (64 n_features"
+            f"{'^2' if order == 3 else ''})). Standardise "
+            f"{name} (subtract "
             f"the mean, divide each feature by its standard deviation) or rescale it, e.g. "
             f"fit {name} / 1e{e} and multiply means_ by 1e{e} and covariances_ by 1e{2 * e}.")
 
@@ -422,7 +432,7 @@ class GaussianMixture(LatentModel):
         return data
 
     def _data_summary(self, data):
-        return MomentSummary.of(data.X, data.w)
+        return MomentSummary.of(data.X, data.w, diagonal=True)
 
     def _set_data_defaults(self, summary):
         _check_second_moments(summary)

@@ -563,7 +563,7 @@ class GaussianEmission(Emission):
         return Xv
 
     def data_summary(self, X):
-        return MomentSummary.of(X, np.ones(X.shape[0]))
+        return MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True)
 
     def set_data_defaults(self, summary, n_components):
         """The scale check of every Gaussian model, and ``shift_``, the mean of all the

@@ -64,6 +64,16 @@ def project_simplex(V):
     return np.maximum(V - theta[:, None], 0.0)
 
 
+def check_moment_scale(X, order=3):
+    """The scale check of every Gaussian model (``latentkit.mixture``'s), for moments up to
+    ``order``: a ValueError naming X and the rescaling instead of inf/NaN moments."""
+    from .._summaries import MomentSummary
+    from ..mixture._gaussian import _check_second_moments
+
+    _check_second_moments(MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True),
+                          order=order)
+
+
 class GMMMoments:
     """Moments of a spherical Gaussian mixture with a common variance (Hsu & Kakade 2013).
 
@@ -100,6 +110,7 @@ class GMMMoments:
 
     def __init__(self, X, n_components, variance="bottom_mean"):
         X = check_array(X, "X", ensure_min_samples=2)
+        check_moment_scale(X, order=3)
         n, d = X.shape
         k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
         if k > d:

@@ -16,6 +16,7 @@ import numpy as np
 from .._validation import (check_array, check_counts, check_random_state, check_sample_weight,
                            check_scalar)
 from ._estimators import SpectralGMM, SpectralLDA
+from ._moments import check_moment_scale
 
 _COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
 
@@ -174,6 +175,7 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
     w = check_sample_weight(sample_weight, X.shape[0])
     rng = check_random_state(random_state)
+    check_moment_scale(X, order=3)  # refused by name, not a fallback on inf moments
     try:
         est = SpectralGMM(n_components, random_state=rng).fit(X)
         means = est.means_
