@@ -309,7 +309,7 @@ def _run_lda(args, progress):
           if args.dask_scheduler else []),
         f"init        {model.init if isinstance(model.init, str) else 'given'}",
         f"{'epochs' if svi else 'iterations':<10}  {model.n_iter_} "
-        f"({'converged' if model.converged_ else 'not converged'}, tol={model.tol})",
+        f"({'converged' if model.converged_ else 'not converged'}, tol={model.tol_:.3g})",
         f"ELBO        {model.lower_bound_:.4f} nats per document"
         + (" (held-out)" if svi and args.holdout else ""),
         f"perplexity  {perplexity:.2f} (training documents, per token)",

@@ -551,8 +551,7 @@ class LatentDirichletAllocation(LatentModel):
         svi.fit(X, total_samples=ts)
         vars(self).update(svi.model_._fit_state())
         self.mean_doc_length_ = mean_len
-        if self.tol is None:
-            self.tol_ = 1e-3 * max(mean_len, 1.0)
+        self.tol_ = float(self.tol) if self.tol is not None else 1e-3 * max(mean_len, 1.0)
         self.heldout_bounds_ = svi.heldout_bounds_
         self.heldout_steps_ = svi.heldout_steps_
         self.heldout_times_ = svi.heldout_times_
