@@ -46,9 +46,12 @@ def _bag_partition_to_matrix(part):
 
 
 def _block_summary(model, block, fit_params):
+    """``_data_summary`` of one block, validated as in the statistics pass of ``fit`` (the
+    model is not initialised yet: nothing is checked against the defaults being resolved)."""
     if block is None:
         return None
-    return model._data_summary(model._validate_data(block, reset=False, **fit_params))
+    with model._deferred_data_defaults():
+        return model._data_summary(model._validate_data(block, reset=False, **fit_params))
 
 
 def _add_summaries(a, b):
