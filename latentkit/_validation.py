@@ -17,7 +17,13 @@ __all__ = [
     "check_scalar",
     "check_n_features",
     "check_sample_weight",
+    "check_dense_width",
 ]
+
+#: A declared width above this, and 100 times larger than the number of columns (symbols,
+#: words) actually used, is taken as a coding mistake (hashed or stray large ids) rather than
+#: silently allocating dense arrays of that width.
+MAX_SPARSE_WIDTH = 100_000
 
 
 def check_random_state(random_state):
@@ -302,3 +308,45 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
     if w.sum() <= 0:
         raise ValueError(f"{name} must have a positive sum, got all zeros.")
     return w
+
+
+def check_dense_width(width, n_used, n_rows, *, name="X", unit="columns", owner="the model",
+                      what="parameter matrix", alternative=None):
+    """Refuse a declared width that is a coding mistake before a dense array of it is allocated.
+
+    Models with a dense (n_rows, width) parameter matrix (the topics of
+    LatentDirichletAllocation and PLSA, the categories of a categorical
+    DirichletProcessMixture, the emission matrix of CategoricalHMM) call this with the number
+    of columns the data actually use. A width above :data:`MAX_SPARSE_WIDTH` that is also more
+    than 100 times the number used (hashed word ids, a stray large symbol) is refused.
+
+    Parameters
+    ----------
+    width : int
+        The declared width (columns of X, largest symbol + 1).
+    n_used : int
+        Distinct columns (symbols) with data.
+    n_rows : int
+        Rows of the dense matrix (components, states).
+    name, unit, owner, what : str
+        Words of the message.
+    alternative : str, optional
+        Another fix, appended to the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the width, the memory the dense array would need, and the fix (re-code the
+        columns to those used).
+    """
+    width, n_used = int(width), int(n_used)
+    if width > MAX_SPARSE_WIDTH and width > 100 * max(n_used, 1):
+        gib = float(n_rows) * width * 8 / 2**30
+        raise ValueError(
+            f"{name} declares {width} {unit} but uses only {n_used}: {owner} would allocate a "
+            f"dense {n_rows} x {width} {what} ({gib:.3g} GiB of float64). "
+            f"Re-code the {unit} to 0..{max(n_used, 1) - 1} (the {n_used} used): "
+            + (f"np.unique({name}, return_inverse=True)" if unit == "symbols" else
+               f"cols = np.unique({name}.indices); {name} = {name}[:, cols] (keep cols to map "
+               "back)")
+            + (f"; {alternative}." if alternative else "."))

@@ -27,6 +27,7 @@ batch, chunked/streaming, stochastic (SVI) and distributed (Dask) fitting share 
 (DESIGN.md section 2).
 """
 
+import contextlib
 import copy
 import dataclasses
 import inspect
@@ -501,6 +502,38 @@ class LatentModel(ParamsMixin):
         bounds = np.linspace(0, n, n_chunks + 1).astype(int)
         return [data[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
+    # ---- data-derived defaults ---------------------------------------------------------------
+    def _data_summary(self, data):
+        """Mergeable summary (``+``) of validated data from which the data-derived defaults are
+        resolved (:mod:`latentkit._summaries`); None when the model has none."""
+        return None
+
+    def _set_data_defaults(self, summary):
+        """Resolve the data-derived defaults (``mean_doc_length_``, priors, alphabet, scale
+        checks...) from the summary of **all** the training data."""
+
+    def _resolve_data_defaults(self, data):
+        """Called by ``_validate_data(reset=True)``: resolve the defaults from ``data``, unless
+        a driver (chunked source, Dask) is merging the summaries of all chunks first."""
+        if self.__dict__.get("_defer_data_defaults"):
+            return
+        summary = self.__dict__.get("_whole_data_summary")  # set by StochasticVI
+        if summary is None:
+            summary = self._data_summary(data)
+        if summary is not None:
+            self._set_data_defaults(summary)
+
+    @contextlib.contextmanager
+    def _deferred_data_defaults(self):
+        """While active, ``_validate_data(reset=True)`` leaves the data-derived defaults unset
+        and chunk validation does not check against them; the driver merges the chunks'
+        ``_data_summary`` and calls ``_set_data_defaults`` once."""
+        self._defer_data_defaults = True
+        try:
+            yield
+        finally:
+            self.__dict__.pop("_defer_data_defaults", None)
+
     # ---- shared machinery ------------------------------------------------------------------
     def _prepare_data(self, X, reset, **fit_params):
         """Validate ``X`` for the drivers: in-memory input goes through ``_validate_data``; a
@@ -650,8 +683,9 @@ class LatentModel(ParamsMixin):
         X : array-like, ChunkSource or Dask collection
             Training data in the model's input form (see the class docstring); a
             :class:`latentkit.inference.ChunkSource` is read chunk by chunk in every iteration
-            (memory bounded by one chunk; initialisation uses the first chunk), and a Dask
-            array or bag runs the E-step on the workers (:mod:`latentkit.parallel.dask`).
+            (memory bounded by one chunk; initialisation uses the first chunk, and the
+            data-derived defaults come from one statistics pass over all chunks first), and a
+            Dask array or bag runs the E-step on the workers (:mod:`latentkit.parallel.dask`).
         y : ignored
             Present for scikit-learn compatibility.
         **fit_params

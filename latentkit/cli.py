@@ -425,7 +425,7 @@ def _run_lda(args, progress):
           if args.dask_scheduler else []),
         f"init        {model.init if isinstance(model.init, str) else 'given'}",
         f"{'epochs' if svi else 'iterations':<10}  {model.n_iter_} "
-        f"({'converged' if model.converged_ else 'not converged'}, tol={model.tol})",
+        f"({'converged' if model.converged_ else 'not converged'}, tol={model.tol_:.3g})",
         f"ELBO        {model.lower_bound_:.4f} nats per document"
         + (" (held-out)" if svi and args.holdout else ""),
         f"perplexity  {perplexity:.2f} (training documents, per token)",
@@ -592,7 +592,7 @@ def _run_gmm(args, progress):
         f"model       GaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})",
         f"init        {model.init if isinstance(model.init, str) else 'given'}",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
-        f"tol={model.tol})",
+        f"tol={model.tol_:.3g})",
         f"log-likelihood  {total:.4f} total, {per_sample:.6f} per sample (nats)",
         f"BIC         {bic:.4f}",
         "weights",
@@ -898,12 +898,10 @@ def _run_bayes_mixture(args, progress, kind):
     if args.standardize:
         sd = X.std(axis=0)
         X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    # run the bound to convergence by default: components die slowly, and the library default
-    # (tol=1e-3, as scikit-learn's) can stop while a vanishing component still has weight > 0.01
-    common = _opt(args, max_iter=args.max_iter if args.max_iter is not None else 1000,
-                  tol=args.tol if args.tol is not None else 1e-6, n_init=args.n_init,
-                  init=args.init,
-                  reg_covar=args.reg_covar)
+    # the library defaults run the bound to convergence (tol_ = 1e-3 / n_samples, scikit-learn's
+    # total-bound rule, and max_iter=1000): no CLI-only override
+    common = _opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
+                  init=args.init, reg_covar=args.reg_covar)
     if kind == "vgmm":
         k = 10 if args.n_components is None else args.n_components
         model = VariationalGaussianMixture(
@@ -930,7 +928,7 @@ def _run_bayes_mixture(args, progress, kind):
         + (" (standardised)" if args.standardize else ""),
         f"model       {desc}",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
-        f"tol={model.tol})",
+        f"tol={model.tol_:.3g})",
         f"ELBO        {model.lower_bound_:.6f} nats per sample",
         f"posterior predictive  {pred:.6f} nats per sample (mixture of Student-t)",
         f"effective components  {model.n_effective_components_} (expected weight > 0.01)",

@@ -11,8 +11,7 @@
   ``rho_t = (t + tau)^-kappa``, ``t = 1, 2, ...``.
 """
 
-import gzip
-import io
+import contextlib
 import itertools
 import numbers
 import time
@@ -153,12 +152,24 @@ class IterableSource(ChunkSource):
 
 
 def _open_text(path):
-    path = str(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
+    """Plain or gzip UTF-8 text, lines ending at LF only (one helper for every line-based
+    reader: :func:`latentkit.datasets._corpus._open_text`)."""
+    from .datasets._corpus import _open_text as open_text
+
+    return open_text(path)
+
+
+@contextlib.contextmanager
+def _readable(path):
+    """Turn a corrupt gzip stream (OSError, EOFError) into the documented ValueError; a
+    missing file stays FileNotFoundError, undecodable text is already a ValueError."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"{path}: could not be read as UTF-8 text (plain or gzip): "
+                         f"{exc}.") from None
 
 
 class DocwordSource(ChunkSource):
@@ -191,15 +202,19 @@ class DocwordSource(ChunkSource):
     def __init__(self, path, chunk_size=10000):
         self.path = path
         self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
-        with _open_text(path) as fh:
+        with _readable(path), _open_text(path) as fh:
             head = [fh.readline() for _ in range(3)]
         try:
             self.n_samples, self.n_features, self.nnz = (int(h.strip()) for h in head)
+            if min(self.n_samples, self.n_features, self.nnz) < 0 or \
+                    max(self.n_samples, self.n_features, self.nnz) >= 2**62:
+                raise ValueError
         except ValueError:
-            bad = next(i for i, h in enumerate(head) if not h.strip().isdigit())
+            bad = next((i for i, h in enumerate(head) if not h.strip().isdigit()
+                        or int(h.strip()) >= 2**62), 0)
             raise ValueError(
-                f"{path}: line {bad + 1} of the header must be an integer (D, W, NNZ), "
-                f"got {head[bad].strip()!r}."
+                f"{path}: line {bad + 1} of the header must be an integer in 0..2**62 (D, W, "
+                f"NNZ), got {head[bad].strip()!r}."
             ) from None
 
     # text read per block: parsing memory is O(block), independent of the file and chunk sizes
@@ -276,7 +291,7 @@ class DocwordSource(ChunkSource):
         chunk_start = 1  # first document id of the current chunk
         parts = []  # entries of the current chunk, as arrays
         prev_doc = 0
-        with _open_text(self.path) as fh:
+        with _readable(self.path), _open_text(self.path) as fh:
             for _ in range(3):
                 fh.readline()
             lineno = 4
@@ -325,7 +340,7 @@ class CSVSource(ChunkSource):
     def __init__(self, path, chunk_size=10000, n_samples=None):
         self.path = path
         self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
-        with _open_text(path) as fh:
+        with _readable(path), _open_text(path) as fh:
             first = fh.readline()
         try:
             [float(v) for v in first.split(",")]
@@ -337,12 +352,12 @@ class CSVSource(ChunkSource):
     @property
     def n_samples(self):
         if self._n is None:
-            with _open_text(self.path) as fh:
+            with _readable(self.path), _open_text(self.path) as fh:
                 self._n = sum(1 for line in itertools.islice(fh, self._skip, None) if line.strip())
         return self._n
 
     def iter_chunks(self):
-        with _open_text(self.path) as fh:
+        with _readable(self.path), _open_text(self.path) as fh:
             lines = itertools.islice(fh, self._skip, None)
             lineno = self._skip
             n_cols = None
@@ -374,23 +389,41 @@ class ValidatedChunks:
     """A :class:`ChunkSource` seen through a model's ``_validate_data`` (used by ``fit``).
 
     The first chunk is validated with ``reset`` (it sets ``n_features_in_``) and kept as
-    ``init_data`` for ``_init_params``; ``iter_chunks`` yields validated chunks lazily.
+    ``init_data`` for ``_init_params``; ``iter_chunks`` yields validated chunks lazily. With
+    ``reset``, a model with data-derived defaults (``_data_summary``) gets them from one
+    statistics pass over **all** chunks (the summaries merged), never from the first chunk.
     """
 
     def __init__(self, model, source, reset, fit_params):
         self.model = model
         self.source = source
         self.fit_params = fit_params
-        first = next(iter(source.iter_chunks()), None)
+        chunks = iter(source.iter_chunks())
+        first = next(chunks, None)
         if first is None:
             raise ValueError("The data source yielded no chunk.")
-        self.init_data = self._validate(first, reset)
+        self.summary = None
+        if not reset:
+            self.init_data = self._validate(first, False)
+            return
+        with model._deferred_data_defaults():
+            self.init_data = self._validate(first, True)
+            summary = model._data_summary(self.init_data)
+            if summary is not None:
+                for chunk in chunks:
+                    summary = summary + model._data_summary(self._validate(chunk, False))
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+        if summary is not None:
+            model._set_data_defaults(summary)
+        self.summary = summary
 
     def _validate(self, chunk, reset):
-        if isinstance(chunk, tuple):
-            X, kw = chunk
-            return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
-        return self.model._validate_data(chunk, reset=reset, **self.fit_params)
+        X, kw = chunk if isinstance(chunk, tuple) else (chunk, {})
+        if getattr(X, "shape", (1,))[0] == 0:
+            raise ValueError("The data source yielded an empty chunk (0 samples).")
+        return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
 
     def iter_chunks(self):
         for chunk in self.source.iter_chunks():
@@ -400,6 +433,18 @@ class ValidatedChunks:
 # --------------------------------------------------------------------------------------------
 # Stochastic variational inference
 # --------------------------------------------------------------------------------------------
+
+def _whole_data_summary(model, X, source, fit_params):
+    """The merged ``_data_summary`` of all the training data (or None), computed on a probe
+    copy so that ``model`` stays unfitted for ``partial_fit``'s initialisation."""
+    probe = clone(model)
+    probe._check_common_params()
+    probe._validate_params()
+    if source is not None:
+        return ValidatedChunks(probe, source, reset=True, fit_params=fit_params).summary
+    with probe._deferred_data_defaults():
+        return probe._data_summary(probe._validate_data(X, reset=True, **fit_params))
+
 
 class StochasticVI(ParamsMixin):
     """Stochastic variational inference (and stepwise EM) for any latentkit model.
@@ -608,6 +653,9 @@ class StochasticVI(ParamsMixin):
             heldout, heldout_kw = heldout
         else:
             heldout_kw = {}
+        # data-derived defaults (priors, alphabet, scale checks) from all the training data,
+        # not from the first minibatch: one statistics pass, kept for partial_fit's first step
+        model._whole_data_summary = _whole_data_summary(model, X, source, fit_params)
         every = self.evaluate_every or max(1, int(np.ceil(n / self.batch_size)) // 10)
         max_steps = self.max_steps if self.max_steps is not None else np.inf
         monitor = ConvergenceMonitor(self.tol, np.inf, rule="noisy", window=self.window)
@@ -660,6 +708,7 @@ class StochasticVI(ParamsMixin):
         return self
 
     def _record_fit(self, model, bounds, steps, times, t, epoch, monitor):
+        model.__dict__.pop("_whole_data_summary", None)
         self.model_ = model
         self.heldout_bounds_ = np.asarray(bounds, dtype=float)
         self.heldout_steps_ = np.asarray(steps, dtype=int)

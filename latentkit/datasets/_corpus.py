@@ -6,7 +6,6 @@ magic bytes, whatever their name.
 
 import csv
 import gzip
-import io
 import os
 import re
 import warnings
@@ -14,8 +13,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_dense_width
+
 __all__ = ["Bunch", "Corpus", "read_docword", "read_vocab", "read_numeric_csv", "tokenize",
-           "english_stop_words"]
+           "english_stop_words", "split_lines"]
 
 
 class Bunch(dict):
@@ -116,13 +117,39 @@ class Corpus(Bunch):
 # ----------------------------------------------------------------------------- file helpers
 
 def _open_text(path):
-    """Open a plain or gzip text file (detected by magic bytes) as UTF-8 text."""
+    """Open a plain or gzip text file (detected by magic bytes) as UTF-8 text whose lines end
+    at LF only (``newline='\\n'``: no translation; a CR before the LF stays, for
+    :func:`split_lines` or the parser to drop). Every line-based reader of latentkit (vocabulary,
+    docword, CSV, the chunked sources) opens files here, so a CR, form feed, U+001E, U+0085 or
+    U+2028 inside a line never splits it."""
     path = os.fspath(path)
     with open(path, "rb") as fh:
         magic = fh.read(2)
     if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, "r", encoding="utf-8", newline="")
+        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
+    return open(path, "r", encoding="utf-8", newline="\n")
+
+
+def split_lines(text):
+    """Split text into lines at LF and CRLF only.
+
+    ``str.splitlines`` also splits at CR, VT, FF, U+001C-U+001E, U+0085, U+2028 and U+2029,
+    which can be part of a word (a vocabulary line) or a field; line-based file formats end
+    lines with LF (or CRLF). A final LF does not start an empty last line.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of str
+        The lines without their LF or CRLF ending.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 def _read_text(path, what):
@@ -142,7 +169,9 @@ def read_vocab(path):
     Parameters
     ----------
     path : str or path-like
-        Plain text or gzip, UTF-8. Surrounding whitespace is stripped; a trailing empty line is
+        Plain text or gzip, UTF-8; lines end with LF or CRLF (nothing else splits a line, see
+        :func:`split_lines`). Surrounding spaces and tabs are stripped (other characters,
+        form feeds, U+0085, U+2028 included, belong to the word); trailing empty lines are
         ignored.
 
     Returns
@@ -152,19 +181,23 @@ def read_vocab(path):
     Raises
     ------
     ValueError
-        An empty line inside the file (with its line number) or an unreadable file.
+        An empty line or a NUL character inside the file (with its line number) or an
+        unreadable file.
     FileNotFoundError
     """
     text = _read_text(path, "vocabulary")
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
+    lines = split_lines(text)
+    while lines and not lines[-1].strip(" \t"):
         lines.pop()
     words = []
     for i, line in enumerate(lines, start=1):
-        w = line.strip()
+        w = line.strip(" \t")
         if not w:
             raise ValueError(f"vocabulary file {os.fspath(path)!r}, line {i}: empty line; expected "
                              "one word per line.")
+        if "\x00" in w:  # NumPy's str arrays drop trailing NULs: the word would change
+            raise ValueError(f"vocabulary file {os.fspath(path)!r}, line {i}: a NUL character "
+                             "(binary data?); expected one word of text per line.")
         words.append(w)
     return np.array(words, dtype=str)
 
@@ -292,6 +325,8 @@ def read_docword(path, vocab=None):
                                           f"{lines[i - 1].strip()!r}.") from None
         if value < 0:
             raise _docword_error(path, i, f"{name} must be >= 0, found {value}.")
+        if value >= 2**62:
+            raise _docword_error(path, i, f"{name} = {value} is too large (at most 2**62).")
         header.append(value)
     n_docs, n_words, n_nnz = header
 
@@ -314,6 +349,10 @@ def read_docword(path, vocab=None):
     X.sum_duplicates()
     X.sort_indices()
 
+    # the vocabulary is a dense array of W strings: refuse a header W far beyond the word ids
+    # used (hashed ids) before building it
+    check_dense_width(n_words, np.unique(cols).size, 1, name="the docword file",
+                      unit="words", owner="read_docword", what="vocabulary array")
     if vocab is None:
         vocabulary = np.array([f"w{j + 1}" for j in range(n_words)], dtype=str)
     elif isinstance(vocab, (str, os.PathLike)):
@@ -354,9 +393,9 @@ def read_numeric_csv(path, delimiter=","):
     FileNotFoundError
     """
     text = _read_text(path, "CSV")
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    reader = csv.reader(split_lines(text), delimiter=delimiter)
     rows, header, width = [], None, None
-    for lineno, fields in enumerate(reader, start=1):
+    for lineno, fields in _csv_rows(reader, path):
         if not fields or all(not f.strip() for f in fields):
             continue
         try:
@@ -380,6 +419,23 @@ def read_numeric_csv(path, delimiter=","):
     X = np.array(rows, dtype=np.float64)
     names = np.array(header if header is not None else [f"x{j}" for j in range(width)], dtype=str)
     return X, names
+
+
+def _csv_rows(reader, path):
+    """(line number, fields) of a csv reader over LF/CRLF-split lines; a csv.Error (a quote
+    left open, a CR inside an unquoted field) is a ValueError naming the line."""
+    lineno = 0
+    while True:
+        lineno += 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            why = ("a carriage return (CR) inside a field; lines end with LF or CRLF only"
+                   if "new-line" in str(exc) else str(exc))
+            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: {why}.") from None
+        yield lineno, fields
 
 
 def _is_float(s):

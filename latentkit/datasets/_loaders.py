@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ._corpus import _TOKEN_RE, Bunch, Corpus, _open_text, english_stop_words, read_docword
+from ._corpus import (_TOKEN_RE, Bunch, Corpus, _open_text, english_stop_words, read_docword,
+                      split_lines)
 
 __all__ = [
     "DatasetIntegrityError",
@@ -645,7 +646,7 @@ def load_lambda_phage():
     """
     rel = "lambda_phage/lambda_phage_NC_001416.1.fa.gz"
     with _open_text(_bundled(rel)) as fh:
-        lines = fh.read().splitlines()
+        lines = split_lines(fh.read())
     header = lines[0][1:].strip()
     seq = "".join(ln.strip() for ln in lines[1:] if ln.strip()).upper()
     table = np.full(256, -1, dtype=np.int64)

@@ -625,13 +625,24 @@ def accumulate_gaussian_stats(X, resp, covariance_type, *, sample_weight=None, s
     return nk, sx, sxx
 
 
+def _moment_counts(nk):
+    """The divisor of the first and second moments: ``N_k`` floored at ``10 eps`` only where
+    it is smaller. Adding the floor to every count (scikit-learn's ``nk + 10 eps``) divides
+    ``sx`` and ``sxx`` by ``N_k (1 + 10 eps / N_k)``, which biases ``sxx / N_k - m m^T`` by
+    ``10 eps |m|^2 / N_k``: a one-point component 1e4 from the shift got a variance of
+    ``reg_covar + 2e-7``, 1e8 away ``reg_covar + 22``. With the plain count a component on
+    one point (or on copies of it) gets exactly ``reg_covar`` whatever its offset."""
+    return np.maximum(nk, 10.0 * _EPS)
+
+
 def estimate_gaussian_parameters(nk, sx, sxx, covariance_type, *, reg_covar=1e-6, shift=None,
                                  warn=True):
     """Closed-form maximum-likelihood means and covariances from sufficient statistics.
 
     ``mu_k = shift + sx_k / N_k``, ``Sigma_k = sxx_k / N_k - m_k m_k^T + reg_covar I`` with
-    ``m_k = sx_k / N_k`` and ``N_k`` floored at ``10 eps`` (scikit-learn's floor, so an empty
-    component gets ``mu_k = shift`` and ``Sigma_k = reg_covar I`` rather than NaN). Tied:
+    ``m_k = sx_k / N_k`` and ``N_k`` floored at ``10 eps`` where smaller (so an empty
+    component gets ``mu_k = shift`` and ``Sigma_k = reg_covar I`` rather than NaN, and a
+    component on a single point exactly ``reg_covar``, whatever its distance from the shift). Tied:
     ``Sigma = (sxx - sum_k N_k m_k m_k^T) / sum_k N_k + reg_covar I``; diag/spherical keep the
     diagonal / its mean.
 
@@ -666,7 +677,7 @@ def estimate_gaussian_parameters(nk, sx, sxx, covariance_type, *, reg_covar=1e-6
     sxx = np.asarray(sxx, dtype=np.float64)
     K, D = sx.shape
     shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
-    nks = nk + 10.0 * _EPS
+    nks = _moment_counts(nk)
     m = sx / nks[:, None]
     means = m + shift
     collapsed = nk <= 1e-8 * max(float(nk.sum()), 1e-300)

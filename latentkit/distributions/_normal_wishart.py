@@ -401,6 +401,55 @@ class NormalWishart:
             q = eta3 - beta * (mc ** 2).sum(1)
         return cls(covariance_type, beta, mc + shift, q, dof)
 
+    @classmethod
+    def posterior(cls, prior, nk, sx, sxx, reg_covar, shift):
+        """The batch update (Bishop 2006, eqs. 10.60-10.63) in centred form.
+
+        ``beta_k = beta_0 + N_k``, ``m_k = (beta_0 m_0 + N_k xbar_k) / beta_k``,
+        ``Q_k = Q_0 + N_k S_k + N_k reg_covar I + beta_0 N_k / beta_k (xbar_k - m_0)(...)^T``,
+        ``nu_k = nu_0 + N_k``, from statistics about ``shift``
+        (:meth:`natural_stats`' layout). It equals :meth:`from_natural` of the prior's plus the
+        statistics' natural parameters, but forms the scatter from the centred
+        ``N_k S_k = sxx_k - N_k xbar_k xbar_k^T`` (exactly 0 for a component on one point) and
+        the explicit offset term, instead of the difference of two terms of size
+        ``beta_k |m_k - shift|^2``, which cancel catastrophically for a component far from
+        the shift.
+        """
+        ct = prior.covariance_type
+        nk = np.asarray(nk, dtype=np.float64)
+        sx = np.asarray(sx, dtype=np.float64)
+        sxx = np.asarray(sxx, dtype=np.float64)
+        K, D = sx.shape
+        b0 = float(prior.beta[0])
+        mc0 = prior.means[0] - shift
+        beta = b0 + nk
+        xbar = sx / np.maximum(nk, 10.0 * np.finfo(np.float64).eps)[:, None]
+        means = shift + (b0 * mc0[None, :] + sx) / beta[:, None]
+        dev = xbar - mc0[None, :]
+        coef = b0 * nk / beta
+        # the centred scatter N_k S_k first: added to Q_0 before the subtraction, Q_0 would
+        # be rounded away next to sxx
+        if ct == "full":
+            q = (sxx - nk[:, None, None] * xbar[:, :, None] * xbar[:, None, :]) \
+                + prior.scatter[0][None] + coef[:, None, None] * dev[:, :, None] * dev[:, None, :]
+            q = 0.5 * (q + q.transpose(0, 2, 1))
+            q[:, np.arange(D), np.arange(D)] += nk[:, None] * reg_covar
+            dof = float(prior.dof[0]) + nk
+        elif ct == "tied":
+            q = (sxx - np.einsum("k,ki,kj->ij", nk, xbar, xbar)) + prior.scatter \
+                + np.einsum("k,ki,kj->ij", coef, dev, dev)
+            q = 0.5 * (q + q.T) + nk.sum() * reg_covar * np.eye(D)
+            dof = float(prior.dof) + float(nk.sum())
+        elif ct == "diag":
+            q = (sxx - nk[:, None] * xbar ** 2) + prior.scatter[0][None] \
+                + coef[:, None] * dev ** 2 + nk[:, None] * reg_covar
+            dof = float(prior.dof[0]) + nk
+        else:
+            q = (sxx - nk * (xbar ** 2).sum(1)) + float(prior.scatter[0]) \
+                + coef * (dev ** 2).sum(1) + nk * reg_covar * D
+            dof = float(prior.dof[0]) + nk
+        return cls(ct, beta, means, q, dof)
+
     @staticmethod
     def natural_prior(prior, n_components, shift):
         """Natural parameters of K copies of the prior (for 'tied', the shared precision's

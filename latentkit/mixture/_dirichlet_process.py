@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp, psi
 
-from .._validation import check_counts, check_random_state, check_scalar
+from .._summaries import CountSummary
+from .._validation import check_counts, check_dense_width, check_random_state, check_scalar
 from ..base import Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
@@ -87,9 +88,11 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         reg_covar jitter offset of the E-step, which the tail components get too, and the
         regularisation of a singular default covariance_prior). The 'tail' truncation
         supports 'full', 'diag' and 'spherical' (a tied precision would couple the tail).
-    tol : float, default 1e-3
-        Nats per sample.
-    max_iter, n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
+    tol : float or None, default None
+        Nats per sample; None resolves to ``tol_ = 1e-3 / n_samples`` (scikit-learn's
+        total-bound tolerance, see :class:`VariationalGaussianMixture`).
+    max_iter : int, default 1000
+    n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
         As in :class:`VariationalGaussianMixture` (init responsibilities have T columns).
         ``init='spectral'`` (Gaussian components only) starts from the spectral partition into
         ``k`` clusters, ``k`` = :func:`latentkit.spectral.n_components_from_spectrum` (the
@@ -137,7 +140,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
 
     def __init__(self, truncation=30, *, concentration=1.0, truncation_method="fixed",
                  component_type="gaussian", category_prior=0.5, covariance_type="full",
-                 tol=1e-3, reg_covar=1e-6, max_iter=100, n_init=1, init="kmeans++",
+                 tol=None, reg_covar=1e-6, max_iter=1000, n_init=1, init="kmeans++",
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
                  learning_offset=10.0, learning_decay=0.7):
@@ -205,15 +208,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         if not self._categorical():
             return super()._validate_data(X, reset, sample_weight=sample_weight)
         data = _check_rows(self, X, reset, sample_weight, check=check_counts)
-        Xc = data.X
         if reset:
-            lam = np.array(self.category_prior, dtype=np.float64, copy=True)
-            if lam.ndim == 0:
-                lam = np.full(Xc.shape[1], float(lam))
-            if lam.shape != (Xc.shape[1],) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
-                raise ValueError(f"category_prior must be a positive float or a positive array "
-                                 f"of shape ({Xc.shape[1]},), got {self.category_prior!r}.")
-            self.category_prior_ = lam
+            self._resolve_data_defaults(data)
         return data
 
     def _spectral_start_components(self, X, w):
@@ -222,6 +218,28 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         self.spectral_n_components_ = n_components_from_spectrum(
             X, max_components=self.truncation, sample_weight=w)
         return self.spectral_n_components_
+
+    def _data_summary(self, data):
+        if not self._categorical():
+            return super()._data_summary(data)
+        return CountSummary.of(data.X, data.w)
+
+    def _set_data_defaults(self, summary):
+        if not self._categorical():
+            return super()._set_data_defaults(summary)
+        V = self.n_features_in_
+        # refuse a declared width far beyond the categories used before T x V arrays exist
+        check_dense_width(V, summary.columns.size, int(self.truncation),
+                          unit="columns (categories)", owner="DirichletProcessMixture",
+                          what="category matrix")
+        lam = np.array(self.category_prior, dtype=np.float64, copy=True)
+        if lam.ndim == 0:
+            lam = np.full(V, float(lam))
+        if lam.shape != (V,) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
+            raise ValueError(f"category_prior must be a positive float or a positive array "
+                             f"of shape ({V},), got {self.category_prior!r}.")
+        self.category_prior_ = lam
+        self._resolve_tol(summary.weight)
 
     # ---- stick factor -----------------------------------------------------------------------
     def _init_weight_factor(self):

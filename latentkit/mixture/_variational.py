@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import logsumexp, psi
 
 from .._validation import check_random_state, check_scalar
+from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
@@ -21,7 +22,7 @@ from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
 from ..distributions._normal_wishart import NormalWishart
 from ._gaussian import (_check_mixture_params, _check_n_samples, _check_rows,
                         _check_second_moments, _kmeans_responsibilities,
-                        _random_responsibilities)
+                        _random_responsibilities, _total_bound_tol)
 
 __all__ = ["VariationalGaussianMixture"]
 
@@ -73,6 +74,7 @@ class _BayesianGaussianBase(LatentModel):
 
     _INIT_KEYS = ("responsibilities",)
     _state_attributes = ("_shift",)  # the fixed point of the moments
+    _tol_may_be_none = True  # tol=None: 1e-3 / n_samples, resolved from the data (tol_)
 
     # ---- weight factor (subclasses) ---------------------------------------------------------
     def _n_represented(self):  # pragma: no cover - abstract
@@ -110,17 +112,18 @@ class _BayesianGaussianBase(LatentModel):
             raise ValueError("init must be 'kmeans++', 'random', 'spectral' or "
                              f"{{'responsibilities': R}}, got {init!r}.")
 
-    def _resolve_priors(self, X, w):
-        """Resolve the Normal-Wishart prior from the data (scikit-learn's documented defaults:
+    def _resolve_priors(self, summary):
+        """Resolve the Normal-Wishart prior from the moments of all the data (a
+        :class:`latentkit._summaries.MomentSummary`; scikit-learn's documented defaults:
         mean_prior = mean of X, covariance_prior = covariance of X (ddof=1; its diagonal for
         'diag', the mean variance for 'spherical'), degrees_of_freedom_prior = n_features,
         mean_precision_prior = 1)."""
-        n, D = X.shape
+        n, D = summary.n, summary.mean.shape[0]
         ct = self.covariance_type
         self.mean_precision_prior_ = 1.0 if self.mean_precision_prior is None else \
             float(self.mean_precision_prior)
-        sw = w.sum()
-        mean = (w @ X) / sw
+        sw = summary.sw
+        mean = summary.mean
         if self.mean_prior is None:
             self.mean_prior_ = mean
         else:
@@ -144,12 +147,12 @@ class _BayesianGaussianBase(LatentModel):
                 raise ValueError(f"the default covariance_prior (the covariance of X) needs a "
                                  f"total sample weight above 1, got n_samples = {n} (weight "
                                  f"{sw:g}); pass more samples or covariance_prior.")
-            Xc = X - mean
-            cov = (Xc * w[:, None]).T @ Xc / (sw - 1.0)
+            cov = summary.scatter / (sw - 1.0)
             cov = 0.5 * (cov + cov.T)
             # rounding level of each variance: the computed mean of a constant feature is off
             # by up to n eps |x|, so its computed variance is noise of that size squared
-            noise = np.square(4.0 * n * _EPS * np.abs(X).max(axis=0))
+            absmax = np.maximum(np.abs(summary.xmin), np.abs(summary.xmax))
+            noise = np.square(4.0 * n * _EPS * absmax)
             if ct in ("full", "tied"):
                 c0 = cov
             elif ct == "diag":
@@ -206,9 +209,21 @@ class _BayesianGaussianBase(LatentModel):
     def _validate_data(self, X, reset, sample_weight=None):
         data = _check_rows(self, X, reset, sample_weight)
         if reset:
-            _check_second_moments(data.X, data.w)
-            self._resolve_priors(data.X, data.w)
+            self._resolve_data_defaults(data)
         return data
+
+    def _data_summary(self, data):
+        return MomentSummary.of(data.X, data.w)
+
+    def _set_data_defaults(self, summary):
+        """Scale check and the Normal-Wishart prior from the moments of all the data."""
+        _check_second_moments(summary)
+        self._resolve_priors(summary)
+        self._resolve_tol(summary.sw)
+
+    def _resolve_tol(self, total_weight):
+        """``tol_``: ``tol``, or scikit-learn's total-bound tolerance 1e-3 per sample."""
+        self.tol_ = _total_bound_tol(self.tol, total_weight)
 
     # ---- initialisation ---------------------------------------------------------------------
     def _initial_responsibilities(self, data, rng, n_lloyd=300):
@@ -305,14 +320,17 @@ class _BayesianGaussianBase(LatentModel):
         nk = stats.nk[:K] * scale
         n_tail = float(stats.nk[K] * scale) if stats.nk.shape[0] > K else 0.0
         sxx = stats.sxx if ct == "tied" else stats.sxx[:K]
-        inc = NormalWishart.natural_stats(ct, nk, stats.sx[:K] * scale, sxx * scale,
-                                          self.reg_covar)
-        eta = NormalWishart.natural_prior(self._prior, K, self._shift)
-        eta = [e + s for e, s in zip(eta, inc)]
         if step_size < 1.0 and self._nw is not None:
+            inc = NormalWishart.natural_stats(ct, nk, stats.sx[:K] * scale, sxx * scale,
+                                              self.reg_covar)
+            eta = NormalWishart.natural_prior(self._prior, K, self._shift)
+            eta = [e + s for e, s in zip(eta, inc)]
             cur = self._nw.to_natural(self._shift)
             eta = [(1.0 - step_size) * c + step_size * e for c, e in zip(cur, eta)]
-        self._nw = NormalWishart.from_natural(ct, eta, self._shift)
+            self._nw = NormalWishart.from_natural(ct, eta, self._shift)
+        else:  # the batch update in centred form (exact for one-point components)
+            self._nw = NormalWishart.posterior(self._prior, nk, stats.sx[:K] * scale,
+                                               sxx * scale, self.reg_covar, self._shift)
         self._update_weight_factor(nk, n_tail, step_size)
         self._set_public()
 
@@ -485,8 +503,13 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     covariance_type : {'full', 'tied', 'diag', 'spherical'}, default 'full'
         'full' and 'tied' use Wishart factors; 'diag' and 'spherical' independent Gamma factors
         of the precisions (see :mod:`latentkit.distributions._normal_wishart`).
-    tol : float, default 1e-3
-        Stop when the ELBO changes by less than ``tol`` nats per sample.
+    tol : float or None, default None
+        Stop when the ELBO changes by less than ``tol`` nats per sample. The default None
+        resolves to ``tol_ = 1e-3 / n_samples`` (the total sample weight): scikit-learn's
+        BayesianGaussianMixture applies its ``tol=1e-3`` to the *total* bound, so this is the
+        same stopping rule. A per-sample 1e-3 stops hundreds of times earlier, while dying
+        components still carry weight (standardised Old Faithful, DirichletProcessMixture
+        with truncation 30: 3 effective components for 4 of 5 seeds instead of 2).
     reg_covar : float, default 1e-6
         Added as N_k reg_covar to the diagonal of each posterior scatter (scikit-learn's
         convention: reg_covar on the diagonal of the empirical covariances). The E-step and
@@ -495,7 +518,9 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         steps are exact coordinate ascent and the ELBO never decreases, even on
         rank-deficient data where reg_covar dominates a direction of a scatter. Absolute, in
         the units of X squared (standardise X when its variances are far from 1).
-    max_iter : int, default 100
+    max_iter : int, default 1000
+        Coordinate-ascent iterations per initialisation (components die slowly: 100, as in
+        scikit-learn, stops some bundled-data fits before they converge).
     n_init : int, default 1
     init : {'kmeans++', 'random', 'spectral'} or dict, default 'kmeans++'
         Starting responsibilities: hard labels of k-means++ seeding followed by Lloyd
@@ -583,8 +608,8 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
 
     _k_name = "n_components"
 
-    def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
-                 max_iter=100, n_init=1, init="kmeans++", weight_concentration_prior=None,
+    def __init__(self, n_components=1, *, covariance_type="full", tol=None, reg_covar=1e-6,
+                 max_iter=1000, n_init=1, init="kmeans++", weight_concentration_prior=None,
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
                  learning_offset=10.0, learning_decay=0.7):

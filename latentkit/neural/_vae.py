@@ -325,6 +325,12 @@ class VAE(LatentModel):
         X = check_array(X, name, dtype=np.float64)
         if reset:
             self.n_features_in_ = X.shape[1]
+            if self.likelihood == "gaussian":  # the scale check of every Gaussian model
+                from .._summaries import MomentSummary
+                from ..mixture._gaussian import _check_second_moments
+
+                _check_second_moments(MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True),
+                                      name)
         else:
             check_n_features(X.shape[1], self.n_features_in_, name, type(self).__name__)
         if self.likelihood == "bernoulli":

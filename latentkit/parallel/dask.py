@@ -13,7 +13,8 @@ lives here: a model only needs ``_e_step``, ``+`` on its statistics and its stat
 Blocks are validated once, on the workers, and kept there (``persist``). For HMMs, pass
 ``lengths=`` to ``fit``: the array is re-chunked on sequence boundaries so that no sequence is
 split between blocks. Initialisation (``_init_params``) sees the first block only, so give an
-explicit ``init`` dict when a fit must equal a local one exactly.
+explicit ``init`` dict when a fit must equal a local one exactly; the data-derived defaults
+(priors, tolerances, alphabet) come from the merged summaries of all blocks.
 """
 
 import operator
@@ -52,6 +53,26 @@ def _bag_partition_to_matrix(part):
     if sp.issparse(rows[0]):
         return sp.vstack([sp.csr_matrix(r) for r in rows], format="csr")
     return np.vstack([np.asarray(r, dtype=float).reshape(1, -1) for r in rows])
+
+
+def _block_summary(model, block, fit_params):
+    """``_data_summary`` of one block, validated as in the statistics pass of ``fit`` (the
+    model is not initialised yet: nothing is checked against the defaults being resolved)."""
+    if block is None:
+        return None
+    with model._deferred_data_defaults():
+        return model._data_summary(model._validate_data(block, reset=False, **fit_params))
+
+
+def _add_summaries(a, b):
+    return b if a is None else a if b is None else a + b
+
+
+def _tree_sum(dask, parts, op=_add_summaries):
+    while len(parts) > 1:
+        parts = [dask.delayed(op)(parts[i], parts[i + 1]) if i + 1 < len(parts)
+                 else parts[i] for i in range(0, len(parts), 2)]
+    return parts[0]
 
 
 def _e_step_block(spec, data):
@@ -130,7 +151,22 @@ class DaskData:
         first = blocks[0].compute()
         if first is None:
             raise ValueError("The first partition of the Dask collection is empty.")
-        self.init_data = model._validate_data(first, reset=reset, **block_params[0])
+        if not reset:
+            self.init_data = model._validate_data(first, reset=False, **block_params[0])
+        else:
+            # data-derived defaults from all blocks: their summaries are tree-merged
+            with model._deferred_data_defaults():
+                self.init_data = model._validate_data(first, reset=True, **block_params[0])
+                summary = model._data_summary(self.init_data)
+                if summary is not None and len(blocks) > 1:
+                    m = dask.delayed(model, traverse=False)
+                    parts = [dask.delayed(_block_summary)(m, b, p)
+                             for b, p in zip(blocks[1:], block_params[1:])]
+                    rest = _tree_sum(dask, parts).compute()
+                    if rest is not None:
+                        summary = summary + rest
+            if summary is not None:
+                model._set_data_defaults(summary)
         self._raw = list(zip(blocks, block_params))
         self._blocks = None
         self.n_blocks = len(blocks)
@@ -150,7 +186,4 @@ class DaskData:
                                           for b, p in self._raw])
             self._raw = None
         parts = [dask.delayed(_e_step_block)(m, b) for b in self._blocks]
-        while len(parts) > 1:
-            parts = [dask.delayed(operator.add)(parts[i], parts[i + 1]) if i + 1 < len(parts)
-                     else parts[i] for i in range(0, len(parts), 2)]
-        return parts[0].compute()
+        return _tree_sum(dask, parts, operator.add).compute()

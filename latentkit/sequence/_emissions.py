@@ -29,7 +29,8 @@ import warnings
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from .._validation import check_array, check_n_features, check_scalar
+from .._summaries import MomentSummary, RowSummary, SymbolSummary
+from .._validation import check_array, check_dense_width, check_n_features, check_scalar
 from ..base import ParamsMixin, Stats, stats_dataclass
 
 __all__ = [
@@ -43,10 +44,6 @@ __all__ = [
     "PoissonHMMStats",
 ]
 
-#: An inferred alphabet larger than this, and 100 times larger than the number of distinct
-#: symbols seen, is taken as a coding mistake (a stray large id) rather than silently
-#: allocating an emission matrix of that width.
-_MAX_SPARSE_ALPHABET = 100_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -146,6 +143,14 @@ class Emission(ParamsMixin):
     def log_prior(self, params):
         """Log prior density of the emission parameters, nats (0: maximum likelihood)."""
         return 0.0
+
+    def data_summary(self, X):
+        """Mergeable summary of validated observations (:mod:`latentkit._summaries`) from which
+        :meth:`set_data_defaults` resolves data-derived values; default: the number of rows."""
+        return RowSummary(X.shape[0])
+
+    def set_data_defaults(self, summary, n_components):
+        """Resolve data-derived values from the summary of all training observations."""
 
     def _check_sequences_values(self, X, offsets):
         pass
@@ -268,27 +273,31 @@ class CategoricalEmission(Emission):
             r = int(np.argmax(neg))
             raise ValueError(f"X contains the negative symbol {sym[r]} at {_where(r, offsets)}; "
                              "symbols must be integers in 0..n_features-1.")
-        if reset:
-            if self.n_features is None:
-                n_feat = int(sym.max()) + 1
-                n_distinct = np.unique(sym).size
-                if n_feat > _MAX_SPARSE_ALPHABET and n_feat > 100 * n_distinct:
-                    raise ValueError(
-                        f"X uses {n_distinct} distinct symbols but its largest symbol is "
-                        f"{n_feat - 1}, so n_features would be {n_feat} (an emission matrix of "
-                        f"{n_feat} columns per state). Re-code the symbols to 0..{n_distinct - 1} "
-                        "(np.unique(X, return_inverse=True)) or pass n_features explicitly.")
-            else:
-                n_feat = int(self.n_features)
-            self.n_features_ = n_feat
+        if reset:  # an inferred alphabet is resolved from all the data (set_data_defaults)
+            self.n_features_ = None if self.n_features is None else int(self.n_features)
         n_feat = self.n_features_
-        big = sym >= n_feat
+        big = sym >= n_feat if n_feat is not None else np.zeros(0, dtype=bool)
         if big.any():
             r = int(np.argmax(big))
             raise ValueError(
                 f"X contains the symbol {sym[r]} at {_where(r, offsets)}, outside "
                 f"0..{n_feat - 1} (n_features={n_feat}).")
         return sym
+
+    def data_summary(self, X):
+        return SymbolSummary.of(X)
+
+    def set_data_defaults(self, summary, n_components):
+        """``n_features_``: ``n_features``, or the largest symbol of all the data plus one,
+        refused (before any allocation) when far wider than the symbols used."""
+        if self.n_features is not None:
+            return
+        n_feat = int(summary.symbols[-1]) + 1
+        n_distinct = summary.symbols.size
+        check_dense_width(n_feat, n_distinct, n_components, unit="symbols",
+                          owner="the categorical HMM", what="emission matrix",
+                          alternative="or pass n_features explicitly")
+        self.n_features_ = n_feat
 
     def init_params(self, X, n_components, rng, init):
         """``emissionprob`` rows: the smoothed symbol frequencies of ``X`` times independent
@@ -544,10 +553,20 @@ class GaussianEmission(Emission):
         Xv = check_array(X, "X")
         if reset:
             self.n_features_ = Xv.shape[1]
-            self.shift_ = Xv.mean(axis=0)
         else:
             check_n_features(Xv.shape[1], self.n_features_)
         return Xv
+
+    def data_summary(self, X):
+        return MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True)
+
+    def set_data_defaults(self, summary, n_components):
+        """The scale check of every Gaussian model, and ``shift_``, the mean of all the
+        training observations."""
+        from ..mixture._gaussian import _check_second_moments
+
+        _check_second_moments(summary)
+        self.shift_ = summary.mean
 
     def init_params(self, X, n_components, rng, init):
         """``'kmeans++'``: means at k-means++ seeds (Arthur & Vassilvitskii 2007) refined by 10
@@ -659,7 +678,9 @@ class GaussianEmission(Emission):
 
 def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):
     """ML covariances about given (frozen) means from moments about ``shift``."""
-    nk = stats.post + 10.0 * np.finfo(float).eps
+    from ..distributions._gaussian import _moment_counts
+
+    nk = _moment_counts(stats.post)
     d = means - shift  # (K, D)
     sx, sxx = stats.obs, stats.obs2
     if ct == "full":
@@ -739,7 +760,13 @@ def _kmeans_plusplus(X, k, rng):
 
 def _kmeans(X, k, rng, n_iter=10):
     """k-means++ seeds refined by ``n_iter`` Lloyd iterations (empty clusters keep their
-    centre)."""
+    centre). Distances are taken about the data mean: ``|c|^2 - 2 x.c`` about the origin
+    loses ``|x|^2 eps`` (data 1e9 from the origin: errors of ~200 per squared distance)."""
+    origin = X.mean(axis=0)
+    return _kmeans_centred(X - origin, k, rng, n_iter) + origin
+
+
+def _kmeans_centred(X, k, rng, n_iter):
     C = _kmeans_plusplus(X, k, rng)
     for _ in range(n_iter):
         lab = np.argmin((C ** 2).sum(1)[None, :] - 2.0 * (X @ C.T), axis=1)

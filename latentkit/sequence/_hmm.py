@@ -299,19 +299,29 @@ class HiddenMarkovModel(LatentModel):
             # emission_ is (re)created by _validate_params, which fit calls first
             if not hasattr(self, "emission_"):
                 self._validate_params()
-        else:
+        elif not self.__dict__.get("_defer_data_defaults"):  # (a statistics pass of fit)
             self._check_is_fitted()
         n_rows = _n_rows(X)
         offsets = check_lengths(lengths, n_rows)
         Xv = self.emission_.check_X(X, offsets, reset)
+        data = SequenceData(Xv, offsets)
         if reset:
             arr = np.asarray(X)
             self.n_features_in_ = 1 if arr.ndim == 1 else arr.shape[1]
-            if self.n_components > n_rows:
-                raise ValueError(
-                    f"n_components={self.n_components} is larger than the number of time steps "
-                    f"in X ({n_rows}); an HMM needs at least one observation per state.")
-        return SequenceData(Xv, offsets)
+            self._resolve_data_defaults(data)
+        return data
+
+    def _data_summary(self, data):
+        return self.emission_.data_summary(data.X)
+
+    def _set_data_defaults(self, summary):
+        """Checks and defaults that need all the training data (the number of time steps, the
+        emission's alphabet, shift and scale check), never one chunk's."""
+        if self.n_components > summary.n:
+            raise ValueError(
+                f"n_components={self.n_components} is larger than the number of time steps "
+                f"in X ({summary.n}); an HMM needs at least one observation per state.")
+        self.emission_.set_data_defaults(summary, self.n_components)
 
     def _n_samples(self, data):
         return data.n_samples

@@ -14,7 +14,7 @@ from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
-from ._moments import GMMMoments, HMMMoments, LDAMoments
+from ._moments import GMMMoments, HMMMoments, LDAMoments, check_moment_scale
 from ._power import HistoryStateMixin, robust_tensor_power
 from ._tensors import SymmetricTensor
 from .._threads import blas_single_thread
@@ -284,6 +284,7 @@ class SpectralGMM(_SpectralBase):
         from ._sparse import sparse_spectral_gmm
 
         X = check_array(X, "X", ensure_min_samples=3)
+        check_moment_scale(X, order=3)
         res = sparse_spectral_gmm(X, self.n_components, self.sparsity, n_init=self.n_restarts,
                                   n_iter=self.n_iter, tol=self.tol, random_state=rng)
         n, d = X.shape

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .._validation import check_array, check_counts, check_scalar
+from .._validation import check_array, check_counts, check_dense_width, check_scalar
 from ._tensors import ImplicitMomentTensor
 
 __all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex"]
@@ -62,6 +62,16 @@ def project_simplex(V):
     rho = d - 1 - np.argmax(cond[:, ::-1], axis=1)
     theta = css[np.arange(n), rho] / (rho + 1)
     return np.maximum(V - theta[:, None], 0.0)
+
+
+def check_moment_scale(X, order=3):
+    """The scale check of every Gaussian model (``latentkit.mixture``'s), for moments up to
+    ``order``: a ValueError naming X and the rescaling instead of inf/NaN moments."""
+    from .._summaries import MomentSummary
+    from ..mixture._gaussian import _check_second_moments
+
+    _check_second_moments(MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True),
+                          order=order)
 
 
 class GMMMoments:
@@ -131,6 +141,7 @@ class GMMMoments:
     def __init__(self, X, n_components, variance="bottom_mean", covariance_type="tied",
                  center=True):
         X = check_array(X, "X", ensure_min_samples=2)
+        check_moment_scale(X, order=3)
         n, d = X.shape
         k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
         if k > d:
@@ -240,6 +251,9 @@ class LDAMoments:
 
     def __init__(self, X, alpha0):
         X = check_counts(X, "X")
+        # dense V-vectors and a V x (k + oversampling) whitening follow: refuse hashed ids first
+        check_dense_width(X.shape[1], np.unique(X.indices).size, 1, unit="columns (words)",
+                          owner="the spectral LDA moments", what="moment vector")
         self.alpha0 = check_scalar(alpha0, "alpha0", numbers.Real, low=0.0, low_inclusive=False)
         ell = np.asarray(X.sum(axis=1)).ravel()
         valid = ell >= 3

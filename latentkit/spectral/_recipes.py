@@ -16,6 +16,7 @@ import numpy as np
 from .._validation import (check_array, check_counts, check_random_state, check_sample_weight,
                            check_scalar)
 from ._estimators import SpectralLDA
+from ._moments import check_moment_scale
 
 _COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
 
@@ -167,6 +168,7 @@ def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, r
     reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
     w = check_sample_weight(sample_weight, X.shape[0])
     rng = check_random_state(random_state)
+    check_moment_scale(X, order=3)  # refused by name, not a fallback on inf moments
     what = "k-means++" if cols == k else f"k-means++ ({k} clusters)"
     labels, params, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
                                      what=what)

@@ -18,7 +18,9 @@ import scipy.sparse as sp
 from scipy.special import psi
 
 from .._kernels import topic as _k
-from .._validation import check_counts, check_n_features, check_random_state, check_scalar
+from .._summaries import CountSummary
+from .._validation import (check_counts, check_dense_width, check_n_features, check_random_state,
+                           check_scalar)
 from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
@@ -165,13 +167,20 @@ def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_cha
     return _run_e_step(X, bt, shift, alpha, max_it, tol, gamma0=gamma0)
 
 
-def _mean_doc_length(X):
-    """Mean tokens per document of a CSR matrix, or of a source's first chunk."""
+def _count_summary(X):
+    """(:class:`CountSummary`, width) of a CSR matrix, or of all chunks of a source."""
     from ..inference import ChunkSource
 
     if isinstance(X, ChunkSource):
-        X = check_counts(next(iter(X.iter_chunks())), "X")
-    return float(X.data.sum() / max(X.shape[0], 1))
+        total = width = None
+        for chunk in X.iter_chunks():
+            chunk = check_counts(chunk, "X")
+            s = CountSummary.of(chunk)
+            total, width = (s, chunk.shape[1]) if total is None else (total + s, width)
+        if total is None:
+            raise ValueError("The data source yielded no chunk.")
+        return total, width
+    return CountSummary.of(X), X.shape[1]
 
 
 class LatentDirichletAllocation(TopicReportMixin, LatentModel):
@@ -365,13 +374,23 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
         X = check_counts(X, "X")
         if reset:
             self.n_features_in_ = X.shape[1]
-            n_docs = X.shape[0]
-            self.mean_doc_length_ = float(X.data.sum() / n_docs)
-            self.tol_ = float(self.tol) if self.tol is not None else \
-                1e-3 * max(self.mean_doc_length_, 1.0)
+            self._resolve_data_defaults(X)
         else:
             check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
         return X
+
+    def _data_summary(self, data):
+        return CountSummary.of(data)
+
+    def _set_data_defaults(self, summary):
+        """``mean_doc_length_`` and ``tol_`` from all training documents; refuse a declared
+        vocabulary far wider than the words used before the K x V topics are allocated."""
+        check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
+                          unit="columns (words)", owner="LatentDirichletAllocation",
+                          what="topic-word matrix")
+        self.mean_doc_length_ = float(summary.total / summary.n_rows)
+        self.tol_ = float(self.tol) if self.tol is not None else \
+            1e-3 * max(self.mean_doc_length_, 1.0)
 
     def _init_params(self, data, rng):
         K, V = int(self.n_components), data.shape[1]
@@ -516,6 +535,11 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
                              "initialisation; use n_init=1.")
         if not isinstance(X, ChunkSource):
             X = check_counts(X, "X")  # validated once; minibatches are CSR row slices
+        summary, width = _count_summary(X)  # all documents, not the first minibatch or chunk
+        check_dense_width(width, summary.columns.size, int(self.n_components),
+                          unit="columns (words)", owner="LatentDirichletAllocation",
+                          what="topic-word matrix")
+        mean_len = float(summary.total / max(summary.n_rows, 1.0))
         template = self._clone_for_online()
         user_cb = self.callback
         cb = None if user_cb is None else (lambda svi, t, v: user_cb(svi.model_, t, v))
@@ -524,7 +548,7 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
                            learning_decay=self.learning_decay, n_epochs=self.max_iter,
                            holdout=self.holdout,
                            tol=self.tol if self.tol is not None else
-                           1e-3 * max(_mean_doc_length(X), 1.0),
+                           1e-3 * max(mean_len, 1.0),
                            random_state=self.random_state,
                            callback=cb)
         ts = None if self.total_samples is None else int(self.total_samples)
@@ -544,8 +568,8 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
         from ..inference import ChunkSource
 
         vars(self).update(svi.model_._fit_state())
-        if not isinstance(X, ChunkSource):
-            self.mean_doc_length_ = float(X.data.sum() / X.shape[0])
+        self.mean_doc_length_ = mean_len
+        self.tol_ = float(self.tol) if self.tol is not None else 1e-3 * max(mean_len, 1.0)
         self.heldout_bounds_ = svi.heldout_bounds_
         self.heldout_steps_ = svi.heldout_steps_
         self.heldout_times_ = svi.heldout_times_

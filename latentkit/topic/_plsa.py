@@ -12,7 +12,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
-from .._validation import check_counts, check_n_features, check_random_state, check_scalar
+from .._summaries import CountSummary
+from .._validation import (check_counts, check_dense_width, check_n_features, check_random_state,
+                           check_scalar)
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
 
@@ -268,7 +270,12 @@ class PLSA(TopicReportMixin, LatentModel):
     in a numba kernel (:func:`latentkit._kernels.plsa.plsa_e_step`), never over a dense
     D x V x K array. A sample is a token: every per-sample number is per token.
     ``elbo(X)``, ``transform(X)``, ``score(X)`` and ``perplexity(X)`` treat X as new documents
-    and fold them in. ``partial_fit`` folds the minibatch in and blends the topic-word
+    and fold them in. Unseen words: a word never seen in training has P(w | z) = 0 under
+    every aspect, so its tokens have probability 0 (log-probability -inf). ``score``, ``elbo``
+    and ``perplexity`` treat them alike: they are left out of the sum and of the number of
+    tokens it is divided by, with a RuntimeWarning giving their count (gensim's and
+    scikit-learn's models smooth instead; pLSA has no prior to smooth with). A document made
+    only of unseen words is refused with a ValueError, never scored 0 nats per token. ``partial_fit`` folds the minibatch in and blends the topic-word
     statistics (stepwise EM, Liang & Klein 2009); ``doc_topic_`` then describes that minibatch.
     """
 
@@ -310,13 +317,32 @@ class PLSA(TopicReportMixin, LatentModel):
             raise TypeError(f"PLSA got unexpected fit parameters {sorted(kw)}.")
         if not reset:
             X = self._check_new_docs(X)
+            self._n_scorable(X)  # warns about tokens of unseen words
             theta, _ = self._fold_in(X)
             return _Corpus(X, 0, X.shape[0], theta, False)
         X = check_counts(X, "X")
         if X.sum() <= 0:
             raise ValueError("X contains no tokens (all counts are zero).")
         self.n_features_in_ = X.shape[1]
-        return _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
+        data = _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
+        self._resolve_data_defaults(data)
+        return data
+
+    def _data_summary(self, data):
+        return CountSummary.of(data.X)
+
+    def _set_data_defaults(self, summary):
+        check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
+                          unit="columns (words)", owner="PLSA", what="topic-word matrix")
+
+    def _prepare_data(self, X, reset, **fit_params):
+        if reset and not sp.issparse(X) and (
+                hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask"):
+            raise TypeError(
+                "PLSA keeps one P(z|d) per training document and cannot be fitted on a chunked "
+                f"source or a Dask collection (got {type(X).__name__}); fit it on an in-memory "
+                "count matrix, or use LatentDirichletAllocation for out-of-core corpora.")
+        return super()._prepare_data(X, reset, **fit_params)
 
     def _init_params(self, data, rng):
         K = self.n_components
@@ -399,7 +425,8 @@ class PLSA(TopicReportMixin, LatentModel):
                                                self.beta)
         full = np.zeros((data.n_total, self.n_components))
         full[data.offset:data.offset + D] = doc
-        return PLSAStats(float(data.X.sum()), float(fe.sum()), tw, full)
+        n = float(data.X.data.sum() - data.X.data[self._unseen()[data.X.indices]].sum())
+        return PLSAStats(n, float(fe.sum()), tw, full)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         tw = stats.topic_word * scale if scale != 1.0 else stats.topic_word
@@ -428,6 +455,27 @@ class PLSA(TopicReportMixin, LatentModel):
         X = check_counts(counts_from_texts(self, X), "X")  # raw texts: the stored vectorizer
         check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
         return X
+
+    def _elbo_from_stats(self, stats):
+        if stats.n <= 0:
+            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+                             "unseen in training).")
+        return super()._elbo_from_stats(stats)
+
+    def _unseen(self):
+        """Words with probability 0 under every aspect (never seen in training), (V,) bool."""
+        return self.components_.sum(0) <= 0
+
+    def _n_scorable(self, X, warn=True):
+        """Tokens of X on words with positive probability; the others (unseen words) are left
+        out of every per-token number (score, elbo, perplexity), with a RuntimeWarning."""
+        n = float(X.data.sum())
+        n_zero = float(X.data[self._unseen()[X.indices]].sum())
+        if n_zero > 0 and warn:
+            warnings.warn(f"{n_zero:g} of {n:g} tokens are of words with probability 0 under "
+                          "every aspect (unseen in training) and are left out of the "
+                          "per-token score.", RuntimeWarning, stacklevel=3)
+        return n - n_zero
 
     def _fold_in(self, X):
         return plsa_fold_in_docs(X, self.components_, self.beta, self.fold_in_max_iter,
@@ -464,12 +512,24 @@ class PLSA(TopicReportMixin, LatentModel):
         Returns
         -------
         float
-            Nats per token.
+            Nats per token, over the tokens of words seen in training (see the class Notes
+            on unseen words).
+
+        Warns
+        -----
+        RuntimeWarning
+            Tokens of unseen words, left out of the sum and of the count.
+
+        Raises
+        ------
+        ValueError
+            No scorable token.
         """
         X = self._check_new_docs(X)
-        n = X.sum()
+        n = self._n_scorable(X)
         if n <= 0:
-            raise ValueError("X contains no tokens.")
+            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+                             "unseen in training).")
         return float(self._fold_in(X)[1].sum() / n)
 
     def perplexity(self, X):
@@ -494,15 +554,10 @@ class PLSA(TopicReportMixin, LatentModel):
         """
         X = self._check_new_docs(X)
         theta, ll = self._fold_in(X)
-        unseen = self.components_.sum(0) <= 0
-        n = X.sum()
-        n_zero = X[:, np.flatnonzero(unseen)].sum() if unseen.any() else 0.0
-        if n_zero > 0:
-            warnings.warn(f"{int(n_zero)} tokens have probability 0 under every aspect "
-                          "(unseen words) and are left out.", RuntimeWarning, stacklevel=2)
-        n = n - n_zero
+        n = self._n_scorable(X)
         if n <= 0:
-            raise ValueError("X contains no scorable tokens.")
+            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+                             "unseen in training).")
         return float(np.exp(-ll.sum() / n))
 
     def sample(self, n_samples=1, random_state=None, doc_length=100):

@@ -1,0 +1,139 @@
+"""Mergeable data summaries for data-derived defaults (one statistics pass over all the data).
+
+A model whose defaults depend on the training data (LDA's ``mean_doc_length_`` and ``tol_``,
+the variational mixtures' ``mean_prior_`` and ``covariance_prior_``, CategoricalHMM's alphabet,
+GaussianHMM's shift, the width checks of the dense K x V models) computes them from a summary of
+**all** the data, never from the first chunk: ``_data_summary(data)`` summarises validated data,
+``+`` merges the summaries of chunks (exactly or to rounding), and ``_set_data_defaults(summary)``
+resolves the defaults. In-memory data is one chunk; :class:`latentkit.inference.ValidatedChunks`
+and :class:`latentkit.parallel.dask.DaskData` merge the chunks' (blocks') summaries first.
+
+Source of the pairwise update of means and scatter matrices: Chan, Golub & LeVeque (1979),
+*Updating formulae and a pairwise algorithm for computing sample variances*, eq. 2.1.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["CountSummary", "MomentSummary", "RowSummary", "SymbolSummary"]
+
+
+class CountSummary:
+    """Rows, total of the entries and the distinct columns used, of a count matrix.
+
+    Attributes
+    ----------
+    n_rows : float
+    total : float
+        Sum of all counts (tokens).
+    weight : float
+        Total sample weight of the rows (their number when unweighted).
+    columns : ndarray of int64
+        Sorted distinct column indices with a non-zero count.
+    """
+
+    def __init__(self, n_rows, total, columns, weight=None):
+        self.n_rows = float(n_rows)
+        self.total = float(total)
+        self.columns = np.asarray(columns, dtype=np.int64)
+        self.weight = self.n_rows if weight is None else float(weight)
+
+    @classmethod
+    def of(cls, X, sample_weight=None):
+        """Summary of a CSR matrix (or dense array) of counts, with the rows' total weight."""
+        w = None if sample_weight is None else float(np.sum(sample_weight))
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            cols = np.unique(X.indices[X.data != 0])
+            return cls(X.shape[0], X.data.sum(), cols, w)
+        X = np.asarray(X)
+        return cls(X.shape[0], X.sum(), np.flatnonzero(X.any(axis=0)), w)
+
+    def __add__(self, other):
+        return CountSummary(self.n_rows + other.n_rows, self.total + other.total,
+                            np.union1d(self.columns, other.columns), self.weight + other.weight)
+
+
+class MomentSummary:
+    """Weighted count, mean, scatter matrix and per-feature range of rows of numbers.
+
+    Attributes
+    ----------
+    n : int
+        Rows.
+    sw : float
+        Total weight.
+    mean : ndarray of shape (D,)
+        Weighted mean.
+    scatter : ndarray of shape (D, D), or (D,) (its diagonal)
+        ``sum_i w_i (x_i - mean)(x_i - mean)^T`` (inf when it overflows float64).
+    xmin, xmax : ndarray of shape (D,)
+        Smallest and largest value of every feature (all rows, whatever their weight).
+    """
+
+    def __init__(self, n, sw, mean, scatter, xmin, xmax):
+        self.n, self.sw = int(n), float(sw)
+        self.mean, self.scatter = mean, scatter
+        self.xmin, self.xmax = xmin, xmax
+
+    @classmethod
+    def of(cls, X, w, diagonal=False):
+        """Summary of rows ``X`` (n, D) with weights ``w`` (n,) (two passes: mean, then
+        scatter about it); ``diagonal=True`` keeps only the variances' sums (D,), O(n D)
+        instead of O(n D^2), for models that need the mean and the scale only."""
+        n, D = X.shape
+        sw = float(w.sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = (w @ X) / sw if sw > 0 else np.zeros(D)
+            Xc = X - mean
+            scatter = w @ (Xc * Xc) if diagonal else (Xc * w[:, None]).T @ Xc
+        if n == 0:
+            return cls(0, 0.0, mean, scatter, np.full(D, np.inf), np.full(D, -np.inf))
+        return cls(n, sw, mean, scatter, X.min(axis=0), X.max(axis=0))
+
+    def __add__(self, other):
+        if other.sw <= 0 or self.sw <= 0:
+            a, b = (self, other) if other.sw <= 0 else (other, self)
+            return MomentSummary(self.n + other.n, a.sw, a.mean, a.scatter,
+                                 np.minimum(self.xmin, other.xmin),
+                                 np.maximum(self.xmax, other.xmax))
+        sw = self.sw + other.sw
+        with np.errstate(over="ignore", invalid="ignore"):
+            delta = other.mean - self.mean
+            mean = self.mean + delta * (other.sw / sw)
+            cross = np.outer(delta, delta) if self.scatter.ndim == 2 else delta * delta
+            scatter = self.scatter + other.scatter + cross * (self.sw * other.sw / sw)
+        return MomentSummary(self.n + other.n, sw, mean, scatter,
+                             np.minimum(self.xmin, other.xmin), np.maximum(self.xmax, other.xmax))
+
+
+class SymbolSummary:
+    """Rows and distinct symbols of integer-coded sequences.
+
+    Attributes
+    ----------
+    n : int
+    symbols : ndarray of int64
+        Sorted distinct symbols.
+    """
+
+    def __init__(self, n, symbols):
+        self.n = int(n)
+        self.symbols = np.asarray(symbols, dtype=np.int64)
+
+    @classmethod
+    def of(cls, sym):
+        return cls(sym.shape[0], np.unique(sym))
+
+    def __add__(self, other):
+        return SymbolSummary(self.n + other.n, np.union1d(self.symbols, other.symbols))
+
+
+class RowSummary:
+    """The number of rows only (models whose only whole-data check is their count)."""
+
+    def __init__(self, n):
+        self.n = int(n)
+
+    def __add__(self, other):
+        return RowSummary(self.n + other.n)
