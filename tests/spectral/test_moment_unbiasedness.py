@@ -146,7 +146,7 @@ def test_spherical_gmm_moments_unbiased_by_exact_cubature():
     np.testing.assert_allclose(S.mean(0), 0, atol=1e-15)
     np.testing.assert_allclose(S.T @ S / len(S), np.eye(d), atol=1e-15)
     np.testing.assert_allclose(np.einsum("ta,tb,tc->abc", S, S, S) / len(S), 0, atol=1e-15)
-    mom = GMMMoments(X, 2)
+    mom = GMMMoments(X, 2, center=False)  # the papers' raw moments
     m = weights @ means
     pop2 = (means.T * weights) @ means
     np.testing.assert_allclose(mom.mean, m, rtol=0, atol=1e-12)
