@@ -86,9 +86,9 @@ class _SpectralBase(HistoryStateMixin, ParamsMixin):
         state = dict(state)
         whitening = state.pop("whitening", None)
         super()._set_state(state)
-        if whitening is not None:
-            self.whitening_ = Whitening.from_eigenpairs(
-                whitening["eigenvalues"], whitening["eigenvectors"], whitening["method"])
+        # a fit without whitening (the sparse path) has whitening_ = None: restored as None
+        self.whitening_ = None if whitening is None else Whitening.from_eigenpairs(
+            whitening["eigenvalues"], whitening["eigenvectors"], whitening["method"])
 
 
 class SpectralGMM(_SpectralBase):

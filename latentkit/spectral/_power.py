@@ -97,8 +97,8 @@ class HistoryStateMixin:
         state = dict(state)
         history = state.pop("history", None)
         super()._set_state(state)
-        if history is not None:
-            self.history_ = unpack_history(history)
+        # None when the fit kept none (or one not in the standard form, which is not stored)
+        self.history_ = None if history is None else unpack_history(history)
 
 
 def _deflate(out, U, lam, V, ncomp):

@@ -559,12 +559,13 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
             svi.fit(X, total_samples=ts)
         except KeyboardInterrupt:  # keep the last completed step (see StochasticVI.fit)
             if hasattr(svi, "n_steps_"):
-                self._adopt_online_fit(svi, X)
+                self._adopt_online_fit(svi, X, mean_len)
             raise
-        return self._adopt_online_fit(svi, X)
+        return self._adopt_online_fit(svi, X, mean_len)
 
-    def _adopt_online_fit(self, svi, X):
-        """Copy the state of an online fit by ``svi`` into this model."""
+    def _adopt_online_fit(self, svi, X, mean_len):
+        """Copy the state of an online fit by ``svi`` into this model (``mean_len``: the
+        mean training document length, over all documents)."""
         from ..inference import ChunkSource
 
         vars(self).update(svi.model_._fit_state())
