@@ -34,6 +34,18 @@ __all__ = [
 
 
 @jit
+def _sum_row(arr, t):
+    """``sum_k arr[t, k]`` in a loop that only reads. A loop that both stores and sums is
+    vectorised behind a run-time aliasing check of its arrays' addresses, and the scalar
+    fallback sums in another order, so the result would depend on where the thread that ran
+    the sequence allocated its scratch arrays, i.e. on the thread count."""
+    c = 0.0
+    for k in range(arr.shape[1]):
+        c += arr[t, k]
+    return c
+
+
+@jit
 def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
             log_scale_out, xi):
     """Scaled forward-backward of the sequence in rows ``a:b``; returns its log-likelihood."""
@@ -42,11 +54,10 @@ def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
         for j in range(K):
             xi[i, j] = 0.0
     # forward pass: alpha kept (normalised) in gamma_out, raw scale factors in log_scale_out
-    c = 0.0
+    # (no loop both stores and sums: see _sum_row)
     for k in range(K):
-        v = startprob[k] * frame[a, k]
-        gamma_out[a, k] = v
-        c += v
+        gamma_out[a, k] = startprob[k] * frame[a, k]
+    c = _sum_row(gamma_out, a)
     log_scale_out[a] = c
     if c <= 0.0:
         first = a
@@ -56,14 +67,12 @@ def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
         for k in range(K):
             gamma_out[a, k] *= inv
         for t in range(a + 1, b):
-            c = 0.0
             for j in range(K):
                 acc = 0.0
                 for i in range(K):
                     acc += gamma_out[t - 1, i] * transmat_t[j, i]
-                v = acc * frame[t, j]
-                gamma_out[t, j] = v
-                c += v
+                gamma_out[t, j] = acc * frame[t, j]
+            c = _sum_row(gamma_out, t)
             log_scale_out[t] = c
             if c <= 0.0:
                 first = t
@@ -89,17 +98,15 @@ def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
             tmp[j] = frame[t + 1, j] * beta[j] * inv
         for i in range(K):
             acc = 0.0
+            for j in range(K):
+                acc += transmat[i, j] * tmp[j]
             ai = gamma_out[t, i]
             for j in range(K):
-                p = transmat[i, j] * tmp[j]
-                acc += p
-                xi[i, j] += ai * p
+                xi[i, j] += ai * (transmat[i, j] * tmp[j])
             beta[i] = acc
-        norm = 0.0
         for i in range(K):
-            v = gamma_out[t, i] * beta[i]
-            gamma_out[t, i] = v
-            norm += v
+            gamma_out[t, i] *= beta[i]
+        norm = _sum_row(gamma_out, t)
         inv = 1.0 / norm
         for i in range(K):
             gamma_out[t, i] *= inv

@@ -133,11 +133,14 @@ def _doc_e_step(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, g, t,
     while it < max_iter:
         it += 1
         _sweep(indices, data, s, e, exp_beta_t, t, acc)
+        # the change and the update in two loops: a loop that both stores and sums is
+        # vectorised behind a run-time aliasing check, whose scalar fallback sums in another
+        # order (the stopping test would then depend on the thread's scratch addresses)
         change = 0.0
         for k in range(K):
-            new = alpha + t[k] * acc[k]
-            change += abs(new - g[k])
-            g[k] = new
+            change += abs(alpha + t[k] * acc[k] - g[k])
+        for k in range(K):
+            g[k] = alpha + t[k] * acc[k]
         _exp_elog_shifted(g, psi_d, t)
         if change / K < tol:
             break
