@@ -48,6 +48,13 @@ def main():
     m.fit(sym, lengths=[300] * 60)
     out["hmm_categorical"] = digest(m.startprob_, m.transmat_, m.emissionprob_,
                                     m.lower_bounds_)
+    # one sequence long enough for the blocked forward-backward (parallel over time blocks)
+    from latentkit.sequence import _hmm
+
+    T = _hmm._BLOCKED_MIN_LENGTH + 5000
+    sym = rng.integers(0, 6, size=(T, 1))
+    m = CategoricalHMM(4, n_features=6, max_iter=2, tol=0, random_state=0).fit(sym)
+    out["hmm_long"] = digest(m.startprob_, m.transmat_, m.emissionprob_, m.lower_bounds_)
     json.dump(out, sys.stdout)
 
 

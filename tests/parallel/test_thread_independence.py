@@ -2,7 +2,8 @@
 
 Every E-step that runs on numba's threads (GMM full covariance: BLAS GEMMs over row
 partitions fixed by the data size; GMM diag and the variational mixture: fused ``prange``
-kernels; LDA batch VB: ``prange`` over documents; categorical HMM: ``prange`` over sequences)
+kernels; LDA batch VB: ``prange`` over documents; categorical HMM: ``prange`` over sequences,
+and over the time blocks of one long sequence)
 is fitted in subprocesses with ``NUMBA_NUM_THREADS`` = 1, 2 and 16 (16 oversubscribes a
 2-core machine, as a 16-core one would run it), and the SHA-256 digests of the exact bytes of
 the fitted parameters and bound traces must be identical.
@@ -41,7 +42,8 @@ def _run(threads):
 def test_fits_are_bit_identical_for_1_2_and_16_threads():
     _run(2)  # warm the kernel cache (see the module docstring)
     runs = {t: _run(t) for t in (1, 2, 16)}
-    assert set(runs[1]) == {"gmm_full", "gmm_diag", "vgmm_full", "lda_batch", "hmm_categorical"}
+    assert set(runs[1]) == {"gmm_full", "gmm_diag", "vgmm_full", "lda_batch", "hmm_categorical",
+                            "hmm_long"}
     for t in (2, 16):
         differ = sorted(k for k in runs[1] if runs[t][k] != runs[1][k])
         assert not differ, f"{differ} differ between 1 and {t} threads"
