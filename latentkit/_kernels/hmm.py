@@ -346,10 +346,11 @@ def _fwd_run(frame, transmat_t, alpha, s, e, start, first_is_start, store_c, che
 
 
 @jit
-def _bwd_run(frame, transmat, beta, s, e, start, check):
-    """Self-normalised backward recursion ``b_t ∝ A (f_{t+1} * b_{t+1})`` for rows
-    ``e-1`` down to ``s``, where ``start`` is ``b_e`` (normalised). Catch-up rule as
-    :func:`_fwd_run`; returns the row it stopped at, or ``s - 1``."""
+def _bwd_run(frame, transmat, beta, bnorm, s, e, start, check):
+    """Self-normalised backward recursion ``b_t = m_t / bnorm_t``, ``m_t = A (f_{t+1} *
+    b_{t+1})``, ``bnorm_t = sum_i m_t(i)``, for rows ``e-1`` down to ``s``, where ``start`` is
+    ``b_e`` (normalised). Catch-up rule as :func:`_fwd_run`; returns the row it stopped at, or
+    ``s - 1``."""
     K = beta.shape[1]
     nxt = np.empty(K)
     tmp = np.empty(K)
@@ -367,6 +368,7 @@ def _bwd_run(frame, transmat, beta, s, e, start, check):
         norm = 0.0
         for i in range(K):
             norm += new[i]
+        bnorm[t] = norm  # the true normaliser even at the catch-up row
         inv = 1.0 / norm
         for i in range(K):
             new[i] *= inv
@@ -380,7 +382,7 @@ def _bwd_run(frame, transmat, beta, s, e, start, check):
 
 @jit(parallel=True)
 def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamma_out,
-                             log_scale_out, xi_blocks, beta):
+                             log_scale_out, xi_blocks, beta, bnorm):
     """Forward-backward over ONE sequence, parallel over time blocks of ``block`` rows
     (blocked forward-backward with boundary messages; cf. Sarkka & Garcia-Fernandez 2021 for
     the parallel-in-time view).
@@ -394,7 +396,8 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
        have to remember its state over a whole block).
     3. and 4. The same for the backward messages (self-normalised, speculative start uniform).
     5. All blocks at once: ``gamma_t ∝ alpha_t * b_t``, the expected transitions of each block
-       ``xi_blocks[b] = sum_t alpha_t(i) A_ij f_{t+1,j} b_{t+1}(j) / Z_t``, and
+       ``xi_blocks[b] = sum_t alpha_t(i) A_ij f_{t+1,j} b_{t+1}(j) / Z_t`` with
+       ``Z_t = sum_i alpha_t(i) m_t(i) = bnorm_t sum_i alpha_t(i) b_t(i)``, and
        ``log_scale_out[t] = log c_t + log_offset[t]``.
 
     The blocks depend on the sequence length only, so the result does not depend on the
@@ -410,7 +413,7 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
         Rows per time block (>= 1).
     gamma_out : (T, K) out; log_scale_out : (T,) out
     xi_blocks : (ceil(T / block), K, K) out
-    beta : (T, K) scratch
+    beta : (T, K) scratch; bnorm : (T,) scratch
     """
     T, K = frame.shape
     B = xi_blocks.shape[0]
@@ -460,7 +463,7 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
         for k in range(K):
             beta[e - 1, k] = 1.0 / K
         if e - 1 > s:
-            _bwd_run(frame, transmat, beta, s, e - 1, uniform, False)
+            _bwd_run(frame, transmat, beta, bnorm, s, e - 1, uniform, False)
     # 4. catch-up: block b re-runs from the speculative start of block b + 1
     starts = np.empty((B, K))
     for b in range(B):
@@ -469,12 +472,12 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
     for b in prange(B - 1):
         s = b * block
         e = min(T, s + block)
-        _bwd_run(frame, transmat, beta, s, e, starts[b + 1], True)
+        _bwd_run(frame, transmat, beta, bnorm, s, e, starts[b + 1], True)
     for b in range(B - 2, -1, -1):  # cascade, as for the forward messages
         s = b * block
         e = min(T, s + block)
         if not _agrees(beta[e], starts[b + 1]):
-            _bwd_run(frame, transmat, beta, s, e, beta[e], True)
+            _bwd_run(frame, transmat, beta, bnorm, s, e, beta[e], True)
     # 5. posteriors, transitions, log scale factors
     for b in prange(B):
         s = b * block
@@ -484,27 +487,20 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
             for j in range(K):
                 xi[i, j] = 0.0
         tmp = np.empty(K)
-        m = np.empty(K)
         for t in range(s, e):
+            norm = 0.0  # sum_i alpha_t(i) b_t(i), read-only loop (see _sum_row)
+            for k in range(K):
+                norm += alpha[t, k] * beta[t, k]
             if t + 1 < T:
                 for j in range(K):
                     tmp[j] = frame[t + 1, j] * beta[t + 1, j]
-                for i in range(K):
-                    acc = 0.0
-                    for j in range(K):
-                        acc += transmat[i, j] * tmp[j]
-                    m[i] = acc
-                z = 0.0
-                for i in range(K):
-                    z += alpha[t, i] * m[i]
-                inv = 1.0 / z
+                inv = 1.0 / (bnorm[t] * norm)
                 for i in range(K):
                     ai = alpha[t, i] * inv
                     for j in range(K):
                         xi[i, j] += ai * (transmat[i, j] * tmp[j])
             for k in range(K):
                 gamma_out[t, k] = alpha[t, k] * beta[t, k]
-            norm = _sum_row(gamma_out, t)
             inv = 1.0 / norm
             for k in range(K):
                 gamma_out[t, k] *= inv

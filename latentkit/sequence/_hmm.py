@@ -69,7 +69,7 @@ def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma
             xi_b = np.empty((n_blocks, K, K))
             ok = kernels.forward_backward_blocked(
                 frame[a:b], log_offset[a:b], startprob, transmat, _TIME_BLOCK, gamma[a:b],
-                log_pred[a:b], xi_b, np.empty((b - a, K)))
+                log_pred[a:b], xi_b, np.empty((b - a, K)), np.empty(b - a))
             if ok:
                 xi[s] = xi_b.sum(axis=0)
                 loglik[s] = float(log_pred[a:b].sum())

@@ -31,7 +31,7 @@ def _blocked(log_frame, startprob, transmat, block):
     g, lp = np.empty((T, K)), np.empty(T)
     xi = np.empty((-(-T // block), K, K))
     ok = kernels.forward_backward_blocked(frame, off, startprob, transmat, block, g, lp, xi,
-                                          np.empty((T, K)))
+                                          np.empty((T, K)), np.empty(T))
     return ok, g, lp, xi.sum(axis=0)
 
 
@@ -76,7 +76,8 @@ def test_impossible_observation_is_reported_not_hidden():
     g, lp = np.empty((500, 3)), np.empty(500)
     assert not kernels.forward_backward_blocked(frame, off, np.ones(3) / 3,
                                                 rng.dirichlet(np.ones(3), size=3), 50, g, lp,
-                                                np.empty((10, 3, 3)), np.empty((500, 3)))
+                                                np.empty((10, 3, 3)), np.empty((500, 3)),
+                                                np.empty(500))
 
 
 @pytest.fixture
