@@ -50,11 +50,16 @@ class LDAStats(Stats):
 
 
 def _beta_tables(components):
-    """``E[log beta]`` (K, V), and the kernel's shifted transposed ``exp`` table and shift."""
-    elog_beta = psi(components) - psi(components.sum(axis=1, keepdims=True))
-    shift = elog_beta.max(axis=0)
-    exp_beta_t = np.ascontiguousarray(np.exp(elog_beta - shift[None, :]).T)
-    return elog_beta, exp_beta_t, np.ascontiguousarray(shift)
+    """The kernel's shifted transposed table ``exp(E[log beta] - shift)`` (V, K) and the shift
+    (V,), in one parallel numba pass (:func:`latentkit._kernels.topic.lda_beta_tables`): it
+    runs once per minibatch in SVI, where NumPy's separate digamma, max, exp and transpose
+    passes over K x V were a fixed per-step cost."""
+    lam = np.ascontiguousarray(components, dtype=np.float64)
+    K, V = lam.shape
+    exp_beta_t = np.empty((V, K))
+    shift = np.empty(V)
+    _k.lda_beta_tables(lam, exp_beta_t, shift)
+    return exp_beta_t, shift
 
 
 def _csr_arrays(X):
@@ -160,7 +165,7 @@ def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_cha
         if not np.all(np.isfinite(g0)) or np.any(g0 <= 0):
             raise ValueError("gamma0 must be finite and strictly positive.")
         gamma0 = g0
-    _, bt, shift = _beta_tables(lam)
+    bt, shift = _beta_tables(lam)
     return _run_e_step(X, bt, shift, alpha, max_it, tol, gamma0=gamma0)
 
 
@@ -401,8 +406,9 @@ class LatentDirichletAllocation(LatentModel):
 
     def _set_components(self, lam):
         self.components_ = lam
-        elog_beta, self._exp_beta_t, self._beta_shift = _beta_tables(lam)
-        self.exp_dirichlet_component_ = np.exp(elog_beta)
+        self._exp_beta_t, self._beta_shift = _beta_tables(lam)
+        # exp(E[log beta]) = exp(E[log beta] - shift) exp(shift): a product, not K V more exps
+        self.exp_dirichlet_component_ = self._exp_beta_t.T * np.exp(self._beta_shift)
 
     def _empty_stats(self):
         return LDAStats(sstats=np.zeros((int(self.n_components), self.n_features_in_)),
