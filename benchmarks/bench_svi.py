@@ -164,11 +164,21 @@ def run_gensim(X, k, bs, epochs, seed, float32=False, workers=None):
               decay=KAPPA, offset=TAU, iterations=100, gamma_threshold=1e-3,
               eval_every=None, random_state=seed, callbacks=[Snapshot()],
               dtype=np.float32 if float32 else np.float64)
-    t0[0] = time.perf_counter()
     if workers is None:
+        t0[0] = time.perf_counter()
         LdaModel(corpus, update_every=1, **kw)
-    else:
-        LdaMulticore(corpus, workers=workers, **kw)
+        return snaps
+    # LdaMulticore takes no callbacks: one pass per update() call, timed around it (its step
+    # size keeps decaying with its update count; the pass index term stays 0)
+    kw.pop("callbacks")
+    kw["passes"] = 1
+    model = LdaMulticore(workers=workers, **kw)
+    elapsed = 0.0
+    for _ in range(epochs):
+        s = time.perf_counter()
+        model.update(corpus)
+        elapsed += time.perf_counter() - s
+        snaps.append((elapsed, model.state.get_lambda().copy()))
     return snaps
 
 
