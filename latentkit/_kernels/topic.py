@@ -28,7 +28,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["digamma", "lda_beta_tables", "lda_e_step", "lda_suff_stats"]
+__all__ = ["digamma", "lda_e_step", "lda_suff_stats"]
 
 
 @jit
@@ -225,37 +225,3 @@ def lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, out_t):
     for w in range(V):
         for k in range(K):
             out_t[w, k] *= exp_beta_t[w, k]
-
-
-@jit(parallel=True)
-def lda_beta_tables(lam, exp_beta_t, beta_shift):
-    """The topic tables of the E-step from the variational topic-word parameters ``lam``
-    (K, V), in one parallel pass: ``E[log beta_kw] = psi(lam_kw) - psi(sum_w lam_kw)``
-    (Blei et al. 2003, eq. 7's expectation), ``beta_shift[w] = max_k E[log beta_kw]`` and
-    ``exp_beta_t[w, k] = exp(E[log beta_kw] - beta_shift[w])``. Each topic's sum runs serially
-    in word order and each word's row is written by one thread, so the tables do not depend on
-    the thread count.
-
-    Parameters
-    ----------
-    lam : float64[K, V], all > 0
-    exp_beta_t : float64[V, K] (out)
-    beta_shift : float64[V] (out)
-    """
-    K, V = lam.shape
-    psi_sum = np.empty(K)
-    for k in prange(K):
-        s = 0.0
-        for w in range(V):
-            s += lam[k, w]
-        psi_sum[k] = digamma(s)
-    for w in prange(V):
-        mx = -np.inf
-        row = exp_beta_t[w]
-        for k in range(K):
-            v = digamma(lam[k, w]) - psi_sum[k]
-            row[k] = v
-            mx = max(mx, v)
-        beta_shift[w] = mx
-        for k in range(K):
-            row[k] = math.exp(row[k] - mx)

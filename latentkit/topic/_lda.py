@@ -50,16 +50,12 @@ class LDAStats(Stats):
 
 
 def _beta_tables(components):
-    """The kernel's shifted transposed table ``exp(E[log beta] - shift)`` (V, K) and the shift
-    (V,), in one parallel numba pass (:func:`latentkit._kernels.topic.lda_beta_tables`): it
-    runs once per minibatch in SVI, where NumPy's separate digamma, max, exp and transpose
-    passes over K x V were a fixed per-step cost."""
-    lam = np.ascontiguousarray(components, dtype=np.float64)
-    K, V = lam.shape
-    exp_beta_t = np.empty((V, K))
-    shift = np.empty(V)
-    _k.lda_beta_tables(lam, exp_beta_t, shift)
-    return exp_beta_t, shift
+    """The kernel's shifted transposed table ``exp(E[log beta] - shift)`` (V, K) and the
+    shift ``max_k E[log beta_kw]`` (V,)."""
+    elog_beta = psi(components) - psi(components.sum(axis=1, keepdims=True))
+    shift = elog_beta.max(axis=0)
+    exp_beta_t = np.ascontiguousarray(np.exp(elog_beta - shift[None, :]).T)
+    return exp_beta_t, np.ascontiguousarray(shift)
 
 
 def _csr_arrays(X):
