@@ -28,7 +28,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["digamma", "lda_e_step", "lda_suff_stats"]
+__all__ = ["digamma", "lda_e_step", "lda_suff_stats", "lda_suff_stats_blocked"]
 
 
 @jit
@@ -225,3 +225,43 @@ def lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, out_t):
     for w in range(V):
         for k in range(K):
             out_t[w, k] *= exp_beta_t[w, k]
+
+
+@jit(parallel=True)
+def lda_suff_stats_blocked(indptr, indices, ratio, exp_theta, exp_beta_t, doc_edges, out_b,
+                           out_t):
+    """:func:`lda_suff_stats` parallel over document blocks: block ``b`` (documents
+    ``doc_edges[b]:doc_edges[b + 1]``) accumulates into its own slot ``out_b[b]`` (V, K) in
+    document order; the slots are then summed in block order (``prange`` over words) into
+    ``out_t``. With blocks fixed by the data size (not the thread count), the result does
+    not depend on the number of threads.
+
+    Parameters
+    ----------
+    indptr, indices, ratio, exp_theta, exp_beta_t, out_t
+        As :func:`lda_suff_stats`.
+    doc_edges : int64[B + 1]
+        Block boundaries, ``0 = doc_edges[0] <= ... <= doc_edges[B] = D``.
+    out_b : float64[B, V, K] (scratch)
+    """
+    B = doc_edges.shape[0] - 1
+    V = out_t.shape[0]
+    K = out_t.shape[1]
+    for b in prange(B):
+        ob = out_b[b]
+        for w in range(V):
+            for k in range(K):
+                ob[w, k] = 0.0
+        for d in range(doc_edges[b], doc_edges[b + 1]):
+            td = exp_theta[d]
+            for j in range(indptr[d], indptr[d + 1]):
+                o = ob[indices[j]]
+                r = ratio[j]
+                for k in range(K):
+                    o[k] += r * td[k]
+    for w in prange(V):
+        for k in range(K):
+            acc = 0.0
+            for b in range(B):
+                acc += out_b[b, w, k]
+            out_t[w, k] = acc * exp_beta_t[w, k]

@@ -84,11 +84,36 @@ def _run_local(X, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None):
     return gamma, exp_theta, ratio, doc_elbo, n_iter
 
 
+#: Tokens (nonzero counts) per document block of the parallel topic-word statistics, at most
+#: ``_SUFF_MAX_BLOCKS`` blocks and ``_SUFF_MAX_BYTES`` of per-block (V, K) slots: the blocks
+#: depend on the data size only, so the statistics do not depend on the thread count.
+_SUFF_BLOCK_NNZ = 1 << 18
+_SUFF_MAX_BLOCKS = 16
+_SUFF_MAX_BYTES = 128 << 20
+
+
+def _suff_blocks(n_docs, nnz, V, K):
+    return int(max(1, min(_SUFF_MAX_BLOCKS, nnz // _SUFF_BLOCK_NNZ, n_docs,
+                          _SUFF_MAX_BYTES // (8 * V * K))))
+
+
 def _suff_stats(X, ratio, exp_theta, exp_beta_t):
-    """Expected topic-word counts (K, V) from the kernel's per-document outputs."""
+    """Expected topic-word counts (K, V) from the kernel's per-document outputs: serial for
+    small corpora, else by document blocks in parallel (the O(nnz K) accumulation would
+    otherwise run on one core after the parallel E-step)."""
     indptr, indices, _ = _csr_arrays(X)
+    V, K = exp_beta_t.shape
+    D = indptr.shape[0] - 1
     ss_t = np.empty(exp_beta_t.shape)
-    _k.lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, ss_t)
+    B = _suff_blocks(D, indices.shape[0], V, K)
+    if B == 1:
+        _k.lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, ss_t)
+    else:  # blocks of about equal token counts
+        edges = np.searchsorted(indptr, np.arange(B + 1) * (indptr[-1] / B)).astype(np.int64)
+        edges[0], edges[-1] = 0, D
+        edges = np.maximum.accumulate(edges)
+        _k.lda_suff_stats_blocked(indptr, indices, ratio, exp_theta, exp_beta_t, edges,
+                                  np.empty((B, V, K)), ss_t)
     return np.ascontiguousarray(ss_t.T)
 
 
