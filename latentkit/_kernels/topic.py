@@ -209,22 +209,29 @@ def lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, out_t):
     exp_theta : float64[D, K]; exp_beta_t : float64[V, K]
     out_t : float64[V, K] (out)
     """
-    D = indptr.shape[0] - 1
     V = out_t.shape[0]
     K = out_t.shape[1]
-    for w in range(V):
-        for k in range(K):
-            out_t[w, k] = 0.0
-    for d in range(D):
-        td = exp_theta[d]
-        for j in range(indptr[d], indptr[d + 1]):
-            o = out_t[indices[j]]
-            r = ratio[j]
-            for k in range(K):
-                o[k] += r * td[k]
+    _accumulate_docs(indptr, indices, ratio, exp_theta, 0, indptr.shape[0] - 1, out_t)
     for w in range(V):
         for k in range(K):
             out_t[w, k] *= exp_beta_t[w, k]
+
+
+@jit
+def _accumulate_docs(indptr, indices, ratio, exp_theta, d0, d1, out):
+    """``out[w] = sum_{d0 <= d < d1} ratio_dw exp_theta[d]`` (zeroed first), documents in
+    index order."""
+    K = out.shape[1]
+    for w in range(out.shape[0]):
+        for k in range(K):
+            out[w, k] = 0.0
+    for d in range(d0, d1):
+        td = exp_theta[d]
+        for j in range(indptr[d], indptr[d + 1]):
+            o = out[indices[j]]
+            r = ratio[j]
+            for k in range(K):
+                o[k] += r * td[k]
 
 
 @jit(parallel=True)
@@ -248,17 +255,8 @@ def lda_suff_stats_blocked(indptr, indices, ratio, exp_theta, exp_beta_t, doc_ed
     V = out_t.shape[0]
     K = out_t.shape[1]
     for b in prange(B):
-        ob = out_b[b]
-        for w in range(V):
-            for k in range(K):
-                ob[w, k] = 0.0
-        for d in range(doc_edges[b], doc_edges[b + 1]):
-            td = exp_theta[d]
-            for j in range(indptr[d], indptr[d + 1]):
-                o = ob[indices[j]]
-                r = ratio[j]
-                for k in range(K):
-                    o[k] += r * td[k]
+        _accumulate_docs(indptr, indices, ratio, exp_theta, doc_edges[b], doc_edges[b + 1],
+                         out_b[b])
     for w in prange(V):
         for k in range(K):
             acc = 0.0
