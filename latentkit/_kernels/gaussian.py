@@ -16,11 +16,12 @@ threads: ``prange`` over a fixed number of row blocks, each block processing til
 second moments). Each block accumulates into its own slot of the outputs; the caller sums the
 slots in index order, so results do not depend on the number of threads.
 
-:func:`mixture_rows_full` is the exception, used by the full-covariance E-step of
+:func:`mixture_estep_full_gemm` is the exception, used by the full-covariance E-step of
 :func:`latentkit.distributions.gaussian_mixture_e_step`: there the projections and the second
 moments are single-threaded BLAS GEMMs over all K components at once (``D x K D``, large enough
-that BLAS wins), run from several Python threads, and this serial GIL-free kernel does only the
-element-wise middle (norms, log-sum-exp, responsibilities, ``r (x - c)``).
+that BLAS wins; numba's ``np.dot``), called from numba's threads over row partitions fixed by
+the data size, with a serial element-wise middle (norms, log-sum-exp, responsibilities,
+``r (x - c)``). No Python (no GIL) runs inside the E-step, so it scales past a few threads.
 
 Imports only numpy, math and numba (DESIGN.md section 4). Oracles:
 :mod:`latentkit.testing._oracles_gaussian`.
@@ -32,7 +33,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["TILE", "mixture_estep_full", "mixture_estep_diag", "mixture_rows_full", "n_blocks_for"]
+__all__ = ["TILE", "mixture_estep_full", "mixture_estep_diag", "mixture_estep_full_gemm", "n_blocks_for"]
 
 #: Rows per tile of the full-covariance kernel (16 measured fastest of 8/16/32 for D=16).
 TILE = 16
@@ -280,10 +281,12 @@ def mixture_estep_diag(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse
 
 
 @jit
-def _full_rows_kernel(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp, store_log_resp):
-    B, D = Xc.shape
+def _rows_full(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp, store_log_resp, B, scratch):
+    """Element-wise middle of one chunk of :func:`mixture_estep_full_gemm` (rows ``:B``)."""
+    D = Xc.shape[1]
     K = const.shape[0]
-    lr = np.empty(K)
+    lr = scratch[0]
+    ex = scratch[1]
     for i in range(B):
         amax = -np.inf
         for k in range(K):
@@ -295,76 +298,131 @@ def _full_rows_kernel(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp, store_l
             amax = max(amax, lr[k])
         if not math.isfinite(amax):
             amax = 0.0
+        # Two loops, not one: a loop that both stores and reduces is vectorised behind a
+        # run-time aliasing check of the scratch addresses, and its scalar fallback sums in
+        # another order -- results would then depend on which thread's buffers a chunk got.
+        for k in range(K):
+            ex[k] = math.exp(lr[k] - amax)
         s = 0.0
         for k in range(K):
-            s += math.exp(lr[k] - amax)
+            s += ex[k]
         ls = math.log(s) + amax
         lse[i] = ls
+        ws = w[i] / s  # r_ik = w_i exp(lr_k - amax) / s: one exp per row and component
         for k in range(K):
-            v = lr[k] - ls
             if store_log_resp:
-                log_resp[i, k] = v
-            r = math.exp(v) * w[i]
+                log_resp[i, k] = lr[k] - ls
+            r = ex[k] * ws
             resp[i, k] = r
             nk[k] += r
             for a in range(D):
                 Z[i, k * D + a] = r * Xc[i, a]
 
 
-def mixture_rows_full(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp=None):
-    """Element-wise middle of the BLAS E-step of a full-covariance Gaussian mixture (serial,
-    releases the GIL; the two dense products around it are BLAS GEMMs done by the caller).
+@jit(parallel=True)
+def _estep_full_gemm_kernel(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, sx_p, sxx_p,
+                            lse, log_resp, store_log_resp):
+    D = X.shape[1]
+    K = const.shape[0]
+    for p in prange(edges.shape[0] - 1):
+        Xc = np.empty((chunk, D))
+        Y = np.empty((chunk, K * D))
+        Z = np.empty((chunk, K * D))
+        R = np.empty((chunk, K))
+        T1 = np.empty((D, K * D))
+        T2 = np.empty((K, D))
+        scratch = np.empty((2, K))
+        for a in range(edges[p], edges[p + 1], chunk):
+            B = min(edges[p + 1], a + chunk) - a
+            if B < chunk:  # last chunk of the partition: zero rows add nothing to the GEMMs
+                Xc[:, :] = 0.0
+                R[:, :] = 0.0
+                Z[:, :] = 0.0
+            for i in range(B):
+                for d in range(D):
+                    Xc[i, d] = X[a + i, d] - shift[d]
+            np.dot(Xc, ucat, Y)
+            _rows_full(Y, bcat, const, w[a:], Xc, lse[a:], R, Z, nk_p[p],
+                       log_resp[a:], store_log_resp, B, scratch)
+            np.dot(R.T, Xc, T2)
+            np.dot(Xc.T, Z, T1)
+            for k in range(K):
+                for d in range(D):
+                    sx_p[p, k, d] += T2[k, d]
+            for d in range(D):
+                for j in range(K * D):
+                    sxx_p[p, d, j] += T1[d, j]
 
-    With ``Y = (X - c) [U_1 ... U_K]`` (one GEMM), for every row ``i`` and component ``k``:
-    ``log rho_ik = const_k - 0.5 ||Y_i,k - bcat_k||^2`` (``Y_i,k`` the k-th block of D
-    columns), ``lse_i = log sum_k rho_ik``, ``r_ik = w_i exp(log rho_ik - lse_i)``; writes
-    ``resp[i, k] = r_ik``, ``Z[i, kD:(k+1)D] = r_ik (x_i - c)`` (so that ``(X - c)^T Z`` is
-    all K second moments in one GEMM) and adds ``sum_i r_ik`` to ``nk``. Same arithmetic for
-    the log-sum-exp as :func:`mixture_estep_full`.
+
+def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, sx_p, sxx_p,
+                            lse, log_resp=None):
+    """Full-covariance Gaussian-mixture E-step as BLAS GEMMs, parallel over row partitions.
+
+    Partition ``p`` (rows ``edges[p]:edges[p + 1]``) is processed in chunks of ``chunk`` rows:
+    ``Y = (X - c) [U_1 ... U_K]`` (one GEMM for all K projections), then for every row ``i``
+    and component ``k``: ``log rho_ik = const_k - 0.5 ||Y_i,k - bcat_k||^2``, ``lse_i = log
+    sum_k rho_ik``, ``r_ik = w_i rho_ik / exp(lse_i)``, ``Z_i,k = r_ik (x_i - c)``; then
+    ``sx_p[p] += R^T (X - c)`` and ``sxx_p[p] += (X - c)^T Z`` (one GEMM for all K second
+    moments, stored ``(D, K D)``). ``prange`` runs over the partitions; each writes only its
+    own slot, and every operation inside a partition is independent of the thread that runs
+    it (BLAS must be limited to one thread by the caller), so with partitions fixed by the data
+    size the caller's index-order sum is bit-identical for any number of threads.
 
     Parameters
     ----------
-    Y : ndarray of shape (B, K D)
+    X : ndarray of shape (n, D), float64, C-contiguous
+    shift : ndarray of shape (D,)
+        ``c``.
+    ucat : ndarray of shape (D, K D)
+        ``[U_1 ... U_K]``, the upper-triangular Cholesky factors of the precisions side by side.
     bcat : ndarray of shape (K D,)
         ``(mu_k - c) U_k`` stacked.
     const : ndarray of shape (K,)
         ``log pi_k + log det U_k - D/2 log(2 pi)`` (nats).
-    w : ndarray of shape (B,)
-    Xc : ndarray of shape (B, D)
-        Shifted rows ``x_i - c``.
-    lse : ndarray of shape (B,)
-        Output, nats.
-    resp : ndarray of shape (B, K)
-        Output: weighted responsibilities.
-    Z : ndarray of shape (B, K D)
-        Output.
-    nk : ndarray of shape (K,)
-        Added to.
-    log_resp : ndarray of shape (B, K), optional
+    w : ndarray of shape (n,)
+        Sample weights.
+    edges : ndarray of shape (P + 1,), int64
+        Partition boundaries, ``0 = edges[0] <= ... <= edges[P] = n``.
+    chunk : int
+        Rows per GEMM (>= 1).
+    nk_p, sx_p, sxx_p : ndarray of shapes (P, K), (P, K, D), (P, D, K D)
+        Per-partition accumulators (added to).
+    lse : ndarray of shape (n,)
+        Output: per-row log normaliser (nats).
+    log_resp : ndarray of shape (n, K), optional
         Output: log-responsibilities.
 
     Raises
     ------
     ValueError
-        Wrong shapes, dtypes or layouts.
+        Wrong shapes, dtypes or layouts, or edges that do not partition ``0..n``.
 
     Source: Bishop (2006) eqs. (9.23), (9.26)-(9.27).
     """
-    if not (isinstance(Xc, np.ndarray) and Xc.ndim == 2):
-        raise ValueError("Xc must be a 2-D array.")
-    B, D = Xc.shape
+    if not (isinstance(X, np.ndarray) and X.ndim == 2):
+        raise ValueError("X must be a 2-D array.")
+    n, D = X.shape
     K = const.shape[0]
-    _check("Xc", Xc, (B, D))
-    _check("Y", Y, (B, K * D))
+    edges = np.asarray(edges)
+    P = edges.shape[0] - 1
+    if (edges.dtype != np.int64 or P < 1 or edges[0] != 0 or edges[-1] != n
+            or np.any(np.diff(edges) < 0)):
+        raise ValueError(f"edges must be a non-decreasing int64 array from 0 to n={n}, "
+                         f"got {edges!r}.")
+    if int(chunk) < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
+    _check("X", X, (n, D))
+    _check("shift", shift, (D,))
+    _check("ucat", ucat, (D, K * D))
     _check("bcat", bcat, (K * D,))
     _check("const", const, (K,))
-    _check("w", w, (B,))
-    _check("lse", lse, (B,))
-    _check("resp", resp, (B, K))
-    _check("Z", Z, (B, K * D))
-    _check("nk", nk, (K,))
+    _check("w", w, (n,))
+    _check("nk_p", nk_p, (P, K))
+    _check("sx_p", sx_p, (P, K, D))
+    _check("sxx_p", sxx_p, (P, D, K * D))
+    _check("lse", lse, (n,))
     store = log_resp is not None
     if store:
-        _check("log_resp", log_resp, (B, K))
-    _full_rows_kernel(Y, bcat, const, w, Xc, lse, resp, Z, nk,
-                      log_resp if store else np.empty((1, 1)), store)
+        _check("log_resp", log_resp, (n, K))
+    _estep_full_gemm_kernel(X, shift, ucat, bcat, const, w, edges, int(chunk), nk_p, sx_p,
+                            sxx_p, lse, log_resp if store else np.empty((1, K)), store)

@@ -26,11 +26,24 @@ from ._jit import jit, prange
 __all__ = [
     "forward_backward_scaled",
     "forward_backward_scaled_serial",
+    "forward_backward_blocked",
     "forward_scaled",
     "viterbi_log",
     "categorical_emission_counts",
     "scaled_frame_from_log",
 ]
+
+
+@jit
+def _sum_row(arr, t):
+    """``sum_k arr[t, k]`` in a loop that only reads. A loop that both stores and sums is
+    vectorised behind a run-time aliasing check of its arrays' addresses, and the scalar
+    fallback sums in another order, so the result would depend on where the thread that ran
+    the sequence allocated its scratch arrays, i.e. on the thread count."""
+    c = 0.0
+    for k in range(arr.shape[1]):
+        c += arr[t, k]
+    return c
 
 
 @jit
@@ -42,11 +55,10 @@ def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
         for j in range(K):
             xi[i, j] = 0.0
     # forward pass: alpha kept (normalised) in gamma_out, raw scale factors in log_scale_out
-    c = 0.0
+    # (no loop both stores and sums: see _sum_row)
     for k in range(K):
-        v = startprob[k] * frame[a, k]
-        gamma_out[a, k] = v
-        c += v
+        gamma_out[a, k] = startprob[k] * frame[a, k]
+    c = _sum_row(gamma_out, a)
     log_scale_out[a] = c
     if c <= 0.0:
         first = a
@@ -56,14 +68,12 @@ def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
         for k in range(K):
             gamma_out[a, k] *= inv
         for t in range(a + 1, b):
-            c = 0.0
             for j in range(K):
                 acc = 0.0
                 for i in range(K):
                     acc += gamma_out[t - 1, i] * transmat_t[j, i]
-                v = acc * frame[t, j]
-                gamma_out[t, j] = v
-                c += v
+                gamma_out[t, j] = acc * frame[t, j]
+            c = _sum_row(gamma_out, t)
             log_scale_out[t] = c
             if c <= 0.0:
                 first = t
@@ -89,17 +99,15 @@ def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
             tmp[j] = frame[t + 1, j] * beta[j] * inv
         for i in range(K):
             acc = 0.0
+            for j in range(K):
+                acc += transmat[i, j] * tmp[j]
             ai = gamma_out[t, i]
             for j in range(K):
-                p = transmat[i, j] * tmp[j]
-                acc += p
-                xi[i, j] += ai * p
+                xi[i, j] += ai * (transmat[i, j] * tmp[j])
             beta[i] = acc
-        norm = 0.0
         for i in range(K):
-            v = gamma_out[t, i] * beta[i]
-            gamma_out[t, i] = v
-            norm += v
+            gamma_out[t, i] *= beta[i]
+        norm = _sum_row(gamma_out, t)
         inv = 1.0 / norm
         for i in range(K):
             gamma_out[t, i] *= inv
@@ -277,3 +285,224 @@ def scaled_frame_from_log(log_frame, frame_out, offset_out):
         offset_out[t] = m
         for k in range(K):
             frame_out[t, k] = math.exp(log_frame[t, k] - m)
+
+
+# --------------------------------------------------------------------------------------------
+# One long sequence: blocked forward-backward, parallel over time blocks
+# --------------------------------------------------------------------------------------------
+
+#: Elementwise relative agreement at which a re-run from the true boundary message has caught
+#: up with the speculative run of a block (2^-50, about 4 units in the last place): from there
+#: on the two runs agree to this relative accuracy forever (positive linear maps do not amplify
+#: elementwise relative errors), so the speculative values are kept.
+CATCH_UP_RTOL = 2.0 ** -50
+
+
+@jit
+def _agrees(new, old):
+    for k in range(new.shape[0]):
+        if abs(new[k] - old[k]) > CATCH_UP_RTOL * abs(new[k]):
+            return False
+    return True
+
+
+@jit
+def _fwd_run(frame, transmat_t, alpha, s, e, start, first_is_start, store_c, check):
+    """Normalised forward recursion over rows ``s:e`` starting from the normalised message
+    ``start`` (``alpha_{s-1}``, or when ``first_is_start`` the unnormalised ``alpha_s`` itself).
+    With ``check``, stops at the first row whose new message agrees with the one already in
+    ``alpha`` (CATCH_UP_RTOL) and returns its index; otherwise returns ``e``. Returns -1 on a
+    zero scale factor (an impossible observation)."""
+    K = alpha.shape[1]
+    prev = np.empty(K)
+    new = np.empty(K)
+    for k in range(K):
+        prev[k] = start[k]
+    for t in range(s, e):
+        if first_is_start and t == s:
+            for j in range(K):
+                new[j] = prev[j]
+        else:
+            for j in range(K):
+                acc = 0.0
+                for i in range(K):
+                    acc += prev[i] * transmat_t[j, i]
+                new[j] = acc * frame[t, j]
+        c = 0.0
+        for j in range(K):
+            c += new[j]
+        if not (c > 0.0) or not math.isfinite(c):
+            return -1
+        inv = 1.0 / c
+        for j in range(K):
+            new[j] *= inv
+        store_c[t] = c  # the true scale factor even at the catch-up row
+        if check and _agrees(new, alpha[t]):
+            return t
+        for j in range(K):
+            alpha[t, j] = new[j]
+            prev[j] = new[j]
+    return e
+
+
+@jit
+def _bwd_run(frame, transmat, beta, bnorm, s, e, start, check):
+    """Self-normalised backward recursion ``b_t = m_t / bnorm_t``, ``m_t = A (f_{t+1} *
+    b_{t+1})``, ``bnorm_t = sum_i m_t(i)``, for rows ``e-1`` down to ``s``, where ``start`` is
+    ``b_e`` (normalised). Catch-up rule as :func:`_fwd_run`; returns the row it stopped at, or
+    ``s - 1``."""
+    K = beta.shape[1]
+    nxt = np.empty(K)
+    tmp = np.empty(K)
+    new = np.empty(K)
+    for k in range(K):
+        nxt[k] = start[k]
+    for t in range(e - 1, s - 1, -1):
+        for j in range(K):
+            tmp[j] = frame[t + 1, j] * nxt[j]
+        for i in range(K):
+            acc = 0.0
+            for j in range(K):
+                acc += transmat[i, j] * tmp[j]
+            new[i] = acc
+        norm = 0.0
+        for i in range(K):
+            norm += new[i]
+        bnorm[t] = norm  # the true normaliser even at the catch-up row
+        inv = 1.0 / norm
+        for i in range(K):
+            new[i] *= inv
+        if check and _agrees(new, beta[t]):
+            return t
+        for i in range(K):
+            beta[t, i] = new[i]
+            nxt[i] = new[i]
+    return s - 1
+
+
+@jit(parallel=True)
+def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamma_out,
+                             log_scale_out, xi_blocks, beta, bnorm):
+    """Forward-backward over ONE sequence, parallel over time blocks of ``block`` rows
+    (blocked forward-backward with boundary messages; cf. Sarkka & Garcia-Fernandez 2021 for
+    the parallel-in-time view).
+
+    1. Speculative forward, all blocks at once: block ``b > 0`` starts from the uniform
+       message in place of the unknown ``alpha_{s_b - 1}``.
+    2. Catch-up, all blocks at once: block ``b`` re-runs from the speculative end of block
+       ``b - 1`` until its message agrees with the speculative one (the chain forgets its
+       start), overwriting only the rows before. A block whose re-run reached its end changed
+       its last message, so the next block is re-run again (serially; rare: the chain would
+       have to remember its state over a whole block).
+    3. and 4. The same for the backward messages (self-normalised, speculative start uniform).
+    5. All blocks at once: ``gamma_t ∝ alpha_t * b_t``, the expected transitions of each block
+       ``xi_blocks[b] = sum_t alpha_t(i) A_ij f_{t+1,j} b_{t+1}(j) / Z_t`` with
+       ``Z_t = sum_i alpha_t(i) m_t(i) = bnorm_t sum_i alpha_t(i) b_t(i)``, and
+       ``log_scale_out[t] = log c_t + log_offset[t]``.
+
+    The blocks depend on the sequence length only, so the result does not depend on the
+    thread count. Returns False (outputs undefined) when a scale factor was zero or not
+    finite; the caller then runs the sequential kernel, which reports where.
+
+    Parameters
+    ----------
+    frame, log_offset : (T, K), (T,)
+        Scaled emission probabilities and their log offsets (module conventions).
+    startprob, transmat : (K,), (K, K)
+    block : int
+        Rows per time block (>= 1).
+    gamma_out : (T, K) out; log_scale_out : (T,) out
+    xi_blocks : (ceil(T / block), K, K) out
+    beta : (T, K) scratch; bnorm : (T,) scratch
+    """
+    T, K = frame.shape
+    B = xi_blocks.shape[0]
+    transmat_t = np.ascontiguousarray(transmat.T)
+    alpha = gamma_out
+    c_out = log_scale_out
+    uniform = np.full(K, 1.0 / K)
+    ok = np.ones(B, dtype=np.bool_)
+    # 1. speculative forward
+    for b in prange(B):
+        s = b * block
+        e = min(T, s + block)
+        if b == 0:
+            first = np.empty(K)
+            for k in range(K):
+                first[k] = startprob[k] * frame[0, k]
+            r = _fwd_run(frame, transmat_t, alpha, s, e, first, True, c_out, False)
+        else:
+            r = _fwd_run(frame, transmat_t, alpha, s, e, uniform, False, c_out, False)
+        ok[b] = r >= 0
+    if not ok.all():
+        return False
+    # 2. catch-up from the speculative ends (snapshotted: blocks rewrite their own rows)
+    ends = np.empty((B, K))
+    for b in range(B):
+        for k in range(K):
+            ends[b, k] = alpha[min(T, (b + 1) * block) - 1, k]
+    stop = np.empty(B, dtype=np.int64)
+    for b in prange(1, B):
+        s = b * block
+        e = min(T, s + block)
+        stop[b] = _fwd_run(frame, transmat_t, alpha, s, e, ends[b - 1], False, c_out, True)
+    for b in range(1, B):
+        # cascade: block b started from the snapshot of block b - 1's end; if that end has
+        # changed since (block b - 1 did not catch up within its rows), re-run from the new one
+        s = b * block
+        e = min(T, s + block)
+        if not _agrees(alpha[s - 1], ends[b - 1]):
+            stop[b] = _fwd_run(frame, transmat_t, alpha, s, e, alpha[s - 1], False, c_out,
+                               True)
+        if stop[b] < 0:
+            return False
+    # 3. speculative backward (b_{T-1} = uniform is exact for the last block)
+    for b in prange(B):
+        s = b * block
+        e = min(T, s + block)
+        for k in range(K):
+            beta[e - 1, k] = 1.0 / K
+        if e - 1 > s:
+            _bwd_run(frame, transmat, beta, bnorm, s, e - 1, uniform, False)
+    # 4. catch-up: block b re-runs from the speculative start of block b + 1
+    starts = np.empty((B, K))
+    for b in range(B):
+        for k in range(K):
+            starts[b, k] = beta[b * block, k]
+    for b in prange(B - 1):
+        s = b * block
+        e = min(T, s + block)
+        _bwd_run(frame, transmat, beta, bnorm, s, e, starts[b + 1], True)
+    for b in range(B - 2, -1, -1):  # cascade, as for the forward messages
+        s = b * block
+        e = min(T, s + block)
+        if not _agrees(beta[e], starts[b + 1]):
+            _bwd_run(frame, transmat, beta, bnorm, s, e, beta[e], True)
+    # 5. posteriors, transitions, log scale factors
+    for b in prange(B):
+        s = b * block
+        e = min(T, s + block)
+        xi = xi_blocks[b]
+        for i in range(K):
+            for j in range(K):
+                xi[i, j] = 0.0
+        tmp = np.empty(K)
+        for t in range(s, e):
+            norm = 0.0  # sum_i alpha_t(i) b_t(i), read-only loop (see _sum_row)
+            for k in range(K):
+                norm += alpha[t, k] * beta[t, k]
+            if t + 1 < T:
+                for j in range(K):
+                    tmp[j] = frame[t + 1, j] * beta[t + 1, j]
+                inv = 1.0 / (bnorm[t] * norm)
+                for i in range(K):
+                    ai = alpha[t, i] * inv
+                    for j in range(K):
+                        xi[i, j] += ai * (transmat[i, j] * tmp[j])
+            for k in range(K):
+                gamma_out[t, k] = alpha[t, k] * beta[t, k]
+            inv = 1.0 / norm
+            for k in range(K):
+                gamma_out[t, k] *= inv
+            log_scale_out[t] = math.log(c_out[t]) + log_offset[t]
+    return True

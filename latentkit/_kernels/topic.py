@@ -28,7 +28,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["digamma", "lda_e_step", "lda_suff_stats"]
+__all__ = ["digamma", "lda_e_step", "lda_suff_stats", "lda_suff_stats_blocked"]
 
 
 @jit
@@ -133,11 +133,14 @@ def _doc_e_step(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, g, t,
     while it < max_iter:
         it += 1
         _sweep(indices, data, s, e, exp_beta_t, t, acc)
+        # the change and the update in two loops: a loop that both stores and sums is
+        # vectorised behind a run-time aliasing check, whose scalar fallback sums in another
+        # order (the stopping test would then depend on the thread's scratch addresses)
         change = 0.0
         for k in range(K):
-            new = alpha + t[k] * acc[k]
-            change += abs(new - g[k])
-            g[k] = new
+            change += abs(alpha + t[k] * acc[k] - g[k])
+        for k in range(K):
+            g[k] = alpha + t[k] * acc[k]
         _exp_elog_shifted(g, psi_d, t)
         if change / K < tol:
             break
@@ -206,19 +209,57 @@ def lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, out_t):
     exp_theta : float64[D, K]; exp_beta_t : float64[V, K]
     out_t : float64[V, K] (out)
     """
-    D = indptr.shape[0] - 1
     V = out_t.shape[0]
     K = out_t.shape[1]
-    for w in range(V):
-        for k in range(K):
-            out_t[w, k] = 0.0
-    for d in range(D):
-        td = exp_theta[d]
-        for j in range(indptr[d], indptr[d + 1]):
-            o = out_t[indices[j]]
-            r = ratio[j]
-            for k in range(K):
-                o[k] += r * td[k]
+    _accumulate_docs(indptr, indices, ratio, exp_theta, 0, indptr.shape[0] - 1, out_t)
     for w in range(V):
         for k in range(K):
             out_t[w, k] *= exp_beta_t[w, k]
+
+
+@jit
+def _accumulate_docs(indptr, indices, ratio, exp_theta, d0, d1, out):
+    """``out[w] = sum_{d0 <= d < d1} ratio_dw exp_theta[d]`` (zeroed first), documents in
+    index order."""
+    K = out.shape[1]
+    for w in range(out.shape[0]):
+        for k in range(K):
+            out[w, k] = 0.0
+    for d in range(d0, d1):
+        td = exp_theta[d]
+        for j in range(indptr[d], indptr[d + 1]):
+            o = out[indices[j]]
+            r = ratio[j]
+            for k in range(K):
+                o[k] += r * td[k]
+
+
+@jit(parallel=True)
+def lda_suff_stats_blocked(indptr, indices, ratio, exp_theta, exp_beta_t, doc_edges, out_b,
+                           out_t):
+    """:func:`lda_suff_stats` parallel over document blocks: block ``b`` (documents
+    ``doc_edges[b]:doc_edges[b + 1]``) accumulates into its own slot ``out_b[b]`` (V, K) in
+    document order; the slots are then summed in block order (``prange`` over words) into
+    ``out_t``. With blocks fixed by the data size (not the thread count), the result does
+    not depend on the number of threads.
+
+    Parameters
+    ----------
+    indptr, indices, ratio, exp_theta, exp_beta_t, out_t
+        As :func:`lda_suff_stats`.
+    doc_edges : int64[B + 1]
+        Block boundaries, ``0 = doc_edges[0] <= ... <= doc_edges[B] = D``.
+    out_b : float64[B, V, K] (scratch)
+    """
+    B = doc_edges.shape[0] - 1
+    V = out_t.shape[0]
+    K = out_t.shape[1]
+    for b in prange(B):
+        _accumulate_docs(indptr, indices, ratio, exp_theta, doc_edges[b], doc_edges[b + 1],
+                         out_b[b])
+    for w in prange(V):
+        for k in range(K):
+            acc = 0.0
+            for b in range(B):
+                acc += out_b[b, w, k]
+            out_t[w, k] = acc * exp_beta_t[w, k]

@@ -38,14 +38,15 @@ positive definite it is re-regularised by its smallest eigenvalue plus the floor
 never NaN.
 
 **Speed.** For ``covariance_type='full'``, :func:`gaussian_mixture_e_step` runs each chunk of
-1024 rows as two BLAS GEMMs -- ``(X - c) [U_1 ... U_K]`` (all K triangular projections at
-once) and ``(X - c)^T [r_1 (X - c), ..., r_K (X - c)]`` (all K second moments) -- with a serial
-numba kernel for the element-wise part in between (norms, log-sum-exp, responsibilities). The
-rows are split into a fixed number of partitions run by Python threads (as many as numba's
-thread count), with BLAS limited to one thread (:func:`latentkit._threads.blas_single_thread`;
-on a busy 2-core machine OpenBLAS's own threads fighting numba's made an earlier BLAS-chunked
-version 5-10x slower); partitions are combined in index order, so the result does not depend
-on the thread count. Measured 2.4x faster than the fused kernel below (N=200,000, D=16, K=8).
+256 rows as two BLAS GEMMs -- ``(X - c) [U_1 ... U_K]`` (all K triangular projections at
+once) and ``(X - c)^T [r_1 (X - c), ..., r_K (X - c)]`` (all K second moments) -- with the
+element-wise part in between (norms, log-sum-exp, responsibilities) in the same numba kernel.
+The rows are split into partitions of about 4096 rows -- their number fixed by the data size,
+never by the thread count -- run on numba's threads with BLAS limited to one thread
+(:func:`latentkit._threads.blas_single_thread`; on a busy 2-core machine OpenBLAS's own
+threads fighting numba's made an earlier BLAS-chunked version 5-10x slower); partitions are
+combined in index order, so the result is bit-identical for any thread count. Measured
+2.4x faster than the fused kernel below (N=200,000, D=16, K=8).
 The other covariance types use one fused numba pass
 (:mod:`latentkit._kernels.gaussian`): log densities through the triangular factors (half the
 multiply-adds of a dense product), log-sum-exp, responsibilities and the statistics, over tiles
@@ -722,13 +723,16 @@ def _logsumexp_rows(a):
     return out + amax
 
 
-#: Rows per chunk of the BLAS E-step (full covariance): Y and Z of a chunk (2 x 1 MiB for
-#: K D = 128) stay in L2; 1024 measured fastest of 1024/2048/4096 for D=16, K=8.
-_GEMM_CHUNK = 1024
-#: Row partitions of the BLAS E-step: fixed by the shapes only (never by the thread count),
-#: combined in index order, so results do not depend on the number of threads.
-_GEMM_PARTS = 8
-_POOLS = {}  # Python thread pools of the BLAS E-step, by size (reused across calls)
+#: Rows per chunk of the BLAS E-step (full covariance): Y and Z of a chunk (2 x 256 KiB for
+#: K D = 128) stay in a 1 MiB L2 next to the packed GEMM operands; 256 measured fastest of
+#: 128/256/512/1024 for D=16, K=8.
+_GEMM_CHUNK = 256
+#: Rows per partition of the BLAS E-step. The number of partitions, ``ceil(n / _GEMM_PART_ROWS)``
+#: with balanced edges ``n p // P``, depends on the data size only -- never on the thread
+#: count -- and partitions are combined in index order, so the statistics are bit-identical
+#: for any number of threads while every thread has work (a million rows make 245 partitions;
+#: each holds only K + K D + K D^2 partial sums).
+_GEMM_PART_ROWS = 4096
 
 
 def _gemm_estep_available():
@@ -739,75 +743,45 @@ def _gemm_estep_available():
     return _threads.blas_controller() is not None
 
 
-def _n_workers():
-    """Python threads for the BLAS E-step: numba's thread count (``NUMBA_NUM_THREADS``,
-    ``numba.set_num_threads``), so one setting controls latentkit's parallelism."""
-    import numba
-
-    return max(1, int(numba.get_num_threads()))
-
-
-def _gemm_part(X, shift, ucat, bcat, const, w, lse, log_resp, chunk):
-    """Statistics of the rows of one partition, chunk by chunk (BLAS, one thread)."""
-    from .._kernels import gaussian as _kern
-
-    n, D = X.shape
-    K = const.shape[0]
-    nk = np.zeros(K)
-    sx = np.zeros((K, D))
-    sxx = np.zeros((D, K * D))
-    B0 = min(chunk, max(n, 1))
-    Y = np.empty((B0, K * D))
-    Z = np.empty((B0, K * D))
-    R = np.empty((B0, K))
-    for a in range(0, n, chunk):
-        b = min(n, a + chunk)
-        B = b - a
-        Xc = X[a:b] - shift
-        np.matmul(Xc, ucat, out=Y[:B])
-        _kern.mixture_rows_full(Y[:B], bcat, const, w[a:b], Xc, lse[a:b], R[:B], Z[:B], nk,
-                                None if log_resp is None else log_resp[a:b])
-        sx += R[:B].T @ Xc
-        sxx += Xc.T @ Z[:B]
-    return nk, sx, sxx
+def _gemm_partitions(n):
+    """Row edges (int64, P + 1) of the partitions of the BLAS E-step: a function of ``n``
+    only, never of the thread count."""
+    P = max(1, -(-n // _GEMM_PART_ROWS))
+    return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
 
 
 def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
     """Full-covariance E-step as two BLAS GEMMs per chunk of rows: ``Y = (X - c) [U_1 ...
     U_K]`` (n x D times D x K D) for all K log densities, and ``(X - c)^T [r_1 (X - c), ...,
-    r_K (X - c)]`` (D x K D) for all K second moments; the element-wise part in between (norms,
-    log-sum-exp, responsibilities) is a serial numba kernel that releases the GIL. The rows are
-    split into ``_GEMM_PARTS`` fixed partitions processed by a pool of Python threads (as many
-    as numba's thread count) with BLAS limited to one thread, and combined in index order."""
+    r_K (X - c)]`` (D x K D) for all K second moments, with the element-wise part in between
+    (:func:`latentkit._kernels.gaussian.mixture_estep_full_gemm`). numba's threads run over
+    row partitions fixed by ``n`` alone (:func:`_gemm_partitions`), BLAS limited to one thread,
+    and the partitions are summed in index order: bit-identical results for any thread count."""
+    import numba
+
     from .. import _threads
+    from .._kernels import gaussian as _kern
 
     n, D = X.shape
     K = const.shape[0]
     U = np.triu(np.broadcast_to(U, (K, D, D)))
     ucat = np.ascontiguousarray(U.transpose(1, 0, 2).reshape(D, K * D))
     bcat = np.ascontiguousarray(np.einsum("kd,kde->ke", means - shift, U).reshape(K * D))
-    P = int(max(1, min(_GEMM_PARTS, -(-n // _GEMM_CHUNK))))
-    edges = [n * p // P for p in range(P + 1)]
-    args = [(X[edges[p]:edges[p + 1]], shift, ucat, bcat, const, w[edges[p]:edges[p + 1]],
-             lse[edges[p]:edges[p + 1]],
-             None if log_resp is None else log_resp[edges[p]:edges[p + 1]], _GEMM_CHUNK)
-            for p in range(P)]
-    workers = min(P, _n_workers())
-    with _threads.blas_single_thread():
-        if workers == 1:
-            res = [_gemm_part(*a) for a in args]
-        else:
-            pool = _POOLS.get(workers)
-            if pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-                pool = _POOLS[workers] = ThreadPoolExecutor(
-                    max_workers=workers, thread_name_prefix="latentkit-gmm")
-            res = [f.result() for f in [pool.submit(_gemm_part, *a) for a in args]]
-    nk, sx, sxx = (r.copy() for r in res[0])
-    for r in res[1:]:
-        nk += r[0]
-        sx += r[1]
-        sxx += r[2]
+    edges = _gemm_partitions(n)
+    P = edges.shape[0] - 1
+    nk_p = np.zeros((P, K))
+    sx_p = np.zeros((P, K, D))
+    sxx_p = np.zeros((P, D, K * D))
+    # one partition at a time per thread (dynamic scheduling: a loaded core does not hold
+    # the others back); which thread runs a partition does not change its result
+    with _threads.blas_single_thread(), numba.parallel_chunksize(1):
+        _kern.mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, _GEMM_CHUNK, nk_p,
+                                      sx_p, sxx_p, lse, log_resp)
+    nk, sx, sxx = nk_p[0].copy(), sx_p[0].copy(), sxx_p[0].copy()
+    for p in range(1, P):  # index order, whatever the thread count
+        nk += nk_p[p]
+        sx += sx_p[p]
+        sxx += sxx_p[p]
     sxx = np.ascontiguousarray(sxx.reshape(D, K, D).transpose(1, 0, 2))
     iu = np.triu_indices(D, 1)
     sxx[:, iu[1], iu[0]] = sxx[:, iu[0], iu[1]]  # exactly symmetric, like the fused kernel

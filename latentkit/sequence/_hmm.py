@@ -42,11 +42,55 @@ _INITS = ("random", "kmeans++", "spectral")
 _PARALLEL_MIN_WORK = 1_000_000
 
 
-def _kernel(name, data, n_components):
+#: Time steps per block of the blocked forward-backward (one long sequence, parallel over
+#: time); a sequence of at least ``_BLOCKED_MIN_LENGTH`` steps uses it. Both depend on the data
+#: only, never on the thread count, so results do not either.
+_TIME_BLOCK = 16384
+_BLOCKED_MIN_LENGTH = 8 * _TIME_BLOCK
+
+
+def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma, log_pred, xi,
+                          loglik):
+    """Forward-backward over stacked sequences: each sequence of at least
+    ``_BLOCKED_MIN_LENGTH`` steps by the blocked kernel (parallel over its time blocks), the
+    runs of shorter sequences between them by the per-sequence kernels (parallel over
+    sequences). Same outputs as :func:`latentkit._kernels.hmm.forward_backward_scaled`."""
     from .._kernels import hmm as kernels
 
-    serial = data.n_sequences < 2 or data.n_samples * n_components ** 2 < _PARALLEL_MIN_WORK
-    return getattr(kernels, name + "_serial" if serial else name)
+    K = frame.shape[1]
+    lens = np.diff(offsets)
+    n_seq = lens.shape[0]
+    s = 0
+    while s < n_seq:
+        a = int(offsets[s])
+        if lens[s] >= _BLOCKED_MIN_LENGTH:
+            b = int(offsets[s + 1])
+            n_blocks = -(-(b - a) // _TIME_BLOCK)
+            xi_b = np.empty((n_blocks, K, K))
+            ok = kernels.forward_backward_blocked(
+                frame[a:b], log_offset[a:b], startprob, transmat, _TIME_BLOCK, gamma[a:b],
+                log_pred[a:b], xi_b, np.empty((b - a, K)), np.empty(b - a))
+            if ok:
+                xi[s] = xi_b.sum(axis=0)
+                loglik[s] = float(log_pred[a:b].sum())
+            else:  # an impossible observation: the sequential kernel says where (-inf, NaN)
+                kernels.forward_backward_scaled_serial(
+                    frame[a:b], log_offset[a:b], startprob, transmat,
+                    np.array([0, b - a], dtype=np.int64), gamma[a:b], log_pred[a:b],
+                    xi[s:s + 1], loglik[s:s + 1])
+            s += 1
+            continue
+        e = s
+        while e < n_seq and lens[e] < _BLOCKED_MIN_LENGTH:
+            e += 1
+        b = int(offsets[e])
+        sub = offsets[s:e + 1] - a
+        serial = e - s < 2 or (b - a) * K ** 2 < _PARALLEL_MIN_WORK
+        fn = kernels.forward_backward_scaled_serial if serial else \
+            kernels.forward_backward_scaled
+        fn(frame[a:b], log_offset[a:b], startprob, transmat, sub, gamma[a:b], log_pred[a:b],
+           xi[s:e], loglik[s:e])
+        s = e
 
 
 # --------------------------------------------------------------------------------------------
@@ -369,16 +413,15 @@ class HiddenMarkovModel(LatentModel):
             **self.emission_.empty_stats(K))
 
     def _forward_backward(self, data):
-        forward_backward_scaled = _kernel("forward_backward_scaled", data, self.n_components)
         frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
         T, K = frame.shape
         gamma = np.empty((T, K))
         log_pred = np.empty(T)
         xi = np.empty((data.n_sequences, K, K))
         loglik = np.empty(data.n_sequences)
-        forward_backward_scaled(frame, log_offset, np.ascontiguousarray(self.startprob_),
-                                np.ascontiguousarray(self.transmat_), data.offsets, gamma,
-                                log_pred, xi, loglik)
+        _forward_backward_any(frame, log_offset, np.ascontiguousarray(self.startprob_),
+                              np.ascontiguousarray(self.transmat_), data.offsets, gamma,
+                              log_pred, xi, loglik)
         bad = np.flatnonzero(~np.isfinite(loglik))
         if bad.size:
             s = int(bad[0])

@@ -9,6 +9,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 __all__ = [
+    "blocked_forward_backward_oracle",
     "brute_force_hmm_loglik",
     "categorical_counts_oracle",
     "forward_backward_oracle",
@@ -160,3 +161,103 @@ def brute_force_hmm_loglik(log_frame, startprob, transmat):
             lp += np.log(transmat[z[t - 1], z[t]]) + log_frame[t, z[t]]
         terms.append(lp)
     return float(logsumexp(terms))
+
+
+def blocked_forward_backward_oracle(log_frame, startprob, transmat, block):
+    """Forward-backward of ONE sequence by time blocks and transfer matrices: the exact
+    boundary messages are propagated across blocks by each block's K x K transfer matrix, then
+    every block runs from its exact boundary. An independent (K^3 per step, slow on purpose)
+    check of :func:`latentkit._kernels.hmm.forward_backward_blocked`, which instead runs all
+    blocks speculatively and catches up.
+
+    With ``F_t = diag(p(x_t | .))``: ``alpha_t ∝ alpha_{t-1} A F_t``, so block ``b`` (rows
+    ``s:e``) maps its incoming message by ``M_b = prod_{t=s}^{e-1} A F_t``; ``b_t ∝ A F_{t+1}
+    b_{t+1}``, so it maps the outgoing backward message by ``N_b = prod_{t=s}^{e-1} A F_{t+1}``
+    (``F_T = I``). Products are renormalised at every step (only directions matter).
+
+    Parameters
+    ----------
+    log_frame : ndarray of shape (T, K)
+        Emission log-probabilities (finite rows).
+    startprob : ndarray of shape (K,)
+    transmat : ndarray of shape (K, K)
+    block : int
+        Time steps per block.
+
+    Returns
+    -------
+    gamma : ndarray of shape (T, K)
+    log_pred : ndarray of shape (T,)
+        ``log p(x_t | x_<t)``, nats.
+    xi : ndarray of shape (K, K)
+        Expected transition counts.
+    loglik : float
+        Nats.
+    """
+    log_frame = np.asarray(log_frame, dtype=float)
+    A = np.asarray(transmat, dtype=float)
+    T, K = log_frame.shape
+    off = log_frame.max(axis=1)
+    F = np.exp(log_frame - off[:, None])
+    edges = list(range(0, T, block)) + [T]
+    blocks = list(zip(edges[:-1], edges[1:]))
+
+    def fwd_step(m, t):
+        v = (m @ A) * F[t]
+        return v / v.sum(), v.sum()
+
+    # exact forward boundary messages alpha_{e_b - 1}
+    ends = []
+    for bi, (s, e) in enumerate(blocks):
+        if bi == 0:
+            v = np.asarray(startprob, dtype=float) * F[0]
+            m = v / v.sum()
+            for t in range(1, e):
+                m, _ = fwd_step(m, t)
+        else:
+            M = np.eye(K)
+            for t in range(s, e):
+                M = M @ A * F[t][None, :]
+                M /= M.sum()
+            m = ends[-1] @ M
+            m /= m.sum()
+        ends.append(m)
+    alpha = np.empty((T, K))
+    c = np.empty(T)
+    for bi, (s, e) in enumerate(blocks):
+        if bi == 0:
+            v = np.asarray(startprob, dtype=float) * F[0]
+            c[0] = v.sum()
+            alpha[0] = v / v.sum()
+            s = 1
+        for t in range(s, e):
+            alpha[t], c[t] = fwd_step(ends[bi - 1] if bi > 0 and t == s else alpha[t - 1], t)
+    # exact backward boundary messages b_{s_b}, from the last block down
+    starts = [None] * len(blocks)
+    for bi in range(len(blocks) - 1, -1, -1):
+        s, e = blocks[bi]
+        N = np.eye(K)
+        for t in range(e - 1, s - 1, -1):
+            Ft1 = F[t + 1] if t + 1 < T else np.ones(K)
+            N = A * Ft1[None, :] @ N
+            N /= N.sum()
+        v = N @ (np.ones(K) if bi == len(blocks) - 1 else starts[bi + 1])
+        starts[bi] = v / v.sum()
+    beta = np.empty((T, K))
+    beta[T - 1] = 1.0 / K
+    for bi in range(len(blocks) - 1, -1, -1):
+        s, e = blocks[bi]
+        if bi < len(blocks) - 1:
+            v = A @ (F[e] * starts[bi + 1])
+            beta[e - 1] = v / v.sum()
+        for t in range(e - 2, s - 1, -1):
+            v = A @ (F[t + 1] * beta[t + 1])
+            beta[t] = v / v.sum()
+    gamma = alpha * beta
+    gamma /= gamma.sum(axis=1, keepdims=True)
+    xi = np.zeros((K, K))
+    for t in range(T - 1):
+        x = alpha[t][:, None] * A * (F[t + 1] * beta[t + 1])[None, :]
+        xi += x / x.sum()
+    log_pred = np.log(c) + off
+    return gamma, log_pred, xi, float(log_pred.sum())

@@ -53,11 +53,12 @@ class LDAStats(Stats):
 
 
 def _beta_tables(components):
-    """``E[log beta]`` (K, V), and the kernel's shifted transposed ``exp`` table and shift."""
+    """The kernel's shifted transposed table ``exp(E[log beta] - shift)`` (V, K) and the
+    shift ``max_k E[log beta_kw]`` (V,)."""
     elog_beta = psi(components) - psi(components.sum(axis=1, keepdims=True))
     shift = elog_beta.max(axis=0)
     exp_beta_t = np.ascontiguousarray(np.exp(elog_beta - shift[None, :]).T)
-    return elog_beta, exp_beta_t, np.ascontiguousarray(shift)
+    return exp_beta_t, np.ascontiguousarray(shift)
 
 
 def _csr_arrays(X):
@@ -86,11 +87,36 @@ def _run_local(X, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None):
     return gamma, exp_theta, ratio, doc_elbo, n_iter
 
 
+#: Tokens (nonzero counts) per document block of the parallel topic-word statistics, at most
+#: ``_SUFF_MAX_BLOCKS`` blocks and ``_SUFF_MAX_BYTES`` of per-block (V, K) slots: the blocks
+#: depend on the data size only, so the statistics do not depend on the thread count.
+_SUFF_BLOCK_NNZ = 1 << 18
+_SUFF_MAX_BLOCKS = 16
+_SUFF_MAX_BYTES = 128 << 20
+
+
+def _suff_blocks(n_docs, nnz, V, K):
+    return int(max(1, min(_SUFF_MAX_BLOCKS, nnz // _SUFF_BLOCK_NNZ, n_docs,
+                          _SUFF_MAX_BYTES // (8 * V * K))))
+
+
 def _suff_stats(X, ratio, exp_theta, exp_beta_t):
-    """Expected topic-word counts (K, V) from the kernel's per-document outputs."""
+    """Expected topic-word counts (K, V) from the kernel's per-document outputs: serial for
+    small corpora, else by document blocks in parallel (the O(nnz K) accumulation would
+    otherwise run on one core after the parallel E-step)."""
     indptr, indices, _ = _csr_arrays(X)
+    V, K = exp_beta_t.shape
+    D = indptr.shape[0] - 1
     ss_t = np.empty(exp_beta_t.shape)
-    _k.lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, ss_t)
+    B = _suff_blocks(D, indices.shape[0], V, K)
+    if B == 1:
+        _k.lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, ss_t)
+    else:  # blocks of about equal token counts
+        edges = np.searchsorted(indptr, np.arange(B + 1) * (indptr[-1] / B)).astype(np.int64)
+        edges[0], edges[-1] = 0, D
+        edges = np.maximum.accumulate(edges)
+        _k.lda_suff_stats_blocked(indptr, indices, ratio, exp_theta, exp_beta_t, edges,
+                                  np.empty((B, V, K)), ss_t)
     return np.ascontiguousarray(ss_t.T)
 
 
@@ -163,7 +189,7 @@ def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_cha
         if not np.all(np.isfinite(g0)) or np.any(g0 <= 0):
             raise ValueError("gamma0 must be finite and strictly positive.")
         gamma0 = g0
-    _, bt, shift = _beta_tables(lam)
+    bt, shift = _beta_tables(lam)
     return _run_e_step(X, bt, shift, alpha, max_it, tol, gamma0=gamma0)
 
 
@@ -427,8 +453,9 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
 
     def _set_components(self, lam):
         self.components_ = lam
-        elog_beta, self._exp_beta_t, self._beta_shift = _beta_tables(lam)
-        self.exp_dirichlet_component_ = np.exp(elog_beta)
+        self._exp_beta_t, self._beta_shift = _beta_tables(lam)
+        # exp(E[log beta]) = exp(E[log beta] - shift) exp(shift): a product, not K V more exps
+        self.exp_dirichlet_component_ = self._exp_beta_t.T * np.exp(self._beta_shift)
 
     def _empty_stats(self):
         return LDAStats(sstats=np.zeros((int(self.n_components), self.n_features_in_)),
