@@ -25,6 +25,8 @@ _EXPORTS = {
     "CategoricalHMM": "latentkit.sequence",
     "GaussianHMM": "latentkit.sequence",
     "PoissonHMM": "latentkit.sequence",
+    "VariationalCategoricalHMM": "latentkit.sequence",
+    "VariationalGaussianHMM": "latentkit.sequence",
     "VAE": "latentkit.neural",
     "StochasticVI": "latentkit.inference",
     "SpectralGMM": "latentkit.spectral",

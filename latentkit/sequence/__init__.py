@@ -20,6 +20,13 @@ from ._hmm import (
                          SequenceData,
                          check_lengths,
 )
+from ._variational import (
+                         VariationalCategoricalEmission,
+                         VariationalCategoricalHMM,
+                         VariationalGaussianEmission,
+                         VariationalGaussianHMM,
+                         VariationalHMM,
+)
 
 __all__ = [
                          "CategoricalEmission",
@@ -35,5 +42,10 @@ __all__ = [
                          "PoissonHMM",
                          "PoissonHMMStats",
                          "SequenceData",
+                         "VariationalCategoricalEmission",
+                         "VariationalCategoricalHMM",
+                         "VariationalGaussianEmission",
+                         "VariationalGaussianHMM",
+                         "VariationalHMM",
                          "check_lengths",
 ]

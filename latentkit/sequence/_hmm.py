@@ -261,9 +261,7 @@ class HiddenMarkovModel(LatentModel):
             except (ValueError, TypeError):
                 raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got "
                                  f"{p!r}.") from None
-            if not np.all(np.isfinite(arr)) or np.any(arr < 1):
-                raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
-                                 f"whose MAP estimate exists), got {p!r}.")
+            self._check_chain_prior(name, arr, p)
         names = set(self._param_names())
         if isinstance(self.init, str):
             if self.init not in _INITS:
@@ -295,6 +293,11 @@ class HiddenMarkovModel(LatentModel):
                              f"are {sorted(names)}.")
         self.frozen_ = frozen
         self._frozen_names = ",".join(sorted(frozen))  # a string survives latentkit.io.save
+
+    def _check_chain_prior(self, name, arr, value):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 1):
+            raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
+                             f"whose MAP estimate exists), got {value!r}.")
 
     def _validate_data(self, X, reset, lengths=None):
         if reset:
@@ -360,16 +363,21 @@ class HiddenMarkovModel(LatentModel):
             n=0.0, data_term=0.0, start=np.zeros(K), trans=np.zeros((K, K)),
             **self.emission_.empty_stats(K))
 
-    def _forward_backward(self, data):
+    def _forward_backward(self, data, chain=None):
+        """Posteriors of the states; ``chain`` = (frame, log_offset, startprob, transmat)
+        replaces the point parameters (the variational E-step passes sub-normalised ones)."""
         forward_backward_scaled = _kernel("forward_backward_scaled", data, self.n_components)
-        frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
+        if chain is None:
+            frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
+            chain = (frame, log_offset, self.startprob_, self.transmat_)
+        frame, log_offset, startprob, transmat = chain
         T, K = frame.shape
         gamma = np.empty((T, K))
         log_pred = np.empty(T)
         xi = np.empty((data.n_sequences, K, K))
         loglik = np.empty(data.n_sequences)
-        forward_backward_scaled(frame, log_offset, np.ascontiguousarray(self.startprob_),
-                                np.ascontiguousarray(self.transmat_), data.offsets, gamma,
+        forward_backward_scaled(frame, log_offset, np.ascontiguousarray(startprob),
+                                np.ascontiguousarray(transmat), data.offsets, gamma,
                                 log_pred, xi, loglik)
         bad = np.flatnonzero(~np.isfinite(loglik))
         if bad.size:
