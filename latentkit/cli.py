@@ -650,6 +650,9 @@ def _add_hmm_args(p):
                    choices=["full", "diag", "spherical", "tied"],
                    help="Gaussian emissions: covariance structure (default diag)")
     p.add_argument("--n-init", type=int, default=None, help="initialisations (best kept)")
+    p.add_argument("--variational", action="store_true",
+                   help="variational Bayes (VariationalCategoricalHMM / VariationalGaussianHMM: "
+                        "Dirichlet and Normal-Wishart posteriors, unused states emptied)")
 
 
 def _state_runs(states, lengths):
@@ -680,6 +683,14 @@ def _run_hmm(args, progress):
     common = dict(n_components=k, random_state=args.seed, callback=progress.callback,
                   **_opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
                          init=args.init))
+    if args.variational:
+        from .sequence import VariationalCategoricalHMM, VariationalGaussianHMM
+
+        if emission == "poisson":
+            raise ValueError("--variational needs categorical or gaussian emissions, got "
+                             "poisson; use --emission categorical or gaussian.")
+        CategoricalHMM = VariationalCategoricalHMM  # noqa: N806 - the same call below
+        GaussianHMM = VariationalGaussianHMM  # noqa: N806
     if emission == "categorical":
         model = CategoricalHMM(**common)
     elif emission == "poisson":
@@ -708,6 +719,8 @@ def _run_hmm(args, progress):
         f"log-likelihood  {total:.4f} total (-log L = {-total:.4f}), "
         f"{total / n:.6f} per time step (nats)",
         f"BIC         {bic:.4f}",
+        *([f"ELBO        {model.lower_bound_:.6f} nats per time step; effective states "
+           f"{model.n_effective_components_} of {k}"] if args.variational else []),
         "startprob",
         "    " + "  ".join(f"{w:>11.5g}" for w in model.startprob_),
         "transmat (row i: p(next state | state i))",
@@ -716,6 +729,9 @@ def _run_hmm(args, progress):
     summary = {"emission": emission, "n_sequences": int(len(lengths)),
                "log_likelihood": _finite(total), "bic": _finite(bic),
                "startprob": _tolist(model.startprob_), "transmat": _tolist(model.transmat_)}
+    if args.variational:
+        summary.update(elbo=_finite(model.lower_bound_),
+                       n_effective_components=model.n_effective_components_)
     if emission == "poisson":
         lines += ["lambdas (one row per state)", *_fmt_matrix(model.lambdas_)]
         summary["lambdas"] = _tolist(model.lambdas_)

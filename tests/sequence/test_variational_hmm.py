@@ -302,3 +302,31 @@ def test_gaussian_rejects_nan_and_mutates_nothing():
     VariationalGaussianHMM(2, scale_prior=prior, max_iter=3).fit(X)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(prior, p0)
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+def test_cli_fit_hmm_variational(capsys):
+    import io
+    import json
+
+    from latentkit.cli import main
+
+    out = io.StringIO()
+    assert main(["fit", "hmm", "--dataset", "geyser", "-k", "4", "--covariance-type", "full",
+                 "--variational", "--max-iter", "200", "--json"], out=out) == 0
+    obj = json.loads(out.getvalue())
+    assert obj["model"] == "VariationalGaussianHMM"
+    assert 1 <= obj["n_effective_components"] <= 4
+    lb = np.asarray(obj["lower_bounds"])
+    assert np.all(np.diff(lb) >= -1e-10 * np.abs(lb[:-1]))
+    assert obj["elbo"] == pytest.approx(lb[-1])
+    out = io.StringIO()
+    assert main(["fit", "hmm", "--dataset", "lambda_phage", "-k", "2", "--variational",
+                 "--max-iter", "3", "--quiet"], out=out) == 0
+    assert "VariationalCategoricalHMM" in out.getvalue() and "effective states" in out.getvalue()
+    assert main(["fit", "hmm", "--dataset", "earthquakes", "--emission", "poisson",
+                 "--variational", "--quiet"], out=io.StringIO()) != 0
+    assert "--variational needs categorical or gaussian" in capsys.readouterr().err
