@@ -25,6 +25,7 @@ _EXPORTS = {
     "CategoricalHMM": "latentkit.sequence",
     "GaussianHMM": "latentkit.sequence",
     "PoissonHMM": "latentkit.sequence",
+    "GMMHMM": "latentkit.sequence",
     "VariationalCategoricalHMM": "latentkit.sequence",
     "VariationalGaussianHMM": "latentkit.sequence",
     "VAE": "latentkit.neural",

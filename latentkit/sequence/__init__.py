@@ -12,6 +12,7 @@ from ._emissions import (
                          PoissonEmission,
                          PoissonHMMStats,
 )
+from ._gmm import GMMHMM, GMMEmission, GMMHMMStats
 from ._hmm import (
                          CategoricalHMM,
                          GaussianHMM,
@@ -36,6 +37,9 @@ __all__ = [
                          "GaussianEmission",
                          "GaussianHMM",
                          "GaussianHMMStats",
+                         "GMMEmission",
+                         "GMMHMM",
+                         "GMMHMMStats",
                          "HMMStats",
                          "HiddenMarkovModel",
                          "PoissonEmission",
