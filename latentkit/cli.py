@@ -643,9 +643,12 @@ def _run_vae(args, progress):
 # ----------------------------------------------------------------------------- fit hmm
 
 def _add_hmm_args(p):
-    p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"],
+    p.add_argument("--emission", default=None,
+                   choices=["categorical", "poisson", "gaussian", "gmm"],
                    help="emission distribution (default: categorical for symbol data with an "
-                        "alphabet, poisson for integer counts, else gaussian)")
+                        "alphabet, poisson for integer counts, else gaussian; gmm: a Gaussian "
+                        "mixture per state, GMMHMM)")
+    p.add_argument("--n-mix", type=int, default=2, help="--emission gmm: Gaussians per state")
     p.add_argument("--covariance-type", default="diag",
                    choices=["full", "diag", "spherical", "tied"],
                    help="Gaussian emissions: covariance structure (default diag)")
@@ -695,6 +698,13 @@ def _run_hmm(args, progress):
         model = CategoricalHMM(**common)
     elif emission == "poisson":
         model = PoissonHMM(**common)
+    elif emission == "gmm":
+        from .sequence import GMMHMM
+
+        if args.variational:
+            raise ValueError("--variational needs categorical or gaussian emissions, got gmm.")
+        X = X.astype(np.float64)
+        model = GMMHMM(n_mix=args.n_mix, covariance_type=args.covariance_type, **common)
     else:
         X = X.astype(np.float64)
         model = GaussianHMM(covariance_type=args.covariance_type, **common)
@@ -712,7 +722,9 @@ def _run_hmm(args, progress):
         f"data        {bunch['name']}: {n} time steps in {len(lengths)} sequence(s) x "
         f"{X.shape[1]} feature(s)",
         f"model       {type(model).__name__}(n_components={k}"
-        + (f", covariance_type={args.covariance_type!r}" if emission == "gaussian" else "")
+        + (f", n_mix={args.n_mix}" if emission == "gmm" else "")
+        + (f", covariance_type={args.covariance_type!r}" if emission in ("gaussian", "gmm")
+           else "")
         + ")",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol})",
@@ -732,7 +744,14 @@ def _run_hmm(args, progress):
     if args.variational:
         summary.update(elbo=_finite(model.lower_bound_),
                        n_effective_components=model.n_effective_components_)
-    if emission == "poisson":
+    if emission == "gmm":
+        lines += ["weights (one row per state)", *_fmt_matrix(model.weights_)]
+        for i in range(k):
+            lines += [f"means of state {i} (one row per mixture component)",
+                      *_fmt_matrix(model.means_[i])]
+        summary.update(weights=_tolist(model.weights_), means=_tolist(model.means_),
+                       covars=_tolist(model.covars_), covariance_type=args.covariance_type)
+    elif emission == "poisson":
         lines += ["lambdas (one row per state)", *_fmt_matrix(model.lambdas_)]
         summary["lambdas"] = _tolist(model.lambdas_)
     elif emission == "gaussian":

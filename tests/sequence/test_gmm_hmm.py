@@ -187,3 +187,26 @@ def test_bad_data_and_no_mutation():
     np.testing.assert_array_equal(X, X0)
     for k in init:
         np.testing.assert_array_equal(init[k], saved[k])
+
+
+def test_cli_fit_hmm_emission_gmm():
+    import io
+    import json
+
+    from latentkit.cli import main
+
+    out = io.StringIO()
+    assert main(["fit", "hmm", "--dataset", "geyser", "-k", "2", "--emission", "gmm",
+                 "--n-mix", "2", "--covariance-type", "diag", "--max-iter", "50",
+                 "--json"], out=out) == 0
+    obj = json.loads(out.getvalue())
+    assert obj["model"] == "GMMHMM" and np.shape(obj["means"]) == (2, 2, 2)
+    np.testing.assert_allclose(np.sum(obj["weights"], axis=1), 1.0)
+    lb = np.asarray(obj["lower_bounds"])
+    assert np.all(np.diff(lb) >= -1e-10 * np.abs(lb[:-1]))
+    # the printed log-likelihood is after the last M-step: EM does not lower it
+    assert obj["log_likelihood"] >= lb[-1] * obj["n_samples"] - 1e-8
+    out = io.StringIO()
+    assert main(["fit", "hmm", "--dataset", "geyser", "--emission", "gmm", "--max-iter", "3",
+                 "--quiet"], out=out) == 0
+    assert "GMMHMM(n_components=2, n_mix=2, covariance_type='diag')" in out.getvalue()
