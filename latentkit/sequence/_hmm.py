@@ -267,11 +267,14 @@ class HiddenMarkovModel(LatentModel):
             if self.init not in _INITS:
                 raise ValueError(f"init must be one of {_INITS} or a dict of starting "
                                  f"parameters, got {self.init!r}.")
-            if self.init == "spectral" and not isinstance(emission, em.CategoricalEmission):
+            if self.init == "spectral" and not _spectral_ok(emission):
                 raise ValueError(
-                    f"init='spectral' needs categorical emissions (CategoricalHMM: the "
-                    f"three-view moments of discrete symbols), got {type(emission).__name__}; "
-                    "use init='random' or 'kmeans++'.")
+                    f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
+                    f"'diag' or 'spherical' covariances (three-view moments of consecutive "
+                    f"observations), got {type(emission).__name__}"
+                    + (f"(covariance_type={emission.covariance_type!r})"
+                       if hasattr(emission, "covariance_type") else "")
+                    + "; use init='random' or 'kmeans++'.")
         elif isinstance(self.init, dict):
             unknown = set(self.init) - names
             if unknown:
@@ -338,12 +341,11 @@ class HiddenMarkovModel(LatentModel):
         method = self.init if isinstance(self.init, str) else "random"
         start = rng.dirichlet(np.ones(K))
         trans = rng.dirichlet(np.ones(K), size=K)
-        emis = self.emission_.init_params(data.X, K, rng, method)
+        emis = self.emission_.init_params(data.X, K, rng,
+                                          "kmeans++" if method == "spectral" else method)
         params = {"startprob": start, "transmat": trans, **emis}
-        if method == "spectral":  # categorical emissions (checked by _validate_params)
-            from ..spectral._recipes import spectral_init_hmm
-            params.update(spectral_init_hmm(data.X, np.diff(data.offsets), K,
-                                            self.emission_.n_features_, random_state=rng))
+        if method == "spectral":  # a supported emission (checked by _validate_params)
+            params.update(_spectral_start(self.emission_, data, K, rng) or {})
         for name, value in init.items():
             if name == "startprob":
                 params[name] = _check_stochastic(value, name, (K,))
@@ -652,6 +654,32 @@ class HiddenMarkovModel(LatentModel):
         data = self._validate_data(X, reset=False, lengths=lengths)
         ll = self._forward(data)[1].sum()
         return float(-2.0 * ll + 2.0 * self._n_parameters())
+
+
+def _spectral_ok(emission):
+    """Whether ``init='spectral'`` has a moment estimator for this emission component."""
+    if type(emission) in (em.CategoricalEmission, em.PoissonEmission):
+        return True
+    return type(emission) is em.GaussianEmission and emission.covariance_type in (
+        "diag", "spherical")
+
+
+def _spectral_start(emission, data, K, rng):
+    """Spectral starting parameters (None: degenerate moments, warned; keep the k-means++
+    start): categorical symbols by :func:`latentkit.spectral.spectral_init_hmm`, Gaussian and
+    Poisson observations by the three-view moments of
+    :mod:`latentkit.spectral._multiview_hmm` (Anandkumar, Hsu & Kakade 2012)."""
+    from ..spectral import _multiview_hmm as mv
+
+    if isinstance(emission, em.CategoricalEmission):
+        from ..spectral._recipes import spectral_init_hmm
+
+        return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
+                                 random_state=rng)
+    if isinstance(emission, em.PoissonEmission):
+        return mv.spectral_init_poisson_hmm(data.X, data.offsets, K, random_state=rng)
+    return mv.spectral_init_gaussian_hmm(data.X, data.offsets, K, emission.covariance_type,
+                                         random_state=rng)
 
 
 def _emission_spec(emission):
