@@ -160,11 +160,13 @@ class HiddenMarkovModel(LatentModel):
     init : {'random', 'kmeans++', 'spectral'} or dict, default 'random'
         Starting parameters: ``'random'`` draws ``startprob``, ``transmat`` rows (flat
         Dirichlet) and the emission parameters at random; ``'kmeans++'`` seeds the emission
-        means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` (categorical emissions
-        only) takes all three from the method of moments
-        (:func:`latentkit.spectral.spectral_init_hmm`: Anandkumar, Hsu & Kakade 2012, projected
-        onto floored stochastic matrices; a random start with a ``SpectralInitWarning`` when
-        the moments are degenerate); a dict gives any of ``'startprob'``,
+        means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` takes all three from the
+        method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012):
+        categorical emissions by :func:`latentkit.spectral.spectral_init_hmm` (projected onto
+        floored stochastic matrices; a random start with a ``SpectralInitWarning`` when the
+        moments are degenerate), Poisson and 'diag'/'spherical' Gaussian emissions by
+        :mod:`latentkit.spectral._multiview_hmm` (the k-means++ start with a
+        ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of ``'startprob'``,
         ``'transmat'`` and the emission's parameter names (``'emissionprob'``, ``'means'``,
         ``'covars'``, ``'lambdas'``), the rest drawn as for ``'random'``.
     frozen : set of str, optional
@@ -714,7 +716,8 @@ _COMMON_DOC = """
         Dirichlet concentrations (>= 1) on ``startprob_`` and the rows of ``transmat_`` (MAP);
         None: maximum likelihood.
     init : {'random', 'kmeans++', 'spectral'} or dict, default %(init)r
-        See :class:`HiddenMarkovModel` ('spectral': CategoricalHMM only).
+        See :class:`HiddenMarkovModel` ('spectral': categorical, Poisson, and Gaussian with
+        'diag' or 'spherical' covariances).
     frozen : set of str, optional
         Parameters kept fixed during fitting, e.g. ``{'startprob', 'transmat'}``.
     n_init, max_iter, tol, random_state, callback, verbose
