@@ -449,8 +449,10 @@ class HiddenMarkovModel(LatentModel):
         import json
 
         if getattr(self, "emission", "") is None and getattr(self, "_emission_spec", None):
+            from .. import sequence
+
             spec = json.loads(self._emission_spec)
-            cls = getattr(em, spec["class"], None)
+            cls = getattr(sequence, spec["class"], None)
             if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
                 raise ValueError(f"cannot rebuild the emission component {spec['class']!r}; "
                                  "pass emission= explicitly.")

@@ -210,3 +210,16 @@ def test_cli_fit_hmm_emission_gmm():
     assert main(["fit", "hmm", "--dataset", "geyser", "--emission", "gmm", "--max-iter", "3",
                  "--quiet"], out=out) == 0
     assert "GMMHMM(n_components=2, n_mix=2, covariance_type='diag')" in out.getvalue()
+
+
+def test_composed_model_with_gmm_emission_saves_and_loads(tmp_path):
+    # a HiddenMarkovModel composed with a GMMEmission object rebuilds it from the saved spec
+    from latentkit.sequence import GMMEmission, HiddenMarkovModel
+
+    X = _data()
+    m = HiddenMarkovModel(2, emission=GMMEmission(n_mix=2, covariance_type="spherical"),
+                          init="kmeans++", random_state=0, max_iter=4, tol=0).fit(X)
+    save(m, tmp_path / "h.npz")
+    r = load(tmp_path / "h.npz")
+    assert r.score(X) == pytest.approx(m.score(X), rel=1e-12)
+    assert isinstance(r.emission_, GMMEmission) and r.emission_.n_mix == 2

@@ -180,6 +180,44 @@ def test_gaussian_bound_matches_exact_marginal_likelihood_for_one_state():
     assert m.lower_bound_ * N == pytest.approx(log_ev, rel=1e-10)
 
 
+@pytest.mark.parametrize("ct", ["diag", "spherical"])
+def test_diagonal_bound_matches_exact_normal_gamma_evidence_for_one_state(ct):
+    # diag: independent Normal-Gamma per feature; spherical: one Gamma precision shared by the
+    # features (Bishop 2006, eqs. 2.154-2.155; the evidence of a Normal-Gamma model). The bound
+    # of the converged K = 1 fit is tight, so it must equal the evidence to rounding.
+    from scipy.special import gammaln
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3)) * np.array([0.5, 1.0, 2.0]) + 1.0
+    m = VariationalGaussianHMM(1, ct, max_iter=3, tol=0).fit(X)
+    N, D = X.shape
+    b0, bN = m.beta_prior_, m.beta_posterior_[0]
+    nu0, nuN = m.dof_prior_, m.dof_posterior_[0]
+    if ct == "diag":
+        a0, aN = nu0 / 2, nuN / 2
+        r0, rN = m.scale_prior_ / 2, m.scale_posterior_[0] / 2  # Gamma rates per feature
+        log_ev = np.sum(gammaln(aN) - gammaln(a0) + a0 * np.log(r0) - aN * np.log(rN)
+                        + 0.5 * np.log(b0 / bN)) - 0.5 * N * D * np.log(2 * np.pi)
+    else:
+        a0, aN = D * nu0 / 2, D * nuN / 2
+        r0, rN = D * m.scale_prior_ / 2, D * m.scale_posterior_[0] / 2
+        log_ev = (gammaln(aN) - gammaln(a0) + a0 * np.log(r0) - aN * np.log(rN)
+                  + 0.5 * D * np.log(b0 / bN) - 0.5 * N * D * np.log(2 * np.pi))
+    assert m.lower_bound_ * N == pytest.approx(log_ev, rel=1e-10)
+
+
+def test_frozen_posteriors_stay_at_their_start():
+    X = _cat_data()
+    start = _started(VariationalCategoricalHMM(2, random_state=0), X, None)
+    init = {n: getattr(start, n + "_") for n in start._posterior_names()}
+    m = VariationalCategoricalHMM(2, init=init, frozen={"transmat", "emissionprob"},
+                                  max_iter=5, tol=0).fit(X)
+    np.testing.assert_array_equal(m.transmat_posterior_, init["transmat_posterior"])
+    np.testing.assert_array_equal(m.emissionprob_posterior_, init["emissionprob_posterior"])
+    assert not np.array_equal(m.startprob_posterior_, init["startprob_posterior"])
+    assert np.all(np.diff(m.lower_bounds_) >= -1e-12)
+
+
 # --------------------------------------------------------------------------------------------
 # model behaviour
 # --------------------------------------------------------------------------------------------
