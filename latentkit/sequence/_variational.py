@@ -22,6 +22,19 @@ Coordinate ascent (VB-EM):
   n_samples * D/2 log(2 pi)`` for full and tied covariances (see the class notes for 'diag' and
   'spherical').
 
+A variational emission component extends a point emission (it keeps ``param_names``,
+``check_X``, ``accumulate``, ``log_likelihood`` for the point estimates) with:
+
+``posterior_names``                                  names of the posterior parameters
+``resolve_prior(X, n_components)``                   dict of prior arrays (``*_prior``)
+``init_posterior(X, n_components, rng, init, prior)`` starting posteriors
+``check_posterior(name, value, n_components)``       validate a user-given posterior
+``expected_log_likelihood(post, X)``                 (n, K) ``E_q[log p(x_t | theta_k)]``
+``occupancy(stats)``                                 (K,) expected time steps per state
+``vb_update(post, prior, stats, step_size, scale)``  conjugate (natural-gradient) update
+``kl(post, prior)``                                  ``KL(q(theta) || p(theta))``, nats
+``point_estimate(post)``                             posterior-mean point parameters
+
 After each M-step the point estimates ``startprob_``, ``transmat_``, ``emissionprob_`` /
 ``means_``, ``covars_`` are the posterior means (as hmmlearn sets them); ``score``,
 ``predict_proba``, ``decode`` and ``sample`` use them, ``elbo`` and ``fit`` use the posteriors.
@@ -116,6 +129,7 @@ class VariationalCategoricalEmission(em.CategoricalEmission):
                 + B * X.shape[0] / n_components}
 
     def check_posterior(self, name, value, n_components):
+        """Validate ``emissionprob_posterior``: shape (K, n_features), finite and > 0."""
         return _check_positive(value, f"init[{name!r}]", (n_components, self.n_features_))
 
     def expected_log_likelihood(self, post, X):
@@ -123,9 +137,12 @@ class VariationalCategoricalEmission(em.CategoricalEmission):
         return np.ascontiguousarray(dirichlet_expectation(post["emissionprob_posterior"]).T[X])
 
     def occupancy(self, stats):
+        """Expected time steps per state, shape (K,)."""
         return stats.counts.sum(axis=1)
 
     def vb_update(self, post, prior, stats, step_size, scale):
+        """``alpha_k = alpha0_k + scale * counts_k`` (Beal 2003, eq. 3.57), blended with the
+        current posterior by ``step_size``."""
         target = prior["emissionprob_prior"] + scale * stats.counts
         return {"emissionprob_posterior": _blend(post.get("emissionprob_posterior"), target,
                                                  step_size)}
@@ -136,6 +153,7 @@ class VariationalCategoricalEmission(em.CategoricalEmission):
                                          prior["emissionprob_prior"])))
 
     def point_estimate(self, post):
+        """``emissionprob``: the posterior mean (row-normalised concentrations)."""
         a = post["emissionprob_posterior"]
         return {"emissionprob": a / a.sum(axis=1, keepdims=True)}
 
@@ -262,6 +280,9 @@ class VariationalGaussianEmission(em.GaussianEmission):
                 "scale_posterior": scale}
 
     def check_posterior(self, name, value, n_components):
+        """Validate a posterior array (hmmlearn's shapes, see the class notes): finite,
+        ``beta`` and ``dof`` > 0 (``dof`` > D - 1 for Wishart factors), ``scale`` positive
+        (definite)."""
         ct, D, K = self.covariance_type, self.n_features_, n_components
         shapes = {"means_posterior": (K, D), "beta_posterior": (K,),
                   "dof_posterior": () if ct == "tied" else (K,),
@@ -289,9 +310,12 @@ class VariationalGaussianEmission(em.GaussianEmission):
                                                                            shift=self.shift_))
 
     def occupancy(self, stats):
+        """Expected time steps per state, shape (K,)."""
         return stats.post
 
     def vb_update(self, post, prior, stats, step_size, scale):
+        """Conjugate Normal-Wishart update on the natural parameters (Bishop 2006, eqs.
+        10.60-10.63), blended with the current posterior by ``step_size``."""
         ct = self.covariance_type
         inc = NormalWishart.natural_stats(ct, stats.post * scale, stats.obs * scale,
                                           stats.obs2 * scale, self.reg_covar)
@@ -308,6 +332,7 @@ class VariationalGaussianEmission(em.GaussianEmission):
         return self._nw(post).kl(self._prior_nw(prior))
 
     def point_estimate(self, post):
+        """``means`` = ``means_posterior``; ``covars`` = E[Lambda]^-1 (scale / dof)."""
         return {"means": np.array(post["means_posterior"], dtype=float),
                 "covars": self._nw(post).covariances()}
 
