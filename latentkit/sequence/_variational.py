@@ -128,6 +128,12 @@ class VariationalCategoricalEmission(em.CategoricalEmission):
         return {"emissionprob_posterior": prior["emissionprob_prior"]
                 + B * X.shape[0] / n_components}
 
+    def posterior_from_point(self, point, n_per_state, prior):
+        """Posterior with ``n_per_state`` pseudo-counts spread by a point estimate (the
+        spectral start)."""
+        return {"emissionprob_posterior": prior["emissionprob_prior"]
+                + point["emissionprob"] * n_per_state}
+
     def check_posterior(self, name, value, n_components):
         """Validate ``emissionprob_posterior``: shape (K, n_features), finite and > 0."""
         return _check_positive(value, f"init[{name!r}]", (n_components, self.n_features_))
@@ -279,6 +285,17 @@ class VariationalGaussianEmission(em.GaussianEmission):
         return {"means_posterior": means, "beta_posterior": beta, "dof_posterior": dof,
                 "scale_posterior": scale}
 
+    def posterior_from_point(self, point, n_per_state, prior):
+        """Normal-Gamma posteriors centred on point ``means``/``covars`` ('diag' or
+        'spherical') with ``n_per_state`` pseudo-observations each (the spectral start)."""
+        K = point["means"].shape[0]
+        beta = np.full(K, prior["beta_prior"] + n_per_state)
+        dof = np.full(K, prior["dof_prior"] + n_per_state)
+        c = np.asarray(point["covars"], dtype=float)
+        return {"means_posterior": np.array(point["means"], dtype=float),
+                "beta_posterior": beta, "dof_posterior": dof,
+                "scale_posterior": c * dof.reshape((-1,) + (1,) * (c.ndim - 1))}
+
     def check_posterior(self, name, value, n_components):
         """Validate a posterior array (hmmlearn's shapes, see the class notes): finite,
         ``beta`` and ``dof`` > 0 (``dof`` > D - 1 for Wishart factors), ``scale`` positive
@@ -360,10 +377,14 @@ class VariationalHMM(HiddenMarkovModel):
         Dirichlet concentration (> 0) of ``startprob``; default ``1 / K`` (hmmlearn's).
     transmat_prior : float or array-like of shape (K, K), optional
         Dirichlet concentration (> 0) of each row of ``transmat``; default ``1 / K``.
-    init : {'random', 'kmeans++'} or dict, default 'random'
+    init : {'random', 'kmeans++', 'spectral'} or dict, default 'random'
         Starting posteriors: the chain's from flat Dirichlet draws scaled to the number of
         sequences (start) and time steps (rows), as hmmlearn; the emission's from its point
-        start (see the components). A dict gives any of ``'startprob_posterior'``,
+        start (see the components). 'spectral' (categorical, or Gaussian with 'diag' /
+        'spherical' covariances): the prior plus ``n_samples / K`` pseudo-counts per state
+        spread by the method-of-moments start of :class:`HiddenMarkovModel`'s
+        ``init='spectral'`` (the k-means++ start, with a ``SpectralInitWarning``, when the
+        moments are degenerate). A dict gives any of ``'startprob_posterior'``,
         ``'transmat_posterior'`` and the emission's posterior names; the rest are drawn.
     frozen : set of str, optional
         Posteriors kept at their start: ``'startprob'``, ``'transmat'`` or the emission's
@@ -399,7 +420,7 @@ class VariationalHMM(HiddenMarkovModel):
 
     _EMISSIONS = {"categorical": VariationalCategoricalEmission,
                   "gaussian": VariationalGaussianEmission}
-    _INITS = ("random", "kmeans++")
+    _INITS = ("random", "kmeans++", "spectral")
 
     def __init__(self, n_components=2, emission="categorical", *, startprob_prior=None,
                  transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=100,
@@ -434,19 +455,26 @@ class VariationalHMM(HiddenMarkovModel):
         if isinstance(init, str) and init not in self._INITS:
             raise ValueError(f"init must be one of {self._INITS} or a dict of starting "
                              f"posteriors, got {init!r}.")
-        if isinstance(init, dict):
-            # the base checks dict keys against point-parameter names; check posteriors here
+        if isinstance(init, dict) or init == "spectral":
+            # the base checks dict keys against point-parameter names and 'spectral' against
+            # point emissions; the posteriors and the variational emissions are checked here
             self.init = {}
             try:
                 super()._validate_params()
             finally:
                 self.init = init
+        else:
+            super()._validate_params()
+        if isinstance(init, dict):
             unknown = set(init) - set(self._posterior_names())
             if unknown:
                 raise ValueError(f"init has unknown posterior(s) {sorted(unknown)}; valid "
                                  f"names are {sorted(self._posterior_names())}.")
-        else:
-            super()._validate_params()
+        elif init == "spectral" and getattr(self.emission_, "covariance_type",
+                                            "diag") not in ("diag", "spherical"):
+            raise ValueError("init='spectral' needs categorical emissions or Gaussian emissions "
+                             "with 'diag' or 'spherical' covariances, got covariance_type="
+                             f"{self.emission_.covariance_type!r}; use init='kmeans++'.")
 
     # ---- initialisation ------------------------------------------------------------------------
     def _init_params(self, data, rng):
@@ -462,7 +490,18 @@ class VariationalHMM(HiddenMarkovModel):
         post = {"startprob_posterior": rng.dirichlet(np.full(K, 1.0 / K)) * data.n_sequences,
                 "transmat_posterior": rng.dirichlet(np.full(K, 1.0 / K), size=K)
                 * data.n_samples / K}
-        post.update(self.emission_.init_posterior(X, K, rng, method, prior))
+        post.update(self.emission_.init_posterior(
+            X, K, rng, "kmeans++" if method == "spectral" else method, prior))
+        if method == "spectral":
+            from ._hmm import _spectral_start
+
+            point = _spectral_start(self.emission_, data, K, rng)
+            if point is not None:  # None: degenerate moments (warned), keep the k-means++ start
+                n_k = data.n_samples / K  # pseudo-counts per state, as the random start
+                post["startprob_posterior"] = (prior["startprob_prior"]
+                                               + point["startprob"] * data.n_sequences)
+                post["transmat_posterior"] = prior["transmat_prior"] + point["transmat"] * n_k
+                post.update(self.emission_.posterior_from_point(point, n_k, prior))
         for name, value in user.items():
             if name == "startprob_posterior":
                 post[name] = _check_positive(value, f"init[{name!r}]", (K,))
@@ -621,7 +660,8 @@ class VariationalGaussianHMM(VariationalHMM):
     means_prior, beta_prior, dof_prior, scale_prior, reg_covar
         Normal-Wishart prior; see :class:`VariationalGaussianEmission` (defaults: data mean,
         1, n_features, 1e-3 identity, 0).
-    init : {'kmeans++', 'random'} or dict, default 'kmeans++'
+    init : {'kmeans++', 'random', 'spectral'} or dict, default 'kmeans++'
+        See :class:`VariationalHMM` ('spectral': 'diag' and 'spherical' only).
     frozen, n_init, max_iter, tol, random_state, callback, verbose
         See :class:`VariationalHMM`.
 

@@ -368,3 +368,39 @@ def test_cli_fit_hmm_variational(capsys):
     assert main(["fit", "hmm", "--dataset", "earthquakes", "--emission", "poisson",
                  "--variational", "--quiet"], out=io.StringIO()) != 0
     assert "--variational needs categorical or gaussian" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# spectral start
+# --------------------------------------------------------------------------------------------
+
+def test_spectral_start_of_the_variational_gaussian_hmm():
+    rng = np.random.default_rng(7)
+    A = np.array([[0.9, 0.05, 0.05], [0.05, 0.9, 0.05], [0.05, 0.05, 0.9]])
+    z = np.zeros(3000, dtype=int)
+    for t in range(1, 3000):
+        z[t] = rng.choice(3, p=A[z[t - 1]])
+    mu = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    X = mu[z] + rng.normal(size=(3000, 2)) * 0.8
+    spec = VariationalGaussianHMM(3, "diag", init="spectral", random_state=0, tol=1e-8,
+                                  max_iter=500).fit(X)
+    km = VariationalGaussianHMM(3, "diag", init="kmeans++", random_state=0, tol=1e-8,
+                                max_iter=500).fit(X)
+    assert spec.lower_bound_ >= km.lower_bound_ - 1e-6
+    assert spec.n_iter_ < km.n_iter_
+    assert spec.n_effective_components_ == 3
+    with pytest.raises(ValueError, match="'diag' or 'spherical'"):
+        VariationalGaussianHMM(3, "full", init="spectral").fit(X)
+
+
+def test_spectral_start_of_the_variational_categorical_hmm():
+    rng = np.random.default_rng(8)
+    B = np.array([[0.6, 0.3, 0.05, 0.05], [0.05, 0.05, 0.3, 0.6]])
+    z = np.zeros(4000, dtype=int)
+    for t in range(1, 4000):
+        z[t] = z[t - 1] if rng.random() < 0.9 else 1 - z[t - 1]
+    X = np.array([rng.choice(4, p=B[k]) for k in z])[:, None]
+    m = _started(VariationalCategoricalHMM(2, init="spectral", random_state=0), X, None)
+    # the starting posterior means are the spectral estimate, already close to the truth
+    order = np.argsort(m.emissionprob_[:, 0])[::-1]
+    np.testing.assert_allclose(m.emissionprob_[order], B, atol=0.08)
