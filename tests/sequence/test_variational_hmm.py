@@ -404,3 +404,19 @@ def test_spectral_start_of_the_variational_categorical_hmm():
     # the starting posterior means are the spectral estimate, already close to the truth
     order = np.argsort(m.emissionprob_[:, 0])[::-1]
     np.testing.assert_allclose(m.emissionprob_[order], B, atol=0.08)
+
+
+def test_stochastic_vi_reaches_the_batch_bound():
+    # natural-gradient steps on minibatches of whole sequences (Hoffman et al. 2013)
+    from latentkit.inference import IterableSource, StochasticVI
+
+    rng = np.random.default_rng(0)
+    z = np.repeat(np.arange(30) % 2, 50)
+    X = rng.normal(size=(z.size, 2)) * 0.6 + np.array([[0.0, 0.0], [3.0, 2.0]])[z]
+    lengths = [150] * 10
+    chunks = [(X[a:a + 300], {"lengths": [150, 150]}) for a in range(0, 1500, 300)]
+    svi = StochasticVI(VariationalGaussianHMM(2, "diag", random_state=0), batch_size=300,
+                       n_epochs=10, tol=0.0, random_state=0).fit(
+        IterableSource(chunks, n_samples=1500))
+    batch = VariationalGaussianHMM(2, "diag", random_state=0).fit(X, lengths=lengths)
+    assert svi.model_.elbo(X, lengths=lengths) == pytest.approx(batch.lower_bound_, abs=2e-3)
