@@ -245,6 +245,11 @@ class HiddenMarkovModel(LatentModel):
                             f"{sorted(_EMISSION_ALIASES)}, got {type(e).__name__}.")
         return clone(e)
 
+    def _check_chain_prior(self, name, arr, value):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 1):
+            raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
+                             f"whose MAP estimate exists), got {value!r}.")
+
     def _param_names(self):
         return ("startprob", "transmat") + tuple(self.emission_.param_names)
 
@@ -298,11 +303,6 @@ class HiddenMarkovModel(LatentModel):
                              f"are {sorted(names)}.")
         self.frozen_ = frozen
         self._frozen_names = ",".join(sorted(frozen))  # a string survives latentkit.io.save
-
-    def _check_chain_prior(self, name, arr, value):
-        if not np.all(np.isfinite(arr)) or np.any(arr < 1):
-            raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
-                             f"whose MAP estimate exists), got {value!r}.")
 
     def _validate_data(self, X, reset, lengths=None):
         if reset:
@@ -449,10 +449,8 @@ class HiddenMarkovModel(LatentModel):
         import json
 
         if getattr(self, "emission", "") is None and getattr(self, "_emission_spec", None):
-            from .. import sequence
-
             spec = json.loads(self._emission_spec)
-            cls = getattr(sequence, spec["class"], None)
+            cls = getattr(em, spec["class"], None)
             if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
                 raise ValueError(f"cannot rebuild the emission component {spec['class']!r}; "
                                  "pass emission= explicitly.")
@@ -660,6 +658,29 @@ class HiddenMarkovModel(LatentModel):
         return float(-2.0 * ll + 2.0 * self._n_parameters())
 
 
+def _emission_spec(emission):
+    """JSON description (class name + scalar hyper-parameters) of an emission component, kept
+    as a string attribute so that a saved model can rebuild it."""
+    import json
+
+    params = {k: v for k, v in emission.get_params(deep=False).items()
+              if v is None or isinstance(v, (bool, int, float, str))}
+    return json.dumps({"class": type(emission).__name__, "params": params})
+
+
+def _n_rows(X):
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            X = np.asarray(X)
+        except Exception as exc:
+            raise ValueError(f"X could not be converted to an array: {exc}") from None
+        shape = X.shape
+    if len(shape) == 0:
+        raise ValueError(f"Expected an array of observations for X, got a scalar: {X!r}.")
+    return int(shape[0])
+
+
 def _spectral_ok(emission):
     """Whether ``init='spectral'`` has a moment estimator for this emission component."""
     if type(emission) in (em.CategoricalEmission, em.PoissonEmission):
@@ -684,29 +705,6 @@ def _spectral_start(emission, data, K, rng):
         return mv.spectral_init_poisson_hmm(data.X, data.offsets, K, random_state=rng)
     return mv.spectral_init_gaussian_hmm(data.X, data.offsets, K, emission.covariance_type,
                                          random_state=rng)
-
-
-def _emission_spec(emission):
-    """JSON description (class name + scalar hyper-parameters) of an emission component, kept
-    as a string attribute so that a saved model can rebuild it."""
-    import json
-
-    params = {k: v for k, v in emission.get_params(deep=False).items()
-              if v is None or isinstance(v, (bool, int, float, str))}
-    return json.dumps({"class": type(emission).__name__, "params": params})
-
-
-def _n_rows(X):
-    shape = getattr(X, "shape", None)
-    if shape is None:
-        try:
-            X = np.asarray(X)
-        except Exception as exc:
-            raise ValueError(f"X could not be converted to an array: {exc}") from None
-        shape = X.shape
-    if len(shape) == 0:
-        raise ValueError(f"Expected an array of observations for X, got a scalar: {X!r}.")
-    return int(shape[0])
 
 
 # --------------------------------------------------------------------------------------------

@@ -306,7 +306,7 @@ def test_partial_fit_minibatches_raise_the_bound():
     ({"startprob_prior": 0.0}, "startprob_prior must be finite and > 0"),
     ({"transmat_prior": -1.0}, "transmat_prior must be finite and > 0"),
     ({"emissionprob_prior": np.nan}, "emissionprob_prior must be finite and > 0"),
-    ({"init": "spectral"}, "init must be one of"),
+    ({"init": "banana"}, "init must be one of"),
     ({"init": {"emissionprob": np.ones((2, 4)) / 4}}, "unknown posterior"),
     ({"init": {"transmat_posterior": np.ones((3, 3))}}, r"init\['transmat_posterior'\]"),
 ])
