@@ -166,9 +166,10 @@ class HiddenMarkovModel(LatentModel):
         floored stochastic matrices; a random start with a ``SpectralInitWarning`` when the
         moments are degenerate), Poisson and 'diag'/'spherical' Gaussian emissions by
         :mod:`latentkit.spectral._multiview_hmm` (the k-means++ start with a
-        ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of ``'startprob'``,
-        ``'transmat'`` and the emission's parameter names (``'emissionprob'``, ``'means'``,
-        ``'covars'``, ``'lambdas'``), the rest drawn as for ``'random'``.
+        ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
+        ``'startprob'``, ``'transmat'`` and the emission's parameter names
+        (``'emissionprob'``, ``'means'``, ``'covars'``, ``'lambdas'``), the rest drawn as for
+        ``'random'``.
     frozen : set of str, optional
         Parameters kept at their starting values during fitting, e.g. ``{'startprob'}``.
     n_init : int, default 1

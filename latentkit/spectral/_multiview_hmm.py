@@ -10,7 +10,8 @@ with no noise correction,
 and symmetrising the outer views towards the middle one (``x~1 = P_23 P_13^+ phi(x_1)``,
 ``x~3 = P_21 P_31^+ phi(x_3)``) gives
 
-    M2 = E[x~1 x~3^T] = sum_j w_j mu_j mu_j^T,    M3 = E[x~1 (x) x~3 (x) phi(x_2)] = sum_j w_j mu_j^(x)3
+    M2 = E[x~1 x~3^T] = sum_j w_j mu_j mu_j^T,
+    M3 = E[x~1 (x) x~3 (x) phi(x_2)] = sum_j w_j mu_j^(x)3
 
 with ``mu_j = E[phi(x) | h = j]`` the conditional mean of the emission (Anandkumar et al. 2014,
 section 3.3, Theorem 3.6). It is the categorical estimator of
