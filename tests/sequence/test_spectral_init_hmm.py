@@ -120,3 +120,19 @@ def test_spectral_start_does_not_mutate_input():
         warnings.simplefilter("ignore")
         PoissonHMM(2, init="spectral", random_state=0, max_iter=3).fit(X)
     np.testing.assert_array_equal(X, X0)
+
+
+def test_last_view_variant_recovers_a_slow_chain():
+    # the adjacent-pair variant (inverts P_12 only; emissions from P_23 = O diag(w) M_3^T)
+    from latentkit.spectral._multiview_hmm import _multiview_estimate
+
+    rng = np.random.default_rng(5)
+    z = _chain(A3, 20000, rng)
+    mu = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    X = mu[z] + rng.normal(size=(z.size, 2)) * 0.7
+    mz, _, w, A, loc, scale = _multiview_estimate(X, check_lengths(None, len(X)), 3,
+                                                  np.random.default_rng(0), target_view=3)
+    perm, err = match_components(mu, loc + scale * mz)
+    assert err.max() < 0.1
+    np.testing.assert_allclose(A[np.ix_(perm, perm)], A3, atol=0.03)
+    np.testing.assert_allclose(w[perm], np.bincount(z, minlength=3) / z.size, atol=0.03)
