@@ -165,7 +165,8 @@ class HiddenMarkovModel(LatentModel):
         categorical emissions by :func:`latentkit.spectral.spectral_init_hmm` (projected onto
         floored stochastic matrices; a random start with a ``SpectralInitWarning`` when the
         moments are degenerate), Poisson and 'diag'/'spherical' Gaussian emissions by
-        :mod:`latentkit.spectral._multiview_hmm` (the k-means++ start with a
+        :func:`latentkit.spectral.spectral_init_poisson_hmm` and
+        :func:`~latentkit.spectral.spectral_init_gaussian_hmm` (the k-means++ start with a
         ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
         ``'startprob'``, ``'transmat'`` and the emission's parameter names
         (``'emissionprob'``, ``'means'``, ``'covars'``, ``'lambdas'``), the rest drawn as for
