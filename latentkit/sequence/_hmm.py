@@ -703,9 +703,10 @@ def _spectral_start(emission, data, K, rng):
 
         return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
                                  random_state=rng)
+    lengths = np.diff(data.offsets)
     if isinstance(emission, em.PoissonEmission):
-        return mv.spectral_init_poisson_hmm(data.X, data.offsets, K, random_state=rng)
-    return mv.spectral_init_gaussian_hmm(data.X, data.offsets, K, emission.covariance_type,
+        return mv.spectral_init_poisson_hmm(data.X, lengths, K, random_state=rng)
+    return mv.spectral_init_gaussian_hmm(data.X, lengths, K, emission.covariance_type,
                                          random_state=rng)
 
 

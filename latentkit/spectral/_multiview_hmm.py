@@ -155,6 +155,22 @@ def _multiview_estimate(X, offsets, K, rng, target_view=2):
     return mean_z, sq_z, w, A, loc, scale
 
 
+def _prepare(emission, X, lengths, n_components, random_state, floor):
+    """Validated (X as float64, offsets, K, rng, floor), with the HMM emission's messages."""
+    import numbers
+
+    from .._validation import check_random_state, check_scalar
+    from ..sequence import check_lengths
+
+    K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
+    floor = float(check_scalar(floor, "floor", numbers.Real, low=0.0, high=1.0,
+                               high_inclusive=False))
+    n = np.shape(X)[0] if np.ndim(X) else 0
+    offsets = check_lengths(lengths, n)
+    Xv = np.asarray(emission.check_X(X, offsets, True), dtype=np.float64)
+    return Xv, offsets, K, check_random_state(random_state), floor
+
+
 def _floor_rows(P, floor):
     P = np.maximum(np.asarray(P, dtype=np.float64), floor / P.shape[-1])
     return P / P.sum(axis=-1, keepdims=True)
@@ -185,19 +201,19 @@ def _run(X, offsets, K, rng, floor, build, what):
         return None
 
 
-def spectral_init_gaussian_hmm(X, offsets, n_components, covariance_type="diag",
+def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type="diag",
                                random_state=None, floor=1e-2):
     """Starting parameters of a Gaussian HMM (spherical or diagonal covariances) from
     three-view moments (see the module docstring).
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Validated, finite observations (stacked sequences).
-    offsets : ndarray of shape (n_sequences + 1,) of int64
-        Sequence boundaries.
-    n_components : int
-        Number of states K.
+    X : array-like of shape (n_samples, n_features)
+        Finite observations, sequences stacked (hmmlearn's layout).
+    lengths : array-like of int of shape (n_sequences,), optional
+        Sequence lengths (sum ``n_samples``); default one sequence.
+    n_components : int, default 2
+        Number of states K (>= 1).
     covariance_type : {'diag', 'spherical'}, default 'diag'
     random_state : numpy.random.Generator, int or None
         Restarts of the tensor power method.
@@ -214,21 +230,26 @@ def spectral_init_gaussian_hmm(X, offsets, n_components, covariance_type="diag",
         number of moment features, a constant feature, rank-deficient pair moments,
         ill-conditioned or non-finite output); the caller then uses its k-means++ start.
 
+    Raises
+    ------
+    ValueError
+        NaN or infinity in X (naming the row), lengths that do not add up, ``n_components``
+        < 1, ``floor`` outside [0, 1), a covariance_type other than 'diag' or 'spherical'.
+
     Notes
     -----
     Source: Anandkumar, Hsu & Kakade (2012), COLT; Anandkumar, Ge, Hsu, Kakade & Telgarsky
     (2014), JMLR 15, section 3.3 and Theorem 3.6 (multi-view moments of an HMM).
     """
     from ..distributions import check_covariance_type
-    from .._validation import check_random_state
+    from ..sequence import GaussianEmission
 
     check_covariance_type(covariance_type)
     if covariance_type not in ("diag", "spherical"):
         raise ValueError("spectral_init_gaussian_hmm needs covariance_type 'diag' or "
                          f"'spherical', got {covariance_type!r}.")
-    rng = check_random_state(random_state)
-    X = np.asarray(X, dtype=np.float64)
-    K = int(n_components)
+    X, offsets, K, rng, floor = _prepare(GaussianEmission(), X, lengths, n_components,
+                                         random_state, floor)
 
     def build(mean_z, sq_z, w, A, loc, scale):
         means = loc + scale * mean_z
@@ -243,16 +264,17 @@ def spectral_init_gaussian_hmm(X, offsets, n_components, covariance_type="diag",
     return _run(X, offsets, K, rng, floor, build, "k-means++")
 
 
-def spectral_init_poisson_hmm(X, offsets, n_components, random_state=None, floor=1e-2):
+def spectral_init_poisson_hmm(X, lengths=None, n_components=2, random_state=None,
+                              floor=1e-2):
     """Starting parameters of a Poisson HMM from three-view moments of the counts (see the
     module docstring).
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Validated non-negative counts (stacked sequences).
-    offsets : ndarray of shape (n_sequences + 1,) of int64
-    n_components : int
+    X : array-like of int of shape (n_samples, n_features)
+        Non-negative counts, sequences stacked.
+    lengths : array-like of int of shape (n_sequences,), optional
+    n_components : int, default 2
     random_state : numpy.random.Generator, int or None
     floor : float, default 1e-2
         ``transmat`` / ``startprob`` entries at least ``floor / K``; rates at least ``floor``
@@ -265,15 +287,20 @@ def spectral_init_poisson_hmm(X, offsets, n_components, random_state=None, floor
         :class:`SpectralInitWarning` when the moments are degenerate (as
         :func:`spectral_init_gaussian_hmm`).
 
+    Raises
+    ------
+    ValueError
+        Negative, fractional or non-finite counts (naming the row), lengths that do not add
+        up, ``n_components`` < 1, ``floor`` outside [0, 1).
+
     Notes
     -----
     Source: Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3.
     """
-    from .._validation import check_random_state
+    from ..sequence import PoissonEmission
 
-    rng = check_random_state(random_state)
-    X = np.asarray(X, dtype=np.float64)
-    K = int(n_components)
+    X, offsets, K, rng, floor = _prepare(PoissonEmission(), X, lengths, n_components,
+                                         random_state, floor)
 
     def build(mean_z, sq_z, w, A, loc, scale):
         lam = np.maximum(loc + scale * mean_z, floor * np.maximum(loc, 1e-3))

@@ -47,7 +47,7 @@ def test_gaussian_start_recovers_a_planted_chain(ct):
     if ct == "spherical":
         sd = np.repeat([[0.7], [0.5], [1.0]], 2, axis=1)
     X = mu[z] + rng.normal(size=(z.size, 2)) * sd[z]
-    p = spectral_init_gaussian_hmm(X, check_lengths(None, len(X)), 3, ct, random_state=0)
+    p = spectral_init_gaussian_hmm(X, None, 3, ct, random_state=0)
     perm, err = match_components(mu, p["means"])
     assert err.max() < 0.1, p["means"]
     var = sd ** 2 if ct == "diag" else (sd ** 2).mean(axis=1)
@@ -61,7 +61,7 @@ def test_poisson_start_recovers_a_univariate_chain_with_three_states():
     z = _chain(A3, 30000, rng)
     lam = np.array([3.0, 12.0, 30.0])
     X = rng.poisson(lam[z])[:, None].astype(float)
-    p = spectral_init_poisson_hmm(X, check_lengths(None, len(X)), 3, random_state=0)
+    p = spectral_init_poisson_hmm(X, None, 3, random_state=0)
     order = np.argsort(p["lambdas"][:, 0])
     np.testing.assert_allclose(p["lambdas"][order, 0], lam, rtol=0.1)
     np.testing.assert_allclose(p["transmat"][np.ix_(order, order)], A3, atol=0.04)
@@ -109,7 +109,23 @@ def test_spectral_init_refuses_full_and_tied_covariances():
         with pytest.raises(ValueError, match="'diag' or 'spherical' covariances"):
             GaussianHMM(2, ct, init="spectral").fit(X)
     with pytest.raises(ValueError, match="covariance_type 'diag' or 'spherical'"):
-        spectral_init_gaussian_hmm(X, check_lengths(None, 100), 2, "full")
+        spectral_init_gaussian_hmm(X, None, 2, "full")
+
+
+def test_public_functions_validate_their_input():
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    with pytest.raises(ValueError, match="lengths sum to 90"):
+        spectral_init_gaussian_hmm(X, [50, 40], 2)
+    bad = X.copy()
+    bad[7, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity at row 7"):
+        spectral_init_gaussian_hmm(bad, None, 2)
+    with pytest.raises(ValueError, match="n_components"):
+        spectral_init_poisson_hmm(np.ones((100, 1)), None, 0)
+    with pytest.raises(ValueError, match="negative"):
+        spectral_init_poisson_hmm(-np.ones((100, 1)), None, 2)
+    with pytest.raises(ValueError, match="floor"):
+        spectral_init_poisson_hmm(np.ones((100, 1)), None, 2, floor=1.5)
 
 
 def test_spectral_start_does_not_mutate_input():
