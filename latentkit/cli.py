@@ -709,13 +709,19 @@ def _run_vae(args, progress):
 # ----------------------------------------------------------------------------- fit hmm
 
 def _add_hmm_args(p):
-    p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"],
+    p.add_argument("--emission", default=None,
+                   choices=["categorical", "poisson", "gaussian", "gmm"],
                    help="emission distribution (default: categorical for symbol data with an "
-                        "alphabet, poisson for integer counts, else gaussian)")
+                        "alphabet, poisson for integer counts, else gaussian; gmm: a Gaussian "
+                        "mixture per state, GMMHMM)")
+    p.add_argument("--n-mix", type=int, default=2, help="--emission gmm: Gaussians per state")
     p.add_argument("--covariance-type", default="diag",
                    choices=["full", "diag", "spherical", "tied"],
                    help="Gaussian emissions: covariance structure (default diag)")
     p.add_argument("--n-init", type=int, default=None, help="initialisations (best kept)")
+    p.add_argument("--variational", action="store_true",
+                   help="variational Bayes (VariationalCategoricalHMM / VariationalGaussianHMM: "
+                        "Dirichlet and Normal-Wishart posteriors, unused states emptied)")
 
 
 def _state_runs(states, lengths):
@@ -746,10 +752,25 @@ def _run_hmm(args, progress):
     common = dict(n_components=k, random_state=args.seed, callback=progress.callback,
                   **_opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
                          init=args.init))
+    if args.variational:
+        from .sequence import VariationalCategoricalHMM, VariationalGaussianHMM
+
+        if emission == "poisson":
+            raise ValueError("--variational needs categorical or gaussian emissions, got "
+                             "poisson; use --emission categorical or gaussian.")
+        CategoricalHMM = VariationalCategoricalHMM  # noqa: N806 - the same call below
+        GaussianHMM = VariationalGaussianHMM  # noqa: N806
     if emission == "categorical":
         model = CategoricalHMM(**common)
     elif emission == "poisson":
         model = PoissonHMM(**common)
+    elif emission == "gmm":
+        from .sequence import GMMHMM
+
+        if args.variational:
+            raise ValueError("--variational needs categorical or gaussian emissions, got gmm.")
+        X = X.astype(np.float64)
+        model = GMMHMM(n_mix=args.n_mix, covariance_type=args.covariance_type, **common)
     else:
         X = X.astype(np.float64)
         model = GaussianHMM(covariance_type=args.covariance_type, **common)
@@ -767,13 +788,17 @@ def _run_hmm(args, progress):
         f"data        {bunch['name']}: {n} time steps in {len(lengths)} sequence(s) x "
         f"{X.shape[1]} feature(s)",
         f"model       {type(model).__name__}(n_components={k}"
-        + (f", covariance_type={args.covariance_type!r}" if emission == "gaussian" else "")
+        + (f", n_mix={args.n_mix}" if emission == "gmm" else "")
+        + (f", covariance_type={args.covariance_type!r}" if emission in ("gaussian", "gmm")
+           else "")
         + ")",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol})",
         f"log-likelihood  {total:.4f} total (-log L = {-total:.4f}), "
         f"{total / n:.6f} per time step (nats)",
         f"BIC         {bic:.4f}",
+        *([f"ELBO        {model.lower_bound_:.6f} nats per time step; effective states "
+           f"{model.n_effective_components_} of {k}"] if args.variational else []),
         "startprob",
         "    " + "  ".join(f"{w:>11.5g}" for w in model.startprob_),
         "transmat (row i: p(next state | state i))",
@@ -782,7 +807,17 @@ def _run_hmm(args, progress):
     summary = {"emission": emission, "n_sequences": int(len(lengths)),
                "log_likelihood": _finite(total), "bic": _finite(bic),
                "startprob": _tolist(model.startprob_), "transmat": _tolist(model.transmat_)}
-    if emission == "poisson":
+    if args.variational:
+        summary.update(elbo=_finite(model.lower_bound_),
+                       n_effective_components=model.n_effective_components_)
+    if emission == "gmm":
+        lines += ["weights (one row per state)", *_fmt_matrix(model.weights_)]
+        for i in range(k):
+            lines += [f"means of state {i} (one row per mixture component)",
+                      *_fmt_matrix(model.means_[i])]
+        summary.update(weights=_tolist(model.weights_), means=_tolist(model.means_),
+                       covars=_tolist(model.covars_), covariance_type=args.covariance_type)
+    elif emission == "poisson":
         lines += ["lambdas (one row per state)", *_fmt_matrix(model.lambdas_)]
         summary["lambdas"] = _tolist(model.lambdas_)
     elif emission == "gaussian":

@@ -12,6 +12,7 @@ from ._emissions import (
                          PoissonEmission,
                          PoissonHMMStats,
 )
+from ._gmm import GMMHMM, GMMEmission, GMMHMMStats
 from ._hmm import (
                          CategoricalHMM,
                          GaussianHMM,
@@ -19,6 +20,13 @@ from ._hmm import (
                          PoissonHMM,
                          SequenceData,
                          check_lengths,
+)
+from ._variational import (
+                         VariationalCategoricalEmission,
+                         VariationalCategoricalHMM,
+                         VariationalGaussianEmission,
+                         VariationalGaussianHMM,
+                         VariationalHMM,
 )
 
 __all__ = [
@@ -29,11 +37,19 @@ __all__ = [
                          "GaussianEmission",
                          "GaussianHMM",
                          "GaussianHMMStats",
+                         "GMMEmission",
+                         "GMMHMM",
+                         "GMMHMMStats",
                          "HMMStats",
                          "HiddenMarkovModel",
                          "PoissonEmission",
                          "PoissonHMM",
                          "PoissonHMMStats",
                          "SequenceData",
+                         "VariationalCategoricalEmission",
+                         "VariationalCategoricalHMM",
+                         "VariationalGaussianEmission",
+                         "VariationalGaussianHMM",
+                         "VariationalHMM",
                          "check_lengths",
 ]

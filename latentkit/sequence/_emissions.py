@@ -776,3 +776,17 @@ def _kmeans_centred(X, k, rng, n_iter):
         ok = cnt > 0
         C[ok] = sums[ok] / cnt[ok, None]
     return C
+
+
+#: Emission components defined in sibling modules, found by name when a saved model is rebuilt
+#: (the loader looks components up in this module).
+_EXTENSIONS = {"GMMEmission": "._gmm", "VariationalCategoricalEmission": "._variational",
+               "VariationalGaussianEmission": "._variational"}
+
+
+def __getattr__(name):
+    if name in _EXTENSIONS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXTENSIONS[name], __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

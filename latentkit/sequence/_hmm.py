@@ -204,13 +204,17 @@ class HiddenMarkovModel(LatentModel):
     init : {'random', 'kmeans++', 'spectral'} or dict, default 'random'
         Starting parameters: ``'random'`` draws ``startprob``, ``transmat`` rows (flat
         Dirichlet) and the emission parameters at random; ``'kmeans++'`` seeds the emission
-        means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` (categorical emissions
-        only) takes all three from the method of moments
-        (:func:`latentkit.spectral.spectral_init_hmm`: Anandkumar, Hsu & Kakade 2012, projected
-        onto floored stochastic matrices; a random start with a ``SpectralInitWarning`` when
-        the moments are degenerate); a dict gives any of ``'startprob'``,
-        ``'transmat'`` and the emission's parameter names (``'emissionprob'``, ``'means'``,
-        ``'covars'``, ``'lambdas'``), the rest drawn as for ``'random'``.
+        means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` takes all three from the
+        method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012):
+        categorical emissions by :func:`latentkit.spectral.spectral_init_hmm` (projected onto
+        floored stochastic matrices; a random start with a ``SpectralInitWarning`` when the
+        moments are degenerate), Poisson and 'diag'/'spherical' Gaussian emissions by
+        :func:`latentkit.spectral.spectral_init_poisson_hmm` and
+        :func:`~latentkit.spectral.spectral_init_gaussian_hmm` (the k-means++ start with a
+        ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
+        ``'startprob'``, ``'transmat'`` and the emission's parameter names
+        (``'emissionprob'``, ``'means'``, ``'covars'``, ``'lambdas'``), the rest drawn as for
+        ``'random'``.
     frozen : set of str, optional
         Parameters kept at their starting values during fitting, e.g. ``{'startprob'}``.
     n_init : int, default 1
@@ -287,6 +291,11 @@ class HiddenMarkovModel(LatentModel):
                             f"{sorted(_EMISSION_ALIASES)}, got {type(e).__name__}.")
         return clone(e)
 
+    def _check_chain_prior(self, name, arr, value):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 1):
+            raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
+                             f"whose MAP estimate exists), got {value!r}.")
+
     def _param_names(self):
         return ("startprob", "transmat") + tuple(self.emission_.param_names)
 
@@ -304,19 +313,20 @@ class HiddenMarkovModel(LatentModel):
             except (ValueError, TypeError):
                 raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got "
                                  f"{p!r}.") from None
-            if not np.all(np.isfinite(arr)) or np.any(arr < 1):
-                raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
-                                 f"whose MAP estimate exists), got {p!r}.")
+            self._check_chain_prior(name, arr, p)
         names = set(self._param_names())
         if isinstance(self.init, str):
             if self.init not in _INITS:
                 raise ValueError(f"init must be one of {_INITS} or a dict of starting "
                                  f"parameters, got {self.init!r}.")
-            if self.init == "spectral" and not isinstance(emission, em.CategoricalEmission):
+            if self.init == "spectral" and not _spectral_ok(emission):
                 raise ValueError(
-                    f"init='spectral' needs categorical emissions (CategoricalHMM: the "
-                    f"three-view moments of discrete symbols), got {type(emission).__name__}; "
-                    "use init='random' or 'kmeans++'.")
+                    f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
+                    f"'diag' or 'spherical' covariances (three-view moments of consecutive "
+                    f"observations), got {type(emission).__name__}"
+                    + (f"(covariance_type={emission.covariance_type!r})"
+                       if hasattr(emission, "covariance_type") else "")
+                    + "; use init='random' or 'kmeans++'.")
         elif isinstance(self.init, dict):
             unknown = set(self.init) - names
             if unknown:
@@ -387,12 +397,11 @@ class HiddenMarkovModel(LatentModel):
         method = self.init if isinstance(self.init, str) else "random"
         start = rng.dirichlet(np.ones(K))
         trans = rng.dirichlet(np.ones(K), size=K)
-        emis = self.emission_.init_params(data.X, K, rng, method)
+        emis = self.emission_.init_params(data.X, K, rng,
+                                          "kmeans++" if method == "spectral" else method)
         params = {"startprob": start, "transmat": trans, **emis}
-        if method == "spectral":  # categorical emissions (checked by _validate_params)
-            from ..spectral._recipes import spectral_init_hmm
-            params.update(spectral_init_hmm(data.X, np.diff(data.offsets), K,
-                                            self.emission_.n_features_, random_state=rng))
+        if method == "spectral":  # a supported emission (checked by _validate_params)
+            params.update(_spectral_start(self.emission_, data, K, rng) or {})
         for name, value in init.items():
             if name == "startprob":
                 params[name] = _check_stochastic(value, name, (K,))
@@ -412,15 +421,20 @@ class HiddenMarkovModel(LatentModel):
             n=0.0, data_term=0.0, start=np.zeros(K), trans=np.zeros((K, K)),
             **self.emission_.empty_stats(K))
 
-    def _forward_backward(self, data):
-        frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
+    def _forward_backward(self, data, chain=None):
+        """Posteriors of the states; ``chain`` = (frame, log_offset, startprob, transmat)
+        replaces the point parameters (the variational E-step passes sub-normalised ones)."""
+        if chain is None:
+            frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
+            chain = (frame, log_offset, self.startprob_, self.transmat_)
+        frame, log_offset, startprob, transmat = chain
         T, K = frame.shape
         gamma = np.empty((T, K))
         log_pred = np.empty(T)
         xi = np.empty((data.n_sequences, K, K))
         loglik = np.empty(data.n_sequences)
-        _forward_backward_any(frame, log_offset, np.ascontiguousarray(self.startprob_),
-                              np.ascontiguousarray(self.transmat_), data.offsets, gamma,
+        _forward_backward_any(frame, log_offset, np.ascontiguousarray(startprob),
+                              np.ascontiguousarray(transmat), data.offsets, gamma,
                               log_pred, xi, loglik)
         bad = np.flatnonzero(~np.isfinite(loglik))
         if bad.size:
@@ -726,6 +740,33 @@ def _n_rows(X):
     return int(shape[0])
 
 
+def _spectral_ok(emission):
+    """Whether ``init='spectral'`` has a moment estimator for this emission component."""
+    if type(emission) in (em.CategoricalEmission, em.PoissonEmission):
+        return True
+    return type(emission) is em.GaussianEmission and emission.covariance_type in (
+        "diag", "spherical")
+
+
+def _spectral_start(emission, data, K, rng):
+    """Spectral starting parameters (None: degenerate moments, warned; keep the k-means++
+    start): categorical symbols by :func:`latentkit.spectral.spectral_init_hmm`, Gaussian and
+    Poisson observations by the three-view moments of
+    :mod:`latentkit.spectral._multiview_hmm` (Anandkumar, Hsu & Kakade 2012)."""
+    from ..spectral import _multiview_hmm as mv
+
+    if isinstance(emission, em.CategoricalEmission):
+        from ..spectral._recipes import spectral_init_hmm
+
+        return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
+                                 random_state=rng)
+    lengths = np.diff(data.offsets)
+    if isinstance(emission, em.PoissonEmission):
+        return mv.spectral_init_poisson_hmm(data.X, lengths, K, random_state=rng)
+    return mv.spectral_init_gaussian_hmm(data.X, lengths, K, emission.covariance_type,
+                                         random_state=rng)
+
+
 # --------------------------------------------------------------------------------------------
 # familiar names
 # --------------------------------------------------------------------------------------------
@@ -735,7 +776,8 @@ _COMMON_DOC = """
         Dirichlet concentrations (>= 1) on ``startprob_`` and the rows of ``transmat_`` (MAP);
         None: maximum likelihood.
     init : {'random', 'kmeans++', 'spectral'} or dict, default %(init)r
-        See :class:`HiddenMarkovModel` ('spectral': CategoricalHMM only).
+        See :class:`HiddenMarkovModel` ('spectral': categorical, Poisson, and Gaussian with
+        'diag' or 'spherical' covariances).
     frozen : set of str, optional
         Parameters kept fixed during fitting, e.g. ``{'startprob', 'transmat'}``.
     n_init, max_iter, tol, random_state, callback, verbose

@@ -53,3 +53,9 @@ __all__ += ["PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_pow
             "PrivateTensorPower", "input_perturbation_power", "complete_tensor",
             "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",
             "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM"]
+
+# --- issue 15 (spectral starts of Gaussian and Poisson HMMs) -------------------------------
+from ._multiview_hmm import (spectral_init_gaussian_hmm,  # noqa: F401,E402
+                             spectral_init_poisson_hmm)
+
+__all__ += ["spectral_init_gaussian_hmm", "spectral_init_poisson_hmm"]

@@ -98,3 +98,18 @@ def test_categorical_hmm_on_a_cluster_respects_sequence_boundaries(client):
     remote = copy.deepcopy(model).fit(da.from_array(X, chunks=(500, 1)), lengths=lengths)
     _compare(local, remote)
     np.testing.assert_allclose(remote.transmat_, local.transmat_, rtol=1e-10)
+
+
+def test_gmm_hmm_on_a_cluster_equals_local(client):
+    # GMMHMM is an emission component: its statistics map-reduce over blocks unchanged
+    from latentkit.sequence import GMMHMM
+
+    rng = np.random.default_rng(1)
+    lengths = rng.integers(5, 80, size=20)
+    X = rng.normal(size=(lengths.sum(), 2)) + rng.choice([-2.0, 2.0], size=(lengths.sum(), 1))
+    model = fixed_start(GMMHMM(2, 2, "full", tol=0, max_iter=4, random_state=0), X,
+                        lengths=lengths)
+    local = copy.deepcopy(model).fit(X, lengths=lengths)
+    remote = copy.deepcopy(model).fit(da.from_array(X, chunks=(300, 2)), lengths=lengths)
+    _compare(local, remote)
+    np.testing.assert_allclose(remote.covars_, local.covars_, rtol=1e-10)

@@ -475,8 +475,9 @@ def test_bad_hyper_parameters():
         CategoricalHMM(2, frozen="startprob").fit(X)
     with pytest.raises(ValueError, match="init must be one of"):
         CategoricalHMM(2, init="moments").fit(X)
-    with pytest.raises(ValueError, match="init='spectral' needs categorical emissions"):
-        GaussianHMM(2, init="spectral").fit(np.zeros((6, 1)))
+    with pytest.raises(ValueError, match="init='spectral' needs categorical, Poisson or "
+                                         "Gaussian emissions with 'diag' or 'spherical'"):
+        GaussianHMM(2, "full", init="spectral").fit(np.zeros((6, 1)))
     with pytest.raises(ValueError, match=r"init has unknown parameter\(s\) \['lambdas'\]"):
         CategoricalHMM(2, init={"lambdas": [[1.0], [2.0]]}).fit(X)
     with pytest.raises(ValueError, match=r"init\['transmat'\] must sum to 1"):

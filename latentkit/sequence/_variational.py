@@ -1,0 +1,716 @@
+"""Variational Bayesian hidden Markov models (MacKay 1997; Beal 2003, ch. 3).
+
+Mean-field ``q(Z) q(pi) q(A) q(theta)`` over the state path ``Z``, the initial distribution
+``pi`` (Dirichlet), the rows of the transition matrix ``A`` (Dirichlet) and the emission
+parameters ``theta`` (Dirichlet rows for categorical emissions, Normal-Wishart factors for
+Gaussian emissions, the block shared with the variational mixtures in
+:mod:`latentkit.distributions._normal_wishart`).
+
+Coordinate ascent (VB-EM):
+
+* **E-step**: the scaled forward-backward of :mod:`latentkit._kernels.hmm`, run on the
+  *sub-normalised* parameters ``exp E[log pi]``, ``exp E[log A]`` and
+  ``exp E[log p(x | theta_k)]`` (Beal 2003, eqs. 3.68-3.70). Its log normaliser
+  ``log Z = log sum_Z prod ...`` is the data term of the bound.
+* **M-step**: conjugate updates posterior = prior + expected counts (Beal 2003, eqs.
+  3.54-3.57); with ``step_size < 1`` (``partial_fit``) the natural-gradient step of Hoffman,
+  Blei, Wang & Paisley (2013) on the natural parameters.
+* **Bound**: ``log Z - KL(q(pi)||p(pi)) - sum_i KL(q(A_i)||p(A_i)) - KL(q(theta)||p(theta))``
+  (Beal 2003, eq. 3.64), every term kept, in **nats per time step**. hmmlearn's
+  ``monitor_.history`` is the total over all time steps and omits the constant
+  ``-D/2 log(2 pi)`` of each Gaussian time step: ``history = n_samples * lower_bound +
+  n_samples * D/2 log(2 pi)`` for full and tied covariances (see the class notes for 'diag' and
+  'spherical').
+
+A variational emission component extends a point emission (it keeps ``param_names``,
+``check_X``, ``accumulate``, ``log_likelihood`` for the point estimates) with:
+
+``posterior_names``                                  names of the posterior parameters
+``resolve_prior(X, n_components)``                   dict of prior arrays (``*_prior``)
+``init_posterior(X, n_components, rng, init, prior)`` starting posteriors
+``check_posterior(name, value, n_components)``       validate a user-given posterior
+``expected_log_likelihood(post, X)``                 (n, K) ``E_q[log p(x_t | theta_k)]``
+``occupancy(stats)``                                 (K,) expected time steps per state
+``vb_update(post, prior, stats, step_size, scale)``  conjugate (natural-gradient) update
+``kl(post, prior)``                                  ``KL(q(theta) || p(theta))``, nats
+``point_estimate(post)``                             posterior-mean point parameters
+
+After each M-step the point estimates ``startprob_``, ``transmat_``, ``emissionprob_`` /
+``means_``, ``covars_`` are the posterior means (as hmmlearn sets them); ``score``,
+``predict_proba``, ``decode`` and ``sample`` use them, ``elbo`` and ``fit`` use the posteriors.
+"""
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_scalar
+from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
+from ..distributions._normal_wishart import NormalWishart
+from . import _emissions as em
+from ._hmm import HiddenMarkovModel
+
+__all__ = [
+    "VariationalCategoricalEmission",
+    "VariationalCategoricalHMM",
+    "VariationalGaussianEmission",
+    "VariationalGaussianHMM",
+    "VariationalHMM",
+]
+
+#: A state counts as effective when its share of the expected occupancy exceeds this (the
+#: threshold of the variational mixtures' ``n_effective_components_``).
+EFFECTIVE_OCCUPANCY_THRESHOLD = 0.01
+
+
+def _check_positive(value, name, shape):
+    """Broadcast a concentration-like hyper-parameter to ``shape``; finite and > 0."""
+    try:
+        arr = np.array(np.broadcast_to(np.asarray(value, dtype=float), shape))
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got "
+                         f"{value!r}.") from None
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}.")
+    return arr
+
+
+def _blend(current, target, step_size):
+    """Natural-gradient step ``(1 - rho) current + rho target`` (rho = 1: ``target``)."""
+    if step_size >= 1.0 or current is None:
+        return target
+    return (1.0 - step_size) * current + step_size * target
+
+
+# --------------------------------------------------------------------------------------------
+# variational emission components
+# --------------------------------------------------------------------------------------------
+
+class VariationalCategoricalEmission(em.CategoricalEmission):
+    """Categorical emissions with Dirichlet posteriors over the rows of ``emissionprob``
+    (MacKay 1997; Beal 2003, section 3.4).
+
+    Parameters
+    ----------
+    n_features : int, optional
+        Number of symbols; default ``max(X) + 1``.
+    emissionprob_prior : float or array-like of shape (n_components, n_features), optional
+        Dirichlet concentration (> 0) of each row; default ``1 / n_features`` (hmmlearn's).
+
+    Notes
+    -----
+    Posterior names: ``emissionprob_posterior`` (n_components, n_features) Dirichlet
+    concentrations; the point estimate ``emissionprob`` is their row-normalised mean.
+    """
+
+    posterior_names = ("emissionprob_posterior",)
+
+    def validate(self, n_components):
+        if self.n_features is not None:
+            check_scalar(self.n_features, "n_features", numbers.Integral, low=1)
+        if self.emissionprob_prior is not None:
+            p = np.asarray(self.emissionprob_prior, dtype=float)
+            if not np.all(np.isfinite(p)) or np.any(p <= 0):
+                raise ValueError("emissionprob_prior must be finite and > 0 (a Dirichlet "
+                                 f"concentration), got {self.emissionprob_prior!r}.")
+
+    def resolve_prior(self, X, n_components):
+        """Prior hyper-parameters as arrays: ``{'emissionprob_prior': (K, M)}``."""
+        M = self.n_features_
+        p = 1.0 / M if self.emissionprob_prior is None else self.emissionprob_prior
+        return {"emissionprob_prior": _check_positive(p, "emissionprob_prior",
+                                                      (n_components, M))}
+
+    def init_posterior(self, X, n_components, rng, init, prior):
+        """Prior plus ``n_samples / K`` pseudo-counts spread by the point start of
+        :meth:`CategoricalEmission.init_params` (a data-tilted random draw)."""
+        B = self.init_params(X, n_components, rng, init)["emissionprob"]
+        return {"emissionprob_posterior": prior["emissionprob_prior"]
+                + B * X.shape[0] / n_components}
+
+    def posterior_from_point(self, point, n_per_state, prior):
+        """Posterior with ``n_per_state`` pseudo-counts spread by a point estimate (the
+        spectral start)."""
+        return {"emissionprob_posterior": prior["emissionprob_prior"]
+                + point["emissionprob"] * n_per_state}
+
+    def check_posterior(self, name, value, n_components):
+        """Validate ``emissionprob_posterior``: shape (K, n_features), finite and > 0."""
+        return _check_positive(value, f"init[{name!r}]", (n_components, self.n_features_))
+
+    def expected_log_likelihood(self, post, X):
+        """``E_q[log B[k, x_t]] = psi(alpha_kx) - psi(sum_m alpha_km)``, shape (n, K)."""
+        return np.ascontiguousarray(dirichlet_expectation(post["emissionprob_posterior"]).T[X])
+
+    def occupancy(self, stats):
+        """Expected time steps per state, shape (K,)."""
+        return stats.counts.sum(axis=1)
+
+    def vb_update(self, post, prior, stats, step_size, scale):
+        """``alpha_k = alpha0_k + scale * counts_k`` (Beal 2003, eq. 3.57), blended with the
+        current posterior by ``step_size``."""
+        target = prior["emissionprob_prior"] + scale * stats.counts
+        return {"emissionprob_posterior": _blend(post.get("emissionprob_posterior"), target,
+                                                 step_size)}
+
+    def kl(self, post, prior):
+        """``sum_k KL(Dir(alpha_k) || Dir(alpha0_k))``, nats."""
+        return float(np.sum(dirichlet_kl(post["emissionprob_posterior"],
+                                         prior["emissionprob_prior"])))
+
+    def point_estimate(self, post):
+        """``emissionprob``: the posterior mean (row-normalised concentrations)."""
+        a = post["emissionprob_posterior"]
+        return {"emissionprob": a / a.sum(axis=1, keepdims=True)}
+
+
+class VariationalGaussianEmission(em.GaussianEmission):
+    """Gaussian emissions with Normal-Wishart (full, tied) or Normal-Gamma (diag, spherical)
+    posteriors over each state's mean and precision (Beal 2003, section 3.4; Bishop 2006,
+    section 10.2; McGrory & Titterington 2009).
+
+    Parameters
+    ----------
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}, default 'full'
+    means_prior : array-like of shape (n_features,), optional
+        Prior mean ``m0`` of every state's mean; default the data mean.
+    beta_prior : float, default 1.0
+        Prior precision scaling ``beta0`` of the means (> 0).
+    dof_prior : float, optional
+        Prior degrees of freedom ``nu0``; default ``n_features`` (> n_features - 1).
+    scale_prior : array-like, optional
+        Prior inverse scale ``W0^-1``: (D, D) full/tied, (D,) diag, a float spherical (a
+        variance; the Gamma rate is D times it); default ``1e-3`` times the identity.
+    reg_covar : float, default 0.0
+        Added ``N_k reg_covar`` to the diagonal of each posterior scatter (>= 0), as in
+        scikit-learn's BayesianGaussianMixture; 0 is the exact conjugate update (hmmlearn's).
+
+    Notes
+    -----
+    Posterior names (hmmlearn's): ``means_posterior`` (K, D), ``beta_posterior`` (K,),
+    ``dof_posterior`` (K,) or a float for 'tied', ``scale_posterior`` (K, D, D) full, (D, D)
+    tied, (K, D) diag, (K,) spherical (the per-dimension rate, i.e. the Gamma rate divided by D).
+    Point estimates ``means = means_posterior`` and ``covars = scale_posterior / dof_posterior``.
+    The diagonal structures use independent Gamma precisions, so
+    ``E[log |Lambda|] = D psi(nu / 2) - sum_j log(Q_j / 2)`` (diag; spherical with shape
+    ``D nu / 2``), which makes the bound exact; hmmlearn instead applies the full Wishart
+    formulas to the diagonal matrix, so for 'diag' and 'spherical' its bound and posteriors
+    differ from these (its parameter updates are the same).
+    """
+
+    posterior_names = ("means_posterior", "beta_posterior", "dof_posterior", "scale_posterior")
+
+    def __init__(self, covariance_type="full", means_prior=None, beta_prior=1.0,
+                 dof_prior=None, scale_prior=None, reg_covar=0.0):
+        self.covariance_type = covariance_type
+        self.means_prior = means_prior
+        self.beta_prior = beta_prior
+        self.dof_prior = dof_prior
+        self.scale_prior = scale_prior
+        self.reg_covar = reg_covar
+
+    def validate(self, n_components):
+        super().validate(n_components)
+        check_scalar(self.beta_prior, "beta_prior", numbers.Real, low=0.0, low_inclusive=False)
+        if self.dof_prior is not None:
+            check_scalar(self.dof_prior, "dof_prior", numbers.Real, low=0.0, low_inclusive=False)
+
+    def resolve_prior(self, X, n_components):
+        """Prior hyper-parameters as arrays (``means_prior`` (D,), ``beta_prior``,
+        ``dof_prior`` floats, ``scale_prior`` (D, D) / (D,) / float)."""
+        D = self.n_features_
+        ct = self.covariance_type
+        m0 = X.mean(axis=0) if self.means_prior is None else np.asarray(self.means_prior,
+                                                                        dtype=float)
+        if m0.shape != (D,) or not np.all(np.isfinite(m0)):
+            raise ValueError(f"means_prior must be finite with shape ({D},), got "
+                             f"{self.means_prior!r}.")
+        nu0 = float(D if self.dof_prior is None else self.dof_prior)
+        if nu0 <= D - 1:
+            raise ValueError(f"dof_prior must be > n_features - 1 = {D - 1}, got {nu0!r}.")
+        shape = {"full": (D, D), "tied": (D, D), "diag": (D,), "spherical": ()}[ct]
+        if self.scale_prior is None:
+            s0 = 1e-3 * (np.eye(D) if len(shape) == 2 else np.ones(shape))
+        else:
+            s0 = np.asarray(self.scale_prior, dtype=float)
+            if s0.shape != shape:
+                raise ValueError(f"scale_prior must have shape {shape} for covariance_type="
+                                 f"{ct!r}, got shape {s0.shape}.")
+            ok = np.all(np.isfinite(s0))
+            if ok and len(shape) == 2:
+                ok = np.allclose(s0, s0.T) and np.all(np.linalg.eigvalsh(s0) > 0)
+            elif ok:
+                ok = np.all(s0 > 0)
+            if not ok:
+                raise ValueError("scale_prior must be finite and positive (definite), got "
+                                 f"{self.scale_prior!r}.")
+        return {"means_prior": m0, "beta_prior": float(self.beta_prior), "dof_prior": nu0,
+                "scale_prior": s0}
+
+    def _prior_nw(self, prior):
+        return NormalWishart.prior(self.covariance_type, prior["beta_prior"],
+                                   prior["means_prior"], prior["dof_prior"],
+                                   prior["scale_prior"])
+
+    def _nw(self, post):
+        ct, D = self.covariance_type, self.n_features_
+        q = post["scale_posterior"] * (D if ct == "spherical" else 1.0)
+        dof = float(post["dof_posterior"]) if ct == "tied" else post["dof_posterior"]
+        return NormalWishart(ct, post["beta_posterior"], post["means_posterior"], q, dof)
+
+    def _post(self, nw):
+        ct, D = self.covariance_type, self.n_features_
+        return {"means_posterior": nw.means, "beta_posterior": nw.beta,
+                "dof_posterior": np.asarray(nw.dof, dtype=float),
+                "scale_posterior": nw.scatter / (D if ct == "spherical" else 1.0)}
+
+    def init_posterior(self, X, n_components, rng, init, prior):
+        """Means at the point start of :meth:`GaussianEmission.init_params` (k-means++ or
+        random rows); ``beta = beta0 + N_k`` and ``nu = nu0 + N_k`` with ``N_k`` the sizes of
+        the nearest-mean clusters; covariances ``scale / dof`` equal to the data covariance
+        (hmmlearn's start, with the prior added so every factor is proper)."""
+        start = self.init_params(X, n_components, rng, init)
+        means = start["means"]
+        lab = np.argmin((means ** 2).sum(1)[None, :] - 2.0 * X @ means.T, axis=1)
+        nk = np.bincount(lab, minlength=n_components).astype(float)
+        beta = prior["beta_prior"] + nk
+        ct = self.covariance_type
+        if ct == "tied":
+            dof = np.asarray(prior["dof_prior"] + nk.sum())
+            scale = start["covars"] * dof
+        else:
+            dof = prior["dof_prior"] + nk
+            c = start["covars"]
+            scale = c * dof.reshape((-1,) + (1,) * (c.ndim - 1))
+        return {"means_posterior": means, "beta_posterior": beta, "dof_posterior": dof,
+                "scale_posterior": scale}
+
+    def posterior_from_point(self, point, n_per_state, prior):
+        """Normal-Gamma posteriors centred on point ``means``/``covars`` ('diag' or
+        'spherical') with ``n_per_state`` pseudo-observations each (the spectral start)."""
+        K = point["means"].shape[0]
+        beta = np.full(K, prior["beta_prior"] + n_per_state)
+        dof = np.full(K, prior["dof_prior"] + n_per_state)
+        c = np.asarray(point["covars"], dtype=float)
+        return {"means_posterior": np.array(point["means"], dtype=float),
+                "beta_posterior": beta, "dof_posterior": dof,
+                "scale_posterior": c * dof.reshape((-1,) + (1,) * (c.ndim - 1))}
+
+    def check_posterior(self, name, value, n_components):
+        """Validate a posterior array (hmmlearn's shapes, see the class notes): finite,
+        ``beta`` and ``dof`` > 0 (``dof`` > D - 1 for Wishart factors), ``scale`` positive
+        (definite)."""
+        ct, D, K = self.covariance_type, self.n_features_, n_components
+        shapes = {"means_posterior": (K, D), "beta_posterior": (K,),
+                  "dof_posterior": () if ct == "tied" else (K,),
+                  "scale_posterior": {"full": (K, D, D), "tied": (D, D), "diag": (K, D),
+                                      "spherical": (K,)}[ct]}
+        arr = np.array(value, dtype=float, copy=True)
+        if arr.shape != shapes[name] or not np.all(np.isfinite(arr)):
+            raise ValueError(f"init[{name!r}] must be finite with shape {shapes[name]}, got "
+                             f"shape {arr.shape}.")
+        if name in ("beta_posterior", "dof_posterior") and np.any(arr <= 0):
+            raise ValueError(f"init[{name!r}] must be > 0.")
+        if name == "dof_posterior" and ct in ("full", "tied") and np.any(arr <= D - 1):
+            raise ValueError(f"init['dof_posterior'] must be > n_features - 1 = {D - 1}.")
+        if name == "scale_posterior":
+            ok = (np.all(np.linalg.eigvalsh(arr) > 0) if ct in ("full", "tied")
+                  else np.all(arr > 0))
+            if not ok:
+                raise ValueError("init['scale_posterior'] must be positive (definite).")
+        return arr
+
+    def expected_log_likelihood(self, post, X):
+        """``E_q[log N(x_t | mu_k, Lambda_k^-1)]``, shape (n, K), nats (Bishop 2006,
+        eq. 10.64-10.67; the Gamma expectations for the diagonal structures)."""
+        return np.ascontiguousarray(self._nw(post).expected_log_likelihood(X,
+                                                                           shift=self.shift_))
+
+    def occupancy(self, stats):
+        """Expected time steps per state, shape (K,)."""
+        return stats.post
+
+    def vb_update(self, post, prior, stats, step_size, scale):
+        """Conjugate Normal-Wishart update on the natural parameters (Bishop 2006, eqs.
+        10.60-10.63), blended with the current posterior by ``step_size``."""
+        ct = self.covariance_type
+        inc = NormalWishart.natural_stats(ct, stats.post * scale, stats.obs * scale,
+                                          stats.obs2 * scale, self.reg_covar)
+        K = stats.post.shape[0]
+        eta = NormalWishart.natural_prior(self._prior_nw(prior), K, self.shift_)
+        eta = [e + s for e, s in zip(eta, inc)]
+        if step_size < 1.0 and post:
+            cur = self._nw(post).to_natural(self.shift_)
+            eta = [_blend(c, e, step_size) for c, e in zip(cur, eta)]
+        return self._post(NormalWishart.from_natural(ct, eta, self.shift_))
+
+    def kl(self, post, prior):
+        """KL of the Normal-Wishart (Normal-Gamma) posteriors to the prior, nats."""
+        return self._nw(post).kl(self._prior_nw(prior))
+
+    def point_estimate(self, post):
+        """``means`` = ``means_posterior``; ``covars`` = E[Lambda]^-1 (scale / dof)."""
+        return {"means": np.array(post["means_posterior"], dtype=float),
+                "covars": self._nw(post).covariances()}
+
+
+# --------------------------------------------------------------------------------------------
+# the model
+# --------------------------------------------------------------------------------------------
+
+class VariationalHMM(HiddenMarkovModel):
+    """Hidden Markov model fitted by variational Bayes (VB-EM; MacKay 1997; Beal 2003, ch. 3).
+
+    Dirichlet posteriors over ``startprob`` and the rows of ``transmat``, a conjugate
+    posterior over the emission parameters (a variational emission component:
+    :class:`VariationalCategoricalEmission`, :class:`VariationalGaussianEmission`).
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of hidden states; unused states are emptied by the prior (see
+        ``n_effective_components_``).
+    emission : VariationalCategoricalEmission or VariationalGaussianEmission
+        The emission component (a string 'categorical' or 'gaussian' builds one with default
+        priors).
+    startprob_prior : float or array-like of shape (K,), optional
+        Dirichlet concentration (> 0) of ``startprob``; default ``1 / K`` (hmmlearn's).
+    transmat_prior : float or array-like of shape (K, K), optional
+        Dirichlet concentration (> 0) of each row of ``transmat``; default ``1 / K``.
+    init : {'random', 'kmeans++', 'spectral'} or dict, default 'random'
+        Starting posteriors: the chain's from flat Dirichlet draws scaled to the number of
+        sequences (start) and time steps (rows), as hmmlearn; the emission's from its point
+        start (see the components). 'spectral' (categorical, or Gaussian with 'diag' /
+        'spherical' covariances): the prior plus ``n_samples / K`` pseudo-counts per state
+        spread by the method-of-moments start of :class:`HiddenMarkovModel`'s
+        ``init='spectral'`` (the k-means++ start, with a ``SpectralInitWarning``, when the
+        moments are degenerate). A dict gives any of ``'startprob_posterior'``,
+        ``'transmat_posterior'`` and the emission's posterior names; the rest are drawn.
+    frozen : set of str, optional
+        Posteriors kept at their start: ``'startprob'``, ``'transmat'`` or the emission's
+        parameter names (``'emissionprob'``; ``'means'`` / ``'covars'`` freeze the whole
+        Normal-Wishart factor).
+    n_init, max_iter, tol, random_state, callback, verbose
+        See :class:`HiddenMarkovModel`; ``tol`` in nats per time step.
+
+    Attributes
+    ----------
+    startprob_posterior_, transmat_posterior_ : ndarray
+        Dirichlet concentrations, shapes (K,) and (K, K).
+    startprob_prior_, transmat_prior_ : ndarray
+        The resolved priors, same shapes.
+    startprob_, transmat_ : ndarray
+        Posterior means (point estimates used by ``score``, ``predict_proba``, ``decode``,
+        ``sample``, as in hmmlearn).
+    n_effective_components_ : int
+        States whose share of the expected occupancy (at the last M-step) exceeds 1%.
+    state_occupancy_ : ndarray of shape (K,)
+        Expected number of time steps spent in each state at the last M-step.
+    lower_bound_, lower_bounds_ : float, ndarray
+        The complete variational bound (Beal 2003, eq. 3.64), nats per time step, at the
+        posteriors entering each iteration.
+
+    References
+    ----------
+    MacKay, D. J. C. (1997). Ensemble learning for hidden Markov models. Technical report,
+    Cavendish Laboratory. Beal, M. J. (2003). Variational algorithms for approximate Bayesian
+    inference. PhD thesis, UCL, chapter 3. Hoffman, Blei, Wang & Paisley (2013), Stochastic
+    variational inference, JMLR 14 (the ``partial_fit`` step).
+    """
+
+    _EMISSIONS = {"categorical": VariationalCategoricalEmission,
+                  "gaussian": VariationalGaussianEmission}
+    _INITS = ("random", "kmeans++", "spectral")
+
+    def __init__(self, n_components=2, emission="categorical", *, startprob_prior=None,
+                 transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=100,
+                 tol=1e-6, random_state=None, callback=None, verbose=False):
+        super().__init__(n_components, emission, startprob_prior=startprob_prior,
+                         transmat_prior=transmat_prior, init=init, frozen=frozen,
+                         n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state,
+                         callback=callback, verbose=verbose)
+
+    # ---- validation --------------------------------------------------------------------------
+    def _make_emission(self):
+        e = self.emission
+        if isinstance(e, str) and e in self._EMISSIONS:
+            return self._EMISSIONS[e]()
+        if isinstance(e, str) or not hasattr(e, "posterior_names"):
+            raise ValueError(f"emission must be a variational emission component "
+                             f"({', '.join(c.__name__ for c in self._EMISSIONS.values())}) or "
+                             f"one of {sorted(self._EMISSIONS)}, got {e!r}.")
+        return super()._make_emission()
+
+    def _check_chain_prior(self, name, arr, value):
+        if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+            raise ValueError(f"{name} must be finite and > 0 (a Dirichlet concentration), "
+                             f"got {value!r}.")
+
+    def _posterior_names(self):
+        return ("startprob_posterior", "transmat_posterior") + tuple(
+            self.emission_.posterior_names)
+
+    def _validate_params(self):
+        init = self.init
+        if isinstance(init, str) and init not in self._INITS:
+            raise ValueError(f"init must be one of {self._INITS} or a dict of starting "
+                             f"posteriors, got {init!r}.")
+        if isinstance(init, dict) or init == "spectral":
+            # the base checks dict keys against point-parameter names and 'spectral' against
+            # point emissions; the posteriors and the variational emissions are checked here
+            self.init = {}
+            try:
+                super()._validate_params()
+            finally:
+                self.init = init
+        else:
+            super()._validate_params()
+        if isinstance(init, dict):
+            unknown = set(init) - set(self._posterior_names())
+            if unknown:
+                raise ValueError(f"init has unknown posterior(s) {sorted(unknown)}; valid "
+                                 f"names are {sorted(self._posterior_names())}.")
+        elif init == "spectral" and getattr(self.emission_, "covariance_type",
+                                            "diag") not in ("diag", "spherical"):
+            raise ValueError("init='spectral' needs categorical emissions or Gaussian emissions "
+                             "with 'diag' or 'spherical' covariances, got covariance_type="
+                             f"{self.emission_.covariance_type!r}; use init='kmeans++'.")
+
+    # ---- initialisation ------------------------------------------------------------------------
+    def _init_params(self, data, rng):
+        K = self.n_components
+        X = data.X
+        user = self.init if isinstance(self.init, dict) else {}
+        method = self.init if isinstance(self.init, str) else "random"
+        sp = 1.0 / K if self.startprob_prior is None else self.startprob_prior
+        tp = 1.0 / K if self.transmat_prior is None else self.transmat_prior
+        prior = {"startprob_prior": _check_positive(sp, "startprob_prior", (K,)),
+                 "transmat_prior": _check_positive(tp, "transmat_prior", (K, K))}
+        prior.update(self.emission_.resolve_prior(X, K))
+        post = {"startprob_posterior": rng.dirichlet(np.full(K, 1.0 / K)) * data.n_sequences,
+                "transmat_posterior": rng.dirichlet(np.full(K, 1.0 / K), size=K)
+                * data.n_samples / K}
+        post.update(self.emission_.init_posterior(
+            X, K, rng, "kmeans++" if method == "spectral" else method, prior))
+        if method == "spectral":
+            from ._hmm import _spectral_start
+
+            point = _spectral_start(self.emission_, data, K, rng)
+            if point is not None:  # None: degenerate moments (warned), keep the k-means++ start
+                n_k = data.n_samples / K  # pseudo-counts per state, as the random start
+                post["startprob_posterior"] = (prior["startprob_prior"]
+                                               + point["startprob"] * data.n_sequences)
+                post["transmat_posterior"] = prior["transmat_prior"] + point["transmat"] * n_k
+                post.update(self.emission_.posterior_from_point(point, n_k, prior))
+        for name, value in user.items():
+            if name == "startprob_posterior":
+                post[name] = _check_positive(value, f"init[{name!r}]", (K,))
+            elif name == "transmat_posterior":
+                post[name] = _check_positive(value, f"init[{name!r}]", (K, K))
+            else:
+                post[name] = self.emission_.check_posterior(name, value, K)
+        for name, value in {**prior, **post}.items():
+            setattr(self, name + "_", value if np.ndim(value) else float(value))
+        self.state_occupancy_ = np.zeros(K)
+        self._set_point_estimates()
+
+    def _set_point_estimates(self):
+        s, t = self.startprob_posterior_, self.transmat_posterior_
+        self.startprob_ = s / s.sum()
+        self.transmat_ = t / t.sum(axis=1, keepdims=True)
+        for name, value in self.emission_.point_estimate(self._emission_posterior()).items():
+            setattr(self, name + "_", value)
+        occ = self.state_occupancy_
+        share = occ / occ.sum() if occ.sum() > 0 else np.full(occ.shape, 1.0 / occ.size)
+        self.n_effective_components_ = int(np.sum(share > EFFECTIVE_OCCUPANCY_THRESHOLD))
+
+    def _emission_posterior(self):
+        return {n: getattr(self, n + "_") for n in self.emission_.posterior_names}
+
+    # ---- VB-EM ---------------------------------------------------------------------------------
+    def _vb_forward_backward(self, data):
+        """Forward-backward on the sub-normalised expected parameters (Beal 2003, eqs.
+        3.68-3.70): ``(gamma, log_pred, xi, log_z)`` as :meth:`_forward_backward`."""
+        from .._kernels.hmm import scaled_frame_from_log
+
+        logp = self.emission_.expected_log_likelihood(self._emission_posterior(), data.X)
+        frame = np.empty_like(logp)
+        off = np.empty(logp.shape[0])
+        scaled_frame_from_log(logp, frame, off)
+        start = np.exp(dirichlet_expectation(self.startprob_posterior_))
+        trans = np.exp(dirichlet_expectation(self.transmat_posterior_))
+        return self._forward_backward(data, (frame, off, start, trans))
+
+    def _e_step(self, data):
+        gamma, _, xi, loglik = self._vb_forward_backward(data)
+        emis = self.emission_.accumulate(None, data.X, gamma)
+        return self.emission_.stats_class(
+            n=float(data.n_samples), data_term=float(loglik.sum()),
+            start=gamma[data.offsets[:-1]].sum(axis=0), trans=xi.sum(axis=0), **emis)
+
+    def _m_step(self, stats, step_size=1.0, scale=1.0):
+        frozen = self.frozen_
+        if "startprob" not in frozen:
+            self.startprob_posterior_ = _blend(self.startprob_posterior_,
+                                               self.startprob_prior_ + scale * stats.start,
+                                               step_size)
+        if "transmat" not in frozen:
+            self.transmat_posterior_ = _blend(self.transmat_posterior_,
+                                              self.transmat_prior_ + scale * stats.trans,
+                                              step_size)
+        if not set(self.emission_.param_names) & frozen:
+            new = self.emission_.vb_update(self._emission_posterior(), self._prior_dict(),
+                                           stats, step_size, scale)
+            for name, value in new.items():
+                setattr(self, name + "_", value if np.ndim(value) else float(value))
+        self.state_occupancy_ = _blend(self.state_occupancy_,
+                                       scale * self.emission_.occupancy(stats), step_size)
+        self._set_point_estimates()
+
+    def _prior_dict(self):
+        names = [n for n in vars(self) if n.endswith("_prior_")]
+        return {n[:-1]: getattr(self, n) for n in names}
+
+    def _global_elbo_terms(self):
+        kl = float(dirichlet_kl(self.startprob_posterior_, self.startprob_prior_))
+        kl += float(np.sum(dirichlet_kl(self.transmat_posterior_, self.transmat_prior_)))
+        kl += self.emission_.kl(self._emission_posterior(), self._prior_dict())
+        return -kl
+
+
+# --------------------------------------------------------------------------------------------
+# familiar names
+# --------------------------------------------------------------------------------------------
+
+class VariationalCategoricalHMM(VariationalHMM):
+    """Categorical HMM fitted by variational Bayes (hmmlearn's ``VariationalCategoricalHMM``;
+    MacKay 1997; Beal 2003, ch. 3).
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of hidden states.
+    n_features : int, optional
+        Number of symbols; default ``max(X) + 1``.
+    startprob_prior, transmat_prior : float or array-like, optional
+        Dirichlet concentrations (> 0); default ``1 / n_components``.
+    emissionprob_prior : float or array-like of shape (K, n_features), optional
+        Dirichlet concentration (> 0) of each emission row; default ``1 / n_features``.
+    init, frozen, n_init, max_iter, tol, random_state, callback, verbose
+        See :class:`VariationalHMM`.
+
+    Attributes
+    ----------
+    startprob_posterior_, transmat_posterior_, emissionprob_posterior_ : ndarray
+        Dirichlet concentrations, shapes (K,), (K, K), (K, n_features).
+    startprob_prior_, transmat_prior_, emissionprob_prior_ : ndarray
+        Resolved priors.
+    startprob_, transmat_, emissionprob_ : ndarray
+        Posterior means.
+    n_effective_components_ : int
+    lower_bound_, lower_bounds_ : float, ndarray
+        Variational bound, nats per time step (hmmlearn's ``monitor_.history`` divided by
+        ``n_samples``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import VariationalCategoricalHMM
+    >>> X = np.array([[0], [0], [1], [1], [0], [2], [2], [1]])
+    >>> m = VariationalCategoricalHMM(2, random_state=0).fit(X)
+    >>> m.emissionprob_.shape
+    (2, 3)
+    """
+
+    def __init__(self, n_components=2, n_features=None, *, startprob_prior=None,
+                 transmat_prior=None, emissionprob_prior=None, init="random", frozen=None,
+                 n_init=1, max_iter=100, tol=1e-6, random_state=None, callback=None,
+                 verbose=False):
+        self.n_components = n_components
+        self.n_features = n_features
+        self.startprob_prior = startprob_prior
+        self.transmat_prior = transmat_prior
+        self.emissionprob_prior = emissionprob_prior
+        self.init = init
+        self.frozen = frozen
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    def _make_emission(self):
+        return VariationalCategoricalEmission(n_features=self.n_features,
+                                              emissionprob_prior=self.emissionprob_prior)
+
+
+class VariationalGaussianHMM(VariationalHMM):
+    """Gaussian HMM fitted by variational Bayes (hmmlearn's ``VariationalGaussianHMM``;
+    Beal 2003, ch. 3; McGrory & Titterington 2009, Variational Bayesian analysis for hidden
+    Markov models, Aust. N. Z. J. Stat. 51).
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of hidden states.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}, default 'full'
+    startprob_prior, transmat_prior : float or array-like, optional
+        Dirichlet concentrations (> 0); default ``1 / n_components``.
+    means_prior, beta_prior, dof_prior, scale_prior, reg_covar
+        Normal-Wishart prior; see :class:`VariationalGaussianEmission` (defaults: data mean,
+        1, n_features, 1e-3 identity, 0).
+    init : {'kmeans++', 'random', 'spectral'} or dict, default 'kmeans++'
+        See :class:`VariationalHMM` ('spectral': 'diag' and 'spherical' only).
+    frozen, n_init, max_iter, tol, random_state, callback, verbose
+        See :class:`VariationalHMM`.
+
+    Attributes
+    ----------
+    means_posterior_, beta_posterior_, dof_posterior_, scale_posterior_ : ndarray
+        Normal-Wishart posteriors (hmmlearn's names and shapes).
+    means_prior_, beta_prior_, dof_prior_, scale_prior_
+        The resolved prior (one shared by all states).
+    startprob_, transmat_, means_, covars_ : ndarray
+        Posterior means; ``covars_`` = ``scale_posterior_ / dof_posterior_`` in
+        covariance_type's compact shape.
+    n_effective_components_ : int
+    lower_bound_, lower_bounds_ : float, ndarray
+        Variational bound, nats per time step. hmmlearn's ``monitor_.history`` is
+        ``n_samples * (lower_bound + D/2 log(2 pi))`` (it drops the Gaussian constant) for
+        full and tied covariances.
+
+    Notes
+    -----
+    'diag' and 'spherical' use exact Normal-Gamma factors (see
+    :class:`VariationalGaussianEmission`); hmmlearn's bound for these treats the diagonal
+    precision as a Wishart matrix and so differs.
+    """
+
+    def __init__(self, n_components=2, covariance_type="full", *, startprob_prior=None,
+                 transmat_prior=None, means_prior=None, beta_prior=1.0, dof_prior=None,
+                 scale_prior=None, reg_covar=0.0, init="kmeans++", frozen=None, n_init=1,
+                 max_iter=100, tol=1e-6, random_state=None, callback=None, verbose=False):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.startprob_prior = startprob_prior
+        self.transmat_prior = transmat_prior
+        self.means_prior = means_prior
+        self.beta_prior = beta_prior
+        self.dof_prior = dof_prior
+        self.scale_prior = scale_prior
+        self.reg_covar = reg_covar
+        self.init = init
+        self.frozen = frozen
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    def _make_emission(self):
+        return VariationalGaussianEmission(
+            covariance_type=self.covariance_type, means_prior=self.means_prior,
+            beta_prior=self.beta_prior, dof_prior=self.dof_prior, scale_prior=self.scale_prior,
+            reg_covar=self.reg_covar)
