@@ -47,3 +47,8 @@ __all__ += ["PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_pow
             "PrivateTensorPower", "input_perturbation_power", "complete_tensor",
             "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",
             "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM"]
+
+# --- issue 18 (document-level private spectral LDA) ----------------------------------------
+from ._private_lda import PrivacyNoiseWarning, PrivateSpectralLDA  # noqa: F401,E402
+
+__all__ += ["PrivateSpectralLDA", "PrivacyNoiseWarning"]

@@ -190,7 +190,31 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
     acc = privacy_accountant if privacy_accountant is not None else PrivacyAccountant()
     acc.check_budget(epsilon, delta, K, sensitivity_constant, nu)
     rng = check_random_state(random_state)
+    c = sensitivity_constant
+    weights, factors, scores, sens, sig = _noisy_power_iterations(
+        op, d, n_components, n_restarts, n_iter, rng, nu / c,
+        lambda U: c * np.max(np.abs(U), axis=0) ** 2,
+        lambda U: c * np.max(np.abs(U), axis=0) ** 3, callback)
+    acc.record_many(np.concatenate(sens), np.concatenate(sig))
+    return PrivateTensorPowerResult(weights=weights, factors=factors, nu=nu, n_releases=K,
+                                    accountant=acc, epsilon=epsilon, delta=delta,
+                                    method=accountant, scores=scores)
 
+
+def _noisy_power_iterations(op, d, n_components, n_restarts, n_iter, rng, noise_ratio,
+                            sens_power, sens_eval, callback=None):
+    """The loop of WA16 Algorithm 3 with release-dependent sensitivities.
+
+    Every power step releases ``T_i(I, u, u) + noise_ratio * sens_power(u) * z`` and every
+    candidate's eigenvalue ``T_i(u, u, u) + noise_ratio * sens_eval(u) * z'``, so each release is
+    a Gaussian mechanism with the same ratio ``sensitivity / sigma = 1 / noise_ratio``
+    (``noise_ratio = 0``: no noise; the normal draws still happen, so the random stream is the
+    same). Deflation by the released ``(lambda_j, v_j)`` is post-processing.
+
+    Returns
+    -------
+    weights (k,), factors (d, k), scores (k, L), sensitivities (list of arrays), sigmas (list)
+    """
     L = n_restarts
     weights = np.zeros(n_components)
     factors = np.zeros((d, n_components))
@@ -205,11 +229,11 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
             C = np.asarray(op.contract(U), dtype=float)
             if i:  # implicit deflation: T_i(I,u,u) = T(I,u,u) - sum_j lam_j (v_j.u)^2 v_j
                 C = C - Vp @ (lp[:, None] * (Vp.T @ U) ** 2)
-            inf2 = np.max(np.abs(U), axis=0) ** 2
-            # the draw happens at nu = 0 too, so epsilon=inf follows the same random stream
-            C = C + (nu * inf2)[None, :] * rng.standard_normal((d, L))
-            sens.append(sensitivity_constant * inf2)
-            sig.append(nu * inf2)
+            s_p = np.asarray(sens_power(U), dtype=float)
+            # the draw happens at noise_ratio = 0 too, so epsilon=inf follows the same stream
+            C = C + (noise_ratio * s_p)[None, :] * rng.standard_normal((d, L))
+            sens.append(s_p)
+            sig.append(noise_ratio * s_p)
             if callback is not None:
                 callback("power", U.copy(), C.copy())
             norms = np.linalg.norm(C, axis=0)
@@ -219,20 +243,17 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
         lam = np.asarray(op.evaluate(U), dtype=float)
         if i:
             lam = lam - ((Vp.T @ U) ** 3).T @ lp
-        inf3 = np.max(np.abs(U), axis=0) ** 3
-        lam = lam + nu * inf3 * rng.standard_normal(L)
-        sens.append(sensitivity_constant * inf3)
-        sig.append(nu * inf3)
+        s_e = np.asarray(sens_eval(U), dtype=float)
+        lam = lam + noise_ratio * s_e * rng.standard_normal(L)
+        sens.append(s_e)
+        sig.append(noise_ratio * s_e)
         if callback is not None:
             callback("eigenvalue", U.copy(), lam.copy())
         scores[i] = lam
         best = int(np.argmax(lam))
         weights[i] = lam[best]
         factors[:, i] = U[:, best]
-    acc.record_many(np.concatenate(sens), np.concatenate(sig))
-    return PrivateTensorPowerResult(weights=weights, factors=factors, nu=nu, n_releases=K,
-                                    accountant=acc, epsilon=epsilon, delta=delta,
-                                    method=accountant, scores=scores)
+    return weights, factors, scores, sens, sig
 
 
 class PrivateTensorPower(ParamsMixin):

@@ -21,6 +21,7 @@ from .._kernels import topic as _k
 from .._validation import check_counts, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
+from ._words import top_words
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -691,8 +692,9 @@ class LatentDirichletAllocation(LatentModel):
 
         Returns
         -------
-        list of n_components lists of length min(n, n_features)
-            Words (or int column indices) per topic.
+        list of n_components lists of length at most min(n, n_features)
+            Words (or int column indices) per topic; words of weight zero are never listed
+            (:func:`latentkit.topic._words.top_words`, shared by every model and the CLI).
 
         Raises
         ------
@@ -701,19 +703,10 @@ class LatentDirichletAllocation(LatentModel):
             ``vocabulary`` of the wrong length, or ``n`` < 1.
         """
         self._check_is_fitted()
-        n = check_scalar(n, "n", numbers.Integral, low=1)
-        V = self.n_features_in_
-        if vocabulary is not None:
-            # plain Python values (a NumPy array of words would give np.str_ items)
-            vocabulary = [v.item() if isinstance(v, np.generic) else v for v in vocabulary]
-            if len(vocabulary) != V:
-                raise ValueError(f"vocabulary must have n_features={V} entries, "
-                                 f"got {len(vocabulary)}.")
-        n = min(n, V)
-        order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
-        if vocabulary is None:
-            return [[int(i) for i in row] for row in order]
-        return [[vocabulary[i] for i in row] for row in order]
+        if vocabulary is not None and len(vocabulary) != self.n_features_in_:
+            raise ValueError(f"vocabulary must have n_features={self.n_features_in_} entries, "
+                             f"got {len(vocabulary)}.")
+        return top_words(self.components_, vocabulary, n)
 
     def sample(self, n_samples=1, random_state=None, doc_length=None):
         """Draw documents from the fitted generative model.
