@@ -138,6 +138,48 @@ def _e3_sum_whitened(XS, w3, W):
     return A - (B + B.transpose(0, 2, 1) + B.transpose(2, 0, 1)) + 2.0 * C
 
 
+def _release_moments(X, ell, sig1, sig2, n_words, rng):
+    """Stages 1 and 2 of the document-level pipeline (module docstring), the releases only.
+
+    Parameters
+    ----------
+    X : CSR matrix (D, V) of counts; ell : (D,) document lengths
+    sig1, sig2 : float
+        Noise of stage 1 (count and ``sum m1``, sensitivity sqrt 2) and stage 2 (Analyze Gauss
+        on ``sum e2`` over ``S x S``, sensitivity sqrt 2); 0 for none.
+    n_words : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    count : float
+        Released number of documents with >= 3 tokens.
+    s1 : ndarray (V,)
+        Released ``sum_d m1(c_d)``.
+    S : ndarray of int (m,)
+        The ``m = min(n_words, V)`` words with the largest released ``s1`` (sorted), a
+        post-processing of stage 1.
+    E2 : ndarray (m, m)
+        Released ``sum_d e2(c_d)`` on ``S x S`` (symmetric noise).
+    """
+    V = X.shape[1]
+    used = ell >= 3
+    # stage 1: (count, sum m1), Delta = sqrt(2)
+    inv_l = np.where(used, 1.0 / np.maximum(ell, 1.0), 0.0)
+    count = float(used.sum()) + sig1 * rng.standard_normal()
+    s1 = np.asarray(X.T @ inv_l).ravel() + sig1 * rng.standard_normal(V)
+    # word selection: post-processing of stage 1
+    m = min(n_words, V)
+    S = np.sort(np.argsort(-s1, kind="stable")[:m])
+    XS = X[:, S].tocsr()
+    # stage 2: sum e2 on S x S, Analyze Gauss (upper triangle with diagonal, mirrored)
+    w2 = np.where(used, 1.0 / np.maximum(ell * (ell - 1.0), 1.0), 0.0)
+    E2 = np.asarray((XS.T.multiply(w2) @ XS).toarray())
+    E2[np.diag_indices(m)] -= np.asarray(XS.T @ w2).ravel()
+    Z = np.triu(rng.standard_normal((m, m)))
+    return count, s1, S, E2 + sig2 * (Z + np.triu(Z, 1).T)
+
+
 class PrivateSpectralLDA(_SpectralBase):
     """Spectral LDA that is (epsilon, delta)-differentially private for each document.
 
@@ -199,6 +241,10 @@ class PrivateSpectralLDA(_SpectralBase):
         under ``accountant``) and ``'calibration'``.
     n_docs_estimate_ : float
         Released number of documents with >= 3 tokens ('document'; exact for 'tensor_entry').
+    word_frequencies_ : ndarray of shape (n_features,)
+        'document' only: the released ``sum_d c_d / l_d`` (stage 1).
+    released_e2_ : ndarray of shape (|S|, |S|)
+        'document' only: the released ``sum_d e2(c_d)`` on ``selected_words_`` (stage 2).
     noise_scale_ : ndarray of shape (n_components,)
         Expected norm of the noise added to a power step at the released vector.
     noise_dominated_ : ndarray of bool of shape (n_components,)
@@ -351,23 +397,14 @@ class PrivateSpectralLDA(_SpectralBase):
         sig2 = 0.0 if noiseless else _SQRT2 / math.sqrt(2.0 * shares[1])
         K = k * self.n_restarts * (self.n_iter + 1)
         ratio3 = 0.0 if noiseless else 1.0 / math.sqrt(2.0 * shares[2] / K)  # sigma / Delta
-        # stage 1: (count, sum m1), Delta = sqrt(2)
-        inv_l = np.where(used, 1.0 / np.maximum(ell, 1.0), 0.0)
-        count = float(used.sum()) + sig1 * rng.standard_normal()
-        s1 = np.asarray(X.T @ inv_l).ravel() + sig1 * rng.standard_normal(V)
+        count, s1, S, E2 = _release_moments(X, ell, sig1, sig2, n_words, rng)
         acc.record(_SQRT2, sig1)
-        n_hat = max(count, 1.0)
-        # word selection: post-processing of stage 1
-        m = min(n_words, V)
-        S = np.sort(np.argsort(-s1, kind="stable")[:m])
-        XS = X[:, S].tocsr()
-        # stage 2: sum e2 on S x S, Analyze Gauss, Delta = sqrt(2)
-        w2 = np.where(used, 1.0 / np.maximum(ell * (ell - 1.0), 1.0), 0.0)
-        E2 = np.asarray((XS.T.multiply(w2) @ XS).toarray())
-        E2[np.diag_indices(m)] -= np.asarray(XS.T @ w2).ravel()
-        Z = np.triu(rng.standard_normal((m, m)))
-        E2 = E2 + sig2 * (Z + np.triu(Z, 1).T)
         acc.record(_SQRT2, sig2)
+        n_hat = max(count, 1.0)
+        m = S.size
+        XS = X[:, S].tocsr()
+        self.word_frequencies_ = s1
+        self.released_e2_ = E2
         M1 = s1[S] / n_hat
         E2h = E2 / n_hat
         M2 = E2h - (a0 / (a0 + 1.0)) * np.outer(M1, M1)
