@@ -402,6 +402,9 @@ def _run_private_spectral_lda(args, progress):
         warnings.simplefilter("ignore", PrivacyNoiseWarning)  # printed below instead
         model.fit(X)
     model.feature_names_in_ = np.asarray(vocab, dtype=str)
+    # the fields every `fit` prints; a moment estimator has no likelihood trace
+    model.n_iter_, model.converged_ = model.n_iter, True
+    model.lower_bounds_, model.lower_bound_ = np.zeros(0), float("nan")
     rep = model.privacy_report_
     top = top_words(model.components_, list(vocab), args.top)
     n_docs, n_words = X.shape
@@ -434,7 +437,9 @@ def _run_private_spectral_lda(args, progress):
     lines.append(f"top {args.top} words per topic (words of probability zero are not listed):")
     lines += [f"  topic {i}: " + (" ".join(w) if w else "(no word with positive probability)")
               for i, w in enumerate(top)]
-    summary = {"n_features": n_words, "topics": top, "privacy": rep,
+    summary = {"n_features": n_words, "topics": top,
+               "privacy": {k_: _finite(v) if isinstance(v, float) else v
+                           for k_, v in rep.items()},
                "accountant": args.accountant, "neighbouring": args.neighbouring,
                "noise_dominated": [bool(b) for b in model.noise_dominated_],
                "m2_noise_dominated": bool(model.m2_noise_dominated_)}
@@ -793,7 +798,9 @@ def _run_plsa(args, progress):
     with progress:
         model.fit(X)
     n_docs, n_words = X.shape
-    topics = [[vocab[j] for j in np.argsort(-row)[:args.top]] for row in model.components_]
+    from .topic._words import top_words
+
+    topics = top_words(model.components_, vocab, args.top)
     perplexity = float(np.exp(-model.lower_bound_)) if args.parametrization == "asymmetric" \
         else None
     lines = [
@@ -1030,9 +1037,10 @@ def _cmd_show(args, out):
     comps, names = attrs.get("components_"), attrs.get("feature_names_in_")
     if comps is not None and names is not None and comps.ndim == 2 and comps.shape[1] == len(names):
         out.write("top words per topic:\n")
-        order = np.argsort(-comps, axis=1, kind="stable")[:, :10]
-        for i, row in enumerate(order):
-            out.write(f"  topic {i}: " + " ".join(str(names[j]) for j in row) + "\n")
+        from .topic._words import top_words
+
+        for i, words in enumerate(top_words(comps, [str(w) for w in names], 10)):
+            out.write(f"  topic {i}: " + " ".join(words) + "\n")
     if meta.get("skipped"):
         out.write(f"not stored: {', '.join(meta['skipped'])}\n")
     return 0
