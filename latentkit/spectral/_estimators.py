@@ -358,6 +358,28 @@ class SpectralLDA(_SpectralBase):
         self.n_tokens_ = mom.n_tokens
         return self
 
+    def top_words(self, vocabulary=None, n=10):
+        """The ``n`` most probable words of every topic; words of probability zero (clipped by
+        the simplex projection) are never listed (:func:`latentkit.topic._words.top_words`).
+
+        Parameters
+        ----------
+        vocabulary : sequence of str of length n_features, optional
+        n : int, default 10
+
+        Returns
+        -------
+        list of n_components lists of length at most min(n, n_features)
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        from ..topic._words import top_words
+
+        self._check_fitted()
+        return top_words(self.components_, vocabulary, n)
+
 
 class SpectralHMM(_SpectralBase):
     """Discrete (categorical) hidden Markov model by the method of moments.
