@@ -52,3 +52,6 @@ __all__ += ["PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_pow
 from ._private_lda import PrivacyNoiseWarning, PrivateSpectralLDA  # noqa: F401,E402
 
 __all__ += ["PrivateSpectralLDA", "PrivacyNoiseWarning"]
+from ._private_gmm import PrivateSpectralGMM  # noqa: F401,E402
+
+__all__ += ["PrivateSpectralGMM"]

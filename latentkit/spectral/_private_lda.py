@@ -138,6 +138,56 @@ def _e3_sum_whitened(XS, w3, W):
     return A - (B + B.transpose(0, 2, 1) + B.transpose(2, 0, 1)) + 2.0 * C
 
 
+def _analyze_gauss_noise(m, sigma, rng):
+    """Symmetric (m, m) noise of Analyze Gauss (Dwork, Talwar, Thakurta & Zhang 2014, Alg. 1):
+    i.i.d. ``N(0, sigma^2)`` on the upper triangle with the diagonal, mirrored below."""
+    Z = np.triu(rng.standard_normal((m, m)))
+    return sigma * (Z + np.triu(Z, 1).T)
+
+
+def _released_whitening(M2, k, sigma2, n_hat):
+    """Whitening from a released symmetric M2 (post-processing).
+
+    Returns ``(Whitening, top-k eigenvalues before flooring, noise_norm)`` where
+    ``noise_norm = 2 sigma2 sqrt(m) / n_hat`` is the expected spectral norm of the Analyze-Gauss
+    noise of ``M2`` (semicircle edge, Bai & Yin 1988) and the eigenvalues used for ``W`` are
+    floored at it (an eigenvalue below it is indistinguishable from noise, Weyl's inequality;
+    the floor also keeps ``W``, hence the stage-3 sensitivities, bounded).
+    """
+    M2 = (M2 + M2.T) / 2.0
+    s, U = np.linalg.eigh(M2)
+    s, U = s[::-1][:k], U[:, ::-1][:, :k]
+    noise = 2.0 * sigma2 * math.sqrt(M2.shape[0]) / n_hat
+    floor = max(noise, 1e-12 * max(abs(s[0]), 1e-300))
+    return Whitening.from_eigenpairs(np.maximum(s, floor), U, "private-eigh"), s.copy(), noise
+
+
+def _budget_sigmas(eps, delta, accountant, split, n_power_releases):
+    """(sigma_1 / Delta_1, sigma_2 / Delta_2, sigma_3 / Delta_3) for a total budget split in
+    three shares of ``rho`` (module docstring, Accounting); zeros for ``eps = inf``."""
+    rho = rho_for_budget(eps, delta, accountant)
+    if math.isinf(rho):
+        return 0.0, 0.0, 0.0
+    shares = rho * np.asarray(split, dtype=float)
+    return (1.0 / math.sqrt(2.0 * shares[0]), 1.0 / math.sqrt(2.0 * shares[1]),
+            1.0 / math.sqrt(2.0 * shares[2] / n_power_releases))
+
+
+def _private_power_stage(T, k, n_restarts, n_iter, rng, ratio, sens_power, sens_eval, acc):
+    """Stage 3: WA16 Algorithm 3 on the dense (k, k, k) tensor ``T`` with the given
+    sensitivity functions and ``sigma = ratio * Delta``; records the releases in ``acc``.
+
+    Returns ``(eigenvalues (k,), eigenvectors (k, k), noise_scale (k,))`` with
+    ``noise_scale_i = ratio * sens_power(v_i) * sqrt(k)``, the expected norm of the noise of a
+    power step at the released vector.
+    """
+    op = SymmetricTensor(T, check_symmetric=False)
+    lam, Vk, _, sens, sig = _noisy_power_iterations(op, k, k, n_restarts, n_iter, rng, ratio,
+                                                     sens_power, sens_eval)
+    acc.record_many(np.concatenate(sens), np.concatenate(sig))
+    return lam, Vk, ratio * sens_power(Vk) * math.sqrt(k)
+
+
 def _release_moments(X, ell, sig1, sig2, n_words, rng):
     """Stages 1 and 2 of the document-level pipeline (module docstring), the releases only.
 
@@ -176,8 +226,7 @@ def _release_moments(X, ell, sig1, sig2, n_words, rng):
     w2 = np.where(used, 1.0 / np.maximum(ell * (ell - 1.0), 1.0), 0.0)
     E2 = np.asarray((XS.T.multiply(w2) @ XS).toarray())
     E2[np.diag_indices(m)] -= np.asarray(XS.T @ w2).ravel()
-    Z = np.triu(rng.standard_normal((m, m)))
-    return count, s1, S, E2 + sig2 * (Z + np.triu(Z, 1).T)
+    return count, s1, S, E2 + _analyze_gauss_noise(m, sig2, rng)
 
 
 class PrivateSpectralLDA(_SpectralBase):
@@ -387,37 +436,26 @@ class PrivateSpectralLDA(_SpectralBase):
         return self
 
     def _fit_document(self, X, k, eps, delta, a0, n_words, split, rng, acc):
-        D, V = X.shape
         ell = np.asarray(X.sum(axis=1)).ravel()
         used = ell >= 3
-        rho = rho_for_budget(eps, delta, self.accountant)
-        shares = rho * split
-        noiseless = math.isinf(rho)
-        sig1 = 0.0 if noiseless else _SQRT2 / math.sqrt(2.0 * shares[0])
-        sig2 = 0.0 if noiseless else _SQRT2 / math.sqrt(2.0 * shares[1])
         K = k * self.n_restarts * (self.n_iter + 1)
-        ratio3 = 0.0 if noiseless else 1.0 / math.sqrt(2.0 * shares[2] / K)  # sigma / Delta
+        r1, r2, ratio3 = _budget_sigmas(eps, delta, self.accountant, split, K)
+        sig1, sig2 = _SQRT2 * r1, _SQRT2 * r2  # both sensitivities are sqrt(2)
         count, s1, S, E2 = _release_moments(X, ell, sig1, sig2, n_words, rng)
         acc.record(_SQRT2, sig1)
         acc.record(_SQRT2, sig2)
         n_hat = max(count, 1.0)
-        m = S.size
         XS = X[:, S].tocsr()
         self.word_frequencies_ = s1
         self.released_e2_ = E2
         M1 = s1[S] / n_hat
         E2h = E2 / n_hat
         M2 = E2h - (a0 / (a0 + 1.0)) * np.outer(M1, M1)
-        M2 = (M2 + M2.T) / 2.0
-        s, U = np.linalg.eigh(M2)
-        s, U = s[::-1][:k], U[:, ::-1][:, :k]
-        noise2 = 2.0 * sig2 * math.sqrt(m) / n_hat
-        self.m2_eigenvalues_ = s.copy()
+        wh, s, noise2 = _released_whitening(M2, k, sig2, n_hat)
+        self.m2_eigenvalues_ = s
         self.m2_noise_norm_ = noise2
         self.m2_noise_dominated_ = bool(s[-1] <= noise2)
         self.n_docs_estimate_ = count
-        floor = max(noise2, 1e-12 * max(abs(s[0]), 1e-300))
-        wh = Whitening.from_eigenpairs(np.maximum(s, floor), U, "private-eigh")
         W = wh.W
         # stage 3: private tensor power method on T = data / n^ - public corrections
         w3 = np.where(used, 1.0 / np.maximum(ell * (ell - 1.0) * (ell - 2.0), 1.0), 0.0)
@@ -425,7 +463,6 @@ class PrivateSpectralLDA(_SpectralBase):
         q = W.T @ M1
         T = T - (a0 / (a0 + 2.0)) * _sym_outer(q, W.T @ E2h @ W) \
             + (2.0 * a0 ** 2 / ((a0 + 1.0) * (a0 + 2.0))) * np.einsum("a,b,c->abc", q, q, q)
-        op = SymmetricTensor(T, check_symmetric=False)
         omega = float(np.sqrt((W ** 2).sum(axis=1)).max())
 
         def sens_power(Ub):
@@ -434,10 +471,8 @@ class PrivateSpectralLDA(_SpectralBase):
         def sens_eval(Ub):
             return 2.0 * np.max(np.abs(W @ Ub), axis=0) ** 3 / n_hat
 
-        lam, Vk, _, sens, sig = _noisy_power_iterations(
-            op, k, k, self.n_restarts, self.n_iter, rng, ratio3, sens_power, sens_eval)
-        acc.record_many(np.concatenate(sens), np.concatenate(sig))
-        noise = ratio3 * sens_power(Vk) * math.sqrt(k)
+        lam, Vk, noise = _private_power_stage(T, k, self.n_restarts, self.n_iter, rng, ratio3,
+                                              sens_power, sens_eval, acc)
         return lam, Vk, wh, S, noise
 
     def _fit_tensor_entry(self, X, k, eps, delta, a0, rng, acc):
