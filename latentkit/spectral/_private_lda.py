@@ -270,7 +270,11 @@ class PrivateSpectralLDA(_SpectralBase):
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
-        Topic-word distributions (rows on the simplex; zero outside ``selected_words_``).
+        Topic-word distributions (rows on the simplex). On ``selected_words_``: the estimate
+        restricted to them, projected onto the simplex and scaled by the released share ``m_S``
+        of word frequency on them (clipped to [0.05, 1]); on the other words ('document' only):
+        ``1 - m_S`` in proportion to the released word frequencies (zero where those are
+        negative), a post-processing that gives VB a start on every word.
     doc_topic_prior_ : ndarray of shape (n_components,)
         Estimated ``alpha_i = 4 a0 (a0+1) / ((a0+2)^2 lambda_i^2)``.
     alpha0_ : float
@@ -414,6 +418,19 @@ class PrivateSpectralLDA(_SpectralBase):
         mu = np.where(sums[:, None] < 0, -mu, mu)
         topics = np.zeros((k, V))
         topics[:, S] = project_simplex(mu)
+        if S.size < V and self.neighbouring == "document":
+            # words outside S: each topic gives them the corpus's share of frequency outside S,
+            # in proportion to their released frequencies (post-processing of stage 1; the
+            # topic-specific mass on S is too noisy at finite epsilon to use)
+            f = np.maximum(self.word_frequencies_, 0.0)
+            out = np.ones(V, dtype=bool)
+            out[S] = False
+            total = f.sum()
+            mass = float(np.clip(f[S].sum() / total, 0.05, 1.0)) if total > 0 else 1.0
+            fo = f[out] / f[out].sum() if f[out].sum() > 0 else np.full(out.sum(),
+                                                                         1.0 / out.sum())
+            topics[:, S] *= mass
+            topics[:, out] = (1.0 - mass) * fo[None, :]
         self.components_, self.doc_topic_prior_, self.raw_topic_sums_ = topics, alpha, sums
         self.alpha0_ = a0
         self.eigenvalues_ = lam

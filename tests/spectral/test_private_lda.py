@@ -181,12 +181,21 @@ def test_noise_warning_tensor_entry_and_bad_params(corpus):
     assert (Xc != X).nnz == 0  # input untouched
 
 
-def test_top_words_skip_zero_probability_words(corpus):
+def test_components_and_top_words(corpus):
     X, _ = corpus
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyNoiseWarning)
         m = PrivateSpectralLDA(3, 2.0, doc_topic_prior=0.3, n_words=8, random_state=0).fit(X)
+    np.testing.assert_allclose(m.components_.sum(1), 1.0, rtol=1e-12)
+    assert np.all(m.components_ >= 0)
+    # outside the selected words: the remaining mass, in proportion to the released frequencies
+    out = np.setdiff1d(np.arange(30), m.selected_words_)
+    f = np.maximum(m.word_frequencies_, 0)
+    share = np.clip(f[m.selected_words_].sum() / f.sum(), 0.05, 1)
+    for row in m.components_:
+        np.testing.assert_allclose(row[out], (1 - share) * f[out] / f[out].sum(), rtol=1e-12)
+        np.testing.assert_allclose(row[m.selected_words_].sum(), share, rtol=1e-12)
     vocab = [f"w{j}" for j in range(30)]
-    for row, words in zip(m.components_, m.top_words(vocab, 20)):
-        assert len(words) == int((row > 0).sum()) <= 8
+    for row, words in zip(m.components_, m.top_words(vocab, 30)):
+        assert len(words) == int((row > 0).sum())  # zero-probability words are not listed
         assert all(row[int(w[1:])] > 0 for w in words)
