@@ -33,10 +33,10 @@ def test_reduced_utility_curve_on_kos(bench):
     assert priv[math.inf]["perplexity"] <= 1.05 * spec["perplexity"]
     assert priv[math.inf]["distance"] < 1e-6 and priv[math.inf]["n_noise_topics"] == 0
     # at epsilon=1 the private topics are noise, and the estimator says so
-    assert priv[1.0]["n_noise_topics"] == 5 and priv[1.0]["m2_noise"]
-    assert priv[1.0]["distance"] > 1.5
+    assert priv[1.0]["m2_noise"] and priv[1.0]["n_noise_topics"] >= 1
+    assert priv[1.0]["distance"] > 1.2
     # more budget, closer to the non-private topics and a better start
-    assert priv[1e4]["distance"] < priv[1.0]["distance"] - 0.3
+    assert priv[1e4]["distance"] < 0.6 < priv[1.0]["distance"] - 0.6
     assert priv[1e4]["perplexity"] < priv[1.0]["perplexity"]
     lines, useful, useful_d = bench.summarise(rows)
     assert len(lines) == 1 + 2 + 3 and (useful is None or useful >= 1e4)
