@@ -196,6 +196,7 @@ class PrivateSpectralGMM(_SpectralBase):
         self._whitening_eigenvectors = wh.eigenvectors
         self._whitening_method = wh.method
         self.accountant_ = acc
+        self._accountant_releases = np.array(acc.releases, dtype=np.float64).reshape(-1, 3)
         self.n_releases_ = acc.n_releases
         self.privacy_report_ = dict(acc.report(delta), neighbouring="sample",
                                     epsilon=acc.spent(delta, self.accountant),
@@ -213,6 +214,14 @@ class PrivateSpectralGMM(_SpectralBase):
                           "Use a larger epsilon or more samples.", PrivacyNoiseWarning,
                           stacklevel=2)
         return self
+
+    def _restore_fitted_state(self):
+        """Rebuild ``whitening_`` and ``accountant_`` after :func:`latentkit.load`."""
+        super()._restore_fitted_state()
+        if hasattr(self, "_accountant_releases"):
+            acc = PrivacyAccountant(method=self.accountant)
+            acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
+            self.accountant_ = acc
 
     def predict(self, X):
         """Index of the most probable component for each row of X (spherical posterior mode).

@@ -199,3 +199,24 @@ def test_components_and_top_words(corpus):
     for row, words in zip(m.components_, m.top_words(vocab, 30)):
         assert len(words) == int((row > 0).sum())  # zero-probability words are not listed
         assert all(row[int(w[1:])] > 0 for w in words)
+
+
+def test_save_load_round_trip(tmp_path, corpus):
+    import latentkit
+    from latentkit.spectral import PrivateSpectralGMM
+
+    X, _ = corpus
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyNoiseWarning)
+        m = PrivateSpectralLDA(3, 5.0, n_words=20, n_restarts=2, n_iter=3,
+                               random_state=0).fit(X[:2000])
+        g = PrivateSpectralGMM(2, clip_norm=3.0, n_restarts=2, n_iter=3, random_state=0).fit(
+            np.random.default_rng(0).normal(size=(300, 4)))
+    for est, attr in ((m, "components_"), (g, "means_")):
+        latentkit.save(est, tmp_path / "m.npz")
+        back = latentkit.load(tmp_path / "m.npz")
+        np.testing.assert_array_equal(getattr(back, attr), getattr(est, attr))
+        np.testing.assert_array_equal(back.whitening_.W, est.whitening_.W)
+        assert back.accountant_.releases == est.accountant_.releases
+        assert back.accountant_.spent(1e-5, "analytic") == pytest.approx(
+            est.privacy_report_["epsilon"], rel=1e-12)
