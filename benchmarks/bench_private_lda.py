@@ -11,8 +11,11 @@ Only the start is private: the VB iterations read the training documents without
 point is how good a start the private release is. Also printed per epsilon: how many of the k
 topics the estimator flags as noise-dominated, and whether the second moment is.
 
-"Useful" (the last line per corpus): the smallest epsilon of the grid at which the private start
-reaches a held-out perplexity at most that of the median random start (mean over the seeds).
+"Useful" (the last lines per corpus): the smallest epsilon of the grid from which on (at it and at
+every larger epsilon) the private start reaches a held-out perplexity at most that of the median
+random start (mean over the seeds); and, for the topics themselves, from which on their matched
+l1 distance to the epsilon=inf topics of the same pipeline is at most 1 (they share more than
+half their mass).
 
 Coherence: ``latentkit.topic.coherence`` is being built in parallel; the column is filled by the
 hook ``_coherence`` below when that module exists (HOOK: adapt the call to its signature).
@@ -141,6 +144,7 @@ def summarise(rows):
                      f"{'':>11}{coh:>11.3f}")
     useful = useful_d = None
     eps_seen = sorted({r["epsilon"] for r in rows if r["start"] == "private spectral"})
+    good, good_d = {}, {}
     for eps in eps_seen:
         sel = [r for r in rows if r["start"] == "private spectral" and r["epsilon"] == eps]
         mu, lo, hi = mean(lambda r: r in sel)
@@ -150,10 +154,18 @@ def summarise(rows):
         coh = _nanmean([r["coherence"] for r in sel])
         lines.append(f"{'private spectral':<24}{eps:>9g}{f'{mu:.1f} [{lo:.1f}, {hi:.1f}]':>42}"
                      f"{nt:>14.1f}{m2:>10.1f}{dist:>11.3f}{coh:>11.3f}")
-        if useful is None and mu <= rnd:
+        good[eps], good_d[eps] = mu <= rnd, dist <= 1.0
+    # the smallest epsilon from which the criterion holds at every larger epsilon of the grid
+    for eps in reversed(eps_seen):
+        if good[eps]:
             useful = eps
-        if useful_d is None and dist <= 1.0 and math.isfinite(eps):
+        else:
+            break
+    for eps in reversed([e for e in eps_seen if math.isfinite(e)]):
+        if good_d[eps]:
             useful_d = eps
+        else:
+            break
     return lines, useful, useful_d
 
 
@@ -177,9 +189,11 @@ def main(argv=None):
               f"{args.vb_iter} VB iterations from each start, {args.seeds} seeds, "
               f"n_words={args.n_words}, delta=1e-5 ({time.perf_counter() - t:.0f} s)")
         print("\n".join(lines))
-        print(f"private start useful (mean perplexity <= median random start) from epsilon = "
+        print(f"private start useful (mean perplexity <= median random start at this and every "
+              f"larger epsilon) from epsilon = "
               f"{useful if useful is not None else 'none of the grid'}")
-        print(f"private topics useful (matched l1 distance to the epsilon=inf topics <= 1) from "
+        print(f"private topics useful (matched l1 distance to the epsilon=inf topics <= 1 at this "
+              f"and every larger finite epsilon) from "
               f"epsilon = {useful_d if useful_d is not None else 'none of the finite grid'}")
 
 

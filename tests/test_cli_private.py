@@ -4,8 +4,6 @@
 import io as _io
 import json
 
-import numpy as np
-
 from latentkit import cli
 from latentkit.datasets import make_lda_corpus
 

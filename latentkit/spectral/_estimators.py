@@ -13,6 +13,7 @@ import numpy as np
 
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
+from ..topic._words import TopWordsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments
 from ._power import restore_history, robust_tensor_power, store_history
 from ._tensors import SymmetricTensor
@@ -253,7 +254,7 @@ class SpectralGMM(_SpectralBase):
                          axis=1)
 
 
-class SpectralLDA(_SpectralBase):
+class SpectralLDA(TopWordsMixin, _SpectralBase):
     """Latent Dirichlet allocation by the method of moments (excess-correlation tensor).
 
     Parameters
@@ -357,28 +358,6 @@ class SpectralLDA(_SpectralBase):
         self.n_docs_used_ = mom.n_docs_used
         self.n_tokens_ = mom.n_tokens
         return self
-
-    def top_words(self, vocabulary=None, n=10):
-        """The ``n`` most probable words of every topic; words of probability zero (clipped by
-        the simplex projection) are never listed (:func:`latentkit.topic._words.top_words`).
-
-        Parameters
-        ----------
-        vocabulary : sequence of str of length n_features, optional
-        n : int, default 10
-
-        Returns
-        -------
-        list of n_components lists of length at most min(n, n_features)
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        from ..topic._words import top_words
-
-        self._check_fitted()
-        return top_words(self.components_, vocabulary, n)
 
 
 class SpectralHMM(_SpectralBase):

@@ -21,7 +21,8 @@ Sensitivities (replace ``x~`` by ``x~'``, both of norm at most ``R``)
    ``S - mean mean^T`` (floored at 0), ``M1 = sigma^2 mean``, ``M2 = S - sigma^2 I``, ``W`` from its
    top-k eigenpairs (floored at the expected spectral norm of the stage-2 noise,
    ``2 sigma_2 sqrt(d) / n``).
-4. Stage 3: the private tensor power method on ``T = (1/n) sum_t y_t^{(x)3} - Sym(W^T M1 (x) W^T W)``
+4. Stage 3: the private tensor power method on
+   ``T = (1/n) sum_t y_t^{(x)3} - Sym(W^T M1 (x) W^T W)``
    with ``y_t = W^T x~_t``; only the first term reads the data. For a unit ``u``:
    ``||y (y.u)^2|| <= ||W||_2 R (R ||W u||)^2`` and ``|(y.u)^3| <= (R ||W u||)^3``, so
 
@@ -37,11 +38,12 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_array, check_n_features, check_random_state, check_scalar
-from ._estimators import _SpectralBase
+from .._validation import check_array, check_random_state, check_scalar
+from ._estimators import SpectralGMM, _SpectralBase
 from ._private import _is_inf_epsilon
 from ._private_lda import (PrivacyNoiseWarning, _analyze_gauss_noise, _budget_sigmas,
-                           _private_power_stage, _released_whitening, _sym_outer)
+                           _check_budget_split, _private_power_stage, _released_whitening,
+                           _sym_outer)
 from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon
 
 __all__ = ["PrivateSpectralGMM"]
@@ -140,12 +142,7 @@ class PrivateSpectralGMM(_SpectralBase):
             raise ValueError(f"accountant must be 'analytic' or 'rdp', got {self.accountant!r}.")
         L = check_scalar(self.n_restarts, "n_restarts", numbers.Integral, low=1)
         R_it = check_scalar(self.n_iter, "n_iter", numbers.Integral, low=1)
-        split = np.asarray(self.budget_split, dtype=float) if not isinstance(
-            self.budget_split, str) else np.zeros(0)
-        if split.shape != (3,) or not np.all(np.isfinite(split)) or np.any(split <= 0) \
-                or abs(split.sum() - 1.0) > 1e-9:
-            raise ValueError(f"budget_split must be 3 positive shares summing to 1, got "
-                             f"{self.budget_split!r}.")
+        split = _check_budget_split(self.budget_split)
         X = check_array(X, "X", ensure_min_samples=2)
         n, d = X.shape
         if k > d:
@@ -223,24 +220,5 @@ class PrivateSpectralGMM(_SpectralBase):
             acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
             self.accountant_ = acc
 
-    def predict(self, X):
-        """Index of the most probable component for each row of X (spherical posterior mode).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        labels : ndarray of int of shape (n_samples,)
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        self._check_fitted()
-        X = check_array(X, "X")
-        check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
-        d2 = (self.means_ ** 2).sum(1)[None, :] - 2.0 * (X @ self.means_.T)
-        return np.argmax(np.log(self.weights_ + 1e-300) - d2 / (2 * max(self.sigma2_, 1e-300)),
-                         axis=1)
+    #: spherical posterior mode, as :meth:`SpectralGMM.predict`
+    predict = SpectralGMM.predict

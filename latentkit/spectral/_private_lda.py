@@ -41,7 +41,8 @@ For two vectors ``a, b`` with non-negative entries summing to at most 1,
    ``Delta_2 = sqrt(2)``.
 4. From the releases (post-processing, public): ``n^ = max(released count, 1)``,
    ``M1^ = released m1 sum / n^``, ``E2^ = released e2 sum / n^``,
-   ``M2^ = E2^ - a0/(a0+1) M1^ M1^^T``, its top-k eigenpairs ``(s_i, U)`` and ``W = U diag(s)^{-1/2}``
+   ``M2^ = E2^ - a0/(a0+1) M1^ M1^^T``, its top-k eigenpairs ``(s_i, U)`` and
+   ``W = U diag(s)^{-1/2}``
    (``s_i`` floored at the expected spectral norm of the stage-2 noise, see below). The
    corrections of the whitened third moment use ``q = W^T M1^`` and ``W^T E2^ W``: public.
 5. Stage 3 runs the private tensor power method (Wang & Anandkumar 2016, Algorithm 3: ``k``
@@ -100,11 +101,10 @@ import warnings
 import numpy as np
 
 from .._validation import check_counts, check_random_state, check_scalar
-from ..topic._words import top_words
+from ..topic._words import TopWordsMixin
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
-from ._private import (DEFAULT_SENSITIVITY_CONSTANT, _is_inf_epsilon, _noisy_power_iterations,
-                       private_tensor_power)
+from ._private import _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
 from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
 from ._tensors import SymmetricTensor
 from ._whitening import Whitening, whiten
@@ -160,6 +160,19 @@ def _released_whitening(M2, k, sigma2, n_hat):
     noise = 2.0 * sigma2 * math.sqrt(M2.shape[0]) / n_hat
     floor = max(noise, 1e-12 * max(abs(s[0]), 1e-300))
     return Whitening.from_eigenpairs(np.maximum(s, floor), U, "private-eigh"), s.copy(), noise
+
+
+def _check_budget_split(budget_split):
+    """The three shares of rho (stage 1, stage 2, stage 3) as a float array; ValueError unless
+    they are positive, finite and sum to 1."""
+    split = np.asarray(budget_split, dtype=float) if not isinstance(budget_split, str) \
+        else np.zeros(0)
+    if split.shape != (3,) or not np.all(np.isfinite(split)) or np.any(split <= 0) \
+            or abs(split.sum() - 1.0) > 1e-9:
+        raise ValueError(f"budget_split must be 3 positive shares summing to 1 (stage 1: "
+                         f"counts or sums, stage 2: second moment, stage 3: tensor power "
+                         f"method), got {budget_split!r}.")
+    return split
 
 
 def _budget_sigmas(eps, delta, accountant, split, n_power_releases):
@@ -229,7 +242,7 @@ def _release_moments(X, ell, sig1, sig2, n_words, rng):
     return count, s1, S, E2 + _analyze_gauss_noise(m, sig2, rng)
 
 
-class PrivateSpectralLDA(_SpectralBase):
+class PrivateSpectralLDA(TopWordsMixin, _SpectralBase):
     """Spectral LDA that is (epsilon, delta)-differentially private for each document.
 
     Parameters
@@ -365,13 +378,7 @@ class PrivateSpectralLDA(_SpectralBase):
         check_scalar(self.n_restarts, "n_restarts", numbers.Integral, low=1)
         check_scalar(self.n_iter, "n_iter", numbers.Integral, low=1)
         n_words = check_scalar(self.n_words, "n_words", numbers.Integral, low=1)
-        split = np.asarray(self.budget_split, dtype=float) if not isinstance(
-            self.budget_split, str) else np.zeros(0)
-        if split.shape != (3,) or not np.all(np.isfinite(split)) or np.any(split <= 0) \
-                or abs(split.sum() - 1.0) > 1e-9:
-            raise ValueError(f"budget_split must be 3 positive shares summing to 1 (count and "
-                             f"frequencies, second moment, tensor power method), got "
-                             f"{self.budget_split!r}.")
+        split = _check_budget_split(self.budget_split)
         return k, eps, delta, prior, n_words, split
 
     # ------------------------------------------------------------------ fit
@@ -522,27 +529,6 @@ class PrivateSpectralLDA(_SpectralBase):
                           "larger corpus.", PrivacyNoiseWarning, stacklevel=3)
 
     # ------------------------------------------------------------------ use
-    def top_words(self, vocabulary=None, n=10):
-        """The ``n`` most probable words of every topic; words of probability zero (outside
-        ``selected_words_`` or clipped by the simplex projection) are never listed, so a list
-        can be shorter than ``n`` (:func:`latentkit.topic._words.top_words`).
-
-        Parameters
-        ----------
-        vocabulary : sequence of str of length n_features, optional
-        n : int, default 10
-
-        Returns
-        -------
-        list of n_components lists
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        self._check_fitted()
-        return top_words(self.components_, vocabulary, n)
-
     def _restore_fitted_state(self):
         """Rebuild ``whitening_`` and ``accountant_`` after :func:`latentkit.load`."""
         super()._restore_fitted_state()

@@ -21,7 +21,7 @@ from .._kernels import topic as _k
 from .._validation import check_counts, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
-from ._words import top_words
+from ._words import TopWordsMixin
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -174,7 +174,7 @@ def _mean_doc_length(X):
     return float(X.data.sum() / max(X.shape[0], 1))
 
 
-class LatentDirichletAllocation(LatentModel):
+class LatentDirichletAllocation(TopWordsMixin, LatentModel):
     """Latent Dirichlet Allocation by mean-field variational Bayes (batch VB).
 
     Input is a documents x vocabulary count matrix. The ELBO is reported in **nats per
@@ -679,34 +679,6 @@ class LatentDirichletAllocation(LatentModel):
         stats = self._e_step(X)
         total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
         return float(np.exp(-total / n_tok))
-
-    def top_words(self, vocabulary=None, n=10):
-        """The ``n`` most probable words of every topic (largest ``components_`` first).
-
-        Parameters
-        ----------
-        vocabulary : sequence of str of length n_features, optional
-            Word of each column. Default: the column indices.
-        n : int, default 10
-            Words per topic (capped at n_features).
-
-        Returns
-        -------
-        list of n_components lists of length at most min(n, n_features)
-            Words (or int column indices) per topic; words of weight zero are never listed
-            (:func:`latentkit.topic._words.top_words`, shared by every model and the CLI).
-
-        Raises
-        ------
-        NotFittedError
-        ValueError
-            ``vocabulary`` of the wrong length, or ``n`` < 1.
-        """
-        self._check_is_fitted()
-        if vocabulary is not None and len(vocabulary) != self.n_features_in_:
-            raise ValueError(f"vocabulary must have n_features={self.n_features_in_} entries, "
-                             f"got {len(vocabulary)}.")
-        return top_words(self.components_, vocabulary, n)
 
     def sample(self, n_samples=1, random_state=None, doc_length=None):
         """Draw documents from the fitted generative model.

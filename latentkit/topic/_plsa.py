@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
 from .._validation import check_counts, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
-from ._words import top_words
+from ._words import TopWordsMixin
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
 
@@ -206,7 +206,7 @@ def _check_simplex_rows(a, name, shape):
     return a
 
 
-class PLSA(LatentModel):
+class PLSA(TopWordsMixin, LatentModel):
     """Probabilistic latent semantic analysis (the aspect model) fitted by (tempered) EM.
 
     The asymmetric form models P(d, w) = P(d) sum_z P(z | d) P(w | z); the symmetric form
@@ -500,29 +500,6 @@ class PLSA(LatentModel):
         if n <= 0:
             raise ValueError("X contains no scorable tokens.")
         return float(np.exp(-ll.sum() / n))
-
-    def top_words(self, vocabulary=None, n=10):
-        """The ``n`` most probable words of every aspect (largest ``components_`` first); words
-        of probability zero are never listed (:func:`latentkit.topic._words.top_words`).
-
-        Parameters
-        ----------
-        vocabulary : sequence of str of length n_features, optional
-            Default: the column indices.
-        n : int, default 10
-
-        Returns
-        -------
-        list of n_components lists of length at most min(n, n_features)
-
-        Raises
-        ------
-        NotFittedError
-        ValueError
-            ``vocabulary`` of the wrong length, or ``n`` < 1.
-        """
-        self._check_is_fitted()
-        return top_words(self.components_, vocabulary, n)
 
     def sample(self, n_samples=1, random_state=None, doc_length=100):
         """Draw documents from the fitted model.

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validation import check_scalar
 
-__all__ = ["top_words"]
+__all__ = ["top_words", "TopWordsMixin"]
 
 
 def top_words(components, vocabulary=None, n=10):
@@ -61,3 +61,34 @@ def top_words(components, vocabulary=None, n=10):
         idx = [int(j) for j in idx if row[j] > 0]
         out.append(idx if vocabulary is None else [vocabulary[j] for j in idx])
     return out
+
+
+class TopWordsMixin:
+    """``top_words`` for every model with a topic-word ``components_`` (LDA, PLSA, SpectralLDA,
+    PrivateSpectralLDA): one implementation of the rule above."""
+
+    def top_words(self, vocabulary=None, n=10):
+        """The ``n`` most probable words of every topic (largest ``components_`` first); words of
+        probability zero are never listed, so a list can be shorter than ``n``.
+
+        Parameters
+        ----------
+        vocabulary : sequence of str of length n_features, optional
+            Word of each column. Default: the column indices.
+        n : int, default 10
+            Words per topic (capped at n_features).
+
+        Returns
+        -------
+        list of n_components lists of length at most min(n, n_features)
+            Words (plain ``str``, or ``int`` column indices) per topic.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            ``vocabulary`` of the wrong length, or ``n`` < 1.
+        """
+        self._check_is_fitted()
+        return top_words(self.components_, vocabulary, n)

@@ -8,6 +8,7 @@ import pytest
 from scipy import integrate, stats
 
 from latentkit.spectral._private import input_perturbation_power, private_tensor_power
+from test_private_power import FactorTensor
 from latentkit.spectral._privacy import (PrivacyAccountant, analytic_gaussian_delta,
                                          analytic_gaussian_epsilon, calibrate_gaussian_noise,
                                          rho_for_budget)
@@ -89,22 +90,11 @@ def test_noiseless_release_spends_infinity():
         acc.record(1.0, -1.0)
 
 
-class _Orth:
-    def __init__(self, lam, V):
-        self.lam, self.V, self.shape = lam, V, (V.shape[0],) * 3
-
-    def contract(self, U):
-        return self.V @ (self.lam[:, None] * (self.V.T @ U) ** 2)
-
-    def evaluate(self, U):
-        return (self.lam[:, None] * (self.V.T @ U) ** 3).sum(0)
-
-
 def test_private_tensor_power_epsilon_inf_is_the_noiseless_algorithm():
     rng = np.random.default_rng(3)
     V = np.linalg.qr(rng.standard_normal((20, 3)))[0]
     lam = np.array([3.0, 2.0, 1.0])
-    T = _Orth(lam, V)
+    T = FactorTensor(lam, V)
     seen = []
     res = private_tensor_power(T, 3, np.inf, 1e-5, n_restarts=5, n_iter=30, random_state=1,
                                callback=lambda kind, U, out: seen.append((kind, U, out)))

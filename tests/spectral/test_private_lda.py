@@ -86,7 +86,7 @@ def test_accounting_and_utility_against_epsilon(corpus):
         rep = m.privacy_report_
         assert rep["epsilon"] == pytest.approx(eps, rel=1e-9)            # what the whole fit spends
         assert rep["epsilon_analytic"] == pytest.approx(eps, rel=1e-9)
-        assert rep["epsilon_rdp"] > eps                                   # looser bounds of the same
+        assert rep["epsilon_rdp"] > eps  # a looser bound on the same releases
         assert rep["neighbouring"] == "document"
         errs.append(_topic_error(m, truth))
     assert errs[0] > errs[1] > errs[2]

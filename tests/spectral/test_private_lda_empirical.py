@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from latentkit.spectral import PrivateSpectralLDA
+from test_private_lda import _tiny_neighbours
 from latentkit.spectral._private_lda import _SQRT2, _release_moments
 from latentkit.spectral._privacy import analytic_gaussian_epsilon, rho_for_budget
 
@@ -30,12 +31,8 @@ EPS, DELTA, SPLIT = 2.0, 1e-5, (0.45, 0.45, 0.1)
 
 
 def _neighbours():
-    rng = np.random.default_rng(0)
-    X = rng.poisson(1.5, size=(12, 5)).astype(float)
-    X[:, 0] += 3
-    Xa, Xb = X.copy(), X.copy()
-    Xa[0] = [6, 0, 0, 0, 0]
-    Xb[0] = [0, 0, 0, 0, 6]
+    """test_private_lda's corpus and its two neighbours, as CSR matrices."""
+    _, Xa, Xb = _tiny_neighbours()
     return sp.csr_matrix(Xa), sp.csr_matrix(Xb)
 
 
