@@ -21,7 +21,7 @@ Coherence: ``latentkit.topic.coherence`` is being built in parallel; the column 
 hook ``_coherence`` below when that module exists (HOOK: adapt the call to its signature).
 
 Run:  python benchmarks/bench_private_lda.py [--datasets kos nips] [--seeds 2] [--vb-iter 5]
-      [--k 10] [--n-words 500]
+      [--k 10] [--n-words 200]
 """
 
 import argparse
@@ -81,7 +81,7 @@ def vb_perplexity(Xtr, Xte, k, init, n_iter, seed):
     return float(m.perplexity(Xte, include_prior_kl=False)), m
 
 
-def utility_curve(X, k=10, epsilons=EPSILONS, seeds=(0, 1), n_vb_iter=5, n_words=500,
+def utility_curve(X, k=10, epsilons=EPSILONS, seeds=(0, 1), n_vb_iter=5, n_words=200,
                   delta=1e-5, n_restarts=10, n_iter=20):
     """Rows of dicts: one per (start, epsilon, seed) with 'perplexity', 'coherence' and
     'seconds'; private rows also 'n_noise_topics', 'm2_noise' and 'distance' (matched l1
@@ -175,7 +175,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--vb-iter", type=int, default=5)
     ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--n-words", type=int, default=500)
+    ap.add_argument("--n-words", type=int, default=200)
     args = ap.parse_args(argv)
     from latentkit.datasets import load_kos, load_nips
 

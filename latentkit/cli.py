@@ -245,8 +245,8 @@ def _add_lda_args(p):
     p.add_argument("--neighbouring", default="document", choices=["document", "tensor_entry"],
                    help="--private: what is protected (default document: one document; "
                         "tensor_entry: the paper's relation, protects no document)")
-    p.add_argument("--n-words", type=int, default=500,
-                   help="--private: words kept by private frequency selection (default 500)")
+    p.add_argument("--n-words", type=int, default=200,
+                   help="--private: words kept by private frequency selection (default 200)")
     p.add_argument("--level", choices=["chapter", "paragraph", "book"], default=None,
                    help="--dataset gutenberg_novels: one document per chapter (default), "
                         "paragraph (17,080 documents) or book")

@@ -260,11 +260,13 @@ class PrivateSpectralLDA(TopWordsMixin, _SpectralBase):
     neighbouring : {'document', 'tensor_entry'}, default 'document'
         The neighbouring relation the guarantee is for (module docstring). 'tensor_entry' is
         the relation of Wang & Anandkumar (2016): it protects no document.
-    n_words : int, default 500
+    n_words : int, default 200
         'document' only: size of the vocabulary ``S`` the moments are restricted to, chosen as
         the words with the largest privately released frequency (capped at n_features). Fewer
         words mean less noise in M2 (its spectral norm grows like ``sqrt(n_words)``); words
-        outside ``S`` get probability zero in every topic.
+        outside ``S`` share the frequency mass outside ``S`` (see ``components_``). On KOS and
+        NIPS (k=10) 200 words gave private topics closer to the non-private ones than 500 at
+        every epsilon from 100 to 10^4 (benchmarks/bench_private_lda.py).
     budget_split : tuple of 3 floats, default (0.1, 0.4, 0.5)
         'document' only: shares of the total ``rho`` for stage 1 (count and word frequencies),
         stage 2 (second moment) and stage 3 (tensor power method); positive, summing to 1.
@@ -346,7 +348,7 @@ class PrivateSpectralLDA(TopWordsMixin, _SpectralBase):
     """
 
     def __init__(self, n_components, epsilon=1.0, delta=1e-5, doc_topic_prior=None,
-                 neighbouring="document", n_words=500, budget_split=(0.1, 0.4, 0.5),
+                 neighbouring="document", n_words=200, budget_split=(0.1, 0.4, 0.5),
                  accountant="analytic", n_restarts=10, n_iter=20, random_state=None):
         self.n_components = n_components
         self.epsilon = epsilon
