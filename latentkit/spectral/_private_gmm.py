@@ -34,14 +34,13 @@ Accounting, ``epsilon=inf`` and the noise diagnostics are as for
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 
 from .._validation import check_array, check_random_state, check_scalar
-from ._estimators import SpectralGMM, _SpectralBase
+from ._estimators import SpectralGMM
 from ._private import _is_inf_epsilon
-from ._private_lda import (PrivacyNoiseWarning, _analyze_gauss_noise, _budget_sigmas,
+from ._private_lda import (_PrivateSpectralBase, _analyze_gauss_noise, _budget_sigmas,
                            _check_budget_split, _private_power_stage, _released_whitening,
                            _sym_outer)
 from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon
@@ -49,7 +48,7 @@ from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon
 __all__ = ["PrivateSpectralGMM"]
 
 
-class PrivateSpectralGMM(_SpectralBase):
+class PrivateSpectralGMM(_PrivateSpectralBase):
     """Spherical Gaussian mixture (common variance) that is (epsilon, delta)-DP for each sample.
 
     Parameters
@@ -186,39 +185,12 @@ class PrivateSpectralGMM(_SpectralBase):
         self.means_ = (wh.B @ Vk * lam_safe).T
         self.sigma2_ = sigma2
         self.covariances_ = np.full(k, sigma2)
-        self.eigenvalues_ = lam
-        self.history_ = None
-        self.whitening_ = wh
-        self._whitening_eigenvalues = wh.eigenvalues
-        self._whitening_eigenvectors = wh.eigenvectors
-        self._whitening_method = wh.method
-        self.accountant_ = acc
-        self._accountant_releases = np.array(acc.releases, dtype=np.float64).reshape(-1, 3)
-        self.n_releases_ = acc.n_releases
-        self.privacy_report_ = dict(acc.report(delta), neighbouring="sample",
-                                    epsilon=acc.spent(delta, self.accountant),
-                                    calibration=self.accountant)
-        self.noise_scale_ = noise
-        self.noise_dominated_ = noise >= np.abs(lam) / math.sqrt(k)
+        self._store_private_fit(lam, wh, acc, delta, noise, "sample")
         self.m2_eigenvalues_, self.m2_noise_norm_ = s, noise2
         self.m2_noise_dominated_ = bool(s[-1] <= noise2)
         self.n_features_in_ = d
-        if self.m2_noise_dominated_ or self.noise_dominated_.any():
-            warnings.warn(f"the answer is mostly noise at epsilon={self.epsilon:g}: "
-                          f"{int(self.noise_dominated_.sum())} of {k} components have privacy "
-                          f"noise at least |eigenvalue|/sqrt(k) (Wang & Anandkumar 2016, Thm "
-                          f"2.2); second moment noise-dominated: {self.m2_noise_dominated_}. "
-                          "Use a larger epsilon or more samples.", PrivacyNoiseWarning,
-                          stacklevel=2)
+        self._warn_noise("components", "more samples or a smaller clip_norm")
         return self
-
-    def _restore_fitted_state(self):
-        """Rebuild ``whitening_`` and ``accountant_`` after :func:`latentkit.load`."""
-        super()._restore_fitted_state()
-        if hasattr(self, "_accountant_releases"):
-            acc = PrivacyAccountant(method=self.accountant)
-            acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
-            self.accountant_ = acc
 
     #: spherical posterior mode, as :meth:`SpectralGMM.predict`
     predict = SpectralGMM.predict

@@ -242,7 +242,54 @@ def _release_moments(X, ell, sig1, sig2, n_words, rng):
     return count, s1, S, E2 + _analyze_gauss_noise(m, sig2, rng)
 
 
-class PrivateSpectralLDA(TopWordsMixin, _SpectralBase):
+class _PrivateSpectralBase(_SpectralBase):
+    """Fitted state and diagnostics shared by the private spectral estimators."""
+
+    def _store_private_fit(self, lam, wh, acc, delta, noise, neighbouring):
+        """Set ``eigenvalues_``, ``whitening_``, ``accountant_``, ``privacy_report_``,
+        ``noise_scale_`` and ``noise_dominated_`` (and the arrays latentkit.save stores)."""
+        self.eigenvalues_ = lam
+        self.history_ = None
+        self.whitening_ = wh
+        self._whitening_eigenvalues = wh.eigenvalues
+        self._whitening_eigenvectors = wh.eigenvectors
+        self._whitening_method = wh.method
+        self.accountant_ = acc
+        self._accountant_releases = np.array(acc.releases, dtype=np.float64).reshape(-1, 3)
+        self.n_releases_ = acc.n_releases
+        self.privacy_report_ = dict(acc.report(delta), neighbouring=neighbouring,
+                                    epsilon=acc.spent(delta, self.accountant),
+                                    calibration=self.accountant)
+        self.noise_scale_ = noise
+        self.noise_dominated_ = noise >= np.abs(lam) / math.sqrt(lam.size)
+
+    def _warn_noise(self, what, advice):
+        """PrivacyNoiseWarning when the second moment or any component is noise-dominated."""
+        msgs = []
+        if self.m2_noise_dominated_:
+            msgs.append(f"the k-th eigenvalue of the released second moment "
+                        f"({self.m2_eigenvalues_[-1]:.3g}) is below the expected norm of its "
+                        f"noise ({self.m2_noise_norm_:.3g})")
+        n_bad = int(self.noise_dominated_.sum())
+        if n_bad:
+            msgs.append(f"{n_bad} of {self.n_components} {what} have privacy noise at least "
+                        f"|eigenvalue|/sqrt(k) (Wang & Anandkumar 2016, Thm 2.2)")
+        if msgs:
+            warnings.warn(f"the answer is mostly noise at epsilon={self.epsilon:g}: "
+                          + "; ".join(msgs) + f". Use a larger epsilon, {advice}.",
+                          PrivacyNoiseWarning, stacklevel=3)
+
+    def _restore_fitted_state(self):
+        """Rebuild ``whitening_`` and ``accountant_`` after :func:`latentkit.load`."""
+        super()._restore_fitted_state()
+        if hasattr(self, "_accountant_releases"):
+            acc = PrivacyAccountant(method="rdp" if self.accountant == "advanced"
+                                    else self.accountant)
+            acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
+            self.accountant_ = acc
+
+
+class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
     """Spectral LDA that is (epsilon, delta)-differentially private for each document.
 
     Parameters
@@ -442,23 +489,10 @@ class PrivateSpectralLDA(TopWordsMixin, _SpectralBase):
             topics[:, out] = (1.0 - mass) * fo[None, :]
         self.components_, self.doc_topic_prior_, self.raw_topic_sums_ = topics, alpha, sums
         self.alpha0_ = a0
-        self.eigenvalues_ = lam
-        self.history_ = None
-        self.whitening_ = wh
-        self._whitening_eigenvalues = wh.eigenvalues
-        self._whitening_eigenvectors = wh.eigenvectors
-        self._whitening_method = wh.method
         self.selected_words_ = np.asarray(S, dtype=np.int64)
-        self.accountant_ = acc
-        self._accountant_releases = np.array(acc.releases, dtype=np.float64).reshape(-1, 3)
-        self.n_releases_ = acc.n_releases
-        spent = acc.spent(delta, self.accountant if self.accountant != "advanced" else "advanced")
-        self.privacy_report_ = dict(acc.report(delta), neighbouring=self.neighbouring,
-                                    epsilon=spent, calibration=self.accountant)
-        self.noise_scale_ = noise
-        self.noise_dominated_ = noise >= np.abs(lam) / math.sqrt(k)
+        self._store_private_fit(lam, wh, acc, delta, noise, self.neighbouring)
         self.n_features_in_ = V
-        self._warn_noise()
+        self._warn_noise("topics", "fewer n_words or a larger corpus")
         return self
 
     def _fit_document(self, X, k, eps, delta, a0, n_words, split, rng, acc):
@@ -514,28 +548,3 @@ class PrivateSpectralLDA(TopWordsMixin, _SpectralBase):
         self.n_docs_estimate_ = float(mom.n_docs_used)
         noise = (res.nu * np.max(np.abs(res.factors), axis=0) ** 2) * math.sqrt(k)
         return res.weights, res.factors, wh, np.arange(X.shape[1]), noise
-
-    def _warn_noise(self):
-        msgs = []
-        if self.m2_noise_dominated_:
-            msgs.append(f"the k-th eigenvalue of the released second moment "
-                        f"({self.m2_eigenvalues_[-1]:.3g}) is below the expected norm of its "
-                        f"noise ({self.m2_noise_norm_:.3g})")
-        n_bad = int(self.noise_dominated_.sum())
-        if n_bad:
-            msgs.append(f"{n_bad} of {self.n_components} topics have privacy noise at least "
-                        f"|eigenvalue|/sqrt(k) (Wang & Anandkumar 2016, Thm 2.2)")
-        if msgs:
-            warnings.warn("the answer is mostly noise at epsilon=" f"{self.epsilon:g}: "
-                          + "; ".join(msgs) + ". Use a larger epsilon, fewer n_words or a "
-                          "larger corpus.", PrivacyNoiseWarning, stacklevel=3)
-
-    # ------------------------------------------------------------------ use
-    def _restore_fitted_state(self):
-        """Rebuild ``whitening_`` and ``accountant_`` after :func:`latentkit.load`."""
-        super()._restore_fitted_state()
-        if hasattr(self, "_accountant_releases"):
-            acc = PrivacyAccountant(method=self.accountant if self.accountant != "advanced"
-                                    else "rdp")
-            acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
-            self.accountant_ = acc

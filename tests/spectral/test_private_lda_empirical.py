@@ -84,6 +84,7 @@ def _run(X, s1, s2, n, seed):
     return np.array(R1), np.array(R2)
 
 
+@pytest.mark.filterwarnings("ignore::latentkit.spectral.PrivacyNoiseWarning")
 def test_fit_releases_are_the_tested_mechanism():
     """fit() releases exactly what _release_moments draws, with the sigmas used here."""
     Xa, _ = _neighbours()

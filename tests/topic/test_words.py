@@ -25,6 +25,7 @@ def test_rule_on_a_clipped_matrix():
         top_words(np.full((1, 2), np.nan))
 
 
+@pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
 def test_every_model_uses_it():
     X, _ = make_lda_corpus(400, 3, 30, 30, doc_topic_prior=0.2, topic_word_prior=0.05,
                            random_state=0)
