@@ -376,7 +376,8 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
     Raises
     ------
     ValueError (from ``fit``)
-        Bad hyper-parameters (named), no document with 3 or more tokens ('tensor_entry'),
+        Bad hyper-parameters (named), non-integer counts, no document with 3 or more tokens
+        ('tensor_entry'),
         ``n_components`` above ``n_words`` or the vocabulary size.
 
     Warns
@@ -452,6 +453,10 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         k, eps, delta, prior, n_words, split = self._check_params()
         self._reset_fitted()
         X = check_counts(X, "X")
+        if np.any(X.data != np.round(X.data)):
+            raise ValueError("X must hold integer word counts for the privacy guarantee (the "
+                             "per-document estimators are distributions, the sensitivity bound, "
+                             "only when c_w (c_w - 1) >= 0); got non-integer counts.")
         V = X.shape[1]
         if k > V:
             raise ValueError(f"n_components={k} exceeds the vocabulary size {V}.")

@@ -176,6 +176,8 @@ def test_noise_warning_tensor_entry_and_bad_params(corpus):
                     ({"n_words": 2}, "n_words")]:
         with pytest.raises(ValueError, match=msg):
             PrivateSpectralLDA(3, **{"epsilon": 1.0, **kw}).fit(X)
+    with pytest.raises(ValueError, match="integer word counts"):
+        PrivateSpectralLDA(3).fit(X * 0.5)
     Xc = X.copy()
     PrivateSpectralLDA(3, np.inf, n_words=30, random_state=0).fit(Xc)
     assert (Xc != X).nnz == 0  # input untouched
