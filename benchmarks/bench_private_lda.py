@@ -17,8 +17,8 @@ random start (mean over the seeds); and, for the topics themselves, from which o
 l1 distance to the epsilon=inf topics of the same pipeline is at most 1 (they share more than
 half their mass).
 
-Coherence: ``latentkit.topic.coherence`` is being built in parallel; the column is filled by the
-hook ``_coherence`` below when that module exists (HOOK: adapt the call to its signature).
+Coherence (UMass, top 10 words, training documents): filled by the hook ``_coherence`` below when
+``latentkit.topic.coherence`` exists (built on another branch in parallel); NaN until then.
 
 Run:  python benchmarks/bench_private_lda.py [--datasets kos nips] [--seeds 2] [--vb-iter 5]
       [--k 10] [--n-words 200]
@@ -39,13 +39,21 @@ EPSILONS = (0.1, 1.0, 10.0, 100.0, 1e3, 1e4, math.inf)
 
 
 def _coherence(components, X):
-    """HOOK(coherence): mean topic coherence of the top-10 words, or NaN while
-    ``latentkit.topic.coherence`` does not exist in this tree."""
+    """HOOK(coherence): mean UMass coherence (Mimno et al. 2011; nats) of each topic's top-10
+    words on the training documents, by ``latentkit.topic.coherence`` (built in parallel on
+    another branch: ``coherence(topics, corpus, measure, top_n)`` returning an object with
+    ``.mean``); NaN while that function is not in this tree or cannot score the topics."""
     try:
-        from latentkit.topic import coherence  # noqa: F401  (built by another helper)
+        from latentkit.topic import coherence
     except ImportError:
         return float("nan")
-    return float("nan")  # HOOK: e.g. np.mean(coherence.umass(components, X, top_n=10))
+    from latentkit.topic._words import top_words
+
+    try:
+        return float(coherence(top_words(components, None, 10), X, measure="u_mass",
+                               top_n=10).mean)
+    except (ValueError, TypeError):
+        return float("nan")
 
 
 def split(X, frac=0.1, seed=0):
