@@ -19,7 +19,8 @@ estimators (SPECTRAL_NOTES.md section 1.3)
 
 a document with ``l < 3`` contributes zero to all four. ``m1``, ``e2`` and ``e3`` are
 (sub-)probability distributions over words, ordered word pairs and ordered word triples: their
-entries are non-negative and sum to at most 1, whatever ``l`` is. This length normalisation is
+entries are non-negative (for integer counts, ``c_w (c_w - 1) >= 0``; other counts are refused)
+and sum to at most 1, whatever ``l`` is. This length normalisation is
 the contribution bound: no clipping parameter is needed and no document is altered.
 
 Sensitivities (replace one document ``c`` by ``c'``)
