@@ -350,11 +350,18 @@ def _add_lda_args(p):
     p.add_argument("--top", type=int, default=10, help="words shown per topic (default 10)")
     p.add_argument("--private", action="store_true",
                    help="with --init spectral: differentially private spectral estimate only "
-                        "(Wang & Anandkumar 2016, Alg. 3); prints the privacy spent")
-    p.add_argument("--epsilon", type=float, default=1.0, help="privacy epsilon (default 1)")
+                        "(latentkit.spectral.PrivateSpectralLDA); prints the privacy spent")
+    p.add_argument("--epsilon", type=float, default=1.0,
+                   help="privacy epsilon of the whole pipeline (default 1; inf: no noise)")
     p.add_argument("--delta", type=float, default=1e-5, help="privacy delta (default 1e-5)")
-    p.add_argument("--accountant", default="rdp", choices=["advanced", "rdp"],
-                   help="noise calibration for --private (default rdp)")
+    p.add_argument("--accountant", default="analytic", choices=["analytic", "rdp", "advanced"],
+                   help="noise calibration for --private (default analytic: exact; advanced "
+                        "only with --neighbouring tensor_entry)")
+    p.add_argument("--neighbouring", default="document", choices=["document", "tensor_entry"],
+                   help="--private: what is protected (default document: one document; "
+                        "tensor_entry: the paper's relation, protects no document)")
+    p.add_argument("--n-words", type=int, default=200,
+                   help="--private: words kept by private frequency selection (default 200)")
     p.add_argument("--level", choices=["chapter", "paragraph", "book"], default=None,
                    help="--dataset gutenberg_novels: one document per chapter (default), "
                         "paragraph (17,080 documents) or book")
@@ -492,10 +499,11 @@ def _fit_on_dask(model, X, address):
 
 
 def _run_private_spectral_lda(args, progress):
-    """``fit lda --init spectral --private``: the private spectral LDA estimate (issue 6)."""
-    from .spectral import PrivacyAccountant, SpectralLDA, private_tensor_power
-    from .spectral._moments import LDAMoments
-    from .spectral._whitening import whiten
+    """``fit lda --init spectral --private``: :class:`~latentkit.spectral.PrivateSpectralLDA`."""
+    import warnings
+
+    from .spectral import PrivacyNoiseWarning, PrivateSpectralLDA
+    from .topic._words import top_words
 
     if args.init not in (None, "spectral"):
         raise ValueError(f"--private needs --init spectral, got --init {args.init}.")
@@ -503,41 +511,54 @@ def _run_private_spectral_lda(args, progress):
     X, vocab = corpus.data, corpus.vocabulary
     k = 10 if args.n_components is None else args.n_components
     prior = 1.0 / k if args.doc_topic_prior is None else args.doc_topic_prior
-    n_restarts, n_iter = 10, 20
-    with progress:
-        mom = LDAMoments(X, k * prior)
-        wh = whiten(mom.m2_operator(), k, random_state=args.seed)
-        T = mom.tensor(wh).to_dense()
-        acc = PrivacyAccountant()
-        res = private_tensor_power(T, k, args.epsilon, args.delta, n_restarts=n_restarts,
-                                   n_iter=n_iter, accountant=args.accountant,
-                                   random_state=args.seed, privacy_accountant=acc)
-    lam = np.where(np.abs(res.weights) > 1e-12, res.weights, 1e-12)
-    alpha, topics, sums = mom.to_params(wh, lam, res.factors)
-    model = SpectralLDA(k, doc_topic_prior=prior, n_restarts=n_restarts, n_iter=n_iter,
-                        random_state=args.seed)
-    model.components_, model.doc_topic_prior_, model.raw_topic_sums_ = topics, alpha, sums
-    model.eigenvalues_, model.whitening_, model.n_features_in_ = res.weights, wh, X.shape[1]
-    model.n_iter_, model.converged_ = n_iter, True
+    model = PrivateSpectralLDA(k, args.epsilon, args.delta, doc_topic_prior=prior,
+                               neighbouring=args.neighbouring, n_words=args.n_words,
+                               accountant=args.accountant, random_state=args.seed)
+    with progress, warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyNoiseWarning)  # printed below instead
+        model.fit(X)
+    model.feature_names_in_ = np.asarray(vocab, dtype=str)
+    # the fields every `fit` prints; a moment estimator has no likelihood trace
+    model.n_iter_, model.converged_ = model.n_iter, True
     model.lower_bounds_, model.lower_bound_ = np.zeros(0), float("nan")
-    rep = acc.report(args.delta)
-    top = [[vocab[j] for j in np.argsort(-t)[:args.top]] for t in topics]
+    rep = model.privacy_report_
+    top = top_words(model.components_, list(vocab), args.top)
     n_docs, n_words = X.shape
+    doc = args.neighbouring == "document"
+    relation = ("one document (neighbouring corpora differ in one document's content)" if doc
+                else "one symmetric unit entry of the whitened moment tensor (Wang & "
+                     "Anandkumar 2016); protects NO document")
+    noisy = int(model.noise_dominated_.sum())
     lines = [
         f"data        {corpus['name']}: {n_docs} documents x {n_words} words",
-        f"model       private spectral LDA (k={k}, alpha_0={k * prior:.4g}, L={n_restarts}, "
-        f"R={n_iter}, calibration={args.accountant}, nu={res.nu:.4g})",
-        f"privacy     target (epsilon={args.epsilon:g}, delta={args.delta:g}), "
-        f"{rep['n_releases']} Gaussian releases",
-        f"  spent     advanced composition (paper's rule): epsilon = {rep['epsilon_advanced']:.4f}",
-        f"  spent     Renyi-DP composition:                epsilon = {rep['epsilon_rdp']:.4f}",
-        "  note      neighbouring relation: the whitened k x k x k moment tensor changed by one "
-        "symmetric unit entry (Wang & Anandkumar 2016); the whitening is not privatised",
-        f"top {args.top} words per topic:",
+        f"privacy     neighbouring relation: {relation}; whole pipeline spends "
+        f"epsilon = {rep['epsilon']:.4g} at delta = {args.delta:g} "
+        f"({rep['n_releases']} Gaussian releases, {args.accountant} accounting)",
+        f"model       private spectral LDA (k={k}, alpha_0={k * prior:.4g}, "
+        f"L={model.n_restarts}, R={model.n_iter}"
+        + (f", {model.selected_words_.size} words chosen by private frequency)" if doc else ")"),
+        f"  bounds    same releases: Renyi-DP epsilon = {rep['epsilon_rdp']:.4g}, exact "
+        f"(analytic) = {rep['epsilon_analytic']:.4g}, paper's advanced rule = "
+        f"{rep['epsilon_advanced']:.4g}",
     ]
-    lines += [f"  topic {i}: " + " ".join(w) for i, w in enumerate(top)]
-    summary = {"n_features": n_words, "topics": top, "privacy": rep, "nu": res.nu,
-               "accountant": args.accountant}
+    if not doc:
+        lines.append("  note      the whitening and moments come from the raw corpus without "
+                     "noise: use --neighbouring document to protect documents")
+    lines.append(
+        f"noise       {noisy} of {k} topics noise-dominated (noise >= |eigenvalue|/sqrt(k), "
+        f"Wang & Anandkumar 2016 Thm 2.2)"
+        + (f"; second moment noise-dominated (k-th eigenvalue {model.m2_eigenvalues_[-1]:.3g} "
+           f"<= noise norm {model.m2_noise_norm_:.3g})" if model.m2_noise_dominated_ else "")
+        + ("; THE TOPICS BELOW ARE MOSTLY NOISE" if noisy or model.m2_noise_dominated_ else ""))
+    lines.append(f"top {args.top} words per topic (words of probability zero are not listed):")
+    lines += [f"  topic {i}: " + (" ".join(w) if w else "(no word with positive probability)")
+              for i, w in enumerate(top)]
+    summary = {"n_features": n_words, "topics": top,
+               "privacy": {k_: _finite(v) if isinstance(v, float) else v
+                           for k_, v in rep.items()},
+               "accountant": args.accountant, "neighbouring": args.neighbouring,
+               "noise_dominated": [bool(b) for b in model.noise_dominated_],
+               "m2_noise_dominated": bool(model.m2_noise_dominated_)}
     return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": list(vocab)})
 
 
@@ -882,7 +903,9 @@ def _run_plsa(args, progress):
     model.feature_names_in_ = np.asarray(vocab, dtype=str)
     _attach_text(model, corpus)
     n_docs, n_words = X.shape
-    topics = [[vocab[j] for j in np.argsort(-row)[:args.top]] for row in model.components_]
+    from .topic._words import top_words
+
+    topics = top_words(model.components_, vocab, args.top)
     perplexity = float(np.exp(-model.lower_bound_)) if args.parametrization == "asymmetric" \
         else None
     lines = [
@@ -1135,9 +1158,10 @@ def _cmd_show(args, out):
     comps, names = attrs.get("components_"), attrs.get("feature_names_in_")
     if comps is not None and names is not None and comps.ndim == 2 and comps.shape[1] == len(names):
         out.write("top words per topic:\n")
-        order = np.argsort(-comps, axis=1, kind="stable")[:, :10]
-        for i, row in enumerate(order):
-            out.write(f"  topic {i}: " + " ".join(str(names[j]) for j in row) + "\n")
+        from .topic._words import top_words
+
+        for i, words in enumerate(top_words(comps, [str(w) for w in names], 10)):
+            out.write(f"  topic {i}: " + " ".join(words) + "\n")
     if meta.get("skipped"):
         out.write(f"not stored: {', '.join(meta['skipped'])}\n")
     return 0

@@ -59,3 +59,11 @@ from ._multiview_hmm import (spectral_init_gaussian_hmm,  # noqa: F401,E402
                              spectral_init_poisson_hmm)
 
 __all__ += ["spectral_init_gaussian_hmm", "spectral_init_poisson_hmm"]
+
+# --- issue 18 (document-level private spectral LDA) ----------------------------------------
+from ._private_lda import PrivacyNoiseWarning, PrivateSpectralLDA  # noqa: F401,E402
+
+__all__ += ["PrivateSpectralLDA", "PrivacyNoiseWarning"]
+from ._private_gmm import PrivateSpectralGMM  # noqa: F401,E402
+
+__all__ += ["PrivateSpectralGMM"]

@@ -14,6 +14,7 @@ from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
+from ..topic._words import TopWordsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments, check_moment_scale
 from ._power import HistoryStateMixin, robust_tensor_power
 from ._tensors import SymmetricTensor
@@ -340,7 +341,7 @@ class SpectralGMM(_SpectralBase):
         return np.argmax(np.log(self.weights_ + 1e-300) - logdet - d2 / (2 * var), axis=1)
 
 
-class SpectralLDA(_SpectralBase):
+class SpectralLDA(TopWordsMixin, _SpectralBase):
     """Latent Dirichlet allocation by the method of moments (excess-correlation tensor).
 
     Parameters

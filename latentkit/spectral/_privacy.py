@@ -1,6 +1,7 @@
-"""Privacy accounting for Gaussian mechanisms: advanced composition and Renyi-DP.
+"""Privacy accounting for Gaussian mechanisms: advanced composition, Renyi-DP and the exact
+(analytic) Gaussian privacy profile.
 
-Two composition rules are implemented for a sequence of Gaussian-mechanism releases (each release
+Three composition rules are implemented for a sequence of Gaussian-mechanism releases (each release
 adds ``N(0, sigma^2 I)`` noise to a query of L2 sensitivity ``Delta``):
 
 * ``'advanced'``: the calibration used by Wang & Anandkumar (2016), *Online and differentially-private
@@ -16,9 +17,20 @@ adds ``N(0, sigma^2 I)`` noise to a query of L2 sensitivity ``Delta``):
   the conversion minimised over all real orders ``lambda > 1`` has the closed form
   ``eps = rho + 2 sqrt(rho ln(1/delta))`` at ``lambda* = 1 + sqrt(ln(1/delta)/rho)``.
 
-``PrivacyAccountant.calibrate`` inverts either rule; for ``'rdp'`` by bisection on the noise
-level, so the returned sigma is the smallest one (to 1e-12 relative) whose composition meets the
-budget.
+* ``'analytic'``: the exact privacy profile. One Gaussian release with ``mu = Delta / sigma`` is
+  (epsilon, delta)-DP exactly when
+  ``delta >= Phi(-epsilon/mu + mu/2) - e^epsilon Phi(-epsilon/mu - mu/2)`` (Balle & Wang 2018,
+  *Improving the Gaussian mechanism for differential privacy: analytical calibration and optimal
+  denoising*, ICML, Theorem 8; Phi the standard normal CDF); the analytic Gaussian mechanism
+  (their Algorithm 1) is the smallest sigma meeting it. A composition of Gaussian releases, adaptive
+  ones included, has the same profile with ``mu = sqrt(sum_i (Delta_i / sigma_i)^2)`` (Dong, Roth &
+  Su 2022, *Gaussian differential privacy*, JRSS-B, Corollary 3.3 with Corollary 2.13: a
+  Gaussian release is ``Delta/sigma``-GDP, GDP composes by the root sum of squares, and
+  ``mu``-GDP is that profile). This is the tightest (exact) accounting of Gaussian releases; the
+  other two rules are upper bounds on it.
+
+``PrivacyAccountant.calibrate`` inverts each rule; for ``'rdp'`` and ``'analytic'`` by bisection, so the
+returned sigma is the smallest one (to 1e-12 relative) whose composition meets the budget.
 
 A note on the 'advanced' rule: it is the paper's calibration, kept exactly. Checked against the
 Dwork-Rothblum-Vadhan advanced-composition theorem (``eps_tot = sqrt(2K ln(1/delta'')) eps' +
@@ -32,6 +44,7 @@ import math
 import numbers
 
 import numpy as np
+from scipy.special import log_ndtr, ndtr
 
 from .._validation import check_scalar
 
@@ -40,9 +53,12 @@ __all__ = [
     "calibrate_gaussian_noise",
     "rdp_epsilon",
     "gaussian_rdp",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_epsilon",
+    "rho_for_budget",
 ]
 
-_METHODS = ("advanced", "rdp")
+_METHODS = ("advanced", "rdp", "analytic")
 
 
 def _check_epsilon(epsilon, name="epsilon"):
@@ -115,6 +131,128 @@ def rdp_epsilon(rho, delta):
     return eps, 1.0 + math.sqrt(log_inv_delta / rho)
 
 
+def analytic_gaussian_delta(epsilon, mu):
+    """Exact privacy profile of the Gaussian mechanism: the smallest delta at a given epsilon.
+
+    Parameters
+    ----------
+    epsilon : float
+        >= 0.
+    mu : float
+        ``Delta / sigma`` (sensitivity over noise standard deviation) of one release, or
+        ``sqrt(sum_i (Delta_i/sigma_i)^2)`` of a composition of Gaussian releases; >= 0
+        (``inf``: no noise).
+
+    Returns
+    -------
+    delta : float
+        ``Phi(-epsilon/mu + mu/2) - e^epsilon Phi(-epsilon/mu - mu/2)`` in [0, 1] (0 when
+        ``mu == 0``, 1 when ``mu`` is infinite). The second term is computed as
+        ``exp(epsilon + log Phi(.))`` so that large epsilon does not overflow.
+
+    Notes
+    -----
+    Balle & Wang (2018), Theorem 8; for compositions, Dong, Roth & Su (2022), Corollaries 2.13
+    and 3.3.
+    """
+    epsilon, mu = float(epsilon), float(mu)
+    if mu == 0.0:
+        return 0.0
+    if math.isinf(mu):
+        return 1.0
+    a = float(ndtr(-epsilon / mu + mu / 2.0))
+    b = math.exp(epsilon + float(log_ndtr(-epsilon / mu - mu / 2.0)))
+    return min(max(a - b, 0.0), 1.0)
+
+
+def analytic_gaussian_epsilon(mu, delta):
+    """Smallest epsilon at which Gaussian releases with total ``mu`` are (epsilon, delta)-DP.
+
+    Inverts :func:`analytic_gaussian_delta` in epsilon (it is decreasing in epsilon) by
+    bisection to 1e-12 relative.
+
+    Parameters
+    ----------
+    mu : float
+        ``sqrt(sum_i (Delta_i / sigma_i)^2)``, >= 0 (``inf``: no noise).
+    delta : float
+        In (0, 1).
+
+    Returns
+    -------
+    epsilon : float
+        >= 0; 0 when ``analytic_gaussian_delta(0, mu) <= delta``; ``inf`` when ``mu`` is infinite.
+    """
+    mu = float(mu)
+    delta = _check_delta(delta)
+    if math.isinf(mu):
+        return math.inf
+    if analytic_gaussian_delta(0.0, mu) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while analytic_gaussian_delta(hi, mu) > delta:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if analytic_gaussian_delta(mid, mu) > delta:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return hi
+
+
+def _analytic_mu(epsilon, delta):
+    """Largest mu with analytic_gaussian_delta(epsilon, mu) <= delta (delta is increasing in mu)."""
+    lo, hi = 0.0, 1.0
+    while analytic_gaussian_delta(epsilon, hi) <= delta:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if analytic_gaussian_delta(epsilon, mid) <= delta:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-13 * hi:
+            break
+    return lo
+
+
+def rho_for_budget(epsilon, delta, method="rdp"):
+    """Total ``rho = sum_i Delta_i^2 / (2 sigma_i^2)`` that a composition of Gaussian releases may
+    spend for an (epsilon, delta) budget.
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0 (``inf``: no limit, returns ``inf``).
+    delta : float
+        In (0, 1).
+    method : {'rdp', 'analytic'}, default 'rdp'
+        ``'rdp'``: the inverse of :func:`rdp_epsilon`,
+        ``rho = (sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)))^2``; ``'analytic'``:
+        ``mu^2 / 2`` with ``mu`` the largest total of the exact profile
+        (:func:`analytic_gaussian_delta`).
+
+    Returns
+    -------
+    rho : float
+        Split it between releases: a release of sensitivity ``Delta`` given the share ``rho_j``
+        needs ``sigma = Delta / sqrt(2 rho_j)``.
+    """
+    if isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool) and \
+            math.isinf(epsilon) and epsilon > 0:
+        return math.inf
+    epsilon = _check_epsilon(epsilon)
+    delta = _check_delta(delta)
+    _check_method(method, ("rdp", "analytic"))
+    if method == "rdp":
+        L = math.log(1.0 / delta)
+        return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
+    return _analytic_mu(epsilon, delta) ** 2 / 2.0
+
+
 def _advanced_per_release(epsilon, delta, n_releases):
     eps_prime = epsilon / math.sqrt(n_releases * (4.0 + math.log(2.0 / delta)))
     delta_prime = delta / (2.0 * n_releases)
@@ -134,12 +272,17 @@ def calibrate_gaussian_noise(epsilon, delta, n_releases, sensitivity=1.0, method
         Number ``K`` of Gaussian-mechanism releases composed (>= 1).
     sensitivity : float, default 1.0
         L2 sensitivity of each release (> 0). The noise scales linearly with it.
-    method : {'advanced', 'rdp'}, default 'advanced'
+    method : {'advanced', 'rdp', 'analytic'}, default 'advanced'
         ``'advanced'``: the paper's calibration (Wang & Anandkumar 2016, Alg. 3),
         ``sigma = Delta sqrt(2 ln(1.25/delta')) / eps'`` with ``delta' = delta/(2K)``,
         ``eps' = eps / sqrt(K (4 + ln(2/delta)))``; with ``Delta = 6`` this is the paper's ``nu``.
         ``'rdp'``: the smallest sigma whose K-fold composition is (epsilon, delta)-DP under
         Renyi-DP accounting (Mironov 2017), found by bisection.
+        ``'analytic'``: the smallest sigma whose K-fold composition is (epsilon, delta)-DP by the
+        exact privacy profile: ``sigma = Delta sqrt(K) / mu*`` with ``mu*`` the largest ``mu``
+        with ``analytic_gaussian_delta(epsilon, mu) <= delta``; for ``K = 1`` this is the
+        analytic Gaussian mechanism of Balle & Wang (2018, Algorithm 1), for ``K > 1`` its
+        composition (Dong, Roth & Su 2022, Corollary 3.3). Never more noise than the other two.
 
     Returns
     -------
@@ -169,6 +312,8 @@ def calibrate_gaussian_noise(epsilon, delta, n_releases, sensitivity=1.0, method
                 f"use method='rdp' or a smaller epsilon."
             )
         return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta_prime)) / eps_prime
+    if method == "analytic":
+        return sensitivity * math.sqrt(n_releases) / _analytic_mu(epsilon, delta)
     return sensitivity * _rdp_unit_sigma(epsilon, delta, n_releases)
 
 
@@ -203,13 +348,14 @@ class PrivacyAccountant:
     epsilon, delta : float, optional
         A total budget. When given, :meth:`check_budget` (called by the private estimators before
         any data is touched) refuses a fit whose releases would exceed it.
-    method : {'advanced', 'rdp'}, default 'rdp'
+    method : {'advanced', 'rdp', 'analytic'}, default 'rdp'
         The composition rule used to check the budget.
 
     Attributes
     ----------
     releases : list of (sensitivity, sigma, count)
-        Recorded releases; ``count`` identical releases per entry.
+        Recorded releases; ``count`` identical releases per entry. ``sigma == 0`` records a
+        release without noise (``epsilon=inf`` runs): every rule then reports ``inf``.
     n_releases : int
         Total number of releases recorded.
 
@@ -220,7 +366,9 @@ class PrivacyAccountant:
     of Wang & Anandkumar (2016, Alg. 3) that ``calibrate(..., 'advanced')`` inverts: each release is
     charged ``eps_i = Delta_i sqrt(2 ln(1.25/delta'))/sigma_i`` at ``delta' = delta/(2K)`` and
     the total is ``sqrt((4 + ln(2/delta)) sum_i eps_i^2)`` (equal to ``eps' sqrt(K(4+ln(2/delta)))``
-    for identical releases). ``spent(delta, 'drv')``: the Dwork-Rothblum-Vadhan (2010) advanced
+    for identical releases). ``spent(delta, 'analytic')``: the exact profile of the composition,
+    ``analytic_gaussian_epsilon(sqrt(sum_i (Delta_i/sigma_i)^2), delta)`` (Balle & Wang 2018,
+    Thm 8; Dong, Roth & Su 2022, Cor. 3.3); never above the 'rdp' figure. ``spent(delta, 'drv')``: the Dwork-Rothblum-Vadhan (2010) advanced
     composition theorem (Dwork & Roth 2014, Thm 3.20) with ``delta'' = delta/2``; see the module
     note.
     """
@@ -237,7 +385,9 @@ class PrivacyAccountant:
         """Gaussian noise standard deviation for a budget; see :func:`calibrate_gaussian_noise`.
 
         The paper's ``nu`` (Wang & Anandkumar 2016, Alg. 3) is
-        ``calibrate(eps, delta, K, 6.0, 'advanced')`` with ``K = k L (R + 1)``.
+        ``calibrate(eps, delta, K, 6.0, 'advanced')`` with ``K = k L (R + 1)``;
+        ``calibrate(eps, delta, 1, Delta, 'analytic')`` is the analytic Gaussian mechanism
+        (Balle & Wang 2018, Algorithm 1).
         """
         return calibrate_gaussian_noise(epsilon, delta, n_releases, sensitivity, method)
 
@@ -251,8 +401,10 @@ class PrivacyAccountant:
 
         Parameters
         ----------
-        sensitivity, sigma : float
-            Both > 0 (same unit as the released query).
+        sensitivity : float
+            > 0 (same unit as the released query).
+        sigma : float
+            >= 0; 0 is a release without noise (infinite privacy loss).
         count : int, default 1
 
         Returns
@@ -262,11 +414,11 @@ class PrivacyAccountant:
         Raises
         ------
         ValueError
-            Non-positive sensitivity, sigma or count.
+            Non-positive sensitivity or count, negative sigma.
         """
         sensitivity = check_scalar(sensitivity, "sensitivity", numbers.Real, low=0.0,
                                    low_inclusive=False)
-        sigma = check_scalar(sigma, "sigma", numbers.Real, low=0.0, low_inclusive=False)
+        sigma = check_scalar(sigma, "sigma", numbers.Real, low=0.0)
         count = check_scalar(count, "count", numbers.Integral, low=1)
         self.releases.append((sensitivity, sigma, count))
         return self
@@ -278,8 +430,8 @@ class PrivacyAccountant:
         if s.shape != g.shape:
             raise ValueError(f"sensitivities and sigmas must have the same shape, got "
                              f"{s.shape} and {g.shape}.")
-        if s.size and (not np.all(s > 0) or not np.all(g > 0)):
-            raise ValueError("sensitivities and sigmas must all be > 0.")
+        if s.size and (not np.all(s > 0) or not np.all(g >= 0)):
+            raise ValueError("sensitivities must all be > 0 and sigmas >= 0.")
         # releases with the same ratio are equivalent for both accountants' sums
         for a, b in zip(s, g):
             self.releases.append((float(a), float(b), 1))
@@ -292,6 +444,8 @@ class PrivacyAccountant:
 
     # -- reporting --------------------------------------------------------------------------
     def _rho(self):
+        if any(g == 0 for _, g, _ in self.releases):
+            return math.inf
         return float(sum(c * (s / g) ** 2 / 2.0 for s, g, c in self.releases))
 
     def spent(self, delta=None, method="rdp"):
@@ -301,14 +455,14 @@ class PrivacyAccountant:
         ----------
         delta : float, optional
             Target delta in (0, 1); defaults to the accountant's ``delta``.
-        method : {'rdp', 'advanced', 'drv'}, default 'rdp'
+        method : {'rdp', 'advanced', 'analytic', 'drv'}, default 'rdp'
             Composition rule (see the class notes).
 
         Returns
         -------
         epsilon : float
-            The epsilon spent (>= 0; 0 when nothing was released). For 'drv' it may be ``inf``
-            when some release's per-release epsilon is >= 1.
+            The epsilon spent (>= 0; 0 when nothing was released; ``inf`` when a release had no
+            noise). For 'drv' it may be ``inf`` when some release's per-release epsilon is >= 1.
 
         Raises
         ------
@@ -320,12 +474,17 @@ class PrivacyAccountant:
         if delta is None:
             raise ValueError("delta must be given (the accountant has no delta budget).")
         delta = _check_delta(delta)
-        _check_method(method, ("rdp", "advanced", "drv"))
+        _check_method(method, ("rdp", "advanced", "analytic", "drv"))
         K = self.n_releases
         if K == 0:
             return 0.0
+        rho = self._rho()
+        if math.isinf(rho):
+            return math.inf
         if method == "rdp":
-            return rdp_epsilon(self._rho(), delta)[0]
+            return rdp_epsilon(rho, delta)[0]
+        if method == "analytic":
+            return analytic_gaussian_epsilon(math.sqrt(2.0 * rho), delta)
         delta_prime = delta / (2.0 * K)
         c = math.sqrt(2.0 * math.log(1.25 / delta_prime))
         eps_i = [(c * s / g, n) for s, g, n in self.releases]
@@ -338,7 +497,8 @@ class PrivacyAccountant:
                 + sum(n * e * math.expm1(e) for e, n in eps_i))
 
     def report(self, delta=None):
-        """Dict ``{'n_releases', 'delta', 'epsilon_advanced', 'epsilon_rdp', 'epsilon_drv'}``."""
+        """Dict ``{'n_releases', 'delta', 'epsilon_advanced', 'epsilon_rdp', 'epsilon_analytic',
+        'epsilon_drv'}``: the spent epsilon under every rule at ``delta``."""
         if delta is None:
             delta = self.delta
         return {
@@ -346,6 +506,7 @@ class PrivacyAccountant:
             "delta": delta,
             "epsilon_advanced": self.spent(delta, "advanced"),
             "epsilon_rdp": self.spent(delta, "rdp"),
+            "epsilon_analytic": self.spent(delta, "analytic"),
             "epsilon_drv": self.spent(delta, "drv"),
         }
 

@@ -24,6 +24,7 @@ from .._validation import (check_counts, check_dense_width, check_n_features, ch
 from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
+from ._words import TopWordsMixin
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -209,7 +210,7 @@ def _count_summary(X):
     return CountSummary.of(X), X.shape[1]
 
 
-class LatentDirichletAllocation(TopicReportMixin, LatentModel):
+class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     """Latent Dirichlet Allocation by mean-field variational Bayes (batch VB).
 
     Input is a documents x vocabulary count matrix. The ELBO is reported in **nats per
@@ -751,42 +752,6 @@ class LatentDirichletAllocation(TopicReportMixin, LatentModel):
         stats = self._e_step(X)
         total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
         return float(np.exp(-total / n_tok))
-
-    def top_words(self, vocabulary=None, n=10):
-        """The ``n`` most probable words of every topic (largest ``components_`` first).
-
-        Parameters
-        ----------
-        vocabulary : sequence of str of length n_features, optional
-            Word of each column. Default: the column indices.
-        n : int, default 10
-            Words per topic (capped at n_features).
-
-        Returns
-        -------
-        list of n_components lists of length min(n, n_features)
-            Words (or int column indices) per topic.
-
-        Raises
-        ------
-        NotFittedError
-        ValueError
-            ``vocabulary`` of the wrong length, or ``n`` < 1.
-        """
-        self._check_is_fitted()
-        n = check_scalar(n, "n", numbers.Integral, low=1)
-        V = self.n_features_in_
-        if vocabulary is not None:
-            # plain Python values (a NumPy array of words would give np.str_ items)
-            vocabulary = [v.item() if isinstance(v, np.generic) else v for v in vocabulary]
-            if len(vocabulary) != V:
-                raise ValueError(f"vocabulary must have n_features={V} entries, "
-                                 f"got {len(vocabulary)}.")
-        n = min(n, V)
-        order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
-        if vocabulary is None:
-            return [[int(i) for i in row] for row in order]
-        return [[vocabulary[i] for i in row] for row in order]
 
     def sample(self, n_samples=1, random_state=None, doc_length=None):
         """Draw documents from the fitted generative model.

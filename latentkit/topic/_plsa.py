@@ -17,6 +17,7 @@ from .._validation import (check_counts, check_dense_width, check_n_features, ch
                            check_scalar)
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
+from ._words import TopWordsMixin
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
 
@@ -208,7 +209,7 @@ def _check_simplex_rows(a, name, shape):
     return a
 
 
-class PLSA(TopicReportMixin, LatentModel):
+class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     """Probabilistic latent semantic analysis (the aspect model) fitted by (tempered) EM.
 
     The asymmetric form models P(d, w) = P(d) sum_z P(z | d) P(w | z); the symmetric form

@@ -1,0 +1,94 @@
+"""Ranked words of topic-word matrices: the one place every model and the CLI list top words.
+
+Rule: a word whose weight is not positive (probability zero, e.g. after the simplex projection of
+a spectral or private estimate) is never listed, because it has no rank: listing such words would
+show ties broken by column order (the vocabulary's last words alphabetically) as if ranked. A
+topic's list is therefore shorter than ``n`` when it has fewer than ``n`` positive weights.
+Positive ties keep column order (stable sort).
+"""
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_scalar
+
+__all__ = ["top_words", "TopWordsMixin"]
+
+
+def top_words(components, vocabulary=None, n=10):
+    """The ``n`` largest positive entries of every row of a topic-word matrix.
+
+    Parameters
+    ----------
+    components : array-like of shape (n_components, n_features)
+        Topic-word weights (probabilities or pseudo-counts); finite.
+    vocabulary : sequence of str of length n_features, optional
+        Word of each column. Default: the column indices.
+    n : int, default 10
+        Words per topic (at most n_features).
+
+    Returns
+    -------
+    list of n_components lists
+        Words (plain ``str``, or ``int`` column indices) by decreasing weight; each list has
+        ``min(n, number of positive weights in the row)`` entries.
+
+    Raises
+    ------
+    ValueError
+        ``vocabulary`` of the wrong length, ``n`` < 1, a components array that is not 2-D or
+        holds NaN.
+    TypeError
+        Non-integer ``n``.
+    """
+    C = np.asarray(components, dtype=float)
+    if C.ndim != 2:
+        raise ValueError(f"components must be a 2-D (n_components, n_features) array, got shape "
+                         f"{C.shape}.")
+    if np.isnan(C).any():
+        raise ValueError("components contains NaN; no word ranking exists.")
+    n = min(check_scalar(n, "n", numbers.Integral, low=1), C.shape[1])
+    if vocabulary is not None:
+        # plain Python values (a NumPy array of words would give np.str_ items)
+        vocabulary = [v.item() if isinstance(v, np.generic) else v for v in vocabulary]
+        if len(vocabulary) != C.shape[1]:
+            raise ValueError(f"vocabulary must have n_features={C.shape[1]} entries, "
+                             f"got {len(vocabulary)}.")
+    order = np.argsort(-C, axis=1, kind="stable")[:, :n]
+    out = []
+    for row, idx in zip(C, order):
+        idx = [int(j) for j in idx if row[j] > 0]
+        out.append(idx if vocabulary is None else [vocabulary[j] for j in idx])
+    return out
+
+
+class TopWordsMixin:
+    """``top_words`` for every model with a topic-word ``components_`` (LDA, PLSA, SpectralLDA,
+    PrivateSpectralLDA): one implementation of the rule above."""
+
+    def top_words(self, vocabulary=None, n=10):
+        """The ``n`` most probable words of every topic (largest ``components_`` first); words of
+        probability zero are never listed, so a list can be shorter than ``n``.
+
+        Parameters
+        ----------
+        vocabulary : sequence of str of length n_features, optional
+            Word of each column. Default: the column indices.
+        n : int, default 10
+            Words per topic (capped at n_features).
+
+        Returns
+        -------
+        list of n_components lists of length at most min(n, n_features)
+            Words (plain ``str``, or ``int`` column indices) per topic.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            ``vocabulary`` of the wrong length, or ``n`` < 1.
+        """
+        self._check_is_fitted()
+        return top_words(self.components_, vocabulary, n)
