@@ -68,6 +68,14 @@ CASES = {
                     lambda n, s: _gauss(n, s)),
     "PoissonHMM": (lambda: lk.PoissonHMM(2, random_state=0, max_iter=10),
                    lambda n, s: _poisson(n, s)),
+    "GMMHMM": (lambda: lk.GMMHMM(2, 2, random_state=0, max_iter=10),
+               lambda n, s: _gauss(n, s)),
+    "VariationalCategoricalHMM": (
+        lambda: lk.VariationalCategoricalHMM(2, n_features=4, random_state=0, max_iter=10),
+        lambda n, s: _symbols(n, s)),
+    "VariationalGaussianHMM": (
+        lambda: lk.VariationalGaussianHMM(2, "diag", random_state=0, max_iter=10),
+        lambda n, s: _gauss(n, s)),
     "VAE": (lambda: lk.VAE(latent_dim=2, hidden_layer_sizes=(4,), max_epochs=3, batch_size=10,
                            random_state=0),
             lambda n, s: _binary(n, s)),
@@ -79,6 +87,10 @@ SPECTRAL_CASES = {
     "SpectralLDA": (lambda: lk.SpectralLDA(3, random_state=0), lambda n, s: _counts(n, s)),
     "SpectralHMM": (lambda: lk.SpectralHMM(2, random_state=0),
                     lambda n, s: _symbols(n, s)[:, 0]),
+    "PrivateSpectralLDA": (lambda: lk.spectral.PrivateSpectralLDA(3, epsilon=1e3, random_state=0),
+                           lambda n, s: _counts(n, s)),
+    "PrivateSpectralGMM": (lambda: lk.spectral.PrivateSpectralGMM(2, clip_norm=10.0, epsilon=1e3, random_state=0),
+                           lambda n, s: _gauss(n, s, 3)),
 }
 
 

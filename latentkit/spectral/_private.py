@@ -256,7 +256,32 @@ def _noisy_power_iterations(op, d, n_components, n_restarts, n_iter, rng, noise_
     return weights, factors, scores, sens, sig
 
 
-class PrivateTensorPower(ParamsMixin):
+class AccountantStateMixin:
+    """Fitted state of an estimator with an ``accountant_`` (:class:`PrivacyAccountant`): stored
+    as its budget, method and releases ((m, 3): sensitivity, sigma, count) under the state
+    entry ``accountant``, and restored as a new accountant holding them."""
+
+    def _get_state(self):
+        state = super()._get_state()
+        acc = state.pop("accountant_", None)
+        if acc is not None:
+            state["accountant"] = {
+                "releases": np.array(acc.releases, dtype=np.float64).reshape(-1, 3),
+                "epsilon": acc.epsilon, "delta": acc.delta, "method": acc.method}
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        acc_state = state.pop("accountant", None)
+        super()._set_state(state)
+        if acc_state is not None:
+            acc = PrivacyAccountant(acc_state["epsilon"], acc_state["delta"], acc_state["method"])
+            acc.releases = [(float(a), float(b), int(c)) for a, b, c in
+                            np.asarray(acc_state["releases"]).reshape(-1, 3)]
+            self.accountant_ = acc
+
+
+class PrivateTensorPower(AccountantStateMixin, ParamsMixin):
     """Estimator wrapper of :func:`private_tensor_power` (forwards every argument).
 
     Parameters
@@ -309,28 +334,11 @@ class PrivateTensorPower(ParamsMixin):
         return self
 
     def _get_state(self):
-        """Public fitted attributes with ``accountant_`` as its budget, method and releases
-        ((m, 3): sensitivity, sigma, count); ``result_`` is not part of it."""
+        """Public fitted attributes (``result_`` is not part of it), ``accountant_`` as in
+        :class:`AccountantStateMixin`."""
         state = super()._get_state()
         state.pop("result_", None)
-        acc = state.pop("accountant_", None)
-        if acc is not None:
-            state["accountant"] = {
-                "releases": np.array(acc.releases, dtype=np.float64).reshape(-1, 3),
-                "epsilon": acc.epsilon, "delta": acc.delta, "method": acc.method}
         return state
-
-    def _set_state(self, state):
-        """Restore :meth:`_get_state`: ``accountant_`` is a new accountant holding the
-        recorded releases and the budget."""
-        state = dict(state)
-        acc_state = state.pop("accountant", None)
-        super()._set_state(state)
-        if acc_state is not None:
-            acc = PrivacyAccountant(acc_state["epsilon"], acc_state["delta"], acc_state["method"])
-            acc.releases = [(float(a), float(b), int(c)) for a, b, c in
-                            np.asarray(acc_state["releases"]).reshape(-1, 3)]
-            self.accountant_ = acc
 
 
 def _symmetrize(A):

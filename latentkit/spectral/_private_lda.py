@@ -105,7 +105,7 @@ from .._validation import check_counts, check_random_state, check_scalar
 from ..topic._words import TopWordsMixin
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
-from ._private import _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
+from ._private import AccountantStateMixin, _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
 from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
 from ._tensors import SymmetricTensor
 from ._whitening import Whitening, whiten
@@ -243,20 +243,16 @@ def _release_moments(X, ell, sig1, sig2, n_words, rng):
     return count, s1, S, E2 + _analyze_gauss_noise(m, sig2, rng)
 
 
-class _PrivateSpectralBase(_SpectralBase):
+class _PrivateSpectralBase(AccountantStateMixin, _SpectralBase):
     """Fitted state and diagnostics shared by the private spectral estimators."""
 
     def _store_private_fit(self, lam, wh, acc, delta, noise, neighbouring):
         """Set ``eigenvalues_``, ``whitening_``, ``accountant_``, ``privacy_report_``,
-        ``noise_scale_`` and ``noise_dominated_`` (and the arrays latentkit.save stores)."""
+        ``noise_scale_`` and ``noise_dominated_``."""
         self.eigenvalues_ = lam
         self.history_ = None
         self.whitening_ = wh
-        self._whitening_eigenvalues = wh.eigenvalues
-        self._whitening_eigenvectors = wh.eigenvectors
-        self._whitening_method = wh.method
         self.accountant_ = acc
-        self._accountant_releases = np.array(acc.releases, dtype=np.float64).reshape(-1, 3)
         self.n_releases_ = acc.n_releases
         self.privacy_report_ = dict(acc.report(delta), neighbouring=neighbouring,
                                     epsilon=acc.spent(delta, self.accountant),
@@ -279,15 +275,6 @@ class _PrivateSpectralBase(_SpectralBase):
             warnings.warn(f"the answer is mostly noise at epsilon={self.epsilon:g}: "
                           + "; ".join(msgs) + f". Use a larger epsilon, {advice}.",
                           PrivacyNoiseWarning, stacklevel=3)
-
-    def _restore_fitted_state(self):
-        """Rebuild ``whitening_`` and ``accountant_`` after :func:`latentkit.load`."""
-        super()._restore_fitted_state()
-        if hasattr(self, "_accountant_releases"):
-            acc = PrivacyAccountant(method="rdp" if self.accountant == "advanced"
-                                    else self.accountant)
-            acc.releases = [(float(a), float(b), int(c)) for a, b, c in self._accountant_releases]
-            self.accountant_ = acc
 
 
 class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
