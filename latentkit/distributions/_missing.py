@@ -1,0 +1,461 @@
+"""Missing data in the Gaussian block, marginalised exactly (issue 15, item 1).
+
+``NaN`` entries of ``X`` mean "not observed" (missing at random). For a row ``x`` with observed
+coordinates ``o`` and missing ones ``m`` and a component ``k`` with mean ``mu`` and precision
+``Lambda = U U^T``:
+
+- **E-step.** The marginal of a Gaussian is a Gaussian, so the row's likelihood under ``k`` is
+  ``N(x_o | mu_o, Sigma_oo)``. It is computed without factorising ``Sigma_oo``: with
+  ``x0`` the row with its missing entries set to 0 (after the shift), ``d = x0 - mu``,
+  ``y0 = d^T U`` and ``g = Lambda_{m,:} d = U_{m,:} y0``, the conditional mean of the missing
+  entries is ``xhat_m = -Lambda_mm^{-1} g`` (Bishop 2006, eq. 2.75 written with ``x0``), their
+  conditional covariance ``C = Lambda_mm^{-1}`` (eq. 2.73), the Mahalanobis distance of the
+  marginal ``||y0||^2 + xhat_m . g`` (the Schur complement ``Sigma_oo^{-1} = Lambda_oo -
+  Lambda_om Lambda_mm^{-1} Lambda_mo``), and ``log det Sigma_oo = log det Sigma + log det
+  Lambda_mm``. Only the small ``|m| x |m|`` block is factorised, once per missing pattern and
+  component: rows with the same pattern are processed together.
+- **M-step.** The expected complete-data sufficient statistics (Ghahramani & Jordan 1994):
+  ``sum r xhat`` and ``sum r (xhat xhat^T + C)`` with ``xhat`` the row completed by the
+  conditional mean under ``k``. They are ordinary :class:`GaussianStats` (same shapes, same
+  shift), so the closed-form M-step, chunked and streaming fits, ``partial_fit`` and Dask use
+  them unchanged. The expected scatter splits as ``x0 x0^T`` (one GEMM over all partially
+  observed rows, :func:`accumulate_gaussian_stats`) plus low-rank corrections on the missing
+  coordinates (``x0 xhat_m^T``, ``xhat_m xhat_m^T + C``), so the cost per row is that of the
+  complete-data E-step plus ``O(K D |m|)``.
+- **diag / spherical.** Coordinates are independent given ``k``: the marginal is a product
+  over the observed ones, ``xhat_m = mu_m``, ``C = diag(sigma_m^2)``; everything is a few
+  GEMMs with the mask, no pattern grouping.
+
+A fully missing row contributes likelihood 1 (its responsibilities are the weights); a row
+without missing entries goes through the complete-data :func:`gaussian_mixture_e_step`, so data
+without NaN gives exactly today's results.
+
+Source: Ghahramani & Jordan (1994), *Supervised learning from incomplete data via an EM
+approach*, NIPS 6, section 3 (E-step eqs. for the missing block); Little & Rubin (2002),
+*Statistical Analysis with Missing Data*, ch. 11; Bishop (2006) section 2.3.1-2.3.2 (partitioned
+Gaussians).
+"""
+
+import math
+
+import numpy as np
+
+from .._validation import check_array
+from ._gaussian import (GaussianStats, accumulate_gaussian_stats, check_covariance_type,
+                        gaussian_mixture_e_step, log_det_cholesky, log_gaussian_prob)
+
+__all__ = [
+    "MISSING_OPTIONS",
+    "check_array_missing",
+    "check_missing",
+    "conditional_impute",
+    "group_missing_patterns",
+    "marginal_log_gaussian_prob",
+    "mean_fill",
+    "missing_gaussian_e_step",
+]
+
+MISSING_OPTIONS = ("error", "marginalize")
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+def check_missing(missing):
+    """Validate the ``missing`` hyper-parameter.
+
+    Parameters
+    ----------
+    missing : {'error', 'marginalize'}
+
+    Returns
+    -------
+    bool
+        True for ``'marginalize'``.
+
+    Raises
+    ------
+    ValueError
+        Any other value.
+    """
+    if not (isinstance(missing, str) and missing in MISSING_OPTIONS):
+        raise ValueError(
+            f"missing must be 'error' (NaN is refused) or 'marginalize' (NaN entries are "
+            f"unobserved and integrated out), got {missing!r}.")
+    return missing == "marginalize"
+
+
+def check_array_missing(X, name="X"):
+    """Validate a float array in which NaN marks a missing entry.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    name : str
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), float64, C-contiguous
+        A copy when conversion was needed; the caller's array is never modified.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`latentkit._validation.check_array`, and for infinite entries (infinity is
+        not "missing").
+    """
+    X = check_array(X, name, ensure_finite=False)
+    if np.isinf(X).any():
+        raise ValueError(
+            f"Input {name} contains infinity; with missing='marginalize' only NaN marks a "
+            f"missing entry.")
+    return X
+
+
+def mean_fill(X, sample_weight=None):
+    """Copy of ``X`` with NaN replaced by the weighted mean of the observed entries of the
+    column (0 for a column without any).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+    sample_weight : ndarray of shape (n,), optional
+
+    Returns
+    -------
+    ndarray of shape (n, D)
+        Only used to start EM (k-means++, spectral start) and for scale checks.
+    """
+    mask = np.isnan(X)
+    if not mask.any():
+        return X
+    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    obs = (~mask) * w[:, None]
+    tot = obs.sum(axis=0)
+    col = np.where(tot > 0, np.where(mask, 0.0, X).T @ w / np.where(tot > 0, tot, 1.0), 0.0)
+    return np.where(mask, col, X)
+
+
+def group_missing_patterns(mask):
+    """Group the rows of a missing-entry mask by pattern.
+
+    Parameters
+    ----------
+    mask : ndarray of shape (n, D), bool
+        True where an entry is missing.
+
+    Returns
+    -------
+    list of (rows, missing) pairs
+        ``rows`` : int ndarray, the rows (ascending) sharing the pattern; ``missing`` : int
+        ndarray, the missing coordinates (ascending). Rows without missing entries form a
+        pattern with an empty ``missing``. Patterns come in order of first appearance.
+    """
+    n, D = mask.shape
+    if n == 0:
+        return []
+    packed = np.packbits(mask, axis=1)
+    _, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    groups = np.split(order, bounds)
+    groups.sort(key=lambda g: g[0])
+    return [(g, np.flatnonzero(mask[g[0]])) for g in groups]
+
+
+def _full_factors(precisions_cholesky, covariance_type, K, D):
+    """``U`` (K, D, D) and ``Lambda = U U^T`` (K, D, D) for full or tied covariances."""
+    U = np.asarray(precisions_cholesky, dtype=np.float64)
+    U = np.ascontiguousarray(np.broadcast_to(U, (K, D, D)))
+    return U, U @ U.transpose(0, 2, 1)
+
+
+def _pattern_passes(X, mask, means, precisions_cholesky, covariance_type, shift,
+                    skip_complete=True):
+    """Yield, for each missing pattern of the (full/tied) rows, the per-row quantities.
+
+    Yields
+    ------
+    rows : int ndarray (n_p,)
+    m : int ndarray (q,)
+        Missing coordinates.
+    x0 : ndarray (n_p, D)
+        Shifted rows with zeros at ``m``.
+    log_prob : ndarray (n_p, K)
+        ``log N(x_o | mu_k,o, Sigma_k,oo)``, nats.
+    e : ndarray (n_p, K, q)
+        Conditional means of the missing entries under each component, shifted.
+    cond_cov : ndarray (K, q, q)
+        Conditional covariances of the missing entries (``Lambda_k,mm^{-1}``).
+    """
+    K, D = means.shape
+    U, P = _full_factors(precisions_cholesky, covariance_type, K, D)
+    ucat = np.ascontiguousarray(U.transpose(1, 0, 2).reshape(D, K * D))
+    bcat = np.einsum("kd,kde->ke", means - shift, U).reshape(K * D)
+    log_det_u = np.broadcast_to(log_det_cholesky(precisions_cholesky, covariance_type, D), (K,))
+    for rows, m in group_missing_patterns(mask):
+        q = m.shape[0]
+        if q == 0 and skip_complete:
+            continue
+        x0 = X[rows] - shift
+        x0[:, m] = 0.0
+        y0 = (x0 @ ucat - bcat).reshape(rows.shape[0], K, D)
+        maha = np.einsum("nkd,nkd->nk", y0, y0)
+        const = log_det_u - 0.5 * (D - q) * _LOG_2PI
+        if q:
+            g = np.einsum("nkd,kqd->nkq", y0, U[:, m, :])
+            L = np.linalg.cholesky(P[:, m[:, None], m])
+            Linv = np.linalg.inv(L)
+            cond_cov = Linv.transpose(0, 2, 1) @ Linv
+            e = -np.einsum("kqr,nkr->nkq", cond_cov, g)
+            maha += np.einsum("nkq,nkq->nk", e, g)
+            const = const - np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
+        else:
+            e = np.zeros((rows.shape[0], K, 0))
+            cond_cov = np.zeros((K, 0, 0))
+        yield rows, m, x0, const - 0.5 * maha, e, cond_cov
+
+
+def _diag_prec(precisions_cholesky, covariance_type, K, D):
+    pc = np.asarray(precisions_cholesky, dtype=np.float64)
+    if covariance_type == "spherical":
+        pc = np.repeat(pc[:, None], D, axis=1)
+    return pc ** 2, np.log(pc)
+
+
+def _diag_log_prob(x0, obs, means_c, prec, log_pc):
+    """Marginal log densities (n, K) of shifted rows ``x0`` (0 where missing) for diagonal
+    precisions ``prec`` (K, D); ``obs`` (n, D) is 1.0 where observed."""
+    maha = (x0 * x0) @ prec.T - 2.0 * (x0 @ (means_c * prec).T) + obs @ (means_c ** 2 * prec).T
+    return obs @ log_pc.T - 0.5 * obs.sum(axis=1, keepdims=True) * _LOG_2PI - 0.5 * maha
+
+
+def marginal_log_gaussian_prob(X, means, precisions_cholesky, covariance_type, *, shift=None):
+    """Per-sample, per-component log densities of the observed entries,
+    ``log N(x_i,o | mu_k,o, Sigma_k,oo)`` (NaN = missing).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        NaN marks a missing entry; a fully missing row gets 0 (likelihood 1).
+    means : ndarray of shape (K, D)
+    precisions_cholesky : ndarray
+        (K, D, D), (D, D), (K, D) or (K,) (see :mod:`latentkit.distributions._gaussian`).
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+    shift : ndarray of shape (D,), optional
+        Subtracted from ``X`` and ``means`` first (does not change the result).
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+        Nats. Equal to :func:`log_gaussian_prob` on rows without NaN.
+
+    Source: Bishop (2006) eqs. (2.92)-(2.93) (marginal of a Gaussian) and (2.73)-(2.75)
+    (partitioned precision).
+    """
+    check_covariance_type(covariance_type)
+    X = np.asarray(X, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    K, D = means.shape
+    shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
+    mask = np.isnan(X)
+    if not mask.any():
+        return log_gaussian_prob(X, means, precisions_cholesky, covariance_type, shift=shift)
+    if covariance_type in ("diag", "spherical"):
+        prec, log_pc = _diag_prec(precisions_cholesky, covariance_type, K, D)
+        x0 = np.where(mask, 0.0, X - shift)
+        return _diag_log_prob(x0, (~mask).astype(np.float64), means - shift, prec, log_pc)
+    out = np.empty((X.shape[0], K))
+    for rows, _, _, lp, _, _ in _pattern_passes(X, mask, means, precisions_cholesky,
+                                               covariance_type, shift, skip_complete=False):
+        out[rows] = lp
+    return out
+
+
+def _softmax(lp):
+    lse = np.logaddexp.reduce(lp, axis=1) if lp.shape[1] > 1 else lp[:, 0].copy()
+    return np.exp(lp - lse[:, None]), lse
+
+
+def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covariance_type, *,
+                            sample_weight=None, shift=None, return_log_resp=False):
+    """E-step of a Gaussian mixture with missing entries (NaN), marginalised exactly.
+
+    Same contract as :func:`latentkit.distributions.gaussian_mixture_e_step` (which it calls
+    for the rows without NaN): ``log rho_ik = log_weights_k + log N(x_i,o | mu_k,o,
+    Sigma_k,oo)``, ``r_ik = rho_ik / sum_j rho_ij``, ``data_term = sum_i w_i log sum_k
+    rho_ik``; the statistics are the expected complete-data ones, ``sx_k = sum_i w_i r_ik
+    (E[x_i | x_i,o, k] - shift)`` and ``sxx_k = sum_i w_i r_ik E[(x_i - shift)(x_i -
+    shift)^T | x_i,o, k]`` (diagonal / trace for diag / spherical, summed over k for tied).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        NaN marks a missing entry.
+    log_weights : ndarray of shape (K,)
+        ``log pi_k`` or any per-component offset, nats.
+    means : ndarray of shape (K, D)
+    precisions_cholesky : ndarray
+        (K, D, D), (D, D), (K, D) or (K,).
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+    sample_weight : ndarray of shape (n,), optional
+    shift : ndarray of shape (D,), optional
+    return_log_resp : bool, default False
+
+    Returns
+    -------
+    stats : GaussianStats
+        ``n = sum_i w_i``, ``data_term`` in nats (summed): the exact log-likelihood of the
+        observed entries.
+    log_resp : ndarray of shape (n, K)
+        Only when ``return_log_resp``.
+
+    Source: Ghahramani & Jordan (1994), section 3; Little & Rubin (2002) section 11.2.
+    """
+    check_covariance_type(covariance_type)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    n, D = X.shape
+    K = means.shape[0]
+    shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    lw = np.broadcast_to(np.asarray(log_weights, dtype=np.float64), (K,))
+    mask = np.isnan(X)
+    row_missing = mask.any(axis=1)
+    if not row_missing.any():
+        return gaussian_mixture_e_step(X, lw, means, precisions_cholesky, covariance_type,
+                                       sample_weight=w, shift=shift,
+                                       return_log_resp=return_log_resp)
+    log_resp = np.empty((n, K)) if return_log_resp else None
+    complete = np.flatnonzero(~row_missing)
+    partial = np.flatnonzero(row_missing)
+    stats = GaussianStats.empty(K, D, covariance_type)
+    if complete.size:
+        res = gaussian_mixture_e_step(X[complete], lw, means, precisions_cholesky,
+                                      covariance_type, sample_weight=w[complete], shift=shift,
+                                      return_log_resp=return_log_resp)
+        if return_log_resp:
+            res, log_resp[complete] = res
+        stats = stats + res
+    Xp, Mp, wp = X[partial], mask[partial], w[partial]
+    if covariance_type in ("diag", "spherical"):
+        part = _diag_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky, covariance_type,
+                                   shift)
+    else:
+        part = _full_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky, covariance_type,
+                                   shift)
+    pstats, plr = part
+    if return_log_resp:
+        log_resp[partial] = plr
+        return stats + pstats, log_resp
+    return stats + pstats
+
+
+def _diag_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_type, shift):
+    K, D = means.shape
+    prec, log_pc = _diag_prec(precisions_cholesky, covariance_type, K, D)
+    means_c = means - shift
+    x0 = np.where(mask, 0.0, X - shift)
+    miss = mask.astype(np.float64)
+    lp = _diag_log_prob(x0, 1.0 - miss, means_c, prec, log_pc) + lw
+    r, lse = _softmax(lp)
+    rw = r * w[:, None]
+    nk, sx, sxx = accumulate_gaussian_stats(x0, rw, "diag")
+    mass = rw.T @ miss  # (K, D): sum_i w_i r_ik [d missing in row i]
+    sx = sx + mass * means_c
+    sxx = sxx + mass * (means_c ** 2 + 1.0 / prec)
+    if covariance_type == "spherical":
+        sxx = sxx.sum(axis=1)
+    st = GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx, sxx=sxx)
+    return st, lp - lse[:, None]
+
+
+def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_type, shift):
+    n, D = X.shape
+    K = means.shape[0]
+    x0_all = np.empty((n, D))
+    rw_all = np.empty((n, K))
+    log_resp = np.empty((n, K))
+    sx_c = np.zeros((K, D))
+    sxx_c = np.zeros((K, D, D))
+    data_term = 0.0
+    for rows, m, x0, lp, e, cond_cov in _pattern_passes(X, mask, means, precisions_cholesky,
+                                                       covariance_type, shift):
+        lp = lp + lw
+        r, lse = _softmax(lp)
+        log_resp[rows] = lp - lse[:, None]
+        rw = r * w[rows, None]
+        x0_all[rows] = x0
+        rw_all[rows] = rw
+        data_term += float(w[rows] @ lse)
+        sx_c[:, m] += np.einsum("nk,nkq->kq", rw, e)
+        cross = np.einsum("nd,nkq->kdq", x0, e * rw[:, :, None])  # x0 xhat_m^T (0 on m rows)
+        sxx_c[:, :, m] += cross
+        sxx_c[:, m, :] += cross.transpose(0, 2, 1)
+        sxx_c[:, m[:, None], m] += (np.einsum("nkq,nkr->kqr", e * rw[:, :, None], e)
+                                    + rw.sum(axis=0)[:, None, None] * cond_cov)
+    nk, sx, sxx = accumulate_gaussian_stats(x0_all, rw_all, covariance_type)
+    sxx = sxx + (sxx_c.sum(axis=0) if covariance_type == "tied" else sxx_c)
+    st = GaussianStats(n=float(w.sum()), data_term=data_term, nk=nk, sx=sx + sx_c, sxx=sxx)
+    return st, log_resp
+
+
+def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_type, *,
+                       shift=None, return_std=False):
+    """Conditional means (and standard deviations) of the missing entries under a mixture.
+
+    ``E[x_m | x_o] = sum_k p(k | x_o) E[x_m | x_o, k]`` and ``Var[x_m | x_o] = sum_k p(k |
+    x_o) (Var[x_m | x_o, k] + E[x_m | x_o, k]^2) - E[x_m | x_o]^2`` (law of total variance).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        NaN marks a missing entry.
+    log_weights : ndarray of shape (K,)
+        ``log pi_k``, nats.
+    means : ndarray of shape (K, D)
+    precisions_cholesky : ndarray
+        (K, D, D), (D, D), (K, D) or (K,).
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+    shift : ndarray of shape (D,), optional
+    return_std : bool, default False
+
+    Returns
+    -------
+    X_imputed : ndarray of shape (n, D)
+        A copy of ``X``, missing entries replaced by their conditional means (units of X).
+    std : ndarray of shape (n, D)
+        Only when ``return_std``: conditional standard deviations (0 at observed entries).
+
+    Source: Ghahramani & Jordan (1994) section 3 (the conditional expectations of the E-step);
+    Little & Rubin (2002) section 11.2.
+    """
+    check_covariance_type(covariance_type)
+    X = np.asarray(X, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    K, D = means.shape
+    shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
+    lw = np.broadcast_to(np.asarray(log_weights, dtype=np.float64), (K,))
+    mask = np.isnan(X)
+    out = X.copy()
+    var = np.zeros(X.shape)
+    if covariance_type in ("diag", "spherical"):
+        prec, log_pc = _diag_prec(precisions_cholesky, covariance_type, K, D)
+        x0 = np.where(mask, 0.0, X - shift)
+        r, _ = _softmax(_diag_log_prob(x0, (~mask).astype(np.float64), means - shift, prec,
+                                       log_pc) + lw)
+        mean = r @ means
+        second = r @ (means ** 2 + 1.0 / prec)
+        out[mask] = mean[mask]
+        var[mask] = (second - mean ** 2)[mask]
+    else:
+        for rows, m, _, lp, e, cond_cov in _pattern_passes(X, mask, means, precisions_cholesky,
+                                                           covariance_type, shift):
+            r, _ = _softmax(lp + lw)
+            mean = np.einsum("nk,nkq->nq", r, e)
+            second = np.einsum("nk,nkq->nq", r, e * e) + r @ np.diagonal(cond_cov, axis1=1,
+                                                                          axis2=2)
+            out[rows[:, None], m] = mean + shift[m]
+            var[rows[:, None], m] = second - mean ** 2
+    if return_std:
+        return out, np.sqrt(np.maximum(var, 0.0))
+    return out
