@@ -369,34 +369,57 @@ def _diag_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
     return st, lp - lse[:, None]
 
 
+#: Rows per chunk of the full/tied pass (the (rows, K, D) projections of a chunk: 8 MiB at
+#: K D = 128).
+_CHUNK = 8192
+
+
 def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_type, shift):
+    """Statistics and log-responsibilities of partially observed rows, full/tied covariances:
+    rows sorted by pattern, one GEMM for the projections per chunk, the per-row middle in
+    :func:`latentkit._kernels.missing.missing_rows_full`, one GEMM for ``x0 x0^T``."""
+    from .._kernels.missing import missing_rows_full
+
     n, D = X.shape
     K = means.shape[0]
-    x0_all = np.empty((n, D))
-    rw_all = np.empty((n, K))
+    groups = group_missing_patterns(mask)
+    order = np.concatenate([rows for rows, _ in groups])
+    pat_starts = np.cumsum([0] + [rows.shape[0] for rows, _ in groups])
+    miss = np.zeros((len(groups), D), dtype=np.int64)
+    n_miss = np.array([m.shape[0] for _, m in groups], dtype=np.int64)
+    for p, (_, m) in enumerate(groups):
+        miss[p, :m.shape[0]] = m
+    # segments: patterns cut at chunk boundaries
+    seg = np.union1d(pat_starts[:-1], np.arange(0, n, _CHUNK)).astype(np.int64)
+    seg_pat = np.searchsorted(pat_starts, seg, side="right") - 1
+    seg = np.append(seg, n)
+    x0 = X[order] - shift
+    x0[mask[order]] = 0.0
+    ws = np.ascontiguousarray(w[order])
+    U, P = _full_factors(precisions_cholesky, covariance_type, K, D)
+    ucat = np.ascontiguousarray(U.transpose(1, 0, 2).reshape(D, K * D))
+    bcat = np.einsum("kd,kde->ke", means - shift, U).reshape(K * D)
+    const = np.ascontiguousarray(lw + np.broadcast_to(
+        log_det_cholesky(precisions_cholesky, covariance_type, D), (K,)) - 0.5 * D * _LOG_2PI)
     log_resp = np.empty((n, K))
+    lse = np.empty(n)
     sx_c = np.zeros((K, D))
     sxx_c = np.zeros((K, D, D))
-    data_term = 0.0
-    for rows, m, x0, lp, e, cond_cov in _pattern_passes(X, mask, means, precisions_cholesky,
-                                                       covariance_type, shift):
-        lp = lp + lw
-        r, lse = _softmax(lp)
-        log_resp[rows] = lp - lse[:, None]
-        rw = r * w[rows, None]
-        x0_all[rows] = x0
-        rw_all[rows] = rw
-        data_term += float(w[rows] @ lse)
-        sx_c[:, m] += np.einsum("nk,nkq->kq", rw, e)
-        cross = np.einsum("nd,nkq->kdq", x0, e * rw[:, :, None])  # x0 xhat_m^T (0 on m rows)
-        sxx_c[:, :, m] += cross
-        sxx_c[:, m, :] += cross.transpose(0, 2, 1)
-        sxx_c[:, m[:, None], m] += (np.einsum("nkq,nkr->kqr", e * rw[:, :, None], e)
-                                    + rw.sum(axis=0)[:, None, None] * cond_cov)
-    nk, sx, sxx = accumulate_gaussian_stats(x0_all, rw_all, covariance_type)
+    for a in range(0, n, _CHUNK):
+        b = min(a + _CHUNK, n)
+        s0, s1 = np.searchsorted(seg, [a, b])
+        y0 = (x0[a:b] @ ucat - bcat).reshape(b - a, K, D)
+        pats = seg_pat[s0:s1]
+        missing_rows_full(x0[a:b], y0, U, P, np.ascontiguousarray(miss[pats]),
+                          np.ascontiguousarray(n_miss[pats]), seg[s0:s1 + 1] - a, const,
+                          ws[a:b], log_resp[a:b], lse[a:b], sx_c, sxx_c)
+    nk, sx, sxx = accumulate_gaussian_stats(x0, np.exp(log_resp) * ws[:, None], covariance_type)
     sxx = sxx + (sxx_c.sum(axis=0) if covariance_type == "tied" else sxx_c)
-    st = GaussianStats(n=float(w.sum()), data_term=data_term, nk=nk, sx=sx + sx_c, sxx=sxx)
-    return st, log_resp
+    st = GaussianStats(n=float(w.sum()), data_term=float(ws @ lse), nk=nk, sx=sx + sx_c,
+                       sxx=sxx)
+    out = np.empty((n, K))
+    out[order] = log_resp
+    return st, out
 
 
 def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_type, *,

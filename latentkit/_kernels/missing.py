@@ -1,0 +1,184 @@
+"""numba kernel of the missing-data Gaussian block (:mod:`latentkit.distributions._missing`).
+
+:func:`missing_rows_full` is the per-row middle of the full/tied E-step with missing entries:
+the caller sorts the partially observed rows by missing pattern and computes ``Y0 = (x0 -
+mu_k) U_k`` for all rows and components with one GEMM (``x0``: the shifted row with zeros at
+its missing coordinates). For each pattern the kernel factorises the ``q x q`` blocks
+``Lambda_k,mm`` of the precisions once (Cholesky, ``C_k = Lambda_k,mm^{-1}``, the conditional
+covariance); then for each row of the pattern and each component: ``g = U_k[m, :] y0``, the
+conditional mean of the missing entries ``e = -C_k g``, the marginal Mahalanobis distance
+``||y0||^2 + e . g``, the marginal log density, log-sum-exp and log-responsibilities, and the
+low-rank corrections of the statistics on the missing coordinates (``sum r e``, ``sum r (x0
+e^T + e x0^T + e e^T)``, ``(sum r) C_k``). The ``x0 x0^T`` part of the second moments is left
+to one GEMM by the caller. Serial (the patterns are visited in order, so the result is
+deterministic).
+
+Imports only numpy, math and numba (DESIGN.md section 4). Oracle:
+:mod:`latentkit.testing._oracles_missing` (row by row with scipy).
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit
+
+__all__ = ["missing_rows_full"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@jit
+def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse,
+                              sx_c, sxx_c):
+    n, D = X0.shape
+    K = U.shape[0]
+    n_pat = n_miss.shape[0]
+    L = np.zeros((D, D))
+    C = np.zeros((K, D, D))
+    log_det = np.zeros(K)
+    g = np.zeros((K, D))
+    e = np.zeros((K, D))
+    lp = np.zeros(K)
+    mass = np.zeros(K)
+    for p in range(n_pat):
+        q = n_miss[p]
+        m = miss[p]
+        # --- once per pattern: Cholesky of Lambda_k,mm and its inverse C_k
+        for k in range(K):
+            for a in range(q):
+                for b in range(a + 1):
+                    s = P[k, m[a], m[b]]
+                    for c in range(b):
+                        s -= L[a, c] * L[b, c]
+                    if a == b:
+                        L[a, a] = math.sqrt(s)
+                    else:
+                        L[a, b] = s / L[b, b]
+            ld = 0.0
+            for a in range(q):
+                ld += math.log(L[a, a])
+            log_det[k] = ld
+            # Linv (lower) into the upper part of a scratch: solve L Z = I column by column
+            for j in range(q):
+                for a in range(q):
+                    g[0, a] = 0.0
+                g[0, j] = 1.0
+                for a in range(j, q):
+                    s = g[0, a]
+                    for c in range(j, a):
+                        s -= L[a, c] * e[0, c]
+                    e[0, a] = s / L[a, a]
+                for a in range(q):
+                    C[k, a, j] = e[0, a] if a >= j else 0.0  # column j of L^{-1}
+            # C = L^{-T} L^{-1}: C[a, b] = sum_c Linv[c, a] Linv[c, b]
+            for a in range(q):
+                for b in range(q):
+                    s = 0.0
+                    for c in range(max(a, b), q):
+                        s += C[k, c, a] * C[k, c, b]
+                    L[a, b] = s
+            for a in range(q):
+                for b in range(q):
+                    C[k, a, b] = L[a, b]
+            mass[k] = 0.0
+        # --- rows of the pattern
+        for i in range(starts[p], starts[p + 1]):
+            best = -np.inf
+            for k in range(K):
+                ss = 0.0
+                for d in range(D):
+                    ss += Y0[i, k, d] * Y0[i, k, d]
+                for a in range(q):
+                    s = 0.0
+                    for d in range(D):
+                        s += U[k, m[a], d] * Y0[i, k, d]
+                    g[k, a] = s
+                eg = 0.0
+                for a in range(q):
+                    s = 0.0
+                    for b in range(q):
+                        s -= C[k, a, b] * g[k, b]
+                    e[k, a] = s
+                    eg += s * g[k, a]
+                lp[k] = const[k] + 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * (ss + eg)
+                if lp[k] > best:
+                    best = lp[k]
+            tot = 0.0
+            for k in range(K):
+                tot += math.exp(lp[k] - best)
+            ls = best + math.log(tot)
+            lse[i] = ls
+            for k in range(K):
+                log_resp[i, k] = lp[k] - ls
+                r = math.exp(lp[k] - ls) * w[i]
+                mass[k] += r
+                for a in range(q):
+                    re = r * e[k, a]
+                    sx_c[k, m[a]] += re
+                    for d in range(D):
+                        v = re * X0[i, d]
+                        sxx_c[k, d, m[a]] += v
+                        sxx_c[k, m[a], d] += v
+                    for b in range(q):
+                        sxx_c[k, m[a], m[b]] += re * e[k, b]
+        for k in range(K):
+            for a in range(q):
+                for b in range(q):
+                    sxx_c[k, m[a], m[b]] += mass[k] * C[k, a, b]
+
+
+def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse, sx_c, sxx_c):
+    """Per-row middle of the full/tied E-step with missing entries (see module docstring).
+
+    Parameters
+    ----------
+    X0 : ndarray (n, D), float64
+        Shifted rows, zeros at missing coordinates, sorted by pattern.
+    Y0 : ndarray (n, K, D), float64
+        ``(x0_i - (mu_k - shift)) U_k``.
+    U : ndarray (K, D, D)
+        Upper-triangular precision Cholesky factors (tied: broadcast).
+    P : ndarray (K, D, D)
+        Precisions ``U U^T``.
+    miss : ndarray (n_patterns, D), int64
+        Missing coordinates of each pattern, ascending, padded.
+    n_miss : ndarray (n_patterns,), int64
+        Number of missing coordinates of each pattern (>= 1).
+    starts : ndarray (n_patterns + 1,), int64
+        Rows ``starts[p]:starts[p+1]`` share pattern ``p``.
+    const : ndarray (K,)
+        ``log_weights_k + log det U_k - D/2 log(2 pi)``.
+    w : ndarray (n,)
+        Sample weights.
+    log_resp : ndarray (n, K)
+        Output: log-responsibilities.
+    lse : ndarray (n,)
+        Output: log-likelihood of each row's observed entries (nats).
+    sx_c : ndarray (K, D)
+        Added to: ``sum_i w_i r_ik e_ik`` on the missing coordinates.
+    sxx_c : ndarray (K, D, D)
+        Added to: the second-moment corrections on the missing rows/columns.
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes or dtypes.
+    """
+    n, D = X0.shape
+    K = U.shape[0]
+    for name, arr, shape, dt in (("X0", X0, (n, D), np.float64), ("Y0", Y0, (n, K, D), np.float64),
+                                 ("U", U, (K, D, D), np.float64), ("P", P, (K, D, D), np.float64),
+                                 ("miss", miss, (n_miss.shape[0], D), np.int64),
+                                 ("starts", starts, (n_miss.shape[0] + 1,), np.int64),
+                                 ("const", const, (K,), np.float64), ("w", w, (n,), np.float64),
+                                 ("log_resp", log_resp, (n, K), np.float64),
+                                 ("lse", lse, (n,), np.float64), ("sx_c", sx_c, (K, D), np.float64),
+                                 ("sxx_c", sxx_c, (K, D, D), np.float64)):
+        if not (isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == shape
+                and arr.flags.c_contiguous):
+            raise ValueError(f"{name} must be a C-contiguous {np.dtype(dt).name} array of shape "
+                             f"{shape}, got {getattr(arr, 'dtype', None)} "
+                             f"{getattr(arr, 'shape', None)}.")
+    _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse,
+                              sx_c, sxx_c)
