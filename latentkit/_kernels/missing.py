@@ -41,6 +41,10 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
     e = np.zeros((K, D))
     lp = np.zeros(K)
     mass = np.zeros(K)
+    # per-pattern accumulators on the pattern's own (contiguous) coordinates
+    acc_x = np.zeros((K, D))
+    acc_cross = np.zeros((K, D, D))  # [k, a, d]: sum r e_a x0_d
+    acc_ee = np.zeros((K, D, D))
     for p in range(n_pat):
         q = n_miss[p]
         m = miss[p]
@@ -59,7 +63,7 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
             for a in range(q):
                 ld += math.log(L[a, a])
             log_det[k] = ld
-            # Linv (lower) into the upper part of a scratch: solve L Z = I column by column
+            # L^{-1} (lower), column by column, into C[k]
             for j in range(q):
                 for a in range(q):
                     g[0, a] = 0.0
@@ -70,7 +74,7 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
                         s -= L[a, c] * e[0, c]
                     e[0, a] = s / L[a, a]
                 for a in range(q):
-                    C[k, a, j] = e[0, a] if a >= j else 0.0  # column j of L^{-1}
+                    C[k, a, j] = e[0, a] if a >= j else 0.0
             # C = L^{-T} L^{-1}: C[a, b] = sum_c Linv[c, a] Linv[c, b]
             for a in range(q):
                 for b in range(q):
@@ -82,6 +86,12 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
                 for b in range(q):
                     C[k, a, b] = L[a, b]
             mass[k] = 0.0
+            for a in range(q):
+                acc_x[k, a] = 0.0
+                for d in range(D):
+                    acc_cross[k, a, d] = 0.0
+                for b in range(q):
+                    acc_ee[k, a, b] = 0.0
         # --- rows of the pattern
         for i in range(starts[p], starts[p + 1]):
             best = -np.inf
@@ -115,17 +125,21 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
                 mass[k] += r
                 for a in range(q):
                     re = r * e[k, a]
-                    sx_c[k, m[a]] += re
+                    acc_x[k, a] += re
                     for d in range(D):
-                        v = re * X0[i, d]
-                        sxx_c[k, d, m[a]] += v
-                        sxx_c[k, m[a], d] += v
+                        acc_cross[k, a, d] += re * X0[i, d]
                     for b in range(q):
-                        sxx_c[k, m[a], m[b]] += re * e[k, b]
+                        acc_ee[k, a, b] += re * e[k, b]
+        # --- scatter the pattern's accumulators (x0 is 0 on m, so cross has no m x m part)
         for k in range(K):
             for a in range(q):
+                sx_c[k, m[a]] += acc_x[k, a]
+                for d in range(D):
+                    v = acc_cross[k, a, d]
+                    sxx_c[k, m[a], d] += v
+                    sxx_c[k, d, m[a]] += v
                 for b in range(q):
-                    sxx_c[k, m[a], m[b]] += mass[k] * C[k, a, b]
+                    sxx_c[k, m[a], m[b]] += acc_ee[k, a, b] + mass[k] * C[k, a, b]
 
 
 def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse, sx_c, sxx_c):

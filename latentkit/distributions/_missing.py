@@ -152,11 +152,13 @@ def group_missing_patterns(mask):
     n, D = mask.shape
     if n == 0:
         return []
-    packed = np.packbits(mask, axis=1)
-    _, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    if D <= 62:  # one int64 key per row: a 1-D sort instead of a row-wise one
+        key = mask.astype(np.int64) @ (np.int64(1) << np.arange(D, dtype=np.int64))
+    else:
+        key = np.unique(np.packbits(mask, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    bounds = np.flatnonzero(ks[1:] != ks[:-1]) + 1
     groups = np.split(order, bounds)
     groups.sort(key=lambda g: g[0])
     return [(g, np.flatnonzero(mask[g[0]])) for g in groups]
@@ -374,6 +376,30 @@ def _diag_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
 _CHUNK = 8192
 
 
+_POOL = {}
+
+
+def _run_chunks(fn, starts):
+    """``[fn(a) for a in starts]``, run by a pool of numba's thread count with BLAS limited to
+    one thread (the kernel releases the GIL); the results keep the order of ``starts``, so
+    sums over them do not depend on the number of threads."""
+    import numba
+
+    from .. import _threads
+
+    starts = list(starts)
+    workers = min(len(starts), max(1, int(numba.get_num_threads())))
+    with _threads.blas_single_thread():
+        if workers <= 1:
+            return [fn(a) for a in starts]
+        pool = _POOL.get(workers)
+        if pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            pool = _POOL[workers] = ThreadPoolExecutor(max_workers=workers,
+                                                       thread_name_prefix="latentkit-missing")
+        return [f.result() for f in [pool.submit(fn, a) for a in starts]]
+
+
 def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_type, shift):
     """Statistics and log-responsibilities of partially observed rows, full/tied covariances:
     rows sorted by pattern, one GEMM for the projections per chunk, the per-row middle in
@@ -403,20 +429,25 @@ def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
         log_det_cholesky(precisions_cholesky, covariance_type, D), (K,)) - 0.5 * D * _LOG_2PI)
     log_resp = np.empty((n, K))
     lse = np.empty(n)
-    sx_c = np.zeros((K, D))
-    sxx_c = np.zeros((K, D, D))
-    for a in range(0, n, _CHUNK):
+
+    def chunk(a):
         b = min(a + _CHUNK, n)
         s0, s1 = np.searchsorted(seg, [a, b])
-        y0 = (x0[a:b] @ ucat - bcat).reshape(b - a, K, D)
         pats = seg_pat[s0:s1]
-        missing_rows_full(x0[a:b], y0, U, P, np.ascontiguousarray(miss[pats]),
-                          np.ascontiguousarray(n_miss[pats]), seg[s0:s1 + 1] - a, const,
-                          ws[a:b], log_resp[a:b], lse[a:b], sx_c, sxx_c)
-    nk, sx, sxx = accumulate_gaussian_stats(x0, np.exp(log_resp) * ws[:, None], covariance_type)
-    sxx = sxx + (sxx_c.sum(axis=0) if covariance_type == "tied" else sxx_c)
-    st = GaussianStats(n=float(w.sum()), data_term=float(ws @ lse), nk=nk, sx=sx + sx_c,
-                       sxx=sxx)
+        x0c = x0[a:b]
+        sx_c = np.zeros((K, D))
+        sxx_c = np.zeros((K, D, D))
+        missing_rows_full(x0c, (x0c @ ucat - bcat).reshape(b - a, K, D), U, P,
+                          np.ascontiguousarray(miss[pats]), np.ascontiguousarray(n_miss[pats]),
+                          seg[s0:s1 + 1] - a, const, ws[a:b], log_resp[a:b], lse[a:b], sx_c,
+                          sxx_c)
+        nk, sx, sxx = accumulate_gaussian_stats(x0c, np.exp(log_resp[a:b]) * ws[a:b, None],
+                                                covariance_type)
+        return nk, sx + sx_c, sxx + (sxx_c.sum(axis=0) if covariance_type == "tied" else sxx_c)
+
+    parts = _run_chunks(chunk, range(0, n, _CHUNK))
+    nk, sx, sxx = (np.sum([p[j] for p in parts], axis=0) for j in range(3))
+    st = GaussianStats(n=float(w.sum()), data_term=float(ws @ lse), nk=nk, sx=sx, sxx=sxx)
     out = np.empty((n, K))
     out[order] = log_resp
     return st, out
