@@ -51,6 +51,7 @@ __all__ = [
     "conditional_impute",
     "group_missing_patterns",
     "marginal_log_gaussian_prob",
+    "marginal_log_predictive",
     "mean_fill",
     "missing_gaussian_e_step",
 ]
@@ -214,7 +215,7 @@ def _pattern_passes(X, mask, means, precisions_cholesky, covariance_type, shift,
         else:
             e = np.zeros((rows.shape[0], K, 0))
             cond_cov = np.zeros((K, 0, 0))
-        yield rows, m, x0, const - 0.5 * maha, e, cond_cov
+        yield rows, m, x0, const - 0.5 * maha, e, cond_cov, const
 
 
 def _diag_prec(precisions_cholesky, covariance_type, K, D):
@@ -267,7 +268,7 @@ def marginal_log_gaussian_prob(X, means, precisions_cholesky, covariance_type, *
         x0 = np.where(mask, 0.0, X - shift)
         return _diag_log_prob(x0, (~mask).astype(np.float64), means - shift, prec, log_pc)
     out = np.empty((X.shape[0], K))
-    for rows, _, _, lp, _, _ in _pattern_passes(X, mask, means, precisions_cholesky,
+    for rows, _, _, lp, _, _, _ in _pattern_passes(X, mask, means, precisions_cholesky,
                                                covariance_type, shift, skip_complete=False):
         out[rows] = lp
     return out
@@ -502,7 +503,7 @@ def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_ty
         out[mask] = mean[mask]
         var[mask] = (second - mean ** 2)[mask]
     else:
-        for rows, m, _, lp, e, cond_cov in _pattern_passes(X, mask, means, precisions_cholesky,
+        for rows, m, _, lp, e, cond_cov, _ in _pattern_passes(X, mask, means, precisions_cholesky,
                                                            covariance_type, shift):
             r, _ = _softmax(lp + lw)
             mean = np.einsum("nk,nkq->nq", r, e)
@@ -513,3 +514,58 @@ def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_ty
     if return_std:
         return out, np.sqrt(np.maximum(var, 0.0))
     return out
+
+
+def marginal_log_predictive(nw, X):
+    """Posterior predictive log densities of the observed entries under Normal-Wishart (or
+    Normal-Gamma) factors, NaN = missing.
+
+    The predictive of each component is a Student-t (Bishop 2006, eqs. 10.81-10.82; diag: a
+    product of univariate t's; spherical: a D nu-dof t); the marginal of a multivariate t on
+    a subset of coordinates is the t with the same degrees of freedom and the sub-block of
+    its scale matrix (Kotz & Nadarajah 2004, section 1.10), so each row uses its observed
+    coordinates only.
+
+    Parameters
+    ----------
+    nw : latentkit.distributions.NormalWishart
+    X : ndarray of shape (n, D)
+        NaN marks a missing entry; a fully missing row gets 0.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+        Nats; equal to ``nw.log_predictive(X)`` on rows without NaN.
+    """
+    from ._normal_wishart import student_t_logpdf
+
+    X = np.asarray(X, dtype=np.float64)
+    mask = np.isnan(X)
+    if not mask.any():
+        return nw.log_predictive(X)
+    ct, D, K = nw.covariance_type, nw.n_features, nw.n_components
+    fac = nw.beta / (1.0 + nw.beta)
+    if ct == "diag":
+        out = np.empty((X.shape[0], K))
+        for k in range(K):
+            L = fac[k] * nw.dof[k] / nw.scatter[k]
+            t = student_t_logpdf((X - nw.means[k]) ** 2 * L, np.log(L), nw.dof[k], 1)
+            out[:, k] = np.where(mask, 0.0, t).sum(axis=1)
+        return out
+    U = nw.precisions_cholesky()
+    p = (~mask).sum(axis=1)[:, None].astype(np.float64)
+    if ct == "spherical":
+        half_logdet = p * np.log(U)[None, :]
+        lp = marginal_log_gaussian_prob(X, nw.means, U, ct)
+        dof_t, scale = D * nw.dof, fac
+    else:
+        lp = np.empty((X.shape[0], K))
+        half_logdet = np.empty((X.shape[0], K))
+        for rows, m, _, lpp, _, _, const in _pattern_passes(X, mask, nw.means, U, ct,
+                                                            np.zeros(D), skip_complete=False):
+            lp[rows] = lpp
+            half_logdet[rows] = const + 0.5 * (D - m.shape[0]) * _LOG_2PI
+        dof_t = nw.dof + 1.0 - D
+        scale = fac * dof_t / nw.dof
+    maha = -2.0 * (lp - half_logdet + 0.5 * p * _LOG_2PI)
+    return student_t_logpdf(maha * scale, p * np.log(scale) + 2.0 * half_logdet, dof_t, p)

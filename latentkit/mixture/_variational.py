@@ -12,14 +12,15 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp, psi
 
-from .._validation import check_random_state, check_scalar
+from .._validation import check_array, check_random_state, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        gaussian_mixture_e_step, precisions_from_cholesky,
                                        sample_gaussian)
+from ..distributions import _missing
 from ..distributions._normal_wishart import NormalWishart
-from ._gaussian import (_check_mixture_params, _check_n_samples, _check_rows,
+from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_rows,
                         _check_second_moments, _kmeans_responsibilities,
                         _random_responsibilities)
 
@@ -94,8 +95,18 @@ class _BayesianGaussianBase(LatentModel):
         return False
 
     # ---- validation -------------------------------------------------------------------------
+    def _marginalize(self):
+        """``missing='marginalize'``: NaN entries are latent, with the optimal factor
+        q(x_m | z = k) = N(conditional mean and covariance under m_k and E[Lambda_k]) (the
+        same partitioned-Gaussian algebra as EM, with E[Lambda_k] in place of Lambda_k;
+        Ghahramani & Beal 2000), so the E-step is
+        :func:`latentkit.distributions._missing.missing_gaussian_e_step` with the
+        variational offsets and the ELBO includes the entropy of q(x_m)."""
+        return getattr(self, "missing", "error") == "marginalize"
+
     def _validate_common(self):
         _check_mixture_params(self, self._k_name)
+        _missing.check_missing(getattr(self, "missing", "error"))
         if self.mean_precision_prior is not None:
             check_scalar(self.mean_precision_prior, "mean_precision_prior", numbers.Real,
                          low=0.0, low_inclusive=False)
@@ -203,10 +214,13 @@ class _BayesianGaussianBase(LatentModel):
                                           self.degrees_of_freedom_prior_, self.covariance_prior_)
 
     def _validate_data(self, X, reset, sample_weight=None):
-        data = _check_rows(self, X, reset, sample_weight)
+        nan_ok = _missing.check_missing(getattr(self, "missing", "error"))
+        data = _check_rows(self, X, reset, sample_weight,
+                           check=_missing.check_array_missing if nan_ok else check_array)
         if reset:
-            _check_second_moments(data.X, data.w)
-            self._resolve_priors(data.X, data.w)
+            filled = _missing.mean_fill(data.X, data.w)  # NaN only with missing='marginalize'
+            _check_second_moments(filled, data.w)
+            self._resolve_priors(filled, data.w)
         return data
 
     # ---- initialisation ---------------------------------------------------------------------
@@ -255,7 +269,8 @@ class _BayesianGaussianBase(LatentModel):
                                          sample_weight=w, random_state=rng, n_columns=K)
 
     def _init_params(self, data, rng):
-        X, w = data.X, data.w
+        X, w = _missing.mean_fill(data.X, data.w), data.w
+        data = _Rows(X, w)
         self._shift = (w @ X) / w.sum()
         R = self._initial_responsibilities(data, rng)
         self._init_weight_factor()
@@ -295,7 +310,9 @@ class _BayesianGaussianBase(LatentModel):
 
     def _e_step(self, data):
         offs, means, U = self._log_rho_offsets()
-        return gaussian_mixture_e_step(data.X, offs, means, U, self.covariance_type,
+        e_step = _missing.missing_gaussian_e_step if self._marginalize() else \
+            gaussian_mixture_e_step
+        return e_step(data.X, offs, means, U, self.covariance_type,
                                        sample_weight=data.w, shift=self._shift)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
@@ -375,7 +392,9 @@ class _BayesianGaussianBase(LatentModel):
         self._check_is_fitted()
         X = self._validate_data(X, reset=False).X
         offs, means, U = self._log_rho_offsets()
-        _, log_resp = gaussian_mixture_e_step(X, offs, means, U, self.covariance_type,
+        e_step = _missing.missing_gaussian_e_step if self._marginalize() else \
+            gaussian_mixture_e_step
+        _, log_resp = e_step(X, offs, means, U, self.covariance_type,
                                               shift=self._shift, return_log_resp=True)
         return log_resp
 
@@ -422,7 +441,7 @@ class _BayesianGaussianBase(LatentModel):
         """
         self._check_is_fitted()
         X = self._validate_data(X, reset=False).X
-        lp = self._nw.log_predictive(X)
+        lp = _missing.marginal_log_predictive(self._nw, X)  # = log_predictive without NaN
         ew = self._expected_weights()
         with np.errstate(divide="ignore"):
             lw = np.log(ew)
@@ -430,7 +449,8 @@ class _BayesianGaussianBase(LatentModel):
         if self._has_tail():
             rest = max(1.0 - float(ew.sum()), 0.0)
             if rest > 0:
-                terms = np.hstack((terms, self._prior.log_predictive(X) + np.log(rest)))
+                terms = np.hstack((terms, _missing.marginal_log_predictive(self._prior, X)
+                                   + np.log(rest)))
         return logsumexp(terms, axis=1)
 
     def score(self, X, y=None):
@@ -520,6 +540,11 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     verbose : bool, default False
     learning_offset, learning_decay : float
         tau, kappa of the default SVI step size (t + tau)^-kappa of ``partial_fit``.
+    missing : {'error', 'marginalize'}, default 'error'
+        ``'marginalize'``: NaN entries are unobserved; they become latent variables with the
+        optimal factor q(x_m | z) (a Gaussian: conditional mean and covariance under m_k and
+        E[Lambda_k]), so the ELBO stays exact and never decreases. The data-derived priors and
+        the start see NaN filled with column means. ``'error'`` refuses NaN.
 
     Attributes
     ----------
@@ -578,7 +603,7 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
                  max_iter=100, n_init=1, init="kmeans++", weight_concentration_prior=None,
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
-                 learning_offset=10.0, learning_decay=0.7):
+                 learning_offset=10.0, learning_decay=0.7, missing="error"):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -596,6 +621,7 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         self.verbose = verbose
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
+        self.missing = missing
 
     @property
     def n_components_or_truncation(self):
