@@ -47,6 +47,7 @@ from ._gaussian import (GaussianStats, accumulate_gaussian_stats, check_covarian
 __all__ = [
     "MISSING_OPTIONS",
     "check_array_missing",
+    "accumulate_missing_gaussian_stats",
     "check_missing",
     "conditional_impute",
     "group_missing_patterns",
@@ -569,3 +570,64 @@ def marginal_log_predictive(nw, X):
         scale = fac * dof_t / nw.dof
     maha = -2.0 * (lp - half_logdet + 0.5 * p * _LOG_2PI)
     return student_t_logpdf(maha * scale, p * np.log(scale) + 2.0 * half_logdet, dof_t, p)
+
+
+def accumulate_missing_gaussian_stats(X, resp, means, precisions_cholesky, covariance_type, *,
+                                      shift=None):
+    """Expected complete-data statistics of rows with NaN for given posteriors.
+
+    Like :func:`latentkit.distributions.accumulate_gaussian_stats`, with each row completed by
+    the conditional distribution of its missing entries under each component (for models whose
+    posteriors come from elsewhere, e.g. the forward-backward pass of an HMM):
+    ``sx_k = sum_i r_ik (E[x_i | x_i,o, k] - shift)``, ``sxx_k = sum_i r_ik E[(x_i -
+    shift)(x_i - shift)^T | x_i,o, k]``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        NaN marks a missing entry.
+    resp : ndarray of shape (n, K)
+        Posterior weights (rows need not sum to 1).
+    means : ndarray of shape (K, D)
+        The parameters the posteriors were computed with.
+    precisions_cholesky : ndarray
+        (K, D, D), (D, D), (K, D) or (K,).
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+    shift : ndarray of shape (D,), optional
+
+    Returns
+    -------
+    nk, sx, sxx : ndarrays
+        Shapes as :class:`GaussianStats`.
+
+    Source: Ghahramani & Jordan (1994) section 3.
+    """
+    check_covariance_type(covariance_type)
+    X = np.asarray(X, dtype=np.float64)
+    resp = np.asarray(resp, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    K, D = means.shape
+    shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
+    mask = np.isnan(X)
+    x0 = np.where(mask, 0.0, X - shift)
+    nk, sx, sxx = accumulate_gaussian_stats(x0, resp, covariance_type)
+    if not mask.any():
+        return nk, sx, sxx
+    if covariance_type in ("diag", "spherical"):
+        prec, _ = _diag_prec(precisions_cholesky, covariance_type, K, D)
+        mass = resp.T @ mask.astype(np.float64)
+        means_c = means - shift
+        extra = mass * (means_c ** 2 + 1.0 / prec)
+        return nk, sx + mass * means_c, sxx + (extra.sum(axis=1) if covariance_type ==
+                                               "spherical" else extra)
+    sxx_c = np.zeros((K, D, D))
+    for rows, m, xr, _, e, cond_cov, _ in _pattern_passes(X, mask, means, precisions_cholesky,
+                                                          covariance_type, shift):
+        rw = resp[rows]
+        sx[:, m] += np.einsum("nk,nkq->kq", rw, e)
+        cross = np.einsum("nd,nkq->kdq", xr, e * rw[:, :, None])
+        sxx_c[:, :, m] += cross
+        sxx_c[:, m, :] += cross.transpose(0, 2, 1)
+        sxx_c[:, m[:, None], m] += (np.einsum("nkq,nkr->kqr", e * rw[:, :, None], e)
+                                    + rw.sum(axis=0)[:, None, None] * cond_cov)
+    return nk, sx, sxx + (sxx_c.sum(axis=0) if covariance_type == "tied" else sxx_c)

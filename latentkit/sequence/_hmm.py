@@ -795,6 +795,9 @@ class GaussianHMM(HiddenMarkovModel):
         ``covars_`` shape: (K, D), (K, D, D), (K,) or (D, D).
     reg_covar : float, default 1e-6
         Non-negative regularisation added to the diagonal of the covariances at each M-step.
+    missing : {'error', 'marginalize'}, default 'error'
+        ``'marginalize'``: NaN entries are unobserved and integrated out exactly (a fully
+        missing time step has emission likelihood 1; see :class:`GaussianEmission`).
     """ + _COMMON_DOC % {"init": "kmeans++"} + """
     Attributes
     ----------
@@ -809,10 +812,11 @@ class GaussianHMM(HiddenMarkovModel):
     def __init__(self, n_components=2, covariance_type="diag", *, reg_covar=1e-6,
                  startprob_prior=None, transmat_prior=None, init="kmeans++", frozen=None,
                  n_init=1, max_iter=100, tol=1e-6, random_state=None, callback=None,
-                 verbose=False):
+                 verbose=False, missing="error"):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.reg_covar = reg_covar
+        self.missing = missing
         self.startprob_prior = startprob_prior
         self.transmat_prior = transmat_prior
         self.init = init
@@ -826,4 +830,4 @@ class GaussianHMM(HiddenMarkovModel):
 
     def _make_emission(self):
         return em.GaussianEmission(covariance_type=self.covariance_type,
-                                   reg_covar=self.reg_covar)
+                                   reg_covar=self.reg_covar, missing=self.missing)
