@@ -10,7 +10,7 @@ conditional mean of the missing entries ``e = -C_k g``, the marginal Mahalanobis
 ``||y0||^2 + e . g``, the marginal log density, log-sum-exp and log-responsibilities, and the
 low-rank corrections of the statistics on the missing coordinates (``sum r e``, ``sum r (x0
 e^T + e x0^T + e e^T)``, ``(sum r) C_k``). The ``x0 x0^T`` part of the second moments is left
-to one GEMM by the caller. Serial (the patterns are visited in order, so the result is
+to one GEMM by the caller, on the ``Z = r x0`` the kernel writes. Serial (the patterns are visited in order, so the result is
 deterministic).
 
 Imports only numpy, math and numba (DESIGN.md section 4). Oracle:
@@ -30,7 +30,7 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 @jit
 def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse,
-                              sx_c, sxx_c):
+                              sx_c, sxx_c, R, Z):
     n, D = X0.shape
     K = U.shape[0]
     n_pat = n_miss.shape[0]
@@ -122,6 +122,9 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
             for k in range(K):
                 log_resp[i, k] = lp[k] - ls
                 r = math.exp(lp[k] - ls) * w[i]
+                R[i, k] = r
+                for d in range(D):
+                    Z[i, k, d] = r * X0[i, d]
                 mass[k] += r
                 for a in range(q):
                     re = r * e[k, a]
@@ -142,7 +145,8 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
                     sxx_c[k, m[a], m[b]] += acc_ee[k, a, b] + mass[k] * C[k, a, b]
 
 
-def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse, sx_c, sxx_c):
+def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse, sx_c, sxx_c,
+                      R, Z):
     """Per-row middle of the full/tied E-step with missing entries (see module docstring).
 
     Parameters
@@ -173,6 +177,10 @@ def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, ls
         Added to: ``sum_i w_i r_ik e_ik`` on the missing coordinates.
     sxx_c : ndarray (K, D, D)
         Added to: the second-moment corrections on the missing rows/columns.
+    R : ndarray (n, K)
+        Output: weighted responsibilities ``w_i r_ik``.
+    Z : ndarray (n, K, D)
+        Output: ``w_i r_ik x0_i``, for the GEMM ``x0^T [Z_1 ... Z_K]`` of the ``x0 x0^T`` part.
 
     Raises
     ------
@@ -188,6 +196,7 @@ def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, ls
                                  ("const", const, (K,), np.float64), ("w", w, (n,), np.float64),
                                  ("log_resp", log_resp, (n, K), np.float64),
                                  ("lse", lse, (n,), np.float64), ("sx_c", sx_c, (K, D), np.float64),
+                                 ("R", R, (n, K), np.float64), ("Z", Z, (n, K, D), np.float64),
                                  ("sxx_c", sxx_c, (K, D, D), np.float64)):
         if not (isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == shape
                 and arr.flags.c_contiguous):
@@ -195,4 +204,4 @@ def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, ls
                              f"{shape}, got {getattr(arr, 'dtype', None)} "
                              f"{getattr(arr, 'shape', None)}.")
     _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse,
-                              sx_c, sxx_c)
+                              sx_c, sxx_c, R, Z)

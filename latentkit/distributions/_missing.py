@@ -154,8 +154,10 @@ def group_missing_patterns(mask):
     n, D = mask.shape
     if n == 0:
         return []
-    if D <= 62:  # one int64 key per row: a 1-D sort instead of a row-wise one
-        key = mask.astype(np.int64) @ (np.int64(1) << np.arange(D, dtype=np.int64))
+    if D <= 64:  # one uint64 key per row: a 1-D sort instead of a row-wise one
+        packed = np.zeros((n, 8), dtype=np.uint8)
+        packed[:, :(D + 7) // 8] = np.packbits(mask, axis=1)
+        key = packed.view(np.uint64).reshape(-1)
     else:
         key = np.unique(np.packbits(mask, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
     order = np.argsort(key, kind="stable")
@@ -276,8 +278,12 @@ def marginal_log_gaussian_prob(X, means, precisions_cholesky, covariance_type, *
 
 
 def _softmax(lp):
-    lse = np.logaddexp.reduce(lp, axis=1) if lp.shape[1] > 1 else lp[:, 0].copy()
-    return np.exp(lp - lse[:, None]), lse
+    top = lp.max(axis=1, keepdims=True)
+    top[~np.isfinite(top)] = 0.0
+    p = np.exp(lp - top)
+    s = p.sum(axis=1)
+    p /= s[:, None]
+    return p, np.log(s) + top[:, 0]
 
 
 def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covariance_type, *,
@@ -342,8 +348,11 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
         stats = stats + res
     Xp, Mp, wp = X[partial], mask[partial], w[partial]
     if covariance_type in ("diag", "spherical"):
-        part = _diag_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky, covariance_type,
-                                   shift)
+        from .. import _threads
+
+        with _threads.blas_single_thread():  # small products: BLAS threads only contend
+            part = _diag_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky,
+                                       covariance_type, shift)
     else:
         part = _full_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky, covariance_type,
                                    shift)
@@ -421,8 +430,6 @@ def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
     seg = np.union1d(pat_starts[:-1], np.arange(0, n, _CHUNK)).astype(np.int64)
     seg_pat = np.searchsorted(pat_starts, seg, side="right") - 1
     seg = np.append(seg, n)
-    x0 = X[order] - shift
-    x0[mask[order]] = 0.0
     ws = np.ascontiguousarray(w[order])
     U, P = _full_factors(precisions_cholesky, covariance_type, K, D)
     ucat = np.ascontiguousarray(U.transpose(1, 0, 2).reshape(D, K * D))
@@ -436,19 +443,28 @@ def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
         b = min(a + _CHUNK, n)
         s0, s1 = np.searchsorted(seg, [a, b])
         pats = seg_pat[s0:s1]
-        x0c = x0[a:b]
+        rows = order[a:b]
+        x0c = X[rows] - shift
+        x0c[mask[rows]] = 0.0
+        B = b - a
         sx_c = np.zeros((K, D))
         sxx_c = np.zeros((K, D, D))
-        missing_rows_full(x0c, (x0c @ ucat - bcat).reshape(b - a, K, D), U, P,
+        R = np.empty((B, K))
+        Z = np.empty((B, K, D))
+        missing_rows_full(x0c, (x0c @ ucat - bcat).reshape(B, K, D), U, P,
                           np.ascontiguousarray(miss[pats]), np.ascontiguousarray(n_miss[pats]),
                           seg[s0:s1 + 1] - a, const, ws[a:b], log_resp[a:b], lse[a:b], sx_c,
-                          sxx_c)
-        nk, sx, sxx = accumulate_gaussian_stats(x0c, np.exp(log_resp[a:b]) * ws[a:b, None],
-                                                covariance_type)
-        return nk, sx + sx_c, sxx + (sxx_c.sum(axis=0) if covariance_type == "tied" else sxx_c)
+                          sxx_c, R, Z)
+        if covariance_type == "tied":
+            sxx = (x0c * R.sum(axis=1)[:, None]).T @ x0c + sxx_c.sum(axis=0)
+        else:
+            sxx = (x0c.T @ Z.reshape(B, K * D)).reshape(D, K, D).transpose(1, 0, 2) + sxx_c
+        return R.sum(axis=0), R.T @ x0c + sx_c, sxx
 
     parts = _run_chunks(chunk, range(0, n, _CHUNK))
     nk, sx, sxx = (np.sum([p[j] for p in parts], axis=0) for j in range(3))
+    if covariance_type == "full":
+        sxx = 0.5 * (sxx + sxx.transpose(0, 2, 1))
     st = GaussianStats(n=float(w.sum()), data_term=float(ws @ lse), nk=nk, sx=sx, sxx=sxx)
     out = np.empty((n, K))
     out[order] = log_resp
