@@ -151,9 +151,28 @@ def group_missing_patterns(mask):
         ndarray, the missing coordinates (ascending). Rows without missing entries form a
         pattern with an empty ``missing``. Patterns come in order of first appearance.
     """
-    n, D = mask.shape
-    if n == 0:
+    if mask.shape[0] == 0:
         return []
+    order, starts, miss, n_miss = _pattern_index(mask)
+    return [(np.sort(order[a:b]), miss[p, :n_miss[p]])
+            for p, (a, b) in enumerate(zip(starts[:-1], starts[1:]))]
+
+
+def _pattern_index(mask):
+    """Rows sorted by missing pattern, vectorised.
+
+    Returns
+    -------
+    order : int64 ndarray (n,)
+        Rows, grouped by pattern (ascending within a pattern); patterns in order of first
+        appearance.
+    starts : int64 ndarray (n_patterns + 1,)
+        ``order[starts[p]:starts[p+1]]`` share pattern ``p``.
+    miss : int64 ndarray (n_patterns, D)
+        Missing coordinates of each pattern, ascending, padded.
+    n_miss : int64 ndarray (n_patterns,)
+    """
+    n, D = mask.shape
     if D <= 64:  # one uint64 key per row: a 1-D sort instead of a row-wise one
         packed = np.zeros((n, 8), dtype=np.uint8)
         packed[:, :(D + 7) // 8] = np.packbits(mask, axis=1)
@@ -162,10 +181,18 @@ def group_missing_patterns(mask):
         key = np.unique(np.packbits(mask, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
     order = np.argsort(key, kind="stable")
     ks = key[order]
-    bounds = np.flatnonzero(ks[1:] != ks[:-1]) + 1
-    groups = np.split(order, bounds)
-    groups.sort(key=lambda g: g[0])
-    return [(g, np.flatnonzero(mask[g[0]])) for g in groups]
+    starts = np.concatenate(([0], np.flatnonzero(ks[1:] != ks[:-1]) + 1, [n]))
+    first = order[starts[:-1]]  # smallest row of each pattern (stable sort)
+    by_first = np.argsort(first, kind="stable")
+    rank = np.empty(by_first.shape[0], dtype=np.int64)
+    rank[by_first] = np.arange(by_first.shape[0])
+    pid = np.repeat(rank, np.diff(starts))  # new pattern number of each row of ``order``
+    order = order[np.argsort(pid, kind="stable")]
+    starts = np.concatenate(([0], np.cumsum(np.bincount(pid)))).astype(np.int64)
+    pm = mask[first[by_first]]
+    n_miss = pm.sum(axis=1).astype(np.int64)
+    miss = np.argsort(~pm, axis=1, kind="stable").astype(np.int64)  # missing columns first
+    return order.astype(np.int64), starts, miss, n_miss
 
 
 def _full_factors(precisions_cholesky, covariance_type, K, D):
@@ -419,13 +446,7 @@ def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
 
     n, D = X.shape
     K = means.shape[0]
-    groups = group_missing_patterns(mask)
-    order = np.concatenate([rows for rows, _ in groups])
-    pat_starts = np.cumsum([0] + [rows.shape[0] for rows, _ in groups])
-    miss = np.zeros((len(groups), D), dtype=np.int64)
-    n_miss = np.array([m.shape[0] for _, m in groups], dtype=np.int64)
-    for p, (_, m) in enumerate(groups):
-        miss[p, :m.shape[0]] = m
+    order, pat_starts, miss, n_miss = _pattern_index(mask)
     # segments: patterns cut at chunk boundaries
     seg = np.union1d(pat_starts[:-1], np.arange(0, n, _CHUNK)).astype(np.int64)
     seg_pat = np.searchsorted(pat_starts, seg, side="right") - 1
@@ -444,8 +465,7 @@ def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
         s0, s1 = np.searchsorted(seg, [a, b])
         pats = seg_pat[s0:s1]
         rows = order[a:b]
-        x0c = X[rows] - shift
-        x0c[mask[rows]] = 0.0
+        x0c = np.nan_to_num(X[rows] - shift, copy=False, nan=0.0)
         B = b - a
         sx_c = np.zeros((K, D))
         sxx_c = np.zeros((K, D, D))

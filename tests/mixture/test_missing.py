@@ -202,3 +202,22 @@ def test_bad_input():
     m = GaussianMixture(2, missing="marginalize", random_state=0).fit(Xm)
     with pytest.raises(ValueError, match="infinity"):
         m.impute(Xi)
+
+
+@pytest.mark.parametrize("ct", ["full", "tied"])
+def test_patterns_cut_across_chunks(ct, monkeypatch):
+    """Tiny chunks (patterns split between chunks, several threads) give the oracle's
+    statistics too."""
+    from latentkit.distributions import _missing
+
+    monkeypatch.setattr(_missing, "_CHUNK", 7)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(90, 3))
+    Xm, _ = _mcar(X, 0.3, 8)
+    weights, means, cov = _random_params(ct, 2, 3, rng)
+    pc, _ = compute_precision_cholesky(cov, ct)
+    st = missing_gaussian_e_step(Xm, np.log(weights), means, pc, ct)
+    _, dt, nk, sx, sxx = oracle_missing_stats(Xm, weights, means, cov, ct)
+    assert st.data_term == pytest.approx(dt, rel=1e-12)
+    for got, ref in ((st.nk, nk), (st.sx, sx), (st.sxx, sxx)):
+        np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-10)
