@@ -1,17 +1,18 @@
 """numba kernel of the missing-data Gaussian block (:mod:`latentkit.distributions._missing`).
 
 :func:`missing_rows_full` is the per-row middle of the full/tied E-step with missing entries:
-the caller sorts the partially observed rows by missing pattern and computes ``Y0 = (x0 -
-mu_k) U_k`` for all rows and components with one GEMM (``x0``: the shifted row with zeros at
-its missing coordinates). For each pattern the kernel factorises the ``q x q`` blocks
-``Lambda_k,mm`` of the precisions once (Cholesky, ``C_k = Lambda_k,mm^{-1}``, the conditional
-covariance); then for each row of the pattern and each component: ``g = U_k[m, :] y0``, the
-conditional mean of the missing entries ``e = -C_k g``, the marginal Mahalanobis distance
-``||y0||^2 + e . g``, the marginal log density, log-sum-exp and log-responsibilities, and the
-low-rank corrections of the statistics on the missing coordinates (``sum r e``, ``sum r (x0
-e^T + e x0^T + e e^T)``, ``(sum r) C_k``). The ``x0 x0^T`` part of the second moments is left
-to one GEMM by the caller, on the ``Z = r x0`` the kernel writes. Serial (the patterns are visited in order, so the result is
-deterministic).
+the caller sorts the partially observed rows by missing pattern and computes ``x0 U_k`` for all
+rows and components with one GEMM (``x0``: the shifted row with zeros at its missing
+coordinates; the kernel subtracts ``(mu_k - shift) U_k``). For each pattern the kernel
+factorises the ``q x q`` blocks ``Lambda_k,mm`` of the precisions once (Cholesky, ``C_k =
+Lambda_k,mm^{-1}``, the conditional covariance); then for each row of the pattern and each
+component: ``g = U_k[m, :] y0``, the conditional mean of the missing entries ``e = -C_k g``, the
+marginal Mahalanobis distance ``||y0||^2 + e . g``, the marginal log density, log-sum-exp and
+log-responsibilities, and the low-rank corrections of the statistics on the missing coordinates
+(``sum r e``, ``sum r (x0 e^T + e x0^T + e e^T)``, ``(sum r) C_k``). The ``x0 x0^T`` part of
+the second moments is left to one GEMM by the caller, on the ``Z = r x0`` the kernel writes.
+Serial (the patterns are visited in order, so the result is deterministic; the caller runs
+chunks of rows in threads and sums them in chunk order).
 
 Imports only numpy, math and numba (DESIGN.md section 4). Oracle:
 :mod:`latentkit.testing._oracles_missing` (row by row with scipy).
@@ -29,7 +30,7 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 @jit
-def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse,
+def _missing_rows_full_kernel(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w, log_resp, lse,
                               sx_c, sxx_c, R, Z):
     n, D = X0.shape
     K = U.shape[0]
@@ -40,6 +41,7 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
     g = np.zeros((K, D))
     e = np.zeros((K, D))
     lp = np.zeros(K)
+    y = np.zeros(D)
     mass = np.zeros(K)
     # per-pattern accumulators on the pattern's own (contiguous) coordinates
     acc_x = np.zeros((K, D))
@@ -98,11 +100,12 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
             for k in range(K):
                 ss = 0.0
                 for d in range(D):
-                    ss += Y0[i, k, d] * Y0[i, k, d]
+                    y[d] = Y0[i, k, d] - bvec[k, d]
+                    ss += y[d] * y[d]
                 for a in range(q):
                     s = 0.0
-                    for d in range(D):
-                        s += U[k, m[a], d] * Y0[i, k, d]
+                    for d in range(m[a], D):  # U upper triangular
+                        s += U[k, m[a], d] * y[d]
                     g[k, a] = s
                 eg = 0.0
                 for a in range(q):
@@ -145,8 +148,8 @@ def _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_
                     sxx_c[k, m[a], m[b]] += acc_ee[k, a, b] + mass[k] * C[k, a, b]
 
 
-def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse, sx_c, sxx_c,
-                      R, Z):
+def missing_rows_full(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w, log_resp, lse, sx_c,
+                      sxx_c, R, Z):
     """Per-row middle of the full/tied E-step with missing entries (see module docstring).
 
     Parameters
@@ -154,7 +157,9 @@ def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, ls
     X0 : ndarray (n, D), float64
         Shifted rows, zeros at missing coordinates, sorted by pattern.
     Y0 : ndarray (n, K, D), float64
-        ``(x0_i - (mu_k - shift)) U_k``.
+        ``x0_i U_k`` (one GEMM).
+    bvec : ndarray (K, D)
+        ``(mu_k - shift) U_k``: ``y0 = Y0[i, k] - bvec[k]``.
     U : ndarray (K, D, D)
         Upper-triangular precision Cholesky factors (tied: broadcast).
     P : ndarray (K, D, D)
@@ -190,6 +195,7 @@ def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, ls
     n, D = X0.shape
     K = U.shape[0]
     for name, arr, shape, dt in (("X0", X0, (n, D), np.float64), ("Y0", Y0, (n, K, D), np.float64),
+                                 ("bvec", bvec, (K, D), np.float64),
                                  ("U", U, (K, D, D), np.float64), ("P", P, (K, D, D), np.float64),
                                  ("miss", miss, (n_miss.shape[0], D), np.int64),
                                  ("starts", starts, (n_miss.shape[0] + 1,), np.int64),
@@ -203,5 +209,5 @@ def missing_rows_full(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, ls
             raise ValueError(f"{name} must be a C-contiguous {np.dtype(dt).name} array of shape "
                              f"{shape}, got {getattr(arr, 'dtype', None)} "
                              f"{getattr(arr, 'shape', None)}.")
-    _missing_rows_full_kernel(X0, Y0, U, P, miss, n_miss, starts, const, w, log_resp, lse,
+    _missing_rows_full_kernel(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w, log_resp, lse,
                               sx_c, sxx_c, R, Z)

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp, psi
 
-from .._validation import check_array, check_random_state, check_scalar
+from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
@@ -397,6 +397,41 @@ class _BayesianGaussianBase(LatentModel):
         _, log_resp = e_step(X, offs, means, U, self.covariance_type,
                                               shift=self._shift, return_log_resp=True)
         return log_resp
+
+    def impute(self, X, return_std=False):
+        """Fill the missing (NaN) entries of ``X`` with their means under the variational
+        posterior of the E-step, ``q(x_m) = sum_k q(z = k) N(x_m | conditional mean and
+        covariance under m_k and E[Lambda_k])`` (the factor the fit uses for missing entries).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a missing entry (accepted whatever ``missing`` is).
+        return_std : bool, default False
+            Also return the standard deviations of ``q(x_m)``.
+
+        Returns
+        -------
+        X_imputed : ndarray of shape (n_samples, n_features)
+            A new array: observed entries unchanged (units of X).
+        std : ndarray of shape (n_samples, n_features)
+            Only with ``return_std``: 0 at observed entries.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted model, infinite entries, a wrong number of features.
+
+        Source: Ghahramani & Beal (2000), *Variational inference for Bayesian mixtures of
+        factor analysers* (missing entries as latent variables of the mean field);
+        Ghahramani & Jordan (1994) section 3.
+        """
+        self._check_is_fitted()
+        X = _missing.check_array_missing(X, "X")
+        check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
+        offs, means, U = self._log_rho_offsets()
+        return _missing.conditional_impute(X, offs, means, U, self.covariance_type,
+                                           shift=self._shift, return_std=return_std)
 
     def predict_proba(self, X):
         """Posterior responsibilities q(z_i = k) of the mean-field E-step (Bishop 10.49).

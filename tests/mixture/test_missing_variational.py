@@ -94,3 +94,28 @@ def test_bad_input():
     with pytest.raises(ValueError, match="component_type='gaussian'"):
         DirichletProcessMixture(3, component_type="categorical",
                                 missing="marginalize").fit(np.ones((5, 3)))
+
+
+@pytest.mark.parametrize("cls,kw", MODELS)
+@pytest.mark.parametrize("ct", ["full", "diag"])
+def test_impute_is_the_mean_of_q_x_missing(cls, kw, ct):
+    """impute = mean of the E-step's q(x_m): the responsibilities of predict_proba times the
+    Gaussian conditional means under m_k and E[Lambda_k] (row by row with the oracle)."""
+    from latentkit.testing._oracles_gaussian import _full_cov
+    from latentkit.testing._oracles_missing import oracle_conditional
+
+    X, Xm = _data(ct, 3, frac=0.3)
+    m = cls(**kw, covariance_type=ct, max_iter=10, tol=0.0, random_state=0,
+            missing="marginalize").fit(Xm)
+    out, std = m.impute(Xm, return_std=True)
+    r = m.predict_proba(Xm)
+    covs = _full_cov(m.covariances_, ct, r.shape[1], X.shape[1])
+    for i in range(0, X.shape[0], 7):
+        mean = sum(r[i, k] * oracle_conditional(Xm[i], m.means_[k], covs[k])[0]
+                   for k in range(r.shape[1]))
+        np.testing.assert_allclose(out[i], mean, rtol=1e-10, atol=1e-10)
+    miss = np.isnan(Xm)
+    assert np.all(std[~miss] == 0.0) and np.all(std[miss] > 0.0)
+    col = np.nanmean(Xm, axis=0)
+    assert np.sqrt(np.mean((out[miss] - X[miss]) ** 2)) < \
+        np.sqrt(np.mean((np.broadcast_to(col, X.shape)[miss] - X[miss]) ** 2))
