@@ -47,6 +47,7 @@ from ._gaussian import (GaussianStats, accumulate_gaussian_stats, check_covarian
 __all__ = [
     "MISSING_OPTIONS",
     "check_array_missing",
+    "check_impute_input",
     "accumulate_missing_gaussian_stats",
     "check_missing",
     "conditional_impute",
@@ -109,6 +110,27 @@ def check_array_missing(X, name="X"):
         raise ValueError(
             f"Input {name} contains infinity; with missing='marginalize' only NaN marks a "
             f"missing entry.")
+    return X
+
+
+def check_impute_input(model, X):
+    """Validate the ``X`` of a fitted model's ``impute``: NaN allowed, the model's number of
+    features.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), float64
+
+    Raises
+    ------
+    NotFittedError, ValueError
+        Unfitted model, infinite entries, a wrong number of features.
+    """
+    from .._validation import check_n_features
+
+    model._check_is_fitted()
+    X = check_array_missing(X, "X")
+    check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
     return X
 
 

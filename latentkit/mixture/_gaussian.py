@@ -712,9 +712,7 @@ class GaussianMixture(LatentModel):
 
         Source: Ghahramani & Jordan (1994) section 3.
         """
-        self._check_is_fitted()
-        X = _missing.check_array_missing(X, "X")
-        check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
+        X = _missing.check_impute_input(self, X)
         return _missing.conditional_impute(
             X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
             self.covariance_type, shift=self._shift, return_std=return_std)

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp, psi
 
-from .._validation import check_array, check_n_features, check_random_state, check_scalar
+from .._validation import check_array, check_random_state, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
@@ -426,9 +426,7 @@ class _BayesianGaussianBase(LatentModel):
         factor analysers* (missing entries as latent variables of the mean field);
         Ghahramani & Jordan (1994) section 3.
         """
-        self._check_is_fitted()
-        X = _missing.check_array_missing(X, "X")
-        check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
+        X = _missing.check_impute_input(self, X)
         offs, means, U = self._log_rho_offsets()
         return _missing.conditional_impute(X, offs, means, U, self.covariance_type,
                                            shift=self._shift, return_std=return_std)

@@ -3,7 +3,6 @@ out of the emissions; a fully missing time step has emission likelihood 1."""
 
 import numpy as np
 import pytest
-from scipy.special import logsumexp
 
 from latentkit.distributions import COVARIANCE_TYPES
 from latentkit.sequence import GaussianHMM
