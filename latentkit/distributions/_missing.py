@@ -514,7 +514,7 @@ def _full_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_t
 
 
 def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_type, *,
-                       shift=None, return_std=False):
+                       shift=None, return_std=False, resp=None):
     """Conditional means (and standard deviations) of the missing entries under a mixture.
 
     ``E[x_m | x_o] = sum_k p(k | x_o) E[x_m | x_o, k]`` and ``Var[x_m | x_o] = sum_k p(k |
@@ -532,6 +532,9 @@ def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_ty
     covariance_type : {'full', 'tied', 'diag', 'spherical'}
     shift : ndarray of shape (D,), optional
     return_std : bool, default False
+    resp : ndarray of shape (n, K), optional
+        Component posteriors to use instead of ``p(k | x_o)`` (e.g. the smoothed state
+        posteriors of an HMM, which also condition on the other time steps); rows sum to 1.
 
     Returns
     -------
@@ -555,8 +558,8 @@ def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_ty
     if covariance_type in ("diag", "spherical"):
         prec, log_pc = _diag_prec(precisions_cholesky, covariance_type, K, D)
         x0 = np.where(mask, 0.0, X - shift)
-        r, _ = _softmax(_diag_log_prob(x0, (~mask).astype(np.float64), means - shift, prec,
-                                       log_pc) + lw)
+        r = resp if resp is not None else _softmax(
+            _diag_log_prob(x0, (~mask).astype(np.float64), means - shift, prec, log_pc) + lw)[0]
         mean = r @ means
         second = r @ (means ** 2 + 1.0 / prec)
         out[mask] = mean[mask]
@@ -564,7 +567,7 @@ def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_ty
     else:
         for rows, m, _, lp, e, cond_cov, _ in _pattern_passes(X, mask, means, precisions_cholesky,
                                                            covariance_type, shift):
-            r, _ = _softmax(lp + lw)
+            r = resp[rows] if resp is not None else _softmax(lp + lw)[0]
             mean = np.einsum("nk,nkq->nq", r, e)
             second = np.einsum("nk,nkq->nq", r, e * e) + r @ np.diagonal(cond_cov, axis1=1,
                                                                           axis2=2)

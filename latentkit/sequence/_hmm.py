@@ -831,3 +831,40 @@ class GaussianHMM(HiddenMarkovModel):
     def _make_emission(self):
         return em.GaussianEmission(covariance_type=self.covariance_type,
                                    reg_covar=self.reg_covar, missing=self.missing)
+
+    def impute(self, X, lengths=None, return_std=False):
+        """Fill the missing (NaN) entries with their posterior means given the whole sequence,
+        ``E[x_t,m | x] = sum_k p(z_t = k | x) E[x_t,m | x_t,o, z_t = k]`` (forward-backward
+        posteriors; Gaussian conditionals, Ghahramani & Jordan 1994). Needs
+        ``missing='marginalize'``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a missing entry.
+        lengths : array-like of int of shape (n_sequences,), optional
+        return_std : bool, default False
+            Also return the posterior standard deviations (law of total variance).
+
+        Returns
+        -------
+        X_imputed : ndarray of shape (n_samples, n_features)
+            A new array: observed entries unchanged.
+        std : ndarray of shape (n_samples, n_features)
+            Only with ``return_std``: 0 at observed entries.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted model, ``missing='error'`` with NaN, infinite entries, wrong shapes.
+        """
+        from ..distributions import compute_precision_cholesky
+        from ..distributions._missing import check_array_missing, conditional_impute
+
+        gamma = self.predict_proba(X, lengths)
+        X = check_array_missing(X, "X")
+        pc, _ = compute_precision_cholesky(self.covars_, self.covariance_type,
+                                           reg_covar=self.reg_covar)
+        return conditional_impute(X, np.zeros(self.n_components), self.means_, pc,
+                                  self.covariance_type, shift=self.emission_.shift_,
+                                  return_std=return_std, resp=gamma)
