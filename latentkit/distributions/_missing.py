@@ -397,11 +397,8 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
         stats = stats + res
     Xp, Mp, wp = X[partial], mask[partial], w[partial]
     if covariance_type in ("diag", "spherical"):
-        from .. import _threads
-
-        with _threads.blas_single_thread():  # small products: BLAS threads only contend
-            part = _diag_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky,
-                                       covariance_type, shift)
+        part = _diag_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky, covariance_type,
+                                   np.ascontiguousarray(shift))
     else:
         part = _full_partial_stats(Xp, Mp, wp, lw, means, precisions_cholesky, covariance_type,
                                    shift)
@@ -413,22 +410,34 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
 
 
 def _diag_partial_stats(X, mask, w, lw, means, precisions_cholesky, covariance_type, shift):
-    K, D = means.shape
+    """Statistics and log-responsibilities of partially observed rows, diag/spherical: the
+    fused :func:`latentkit._kernels.missing.missing_rows_diag` over chunks of rows in
+    threads, summed in chunk order."""
+    from .._kernels.missing import missing_rows_diag
+
+    n, D = X.shape
+    K = means.shape[0]
     prec, log_pc = _diag_prec(precisions_cholesky, covariance_type, K, D)
-    means_c = means - shift
-    x0 = np.where(mask, 0.0, X - shift)
-    miss = mask.astype(np.float64)
-    lp = _diag_log_prob(x0, 1.0 - miss, means_c, prec, log_pc) + lw
-    r, lse = _softmax(lp)
-    rw = r * w[:, None]
-    nk, sx, sxx = accumulate_gaussian_stats(x0, rw, "diag")
-    mass = rw.T @ miss  # (K, D): sum_i w_i r_ik [d missing in row i]
-    sx = sx + mass * means_c
-    sxx = sxx + mass * (means_c ** 2 + 1.0 / prec)
+    prec, log_pc = np.ascontiguousarray(prec), np.ascontiguousarray(log_pc)
+    means_c = np.ascontiguousarray(means - shift)
+    const = np.ascontiguousarray(lw)
+    w = np.ascontiguousarray(w)
+    log_resp = np.empty((n, K))
+    lse = np.empty(n)
+
+    def chunk(a):
+        b = min(a + _CHUNK, n)
+        nk, sx, sxx = np.zeros(K), np.zeros((K, D)), np.zeros((K, D))
+        missing_rows_diag(X[a:b], shift, means_c, prec, log_pc, const, w[a:b], log_resp[a:b],
+                          lse[a:b], nk, sx, sxx)
+        return nk, sx, sxx
+
+    parts = _run_chunks(chunk, range(0, n, _CHUNK))
+    nk, sx, sxx = (np.sum([p[j] for p in parts], axis=0) for j in range(3))
     if covariance_type == "spherical":
         sxx = sxx.sum(axis=1)
-    st = GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx, sxx=sxx)
-    return st, lp - lse[:, None]
+    return GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx,
+                         sxx=sxx), log_resp
 
 
 #: Rows per chunk of the full/tied pass: the (rows, K, D) projections and ``r x0`` of a chunk
