@@ -30,6 +30,19 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 @jit
+def _normalise_row(lp, best, i, log_resp, lse):
+    """Row ``i``: ``lse[i] = log sum_k exp(lp_k)`` (``best`` = max lp) and the
+    log-responsibilities ``lp_k - lse[i]``."""
+    tot = 0.0
+    for k in range(lp.shape[0]):
+        tot += math.exp(lp[k] - best)
+    ls = best + math.log(tot)
+    lse[i] = ls
+    for k in range(lp.shape[0]):
+        log_resp[i, k] = lp[k] - ls
+
+
+@jit
 def _missing_rows_full_kernel(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w, log_resp, lse,
                               sx_c, sxx_c, R, Z):
     n, D = X0.shape
@@ -117,14 +130,9 @@ def _missing_rows_full_kernel(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w
                 lp[k] = const[k] + 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * (ss + eg)
                 if lp[k] > best:
                     best = lp[k]
-            tot = 0.0
+            _normalise_row(lp, best, i, log_resp, lse)
             for k in range(K):
-                tot += math.exp(lp[k] - best)
-            ls = best + math.log(tot)
-            lse[i] = ls
-            for k in range(K):
-                log_resp[i, k] = lp[k] - ls
-                r = math.exp(lp[k] - ls) * w[i]
+                r = math.exp(log_resp[i, k]) * w[i]
                 R[i, k] = r
                 for d in range(D):
                     Z[i, k, d] = r * X0[i, d]
@@ -240,14 +248,9 @@ def _missing_rows_diag_kernel(X, shift, means_c, prec, log_pc, const, w, log_res
             lp[k] = s
             if s > best:
                 best = s
-        tot = 0.0
+        _normalise_row(lp, best, i, log_resp, lse)
         for k in range(K):
-            tot += math.exp(lp[k] - best)
-        ls = best + math.log(tot)
-        lse[i] = ls
-        for k in range(K):
-            log_resp[i, k] = lp[k] - ls
-            r = math.exp(lp[k] - ls) * w[i]
+            r = math.exp(log_resp[i, k]) * w[i]
             nk[k] += r
             for d in range(D):
                 mu = means_c[k, d]
