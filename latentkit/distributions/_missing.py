@@ -31,8 +31,9 @@ without NaN goes through the complete-data :func:`gaussian_mixture_e_step` (exac
 results); with NaN, the full/tied E-step sends the complete rows there too.
 
 Speed (``benchmarks/bench_missing.py``, N=200k, D=16, K=8, 10% missing, 82% of the rows
-incomplete, 5128 patterns): per EM iteration about 2.1x (diag, spherical), 1.7x (tied) and
-2.8x (full) the complete-data fit on a loaded 2-core machine. Full covariances pay for the
+incomplete, 5128 patterns): per EM iteration 1.0-2.2x (diag, spherical), 1.2-1.7x (tied) and
+2.1-3.3x (full) the complete-data fit on a shared 2-core machine (best of 3 alternating runs;
+the range is the machine's load). Full covariances pay for the
 per-row conditional means and low-rank corrections in a serial kernel beside BLAS GEMMs that
 the complete-data E-step uses alone.
 
