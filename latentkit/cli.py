@@ -574,6 +574,9 @@ def _add_gmm_args(p):
                    help="added to covariance diagonals (default 1e-6)")
     p.add_argument("--standardize", action="store_true",
                    help="standardise each column to mean 0, sd 1 before fitting")
+    p.add_argument("--missing", choices=["error", "marginalize"], default="error",
+                   help="NaN entries of the data (nan in a CSV): refuse them (default) or "
+                        "treat them as unobserved and integrate them out exactly")
 
 
 def _fmt_matrix(a, indent="    "):
@@ -587,13 +590,15 @@ def _run_gmm(args, progress):
     X = np.asarray(bunch.data, dtype=np.float64)
     if X.ndim != 2:
         raise CLIError(f"the data must be a 2-D table of numbers, got shape {X.shape}.")
+    n_missing = int(np.isnan(X).sum()) if args.missing == "marginalize" else 0
     if args.standardize:
-        sd = X.std(axis=0)
-        X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+        with np.errstate(invalid="ignore"):  # all-NaN columns are refused by fit
+            sd = np.nanstd(X, axis=0)
+            X = (X - np.nanmean(X, axis=0)) / np.where(sd > 0, sd, 1.0)
     k = 2 if args.n_components is None else args.n_components
     model = GaussianMixture(
         n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
-        callback=progress.callback,
+        callback=progress.callback, missing=args.missing,
         **_opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init, init=args.init,
                reg_covar=args.reg_covar))
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
@@ -609,6 +614,7 @@ def _run_gmm(args, progress):
     lines = [
         f"data        {bunch['name']}: {n} samples x {d} features"
         + (" (standardised)" if args.standardize else "")
+        + (f", {n_missing} missing entries marginalised" if n_missing else "")
         + (f" [{', '.join(map(str, names))}]" if names is not None and len(names) == d else ""),
         f"model       GaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})",
         f"init        {model.init if isinstance(model.init, str) else 'given'}",

@@ -99,6 +99,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         covariance eigenvalues above the noise level; at most T); the other ``T - k``
         components start empty (their factors equal the prior), so the fit starts near the
         number of components the moments suggest.
+    missing : {'error', 'marginalize'}, default 'error'
+        Gaussian components, as in :class:`VariationalGaussianMixture` (NaN entries latent,
+        marginalised exactly in the E-step).
 
     Attributes
     ----------
@@ -143,7 +146,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
                  tol=None, reg_covar=1e-6, max_iter=1000, n_init=1, init="kmeans++",
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
-                 learning_offset=10.0, learning_decay=0.7):
+                 learning_offset=10.0, learning_decay=0.7, missing="error"):
         self.truncation = truncation
         self.concentration = concentration
         self.truncation_method = truncation_method
@@ -164,6 +167,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         self.verbose = verbose
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
+        self.missing = missing
 
     @property
     def n_components_or_truncation(self):
@@ -203,6 +207,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             raise ValueError("truncation_method='tail' needs a per-component precision, got "
                              "covariance_type='tied': use 'full', 'diag' or 'spherical', or "
                              "truncation_method='fixed'.")
+        if self._categorical() and self.missing != "error":
+            raise ValueError("missing='marginalize' needs component_type='gaussian'; count "
+                             f"data has no missing entries, got missing={self.missing!r}.")
 
     def _validate_data(self, X, reset, sample_weight=None):
         if not self._categorical():

@@ -22,6 +22,7 @@ from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        log_gaussian_prob, n_gaussian_parameters,
                                        precision_cholesky_from_precisions,
                                        precisions_from_cholesky, sample_gaussian)
+from ..distributions import _missing
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
 
@@ -382,6 +383,13 @@ class GaussianMixture(LatentModel):
         :meth:`partial_fit`.
     learning_decay : float, default 0.7
         kappa in (0.5, 1] of that step size.
+    missing : {'error', 'marginalize'}, default 'error'
+        ``'error'`` refuses NaN in ``X``. ``'marginalize'``: NaN marks an unobserved entry
+        (missing at random); the E-step uses each row's marginal on its observed coordinates
+        and the M-step the conditional expectations of the missing ones (Ghahramani & Jordan
+        1994; :mod:`latentkit.distributions._missing`), so ``lower_bounds_`` is the exact
+        log-likelihood of the observed entries. The start (k-means++, spectral) sees NaN
+        filled with column means. :meth:`impute` returns the conditional means.
 
     Attributes
     ----------
@@ -429,7 +437,7 @@ class GaussianMixture(LatentModel):
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=None, reg_covar=1e-6,
                  max_iter=1000, n_init=1, init="kmeans++", random_state=None, callback=None,
-                 verbose=False, learning_offset=10.0, learning_decay=0.7):
+                 verbose=False, learning_offset=10.0, learning_decay=0.7, missing="error"):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -442,10 +450,12 @@ class GaussianMixture(LatentModel):
         self.verbose = verbose
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
+        self.missing = missing
 
     # ---- template ----------------------------------------------------------------------------
     def _validate_params(self):
         _check_mixture_params(self)
+        _missing.check_missing(self.missing)
         init = self.init
         if isinstance(init, dict):
             unknown = set(init) - set(_INIT_KEYS)
@@ -461,13 +471,16 @@ class GaussianMixture(LatentModel):
                 f"{list(_INIT_KEYS)}, got {init!r}.")
 
     def _validate_data(self, X, reset, sample_weight=None):
-        data = _check_rows(self, X, reset, sample_weight)
+        nan_ok = _missing.check_missing(getattr(self, "missing", "error"))
+        data = _check_rows(self, X, reset, sample_weight,
+                           check=_missing.check_array_missing if nan_ok else check_array)
         if reset:
             self._resolve_data_defaults(data)
         return data
 
     def _data_summary(self, data):
-        return MomentSummary.of(data.X, data.w, diagonal=True)
+        # missing='marginalize': NaN filled by the chunk's column means (scale check only)
+        return MomentSummary.of(_missing.mean_fill(data.X, data.w), data.w, diagonal=True)
 
     def _set_data_defaults(self, summary):
         _check_second_moments(summary)
@@ -475,7 +488,7 @@ class GaussianMixture(LatentModel):
 
     def _init_params(self, data, rng):
         _check_n_samples(data.w, self.n_components)
-        X, w = data.X, data.w
+        X, w = _missing.mean_fill(data.X, data.w), data.w  # NaN only with missing='marginalize'
         K, ct = self.n_components, self.covariance_type
         n, D = X.shape
         self._shift = (w @ X) / w.sum()  # fixed point about which moments are taken
@@ -559,6 +572,10 @@ class GaussianMixture(LatentModel):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)
 
     def _e_step(self, data):
+        if self.missing == "marginalize":
+            return _missing.missing_gaussian_e_step(
+                data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
+                self.covariance_type, sample_weight=data.w, shift=self._shift)
         return gaussian_mixture_e_step(
             data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
             self.covariance_type, sample_weight=data.w, shift=self._shift)
@@ -604,8 +621,10 @@ class GaussianMixture(LatentModel):
     def _weighted_log_prob(self, X):
         self._check_is_fitted()
         X = self._validate_data(X, reset=False).X
-        lp = log_gaussian_prob(X, self.means_, self.precisions_cholesky_, self.covariance_type,
-                               shift=self._shift)
+        log_prob = _missing.marginal_log_gaussian_prob if self.missing == "marginalize" \
+            else log_gaussian_prob
+        lp = log_prob(X, self.means_, self.precisions_cholesky_, self.covariance_type,
+                      shift=self._shift)
         with np.errstate(divide="ignore"):
             lp += np.log(self.weights_)
         return lp
@@ -706,6 +725,36 @@ class GaussianMixture(LatentModel):
         wts = np.clip(self.weights_, 0.0, None)
         counts = rng.multinomial(n_samples, wts / wts.sum())
         return sample_gaussian(self.means_, self.covariances_, self.covariance_type, counts, rng)
+
+    def impute(self, X, return_std=False):
+        """Fill the missing (NaN) entries of ``X`` with their conditional means under the fitted
+        mixture, ``E[x_m | x_o] = sum_k p(k | x_o) E[x_m | x_o, k]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a missing entry (accepted whatever ``missing`` is).
+        return_std : bool, default False
+            Also return the conditional standard deviations (law of total variance).
+
+        Returns
+        -------
+        X_imputed : ndarray of shape (n_samples, n_features)
+            A new array: observed entries unchanged, missing ones imputed (units of X).
+        std : ndarray of shape (n_samples, n_features)
+            Only with ``return_std``: 0 at observed entries.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted model, infinite entries, a wrong number of features.
+
+        Source: Ghahramani & Jordan (1994) section 3.
+        """
+        X = _missing.check_impute_input(self, X)
+        return _missing.conditional_impute(
+            X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
+            self.covariance_type, shift=self._shift, return_std=return_std)
 
     def _n_parameters(self):
         K, D = self.means_.shape

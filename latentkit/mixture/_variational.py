@@ -12,15 +12,16 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp, psi
 
-from .._validation import check_random_state, check_scalar
+from .._validation import check_array, check_random_state, check_scalar
 from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        gaussian_mixture_e_step, precisions_from_cholesky,
                                        sample_gaussian)
+from ..distributions import _missing
 from ..distributions._normal_wishart import NormalWishart
-from ._gaussian import (_check_mixture_params, _check_n_samples, _check_rows,
+from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_rows,
                         _check_second_moments, _kmeans_responsibilities,
                         _random_responsibilities, _total_bound_tol)
 
@@ -97,8 +98,18 @@ class _BayesianGaussianBase(LatentModel):
         return False
 
     # ---- validation -------------------------------------------------------------------------
+    def _marginalize(self):
+        """``missing='marginalize'``: NaN entries are latent, with the optimal factor
+        q(x_m | z = k) = N(conditional mean and covariance under m_k and E[Lambda_k]) (the
+        same partitioned-Gaussian algebra as EM, with E[Lambda_k] in place of Lambda_k;
+        Ghahramani & Beal 2000), so the E-step is
+        :func:`latentkit.distributions._missing.missing_gaussian_e_step` with the
+        variational offsets and the ELBO includes the entropy of q(x_m)."""
+        return getattr(self, "missing", "error") == "marginalize"
+
     def _validate_common(self):
         _check_mixture_params(self, self._k_name)
+        _missing.check_missing(getattr(self, "missing", "error"))
         if self.mean_precision_prior is not None:
             check_scalar(self.mean_precision_prior, "mean_precision_prior", numbers.Real,
                          low=0.0, low_inclusive=False)
@@ -207,13 +218,17 @@ class _BayesianGaussianBase(LatentModel):
                                           self.degrees_of_freedom_prior_, self.covariance_prior_)
 
     def _validate_data(self, X, reset, sample_weight=None):
-        data = _check_rows(self, X, reset, sample_weight)
+        nan_ok = _missing.check_missing(getattr(self, "missing", "error"))
+        data = _check_rows(self, X, reset, sample_weight,
+                           check=_missing.check_array_missing if nan_ok else check_array)
         if reset:
             self._resolve_data_defaults(data)
         return data
 
     def _data_summary(self, data):
-        return MomentSummary.of(data.X, data.w)
+        # missing='marginalize': NaN filled by the chunk's column means (for the default prior;
+        # a chunked fit with missing entries therefore takes the prior from per-chunk fills)
+        return MomentSummary.of(_missing.mean_fill(data.X, data.w), data.w)
 
     def _set_data_defaults(self, summary):
         """Scale check and the Normal-Wishart prior from the moments of all the data."""
@@ -271,7 +286,8 @@ class _BayesianGaussianBase(LatentModel):
                                          sample_weight=w, random_state=rng, n_columns=K)
 
     def _init_params(self, data, rng):
-        X, w = data.X, data.w
+        X, w = _missing.mean_fill(data.X, data.w), data.w
+        data = _Rows(X, w)
         self._shift = (w @ X) / w.sum()
         R = self._initial_responsibilities(data, rng)
         self._init_weight_factor()
@@ -311,7 +327,9 @@ class _BayesianGaussianBase(LatentModel):
 
     def _e_step(self, data):
         offs, means, U = self._log_rho_offsets()
-        return gaussian_mixture_e_step(data.X, offs, means, U, self.covariance_type,
+        e_step = _missing.missing_gaussian_e_step if self._marginalize() else \
+            gaussian_mixture_e_step
+        return e_step(data.X, offs, means, U, self.covariance_type,
                                        sample_weight=data.w, shift=self._shift)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
@@ -400,9 +418,44 @@ class _BayesianGaussianBase(LatentModel):
         self._check_is_fitted()
         X = self._validate_data(X, reset=False).X
         offs, means, U = self._log_rho_offsets()
-        _, log_resp = gaussian_mixture_e_step(X, offs, means, U, self.covariance_type,
+        e_step = _missing.missing_gaussian_e_step if self._marginalize() else \
+            gaussian_mixture_e_step
+        _, log_resp = e_step(X, offs, means, U, self.covariance_type,
                                               shift=self._shift, return_log_resp=True)
         return log_resp
+
+    def impute(self, X, return_std=False):
+        """Fill the missing (NaN) entries of ``X`` with their means under the variational
+        posterior of the E-step, ``q(x_m) = sum_k q(z = k) N(x_m | conditional mean and
+        covariance under m_k and E[Lambda_k])`` (the factor the fit uses for missing entries).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a missing entry (accepted whatever ``missing`` is).
+        return_std : bool, default False
+            Also return the standard deviations of ``q(x_m)``.
+
+        Returns
+        -------
+        X_imputed : ndarray of shape (n_samples, n_features)
+            A new array: observed entries unchanged (units of X).
+        std : ndarray of shape (n_samples, n_features)
+            Only with ``return_std``: 0 at observed entries.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted model, infinite entries, a wrong number of features.
+
+        Source: Ghahramani & Beal (2000), *Variational inference for Bayesian mixtures of
+        factor analysers* (missing entries as latent variables of the mean field);
+        Ghahramani & Jordan (1994) section 3.
+        """
+        X = _missing.check_impute_input(self, X)
+        offs, means, U = self._log_rho_offsets()
+        return _missing.conditional_impute(X, offs, means, U, self.covariance_type,
+                                           shift=self._shift, return_std=return_std)
 
     def predict_proba(self, X):
         """Posterior responsibilities q(z_i = k) of the mean-field E-step (Bishop 10.49).
@@ -447,7 +500,7 @@ class _BayesianGaussianBase(LatentModel):
         """
         self._check_is_fitted()
         X = self._validate_data(X, reset=False).X
-        lp = self._nw.log_predictive(X)
+        lp = _missing.marginal_log_predictive(self._nw, X)  # = log_predictive without NaN
         ew = self._expected_weights()
         with np.errstate(divide="ignore"):
             lw = np.log(ew)
@@ -455,7 +508,8 @@ class _BayesianGaussianBase(LatentModel):
         if self._has_tail():
             rest = max(1.0 - float(ew.sum()), 0.0)
             if rest > 0:
-                terms = np.hstack((terms, self._prior.log_predictive(X) + np.log(rest)))
+                terms = np.hstack((terms, _missing.marginal_log_predictive(self._prior, X)
+                                   + np.log(rest)))
         return logsumexp(terms, axis=1)
 
     def score(self, X, y=None):
@@ -554,6 +608,11 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     verbose : bool, default False
     learning_offset, learning_decay : float
         tau, kappa of the default SVI step size (t + tau)^-kappa of ``partial_fit``.
+    missing : {'error', 'marginalize'}, default 'error'
+        ``'marginalize'``: NaN entries are unobserved; they become latent variables with the
+        optimal factor q(x_m | z) (a Gaussian: conditional mean and covariance under m_k and
+        E[Lambda_k]), so the ELBO stays exact and never decreases. The data-derived priors and
+        the start see NaN filled with column means. ``'error'`` refuses NaN.
 
     Attributes
     ----------
@@ -612,7 +671,7 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
                  max_iter=1000, n_init=1, init="kmeans++", weight_concentration_prior=None,
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
-                 learning_offset=10.0, learning_decay=0.7):
+                 learning_offset=10.0, learning_decay=0.7, missing="error"):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -630,6 +689,7 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         self.verbose = verbose
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
+        self.missing = missing
 
     @property
     def n_components_or_truncation(self):

@@ -510,6 +510,11 @@ class GaussianEmission(Emission):
         (hmmlearn's documented shapes, scikit-learn's conventions).
     reg_covar : float, default 1e-6
         Added to the diagonal of every covariance after each M-step (>= 0).
+    missing : {'error', 'marginalize'}, default 'error'
+        ``'marginalize'``: NaN entries are unobserved; the emission likelihood of a time step
+        is the marginal on its observed coordinates (1 for a fully missing step, so the chain
+        runs through it) and the M-step uses the conditional expectations of the missing ones
+        (:mod:`latentkit.distributions._missing`). The start sees NaN filled with column means.
 
     Notes
     -----
@@ -522,14 +527,20 @@ class GaussianEmission(Emission):
     param_names = ("means", "covars")
     stats_class = GaussianHMMStats
 
-    def __init__(self, covariance_type="diag", reg_covar=1e-6):
+    def __init__(self, covariance_type="diag", reg_covar=1e-6, missing="error"):
         self.covariance_type = covariance_type
         self.reg_covar = reg_covar
+        self.missing = missing
+
+    def _marginalize(self):
+        return getattr(self, "missing", "error") == "marginalize"
 
     def validate(self, n_components):
         from ..distributions import check_covariance_type
+        from ..distributions._missing import check_missing
 
         check_covariance_type(self.covariance_type)
+        check_missing(getattr(self, "missing", "error"))
         check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
 
     def check_X(self, X, offsets, reset):
@@ -546,11 +557,11 @@ class GaussianEmission(Emission):
         """
         arr = X if hasattr(X, "toarray") else np.asarray(X)
         if hasattr(arr, "dtype") and arr.dtype.kind in "fc" and arr.ndim == 2:
-            bad = ~np.isfinite(arr)
+            bad = np.isinf(arr) if self._marginalize() else ~np.isfinite(arr)
             if bad.any():
                 r = int(np.argwhere(bad)[0][0])
                 raise ValueError(f"Input X contains NaN or infinity at {_where(r, offsets)}.")
-        Xv = check_array(X, "X")
+        Xv = check_array(X, "X", ensure_finite=not self._marginalize())
         if reset:
             self.n_features_ = Xv.shape[1]
         else:
@@ -558,7 +569,7 @@ class GaussianEmission(Emission):
         return Xv
 
     def data_summary(self, X):
-        return MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True)
+        return MomentSummary.of(_mean_fill(X), np.ones(X.shape[0]), diagonal=True)
 
     def set_data_defaults(self, summary, n_components):
         """The scale check of every Gaussian model, and ``shift_``, the mean of all the
@@ -573,6 +584,7 @@ class GaussianEmission(Emission):
         Lloyd iterations; ``'random'``: means at random rows; covariances: the data covariance
         plus ``max(reg_covar, 1e-6)`` on the diagonal, in every state."""
         D = X.shape[1]
+        X = _mean_fill(X)
         if init == "kmeans++":
             means = _kmeans(X, n_components, rng)
         else:
@@ -602,10 +614,12 @@ class GaussianEmission(Emission):
     def log_likelihood(self, params, X):
         from ..distributions import compute_precision_cholesky, log_gaussian_prob
 
+        from ..distributions._missing import marginal_log_gaussian_prob
+
         prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
                                                   reg_covar=self.reg_covar)
-        return log_gaussian_prob(X, params["means"], prec_chol, self.covariance_type,
-                                 shift=self.shift_)
+        log_prob = marginal_log_gaussian_prob if self._marginalize() else log_gaussian_prob
+        return log_prob(X, params["means"], prec_chol, self.covariance_type, shift=self.shift_)
 
     def empty_stats(self, n_components):
         from ..distributions import covariance_shape
@@ -615,8 +629,15 @@ class GaussianEmission(Emission):
                 "obs2": np.zeros(covariance_shape(self.covariance_type, n_components, D))}
 
     def accumulate(self, params, X, gamma):
-        from ..distributions import accumulate_gaussian_stats
+        from ..distributions import accumulate_gaussian_stats, compute_precision_cholesky
+        from ..distributions._missing import accumulate_missing_gaussian_stats
 
+        if self._marginalize():
+            prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
+                                                      reg_covar=self.reg_covar)
+            post, obs, obs2 = accumulate_missing_gaussian_stats(
+                X, gamma, params["means"], prec_chol, self.covariance_type, shift=self.shift_)
+            return {"post": post, "obs": obs, "obs2": obs2}
         post, obs, obs2 = accumulate_gaussian_stats(X, gamma, self.covariance_type,
                                                     shift=self.shift_)
         return {"post": post, "obs": obs, "obs2": obs2}
@@ -674,6 +695,13 @@ class GaussianEmission(Emission):
         for k in range(K):
             out[states == k] = draws[labels == k]
         return out
+
+
+def _mean_fill(X):
+    """NaN (missing='marginalize') replaced by column means, for the start only."""
+    from ..distributions._missing import mean_fill
+
+    return mean_fill(X)
 
 
 def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):

@@ -894,6 +894,9 @@ class GaussianHMM(HiddenMarkovModel):
         ``covars_`` shape: (K, D), (K, D, D), (K,) or (D, D).
     reg_covar : float, default 1e-6
         Non-negative regularisation added to the diagonal of the covariances at each M-step.
+    missing : {'error', 'marginalize'}, default 'error'
+        ``'marginalize'``: NaN entries are unobserved and integrated out exactly (a fully
+        missing time step has emission likelihood 1; see :class:`GaussianEmission`).
     """ + _COMMON_DOC % {"init": "kmeans++"} + """
     Attributes
     ----------
@@ -908,10 +911,11 @@ class GaussianHMM(HiddenMarkovModel):
     def __init__(self, n_components=2, covariance_type="diag", *, reg_covar=1e-6,
                  startprob_prior=None, transmat_prior=None, init="kmeans++", frozen=None,
                  n_init=1, max_iter=100, tol=1e-6, random_state=None, callback=None,
-                 verbose=False):
+                 verbose=False, missing="error"):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.reg_covar = reg_covar
+        self.missing = missing
         self.startprob_prior = startprob_prior
         self.transmat_prior = transmat_prior
         self.init = init
@@ -925,4 +929,41 @@ class GaussianHMM(HiddenMarkovModel):
 
     def _make_emission(self):
         return em.GaussianEmission(covariance_type=self.covariance_type,
-                                   reg_covar=self.reg_covar)
+                                   reg_covar=self.reg_covar, missing=self.missing)
+
+    def impute(self, X, lengths=None, return_std=False):
+        """Fill the missing (NaN) entries with their posterior means given the whole sequence,
+        ``E[x_t,m | x] = sum_k p(z_t = k | x) E[x_t,m | x_t,o, z_t = k]`` (forward-backward
+        posteriors; Gaussian conditionals, Ghahramani & Jordan 1994). Needs
+        ``missing='marginalize'``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a missing entry.
+        lengths : array-like of int of shape (n_sequences,), optional
+        return_std : bool, default False
+            Also return the posterior standard deviations (law of total variance).
+
+        Returns
+        -------
+        X_imputed : ndarray of shape (n_samples, n_features)
+            A new array: observed entries unchanged.
+        std : ndarray of shape (n_samples, n_features)
+            Only with ``return_std``: 0 at observed entries.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted model, ``missing='error'`` with NaN, infinite entries, wrong shapes.
+        """
+        from ..distributions import compute_precision_cholesky
+        from ..distributions._missing import check_array_missing, conditional_impute
+
+        gamma = self.predict_proba(X, lengths)
+        X = check_array_missing(X, "X")
+        pc, _ = compute_precision_cholesky(self.covars_, self.covariance_type,
+                                           reg_covar=self.reg_covar)
+        return conditional_impute(X, np.zeros(self.n_components), self.means_, pc,
+                                  self.covariance_type, shift=self.emission_.shift_,
+                                  return_std=return_std, resp=gamma)
