@@ -201,6 +201,14 @@ class LatentDirichletAllocation(LatentModel):
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3
         A document's E-step stops when the mean absolute change of its gamma is below this.
+    warmup_doc_update_iter : int or None, default None
+        Batch fit only: cap the E-step sweeps per document of batch iteration i (1-based) at
+        ``min(max_doc_update_iter, warmup_doc_update_iter * 2 ** (i - 1))``, so the first
+        iterations, whose topics are about to change anyway, are cheap (4 gives 4, 8, 16, 32,
+        64 sweeps, then ``max_doc_update_iter``). None: every iteration uses
+        ``max_doc_update_iter``. Measured with ``benchmarks/bench_lda_curve.py`` (K=20, spectral
+        start): on NIPS the first iteration takes 3x less time, and the fit reaches a held-out
+        perplexity the uncapped fit reaches 2-3x later.
     init : {'random', 'spectral'} or dict, default 'random'
         ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010; scikit-learn's
         initialisation). ``'spectral'``: topics from the method of moments
@@ -296,7 +304,7 @@ class LatentDirichletAllocation(LatentModel):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None,
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
-                 init="random", n_init=1, learning_method="batch", learning_offset=10.0,
+                 warmup_doc_update_iter=None, init="random", n_init=1, learning_method="batch", learning_offset=10.0,
                  learning_decay=0.7, batch_size=128, total_samples=None, holdout=None,
                  random_state=None, callback=None, verbose=False):
         self.n_components = n_components
@@ -306,6 +314,7 @@ class LatentDirichletAllocation(LatentModel):
         self.tol = tol
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
+        self.warmup_doc_update_iter = warmup_doc_update_iter
         self.init = init
         self.n_init = n_init
         self.learning_method = learning_method
@@ -328,6 +337,9 @@ class LatentDirichletAllocation(LatentModel):
             setattr(self, name + "_", float(v))
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
+        if self.warmup_doc_update_iter is not None:
+            check_scalar(self.warmup_doc_update_iter, "warmup_doc_update_iter",
+                         numbers.Integral, low=1)
         check_scalar(self.learning_offset, "learning_offset", numbers.Real, low=0.0)
         check_scalar(self.learning_decay, "learning_decay", numbers.Real, low=0.0,
                      high=1.0, low_inclusive=False)
@@ -389,7 +401,7 @@ class LatentDirichletAllocation(LatentModel):
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         self._set_components(lam)
         if hasattr(self, "_fit_prev"):  # inside fit: keep the bound monotone (see _iterate)
-            self._fit_prev = {"data": weakref.ref(data), "gamma": None, "elbo": None}
+            self._fit_prev = {"data": weakref.ref(data), "gamma": None, "elbo": None, "it": 0}
             self._n_monotone_fallbacks = 0
 
     def __getstate__(self):
@@ -429,8 +441,12 @@ class LatentDirichletAllocation(LatentModel):
         if prev is None or prev["data"]() is not data:
             return super()._iterate(data)
         bt, shift, alpha = self._exp_beta_t, self._beta_shift, self.doc_topic_prior_
+        cap = int(self.max_doc_update_iter)
+        if self.warmup_doc_update_iter is not None:  # cheap first iterations (class docs)
+            cap = min(cap, int(self.warmup_doc_update_iter) * 2 ** min(prev["it"], 30))
+        prev["it"] += 1
         gamma, exp_theta, ratio, doc_elbo, _ = _run_local(
-            data, bt, shift, alpha, self.max_doc_update_iter, self.mean_change_tol)
+            data, bt, shift, alpha, cap, self.mean_change_tol)
         n_tok = float(data.data.sum())
         glob = self._global_elbo_terms()
         n = float(data.shape[0])

@@ -1,0 +1,140 @@
+"""LDA warm-up E-step caps (``warmup_doc_update_iter``) against manual E/M steps, and a
+reduced-size smoke test of ``benchmarks/bench_lda_curve.py`` (its evaluator, the tomotopy
+conversion and the dominance table)."""
+
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from latentkit.datasets import make_lda_corpus
+from latentkit.topic import LatentDirichletAllocation, lda_e_step
+
+BENCH = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "benchmarks",
+                     "bench_lda_curve.py")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_lda_curve", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    X, _ = make_lda_corpus(80, n_components=3, vocab_size=50, doc_length=40, random_state=2)
+    return sp.csr_matrix(X)
+
+
+# ---------------------------------------------------------------------------------------------
+# warmup_doc_update_iter
+# ---------------------------------------------------------------------------------------------
+
+def test_warmup_caps_equal_manual_steps(corpus):
+    """Iteration i runs at most warmup * 2**(i-1) sweeps per document: the fit equals manual
+    E-steps with those caps followed by lambda = eta + sstats."""
+    K, a = 3, 0.2
+    lam0 = np.random.default_rng(0).gamma(100.0, 0.01, size=(K, corpus.shape[1]))
+    m = LatentDirichletAllocation(K, doc_topic_prior=a, topic_word_prior=a, max_iter=3, tol=0,
+                                  init={"components": lam0}, warmup_doc_update_iter=1).fit(corpus)
+    lam = lam0
+    for cap in (1, 2, 4):
+        _, ss, _, n_iter = lda_e_step(corpus, lam, a, max_doc_update_iter=cap)
+        assert n_iter.max() == cap   # the cap binds, so the test can tell caps apart
+        lam = a + ss
+    np.testing.assert_allclose(m.components_, lam, rtol=1e-12)
+    full = LatentDirichletAllocation(K, doc_topic_prior=a, topic_word_prior=a, max_iter=3,
+                                     tol=0, init={"components": lam0}).fit(corpus)
+    assert not np.allclose(full.components_, m.components_, rtol=1e-6)
+
+
+def test_warmup_at_or_above_max_is_the_default_fit(corpus):
+    kw = dict(max_iter=5, tol=0, random_state=3, max_doc_update_iter=20)
+    a = LatentDirichletAllocation(3, **kw).fit(corpus)
+    b = LatentDirichletAllocation(3, warmup_doc_update_iter=20, **kw).fit(corpus)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(a.lower_bounds_, b.lower_bounds_)
+
+
+def test_warmup_bound_never_decreases_and_ends_at_a_stationary_point(corpus):
+    """The caps only shorten early iterations: the bound stays monotone and the fit ends
+    where a full-cap iteration no longer moves it (possibly another local optimum than the
+    uncapped fit's, as any change of the early trajectory may give)."""
+    w = LatentDirichletAllocation(3, warmup_doc_update_iter=2, max_iter=300, tol=1e-6,
+                                  random_state=4).fit(corpus)
+    assert w.converged_
+    assert np.all(np.diff(w.lower_bounds_) >= -1e-9 * abs(w.lower_bounds_[-1]))
+    again = LatentDirichletAllocation(3, max_iter=1, tol=0,
+                                      init={"components": w.components_}).fit(corpus)
+    assert abs(again.lower_bound_ - w.lower_bound_) < 1e-4
+    np.testing.assert_allclose(again.components_, w.components_, rtol=1e-3, atol=1e-2)
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, "4"])
+def test_warmup_bad_value_is_named(corpus, bad):
+    with pytest.raises((ValueError, TypeError), match="warmup_doc_update_iter"):
+        LatentDirichletAllocation(3, warmup_doc_update_iter=bad, max_iter=2).fit(corpus)
+
+
+# ---------------------------------------------------------------------------------------------
+# the benchmark's evaluator and bookkeeping
+# ---------------------------------------------------------------------------------------------
+
+def test_evaluator_equals_model_perplexity_without_prior_kl(bench, corpus):
+    train, test = bench.split_documents(corpus, seed=1)
+    assert train.shape[0] + test.shape[0] == corpus.shape[0] and test.shape[0] == 8
+    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0).fit(train)
+    got = bench.heldout_perplexity(m.components_, test, m.doc_topic_prior_)
+    assert got == pytest.approx(m.perplexity(test, include_prior_kl=False), rel=1e-12)
+    assert got < m.perplexity(test)   # the global KL term only adds
+
+
+def test_tomotopy_counts_map_to_columns(bench, corpus):
+    tp = pytest.importorskip("tomotopy")
+    X = corpus.tolil()
+    X[:, 7] = 0                       # a word the sampler never sees
+    X = X.tocsr()
+    X.eliminate_zeros()
+    eta = 0.25
+    m = tp.LDAModel(k=3, alpha=0.2, eta=eta, seed=0)
+    for d in range(X.shape[0]):
+        row = X[d]
+        m.add_doc([str(w) for w, c in zip(row.indices, row.data.astype(int)) for _ in range(c)])
+    m.train(5, workers=1)
+    lam = bench.tomotopy_components(m, X.shape[1], eta)
+    assert lam.shape == (3, X.shape[1])
+    # every token sits in exactly one topic: column sums of the counts are the word counts
+    np.testing.assert_allclose((lam - eta).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(),
+                               rtol=1e-6, atol=1e-4)
+    np.testing.assert_array_equal(lam[:, 7], eta)
+
+
+def test_dominance_table(bench):
+    ours = {"times": [0.5, 1.0, 2.0], "perplexity": [3000.0, 2500.0, 2000.0]}
+    peer = {"times": [0.25, 1.0, 4.0], "perplexity": [3020.0, 2600.0, 2010.0]}
+    rows = bench.dominance(ours, peer)
+    # 3020: ours within 1% at 0.5 s (ratio 2); 2600: at 1.0 s; 2010: at 2.0 s
+    assert [r[3] for r in rows] == [2.0, 1.0, 0.5]
+    assert bench.dominance(ours, {"times": [1.0], "perplexity": [1500.0]})[0][3] == np.inf
+
+
+def test_reduced_run_writes_json_and_png(bench, tmp_path):
+    res = bench.main(["--corpora", "kos", "--max-docs", "300", "--budget", "0.2",
+                      "--max-iter", "3", "--methods", "spectral,random,tomotopy",
+                      "--no-coherence", "--out", str(tmp_path)])
+    with open(tmp_path / "lda_curve.json") as f:
+        saved = json.load(f)
+    assert os.path.getsize(tmp_path / "lda_curve.png") > 0
+    kos = saved["corpora"]["kos"]
+    assert kos["n_train"] == 270 and kos["n_test"] == 30
+    curves = kos["curves"]
+    assert {"latentkit VB spectral", "latentkit VB random"} <= set(curves)
+    for cur in curves.values():
+        assert np.all(np.diff(cur["times"]) > 0) and len(cur["perplexity"]) == len(cur["times"])
+        assert all(np.isfinite(cur["perplexity"]))
+    assert res["corpora"]["kos"]["dominance"].keys() >= {"latentkit VB random"}
