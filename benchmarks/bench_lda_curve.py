@@ -46,6 +46,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -244,6 +245,7 @@ def run_tomotopy(train, K, budget, seed, workers=2):
 
     m = tp.LDAModel(k=K, alpha=1.0 / K, eta=1.0 / K, seed=seed)
     m.optim_interval = 0   # keep alpha = eta = 1/K fixed
+    warnings.filterwarnings("ignore", "The training result may differ", RuntimeWarning)
     indptr, indices, data = train.indptr, train.indices, train.data.astype(np.int64)
     for d in range(train.shape[0]):
         words = []
@@ -343,7 +345,7 @@ def warm_up(K):
     rng = np.random.default_rng(0)
     X = sp.csr_matrix(rng.poisson(1.0, size=(60, 40)).astype(float))
     for init in ("random", "spectral"):
-        LatentDirichletAllocation(K, init=init, max_iter=2, random_state=0).fit(X)
+        LatentDirichletAllocation(3, init=init, max_iter=2, random_state=0).fit(X)
     LatentDirichletAllocation(K, learning_method="online", batch_size=20, total_samples=60,
                               random_state=0).partial_fit(X[:20])
 
@@ -355,14 +357,16 @@ def main(argv=None):
     ap.add_argument("--max-docs", type=int, default=None, help="subsample documents first")
     ap.add_argument("-k", type=int, default=20, help="topics (default 20)")
     ap.add_argument("--budget", type=float, default=None,
-                    help="seconds per method and corpus (default: 12 for KOS, 30 for NIPS, "
+                    help="seconds per method and corpus (default: 12 for KOS, 40 for NIPS, "
                          "30 for Gutenberg)")
     ap.add_argument("--max-iter", type=int, default=200,
                     help="batch iterations / SVI epochs cap (default 200)")
-    ap.add_argument("--methods", default="spectral,spectral0,random,svi,tomotopy,gensim",
+    ap.add_argument("--methods", default="spectral,random,random0,svi,tomotopy,gensim",
                     help="comma-separated subset of spectral (spectral start, "
-                         "warmup_doc_update_iter=4), spectral0 (spectral start, default "
-                         "E-step caps), random (the Python defaults), svi, tomotopy, gensim")
+                         "warmup_doc_update_iter=4), random (random start, "
+                         "warmup_doc_update_iter=4), random0 (the Python defaults), spectral0 "
+                         "(spectral start, default E-step caps), svi (online VB), tomotopy, "
+                         "gensim (default: all but spectral0)")
     ap.add_argument("--out", default=".", help="folder for lda_curve.json and lda_curve.png")
     ap.add_argument("--no-coherence", action="store_true", help="skip c_npmi")
     ap.add_argument("--seed", type=int, default=0)
@@ -373,7 +377,7 @@ def main(argv=None):
     K = args.k
     alpha = 1.0 / K
     methods = args.methods.split(",")
-    default_budget = {"kos": 12.0, "nips": 30.0, "gutenberg": 30.0}
+    default_budget = {"kos": 12.0, "nips": 40.0, "gutenberg": 30.0}
     coh = None if args.no_coherence else _coherence_function()
     print(f"uptime at start: {_uptime()}")
     print(f"K={K}, alpha=eta=1/K, numba threads {numba.get_num_threads()}, peers 2 workers; "
@@ -386,15 +390,19 @@ def main(argv=None):
             tr, K, "spectral", b, args.max_iter, args.seed, warmup_doc_update_iter=4),
         "tomotopy": lambda tr, b: run_tomotopy(tr, K, b, args.seed),
         "latentkit VB random": lambda tr, b: run_latentkit_batch(
-            tr, K, "random", b, args.max_iter, args.seed),
+            tr, K, "random", b, args.max_iter, args.seed, warmup_doc_update_iter=4),
         "gensim LdaMulticore": lambda tr, b: run_gensim(tr, K, b, args.seed),
+        "latentkit VB random, defaults": lambda tr, b: run_latentkit_batch(
+            tr, K, "random", b, args.max_iter, args.seed),
+        "latentkit SVI": lambda tr, b: run_latentkit_svi(tr, K, b, args.max_iter, args.seed),
         "latentkit VB spectral, no warm-up": lambda tr, b: run_latentkit_batch(
             tr, K, "spectral", b, args.max_iter, args.seed),
-        "latentkit SVI": lambda tr, b: run_latentkit_svi(tr, K, b, args.max_iter, args.seed),
     }
     wanted = {"latentkit VB spectral": "spectral" in methods,
               "latentkit VB spectral, no warm-up": "spectral0" in methods,
-              "latentkit VB random": "random" in methods, "latentkit SVI": "svi" in methods,
+              "latentkit VB random": "random" in methods,
+              "latentkit VB random, defaults": "random0" in methods,
+              "latentkit SVI": "svi" in methods,
               "tomotopy": have["tomotopy"], "gensim LdaMulticore": have["gensim"]}
     results = {"k": K, "alpha": alpha, "eta": alpha, "uptime_start": _uptime(), "corpora": {}}
     for name in args.corpora.split(","):
@@ -430,28 +438,23 @@ def main(argv=None):
     return results
 
 
-OURS = "latentkit VB spectral"
+PEERS = ("tomotopy", "gensim LdaMulticore")
 
 
 def report_dominance(name, curves, store):
-    """Print and store, for each peer, the time ratio latentkit / peer to reach each of the
-    peer's snapshot qualities (within 1%)."""
-    ours = curves.get(OURS)
-    if ours is None:
-        return
+    """Print and store, for each latentkit curve and each peer, the time ratio latentkit / peer
+    to reach each of the peer's snapshot qualities (within 1%)."""
     store["dominance"] = {}
-    for peer in ("tomotopy", "gensim LdaMulticore", "latentkit VB random",
-                 "latentkit VB spectral, no warm-up", "latentkit SVI"):
-        if peer not in curves:
-            continue
-        rows = dominance(ours, curves[peer])
-        store["dominance"][peer] = [list(map(float, r)) for r in rows]
-        worst = max(r[3] for r in rows)
-        print(f"  {OURS} vs {peer}: worst time ratio {worst:.2f} "
-              f"({'dominates' if worst <= 1.0 else 'does not dominate'})")
-        step = max(1, len(rows) // 15)
-        print("    (peer perplexity @ peer time: time ratio) " + ", ".join(
-            f"{q:.0f}@{tp:.2f}s:{ratio:.2f}" for tp, q, _, ratio in rows[::step]))
+    for ours in [c for c in curves if c.startswith("latentkit")]:
+        for peer in [p for p in PEERS if p in curves]:
+            rows = dominance(curves[ours], curves[peer])
+            store["dominance"][f"{ours} / {peer}"] = [list(map(float, r)) for r in rows]
+            worst = max(r[3] for r in rows)
+            print(f"  {ours} vs {peer}: worst time ratio {worst:.2f} "
+                  f"({'dominates' if worst <= 1.0 else 'does not dominate'})")
+            step = max(1, len(rows) // 15)
+            print("    (peer perplexity @ peer time: time ratio) " + ", ".join(
+                f"{q:.0f}@{tp:.2f}s:{ratio:.2f}" for tp, q, _, ratio in rows[::step]))
 
 
 def plot(results, path):
