@@ -31,6 +31,9 @@ Protocol
   (``perplexity <= 1.01 q_p``); a ratio <= 1 at every snapshot means latentkit's curve is no
   worse than the peer's at every wall time. ``inf``: latentkit never gets there within its
   budget.
+* ``c_npmi`` (when ``latentkit.topic.coherence`` exists): mean over topics of the NPMI of
+  their top 10 words, co-occurrence counted per training document (the window is the whole
+  document: these corpora have no word order).
 * Methods run interleaved in one process (ours, a peer, ours, a peer ...), so the load of a
   shared machine falls on all of them; the script prints ``uptime`` at the start and the end.
 
@@ -165,10 +168,15 @@ def _coherence_function():
 
 
 def npmi(coherence, components, X_ref, top_n=10):
-    """Mean ``c_npmi`` coherence of the top ``top_n`` words of each topic on ``X_ref``."""
+    """Mean ``c_npmi`` coherence of the top ``top_n`` words of each topic on ``X_ref``.
+
+    The corpora are bags of words (no word order), so the window is the whole document
+    (``window_size`` = the longest document): NPMI of document co-occurrence."""
     ids = [list(map(int, row)) for row in np.argsort(-components, axis=1)[:, :top_n]]
+    win = max(1, int(np.asarray(X_ref.sum(axis=1)).max()))
     try:
-        return float(coherence(ids, X_ref, measure="c_npmi", top_n=top_n).mean)
+        return float(coherence(ids, X_ref, measure="c_npmi", top_n=top_n,
+                               window_size=win).mean)
     except ValueError:  # a topic word absent from the reference corpus
         return None
 
