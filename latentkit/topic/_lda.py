@@ -206,11 +206,12 @@ class LatentDirichletAllocation(LatentModel):
         ``max_doc_update_iter`` throughout): cap the E-step sweeps per document of batch
         iteration i (1-based) at ``min(max_doc_update_iter, warmup_doc_update_iter *
         2 ** (i - 1))``, so the first iterations, whose topics are about to change anyway, are
-        cheap (4 gives 4, 8, 16, 32, 64 sweeps, then ``max_doc_update_iter``). None: every iteration uses
-        ``max_doc_update_iter``. Measured with ``benchmarks/bench_lda_curve.py`` (random
-        start, K=20, 2 threads): the held-out perplexity the default fit has after 10.7 s on
-        KOS, 37 s on NIPS and 19.5 s on the Gutenberg paragraphs is reached after 3.6 s, 26 s
-        and 7.3 s with 4 (a different trajectory, so possibly another local optimum).
+        cheap (4 gives 4, 8, 16, 32, 64 sweeps, then ``max_doc_update_iter``). None: every
+        iteration uses ``max_doc_update_iter``. Measured with
+        ``benchmarks/bench_lda_curve.py`` (random start, K=20, 2 threads): the held-out
+        perplexity the default fit has after 10.7 s on KOS, 37 s on NIPS and 19.5 s on the
+        Gutenberg paragraphs is reached after 3.6 s, 26 s and 7.3 s with 4 (a different
+        trajectory, so possibly another local optimum).
     init : {'random', 'spectral'} or dict, default 'random'
         ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010; scikit-learn's
         initialisation). ``'spectral'``: topics from the method of moments
@@ -306,9 +307,9 @@ class LatentDirichletAllocation(LatentModel):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None,
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
-                 warmup_doc_update_iter=None, init="random", n_init=1, learning_method="batch", learning_offset=10.0,
-                 learning_decay=0.7, batch_size=128, total_samples=None, holdout=None,
-                 random_state=None, callback=None, verbose=False):
+                 warmup_doc_update_iter=None, init="random", n_init=1, learning_method="batch",
+                 learning_offset=10.0, learning_decay=0.7, batch_size=128, total_samples=None,
+                 holdout=None, random_state=None, callback=None, verbose=False):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
