@@ -4,6 +4,7 @@
 Hoffman, Blei & Bach 2010).
 """
 
+from ._cvb0 import cvb0_topics
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
 from ._plsa import PLSA
 
@@ -11,5 +12,6 @@ __all__ = [
     "LatentDirichletAllocation",
     "LDAStats",
     "lda_e_step",
+    "cvb0_topics",
     "PLSA",
 ]
