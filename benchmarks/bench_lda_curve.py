@@ -11,9 +11,9 @@ Protocol
   is switched off (``optim_interval = 0``). Two workers/threads for everyone: numba's thread
   pool for latentkit, ``workers=2`` for tomotopy and gensim.
 * latentkit curves: ``cvb0_topics`` (100 sweeps of zero-order collapsed VB, Asuncion et al.
-  2009) followed by batch VB started at its topics (``tol=0``); batch VB from the spectral start and from the random start, both with
-  ``warmup_doc_update_iter=4`` (cheap first iterations) and ``tol=0`` (run until the budget,
-  as tomotopy runs its iterations); batch VB with the Python defaults (random start, default
+  2009) followed by batch VB started at its topics (``tol=0``); batch VB from the spectral
+  start and from the random start, both with ``warmup_doc_update_iter=4`` (cheap first
+  iterations) and ``tol=0`` (run until the budget, as tomotopy runs its iterations); batch VB with the Python defaults (random start, default
   caps and ``tol``); online VB (SVI, batches of 256, ``partial_fit``). tomotopy: snapshots after
   1, 2, 5, 10, 20, 30, 50, 75, 100, ... Gibbs iterations; gensim: after every M-step
   (``chunksize=2000``, ``iterations=50``).
