@@ -212,12 +212,15 @@ class LatentDirichletAllocation(LatentModel):
         perplexity the default fit has after 10.7 s on KOS, 37 s on NIPS and 19.5 s on the
         Gutenberg paragraphs is reached after 3.6 s, 26 s and 7.3 s with 4 (a different
         trajectory, so possibly another local optimum).
-    init : {'random', 'spectral'} or dict, default 'random'
+    init : {'random', 'spectral', 'cvb0'} or dict, default 'random'
         ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010; scikit-learn's
         initialisation). ``'spectral'``: topics from the method of moments
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
-        to the random start with a warning when the moments are degenerate. A dict ``{'components': array of shape (K, V)}`` gives the starting
-        lambda (> 0).
+        to the random start with a warning when the moments are degenerate. ``'cvb0'``: the
+        topics of 100 sweeps of zero-order collapsed VB (:func:`latentkit.topic.cvb0_topics`;
+        Asuncion et al. 2009), a slower start that lands in a better optimum (K=20, held-out
+        perplexity on KOS / NIPS / Gutenberg paragraphs in ``benchmarks/bench_lda_curve.py``).
+        A dict ``{'components': array of shape (K, V)}`` gives the starting lambda (> 0).
     n_init : int, default 1
         Initialisations; the one with the highest final ELBO is kept.
     learning_method : {'batch', 'online'}, default 'batch'
@@ -362,8 +365,8 @@ class LatentDirichletAllocation(LatentModel):
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
         init = self.init
         if isinstance(init, str):
-            if init not in ("random", "spectral"):
-                raise ValueError(f"init must be 'random', 'spectral' or a dict with key "
+            if init not in ("random", "spectral", "cvb0"):
+                raise ValueError(f"init must be 'random', 'spectral', 'cvb0' or a dict with key "
                                  f"'components', got {init!r}.")
         elif isinstance(init, dict):
             extra = set(init) - {"components"}
@@ -400,6 +403,10 @@ class LatentDirichletAllocation(LatentModel):
             from ..spectral import spectral_init_lda
             lam = spectral_init_lda(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                                     random_state=rng)["components"]
+        elif self.init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
+            from ._cvb0 import cvb0_topics
+            lam = cvb0_topics(data, K, self.doc_topic_prior_, self.topic_word_prior_,
+                              random_state=rng)
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         self._set_components(lam)

@@ -226,3 +226,15 @@ def test_cvb0_bad_arguments_are_named(corpus, kw, name):
         cvb0_topics(corpus, **args)
     with pytest.raises(ValueError, match="X"):
         cvb0_topics(-corpus.toarray(), 3)
+
+
+def test_init_cvb0_is_cvb0_topics(corpus):
+    from latentkit._validation import check_random_state
+    from latentkit.topic import cvb0_topics
+
+    m = LatentDirichletAllocation(3, init="cvb0", max_iter=2, tol=0, random_state=4).fit(corpus)
+    lam = cvb0_topics(corpus, 3, random_state=check_random_state(4))
+    ref = LatentDirichletAllocation(3, init={"components": lam}, max_iter=2, tol=0).fit(corpus)
+    np.testing.assert_array_equal(m.components_, ref.components_)
+    with pytest.raises(ValueError, match="'cvb0'"):
+        LatentDirichletAllocation(3, init="gibbs").fit(corpus)
