@@ -383,7 +383,7 @@ def warm_up(K):
     """Compile (or load from numba's cache) every latentkit kernel the runs use."""
     import scipy.sparse as sp
 
-    from latentkit.topic import LatentDirichletAllocation
+    from latentkit.topic import LatentDirichletAllocation, cvb0_topics
 
     rng = np.random.default_rng(0)
     X = sp.csr_matrix(rng.poisson(1.0, size=(60, 40)).astype(float))
@@ -393,6 +393,7 @@ def warm_up(K):
             LatentDirichletAllocation(3, init=init, max_iter=2, random_state=0).fit(X)
     LatentDirichletAllocation(K, learning_method="online", batch_size=20, total_samples=60,
                               random_state=0).partial_fit(X[:20])
+    cvb0_topics(X, 3, n_sweeps=1, random_state=0)
 
 
 def main(argv=None):
