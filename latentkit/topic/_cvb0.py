@@ -16,9 +16,11 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
 
     Zero-order collapsed variational Bayes (Asuncion et al. 2009) iterates, for every
     (document, word) entry, the expected-count form of the collapsed Gibbs conditional; it
-    reaches the held-out quality of collapsed Gibbs sampling in far fewer passes, and its
-    topics make a start for :class:`LatentDirichletAllocation` that lands in a better basin
-    than the random or spectral starts (``benchmarks/bench_lda_curve.py``)::
+    reaches the held-out quality of collapsed Gibbs sampling in about as many passes (KOS,
+    K=20: held-out perplexity 2074 after 100 sweeps, tomotopy 2096 after 100 iterations), and
+    its topics make a start for :class:`LatentDirichletAllocation` that lands in a better
+    optimum than the random or spectral starts (KOS: 2037 against 2117;
+    ``benchmarks/bench_lda_curve.py``)::
 
         lam = cvb0_topics(X, 20)
         LatentDirichletAllocation(20, init={"components": lam}).fit(X)
