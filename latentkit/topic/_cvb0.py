@@ -2,12 +2,17 @@
 
 import numbers
 
+import numba
 import numpy as np
 
 from .._kernels import cvb0 as _k
 from .._validation import check_counts, check_random_state, check_scalar
 
 __all__ = ["cvb0_topics"]
+
+#: Below this many entry-topic pairs (nnz * K) a sweep runs on one numba thread: a sweep is
+#: then cheaper than waking the thread pool, which on a loaded machine costs ~40 ms a sweep.
+SERIAL_BELOW = 200_000
 
 
 def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_sweeps=100,
@@ -74,10 +79,16 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     nwk = np.empty((V, K))
     _k.cvb0_topic_word(indices, data, phi, nwk)
     ndk = np.empty((X.shape[0], K))
-    for sweep in range(1, n_sweeps + 1):
-        _k.cvb0_sweep(indptr, indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
-                      float(eta), V, ndk)
-        _k.cvb0_topic_word(indices, data, phi, nwk)
-        if callback is not None and callback(sweep, eta + nwk.T):
-            break
+    threads = numba.get_num_threads()
+    if data.shape[0] * K < SERIAL_BELOW:
+        numba.set_num_threads(1)   # same result (the kernel is thread-count independent)
+    try:
+        for sweep in range(1, n_sweeps + 1):
+            _k.cvb0_sweep(indptr, indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
+                          float(eta), V, ndk)
+            _k.cvb0_topic_word(indices, data, phi, nwk)
+            if callback is not None and callback(sweep, eta + nwk.T):
+                break
+    finally:
+        numba.set_num_threads(threads)
     return np.ascontiguousarray(eta + nwk.T)
