@@ -4,6 +4,7 @@
 Hoffman, Blei & Bach 2010).
 """
 
+from ._cvb0 import cvb0_topics
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
 from ._plsa import PLSA
 from ._coherence import Coherence, coherence
@@ -13,6 +14,7 @@ __all__ = [
     "LatentDirichletAllocation",
     "LDAStats",
     "lda_e_step",
+    "cvb0_topics",
     "PLSA",
     "coherence",
     "Coherence",

@@ -1,0 +1,89 @@
+"""numba kernels of zero-order collapsed variational Bayes (CVB0) for LDA.
+
+Asuncion, Welling, Smyth & Teh (2009), "On Smoothing and Inference for Topic Models", UAI,
+eq. (5): for every (document, word) entry j with count n_j, responsibilities
+``phi_jk`` are updated to
+
+    phi_jk ∝ (N_dk - n_j phi_jk + alpha) (N_wk - n_j phi_jk + eta) / (N_k - n_j phi_jk + V eta),
+
+the expected-count analogue of the collapsed Gibbs sampler's conditional, with the entry's own
+contribution removed (all ``n_j`` tokens of a word in a document share one ``phi_j``).
+
+Schedule (deterministic, thread-count independent): within a document the entries are updated
+in order and ``N_dk`` follows every update (Gauss-Seidel); the topic-word counts ``N_wk`` and
+``N_k`` are those of the previous sweep (Jacobi across documents, so documents run in
+parallel with ``prange``), recomputed serially in document order after each sweep.
+
+Imports only numpy, math and numba (DESIGN.md section 4).
+"""
+
+import numpy as np
+
+from ._jit import jit, prange
+
+__all__ = ["cvb0_sweep", "cvb0_topic_word"]
+
+
+@jit(parallel=True)
+def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk):
+    """One CVB0 sweep over all documents.
+
+    Parameters
+    ----------
+    indptr : int64[D + 1]; indices : int64[nnz]; data : float64[nnz]
+        CSR count matrix.
+    phi : float64[nnz, K] (in/out)
+        Responsibilities of every entry (rows sum to 1).
+    nwk : float64[V, K]
+        Expected topic-word counts ``sum_j [w_j = w] n_j phi_jk`` of the previous sweep.
+    nk : float64[K]
+        Their column sums.
+    alpha, eta : float
+        Symmetric document-topic and topic-word priors (> 0).
+    n_features : int
+        V.
+    ndk : float64[D, K] (out)
+        Expected document-topic counts after the sweep.
+    """
+    D = indptr.shape[0] - 1
+    K = phi.shape[1]
+    v_eta = n_features * eta
+    for d in prange(D):
+        s, e = indptr[d], indptr[d + 1]
+        nd = ndk[d]
+        for k in range(K):
+            nd[k] = 0.0
+        for j in range(s, e):
+            for k in range(K):
+                nd[k] += data[j] * phi[j, k]
+        p = np.empty(K)
+        for j in range(s, e):
+            w = indices[j]
+            n = data[j]
+            tot = 0.0
+            for k in range(K):
+                own = n * phi[j, k]
+                v = ((nd[k] - own + alpha) * (nwk[w, k] - own + eta)
+                     / (nk[k] - own + v_eta))
+                if v < 1e-300:  # rounding can push a removed count a hair below 0
+                    v = 1e-300
+                p[k] = v
+                tot += v
+            for k in range(K):
+                new = p[k] / tot
+                nd[k] += n * (new - phi[j, k])
+                phi[j, k] = new
+
+
+@jit
+def cvb0_topic_word(indices, data, phi, nwk):
+    """``nwk[w, k] = sum_j [w_j = w] n_j phi_jk`` (serial, entry order: deterministic)."""
+    K = phi.shape[1]
+    for w in range(nwk.shape[0]):
+        for k in range(K):
+            nwk[w, k] = 0.0
+    for j in range(indices.shape[0]):
+        row = nwk[indices[j]]
+        n = data[j]
+        for k in range(K):
+            row[k] += n * phi[j, k]

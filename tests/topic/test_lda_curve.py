@@ -1,0 +1,241 @@
+"""LDA warm-up E-step caps (``warmup_doc_update_iter``) against manual E/M steps; CVB0 topics
+(``cvb0_topics``) against a NumPy oracle; a reduced-size smoke test of
+``benchmarks/bench_lda_curve.py`` (its evaluator, the tomotopy conversion and the dominance
+table)."""
+
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from latentkit.datasets import make_lda_corpus
+from latentkit.topic import LatentDirichletAllocation, lda_e_step
+
+BENCH = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "benchmarks",
+                     "bench_lda_curve.py")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_lda_curve", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    X, _ = make_lda_corpus(80, n_components=3, vocab_size=50, doc_length=40, random_state=2)
+    return sp.csr_matrix(X)
+
+
+# ---------------------------------------------------------------------------------------------
+# warmup_doc_update_iter
+# ---------------------------------------------------------------------------------------------
+
+def test_warmup_caps_equal_manual_steps(corpus):
+    """Iteration i runs at most warmup * 2**(i-1) sweeps per document: the fit equals manual
+    E-steps with those caps followed by lambda = eta + sstats."""
+    K, a = 3, 0.2
+    lam0 = np.random.default_rng(0).gamma(100.0, 0.01, size=(K, corpus.shape[1]))
+    m = LatentDirichletAllocation(K, doc_topic_prior=a, topic_word_prior=a, max_iter=3, tol=0,
+                                  init={"components": lam0}, warmup_doc_update_iter=1).fit(corpus)
+    lam = lam0
+    for cap in (1, 2, 4):
+        _, ss, _, n_iter = lda_e_step(corpus, lam, a, max_doc_update_iter=cap)
+        assert n_iter.max() == cap   # the cap binds, so the test can tell caps apart
+        lam = a + ss
+    np.testing.assert_allclose(m.components_, lam, rtol=1e-12)
+    full = LatentDirichletAllocation(K, doc_topic_prior=a, topic_word_prior=a, max_iter=3,
+                                     tol=0, init={"components": lam0}).fit(corpus)
+    assert not np.allclose(full.components_, m.components_, rtol=1e-6)
+
+
+def test_warmup_at_or_above_max_is_the_default_fit(corpus):
+    kw = dict(max_iter=5, tol=0, random_state=3, max_doc_update_iter=20)
+    a = LatentDirichletAllocation(3, **kw).fit(corpus)
+    b = LatentDirichletAllocation(3, warmup_doc_update_iter=20, **kw).fit(corpus)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(a.lower_bounds_, b.lower_bounds_)
+
+
+def test_warmup_bound_never_decreases_and_ends_at_a_stationary_point(corpus):
+    """The caps only shorten early iterations: the bound stays monotone and the fit ends
+    where a full-cap iteration no longer moves it (possibly another local optimum than the
+    uncapped fit's, as any change of the early trajectory may give)."""
+    w = LatentDirichletAllocation(3, warmup_doc_update_iter=2, max_iter=300, tol=1e-6,
+                                  random_state=4).fit(corpus)
+    assert w.converged_
+    assert np.all(np.diff(w.lower_bounds_) >= -1e-9 * abs(w.lower_bounds_[-1]))
+    again = LatentDirichletAllocation(3, max_iter=1, tol=0,
+                                      init={"components": w.components_}).fit(corpus)
+    assert abs(again.lower_bound_ - w.lower_bound_) < 1e-4
+    np.testing.assert_allclose(again.components_, w.components_, rtol=1e-3, atol=1e-2)
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, "4"])
+def test_warmup_bad_value_is_named(corpus, bad):
+    with pytest.raises((ValueError, TypeError), match="warmup_doc_update_iter"):
+        LatentDirichletAllocation(3, warmup_doc_update_iter=bad, max_iter=2).fit(corpus)
+
+
+# ---------------------------------------------------------------------------------------------
+# the benchmark's evaluator and bookkeeping
+# ---------------------------------------------------------------------------------------------
+
+def test_evaluator_equals_model_perplexity_without_prior_kl(bench, corpus):
+    train, test = bench.split_documents(corpus, seed=1)
+    assert train.shape[0] + test.shape[0] == corpus.shape[0] and test.shape[0] == 8
+    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0).fit(train)
+    got = bench.heldout_perplexity(m.components_, test, m.doc_topic_prior_)
+    assert got == pytest.approx(m.perplexity(test, include_prior_kl=False), rel=1e-12)
+    assert got < m.perplexity(test)   # the global KL term only adds
+
+
+def test_tomotopy_counts_map_to_columns(bench, corpus):
+    tp = pytest.importorskip("tomotopy")
+    X = corpus.tolil()
+    X[:, 7] = 0                       # a word the sampler never sees
+    X = X.tocsr()
+    X.eliminate_zeros()
+    eta = 0.25
+    m = tp.LDAModel(k=3, alpha=0.2, eta=eta, seed=0)
+    for d in range(X.shape[0]):
+        row = X[d]
+        m.add_doc([str(w) for w, c in zip(row.indices, row.data.astype(int)) for _ in range(c)])
+    m.train(5, workers=1)
+    lam = bench.tomotopy_components(m, X.shape[1], eta)
+    assert lam.shape == (3, X.shape[1])
+    # every token sits in exactly one topic: column sums of the counts are the word counts
+    np.testing.assert_allclose((lam - eta).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(),
+                               rtol=1e-6, atol=1e-4)
+    np.testing.assert_array_equal(lam[:, 7], eta)
+
+
+def test_dominance_table(bench):
+    ours = {"times": [0.5, 1.0, 2.0], "perplexity": [3000.0, 2500.0, 2000.0]}
+    peer = {"times": [0.25, 1.0, 4.0], "perplexity": [3020.0, 2600.0, 2010.0]}
+    rows = bench.dominance(ours, peer)
+    # 3020: ours within 1% at 0.5 s (ratio 2); 2600: at 1.0 s; 2010: at 2.0 s
+    assert [r[3] for r in rows] == [2.0, 1.0, 0.5]
+    assert bench.dominance(ours, {"times": [1.0], "perplexity": [1500.0]})[0][3] == np.inf
+
+
+def test_reduced_run_writes_json_and_png(bench, tmp_path):
+    res = bench.main(["--corpora", "kos", "--max-docs", "300", "--budget", "0.2",
+                      "--max-iter", "3", "--methods", "spectral,random0,tomotopy",
+                      "--no-coherence", "--out", str(tmp_path)])
+    with open(tmp_path / "lda_curve.json") as f:
+        saved = json.load(f)
+    assert os.path.getsize(tmp_path / "lda_curve.png") > 0
+    kos = saved["corpora"]["kos"]
+    assert kos["n_train"] == 270 and kos["n_test"] == 30
+    curves = kos["curves"]
+    assert {"latentkit VB spectral", "latentkit VB random, defaults"} <= set(curves)
+    for cur in curves.values():
+        assert np.all(np.diff(cur["times"]) > 0) and len(cur["perplexity"]) == len(cur["times"])
+        assert all(np.isfinite(cur["perplexity"]))
+    if "tomotopy" in curves:
+        table = res["corpora"]["kos"]["dominance"]["latentkit VB spectral / tomotopy"]
+        assert len(table) == len(curves["tomotopy"]["times"])
+
+
+# ---------------------------------------------------------------------------------------------
+# cvb0_topics (zero-order collapsed VB) against a NumPy oracle
+# ---------------------------------------------------------------------------------------------
+
+def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed):
+    """Plain NumPy CVB0 with the kernel's schedule (Asuncion et al. 2009, eq. 5): entries of a
+    document in order with N_dk updated after each, N_wk and N_k from the previous sweep."""
+    X = sp.csr_matrix(X)
+    V = X.shape[1]
+    phi = np.random.default_rng(seed).dirichlet(np.ones(K), size=X.nnz)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    for _ in range(n_sweeps):
+        nwk = np.zeros((V, K))
+        np.add.at(nwk, X.indices, X.data[:, None] * phi)
+        nk = nwk.sum(axis=0)
+        new_phi = phi.copy()
+        for d in range(X.shape[0]):
+            js = np.flatnonzero(rows == d)
+            nd = (X.data[js, None] * new_phi[js]).sum(axis=0)
+            for j in js:
+                own = X.data[j] * new_phi[j]
+                p = (nd - own + alpha) * (nwk[X.indices[j]] - own + eta) / (nk - own + V * eta)
+                p /= p.sum()
+                nd += X.data[j] * (p - new_phi[j])
+                new_phi[j] = p
+        phi = new_phi
+    nwk = np.zeros((V, K))
+    np.add.at(nwk, X.indices, X.data[:, None] * phi)
+    return eta + nwk.T
+
+
+def test_cvb0_matches_numpy_oracle_and_conserves_counts(corpus):
+    from latentkit.topic import cvb0_topics
+
+    X = corpus[:30]
+    got = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5)
+    np.testing.assert_allclose(got, _cvb0_oracle(X, 3, 0.3, 0.2, 3, 5), rtol=1e-10)
+    # every token is shared out over the topics: column sums are the word counts
+    np.testing.assert_allclose((got - 0.2).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(),
+                               rtol=1e-12, atol=1e-9)
+
+
+def test_cvb0_deterministic_for_any_thread_count(corpus, monkeypatch):
+    import numba
+
+    from latentkit.topic import _cvb0, cvb0_topics
+
+    monkeypatch.setattr(_cvb0, "SERIAL_BELOW", 0)   # the small corpus would run serially
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = cvb0_topics(corpus, 3, n_sweeps=5, random_state=1)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = cvb0_topics(corpus, 3, n_sweeps=5, random_state=1)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one, two)
+
+
+def test_cvb0_start_beats_random_start_on_planted_topics():
+    """The point of the start: VB from CVB0 topics ends at a higher ELBO (a better local
+    optimum of the same objective) than VB from the random start on a planted corpus."""
+    from latentkit.topic import cvb0_topics
+
+    X, _ = make_lda_corpus(200, n_components=5, vocab_size=80, doc_length=20, random_state=7)
+    lam = cvb0_topics(X, 5, n_sweeps=50, random_state=0)
+    a = LatentDirichletAllocation(5, init={"components": lam}, max_iter=100, tol=1e-4).fit(X)
+    b = LatentDirichletAllocation(5, init="random", max_iter=100, tol=1e-4,
+                                  random_state=0).fit(X)
+    assert a.lower_bound_ > b.lower_bound_
+
+
+@pytest.mark.parametrize("kw, name", [({"n_components": 0}, "n_components"),
+                                      ({"n_sweeps": 0}, "n_sweeps"),
+                                      ({"doc_topic_prior": -1.0}, "doc_topic_prior"),
+                                      ({"topic_word_prior": 0.0}, "topic_word_prior")])
+def test_cvb0_bad_arguments_are_named(corpus, kw, name):
+    from latentkit.topic import cvb0_topics
+
+    args = {"n_components": 3, **kw}
+    with pytest.raises(ValueError, match=name):
+        cvb0_topics(corpus, **args)
+    with pytest.raises(ValueError, match="X"):
+        cvb0_topics(-corpus.toarray(), 3)
+
+
+def test_init_cvb0_is_cvb0_topics(corpus):
+    from latentkit._validation import check_random_state
+    from latentkit.topic import cvb0_topics
+
+    m = LatentDirichletAllocation(3, init="cvb0", max_iter=2, tol=0, random_state=4).fit(corpus)
+    lam = cvb0_topics(corpus, 3, random_state=check_random_state(4))
+    ref = LatentDirichletAllocation(3, init={"components": lam}, max_iter=2, tol=0).fit(corpus)
+    np.testing.assert_array_equal(m.components_, ref.components_)
+    with pytest.raises(ValueError, match="'cvb0'"):
+        LatentDirichletAllocation(3, init="gibbs").fit(corpus)
