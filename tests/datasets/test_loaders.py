@@ -317,7 +317,8 @@ def test_khan_and_nci60():
 def test_list_datasets_shapes_match_loaders(kos, nips, novels_chapter):
     loaded = {"kos": kos, "nips": nips, "gutenberg_novels": novels_chapter}
     for entry in ds.list_datasets():
-        assert set(entry) == {"name", "kind", "shape", "license", "loader"}
+        assert set(entry) == {"name", "kind", "description", "shape", "license", "loader"}
+        assert entry["kind"] in ("counts", "matrix", "sequence")
         m = re.fullmatch(r"(\d+) x (\d+)", entry["shape"])
         b = loaded.get(entry["name"]) or entry["loader"]()
         if m:
