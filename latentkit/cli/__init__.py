@@ -14,9 +14,10 @@ is imported at the top.
 
 How to add a model to ``latentkit fit`` (three small pieces, nothing else to touch):
 
-1. ``def add_<name>_args(parser)`` in the family's ``fit_<family>.py``: add the model's own options. The common ones (--dataset,
-   --data, --vocab, -k/--n-components, --init, --max-iter, --tol, --seed, --out, --plot,
-   --json, --quiet) are added for every model by ``_add_common_args``.
+1. ``def add_<name>_args(parser)`` in the family's ``fit_<family>.py``: add the model's own
+   options. The common ones (--dataset, --data, --vocab, -k/--n-components, --init, --max-iter,
+   --tol, --seed, --out, --plot, --json, --quiet) are added for every model by
+   ``_common._add_common_args``.
 2. ``def run_<name>(args, progress) -> FitResult``: load the data with
    ``load_input(args, kind)`` (kind 'counts' -> Corpus, 'matrix' -> Bunch with a dense array,
    'sequence' -> Bunch with ``data`` and ``lengths``), build the model with

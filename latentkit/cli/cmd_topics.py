@@ -92,7 +92,7 @@ def _load_topic_model(path):
 # ----------------------------------------------------------------------------- coherence
 
 def _cmd_coherence(args, out):
-    from ..topic import coherence  # lazy: numba model code, seconds of start-up
+    from ..topic import coherence  # lazy: numba, ~2 s start-up
 
     model = _load_topic_model(args.path)
     corpus = _model_corpus(args, model)

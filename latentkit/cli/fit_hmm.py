@@ -35,8 +35,9 @@ def _state_runs(states, lengths):
 
 
 def run_hmm(args, progress):
-    from ..sequence import (GMMHMM, CategoricalHMM, GaussianHMM, PoissonHMM,  # lazy: numba,
-                            VariationalCategoricalHMM, VariationalGaussianHMM)  # seconds
+    # lazy: numba, ~2 s start-up
+    from ..sequence import (GMMHMM, CategoricalHMM, GaussianHMM, PoissonHMM,
+                            VariationalCategoricalHMM, VariationalGaussianHMM)
 
     bunch = load_input(args, "sequence")
     X = np.asarray(bunch.data)
@@ -58,10 +59,11 @@ def run_hmm(args, progress):
         if emission == "poisson":
             raise CLIError("--variational needs categorical or gaussian emissions, got "
                              "poisson; use --emission categorical or gaussian.")
-        CategoricalHMM = VariationalCategoricalHMM  # noqa: N806 - the same call below
-        GaussianHMM = VariationalGaussianHMM  # noqa: N806
+        categorical, gaussian = VariationalCategoricalHMM, VariationalGaussianHMM
+    else:
+        categorical, gaussian = CategoricalHMM, GaussianHMM
     if emission == "categorical":
-        model = CategoricalHMM(**common)
+        model = categorical(**common)
     elif emission == "poisson":
         model = PoissonHMM(**common)
     elif emission == "gmm":
@@ -71,7 +73,7 @@ def run_hmm(args, progress):
         model = GMMHMM(n_mix=args.n_mix, covariance_type=args.covariance_type, **common)
     else:
         X = X.astype(np.float64)
-        model = GaussianHMM(covariance_type=args.covariance_type, **common)
+        model = gaussian(covariance_type=args.covariance_type, **common)
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:
         model.fit(X, lengths=lengths)

@@ -25,7 +25,7 @@ def add_gmm_args(p):
 
 
 def run_gmm(args, progress):
-    from ..mixture import GaussianMixture  # lazy: numba model code, seconds of start-up
+    from ..mixture import GaussianMixture  # lazy: numba, ~2 s start-up
 
     bunch = load_input(args, "matrix")
     X = np.asarray(bunch.data, dtype=np.float64)
@@ -102,7 +102,8 @@ def add_dpmm_args(p):
 
 
 def _run_bayes_mixture(args, progress, kind):
-    from ..mixture import DirichletProcessMixture, VariationalGaussianMixture  # lazy: numba model code, seconds of start-up
+    # lazy: numba, ~2 s start-up
+    from ..mixture import DirichletProcessMixture, VariationalGaussianMixture
 
     bunch = load_input(args, "matrix")
     X = np.asarray(bunch.data, dtype=np.float64)

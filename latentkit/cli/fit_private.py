@@ -13,7 +13,7 @@ __all__ = ["run_private_spectral_lda"]
 
 def run_private_spectral_lda(args, progress):
     """``fit lda --init spectral --private``: :class:`~latentkit.spectral.PrivateSpectralLDA`."""
-    from ..spectral import PrivacyNoiseWarning, PrivateSpectralLDA  # lazy: numba model code, seconds of start-up
+    from ..spectral import PrivacyNoiseWarning, PrivateSpectralLDA  # lazy: numba, ~2 s start-up
     from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
 
     if args.init not in (None, "spectral"):

@@ -56,7 +56,7 @@ def add_lda_args(p):
 
 
 def run_lda(args, progress):
-    from ..topic import LatentDirichletAllocation  # lazy: numba model code, seconds of start-up
+    from ..topic import LatentDirichletAllocation  # lazy: numba, ~2 s start-up
 
     if getattr(args, "private", False):
         return run_private_spectral_lda(args, progress)
@@ -179,7 +179,7 @@ def add_plsa_args(p):
 
 
 def run_plsa(args, progress):
-    from ..topic import PLSA  # lazy: numba model code, seconds of start-up
+    from ..topic import PLSA  # lazy: numba, ~2 s start-up
     from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
 
     corpus = load_input(args, "counts")

@@ -38,7 +38,7 @@ def add_vae_args(p):
 
 
 def run_vae(args, progress):
-    from ..neural import VAE  # lazy: numba model code, seconds of start-up
+    from ..neural import VAE  # lazy: numba, ~2 s start-up
 
     X_test = y_test = None
     y = None
