@@ -9,7 +9,7 @@ import numpy as np
 
 from ..io import load
 from ..text import load_texts_for
-from ._common import CLIError, _StoreDataset, _add_text_args, load_input
+from ._common import CLIError, _StoreDataset, load_input
 
 __all__ = ["add_parsers"]
 
@@ -39,22 +39,17 @@ def add_parsers(sub):
     p.set_defaults(handler=_cmd_report)
 
 
-def _add_corpus_args(p, default_dataset=None, text_options=False):
+def _add_corpus_args(p):
     src = p.add_argument_group("reference corpus (one of)")
-    src.add_argument("--dataset", default=default_dataset, action=_StoreDataset,
-                     help="bundled text corpus" + (f" (default {default_dataset})"
-                                                   if default_dataset else ""))
+    src.add_argument("--dataset", default=None, action=_StoreDataset, help="bundled text corpus")
     p.set_defaults(dataset_given=False)
     src.add_argument("--data", metavar="PATH", help="a UCI docword file (with --vocab)")
     src.add_argument("--vocab", metavar="PATH", help="vocabulary file for --data")
-    if text_options:
-        _add_text_args(p)
-    else:
-        src.add_argument("--text", metavar="PATH",
-                         help="raw texts (folder, .txt, .csv, .jsonl), counted with the "
-                              "vectorizer saved in the model (fit with --text)")
-        src.add_argument("--text-column", metavar="NAME", default=None,
-                         help="column / key of the text in .csv / .jsonl (default 'text')")
+    src.add_argument("--text", metavar="PATH",
+                     help="raw texts (folder, .txt, .csv, .jsonl), counted with the "
+                          "vectorizer saved in the model (fit with --text)")
+    src.add_argument("--text-column", metavar="NAME", default=None,
+                     help="column / key of the text in .csv / .jsonl (default 'text')")
 
 
 def _model_corpus(args, model):
