@@ -253,7 +253,7 @@ def _add_common_args(p, default_dataset):
                    help="no progress bar and no warnings on stderr")
 
 
-def _opt(args, **kw):
+def _given(**kw):
     """Keyword arguments whose CLI value was given (not None)."""
     return {k: v for k, v in kw.items() if v is not None}
 

@@ -4,7 +4,7 @@ emissions; the report includes the Viterbi path's occupancy and run lengths."""
 
 import numpy as np
 
-from ._common import CLIError, FitResult, _finite, _fmt_matrix, _opt, _tolist, load_input
+from ._common import CLIError, FitResult, _finite, _fmt_matrix, _given, _tolist, load_input
 
 __all__ = ["add_hmm_args", "run_hmm"]
 
@@ -26,7 +26,20 @@ def add_hmm_args(p):
 
 
 def _state_runs(states, lengths):
-    """Number of runs and mean run length of each state in the decoded sequences."""
+    """Where a run of one state starts in the decoded sequences.
+
+    Parameters
+    ----------
+    states : ndarray of shape (n_samples,)
+        The Viterbi states of the concatenated sequences.
+    lengths : ndarray of shape (n_sequences,)
+        Lengths of the sequences, summing to ``n_samples``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_samples,)
+        True where a sequence starts or the state changes (so ``states[starts]`` counts the runs).
+    """
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     starts = np.zeros(len(states), dtype=bool)
     starts[offsets[:-1]] = True
@@ -53,7 +66,7 @@ def run_hmm(args, progress):
                     "poisson" if integer else "gaussian")
     k = 2 if args.n_components is None else args.n_components
     common = dict(n_components=k, random_state=args.seed, callback=progress.callback,
-                  **_opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
+                  **_given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
                          init=args.init))
     if args.variational:
         if emission == "poisson":

@@ -3,7 +3,7 @@ the truncated Dirichlet process) on a table of numbers."""
 
 import numpy as np
 
-from ._common import CLIError, FitResult, _finite, _fmt_matrix, _opt, _tolist, load_input
+from ._common import CLIError, FitResult, _finite, _fmt_matrix, _given, _tolist, load_input
 
 __all__ = ["add_gmm_args", "run_gmm", "add_vgmm_args", "run_vgmm", "add_dpmm_args", "run_dpmm"]
 
@@ -24,9 +24,12 @@ def add_gmm_args(p):
 
 
 
-def run_gmm(args, progress):
-    from ..mixture import GaussianMixture  # lazy: numba, ~2 s start-up
+def _load_table(args):
+    """The --dataset/--data table as float64, standardised with --standardize (NaN entries,
+    kept for --missing marginalize, are left out of the column means and deviations).
 
+    Returns ``(bunch, X, n_missing)``, ``n_missing`` counted only with --missing marginalize.
+    """
     bunch = load_input(args, "matrix")
     X = np.asarray(bunch.data, dtype=np.float64)
     if X.ndim != 2:
@@ -36,11 +39,18 @@ def run_gmm(args, progress):
         with np.errstate(invalid="ignore"):  # all-NaN columns are refused by fit
             sd = np.nanstd(X, axis=0)
             X = (X - np.nanmean(X, axis=0)) / np.where(sd > 0, sd, 1.0)
+    return bunch, X, n_missing
+
+
+def run_gmm(args, progress):
+    from ..mixture import GaussianMixture  # lazy: numba, ~2 s start-up
+
+    bunch, X, n_missing = _load_table(args)
     k = 2 if args.n_components is None else args.n_components
     model = GaussianMixture(
         n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
         callback=progress.callback, missing=args.missing,
-        **_opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init, init=args.init,
+        **_given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init, init=args.init,
                reg_covar=args.reg_covar))
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:
@@ -105,30 +115,27 @@ def _run_bayes_mixture(args, progress, kind):
     # lazy: numba, ~2 s start-up
     from ..mixture import DirichletProcessMixture, VariationalGaussianMixture
 
-    bunch = load_input(args, "matrix")
-    X = np.asarray(bunch.data, dtype=np.float64)
-    if X.ndim != 2:
-        raise CLIError(f"the data must be a 2-D table of numbers, got shape {X.shape}.")
-    if args.standardize:
-        sd = X.std(axis=0)
-        X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    if kind == "vgmm" and args.missing != "error":
+        raise CLIError("--missing marginalize: VariationalGaussianMixture has no missing-data "
+                       "option; use fit dpmm or fit gmm.")
+    bunch, X, n_missing = _load_table(args)
     # the library defaults run the bound to convergence (tol_ = 1e-3 / n_samples, scikit-learn's
     # total-bound rule, and max_iter=1000): no CLI-only override
-    common = _opt(args, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
+    common = _given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
                   init=args.init, reg_covar=args.reg_covar)
     if kind == "vgmm":
         k = 10 if args.n_components is None else args.n_components
         model = VariationalGaussianMixture(
             n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
             callback=progress.callback,
-            **_opt(args, weight_concentration_prior=args.weight_concentration_prior), **common)
+            **_given(weight_concentration_prior=args.weight_concentration_prior), **common)
         desc = f"VariationalGaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})"
     else:
         k = 30 if args.n_components is None else args.n_components
         model = DirichletProcessMixture(
             truncation=k, covariance_type=args.covariance_type, random_state=args.seed,
             truncation_method=args.truncation_method, callback=progress.callback,
-            **_opt(args, concentration=args.concentration), **common)
+            missing=args.missing, **_given(concentration=args.concentration), **common)
         desc = (f"DirichletProcessMixture(truncation={k}, truncation_method="
                 f"{args.truncation_method!r}, covariance_type={args.covariance_type!r})")
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
@@ -139,7 +146,8 @@ def _run_bayes_mixture(args, progress, kind):
     pred = model.score(X)
     lines = [
         f"data        {bunch['name']}: {n} samples x {d} features"
-        + (" (standardised)" if args.standardize else ""),
+        + (" (standardised)" if args.standardize else "")
+        + (f", {n_missing} missing entries marginalised" if n_missing else ""),
         f"model       {desc}",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol_:.3g})",

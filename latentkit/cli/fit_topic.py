@@ -5,7 +5,7 @@ corpus, a UCI docword file or raw texts with ``--text``); ``--private`` hands ov
 import numpy as np
 
 from .. import datasets as ds
-from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _opt, _tolist,
+from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
                       load_input)
 from .fit_private import run_private_spectral_lda
 
@@ -67,7 +67,7 @@ def run_lda(args, progress):
     _check_lda_method_args(args)
     model = LatentDirichletAllocation(
         n_components=k, random_state=args.seed, callback=progress.callback,
-        **_opt(args, doc_topic_prior=args.doc_topic_prior, topic_word_prior=args.topic_word_prior,
+        **_given(doc_topic_prior=args.doc_topic_prior, topic_word_prior=args.topic_word_prior,
                max_iter=args.max_iter if args.max_iter is not None or not svi else 10,
                tol=args.tol, n_init=args.n_init,
                # spectral start by default for batch VB: on KOS (K=20, 5 seeds) it reaches the
@@ -187,7 +187,7 @@ def run_plsa(args, progress):
     k = 10 if args.n_components is None else args.n_components
     model = PLSA(n_components=k, parametrization=args.parametrization, random_state=args.seed,
                  callback=progress.callback,
-                 **_opt(args, beta=args.beta, max_iter=args.max_iter, tol=args.tol,
+                 **_given(beta=args.beta, max_iter=args.max_iter, tol=args.tol,
                         init=args.init))
     progress.total = model.max_iter
     with progress:

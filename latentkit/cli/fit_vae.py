@@ -6,7 +6,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from .. import datasets as ds
-from ._common import FitResult, _finite, _opt, load_input
+from ._common import FitResult, _finite, _given, load_input
 
 __all__ = ["add_vae_args", "run_vae"]
 
@@ -58,7 +58,7 @@ def run_vae(args, progress):
                 activation=args.activation, likelihood=args.likelihood, binarize=binarize,
                 bayesian_decoder=args.bayesian_decoder, early_stopping=args.early_stopping,
                 random_state=args.seed, callback=progress.callback,
-                **_opt(args, max_epochs=epochs, tol=args.tol, batch_size=args.batch_size,
+                **_given(max_epochs=epochs, tol=args.tol, batch_size=args.batch_size,
                        learning_rate=args.learning_rate, n_mc_samples=args.n_mc_samples,
                        kl_warmup_epochs=args.kl_warmup_epochs, free_bits=args.free_bits))
     progress.total = model.max_epochs
