@@ -34,3 +34,21 @@ def test_fit_gmm_missing_marginalize(tmp_path):
     assert status == 0 and f"{int(M.sum())} missing entries marginalised" in text
     status, text = run(argv)  # the default refuses NaN with the library's message
     assert status != 0
+
+
+def test_fit_dpmm_missing_marginalize_reaches_the_model_and_vgmm_refuses(tmp_path, capsys):
+    from latentkit.mixture import DirichletProcessMixture
+
+    X, _, _ = make_gmm(150, 2, 2, separation=6.0, random_state=3)
+    Xm = np.where(np.random.default_rng(1).random(X.shape) < 0.1, np.nan, X)
+    path = tmp_path / "points.csv"
+    np.savetxt(path, Xm, delimiter=",", header="a,b", comments="")
+    argv = ["--data", str(path), "-k", "4", "--seed", "0", "--max-iter", "30",
+            "--missing", "marginalize"]
+    status, text = run(["fit", "dpmm", *argv, "--json"])
+    assert status == 0
+    ref = DirichletProcessMixture(truncation=4, missing="marginalize", random_state=0,
+                                  max_iter=30).fit(Xm)
+    np.testing.assert_allclose(json.loads(text)["means"], ref.means_, rtol=1e-10)
+    status, _ = run(["fit", "vgmm", *argv])  # no missing-data option: refused, not ignored
+    assert status == 2 and "--missing marginalize" in capsys.readouterr().err

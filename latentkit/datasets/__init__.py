@@ -8,12 +8,13 @@ the line number. Provenance, licenses and citations: ``datasets/README.md``.
 
 from ._corpus import (Bunch, Corpus, english_stop_words, read_docword, read_numeric_csv,
                       read_vocab, tokenize)
-from ._loaders import (CHARACTER_ALPHABET, DatasetIntegrityError, bundled_data_dir,
-                       list_datasets, load_dataset, load_earthquakes, load_golub,
-                       load_gutenberg_characters, load_gutenberg_novels, load_iris, load_khan,
-                       load_kos, load_lambda_phage, load_nci60, load_nips, load_old_faithful,
-                       load_olive_oil, load_optdigits, load_seeds, load_swiss_banknote, load_wine,
-                       manifest)
+from ._files import DatasetIntegrityError, bundled_data_dir, manifest
+from ._registry import list_datasets, load_dataset
+from ._sequences import load_earthquakes, load_lambda_phage
+from ._tables import (load_golub, load_iris, load_khan, load_nci60, load_old_faithful,
+                      load_olive_oil, load_optdigits, load_seeds, load_swiss_banknote, load_wine)
+from ._text import (CHARACTER_ALPHABET, load_gutenberg_characters, load_gutenberg_novels,
+                    load_kos, load_nips)
 from ._export import export_gutenberg_texts
 from ._synthetic import make_gmm, make_lda_corpus
 

@@ -5,7 +5,7 @@ import json
 import os
 from pathlib import Path
 
-from ._loaders import _gutenberg_documents
+from ._text import _gutenberg_documents
 
 __all__ = ["export_gutenberg_texts"]
 

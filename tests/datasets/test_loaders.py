@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import latentkit.datasets as ds
-from latentkit.datasets import _loaders
+from latentkit.datasets import _files
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -61,15 +61,15 @@ def fake_data_dir(tmp_path, monkeypatch):
     (tmp_path / "iris").mkdir()
     shutil.copy(root / "iris" / "iris.csv", tmp_path / "iris" / "iris.csv")
     shutil.copy(root / "MANIFEST", tmp_path / "MANIFEST")
-    monkeypatch.setattr(_loaders, "_DATA_DIR", tmp_path)
-    monkeypatch.setattr(_loaders, "_VERIFIED", set())
-    monkeypatch.setattr(_loaders, "_MANIFEST_CACHE", {})
+    monkeypatch.setattr(_files, "_DATA_DIR", tmp_path)
+    monkeypatch.setattr(_files, "_VERIFIED", set())
+    monkeypatch.setattr(_files, "_MANIFEST_CACHE", {})
     return tmp_path
 
 
 def test_corrupt_file_gives_clear_error(fake_data_dir):
     assert ds.load_iris().data.shape == (150, 4)  # intact copy loads
-    _loaders._VERIFIED.clear()
+    _files._VERIFIED.clear()
     path = fake_data_dir / "iris" / "iris.csv"
     path.write_bytes(path.read_bytes().replace(b"5.1,3.5", b"5.1,3.6", 1))
     with pytest.raises(ds.DatasetIntegrityError, match=r"iris\.csv is corrupt: its sha256"):
@@ -80,7 +80,7 @@ def test_missing_and_unlisted_files_are_refused(fake_data_dir):
     with pytest.raises(ds.DatasetIntegrityError, match="missing"):
         ds.load_wine()  # listed in MANIFEST but not copied
     with pytest.raises(ds.DatasetIntegrityError, match="not listed"):
-        _loaders._bundled("iris/other.csv")
+        _files._bundled("iris/other.csv")
 
 
 # ----------------------------------------------------------------------------- text corpora
@@ -317,7 +317,8 @@ def test_khan_and_nci60():
 def test_list_datasets_shapes_match_loaders(kos, nips, novels_chapter):
     loaded = {"kos": kos, "nips": nips, "gutenberg_novels": novels_chapter}
     for entry in ds.list_datasets():
-        assert set(entry) == {"name", "kind", "shape", "license", "loader"}
+        assert set(entry) == {"name", "kind", "description", "shape", "license", "loader"}
+        assert entry["kind"] in ("counts", "matrix", "sequence")
         m = re.fullmatch(r"(\d+) x (\d+)", entry["shape"])
         b = loaded.get(entry["name"]) or entry["loader"]()
         if m:

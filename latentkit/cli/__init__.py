@@ -1,0 +1,235 @@
+"""The ``latentkit`` command line (also ``python -m latentkit``).
+
+Layout: this module holds the parser, ``main``, the ``fit`` driver and the ``FIT_COMMANDS``
+registry; ``_common`` what every command shares (``CLIError``, ``FitResult``, ``FitCommand``,
+``Progress``, ``load_input``, the common options, the ``--plot`` figure); ``fit_mixture``
+(gmm, vgmm, dpmm), ``fit_topic`` (lda, plsa), ``fit_private`` (lda --private), ``fit_hmm`` and
+``fit_vae`` one model family each; ``cmd_datasets``, ``cmd_show``, ``cmd_topics`` (coherence,
+report) and ``cmd_select`` the other commands. Runners hold no library logic: they load the data,
+build the estimator, fit it and format what it computed.
+
+Start-up: ``latentkit datasets`` or ``--help`` must not pay for the numba model code, so the
+runners import their estimators inside the function (each such import says so); everything else
+is imported at the top.
+
+How to add a model to ``latentkit fit`` (three small pieces, nothing else to touch):
+
+1. ``def add_<name>_args(parser)`` in the family's ``fit_<family>.py``: add the model's own
+   options. The common ones (--dataset, --data, --vocab, -k/--n-components, --init, --max-iter,
+   --tol, --seed, --out, --plot, --json, --quiet) are added for every model by
+   ``_common._add_common_args``.
+2. ``def run_<name>(args, progress) -> FitResult``: load the data with
+   ``load_input(args, kind)`` (kind 'counts' -> Corpus, 'matrix' -> Bunch with a dense array,
+   'sequence' -> Bunch with ``data`` and ``lengths``), build the model with
+   ``callback=progress.callback``, fit it inside ``with progress:``, and return
+   ``FitResult(model, summary, lines)``: ``summary`` is the model-specific part of the --json
+   object (the driver adds model, n_samples, n_iter, converged, lower_bounds, lower_bound,
+   seconds), ``lines`` the human-readable report printed after the common header, and
+   ``plot_data`` what ``--plot`` draws besides the model (``X``, or ``vocabulary`` for topics).
+3. One entry in ``FIT_COMMANDS`` below: ``"name": FitCommand(help, add_name_args, run_name,
+   default_dataset)``.
+
+The driver (``_cmd_fit``) times the fit, shows a tqdm progress bar on stderr (unless --quiet),
+saves the model with ``latentkit.io.save`` (--out), saves a figure with ``latentkit.plotting``
+(--plot: the ELBO trace and the model's picture) and prints text or one JSON object (--json).
+Errors in the input (bad file, unknown data set, invalid hyper-parameter) exit with status 2 and
+one line ``latentkit: error: ...`` on stderr; which exceptions count as such is fixed by
+``_is_user_error`` (anything else is a bug and shows its traceback).
+"""
+
+import argparse
+import json
+import linecache
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from .. import __version__
+from ..io import save
+from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
+from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
+                      _save_plot, _tolist, load_input)
+from .fit_hmm import add_hmm_args, run_hmm
+from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, run_gmm, run_vgmm
+from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
+from .fit_vae import add_vae_args, run_vae
+
+__all__ = ["main", "build_parser", "CLIError", "FitCommand", "FitResult", "Progress", "load_input",
+           "FIT_COMMANDS"]
+
+
+FIT_COMMANDS = {
+    "lda": FitCommand("latent Dirichlet allocation (variational Bayes) on a count matrix",
+                      add_lda_args, run_lda, default_dataset="kos"),
+    "gmm": FitCommand("Gaussian mixture by EM on a table of numbers",
+                      add_gmm_args, run_gmm, default_dataset="old_faithful"),
+    "plsa": FitCommand("probabilistic latent semantic analysis (EM) on a count matrix",
+                       add_plsa_args, run_plsa, default_dataset="kos"),
+    "vgmm": FitCommand("variational Bayesian Gaussian mixture on a table of numbers",
+                       add_vgmm_args, run_vgmm, default_dataset="old_faithful"),
+    "dpmm": FitCommand("truncated Dirichlet-process Gaussian mixture (variational) on a table "
+                       "of numbers", add_dpmm_args, run_dpmm, default_dataset="old_faithful"),
+    "vae": FitCommand("variational autoencoder (AEVB) on a table of numbers",
+                      add_vae_args, run_vae, default_dataset="optdigits"),
+    "hmm": FitCommand("hidden Markov model by Baum-Welch on sequences (categorical, Poisson or "
+                      "Gaussian emissions)", add_hmm_args, run_hmm,
+                      default_dataset="earthquakes"),
+}
+
+
+def _check_fit_args(args):
+    """Argument errors found before any work: one line each (exit status 2)."""
+    if args.data is not None and getattr(args, "dataset_given", False):
+        raise CLIError("--data and --dataset are alternatives; give one of them.")
+    batch_size = getattr(args, "batch_size", None)  # used to size the progress bar first
+    if batch_size is not None and batch_size < 1:
+        raise CLIError(f"--batch-size must be a positive integer, got {batch_size}.")
+    for opt, path in (("--out", args.out), ("--plot", getattr(args, "plot", None))):
+        if not path:
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} does not exist.")
+        if not os.access(folder, os.W_OK):
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} is not writable.")
+    if getattr(args, "plot", None):
+        try:  # checked before a long fit; lazy: matplotlib is optional (the 'plot' extra)
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CLIError("--plot needs matplotlib (pip install 'latentkit[plot]').") from None
+
+
+def _cmd_fit(args, out):
+    _check_fit_args(args)
+    command = FIT_COMMANDS[args.model]
+    progress = Progress(total=None, enabled=not args.quiet, desc=f"fit {args.model}")
+    with warnings.catch_warnings():
+        if args.quiet or args.json:
+            warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        result = command.run(args, progress)
+        seconds = time.perf_counter() - start
+    model = result.model
+    if args.out:
+        save(model, args.out)
+    if args.plot:
+        _save_plot(args.plot, model, result.plot_data)
+    if args.json:
+        # a method-of-moments estimate (lda --private) has no iterations and no ELBO trace
+        n_iter, converged = getattr(model, "n_iter_", None), getattr(model, "converged_", None)
+        obj = {"model": type(model).__name__, "n_samples": int(result.n_samples),
+               "n_iter": None if n_iter is None else int(n_iter),
+               "converged": None if converged is None else bool(converged),
+               "lower_bounds": _tolist(getattr(model, "lower_bounds_", [])),
+               "lower_bound": _finite(getattr(model, "lower_bound_", float("nan")))}
+        obj.update(result.summary)
+        obj["seconds"] = round(seconds, 3)
+        if args.out:
+            obj["out"] = args.out
+        if args.plot:
+            obj["plot"] = args.plot
+        out.write(json.dumps(obj) + "\n")
+        return 0
+    for line in result.lines:
+        out.write(line + "\n")
+    out.write(f"seconds     {seconds:.2f} (loading and fitting)\n")
+    if args.out:
+        out.write(f"saved       {args.out}\n")
+    if args.plot:
+        out.write(f"plot        {args.plot}\n")
+    return 0
+
+
+
+def build_parser():
+    """The argparse parser of the ``latentkit`` command (with every registered fit model)."""
+    parser = argparse.ArgumentParser(
+        prog="latentkit",
+        description="Fit latent-variable models by raising their ELBO, on bundled or your data.")
+    parser.add_argument("--version", action="version", version=f"latentkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    cmd_datasets.add_parser(sub)
+    p = sub.add_parser("fit", help="fit a model and print its summary")
+    models = p.add_subparsers(dest="model", metavar="MODEL")
+    models.required = True
+    for name, cmd in FIT_COMMANDS.items():
+        mp = models.add_parser(name, help=cmd.help, description=cmd.description or cmd.help)
+        _add_common_args(mp, cmd.default_dataset)
+        cmd.add_arguments(mp)
+    p.set_defaults(handler=_cmd_fit)
+
+    cmd_show.add_parser(sub)
+    cmd_topics.add_parsers(sub)  # coherence, report
+    cmd_select.add_parser(sub)
+    return parser
+
+
+def main(argv=None, out=None):
+    """Run the ``latentkit`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default ``sys.argv[1:]``).
+    out : file-like, optional
+        Where results go (default ``sys.stdout``); progress bars and errors go to stderr.
+
+    Returns
+    -------
+    int
+        Exit status: 0 success, 2 a user error (message on stderr).
+    """
+    out = sys.stdout if out is None else out
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args, out)
+    except BrokenPipeError:  # e.g. `latentkit datasets | head`: the reader left; not an error
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("latentkit: interrupted\n")
+        return 130
+    except (CLIError, OSError, ValueError, TypeError) as exc:
+        if not _is_user_error(exc):
+            raise  # a bug: the traceback is what a report needs
+        sys.stderr.write(f"latentkit: error: {exc}\n")
+        return 2
+
+
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _is_user_error(exc):
+    """Whether ``exc`` is the user's mistake (one line, exit 2) rather than a bug (traceback).
+
+    User errors are: :class:`CLIError` (a bad option or combination); any ``OSError`` (a path
+    that does not exist, is a folder, or may not be read or written); and a ``ValueError`` or
+    ``TypeError`` raised by a ``raise`` statement in latentkit's own code, which is how the
+    library's validation reports bad input (``ModelFileError``, ``DatasetIntegrityError``,
+    ``TextInputError`` and the checks of every estimator's parameters and data are
+    ``ValueError`` subclasses). A ``ValueError``/``TypeError`` raised inside NumPy, SciPy or any
+    other library, or by a failing expression in latentkit (not a ``raise``), is a bug.
+    """
+    if isinstance(exc, (CLIError, OSError)):
+        return True
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    path = Path(tb.tb_frame.f_code.co_filename).resolve()
+    if _PACKAGE_DIR not in path.parents:
+        return False
+    return linecache.getline(str(path), tb.tb_lineno).lstrip().startswith("raise")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,315 @@
+"""What every ``latentkit`` command shares: the user-error type, the fit result and command
+records, the progress bar, input loading (``--dataset`` / ``--data`` / ``--text``), the common and
+text options, JSON-safe numbers and the ``--plot`` figure."""
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .. import datasets as ds
+from ..text import attach, load_texts, stop_words_from_file
+
+__all__ = ["CLIError", "FitCommand", "FitResult", "Progress", "load_input"]
+
+
+class CLIError(Exception):
+    """A user error: printed as one line and exit status 2."""
+
+
+@dataclass
+class FitResult:
+    """What a ``_run_<model>`` function returns.
+
+    Attributes
+    ----------
+    model : LatentModel
+        The fitted model (saved by the driver with --out).
+    summary : dict
+        JSON-serialisable model-specific results (merged into the --json object).
+    lines : list of str
+        Human-readable report.
+    n_samples : int
+        Number of samples (documents, points, time steps) the model was fitted on.
+    plot_data : dict, optional
+        What ``--plot`` needs besides the model: ``X`` (and ``lengths``, ``y``,
+        ``vocabulary``, ``symbols``, ``feature_names`` where they apply); see ``_save_plot``.
+    """
+
+    model: object
+    summary: dict
+    lines: list
+    n_samples: int
+    plot_data: dict = None
+
+
+@dataclass
+class FitCommand:
+    """A ``latentkit fit <name>`` subcommand: help text, argument adder, runner, default data."""
+
+    help: str
+    add_arguments: Callable
+    run: Callable
+    default_dataset: str = None
+    description: str = ""
+
+
+class Progress:
+    """A tqdm progress bar on stderr driven by the model's ``callback(model, n_iter, elbo)``.
+
+    Use as ``with progress: model.fit(X)`` with ``callback=progress.callback``. Disabled by
+    --quiet; the bar appears only for fits longer than about half a second.
+    """
+
+    def __init__(self, total, enabled=True, desc="fit", delay=0.5):
+        self.total = total
+        self.delay = delay
+        self.enabled = enabled
+        self.desc = desc
+        self._bar = None
+        self.n_iter = 0
+
+    def __enter__(self):
+        if self.enabled:
+            self._bar = tqdm(total=self.total, desc=self.desc, unit="it", file=sys.stderr,
+                             delay=self.delay, leave=False,
+                             dynamic_ncols=True)
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        return False
+
+    def callback(self, model, n_iter, elbo):
+        """``callback(model, n_iter, elbo)`` for the model: advances the bar, never stops."""
+        if self._bar is not None:
+            self._bar.update(n_iter - self.n_iter)
+            self._bar.set_postfix_str(f"ELBO {elbo:.6g}", refresh=False)
+        self.n_iter = n_iter
+        return False
+
+
+def _finite(x):
+    """JSON-safe float: None for NaN/inf."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _tolist(a):
+    a = np.asarray(a, dtype=np.float64)
+    return [(_tolist(r) if a.ndim > 1 else _finite(r)) for r in a]
+
+
+def load_input(args, kind):
+    """Load the data named by ``--dataset`` or ``--data`` for a fit command.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        With ``dataset``, ``data`` and (for counts) ``vocab``.
+    kind : {'counts', 'matrix', 'sequence'}
+        'counts': a :class:`latentkit.datasets.Corpus` (bundled text corpus, or a UCI docword
+        file with --data and optional --vocab). 'matrix': a Bunch whose ``data`` is a dense
+        float64 array (bundled table, or a CSV of numbers with --data). 'sequence': a Bunch with
+        ``data`` (n, n_features) and ``lengths`` (bundled sequence data, or a CSV with one
+        sequence; ``lengths`` None).
+
+    Returns
+    -------
+    Corpus or Bunch
+        With an extra key ``name`` describing the source.
+
+    Raises
+    ------
+    CLIError
+        Unknown data set, a data set of the wrong kind, or an unreadable file.
+    """
+    if getattr(args, "text", None) is not None:
+        return _load_text_corpus(args)
+    if args.data is not None:
+        if kind == "counts":
+            corpus = ds.read_docword(args.data, vocab=getattr(args, "vocab", None))
+            corpus["name"] = args.data
+            return corpus
+        X, names = ds.read_numeric_csv(args.data)
+        return ds.Bunch(data=X, feature_names=names, target=None, lengths=None, name=args.data)
+    name = args.dataset
+    kinds = {d["name"]: d["kind"] for d in ds.list_datasets()}
+    if name not in kinds:
+        raise CLIError(f"unknown dataset {name!r}; bundled data sets are: {', '.join(kinds)} "
+                       "(or pass --data PATH).")
+    found = kinds[name]
+
+    def of(*wanted):
+        return ", ".join(n for n, k in kinds.items() if k in wanted)
+
+    # checked on the registry's kind, before a possibly large file is read
+    if kind == "counts" and found != "counts":
+        raise CLIError(f"dataset {name!r} is not a text corpus; use one of {of('counts')}.")
+    if kind == "matrix" and found != "matrix":
+        raise CLIError(f"dataset {name!r} is not a table of numbers; use one of "
+                       f"{of('matrix')}.")
+    if kind == "sequence" and found == "counts":
+        raise CLIError(f"dataset {name!r} is a text corpus (bag of words), not sequence data; "
+                       f"use one of {of('sequence')} (or a table of numbers as one sequence, "
+                       "or --data PATH).")
+    bunch = ds.load_dataset(name)
+    bunch["name"] = name
+    if kind == "sequence" and "lengths" not in bunch:
+        bunch["lengths"] = None
+    return bunch
+
+
+def _load_text_corpus(args):
+    """--text PATH with the text options: a Corpus from latentkit.text (vectorizer kept)."""
+    if args.data is not None or getattr(args, "dataset_given", False):
+        raise CLIError("--text, --data and --dataset are alternatives; give one of them.")
+    sw = args.stop_words
+    stop = None if sw == "none" else "english" if sw == "english" else stop_words_from_file(sw)
+    corpus = load_texts(args.text, text_column=args.text_column, stop_words=stop,
+                        min_df=args.min_df, max_df=args.max_df, max_features=args.max_features,
+                        min_length=args.min_length, bigrams=args.bigrams)
+    return corpus
+
+
+def _count(value):
+    """--min-df / --max-df: an int is a document count, a number with a dot a fraction."""
+    try:
+        return int(value)
+    except ValueError:
+        return float(value)
+
+
+def _add_text_args(p):
+    g = p.add_argument_group("raw texts (latentkit.text; instead of --dataset/--data)")
+    g.add_argument("--text", metavar="PATH",
+                   help="your texts: a folder of .txt files (one document each), a .txt file "
+                        "(one document per line), or a .csv / .jsonl file with a text column")
+    g.add_argument("--text-column", metavar="NAME", default=None,
+                   help="column / key holding the text in .csv / .jsonl (default 'text')")
+    g.add_argument("--min-df", type=_count, default=2, metavar="N",
+                   help="keep words in at least N documents (a fraction if written 0.x; "
+                        "default 2)")
+    g.add_argument("--max-df", type=_count, default=0.95, metavar="F",
+                   help="drop words in more than F of the documents: a fraction if written "
+                        "0.x, else a document count (default 0.95)")
+    g.add_argument("--max-features", type=int, default=None, metavar="N",
+                   help="keep the N most frequent words")
+    g.add_argument("--min-length", type=int, default=2, metavar="N",
+                   help="minimum word length in letters (default 2)")
+    g.add_argument("--stop-words", default="english", metavar="english|none|FILE",
+                   help="stop list: the bundled English list (default), none, or a file with "
+                        "one word per line")
+    g.add_argument("--bigrams", action="store_true", help="add two-word terms")
+
+
+def _attach_text(model, corpus):
+    """Store the vectorizer of a --text corpus with the model (saved by --out)."""
+    if corpus.get("vectorizer") is not None:
+        attach(model, corpus["vectorizer"])
+
+
+class _StoreDataset(argparse.Action):
+    """Store --dataset and remember that it was given (so --data with --dataset is an error)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.dataset_given = True
+
+
+def _add_common_args(p, default_dataset):
+    src = p.add_argument_group("data (one of)")
+    src.add_argument("--dataset", default=default_dataset, action=_StoreDataset,
+                     help=f"bundled data set (see `latentkit datasets`; default {default_dataset})")
+    p.set_defaults(dataset_given=False)
+    src.add_argument("--data", metavar="PATH",
+                     help="your own data: a UCI docword file (plain or .gz) for text models, "
+                          "else a CSV of numbers (one optional header row)")
+    src.add_argument("--vocab", metavar="PATH",
+                     help="vocabulary file for --data docword (one word per line)")
+    p.add_argument("-k", "--n-components", type=int, default=None,
+                   help="number of components / topics / states")
+    p.add_argument("--init", default=None,
+                   help="initialisation (model-specific; see the model), e.g. random, kmeans++, "
+                        "or spectral (lda, gmm, vgmm, dpmm: method-of-moments start, "
+                        "latentkit.spectral)")
+    p.add_argument("--max-iter", type=int, default=None, help="maximum iterations")
+    p.add_argument("--tol", type=float, default=None,
+                   help="stop when the ELBO (nats per sample) changes by less than this")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--out", metavar="MODEL.npz", help="save the fitted model (latentkit.io.save)")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="save a figure: the ELBO trace beside the model's own picture "
+                        "(latentkit.plotting; needs matplotlib, the 'plot' extra)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object instead of text")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar and no warnings on stderr")
+
+
+def _given(**kw):
+    """Keyword arguments whose CLI value was given (not None)."""
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def _save_plot(path, model, data):
+    """--plot FILE.png: the ELBO trace (left) beside the model's figure (right), drawn by
+    latentkit.plotting on a pyplot-free Figure (no backend or style is changed)."""
+    from matplotlib.figure import Figure  # lazy: matplotlib is optional (the 'plot' extra)
+
+    from .. import plotting  # lazy: it needs matplotlib
+
+    data = data or {}
+    X = data.get("X")
+    kind = ("vae" if hasattr(model, "latent_dim") else "hmm" if hasattr(model, "transmat_")
+            else "topics" if "vocabulary" in data else "mixture")
+    n_topics = len(model.components_) if kind == "topics" else 0
+    height = {"topics": max(4.5, 2.4 * -(-min(n_topics, 20) // 4)), "hmm": 6.0}.get(kind, 5.0)
+    fig = Figure(figsize=(15.0 if kind in ("topics", "vae") else 12.0, height),
+                 layout="constrained")
+    left, right = fig.subfigures(1, 2, width_ratios=[1.0, 2.0 if kind in ("topics", "vae")
+                                                     else 1.3])
+    ax = left.subplots()
+    if np.size(getattr(model, "heldout_bounds_", ())) or np.size(getattr(model, "lower_bounds_",
+                                                                          ())):
+        plotting.plot_elbo(model, ax=ax)
+    else:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "no ELBO trace\n(a method-of-moments estimate)", ha="center")
+    if kind == "mixture":
+        plotting.plot_mixture(model, X, ax=right.subplots(),
+                              feature_names=data.get("feature_names"))
+    elif kind == "topics":
+        shown = list(range(min(n_topics, 20)))
+        ncols = min(4, len(shown))
+        axes = right.subplots(-(-len(shown) // ncols), ncols, squeeze=False).ravel()
+        for a in axes[len(shown):]:
+            a.set_visible(False)
+        plotting.plot_topics(model, data["vocabulary"], n_words=10, topics=shown, axes=axes)
+    elif kind == "hmm":
+        categorical = hasattr(model, "emissionprob_")
+        axes = right.subplots(3 if categorical else 2, 1)
+        plotting.plot_hmm(model, X, lengths=data.get("lengths"), axes=axes,
+                          window=(0, min(len(X), 400)), symbols=data.get("symbols"))
+    else:
+        side = int(round(np.sqrt(X.shape[1])))
+        grid = int(model.latent_dim) == 2 and side * side == X.shape[1]
+        axes = right.subplots(1, 2 if grid else 1, squeeze=False).ravel()
+        plotting.plot_latent(model, X, data.get("y"), ax=axes[0])
+        if grid:
+            plotting.plot_decoded_grid(model, ax=axes[1])
+    fig.savefig(path, dpi=90)
+
+
+
+
+def _fmt_matrix(a, indent="    "):
+    return [indent + "  ".join(f"{v:>11.5g}" for v in row) for row in np.atleast_2d(a)]
+
+

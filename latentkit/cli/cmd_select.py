@@ -1,0 +1,105 @@
+"""``latentkit select <model> -k RANGE``: fit each number of components and compare held-out fit
+and coherence / BIC (thin plumbing over :func:`latentkit.selection.select_n_components`)."""
+
+import json
+
+import numpy as np
+
+from ..selection import parse_k_range, select_n_components
+from ._common import _StoreDataset, _add_text_args, _load_text_corpus, load_input
+
+__all__ = ["add_parser"]
+
+
+def add_parser(sub):
+    """Add ``select`` (one sub-command per model kind) to the ``latentkit`` subparsers."""
+    p = sub.add_parser("select", help="choose the number of components: fit each K and "
+                       "compare held-out fit, coherence / BIC")
+    kinds = p.add_subparsers(dest="kind_name", metavar="MODEL")
+    kinds.required = True
+    helps = {"lda": "LDA: held-out perplexity, c_npmi, u_mass per K",
+             "gmm": "Gaussian mixture: BIC, AIC, held-out log-likelihood per K",
+             "vgmm": "variational Gaussian mixture: BIC, AIC, held-out log-likelihood per K",
+             "hmm": "hidden Markov model: BIC, AIC, held-out log-likelihood per K"}
+    for kind, text in helps.items():
+        _add_select_args(kinds.add_parser(kind, help=text, description=text), kind)
+
+
+def _cmd_select(args, out):
+    ks = parse_k_range(args.k)
+    params = {}
+    if args.max_iter is not None:
+        params["max_iter"] = args.max_iter
+    lengths = None
+    if args.kind == "lda":
+        X = _load_text_corpus(args) if args.text is not None else load_input(args,
+                                                                                   "counts")
+        name = X["name"]
+    elif args.kind in ("gmm", "vgmm"):
+        bunch = load_input(args, "matrix")
+        X, name = bunch.data, bunch["name"]
+        params["covariance_type"] = args.covariance_type or "full"
+    else:
+        bunch = load_input(args, "sequence")
+        X = np.asarray(bunch.data)
+        X = X.reshape(-1, 1) if X.ndim == 1 else X
+        lengths, name = bunch.get("lengths"), bunch["name"]
+        emission = args.emission
+        if emission is None:
+            integer = X.dtype.kind in "iu" or bool(np.all(X == np.round(X)))
+            emission = ("categorical" if bunch.get("alphabet") is not None else
+                        "poisson" if integer else "gaussian")
+        params["emission"] = emission
+        if emission == "gaussian":
+            X = X.astype(np.float64)
+            params["covariance_type"] = args.covariance_type or "diag"
+    sel = select_n_components(args.kind, X, ks, lengths=lengths, heldout=args.heldout,
+                              random_state=args.seed, progress=not args.quiet,
+                              model_params=params)
+    if args.plot:
+        sel.plot(args.plot)
+    if args.json:
+        obj = sel.to_dict()
+        obj["data"] = name
+        if args.plot:
+            obj["plot"] = args.plot
+        out.write(json.dumps(obj) + "\n")
+        return 0
+    out.write(f"select {args.kind} on {name}: K in {ks}, held-out fraction {args.heldout}, "
+              f"seed {args.seed}\n")
+    out.write(sel.to_text() + "\n")
+    if args.plot:
+        out.write(f"plot        {args.plot}\n")
+    return 0
+
+
+def _add_select_args(p, kind):
+    default = {"lda": "kos", "gmm": "old_faithful", "vgmm": "old_faithful",
+               "hmm": "earthquakes"}[kind]
+    src = p.add_argument_group("data (one of)")
+    src.add_argument("--dataset", default=default, action=_StoreDataset,
+                     help=f"bundled data set (default {default})")
+    p.set_defaults(dataset_given=False, kind=kind, handler=_cmd_select)
+    src.add_argument("--data", metavar="PATH",
+                     help="a UCI docword file (lda) or a CSV of numbers")
+    src.add_argument("--vocab", metavar="PATH", help="vocabulary file for --data docword")
+    if kind == "lda":
+        _add_text_args(p)
+    else:
+        p.set_defaults(text=None)
+    p.add_argument("-k", required=True, metavar="START:STOP[:STEP]|K1,K2,...",
+                   help="the numbers of components to try, e.g. 5:50:5 (inclusive)")
+    p.add_argument("--heldout", type=float, default=0.1,
+                   help="fraction of documents / samples / sequences held out (default 0.1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the split and every fit")
+    p.add_argument("--max-iter", type=int, default=None, help="maximum iterations per fit")
+    if kind in ("gmm", "vgmm", "hmm"):
+        p.add_argument("--covariance-type", default=None,
+                       choices=["full", "tied", "diag", "spherical"])
+    if kind == "hmm":
+        p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"])
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="save the curves with the chosen K marked")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+

@@ -1,0 +1,131 @@
+"""``latentkit coherence`` and ``latentkit report``: a saved topic model's coherence (as gensim's
+CoherenceModel) and its standalone HTML report, with the reference corpus given by ``--text``,
+``--dataset`` or ``--data``. Thin plumbing over :mod:`latentkit.topic`."""
+
+import json
+import os
+
+import numpy as np
+
+from ..io import load
+from ..text import load_texts_for
+from ._common import CLIError, _StoreDataset, load_input
+
+__all__ = ["add_parsers"]
+
+
+def add_parsers(sub):
+    """Add ``coherence`` and ``report`` to the ``latentkit`` subparsers."""
+    p = sub.add_parser("coherence", help="coherence of a saved topic model's topics "
+                       "(c_v, c_npmi, u_mass; as gensim's CoherenceModel)")
+    p.add_argument("path", help="model file (.npz) of a LatentDirichletAllocation or PLSA")
+    _add_corpus_args(p)
+    p.add_argument("--measure", nargs="+", default=["c_v", "c_npmi", "u_mass"],
+                   choices=["c_v", "c_npmi", "c_uci", "u_mass"])
+    p.add_argument("--top-n", type=int, default=10, help="words per topic (default 10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_cmd_coherence)
+
+    p = sub.add_parser("report", help="an interactive standalone HTML report of a saved topic "
+                       "model (topic map, relevance bars, word search)")
+    p.add_argument("path", help="model file (.npz) of a LatentDirichletAllocation or PLSA")
+    p.add_argument("--out", required=True, metavar="REPORT.html", help="the HTML file to write")
+    _add_corpus_args(p)
+    p.add_argument("--words", type=int, default=30, help="bars per topic (default 30)")
+    p.add_argument("--measure", default="c_v", choices=["c_v", "c_npmi", "c_uci", "u_mass",
+                                                        "none"],
+                   help="coherence shown per topic (default c_v; needs a corpus)")
+    p.add_argument("--top-n", type=int, default=10, help="words per topic for coherence")
+    p.set_defaults(handler=_cmd_report)
+
+
+def _add_corpus_args(p):
+    src = p.add_argument_group("reference corpus (one of)")
+    src.add_argument("--dataset", default=None, action=_StoreDataset, help="bundled text corpus")
+    p.set_defaults(dataset_given=False)
+    src.add_argument("--data", metavar="PATH", help="a UCI docword file (with --vocab)")
+    src.add_argument("--vocab", metavar="PATH", help="vocabulary file for --data")
+    src.add_argument("--text", metavar="PATH",
+                     help="raw texts (folder, .txt, .csv, .jsonl), counted with the "
+                          "vectorizer saved in the model (fit with --text)")
+    src.add_argument("--text-column", metavar="NAME", default=None,
+                     help="column / key of the text in .csv / .jsonl (default 'text')")
+
+
+def _model_corpus(args, model):
+    """The corpus named by --text / --dataset / --data for a saved topic model, or None."""
+    if args.text is not None:
+        if args.data is not None or args.dataset_given:
+            raise CLIError("--text, --data and --dataset are alternatives; give one of them.")
+        try:
+            return load_texts_for(model, args.text, args.text_column)
+        except ValueError as exc:
+            if "no text settings" in str(exc):
+                raise CLIError(f"{args.path}: the model was not fitted on raw texts (fit it "
+                                   "with --text), so --text cannot be counted with its "
+                                   "vocabulary; use --dataset or --data.") from None
+            raise
+    if args.data is None and args.dataset is None:
+        return None
+    corpus = load_input(args, "counts")
+    width = model.components_.shape[1]
+    if corpus.data.shape[1] != width:
+        raise CLIError(f"the corpus {corpus['name']!r} has {corpus.data.shape[1]} words but "
+                           f"the model in {args.path} has {width}; pass the corpus it was "
+                           "fitted on.")
+    return corpus
+
+
+def _load_topic_model(path):
+    model = load(path)
+    if getattr(model, "components_", None) is None or np.ndim(model.components_) != 2:
+        raise CLIError(f"{path} holds a {type(model).__name__}, not a topic model "
+                              "(LatentDirichletAllocation or PLSA).")
+    return model
+
+
+# ----------------------------------------------------------------------------- coherence
+
+def _cmd_coherence(args, out):
+    from ..topic import coherence  # lazy: numba, ~2 s start-up
+
+    model = _load_topic_model(args.path)
+    corpus = _model_corpus(args, model)
+    if corpus is None:
+        raise CLIError("coherence needs a reference corpus: --text PATH, --dataset NAME "
+                              "or --data PATH.")
+    results = {m: coherence(model, corpus, m, top_n=args.top_n) for m in args.measure}
+    topics = next(iter(results.values())).topics
+    if args.json:
+        out.write(json.dumps({
+            "top_n": args.top_n, "topics": topics,
+            "measures": {m: {"per_topic": [float(v) for v in r.per_topic], "mean": r.mean,
+                             "window_size": r.window_size} for m, r in results.items()}}) + "\n")
+        return 0
+    head = "  ".join(f"{m:>8}" for m in args.measure)
+    out.write(f"coherence of {len(topics)} topics (top {args.top_n} words) on "
+              f"{corpus.get('name', 'the corpus')}\n")
+    out.write(f"  topic  {head}  words\n")
+    for k, words in enumerate(topics):
+        vals = "  ".join(f"{results[m].per_topic[k]:>8.4f}" for m in args.measure)
+        out.write(f"  {k:>5}  {vals}  {' '.join(map(str, words[:8]))}\n")
+    out.write(f"   mean  {'  '.join(f'{results[m].mean:>8.4f}' for m in args.measure)}\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- report
+
+def _cmd_report(args, out):
+    model = _load_topic_model(args.path)
+    corpus = _model_corpus(args, model)
+    folder = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(folder):
+        raise CLIError(f"--out {args.out!r}: the folder {folder!r} does not exist.")
+    model.report(args.out, corpus, n_words=args.words,
+                 coherence_measure=None if args.measure == "none" else args.measure,
+                 top_n=args.top_n)
+    out.write(f"wrote {args.out} ({model.components_.shape[0]} topics"
+              + ("" if corpus is None else f", {corpus.data.shape[0]} documents") + ")\n")
+    return 0
+
+

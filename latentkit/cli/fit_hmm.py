@@ -1,0 +1,170 @@
+"""``latentkit fit hmm``: hidden Markov models by Baum-Welch (or variational Bayes with
+``--variational``) on sequences, with categorical, Poisson, Gaussian or Gaussian-mixture
+emissions; the report includes the Viterbi path's occupancy and run lengths."""
+
+import numpy as np
+
+from ._common import CLIError, FitResult, _finite, _fmt_matrix, _given, _tolist, load_input
+
+__all__ = ["add_hmm_args", "run_hmm"]
+
+
+def add_hmm_args(p):
+    p.add_argument("--emission", default=None,
+                   choices=["categorical", "poisson", "gaussian", "gmm"],
+                   help="emission distribution (default: categorical for symbol data with an "
+                        "alphabet, poisson for integer counts, else gaussian; gmm: a Gaussian "
+                        "mixture per state, GMMHMM)")
+    p.add_argument("--n-mix", type=int, default=2, help="--emission gmm: Gaussians per state")
+    p.add_argument("--covariance-type", default="diag",
+                   choices=["full", "diag", "spherical", "tied"],
+                   help="Gaussian emissions: covariance structure (default diag)")
+    p.add_argument("--n-init", type=int, default=None, help="initialisations (best kept)")
+    p.add_argument("--variational", action="store_true",
+                   help="variational Bayes (VariationalCategoricalHMM / VariationalGaussianHMM: "
+                        "Dirichlet and Normal-Wishart posteriors, unused states emptied)")
+
+
+def _state_runs(states, lengths):
+    """Where a run of one state starts in the decoded sequences.
+
+    Parameters
+    ----------
+    states : ndarray of shape (n_samples,)
+        The Viterbi states of the concatenated sequences.
+    lengths : ndarray of shape (n_sequences,)
+        Lengths of the sequences, summing to ``n_samples``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_samples,)
+        True where a sequence starts or the state changes (so ``states[starts]`` counts the runs).
+    """
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    starts = np.zeros(len(states), dtype=bool)
+    starts[offsets[:-1]] = True
+    starts[1:] |= states[1:] != states[:-1]
+    return starts
+
+
+def run_hmm(args, progress):
+    # lazy: numba, ~2 s start-up
+    from ..sequence import (GMMHMM, CategoricalHMM, GaussianHMM, PoissonHMM,
+                            VariationalCategoricalHMM, VariationalGaussianHMM)
+
+    bunch = load_input(args, "sequence")
+    X = np.asarray(bunch.data)
+    if X.ndim == 1:
+        X = X.reshape(-1, 1)
+    lengths = bunch.get("lengths")
+    lengths = np.array([len(X)]) if lengths is None else np.asarray(lengths)
+    alphabet = bunch.get("alphabet")
+    emission = args.emission
+    if emission is None:
+        integer = X.dtype.kind in "iu" or bool(np.all(X == np.round(X)))
+        emission = ("categorical" if alphabet is not None else
+                    "poisson" if integer else "gaussian")
+    k = 2 if args.n_components is None else args.n_components
+    common = dict(n_components=k, random_state=args.seed, callback=progress.callback,
+                  **_given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
+                         init=args.init))
+    if args.variational:
+        if emission == "poisson":
+            raise CLIError("--variational needs categorical or gaussian emissions, got "
+                             "poisson; use --emission categorical or gaussian.")
+        categorical, gaussian = VariationalCategoricalHMM, VariationalGaussianHMM
+    else:
+        categorical, gaussian = CategoricalHMM, GaussianHMM
+    if emission == "categorical":
+        model = categorical(**common)
+    elif emission == "poisson":
+        model = PoissonHMM(**common)
+    elif emission == "gmm":
+        if args.variational:
+            raise CLIError("--variational needs categorical or gaussian emissions, got gmm.")
+        X = X.astype(np.float64)
+        model = GMMHMM(n_mix=args.n_mix, covariance_type=args.covariance_type, **common)
+    else:
+        X = X.astype(np.float64)
+        model = gaussian(covariance_type=args.covariance_type, **common)
+    progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
+    with progress:
+        model.fit(X, lengths=lengths)
+    n = len(X)
+    total = float(model.score_sequences(X, lengths).sum())
+    bic = model.bic(X, lengths)
+    logprob, states = model.decode(X, lengths)
+    starts = _state_runs(states, lengths)
+    occupancy = np.bincount(states, minlength=k)
+    runs = np.bincount(states[starts], minlength=k)
+    lines = [
+        f"data        {bunch['name']}: {n} time steps in {len(lengths)} sequence(s) x "
+        f"{X.shape[1]} feature(s)",
+        f"model       {type(model).__name__}(n_components={k}"
+        + (f", n_mix={args.n_mix}" if emission == "gmm" else "")
+        + (f", covariance_type={args.covariance_type!r}" if emission in ("gaussian", "gmm")
+           else "")
+        + ")",
+        f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
+        f"tol={model.tol})",
+        f"log-likelihood  {total:.4f} total (-log L = {-total:.4f}), "
+        f"{total / n:.6f} per time step (nats)",
+        f"BIC         {bic:.4f}",
+        *([f"ELBO        {model.lower_bound_:.6f} nats per time step; effective states "
+           f"{model.n_effective_components_} of {k}"] if args.variational else []),
+        "startprob",
+        "    " + "  ".join(f"{w:>11.5g}" for w in model.startprob_),
+        "transmat (row i: p(next state | state i))",
+        *_fmt_matrix(model.transmat_),
+    ]
+    summary = {"emission": emission, "n_sequences": int(len(lengths)),
+               "log_likelihood": _finite(total), "bic": _finite(bic),
+               "startprob": _tolist(model.startprob_), "transmat": _tolist(model.transmat_)}
+    if args.variational:
+        summary.update(elbo=_finite(model.lower_bound_),
+                       n_effective_components=model.n_effective_components_)
+    if emission == "gmm":
+        lines += ["weights (one row per state)", *_fmt_matrix(model.weights_)]
+        for i in range(k):
+            lines += [f"means of state {i} (one row per mixture component)",
+                      *_fmt_matrix(model.means_[i])]
+        summary.update(weights=_tolist(model.weights_), means=_tolist(model.means_),
+                       covars=_tolist(model.covars_), covariance_type=args.covariance_type)
+    elif emission == "poisson":
+        lines += ["lambdas (one row per state)", *_fmt_matrix(model.lambdas_)]
+        summary["lambdas"] = _tolist(model.lambdas_)
+    elif emission == "gaussian":
+        lines += ["means (one row per state)", *_fmt_matrix(model.means_),
+                  f"covars ({args.covariance_type})"]
+        cov = np.asarray(model.covars_)
+        if args.covariance_type == "full":
+            for i, c in enumerate(cov):
+                lines += [f"  state {i}", *_fmt_matrix(c)]
+        else:
+            lines += _fmt_matrix(cov)
+        summary.update(means=_tolist(model.means_), covars=_tolist(cov),
+                       covariance_type=args.covariance_type)
+    else:
+        B = model.emissionprob_
+        symbols = list(alphabet) if alphabet is not None and len(alphabet) == B.shape[1] else \
+            [str(i) for i in range(B.shape[1])]
+        symbols = ["_" if c == " " else c for c in symbols]
+        lines.append("emissionprob (symbols by decreasing probability, '_' = space)")
+        for i in range(k):
+            order = np.argsort(-B[i])[:12]
+            lines.append(f"  state {i}: " + " ".join(f"{symbols[j]}:{B[i, j]:.3f}" for j in order))
+        summary["emissionprob"] = _tolist(B)
+        summary["symbols"] = symbols
+    lines.append(f"Viterbi state sequence (log p(x, z*) = {logprob:.4f})")
+    for i in range(k):
+        mean_run = occupancy[i] / runs[i] if runs[i] else 0.0
+        lines.append(f"  state {i}: {occupancy[i]} steps ({occupancy[i] / n:.1%}), {runs[i]} runs, "
+                     f"mean run length {mean_run:.2f}")
+    head = states[:80]
+    lines.append("  first steps: " + "".join(str(s) if k <= 10 else chr(65 + s % 26) for s in head)
+                 + (" ..." if n > 80 else ""))
+    summary.update(occupancy=occupancy.tolist(), runs=runs.tolist(),
+                   viterbi_log_prob=_finite(logprob))
+    return FitResult(model, summary, lines, n, plot_data={
+        "X": X, "lengths": lengths, "symbols": summary.get("symbols")})
+

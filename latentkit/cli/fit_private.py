@@ -1,0 +1,71 @@
+"""``latentkit fit lda --init spectral --private``: the differentially private spectral LDA
+(:class:`latentkit.spectral.PrivateSpectralLDA`), with the privacy spent and the noise check in
+the report."""
+
+import warnings
+
+import numpy as np
+
+from ._common import CLIError, FitResult, _finite, load_input
+
+__all__ = ["run_private_spectral_lda"]
+
+
+def run_private_spectral_lda(args, progress):
+    """``fit lda --init spectral --private``: :class:`~latentkit.spectral.PrivateSpectralLDA`."""
+    from ..spectral import PrivacyNoiseWarning, PrivateSpectralLDA  # lazy: numba, ~2 s start-up
+    from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
+
+    if args.init not in (None, "spectral"):
+        raise CLIError(f"--private needs --init spectral, got --init {args.init}.")
+    corpus = load_input(args, "counts")
+    X, vocab = corpus.data, corpus.vocabulary
+    k = 10 if args.n_components is None else args.n_components
+    prior = 1.0 / k if args.doc_topic_prior is None else args.doc_topic_prior
+    model = PrivateSpectralLDA(k, args.epsilon, args.delta, doc_topic_prior=prior,
+                               neighbouring=args.neighbouring, n_words=args.n_words,
+                               accountant=args.accountant, random_state=args.seed)
+    with progress, warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyNoiseWarning)  # printed below instead
+        model.fit(X)
+    model.feature_names_in_ = np.asarray(vocab, dtype=str)
+    rep = model.privacy_report_
+    top = top_words(model.components_, list(vocab), args.top)
+    n_docs, n_words = X.shape
+    doc = args.neighbouring == "document"
+    relation = ("one document (neighbouring corpora differ in one document's content)" if doc
+                else "one symmetric unit entry of the whitened moment tensor (Wang & "
+                     "Anandkumar 2016); protects NO document")
+    noisy = int(model.noise_dominated_.sum())
+    lines = [
+        f"data        {corpus['name']}: {n_docs} documents x {n_words} words",
+        f"privacy     neighbouring relation: {relation}; whole pipeline spends "
+        f"epsilon = {rep['epsilon']:.4g} at delta = {args.delta:g} "
+        f"({rep['n_releases']} Gaussian releases, {args.accountant} accounting)",
+        f"model       private spectral LDA (k={k}, alpha_0={k * prior:.4g}, "
+        f"L={model.n_restarts}, R={model.n_iter}"
+        + (f", {model.selected_words_.size} words chosen by private frequency)" if doc else ")"),
+        f"  bounds    same releases: Renyi-DP epsilon = {rep['epsilon_rdp']:.4g}, exact "
+        f"(analytic) = {rep['epsilon_analytic']:.4g}, paper's advanced rule = "
+        f"{rep['epsilon_advanced']:.4g}",
+    ]
+    if not doc:
+        lines.append("  note      the whitening and moments come from the raw corpus without "
+                     "noise: use --neighbouring document to protect documents")
+    lines.append(
+        f"noise       {noisy} of {k} topics noise-dominated (noise >= |eigenvalue|/sqrt(k), "
+        f"Wang & Anandkumar 2016 Thm 2.2)"
+        + (f"; second moment noise-dominated (k-th eigenvalue {model.m2_eigenvalues_[-1]:.3g} "
+           f"<= noise norm {model.m2_noise_norm_:.3g})" if model.m2_noise_dominated_ else "")
+        + ("; THE TOPICS BELOW ARE MOSTLY NOISE" if noisy or model.m2_noise_dominated_ else ""))
+    lines.append(f"top {args.top} words per topic (words of probability zero are not listed):")
+    lines += [f"  topic {i}: " + (" ".join(w) if w else "(no word with positive probability)")
+              for i, w in enumerate(top)]
+    summary = {"n_features": n_words, "topics": top,
+               "privacy": {k_: _finite(v) if isinstance(v, float) else v
+                           for k_, v in rep.items()},
+               "accountant": args.accountant, "neighbouring": args.neighbouring,
+               "noise_dominated": [bool(b) for b in model.noise_dominated_],
+               "m2_noise_dominated": bool(model.m2_noise_dominated_)}
+    return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": list(vocab)})
+

@@ -1,0 +1,219 @@
+"""``latentkit fit lda`` and ``latentkit fit plsa``: topic models on a count matrix (a bundled
+corpus, a UCI docword file or raw texts with ``--text``); ``--private`` hands over to
+:mod:`latentkit.cli.fit_private`."""
+
+import numpy as np
+
+from .. import datasets as ds
+from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
+                      load_input)
+from .fit_private import run_private_spectral_lda
+
+__all__ = ["add_lda_args", "run_lda", "add_plsa_args", "run_plsa"]
+
+
+def add_lda_args(p):
+    _add_text_args(p)
+    p.add_argument("--doc-topic-prior", type=float, default=None,
+                   help="alpha (default 1/k)")
+    p.add_argument("--topic-word-prior", type=float, default=None,
+                   help="eta (default 1/k)")
+    p.add_argument("--n-init", type=int, default=None, help="initialisations (best ELBO kept)")
+    p.add_argument("--top", type=int, default=10, help="words shown per topic (default 10)")
+    p.add_argument("--private", action="store_true",
+                   help="with --init spectral: differentially private spectral estimate only "
+                        "(latentkit.spectral.PrivateSpectralLDA); prints the privacy spent")
+    p.add_argument("--epsilon", type=float, default=1.0,
+                   help="privacy epsilon of the whole pipeline (default 1; inf: no noise)")
+    p.add_argument("--delta", type=float, default=1e-5, help="privacy delta (default 1e-5)")
+    p.add_argument("--accountant", default="analytic", choices=["analytic", "rdp", "advanced"],
+                   help="noise calibration for --private (default analytic: exact; advanced "
+                        "only with --neighbouring tensor_entry)")
+    p.add_argument("--neighbouring", default="document", choices=["document", "tensor_entry"],
+                   help="--private: what is protected (default document: one document; "
+                        "tensor_entry: the paper's relation, protects no document)")
+    p.add_argument("--n-words", type=int, default=200,
+                   help="--private: words kept by private frequency selection (default 200)")
+    p.add_argument("--level", choices=["chapter", "paragraph", "book"], default=None,
+                   help="--dataset gutenberg_novels: one document per chapter (default), "
+                        "paragraph (17,080 documents) or book")
+    p.add_argument("--method", choices=["batch", "svi"], default="batch",
+                   help="batch variational Bayes (default) or stochastic variational inference "
+                        "(online VB over shuffled minibatches; --max-iter counts epochs, "
+                        "default 10)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="--method svi: documents per minibatch (default 128)")
+    p.add_argument("--learning-offset", type=float, default=None,
+                   help="--method svi: tau of the step size (t + tau)^-kappa (default 10)")
+    p.add_argument("--learning-decay", type=float, default=None,
+                   help="--method svi: kappa in (0.5, 1] (default 0.7)")
+    p.add_argument("--holdout", type=float, default=None, metavar="FRACTION",
+                   help="--method svi: fraction of documents held out; their ELBO is traced "
+                        "and decides convergence (default none: run all epochs)")
+    p.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
+                   help="batch fit on a dask.distributed cluster: E-steps run on the workers "
+                        "(e.g. tcp://127.0.0.1:8786; needs the dask extra)")
+
+
+def run_lda(args, progress):
+    from ..topic import LatentDirichletAllocation  # lazy: numba, ~2 s start-up
+
+    if getattr(args, "private", False):
+        return run_private_spectral_lda(args, progress)
+    corpus = _lda_corpus(args)
+    X, vocab = corpus.data, corpus.vocabulary
+    k = 10 if args.n_components is None else args.n_components
+    svi = args.method == "svi"
+    _check_lda_method_args(args)
+    model = LatentDirichletAllocation(
+        n_components=k, random_state=args.seed, callback=progress.callback,
+        **_given(doc_topic_prior=args.doc_topic_prior, topic_word_prior=args.topic_word_prior,
+               max_iter=args.max_iter if args.max_iter is not None or not svi else 10,
+               tol=args.tol, n_init=args.n_init,
+               # spectral start by default for batch VB: on KOS (K=20, 5 seeds) it reaches the
+               # random start's final ELBO in 9-23 of its 60 iterations and ends higher
+               # (benchmarks/bench_spectral_init.py); SVI and Dask fits start at random
+               init=args.init if args.init is not None else
+               (None if svi or getattr(args, "dask_scheduler", None) else "spectral"),
+               learning_method="online" if svi else None, batch_size=args.batch_size,
+               learning_offset=args.learning_offset, learning_decay=args.learning_decay,
+               holdout=args.holdout))
+    if svi:  # the callback runs at held-out evaluations, with the step number
+        progress.total = model.max_iter * -(-X.shape[0] // model.batch_size)
+    else:
+        progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
+    with progress:
+        if args.dask_scheduler:
+            _fit_on_dask(model, X, args.dask_scheduler)
+        else:
+            model.fit(X)
+    model.feature_names_in_ = np.asarray(vocab, dtype=str)
+    _attach_text(model, corpus)
+    perplexity = model.perplexity(X)
+    topics = model.top_words(list(vocab), n=args.top)
+    n_docs, n_words = X.shape
+    lines = [
+        f"data        {corpus['name']}: {n_docs} documents x {n_words} words, "
+        f"{int(X.sum())} tokens",
+        f"model       LatentDirichletAllocation(n_components={k}, "
+        f"doc_topic_prior={model.doc_topic_prior_:.4g}, topic_word_prior={model.topic_word_prior_:.4g})",
+        *([f"method      stochastic VI: {model.n_steps_} minibatch steps of "
+           f"{model.batch_size} documents, kappa={model.learning_decay}, "
+           f"tau={model.learning_offset}"] if svi else
+          [f"method      batch VB on the dask cluster {args.dask_scheduler}"]
+          if args.dask_scheduler else []),
+        f"init        {model.init if isinstance(model.init, str) else 'given'}",
+        f"{'epochs' if svi else 'iterations':<10}  {model.n_iter_} "
+        f"({'converged' if model.converged_ else 'not converged'}, tol={model.tol_:.3g})",
+        f"ELBO        {model.lower_bound_:.4f} nats per document"
+        + (" (held-out)" if svi and args.holdout else ""),
+        f"perplexity  {perplexity:.2f} (training documents, per token)",
+        f"top {args.top} words per topic:",
+    ]
+    width = len(str(k - 1))
+    lines += [f"  topic {i:>{width}}: " + " ".join(words) for i, words in enumerate(topics)]
+    summary = {"n_features": n_words, "n_tokens": int(X.sum()), "perplexity": _finite(perplexity),
+               "topics": topics, "doc_topic_prior": model.doc_topic_prior_,
+               "topic_word_prior": model.topic_word_prior_, "method": args.method,
+               "init": model.init if isinstance(model.init, str) else "given"}
+    if svi:
+        summary.update(n_steps=int(model.n_steps_), batch_size=int(model.batch_size),
+                       heldout_bounds=_tolist(model.heldout_bounds_),
+                       heldout_steps=[int(t) for t in model.heldout_steps_])
+    if args.dask_scheduler:
+        summary["dask_scheduler"] = args.dask_scheduler
+    return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": list(vocab)})
+
+
+def _lda_corpus(args):
+    """--dataset/--data, with --level for gutenberg_novels."""
+    if args.level is None:
+        return load_input(args, "counts")
+    if args.data is not None or args.dataset != "gutenberg_novels":
+        raise CLIError("--level applies to --dataset gutenberg_novels only.")
+    corpus = ds.load_gutenberg_novels(level=args.level)
+    corpus["name"] = f"gutenberg_novels ({args.level}s)"
+    return corpus
+
+
+def _check_lda_method_args(args):
+    if args.method != "svi":
+        given = [f"--{n.replace('_', '-')}" for n in ("batch_size", "learning_offset",
+                                                        "learning_decay", "holdout")
+                 if getattr(args, n) is not None]
+        if given:
+            raise CLIError(f"{', '.join(given)} apply to --method svi only.")
+    elif args.dask_scheduler:
+        raise CLIError("--dask-scheduler runs batch VB; use it with --method batch.")
+
+
+def _fit_on_dask(model, X, address):
+    """Batch VB with the E-step on a dask.distributed cluster: the documents travel as a Dask
+    bag of CSR blocks (two per worker), statistics are tree-summed (latentkit.parallel.dask)."""
+    try:  # lazy: dask is optional (the 'dask' extra)
+        import dask.bag as db
+        import distributed
+    except ImportError:
+        raise CLIError("--dask-scheduler needs dask and distributed: pip install "
+                       "'latentkit[dask]'.") from None
+    try:
+        client = distributed.Client(address, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise CLIError(f"cannot connect to the dask scheduler at {address!r}: {exc}") from None
+    with client:
+        n_blocks = max(1, 2 * len(client.scheduler_info().get("workers", {})))
+        bounds = np.linspace(0, X.shape[0], min(n_blocks, X.shape[0]) + 1).astype(int)
+        blocks = [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        model.fit(db.from_sequence(blocks, npartitions=len(blocks)))
+    return model
+
+
+
+
+def add_plsa_args(p):
+    _add_text_args(p)
+    p.add_argument("--parametrization", default="asymmetric", choices=["asymmetric", "symmetric"],
+                   help="P(d)P(z|d)P(w|z) or P(z)P(d|z)P(w|z) (default asymmetric)")
+    p.add_argument("--beta", type=float, default=None, help="tempered EM exponent (default 1)")
+    p.add_argument("--top", type=int, default=10, help="words shown per aspect (default 10)")
+
+
+def run_plsa(args, progress):
+    from ..topic import PLSA  # lazy: numba, ~2 s start-up
+    from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
+
+    corpus = load_input(args, "counts")
+    X, vocab = corpus.data, list(corpus.vocabulary)
+    k = 10 if args.n_components is None else args.n_components
+    model = PLSA(n_components=k, parametrization=args.parametrization, random_state=args.seed,
+                 callback=progress.callback,
+                 **_given(beta=args.beta, max_iter=args.max_iter, tol=args.tol,
+                        init=args.init))
+    progress.total = model.max_iter
+    with progress:
+        model.fit(X)
+    model.feature_names_in_ = np.asarray(vocab, dtype=str)
+    _attach_text(model, corpus)
+    n_docs, n_words = X.shape
+    topics = top_words(model.components_, vocab, args.top)
+    perplexity = float(np.exp(-model.lower_bound_)) if args.parametrization == "asymmetric" \
+        else None
+    lines = [
+        f"data        {corpus['name']}: {n_docs} documents x {n_words} words, "
+        f"{int(X.sum())} tokens",
+        f"model       PLSA(n_components={k}, parametrization={args.parametrization!r}, "
+        f"beta={model.beta})",
+        f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
+        f"tol={model.tol})",
+        f"log-likelihood  {model.lower_bound_:.4f} nats per token",
+    ]
+    if perplexity is not None:
+        lines.append(f"perplexity  {perplexity:.2f} (training documents, per token)")
+    lines.append(f"top {args.top} words per aspect:")
+    width = len(str(k - 1))
+    lines += [f"  aspect {i:>{width}}: " + " ".join(w) for i, w in enumerate(topics)]
+    summary = {"n_features": n_words, "n_tokens": int(X.sum()), "topics": topics,
+               "parametrization": args.parametrization,
+               "perplexity": None if perplexity is None else _finite(perplexity)}
+    return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": vocab})
+
