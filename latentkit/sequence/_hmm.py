@@ -252,6 +252,9 @@ class HiddenMarkovModel(LatentModel):
     lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
         See :class:`latentkit.base.LatentModel`; ELBO = log-likelihood in nats per time step,
         recorded at each iteration's E-step (as hmmlearn records it).
+    tol_ : float
+        The tolerance used, nats per time step: ``tol``, or ``1e-3 / n_samples`` when ``tol``
+        is None.
 
     Notes
     -----
