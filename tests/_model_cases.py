@@ -13,6 +13,16 @@ def _gauss(n, seed, d=2):
     return centers[rng.integers(0, 3, n)] + rng.normal(size=(n, d))
 
 
+def _gauss_nan(n, seed, d=2):
+    # about a tenth of the entries missing, never a whole row
+    X = _gauss(n, seed, d)
+    rng = np.random.default_rng(seed + 1000)
+    hole = rng.random(X.shape) < 0.1
+    hole[hole.all(axis=1), 0] = False
+    X[hole] = np.nan
+    return X
+
+
 def _counts(n, seed, V=12):
     rng = np.random.default_rng(seed)
     topics = rng.dirichlet(np.full(V, 0.3), size=3)
@@ -51,6 +61,13 @@ CASES = {
     "VariationalGaussianMixture": (
         lambda: lk.VariationalGaussianMixture(2, random_state=0, max_iter=20),
         lambda n, s: _gauss(n, s)),
+    "GaussianMixture-missing": (
+        lambda: lk.GaussianMixture(2, missing="marginalize", random_state=0, max_iter=20),
+        lambda n, s: _gauss_nan(n, s)),
+    "VariationalGaussianMixture-missing": (
+        lambda: lk.VariationalGaussianMixture(2, missing="marginalize", random_state=0,
+                                              max_iter=20),
+        lambda n, s: _gauss_nan(n, s)),
     "DirichletProcessMixture": (lambda: lk.DirichletProcessMixture(3, random_state=0,
                                                                    max_iter=20),
                                 lambda n, s: _gauss(n, s)),
@@ -66,6 +83,9 @@ CASES = {
                        lambda n, s: _symbols(n, s)),
     "GaussianHMM": (lambda: lk.GaussianHMM(2, random_state=0, max_iter=10),
                     lambda n, s: _gauss(n, s)),
+    "GaussianHMM-missing": (
+        lambda: lk.GaussianHMM(2, missing="marginalize", random_state=0, max_iter=10),
+        lambda n, s: _gauss_nan(n, s)),
     "PoissonHMM": (lambda: lk.PoissonHMM(2, random_state=0, max_iter=10),
                    lambda n, s: _poisson(n, s)),
     "GMMHMM": (lambda: lk.GMMHMM(2, 2, random_state=0, max_iter=10),

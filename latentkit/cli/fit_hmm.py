@@ -106,7 +106,7 @@ def run_hmm(args, progress):
            else "")
         + ")",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
-        f"tol={model.tol})",
+        f"tol={model.tol_:.3g})",
         f"log-likelihood  {total:.4f} total (-log L = {-total:.4f}), "
         f"{total / n:.6f} per time step (nats)",
         f"BIC         {bic:.4f}",

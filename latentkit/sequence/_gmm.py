@@ -348,7 +348,7 @@ class GMMHMM(HiddenMarkovModel):
 
     def __init__(self, n_components=2, n_mix=1, covariance_type="diag", *, reg_covar=1e-6,
                  covars_about="new_means", startprob_prior=None, transmat_prior=None,
-                 init="kmeans++", frozen=None, n_init=1, max_iter=100, tol=1e-6,
+                 init="kmeans++", frozen=None, n_init=1, max_iter=1000, tol=None,
                  random_state=None, callback=None, verbose=False):
         self.n_components = n_components
         self.n_mix = n_mix

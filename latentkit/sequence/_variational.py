@@ -423,8 +423,8 @@ class VariationalHMM(HiddenMarkovModel):
     _INITS = ("random", "kmeans++", "spectral")
 
     def __init__(self, n_components=2, emission="categorical", *, startprob_prior=None,
-                 transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=100,
-                 tol=1e-6, random_state=None, callback=None, verbose=False):
+                 transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=1000,
+                 tol=None, random_state=None, callback=None, verbose=False):
         super().__init__(n_components, emission, startprob_prior=startprob_prior,
                          transmat_prior=transmat_prior, init=init, frozen=frozen,
                          n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state,
@@ -624,7 +624,7 @@ class VariationalCategoricalHMM(VariationalHMM):
 
     def __init__(self, n_components=2, n_features=None, *, startprob_prior=None,
                  transmat_prior=None, emissionprob_prior=None, init="random", frozen=None,
-                 n_init=1, max_iter=100, tol=1e-6, random_state=None, callback=None,
+                 n_init=1, max_iter=1000, tol=None, random_state=None, callback=None,
                  verbose=False):
         self.n_components = n_components
         self.n_features = n_features
@@ -690,7 +690,7 @@ class VariationalGaussianHMM(VariationalHMM):
     def __init__(self, n_components=2, covariance_type="full", *, startprob_prior=None,
                  transmat_prior=None, means_prior=None, beta_prior=1.0, dof_prior=None,
                  scale_prior=None, reg_covar=0.0, init="kmeans++", frozen=None, n_init=1,
-                 max_iter=100, tol=1e-6, random_state=None, callback=None, verbose=False):
+                 max_iter=1000, tol=None, random_state=None, callback=None, verbose=False):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.startprob_prior = startprob_prior

@@ -233,7 +233,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         (``tol=0`` runs exactly ``max_iter`` iterations). The ELBO per document scales with the
         document length, so the default None resolves to ``tol_ = 1e-3 * mean_doc_length_``
         (1e-3 nats per token of the mean training document): 0.136 on KOS (136 tokens per
-        document), 0.06 for 60-token documents. A fixed value applies as given.
+        document), 0.06 for 60-token documents. A fixed value applies as given. This stops
+        short of the converged topics: on 1,000 KOS documents (K=10) 0.8-1.7% above the
+        converged perplexity at 1/30 of its iterations; ``tol=1e-5 * mean_doc_length_``
+        comes within 0.05-0.5% at 4-5 times the default's cost (README, "Default stopping").
     max_doc_update_iter : int, default 100
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3

@@ -239,7 +239,10 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         Missing entries are drawn at random.
     max_iter : int, default 200
     tol : float, default 1e-7
-        Stop when the bound changes by less than ``tol`` nats per token.
+        Stop when the bound changes by less than ``tol`` nats per token. EM for pLSA
+        converges slowly: on 1,000 KOS documents (K=10) the default ``max_iter`` ends 1.8%
+        above the perplexity reached after 3,000 iterations, with a ConvergenceWarning
+        (README, "Default stopping").
     n_init : int, default 1
     fold_in_max_iter : int, default 100
         EM sweeps per document when folding in new documents (transform, perplexity, elbo).
