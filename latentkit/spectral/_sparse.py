@@ -34,6 +34,7 @@ import numpy as np
 
 from .._kernels.sparse_tensor import mode_contract as _mode_contract_kernel
 from .._validation import check_array, check_random_state, check_scalar
+from ..base import ParamsMixin
 
 __all__ = [
     "truncated_tensor_power",
@@ -613,7 +614,7 @@ def sparse_spectral_gmm(X, n_components, sparsity, *, tensor_rank=None, standard
                                    component_weights=res.weights)
 
 
-class SparseSpectralGMM:
+class SparseSpectralGMM(ParamsMixin):
     """Estimator wrapper of :func:`sparse_spectral_gmm` (forwards every argument).
 
     Attributes
