@@ -39,11 +39,11 @@ import numpy as np
 
 from .._validation import check_array, check_random_state, check_scalar
 from ._estimators import SpectralGMM
-from ._private import _is_inf_epsilon
+from ._private_power import _is_inf_epsilon
 from ._private_lda import (_PrivateSpectralBase, _analyze_gauss_noise, _budget_sigmas,
                            _check_budget_split, _private_power_stage, _released_whitening,
                            _sym_outer)
-from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon
+from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon
 
 __all__ = ["PrivateSpectralGMM"]
 
@@ -99,7 +99,7 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
     -----
     Sources: Hsu & Kakade (2013), Theorem 1; Dwork, Talwar, Thakurta & Zhang (2014), Algorithm 1;
     Wang & Anandkumar (2016), Algorithm 3 and Theorem 2.2; accounting as in
-    :mod:`latentkit.spectral._privacy`. Derivations in this module's docstring.
+    :mod:`latentkit.spectral._accounting`. Derivations in this module's docstring.
     """
 
     def __init__(self, n_components, clip_norm=None, epsilon=1.0, delta=1e-5,

@@ -105,8 +105,8 @@ from .._validation import check_counts, check_random_state, check_scalar
 from ..topic._words import TopWordsMixin
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
-from ._private import AccountantStateMixin, _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
-from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
+from ._private_power import AccountantStateMixin, _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
+from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
 from ._tensors import SymmetricTensor
 from ._whitening import Whitening, whiten
 

@@ -25,7 +25,7 @@ from scipy import stats
 from latentkit.spectral import PrivateSpectralLDA
 from test_private_lda import _tiny_neighbours
 from latentkit.spectral._private_lda import _SQRT2, _release_moments
-from latentkit.spectral._privacy import analytic_gaussian_epsilon, rho_for_budget
+from latentkit.spectral._accounting import analytic_gaussian_epsilon, rho_for_budget
 
 EPS, DELTA, SPLIT = 2.0, 1e-5, (0.45, 0.45, 0.1)
 
