@@ -37,6 +37,7 @@ import numbers
 
 import numpy as np
 
+from .._deprecation import renamed_kwargs
 from .._validation import check_array, check_random_state, check_scalar
 from ._estimators import SpectralGMM
 from ._private_power import _is_inf_epsilon
@@ -65,8 +66,10 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
     budget_split : tuple of 3 floats, default (0.2, 0.4, 0.4)
         Shares of ``rho`` for the sum, the second moment and the tensor power method.
     accountant : {'analytic', 'rdp'}, default 'analytic'
-    n_restarts : int, default 10
-    n_iter : int, default 20
+    n_init : int, default 10
+        Restarts of the power method (``n_restarts`` before 0.2: deprecated alias).
+    max_iter : int, default 20
+        Noisy power iterations per restart (``n_iter`` before 0.2: deprecated alias).
     random_state : None, int or numpy.random.Generator
 
     Attributes
@@ -102,8 +105,9 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
     :mod:`latentkit.spectral._accounting`. Derivations in this module's docstring.
     """
 
+    @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
     def __init__(self, n_components, clip_norm=None, epsilon=1.0, delta=1e-5,
-                 budget_split=(0.2, 0.4, 0.4), accountant="analytic", n_restarts=10, n_iter=20,
+                 budget_split=(0.2, 0.4, 0.4), accountant="analytic", n_init=10, max_iter=20,
                  random_state=None):
         self.n_components = n_components
         self.clip_norm = clip_norm
@@ -111,8 +115,8 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         self.delta = delta
         self.budget_split = budget_split
         self.accountant = accountant
-        self.n_restarts = n_restarts
-        self.n_iter = n_iter
+        self.n_init = n_init
+        self.max_iter = max_iter
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -139,8 +143,8 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         delta = _check_delta(self.delta)
         if self.accountant not in ("analytic", "rdp"):
             raise ValueError(f"accountant must be 'analytic' or 'rdp', got {self.accountant!r}.")
-        L = check_scalar(self.n_restarts, "n_restarts", numbers.Integral, low=1)
-        R_it = check_scalar(self.n_iter, "n_iter", numbers.Integral, low=1)
+        L = check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
+        R_it = check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         split = _check_budget_split(self.budget_split)
         X = check_array(X, "X", ensure_min_samples=2)
         n, d = X.shape
