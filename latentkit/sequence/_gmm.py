@@ -11,7 +11,7 @@ Cholesky factors of precisions), so the statistics are additive over chunks and 
 unchanged under :class:`~latentkit.inference.StochasticVI`, chunked sources and Dask.
 
 hmmlearn's names and shapes: ``n_mix``, ``weights_`` (K, M), ``means_`` (K, M, D),
-``covars_`` (K, M, D, D) full, (K, M, D) diag, (K, M) spherical and (K, D, D) tied (one
+``covariances_`` (K, M, D, D) full, (K, M, D) diag, (K, M) spherical and (K, D, D) tied (one
 covariance per state shared by its mixture components, hmmlearn's meaning of 'tied' here).
 """
 
@@ -297,7 +297,7 @@ class GMMHMM(HiddenMarkovModel):
     n_mix : int, default 1
         Number of Gaussians per state.
     covariance_type : {'diag', 'full', 'spherical', 'tied'}, default 'diag'
-        ``covars_`` shapes (K, M, D), (K, M, D, D), (K, M), (K, D, D) ('tied': one covariance
+        ``covariances_`` shapes (K, M, D), (K, M, D, D), (K, M), (K, D, D) ('tied': one covariance
         per state, shared by its components).
     reg_covar : float, default 1e-6
         Added to the diagonal of every covariance at each M-step (>= 0).
@@ -319,8 +319,9 @@ class GMMHMM(HiddenMarkovModel):
     transmat_ : ndarray of shape (n_components, n_components)
     weights_ : ndarray of shape (n_components, n_mix)
     means_ : ndarray of shape (n_components, n_mix, n_features)
-    covars_ : ndarray
-        Shape by ``covariance_type`` (above).
+    covariances_ : ndarray
+        Shape by ``covariance_type`` (above). ``covars_`` (hmmlearn's GMMHMM name, same
+        shapes) is a deprecated alias that warns, removed in latentkit 0.3.
     lower_bound_, lower_bounds_, n_iter_, converged_
         Log-likelihood in nats per time step (hmmlearn's ``monitor_.history`` divided by the
         number of rows).

@@ -36,7 +36,7 @@ A variational emission component extends a point emission (it keeps ``param_name
 ``point_estimate(post)``                             posterior-mean point parameters
 
 After each M-step the point estimates ``startprob_``, ``transmat_``, ``emissionprob_`` /
-``means_``, ``covars_`` are the posterior means (as hmmlearn sets them); ``score``,
+``means_``, ``covariances_`` are the posterior means (as hmmlearn sets them); ``score``,
 ``predict_proba``, ``decode`` and ``sample`` use them, ``elbo`` and ``fit`` use the posteriors.
 """
 
@@ -48,7 +48,7 @@ from .._validation import check_scalar
 from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
 from ..distributions._normal_wishart import NormalWishart
 from . import _emissions as em
-from ._hmm import HiddenMarkovModel
+from ._hmm import HiddenMarkovModel, _attr
 
 __all__ = [
     "VariationalCategoricalEmission",
@@ -519,7 +519,7 @@ class VariationalHMM(HiddenMarkovModel):
         self.startprob_ = s / s.sum()
         self.transmat_ = t / t.sum(axis=1, keepdims=True)
         for name, value in self.emission_.point_estimate(self._emission_posterior()).items():
-            setattr(self, name + "_", value)
+            setattr(self, _attr(name), value)
         occ = self.state_occupancy_
         share = occ / occ.sum() if occ.sum() > 0 else np.full(occ.shape, 1.0 / occ.size)
         self.n_effective_components_ = int(np.sum(share > EFFECTIVE_OCCUPANCY_THRESHOLD))
@@ -671,8 +671,8 @@ class VariationalGaussianHMM(VariationalHMM):
         Normal-Wishart posteriors (hmmlearn's names and shapes).
     means_prior_, beta_prior_, dof_prior_, scale_prior_
         The resolved prior (one shared by all states).
-    startprob_, transmat_, means_, covars_ : ndarray
-        Posterior means; ``covars_`` = ``scale_posterior_ / dof_posterior_`` in
+    startprob_, transmat_, means_, covariances_ : ndarray
+        Posterior means; ``covariances_`` = ``scale_posterior_ / dof_posterior_`` in
         covariance_type's compact shape.
     n_effective_components_ : int
     lower_bound_, lower_bounds_ : float, ndarray
