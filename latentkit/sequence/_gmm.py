@@ -345,6 +345,17 @@ class GMMHMM(HiddenMarkovModel):
     >>> X = rng.normal(size=(200, 2))
     >>> GMMHMM(2, n_mix=2, random_state=0, max_iter=5, tol=0).fit(X).means_.shape
     (2, 2, 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import GMMHMM
+    >>> X = rng.normal(np.where(states == 0, 0.0, 5.0), 1.0)[:, None]
+    >>> hmm = GMMHMM(2, n_mix=2, random_state=0).fit(X)
+    >>> hmm.weights_.shape, hmm.means_.shape
+    ((2, 2), (2, 2, 1))
     """
 
     def __init__(self, n_components=2, n_mix=1, covariance_type="diag", *, reg_covar=1e-6,

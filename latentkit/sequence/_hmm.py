@@ -275,6 +275,17 @@ class HiddenMarkovModel(LatentModel):
     in the statistical analysis of probabilistic functions of Markov chains. Ann. Math. Stat.
     Rabiner, L. R. (1989). A tutorial on hidden Markov models and selected applications in
     speech recognition. Proc. IEEE 77(2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import HiddenMarkovModel
+    >>> X = rng.poisson(np.where(states == 0, 1.0, 8.0))[:, None]
+    >>> hmm = HiddenMarkovModel(2, emission="poisson", random_state=0).fit(X)
+    >>> hmm.transmat_.shape, hmm.predict(X).shape
+    ((2, 2), (100,))
     """
 
     _sample_unit = "time step"
@@ -830,6 +841,18 @@ class CategoricalHMM(HiddenMarkovModel):
         ``emissionprob_[k, m] = p(x_t = m | z_t = k)``.
     lower_bound_, lower_bounds_, n_iter_, converged_
         Log-likelihood in nats per time step (see :class:`HiddenMarkovModel`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import CategoricalHMM
+    >>> X = np.where(states == 0, rng.choice(3, 100, p=[.8, .1, .1]),
+    ...              rng.choice(3, 100, p=[.1, .1, .8]))
+    >>> hmm = CategoricalHMM(2, random_state=0).fit(X[:, None], lengths=[50, 50])
+    >>> hmm.emissionprob_.shape
+    (2, 3)
     """
 
     def __init__(self, n_components=2, n_features=None, *, emissionprob_prior=None,
@@ -876,6 +899,17 @@ class PoissonHMM(HiddenMarkovModel):
     transmat_ : ndarray of shape (n_components, n_components)
     lambdas_ : ndarray of shape (n_components, n_features)
         Poisson rates per state and feature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import PoissonHMM
+    >>> X = rng.poisson(np.where(states == 0, 1.0, 8.0))[:, None]
+    >>> hmm = PoissonHMM(2, random_state=0).fit(X)
+    >>> np.allclose(np.sort(hmm.lambdas_[:, 0]), [1.0, 8.0], atol=1.0)
+    True
     """
 
     def __init__(self, n_components=2, *, lambdas_prior=None, lambdas_weight=0.0,
@@ -929,6 +963,19 @@ class GaussianHMM(HiddenMarkovModel):
         getter expands them to full matrices). ``covars_`` (hmmlearn's name) is a deprecated
         alias that warns, removed in latentkit 0.3; ``init`` and ``frozen`` take the key
         ``'covariances'`` (or ``'covars'``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import GaussianHMM
+    >>> X = rng.normal(np.where(states == 0, 0.0, 5.0), 1.0)[:, None]
+    >>> hmm = GaussianHMM(2, random_state=0).fit(X)
+    >>> [int(v) for v in np.sort(hmm.means_[:, 0]).round()]
+    [0, 5]
+    >>> hmm.covariances_.shape  # 'diag': (n_components, n_features)
+    (2, 1)
     """
 
     def __init__(self, n_components=2, covariance_type="diag", *, reg_covar=1e-6,

@@ -416,6 +416,18 @@ class VariationalHMM(HiddenMarkovModel):
     Cavendish Laboratory. Beal, M. J. (2003). Variational algorithms for approximate Bayesian
     inference. PhD thesis, UCL, chapter 3. Hoffman, Blei, Wang & Paisley (2013), Stochastic
     variational inference, JMLR 14 (the ``partial_fit`` step).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit.sequence import VariationalHMM
+    >>> X = np.where(states == 0, rng.choice(3, 100, p=[.8, .1, .1]),
+    ...              rng.choice(3, 100, p=[.1, .1, .8]))
+    >>> hmm = VariationalHMM(2, "categorical", random_state=0).fit(X[:, None])
+    >>> hmm.transmat_.shape
+    (2, 2)
     """
 
     _EMISSIONS = {"categorical": VariationalCategoricalEmission,
@@ -620,6 +632,18 @@ class VariationalCategoricalHMM(VariationalHMM):
     >>> m = VariationalCategoricalHMM(2, random_state=0).fit(X)
     >>> m.emissionprob_.shape
     (2, 3)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import VariationalCategoricalHMM
+    >>> X = np.where(states == 0, rng.choice(3, 100, p=[.8, .1, .1]),
+    ...              rng.choice(3, 100, p=[.1, .1, .8]))
+    >>> hmm = VariationalCategoricalHMM(2, random_state=0).fit(X[:, None])
+    >>> hmm.emissionprob_.shape
+    (2, 3)
     """
 
     def __init__(self, n_components=2, n_features=None, *, startprob_prior=None,
@@ -685,6 +709,17 @@ class VariationalGaussianHMM(VariationalHMM):
     'diag' and 'spherical' use exact Normal-Gamma factors (see
     :class:`VariationalGaussianEmission`); hmmlearn's bound for these treats the diagonal
     precision as a Wishart matrix and so differs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import VariationalGaussianHMM
+    >>> X = rng.normal(np.where(states == 0, 0.0, 5.0), 1.0)[:, None]
+    >>> hmm = VariationalGaussianHMM(2, random_state=0).fit(X)
+    >>> [int(v) for v in np.sort(hmm.means_[:, 0]).round()]
+    [0, 5]
     """
 
     def __init__(self, n_components=2, covariance_type="full", *, startprob_prior=None,

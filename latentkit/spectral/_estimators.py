@@ -190,6 +190,17 @@ class SpectralGMM(_SpectralBase):
     spectral decompositions", Theorem 1; Anandkumar et al. (2014), Theorem 3.2 and section 4.3.
     With ``sparsity``: Sun, Lu, Liu & Cheng (2017), "Provable sparse tensor decomposition",
     JRSS-B, Algorithm 1 and section 3.3 (see :func:`~latentkit.spectral.sparse_spectral_gmm`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import SpectralGMM
+    >>> rng = np.random.default_rng(0)
+    >>> centers = np.array([[0.0, 0.0, 6.0], [6.0, 0.0, 0.0]])
+    >>> X = centers[rng.integers(0, 2, 2000)] + rng.normal(size=(2000, 3))
+    >>> sg = SpectralGMM(2, random_state=0).fit(X)
+    >>> sg.means_.shape
+    (2, 3)
     """
 
     @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
@@ -394,6 +405,15 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
     Dirichlet allocation"; Anandkumar et al. (2014), Theorem 3.5; unbiased per-document
     estimators and recovery formulas as in SPECTRAL_NOTES.md section 1.3. Documents with fewer
     than 3 tokens are skipped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import SpectralLDA
+    >>> X = np.random.default_rng(0).poisson(2.0, size=(200, 10))
+    >>> sl = SpectralLDA(2, random_state=0).fit(X)
+    >>> sl.components_.shape
+    (2, 10)
     """
 
     @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
@@ -523,6 +543,19 @@ class SpectralHMM(_SpectralBase):
     of the two others only, and its use for HMMs); Anandkumar et al. (2014), section 3.3 and
     Theorem 3.6 (symmetrisation towards a view); recovery of the emission and transition
     matrices from ``E[x_2 x_c^T]`` and ``E[x_3 x_2^T]`` as in SPECTRAL_NOTES.md section 1.5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import SpectralHMM
+    >>> states = np.repeat(np.tile([0, 1], 50), 10)
+    >>> X = np.where(states == 0, rng.choice(3, states.size, p=[.8, .1, .1]),
+    ...              rng.choice(3, states.size, p=[.1, .1, .8]))
+    >>> sh = SpectralHMM(2, random_state=0).fit(X)
+    >>> sh.transmat_.shape
+    (2, 2)
     """
 
     @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")

@@ -103,6 +103,16 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
     Sources: Hsu & Kakade (2013), Theorem 1; Dwork, Talwar, Thakurta & Zhang (2014), Algorithm 1;
     Wang & Anandkumar (2016), Algorithm 3 and Theorem 2.2; accounting as in
     :mod:`latentkit.spectral._accounting`. Derivations in this module's docstring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import PrivateSpectralGMM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.array([[0.0, 0.0, 6.0], [6.0, 0.0, 0.0]])[rng.integers(0, 2, 500)]
+    >>> pg = PrivateSpectralGMM(2, clip_norm=10.0, epsilon=float("inf"), random_state=0).fit(X)
+    >>> pg.means_.shape
+    (2, 3)
     """
 
     @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")

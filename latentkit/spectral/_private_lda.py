@@ -384,6 +384,15 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
     private tensor power method, Wang & Anandkumar (2016), Algorithm 3 and Theorem 2.2;
     accounting, Mironov (2017), Balle & Wang (2018), Dong, Roth & Su (2022). The derivation of
     every sensitivity, with its constant, is in the docstring of this module.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import PrivateSpectralLDA
+    >>> X = np.random.default_rng(0).poisson(2.0, size=(200, 10))
+    >>> pl = PrivateSpectralLDA(2, epsilon=float("inf"), random_state=0).fit(X)  # no noise
+    >>> pl.components_.shape
+    (2, 10)
     """
 
     @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")

@@ -620,6 +620,17 @@ class SparseSpectralGMM(ParamsMixin):
     Attributes
     ----------
     labels_, weights_, means_, selected_features_, components_ : see SparseSpectralGMMResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import SparseSpectralGMM
+    >>> rng = np.random.default_rng(0)
+    >>> means = np.zeros((2, 8)); means[0, 0] = means[1, 1] = 6.0
+    >>> X = means[rng.integers(0, 2, 1000)] + rng.normal(size=(1000, 8))
+    >>> ss = SparseSpectralGMM(2, sparsity=2, random_state=0).fit(X)
+    >>> ss.means_.shape
+    (2, 8)
     """
 
     def __init__(self, n_components, sparsity, tensor_rank=None, standardize=False, n_init=None,
