@@ -10,6 +10,8 @@ from latentkit.base import clone
 
 from _model_cases import _gauss
 
+pytestmark = pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
+
 
 @pytest.mark.parametrize("cls", [lk.SpectralGMM, lk.SpectralLDA, lk.SpectralHMM,
                                  lk.spectral.PrivateSpectralLDA, lk.spectral.PrivateSpectralGMM])
@@ -54,3 +56,43 @@ def test_helpers_name_owner_and_release():
     with pytest.warns(DeprecationWarning):
         t.covars_ = np.ones(2)
     np.testing.assert_array_equal(t.covariances_, np.ones(2))
+
+
+_HMM_DATA = _gauss(60, 0)
+
+
+@pytest.mark.parametrize("make", [lambda: lk.GaussianHMM(2, random_state=0, max_iter=5),
+                                  lambda: lk.GMMHMM(2, 2, random_state=0, max_iter=5),
+                                  lambda: lk.VariationalGaussianHMM(2, "diag", random_state=0,
+                                                                    max_iter=5)])
+def test_hmm_covariances_and_the_covars_alias(make):
+    m = make().fit(_HMM_DATA)
+    assert "covariances_" in vars(m) and "covars_" not in vars(m)
+    with pytest.warns(DeprecationWarning, match="'covars_' is deprecated .* 'covariances_'"):
+        np.testing.assert_array_equal(m.covars_, m.covariances_)
+
+
+def test_hmm_init_and_frozen_take_both_keys():
+    X = _HMM_DATA
+    start = lk.GaussianHMM(2, random_state=0, max_iter=1).fit(X)
+    cov = start.covariances_ * 2.0
+    new = lk.GaussianHMM(2, init={"means": start.means_, "covariances": cov},
+                         frozen={"covariances"}, random_state=0, max_iter=3).fit(X)
+    old = lk.GaussianHMM(2, init={"means": start.means_, "covars": cov},
+                         frozen={"covars"}, random_state=0, max_iter=3).fit(X)
+    np.testing.assert_array_equal(new.covariances_, cov)  # frozen: left as given
+    np.testing.assert_array_equal(old.means_, new.means_)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        lk.GaussianHMM(2, frozen={"covariance"}).fit(X)
+
+
+def test_hmm_state_saved_under_the_old_name_still_loads():
+    m = lk.GaussianHMM(2, random_state=0, max_iter=5).fit(_HMM_DATA)
+    state = m._get_state()
+    key = next(k for k in state if "covariances" in k)
+    state[key.replace("covariances", "covars")] = state.pop(key)  # a file written before 0.2
+    m2 = clone(m)
+    with pytest.warns(DeprecationWarning, match="covars_"):
+        m2._set_state(state)
+    np.testing.assert_array_equal(m2.covariances_, m.covariances_)
+    assert m2.score(_HMM_DATA) == m.score(_HMM_DATA)
