@@ -96,3 +96,9 @@ def test_hmm_state_saved_under_the_old_name_still_loads():
         m2._set_state(state)
     np.testing.assert_array_equal(m2.covariances_, m.covariances_)
     assert m2.score(_HMM_DATA) == m.score(_HMM_DATA)
+
+
+def test_sparse_spectral_gmm_max_iter():
+    with pytest.warns(DeprecationWarning, match="'n_iter' is deprecated .* use 'max_iter'"):
+        old = lk.spectral.SparseSpectralGMM(2, 3, n_iter=7)
+    assert old.max_iter == 7 and "n_iter" not in old.get_params()
