@@ -307,7 +307,7 @@ class GMMHMM(HiddenMarkovModel):
         Dirichlet concentrations (>= 1), MAP; None: maximum likelihood.
     init : {'kmeans++', 'random'} or dict, default 'kmeans++'
         See :meth:`GMMEmission.init_params`; a dict gives any of ``'startprob'``,
-        ``'transmat'``, ``'weights'``, ``'means'``, ``'covars'``.
+        ``'transmat'``, ``'weights'``, ``'means'``, ``'covariances'`` (or ``'covars'``).
     frozen : set of str, optional
         Parameters kept fixed, e.g. ``{'means'}`` (covariances are then about the fixed means).
     n_init, max_iter, tol, random_state, callback, verbose

@@ -230,7 +230,7 @@ class HiddenMarkovModel(LatentModel):
         :func:`~latentkit.spectral.spectral_init_gaussian_hmm` (the k-means++ start with a
         ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
         ``'startprob'``, ``'transmat'`` and the emission's parameter names
-        (``'emissionprob'``, ``'means'``, ``'covars'``, ``'lambdas'``), the rest drawn as for
+        (``'emissionprob'``, ``'means'``, ``'covariances'``, ``'lambdas'``), the rest drawn as for
         ``'random'``.
     frozen : set of str, optional
         Parameters kept at their starting values during fitting, e.g. ``{'startprob'}``.

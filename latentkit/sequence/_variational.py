@@ -388,7 +388,7 @@ class VariationalHMM(HiddenMarkovModel):
         ``'transmat_posterior'`` and the emission's posterior names; the rest are drawn.
     frozen : set of str, optional
         Posteriors kept at their start: ``'startprob'``, ``'transmat'`` or the emission's
-        parameter names (``'emissionprob'``; ``'means'`` / ``'covars'`` freeze the whole
+        parameter names (``'emissionprob'``; ``'means'`` / ``'covariances'`` freeze the whole
         Normal-Wishart factor).
     n_init, max_iter, tol, random_state, callback, verbose
         See :class:`HiddenMarkovModel`; ``tol`` in nats per time step.
