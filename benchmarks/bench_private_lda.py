@@ -100,8 +100,8 @@ def utility_curve(X, k=10, epsilons=EPSILONS, seeds=(0, 1), n_vb_iter=5, n_words
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyNoiseWarning)
-        ref = PrivateSpectralLDA(k, math.inf, delta, n_words=n_words, n_restarts=n_restarts,
-                                 n_iter=n_iter, random_state=0).fit(Xtr).components_
+        ref = PrivateSpectralLDA(k, math.inf, delta, n_words=n_words, n_init=n_restarts,
+                                 max_iter=n_iter, random_state=0).fit(Xtr).components_
     for seed in seeds:
         t = time.perf_counter()
         p, m = vb_perplexity(Xtr, Xte, k, "random", n_vb_iter, seed)
@@ -117,8 +117,8 @@ def utility_curve(X, k=10, epsilons=EPSILONS, seeds=(0, 1), n_vb_iter=5, n_words
             t = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PrivacyNoiseWarning)
-                est = PrivateSpectralLDA(k, eps, delta, n_words=n_words, n_restarts=n_restarts,
-                                         n_iter=n_iter, random_state=seed).fit(Xtr)
+                est = PrivateSpectralLDA(k, eps, delta, n_words=n_words, n_init=n_restarts,
+                                         max_iter=n_iter, random_state=seed).fit(Xtr)
             lam = start_from_topics(est.components_, est.doc_topic_prior_, n_tok, eta)
             p, m = vb_perplexity(Xtr, Xte, k, {"components": lam}, n_vb_iter, seed)
             rows.append(dict(start="private spectral", epsilon=eps, seed=seed, perplexity=p,

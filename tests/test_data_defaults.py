@@ -151,7 +151,7 @@ def test_gaussian_hmm_shift_and_time_steps_from_every_chunk():
     src = IterableSource([(X[:20], {"lengths": [20]}), (X[20:], {"lengths": [40]})])
     chunked = _fixed_init(model, X, lengths=[20, 40]).fit(src)
     np.testing.assert_allclose(chunked.emission_.shift_, X.mean(0), rtol=1e-14)
-    _same_fit(ref, chunked, ["means_", "covars_", "transmat_"])
+    _same_fit(ref, chunked, ["means_", "covariances_", "transmat_"])
     # more states than the first chunk's time steps, fewer than all: accepted
     two = IterableSource([(X[:2], {"lengths": [2]}), (X[2:], {"lengths": [58]})])
     GaussianHMM(3, max_iter=2, tol=0, random_state=0).fit(two)

@@ -51,7 +51,7 @@ def test_one_point_components_get_exactly_reg_covar(ct, dtype):
                                       max_iter=3, tol=0, random_state=0,
                                       init={"means": means, "covars": np.ones(COV_SHAPE[ct])})):
             hmm.fit(X)
-            np.testing.assert_allclose(hmm.covars_, np.full(COV_SHAPE[ct], 0.1), rtol=1e-9)
+            np.testing.assert_allclose(hmm.covariances_, np.full(COV_SHAPE[ct], 0.1), rtol=1e-9)
 
 
 @pytest.mark.parametrize("cls", [VariationalGaussianMixture, DirichletProcessMixture])

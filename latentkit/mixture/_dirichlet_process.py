@@ -137,6 +137,16 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         From ``fit``: invalid hyper-parameters, priors (named), init or data; Gaussian
         components refuse X whose squared deviations overflow float64 (about
         ``|x - mean| > 1e150``; the message says how to rescale), as the other mixtures do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import DirichletProcessMixture
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(6, 1, (50, 2))])
+    >>> dp = DirichletProcessMixture(5, random_state=0).fit(X)
+    >>> int((dp.weights_ > 0.1).sum())  # two components carry the data
+    2
     """
 
     _k_name = "truncation"

@@ -430,6 +430,18 @@ class GaussianMixture(LatentModel):
     second moments (see :func:`latentkit.distributions.gaussian_mixture_e_step`).
 
     Source: Bishop (2006) section 9.2.2; Liang & Klein (2009) for :meth:`partial_fit`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(6, 1, (50, 2))])
+    >>> gm = GaussianMixture(2, random_state=0).fit(X)
+    >>> [int(v) for v in np.sort(gm.means_[:, 0]).round()]
+    [0, 6]
+    >>> gm.predict_proba(X[:2]).shape
+    (2, 2)
     """
 
     _state_attributes = ("_shift",)  # the fixed point of the moments (see _init_params)

@@ -663,6 +663,16 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
     ValueError, TypeError
         From ``fit``: invalid hyper-parameters, priors, init or data, each named; X whose
         squared deviations overflow float64 (the message says how to rescale).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import VariationalGaussianMixture
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(6, 1, (50, 2))])
+    >>> vgm = VariationalGaussianMixture(2, random_state=0).fit(X)
+    >>> [int(v) for v in np.sort(vgm.means_[:, 0]).round()]
+    [0, 6]
     """
 
     _k_name = "n_components"

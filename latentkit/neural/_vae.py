@@ -205,6 +205,16 @@ class VAE(LatentModel):
     Kingma, D. P., Salimans, T., Jozefowicz, R., Chen, X., Sutskever, I. & Welling, M. (2016).
     Improved variational inference with inverse autoregressive flow. NeurIPS.
     Kingma, D. P. & Ba, J. (2015). Adam: a method for stochastic optimization. ICLR.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import VAE
+    >>> X = (np.random.default_rng(0).random((40, 6)) < 0.5).astype(float)
+    >>> vae = VAE(latent_dim=2, hidden_layer_sizes=(4,), max_epochs=2, batch_size=20,
+    ...           random_state=0).fit(X)
+    >>> vae.transform(X).shape
+    (40, 2)
     """
 
     _convergence_rule = "noisy"

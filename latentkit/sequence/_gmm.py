@@ -11,7 +11,7 @@ Cholesky factors of precisions), so the statistics are additive over chunks and 
 unchanged under :class:`~latentkit.inference.StochasticVI`, chunked sources and Dask.
 
 hmmlearn's names and shapes: ``n_mix``, ``weights_`` (K, M), ``means_`` (K, M, D),
-``covars_`` (K, M, D, D) full, (K, M, D) diag, (K, M) spherical and (K, D, D) tied (one
+``covariances_`` (K, M, D, D) full, (K, M, D) diag, (K, M) spherical and (K, D, D) tied (one
 covariance per state shared by its mixture components, hmmlearn's meaning of 'tied' here).
 """
 
@@ -297,7 +297,7 @@ class GMMHMM(HiddenMarkovModel):
     n_mix : int, default 1
         Number of Gaussians per state.
     covariance_type : {'diag', 'full', 'spherical', 'tied'}, default 'diag'
-        ``covars_`` shapes (K, M, D), (K, M, D, D), (K, M), (K, D, D) ('tied': one covariance
+        ``covariances_`` shapes (K, M, D), (K, M, D, D), (K, M), (K, D, D) ('tied': one covariance
         per state, shared by its components).
     reg_covar : float, default 1e-6
         Added to the diagonal of every covariance at each M-step (>= 0).
@@ -307,7 +307,7 @@ class GMMHMM(HiddenMarkovModel):
         Dirichlet concentrations (>= 1), MAP; None: maximum likelihood.
     init : {'kmeans++', 'random'} or dict, default 'kmeans++'
         See :meth:`GMMEmission.init_params`; a dict gives any of ``'startprob'``,
-        ``'transmat'``, ``'weights'``, ``'means'``, ``'covars'``.
+        ``'transmat'``, ``'weights'``, ``'means'``, ``'covariances'`` (or ``'covars'``).
     frozen : set of str, optional
         Parameters kept fixed, e.g. ``{'means'}`` (covariances are then about the fixed means).
     n_init, max_iter, tol, random_state, callback, verbose
@@ -319,8 +319,9 @@ class GMMHMM(HiddenMarkovModel):
     transmat_ : ndarray of shape (n_components, n_components)
     weights_ : ndarray of shape (n_components, n_mix)
     means_ : ndarray of shape (n_components, n_mix, n_features)
-    covars_ : ndarray
-        Shape by ``covariance_type`` (above).
+    covariances_ : ndarray
+        Shape by ``covariance_type`` (above). ``covars_`` (hmmlearn's GMMHMM name, same
+        shapes) is a deprecated alias that warns, removed in latentkit 0.3.
     lower_bound_, lower_bounds_, n_iter_, converged_
         Log-likelihood in nats per time step (hmmlearn's ``monitor_.history`` divided by the
         number of rows).
@@ -344,6 +345,17 @@ class GMMHMM(HiddenMarkovModel):
     >>> X = rng.normal(size=(200, 2))
     >>> GMMHMM(2, n_mix=2, random_state=0, max_iter=5, tol=0).fit(X).means_.shape
     (2, 2, 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import GMMHMM
+    >>> X = rng.normal(np.where(states == 0, 0.0, 5.0), 1.0)[:, None]
+    >>> hmm = GMMHMM(2, n_mix=2, random_state=0).fit(X)
+    >>> hmm.weights_.shape, hmm.means_.shape
+    ((2, 2), (2, 2, 1))
     """
 
     def __init__(self, n_components=2, n_mix=1, covariance_type="diag", *, reg_covar=1e-6,

@@ -16,6 +16,7 @@ import numbers
 
 import numpy as np
 
+from .._deprecation import renamed_attribute
 from .._validation import check_random_state, check_scalar
 from ..base import LatentModel, clone
 from . import _emissions as em
@@ -179,6 +180,22 @@ class SequenceData:
 # the model
 # --------------------------------------------------------------------------------------------
 
+#: an emission parameter whose public name differs (the names table, docs/design.md):
+#: the fitted attribute is ``covariances_``; ``init`` and ``frozen`` take either key
+_PUBLIC = {"covars": "covariances"}
+_PARAM = {v: k for k, v in _PUBLIC.items()}
+
+
+def _attr(name):
+    """The fitted attribute of emission parameter ``name`` (``'covars'`` -> ``'covariances_'``)."""
+    return _PUBLIC.get(name, name) + "_"
+
+
+def _param_keys(keys):
+    """Emission parameter names of user keys (``'covariances'`` -> ``'covars'``)."""
+    return {_PARAM.get(k, k) for k in keys}
+
+
 class HiddenMarkovModel(LatentModel):
     """Hidden Markov model with a composed emission component, fitted by Baum-Welch.
 
@@ -213,7 +230,7 @@ class HiddenMarkovModel(LatentModel):
         :func:`~latentkit.spectral.spectral_init_gaussian_hmm` (the k-means++ start with a
         ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
         ``'startprob'``, ``'transmat'`` and the emission's parameter names
-        (``'emissionprob'``, ``'means'``, ``'covars'``, ``'lambdas'``), the rest drawn as for
+        (``'emissionprob'``, ``'means'``, ``'covariances'``, ``'lambdas'``), the rest drawn as for
         ``'random'``.
     frozen : set of str, optional
         Parameters kept at their starting values during fitting, e.g. ``{'startprob'}``.
@@ -243,7 +260,7 @@ class HiddenMarkovModel(LatentModel):
     transmat_ : ndarray of shape (n_components, n_components)
         Row ``i`` is ``p(z_{t+1} | z_t = i)``. A state never visited keeps its previous row
         (no 0/0).
-    emissionprob_ / lambdas_ / means_, covars_ : ndarray
+    emissionprob_ / lambdas_ / means_, covariances_ : ndarray
         The emission parameters (names of the emission component plus ``_``).
     emission_ : Emission
         The fitted clone of ``emission`` (holds resolved values such as ``n_features_``).
@@ -269,10 +286,24 @@ class HiddenMarkovModel(LatentModel):
     in the statistical analysis of probabilistic functions of Markov chains. Ann. Math. Stat.
     Rabiner, L. R. (1989). A tutorial on hidden Markov models and selected applications in
     speech recognition. Proc. IEEE 77(2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import HiddenMarkovModel
+    >>> X = rng.poisson(np.where(states == 0, 1.0, 8.0))[:, None]
+    >>> hmm = HiddenMarkovModel(2, emission="poisson", random_state=0).fit(X)
+    >>> hmm.transmat_.shape, hmm.predict(X).shape
+    ((2, 2), (100,))
     """
 
     _sample_unit = "time step"
     _tol_may_be_none = True  # tol=None: 1e-3 / n_samples, resolved from the data (tol_)
+
+    #: hmmlearn's and latentkit < 0.2's name of ``covariances_`` (removed in 0.3)
+    covars_ = renamed_attribute("covars_", "covariances_")
 
     def __init__(self, n_components=2, emission="categorical", *, startprob_prior=None,
                  transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=1000,
@@ -340,7 +371,7 @@ class HiddenMarkovModel(LatentModel):
                        if hasattr(emission, "covariance_type") else "")
                     + "; use init='random' or 'kmeans++'.")
         elif isinstance(self.init, dict):
-            unknown = set(self.init) - names
+            unknown = _param_keys(self.init) - names
             if unknown:
                 raise ValueError(f"init has unknown parameter(s) {sorted(unknown)}; valid "
                                  f"names are {sorted(names)}.")
@@ -353,7 +384,7 @@ class HiddenMarkovModel(LatentModel):
             raise TypeError(f"frozen must be a set of parameter names such as {{'startprob'}}, "
                             f"got the string {frozen!r}.")
         else:
-            frozen = frozenset(frozen)
+            frozen = frozenset(_param_keys(frozen))
         unknown = frozen - names
         if unknown:
             raise ValueError(f"frozen has unknown parameter(s) {sorted(unknown)}; valid names "
@@ -417,6 +448,7 @@ class HiddenMarkovModel(LatentModel):
         if method == "spectral":  # a supported emission (checked by _validate_params)
             params.update(_spectral_start(self.emission_, data, K, rng) or {})
         for name, value in init.items():
+            name = _PARAM.get(name, name)
             if name == "startprob":
                 params[name] = _check_stochastic(value, name, (K,))
             elif name == "transmat":
@@ -424,10 +456,10 @@ class HiddenMarkovModel(LatentModel):
             else:
                 params[name] = self.emission_.check_param(name, value, K)
         for name, value in params.items():
-            setattr(self, name + "_", np.asarray(value, dtype=float))
+            setattr(self, _attr(name), np.asarray(value, dtype=float))
 
     def _emission_params(self):
-        return {name: getattr(self, name + "_") for name in self.emission_.param_names}
+        return {name: getattr(self, _attr(name)) for name in self.emission_.param_names}
 
     def _empty_stats(self):
         K = self.n_components
@@ -483,7 +515,7 @@ class HiddenMarkovModel(LatentModel):
                 c = c + (np.asarray(self.transmat_prior, dtype=float) - 1.0)
             self.transmat_ = _normalize_rows(c, self.transmat_)
         for name, value in self.emission_.m_step(self._emission_params(), stats, frozen).items():
-            setattr(self, name + "_", value)
+            setattr(self, _attr(name), value)
 
     def _global_elbo_terms(self):
         K = self.n_components
@@ -823,6 +855,18 @@ class CategoricalHMM(HiddenMarkovModel):
         ``emissionprob_[k, m] = p(x_t = m | z_t = k)``.
     lower_bound_, lower_bounds_, n_iter_, converged_
         Log-likelihood in nats per time step (see :class:`HiddenMarkovModel`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import CategoricalHMM
+    >>> X = np.where(states == 0, rng.choice(3, 100, p=[.8, .1, .1]),
+    ...              rng.choice(3, 100, p=[.1, .1, .8]))
+    >>> hmm = CategoricalHMM(2, random_state=0).fit(X[:, None], lengths=[50, 50])
+    >>> hmm.emissionprob_.shape
+    (2, 3)
     """
 
     def __init__(self, n_components=2, n_features=None, *, emissionprob_prior=None,
@@ -869,6 +913,17 @@ class PoissonHMM(HiddenMarkovModel):
     transmat_ : ndarray of shape (n_components, n_components)
     lambdas_ : ndarray of shape (n_components, n_features)
         Poisson rates per state and feature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import PoissonHMM
+    >>> X = rng.poisson(np.where(states == 0, 1.0, 8.0))[:, None]
+    >>> hmm = PoissonHMM(2, random_state=0).fit(X)
+    >>> np.allclose(np.sort(hmm.lambdas_[:, 0]), [1.0, 8.0], atol=1.0)
+    True
     """
 
     def __init__(self, n_components=2, *, lambdas_prior=None, lambdas_weight=0.0,
@@ -905,7 +960,7 @@ class GaussianHMM(HiddenMarkovModel):
     n_components : int, default 2
         Number of hidden states.
     covariance_type : {'diag', 'full', 'spherical', 'tied'}, default 'diag'
-        ``covars_`` shape: (K, D), (K, D, D), (K,) or (D, D).
+        ``covariances_`` shape: (K, D), (K, D, D), (K,) or (D, D).
     reg_covar : float, default 1e-6
         Non-negative regularisation added to the diagonal of the covariances at each M-step.
     missing : {'error', 'marginalize'}, default 'error'
@@ -917,9 +972,24 @@ class GaussianHMM(HiddenMarkovModel):
     startprob_ : ndarray of shape (n_components,)
     transmat_ : ndarray of shape (n_components, n_components)
     means_ : ndarray of shape (n_components, n_features)
-    covars_ : ndarray
+    covariances_ : ndarray
         Shape by ``covariance_type`` (hmmlearn's documented shapes; hmmlearn's ``covars_``
-        getter expands them to full matrices).
+        getter expands them to full matrices). ``covars_`` (hmmlearn's name) is a deprecated
+        alias that warns, removed in latentkit 0.3; ``init`` and ``frozen`` take the key
+        ``'covariances'`` (or ``'covars'``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import GaussianHMM
+    >>> X = rng.normal(np.where(states == 0, 0.0, 5.0), 1.0)[:, None]
+    >>> hmm = GaussianHMM(2, random_state=0).fit(X)
+    >>> [int(v) for v in np.sort(hmm.means_[:, 0]).round()]
+    [0, 5]
+    >>> hmm.covariances_.shape  # 'diag': (n_components, n_features)
+    (2, 1)
     """
 
     def __init__(self, n_components=2, covariance_type="diag", *, reg_covar=1e-6,
@@ -976,7 +1046,7 @@ class GaussianHMM(HiddenMarkovModel):
 
         gamma = self.predict_proba(X, lengths)
         X = check_array_missing(X, "X")
-        pc, _ = compute_precision_cholesky(self.covars_, self.covariance_type,
+        pc, _ = compute_precision_cholesky(self.covariances_, self.covariance_type,
                                            reg_covar=self.reg_covar)
         return conditional_impute(X, np.zeros(self.n_components), self.means_, pc,
                                   self.covariance_type, shift=self.emission_.shift_,

@@ -36,7 +36,7 @@ A variational emission component extends a point emission (it keeps ``param_name
 ``point_estimate(post)``                             posterior-mean point parameters
 
 After each M-step the point estimates ``startprob_``, ``transmat_``, ``emissionprob_`` /
-``means_``, ``covars_`` are the posterior means (as hmmlearn sets them); ``score``,
+``means_``, ``covariances_`` are the posterior means (as hmmlearn sets them); ``score``,
 ``predict_proba``, ``decode`` and ``sample`` use them, ``elbo`` and ``fit`` use the posteriors.
 """
 
@@ -48,7 +48,7 @@ from .._validation import check_scalar
 from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
 from ..distributions._normal_wishart import NormalWishart
 from . import _emissions as em
-from ._hmm import HiddenMarkovModel
+from ._hmm import HiddenMarkovModel, _attr
 
 __all__ = [
     "VariationalCategoricalEmission",
@@ -388,7 +388,7 @@ class VariationalHMM(HiddenMarkovModel):
         ``'transmat_posterior'`` and the emission's posterior names; the rest are drawn.
     frozen : set of str, optional
         Posteriors kept at their start: ``'startprob'``, ``'transmat'`` or the emission's
-        parameter names (``'emissionprob'``; ``'means'`` / ``'covars'`` freeze the whole
+        parameter names (``'emissionprob'``; ``'means'`` / ``'covariances'`` freeze the whole
         Normal-Wishart factor).
     n_init, max_iter, tol, random_state, callback, verbose
         See :class:`HiddenMarkovModel`; ``tol`` in nats per time step.
@@ -416,6 +416,18 @@ class VariationalHMM(HiddenMarkovModel):
     Cavendish Laboratory. Beal, M. J. (2003). Variational algorithms for approximate Bayesian
     inference. PhD thesis, UCL, chapter 3. Hoffman, Blei, Wang & Paisley (2013), Stochastic
     variational inference, JMLR 14 (the ``partial_fit`` step).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit.sequence import VariationalHMM
+    >>> X = np.where(states == 0, rng.choice(3, 100, p=[.8, .1, .1]),
+    ...              rng.choice(3, 100, p=[.1, .1, .8]))
+    >>> hmm = VariationalHMM(2, "categorical", random_state=0).fit(X[:, None])
+    >>> hmm.transmat_.shape
+    (2, 2)
     """
 
     _EMISSIONS = {"categorical": VariationalCategoricalEmission,
@@ -519,7 +531,7 @@ class VariationalHMM(HiddenMarkovModel):
         self.startprob_ = s / s.sum()
         self.transmat_ = t / t.sum(axis=1, keepdims=True)
         for name, value in self.emission_.point_estimate(self._emission_posterior()).items():
-            setattr(self, name + "_", value)
+            setattr(self, _attr(name), value)
         occ = self.state_occupancy_
         share = occ / occ.sum() if occ.sum() > 0 else np.full(occ.shape, 1.0 / occ.size)
         self.n_effective_components_ = int(np.sum(share > EFFECTIVE_OCCUPANCY_THRESHOLD))
@@ -620,6 +632,18 @@ class VariationalCategoricalHMM(VariationalHMM):
     >>> m = VariationalCategoricalHMM(2, random_state=0).fit(X)
     >>> m.emissionprob_.shape
     (2, 3)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import VariationalCategoricalHMM
+    >>> X = np.where(states == 0, rng.choice(3, 100, p=[.8, .1, .1]),
+    ...              rng.choice(3, 100, p=[.1, .1, .8]))
+    >>> hmm = VariationalCategoricalHMM(2, random_state=0).fit(X[:, None])
+    >>> hmm.emissionprob_.shape
+    (2, 3)
     """
 
     def __init__(self, n_components=2, n_features=None, *, startprob_prior=None,
@@ -671,8 +695,8 @@ class VariationalGaussianHMM(VariationalHMM):
         Normal-Wishart posteriors (hmmlearn's names and shapes).
     means_prior_, beta_prior_, dof_prior_, scale_prior_
         The resolved prior (one shared by all states).
-    startprob_, transmat_, means_, covars_ : ndarray
-        Posterior means; ``covars_`` = ``scale_posterior_ / dof_posterior_`` in
+    startprob_, transmat_, means_, covariances_ : ndarray
+        Posterior means; ``covariances_`` = ``scale_posterior_ / dof_posterior_`` in
         covariance_type's compact shape.
     n_effective_components_ : int
     lower_bound_, lower_bounds_ : float, ndarray
@@ -685,6 +709,17 @@ class VariationalGaussianHMM(VariationalHMM):
     'diag' and 'spherical' use exact Normal-Gamma factors (see
     :class:`VariationalGaussianEmission`); hmmlearn's bound for these treats the diagonal
     precision as a Wishart matrix and so differs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import VariationalGaussianHMM
+    >>> X = rng.normal(np.where(states == 0, 0.0, 5.0), 1.0)[:, None]
+    >>> hmm = VariationalGaussianHMM(2, random_state=0).fit(X)
+    >>> [int(v) for v in np.sort(hmm.means_[:, 0]).round()]
+    [0, 5]
     """
 
     def __init__(self, n_components=2, covariance_type="full", *, startprob_prior=None,

@@ -42,8 +42,8 @@ from ._gmm_start import n_components_from_spectrum, spectral_labels  # noqa: F40
 __all__ += ["spectral_responsibilities", "n_components_from_spectrum", "spectral_labels"]
 
 # --- issue 6 (private, completion, sparse) adds its imports below -------------------------
-from ._privacy import PrivacyAccountant, calibrate_gaussian_noise  # noqa: F401,E402
-from ._private import (PrivateTensorPower, input_perturbation_power,  # noqa: F401,E402
+from ._accounting import PrivacyAccountant, calibrate_gaussian_noise  # noqa: F401,E402
+from ._private_power import (PrivateTensorPower, input_perturbation_power,  # noqa: F401,E402
                        private_tensor_power)
 from ._completion import TensorCompletion, complete_tensor  # noqa: F401,E402
 from ._sparse import (SparseSpectralGMM, TruncatedTensorPower,  # noqa: F401,E402

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from .._deprecation import renamed_attribute, renamed_kwargs
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
 from ..topic._words import TopWordsMixin
@@ -37,19 +38,23 @@ def _single_blas_thread(fit):
 
 def _check_common(est):
     check_scalar(est.n_components, "n_components", numbers.Integral, low=1)
-    check_scalar(est.n_restarts, "n_restarts", numbers.Integral, low=1)
-    check_scalar(est.n_iter, "n_iter", numbers.Integral, low=1)
+    check_scalar(est.n_init, "n_init", numbers.Integral, low=1)
+    check_scalar(est.max_iter, "max_iter", numbers.Integral, low=1)
     check_scalar(est.tol, "tol", numbers.Real, low=0.0)
 
 
 def _decompose(T, k, est, rng, dense):
     if dense:
         T = SymmetricTensor(T.to_dense() if hasattr(T, "to_dense") else T, check_symmetric=False)
-    return robust_tensor_power(T, k, n_restarts=est.n_restarts, n_iter=est.n_iter, tol=est.tol,
+    return robust_tensor_power(T, k, n_restarts=est.n_init, n_iter=est.max_iter, tol=est.tol,
                                random_state=rng, check_symmetric=False)
 
 
 class _SpectralBase(HistoryStateMixin, ParamsMixin):
+    # the names before the names table (docs/design.md); removed in 0.3
+    n_restarts = renamed_attribute("n_restarts", "n_init")
+    n_iter = renamed_attribute("n_iter", "max_iter")
+
     def _check_fitted(self):
         if not hasattr(self, "eigenvalues_"):
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
@@ -128,8 +133,10 @@ class SpectralGMM(_SpectralBase):
         Decompose the materialised k x k x k whitened tensor ('dense', cost O(n k^3) once) or
         contract the data implicitly at every power iteration ('implicit', O(n k L) per call);
         'auto' is 'dense' when k <= 100.
-    n_restarts : int, default 20
-    n_iter : int, default 100
+    n_init : int, default 20
+        Restarts of the power method (``n_restarts`` before 0.2: deprecated alias).
+    max_iter : int, default 100
+        Power iterations per restart (``n_iter`` before 0.2: deprecated alias).
     tol : float, default 1e-8
         Robust tensor power method settings (with ``sparsity``: the truncated tensor power
         method's ``n_init``, ``n_iter`` and ``tol``).
@@ -183,10 +190,22 @@ class SpectralGMM(_SpectralBase):
     spectral decompositions", Theorem 1; Anandkumar et al. (2014), Theorem 3.2 and section 4.3.
     With ``sparsity``: Sun, Lu, Liu & Cheng (2017), "Provable sparse tensor decomposition",
     JRSS-B, Algorithm 1 and section 3.3 (see :func:`~latentkit.spectral.sparse_spectral_gmm`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import SpectralGMM
+    >>> rng = np.random.default_rng(0)
+    >>> centers = np.array([[0.0, 0.0, 6.0], [6.0, 0.0, 0.0]])
+    >>> X = centers[rng.integers(0, 2, 2000)] + rng.normal(size=(2000, 3))
+    >>> sg = SpectralGMM(2, random_state=0).fit(X)
+    >>> sg.means_.shape
+    (2, 3)
     """
 
-    def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_restarts=20,
-                 n_iter=100, tol=1e-8, random_state=None, sparsity=None, covariance_type="tied",
+    @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
+    def __init__(self, n_components, variance="bottom_mean", tensor="auto", n_init=20,
+                 max_iter=100, tol=1e-8, random_state=None, sparsity=None, covariance_type="tied",
                  center=True, robust=False):
         self.n_components = n_components
         self.variance = variance
@@ -194,8 +213,8 @@ class SpectralGMM(_SpectralBase):
         self.center = center
         self.robust = robust
         self.tensor = tensor
-        self.n_restarts = n_restarts
-        self.n_iter = n_iter
+        self.n_init = n_init
+        self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
         self.sparsity = sparsity
@@ -286,8 +305,8 @@ class SpectralGMM(_SpectralBase):
 
         X = check_array(X, "X", ensure_min_samples=3)
         check_moment_scale(X, order=3)
-        res = sparse_spectral_gmm(X, self.n_components, self.sparsity, n_init=self.n_restarts,
-                                  n_iter=self.n_iter, tol=self.tol, random_state=rng)
+        res = sparse_spectral_gmm(X, self.n_components, self.sparsity, n_init=self.n_init,
+                                  n_iter=self.max_iter, tol=self.tol, random_state=rng)
         n, d = X.shape
         k = int(self.n_components)
         resid = X - res.means[res.labels]
@@ -362,8 +381,10 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
         'auto': 'exact' when V <= 1000 and ``sum_d nnz_d^2 <= 2e7``, else 'randomized'.
     oversampling, n_power_iter : int, default 10 and 3
         Randomized range finder settings.
-    n_restarts : int, default 20
-    n_iter : int, default 100
+    n_init : int, default 20
+        Restarts of the power method (``n_restarts`` before 0.2: deprecated alias).
+    max_iter : int, default 100
+        Power iterations per restart (``n_iter`` before 0.2: deprecated alias).
     tol : float, default 1e-8
     random_state : None, int or numpy.random.Generator
 
@@ -384,10 +405,20 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
     Dirichlet allocation"; Anandkumar et al. (2014), Theorem 3.5; unbiased per-document
     estimators and recovery formulas as in SPECTRAL_NOTES.md section 1.3. Documents with fewer
     than 3 tokens are skipped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import SpectralLDA
+    >>> X = np.random.default_rng(0).poisson(2.0, size=(200, 10))
+    >>> sl = SpectralLDA(2, random_state=0).fit(X)
+    >>> sl.components_.shape
+    (2, 10)
     """
 
+    @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
     def __init__(self, n_components, doc_topic_prior=None, tensor="auto", whitening="auto",
-                 oversampling=10, n_power_iter=3, n_restarts=20, n_iter=100, tol=1e-8,
+                 oversampling=10, n_power_iter=3, n_init=20, max_iter=100, tol=1e-8,
                  random_state=None):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
@@ -395,8 +426,8 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
         self.whitening = whitening
         self.oversampling = oversampling
         self.n_power_iter = n_power_iter
-        self.n_restarts = n_restarts
-        self.n_iter = n_iter
+        self.n_init = n_init
+        self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
 
@@ -465,8 +496,10 @@ class SpectralHMM(_SpectralBase):
         Number of hidden states k (at most the number of symbols).
     n_features : int, optional
         Number of symbols (default ``max(X) + 1``).
-    n_restarts : int, default 20
-    n_iter : int, default 100
+    n_init : int, default 20
+        Restarts of the power method (``n_restarts`` before 0.2: deprecated alias).
+    max_iter : int, default 100
+        Power iterations per restart (``n_iter`` before 0.2: deprecated alias).
     tol : float, default 1e-10
     random_state : None, int or numpy.random.Generator
     target_view : {'auto', 'adjacent', 1, 2, 3}, default 'auto'
@@ -510,14 +543,28 @@ class SpectralHMM(_SpectralBase):
     of the two others only, and its use for HMMs); Anandkumar et al. (2014), section 3.3 and
     Theorem 3.6 (symmetrisation towards a view); recovery of the emission and transition
     matrices from ``E[x_2 x_c^T]`` and ``E[x_3 x_2^T]`` as in SPECTRAL_NOTES.md section 1.5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> states = np.repeat([0, 1, 0, 1], 25)
+    >>> from latentkit import SpectralHMM
+    >>> states = np.repeat(np.tile([0, 1], 50), 10)
+    >>> X = np.where(states == 0, rng.choice(3, states.size, p=[.8, .1, .1]),
+    ...              rng.choice(3, states.size, p=[.1, .1, .8]))
+    >>> sh = SpectralHMM(2, random_state=0).fit(X)
+    >>> sh.transmat_.shape
+    (2, 2)
     """
 
-    def __init__(self, n_components, n_features=None, n_restarts=20, n_iter=100, tol=1e-10,
+    @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
+    def __init__(self, n_components, n_features=None, n_init=20, max_iter=100, tol=1e-10,
                  random_state=None, target_view="auto"):
         self.n_components = n_components
         self.n_features = n_features
-        self.n_restarts = n_restarts
-        self.n_iter = n_iter
+        self.n_init = n_init
+        self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
         self.target_view = target_view

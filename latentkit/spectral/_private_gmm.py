@@ -37,13 +37,14 @@ import numbers
 
 import numpy as np
 
+from .._deprecation import renamed_kwargs
 from .._validation import check_array, check_random_state, check_scalar
 from ._estimators import SpectralGMM
-from ._private import _is_inf_epsilon
+from ._private_power import _is_inf_epsilon
 from ._private_lda import (_PrivateSpectralBase, _analyze_gauss_noise, _budget_sigmas,
                            _check_budget_split, _private_power_stage, _released_whitening,
                            _sym_outer)
-from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon
+from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon
 
 __all__ = ["PrivateSpectralGMM"]
 
@@ -65,8 +66,10 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
     budget_split : tuple of 3 floats, default (0.2, 0.4, 0.4)
         Shares of ``rho`` for the sum, the second moment and the tensor power method.
     accountant : {'analytic', 'rdp'}, default 'analytic'
-    n_restarts : int, default 10
-    n_iter : int, default 20
+    n_init : int, default 10
+        Restarts of the power method (``n_restarts`` before 0.2: deprecated alias).
+    max_iter : int, default 20
+        Noisy power iterations per restart (``n_iter`` before 0.2: deprecated alias).
     random_state : None, int or numpy.random.Generator
 
     Attributes
@@ -99,11 +102,22 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
     -----
     Sources: Hsu & Kakade (2013), Theorem 1; Dwork, Talwar, Thakurta & Zhang (2014), Algorithm 1;
     Wang & Anandkumar (2016), Algorithm 3 and Theorem 2.2; accounting as in
-    :mod:`latentkit.spectral._privacy`. Derivations in this module's docstring.
+    :mod:`latentkit.spectral._accounting`. Derivations in this module's docstring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import PrivateSpectralGMM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.array([[0.0, 0.0, 6.0], [6.0, 0.0, 0.0]])[rng.integers(0, 2, 500)]
+    >>> pg = PrivateSpectralGMM(2, clip_norm=10.0, epsilon=float("inf"), random_state=0).fit(X)
+    >>> pg.means_.shape
+    (2, 3)
     """
 
+    @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
     def __init__(self, n_components, clip_norm=None, epsilon=1.0, delta=1e-5,
-                 budget_split=(0.2, 0.4, 0.4), accountant="analytic", n_restarts=10, n_iter=20,
+                 budget_split=(0.2, 0.4, 0.4), accountant="analytic", n_init=10, max_iter=20,
                  random_state=None):
         self.n_components = n_components
         self.clip_norm = clip_norm
@@ -111,8 +125,8 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         self.delta = delta
         self.budget_split = budget_split
         self.accountant = accountant
-        self.n_restarts = n_restarts
-        self.n_iter = n_iter
+        self.n_init = n_init
+        self.max_iter = max_iter
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -139,8 +153,8 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         delta = _check_delta(self.delta)
         if self.accountant not in ("analytic", "rdp"):
             raise ValueError(f"accountant must be 'analytic' or 'rdp', got {self.accountant!r}.")
-        L = check_scalar(self.n_restarts, "n_restarts", numbers.Integral, low=1)
-        R_it = check_scalar(self.n_iter, "n_iter", numbers.Integral, low=1)
+        L = check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
+        R_it = check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         split = _check_budget_split(self.budget_split)
         X = check_array(X, "X", ensure_min_samples=2)
         n, d = X.shape

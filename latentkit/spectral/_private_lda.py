@@ -101,12 +101,13 @@ import warnings
 
 import numpy as np
 
+from .._deprecation import renamed_kwargs
 from .._validation import check_counts, check_random_state, check_scalar
 from ..topic._words import TopWordsMixin
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
-from ._private import AccountantStateMixin, _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
-from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
+from ._private_power import AccountantStateMixin, _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
+from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
 from ._tensors import SymmetricTensor
 from ._whitening import Whitening, whiten
 
@@ -310,9 +311,11 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         composition of all Gaussian releases (Balle & Wang 2018; Dong, Roth & Su 2022);
         'rdp', the Renyi-DP conversion (Mironov 2017; needs more noise). 'advanced' (the
         paper's rule) is accepted with ``neighbouring='tensor_entry'`` only.
-    n_restarts : int, default 10
+    n_init : int, default 10
+        Restarts of the power method (``n_restarts`` before 0.2: deprecated alias).
         Candidates ``L`` per component of the private tensor power method.
-    n_iter : int, default 20
+    max_iter : int, default 20
+        Noisy power iterations per restart (``n_iter`` before 0.2: deprecated alias).
         Power steps ``R`` per candidate.
     random_state : None, int or numpy.random.Generator
         Source of the starting vectors and of all privacy noise.
@@ -381,11 +384,21 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
     private tensor power method, Wang & Anandkumar (2016), Algorithm 3 and Theorem 2.2;
     accounting, Mironov (2017), Balle & Wang (2018), Dong, Roth & Su (2022). The derivation of
     every sensitivity, with its constant, is in the docstring of this module.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import PrivateSpectralLDA
+    >>> X = np.random.default_rng(0).poisson(2.0, size=(200, 10))
+    >>> pl = PrivateSpectralLDA(2, epsilon=float("inf"), random_state=0).fit(X)  # no noise
+    >>> pl.components_.shape
+    (2, 10)
     """
 
+    @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
     def __init__(self, n_components, epsilon=1.0, delta=1e-5, doc_topic_prior=None,
                  neighbouring="document", n_words=200, budget_split=(0.1, 0.4, 0.5),
-                 accountant="analytic", n_restarts=10, n_iter=20, random_state=None):
+                 accountant="analytic", n_init=10, max_iter=20, random_state=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -394,8 +407,8 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         self.n_words = n_words
         self.budget_split = budget_split
         self.accountant = accountant
-        self.n_restarts = n_restarts
-        self.n_iter = n_iter
+        self.n_init = n_init
+        self.max_iter = max_iter
         self.random_state = random_state
 
     # ------------------------------------------------------------------ validation
@@ -413,8 +426,8 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         if self.accountant not in allowed:
             raise ValueError(f"accountant must be one of {allowed} with neighbouring="
                              f"{self.neighbouring!r}, got {self.accountant!r}.")
-        check_scalar(self.n_restarts, "n_restarts", numbers.Integral, low=1)
-        check_scalar(self.n_iter, "n_iter", numbers.Integral, low=1)
+        check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
+        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         n_words = check_scalar(self.n_words, "n_words", numbers.Integral, low=1)
         split = _check_budget_split(self.budget_split)
         return k, eps, delta, prior, n_words, split
@@ -491,7 +504,7 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
     def _fit_document(self, X, k, eps, delta, a0, n_words, split, rng, acc):
         ell = np.asarray(X.sum(axis=1)).ravel()
         used = ell >= 3
-        K = k * self.n_restarts * (self.n_iter + 1)
+        K = k * self.n_init * (self.max_iter + 1)
         r1, r2, ratio3 = _budget_sigmas(eps, delta, self.accountant, split, K)
         sig1, sig2 = _SQRT2 * r1, _SQRT2 * r2  # both sensitivities are sqrt(2)
         count, s1, S, E2 = _release_moments(X, ell, sig1, sig2, n_words, rng)
@@ -524,7 +537,7 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         def sens_eval(Ub):
             return 2.0 * np.max(np.abs(W @ Ub), axis=0) ** 3 / n_hat
 
-        lam, Vk, noise = _private_power_stage(T, k, self.n_restarts, self.n_iter, rng, ratio3,
+        lam, Vk, noise = _private_power_stage(T, k, self.n_init, self.max_iter, rng, ratio3,
                                               sens_power, sens_eval, acc)
         return lam, Vk, wh, S, noise
 
@@ -532,8 +545,8 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         mom = LDAMoments(X, a0)
         wh = whiten(mom.m2_operator(), k, random_state=rng)
         T = mom.tensor(wh).to_dense()
-        res = private_tensor_power(T, k, eps, delta, n_restarts=self.n_restarts,
-                                   n_iter=self.n_iter, accountant=self.accountant,
+        res = private_tensor_power(T, k, eps, delta, n_restarts=self.n_init,
+                                   n_iter=self.max_iter, accountant=self.accountant,
                                    random_state=rng, privacy_accountant=acc)
         self.m2_eigenvalues_ = wh.eigenvalues.copy()
         self.m2_noise_norm_ = 0.0

@@ -34,6 +34,8 @@ import numpy as np
 
 from .._kernels.sparse_tensor import mode_contract as _mode_contract_kernel
 from .._validation import check_array, check_random_state, check_scalar
+from .._deprecation import renamed_attribute, renamed_kwargs
+from ..base import ParamsMixin
 
 __all__ = [
     "truncated_tensor_power",
@@ -613,23 +615,39 @@ def sparse_spectral_gmm(X, n_components, sparsity, *, tensor_rank=None, standard
                                    component_weights=res.weights)
 
 
-class SparseSpectralGMM:
-    """Estimator wrapper of :func:`sparse_spectral_gmm` (forwards every argument).
+class SparseSpectralGMM(ParamsMixin):
+    """Estimator wrapper of :func:`sparse_spectral_gmm` (forwards every argument; the
+    function's ``n_iter`` is ``max_iter`` here, the names table of docs/design.md).
 
     Attributes
     ----------
     labels_, weights_, means_, selected_features_, components_ : see SparseSpectralGMMResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import SparseSpectralGMM
+    >>> rng = np.random.default_rng(0)
+    >>> means = np.zeros((2, 8)); means[0, 0] = means[1, 1] = 6.0
+    >>> X = means[rng.integers(0, 2, 1000)] + rng.normal(size=(1000, 8))
+    >>> ss = SparseSpectralGMM(2, sparsity=2, random_state=0).fit(X)
+    >>> ss.means_.shape
+    (2, 8)
     """
 
+    # ``n_iter`` before the names table (docs/design.md); removed in 0.3
+    n_iter = renamed_attribute("n_iter", "max_iter")
+
+    @renamed_kwargs(n_iter="max_iter")
     def __init__(self, n_components, sparsity, tensor_rank=None, standardize=False, n_init=None,
-                 init="sparse_svd", n_iter=50, tol=1e-8, random_state=None):
+                 init="sparse_svd", max_iter=50, tol=1e-8, random_state=None):
         self.n_components = n_components
         self.sparsity = sparsity
         self.tensor_rank = tensor_rank
         self.standardize = standardize
         self.n_init = n_init
         self.init = init
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
 
@@ -637,7 +655,7 @@ class SparseSpectralGMM:
         """Fit; returns self."""
         res = sparse_spectral_gmm(X, self.n_components, self.sparsity,
                                   tensor_rank=self.tensor_rank, standardize=self.standardize,
-                                  n_init=self.n_init, init=self.init, n_iter=self.n_iter,
+                                  n_init=self.n_init, init=self.init, n_iter=self.max_iter,
                                   tol=self.tol, random_state=self.random_state)
         self.result_ = res
         self.labels_ = res.labels

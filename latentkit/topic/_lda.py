@@ -343,6 +343,16 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     References: Blei, Ng & Jordan (2003), "Latent Dirichlet Allocation", JMLR 3 (sections 5.2-5.3,
     appendix A.3); Hoffman, Blei & Bach (2010), "Online Learning for Latent Dirichlet
     Allocation", NIPS (Algorithm 1, eq. 2-6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import LatentDirichletAllocation
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.poisson(1.0, size=(30, 12))  # 30 documents, 12 words
+    >>> lda = LatentDirichletAllocation(3, random_state=0, max_iter=20).fit(X)
+    >>> lda.components_.shape, lda.transform(X).shape
+    ((3, 12), (30, 3))
     """
 
     _sample_unit = "document"

@@ -281,6 +281,16 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     scikit-learn's models smooth instead; pLSA has no prior to smooth with). A document made
     only of unseen words is refused with a ValueError, never scored 0 nats per token. ``partial_fit`` folds the minibatch in and blends the topic-word
     statistics (stepwise EM, Liang & Klein 2009); ``doc_topic_`` then describes that minibatch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import PLSA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.poisson(1.0, size=(30, 12))  # 30 documents, 12 words
+    >>> plsa = PLSA(3, random_state=0, max_iter=20).fit(X)
+    >>> np.allclose(plsa.components_.sum(axis=1), 1.0)
+    True
     """
 
     _sample_unit = "token"

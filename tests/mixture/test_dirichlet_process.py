@@ -13,7 +13,7 @@ from latentkit.distributions._stick_breaking import (beta_kl, stick_expected_log
                                                      stick_expected_weights, stick_kl,
                                                      stick_posterior)
 from latentkit.mixture._dirichlet_process import DirichletProcessMixture
-from latentkit.testing import check_latent_model, check_sklearn_estimator
+from latentkit.testing import check_latent_model
 
 
 def _standardise(X):
@@ -193,19 +193,6 @@ def test_kmeans_start_weighted_equals_repeated_rows(method):
                                 init={"responsibilities": np.repeat(R, w, axis=0)}).fit(Xr)
     np.testing.assert_allclose(c.predict_proba(X), d.predict_proba(X), rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(c.lower_bound_, d.lower_bound_, rtol=1e-9)
-
-
-def test_sklearn_check_estimator():
-    expected_failed = {
-        # The check shuffles the weighted rows but not the repeated ones, and k-means++
-        # seeding draws rows by position, so the seeds (and the fit) differ; in the same row
-        # order they agree (test_kmeans_start_weighted_equals_repeated_rows). scikit-learn
-        # xfails KMeans for the same reason.
-        "check_sample_weight_equivalence_on_dense_data": (
-            "k-means++ seeding depends on the row order, which the check changes"),
-    }
-    # truncation=3: the checks fit as few as 10 rows, and k-means++ needs n_samples >= T
-    check_sklearn_estimator(DirichletProcessMixture(3, random_state=0), expected_failed)
 
 
 @pytest.mark.parametrize("method", ["fixed", "tail"])

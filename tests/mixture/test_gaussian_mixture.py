@@ -12,8 +12,7 @@ from latentkit.base import ConvergenceWarning, NotFittedError
 from latentkit.datasets import make_gmm
 from latentkit.distributions import COVARIANCE_TYPES, CollapsedComponentWarning
 from latentkit.mixture import GaussianMixture
-from latentkit.testing import (check_latent_model, check_sklearn_estimator,
-                               match_components)
+from latentkit.testing import check_latent_model, match_components
 
 def _faithful():
     from latentkit.datasets import load_old_faithful
@@ -143,11 +142,6 @@ def test_old_faithful_reaches_published_log_likelihood():
 # --------------------------------------------------------------------------------------------
 # scikit-learn's estimator checks
 # --------------------------------------------------------------------------------------------
-
-def test_sklearn_check_estimator():
-    # no expected failure: our NotFittedError subclasses scikit-learn's once it is loaded
-    check_sklearn_estimator(GaussianMixture(random_state=0))
-
 
 def test_unfitted_raises():
     m = GaussianMixture(2)

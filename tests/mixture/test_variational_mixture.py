@@ -13,7 +13,7 @@ from scipy.special import gammaln, multigammaln
 
 from latentkit.distributions._normal_wishart import NormalWishart, gamma_kl, wishart_kl
 from latentkit.mixture._variational import VariationalGaussianMixture
-from latentkit.testing import check_latent_model, check_sklearn_estimator
+from latentkit.testing import check_latent_model
 
 COV_TYPES = ["full", "tied", "diag", "spherical"]
 
@@ -372,19 +372,6 @@ def test_kmeans_start_weighted_equals_repeated_rows():
         X[perm], sample_weight=w[perm])
     d = VariationalGaussianMixture(3, init={"responsibilities": np.repeat(R, w, axis=0)}).fit(Xr)
     np.testing.assert_allclose(c.predict_proba(X), d.predict_proba(X), rtol=1e-7, atol=1e-9)
-
-
-def test_sklearn_check_estimator():
-    expected_failed = {
-        # The check shuffles the weighted rows but not the repeated ones; k-means++ seeding
-        # draws rows by their position in the cumulative weights, so the same random numbers
-        # pick different seeds and the fit converges to a different (or permuted) solution.
-        # In the same row order the fits agree (test_kmeans_start_weighted_equals_repeated_rows).
-        # scikit-learn xfails KMeans for the same reason (meta-issue #16298).
-        "check_sample_weight_equivalence_on_dense_data": (
-            "k-means++ seeding depends on the row order, which the check changes"),
-    }
-    check_sklearn_estimator(VariationalGaussianMixture(2, random_state=0), expected_failed)
 
 
 def _tiny_repeated():

@@ -112,4 +112,4 @@ def test_gmm_hmm_on_a_cluster_equals_local(client):
     local = copy.deepcopy(model).fit(X, lengths=lengths)
     remote = copy.deepcopy(model).fit(da.from_array(X, chunks=(300, 2)), lengths=lengths)
     _compare(local, remote)
-    np.testing.assert_allclose(remote.covars_, local.covars_, rtol=1e-10)
+    np.testing.assert_allclose(remote.covariances_, local.covariances_, rtol=1e-10)

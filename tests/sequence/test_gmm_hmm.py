@@ -81,7 +81,7 @@ def test_exact_em_differs_from_hmmlearn_by_the_mean_shift_only(ct):
     np.testing.assert_allclose(a.means_, b.means_, rtol=1e-12)
     d = a.means_ - init["means"]
     shift = d ** 2 if ct == "diag" else d[..., :, None] * d[..., None, :]
-    np.testing.assert_allclose(b.covars_, a.covars_ + shift, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(b.covariances_, a.covariances_ + shift, rtol=1e-10, atol=1e-12)
 
 
 def test_one_component_per_state_equals_gaussian_hmm():
@@ -120,7 +120,7 @@ def test_m_step_equals_numpy_reference():
             mu = r[k, :, j] @ X / nk[j]
             cov = (r[k, :, j, None] * (X - mu)).T @ (X - mu) / nk[j]
             np.testing.assert_allclose(m.means_[k, j], mu, rtol=1e-10)
-            np.testing.assert_allclose(m.covars_[k, j], cov, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(m.covariances_[k, j], cov, rtol=1e-9, atol=1e-12)
     # the first bound is the log-likelihood at the start (forward algorithm by brute force)
     logb = np.log(dens.sum(axis=2)).T  # (n, K)
     la = np.log(init["startprob"]) + logb[0]
@@ -143,7 +143,7 @@ def test_chunked_source_equals_in_memory_fit_and_stochastic_vi_improves():
     chunks = [(X[a:a + 100], {"lengths": [50, 50]}) for a in range(0, 300, 100)]
     src = GMMHMM(2, 2, init=init, max_iter=6, tol=0).fit(IterableSource(chunks, n_samples=300))
     np.testing.assert_allclose(src.lower_bounds_, mem.lower_bounds_, rtol=1e-10)
-    np.testing.assert_allclose(src.covars_, mem.covars_, rtol=1e-9)
+    np.testing.assert_allclose(src.covariances_, mem.covariances_, rtol=1e-9)
     svi = StochasticVI(GMMHMM(2, 2, init=init), batch_size=100, n_epochs=15, tol=0.0,
                        random_state=0).fit(IterableSource(chunks, n_samples=300))
     first = GMMHMM(2, 2, init=init, max_iter=1, tol=0).fit(X, lengths=lengths)

@@ -147,7 +147,7 @@ def test_gaussian_hmm_parity_with_hmmlearn(covariance_type):
     np.testing.assert_allclose(ours.lower_bounds_ * T, trace, rtol=1e-8)
     np.testing.assert_allclose(ours.means_, h.means_, rtol=1e-8, atol=1e-10)
     if covariance_type in ("diag", "full"):
-        np.testing.assert_allclose(ours.covars_, h._covars_, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(ours.covariances_, h._covars_, rtol=1e-8, atol=1e-10)
     np.testing.assert_array_equal(ours.predict(X, PARITY_LENGTHS), h.predict(X, PARITY_LENGTHS))
     assert ours.decode(X, PARITY_LENGTHS)[0] == pytest.approx(
         h.decode(X, PARITY_LENGTHS)[0], rel=1e-10)
@@ -222,7 +222,7 @@ def test_unvisited_state_keeps_valid_distributions():
                                          covars=[np.eye(2), 2 * np.eye(2)]),
                     tol=0, max_iter=3).fit(Xg)
     np.testing.assert_array_equal(g.means_[1], [5.0, 5.0])
-    np.testing.assert_array_equal(g.covars_[1], 2 * np.eye(2))
+    np.testing.assert_array_equal(g.covariances_[1], 2 * np.eye(2))
 
 
 def test_m_step_with_priors_is_the_dirichlet_map_estimate():

@@ -26,7 +26,7 @@ def test_loglik_brute_force_and_fully_missing_step(ct):
     m = GaussianHMM(2, ct, missing="marginalize", max_iter=8, tol=0.0, random_state=0).fit(Xm)
     assert np.all(np.diff(m.lower_bounds_) >= -1e-9 * np.abs(m.lower_bounds_[:-1]))
     seg = Xm[:8]  # includes the fully missing step 5
-    frame = oracle_marginal_log_prob(seg, m.means_, m.covars_, ct)
+    frame = oracle_marginal_log_prob(seg, m.means_, m.covariances_, ct)
     assert np.all(frame[5] == 0.0)
     ref = brute_force_hmm_loglik(frame, m.startprob_, m.transmat_)
     assert m.score(seg) * seg.shape[0] == pytest.approx(ref, rel=1e-10)
@@ -40,13 +40,13 @@ def test_m_step_statistics_match_oracle(ct):
     m = GaussianHMM(2, ct, missing="marginalize", max_iter=3, tol=0.0, random_state=0).fit(Xm)
     gamma = m.predict_proba(Xm)
     emis = m.emission_
-    params = {"means": m.means_, "covars": m.covars_}
+    params = {"means": m.means_, "covars": m.covariances_}
     got = emis.accumulate(params, Xm, gamma)
     # oracle with one component at a time and unit weights, scaled by gamma
     K = 2
     for k in range(K):
-        cov_k = {"full": m.covars_[k:k + 1], "tied": m.covars_[None], "diag": m.covars_[k:k + 1],
-                 "spherical": m.covars_[k:k + 1]}[ct]
+        cov_k = {"full": m.covariances_[k:k + 1], "tied": m.covariances_[None], "diag": m.covariances_[k:k + 1],
+                 "spherical": m.covariances_[k:k + 1]}[ct]
         _, _, nk, sx, sxx = oracle_missing_stats(Xm, np.ones(1), m.means_[k:k + 1], cov_k,
                                                  "full" if ct == "tied" else ct,
                                                  sample_weight=gamma[:, k], shift=emis.shift_)
@@ -91,7 +91,7 @@ def test_impute_with_smoothed_posteriors(ct):
     m = GaussianHMM(2, ct, missing="marginalize", max_iter=20, random_state=0).fit(Xm)
     out, std = m.impute(Xm, return_std=True)
     gamma = m.predict_proba(Xm)
-    covs = _full_cov(m.covars_, ct, 2, X.shape[1])
+    covs = _full_cov(m.covariances_, ct, 2, X.shape[1])
     for t in range(0, X.shape[0], 9):
         mean = sum(gamma[t, k] * oracle_conditional(Xm[t], m.means_[k], covs[k])[0]
                    for k in range(2))

@@ -59,7 +59,7 @@ def _hmmlearn_from(model, peer):
     peer.dof_prior_ = model.dof_prior_ if ct == "tied" else np.full(K, model.dof_prior_)
     peer.scale_prior_ = (model.scale_prior_ if ct == "tied"
                          else np.array([model.scale_prior_] * K))
-    peer.covars_ = model.covars_
+    peer.covars_ = model.covariances_
     return peer
 
 
@@ -131,7 +131,7 @@ def test_diagonal_updates_equal_hmmlearn_given_the_same_statistics(ct):
     np.testing.assert_allclose(m.means_posterior_, peer.means_posterior_, rtol=1e-10)
     np.testing.assert_allclose(m.dof_posterior_, peer.dof_posterior_, rtol=1e-12)
     np.testing.assert_allclose(m.scale_posterior_, peer.scale_posterior_, rtol=1e-8)
-    np.testing.assert_allclose(m.covars_, peer._covars_, rtol=1e-8)
+    np.testing.assert_allclose(m.covariances_, peer._covars_, rtol=1e-8)
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from latentkit.spectral._privacy import (PrivacyAccountant, calibrate_gaussian_noise,
+from latentkit.spectral._accounting import (PrivacyAccountant, calibrate_gaussian_noise,
                                          gaussian_rdp, rdp_epsilon)
 
 

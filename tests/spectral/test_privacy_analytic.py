@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from latentkit.spectral._private import input_perturbation_power, private_tensor_power
+from latentkit.spectral._private_power import input_perturbation_power, private_tensor_power
 from test_private_power import FactorTensor
-from latentkit.spectral._privacy import (PrivacyAccountant, analytic_gaussian_delta,
+from latentkit.spectral._accounting import (PrivacyAccountant, analytic_gaussian_delta,
                                          analytic_gaussian_epsilon, calibrate_gaussian_noise,
                                          rho_for_budget)
 

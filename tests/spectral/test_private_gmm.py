@@ -31,7 +31,7 @@ def test_epsilon_inf_matches_nonprivate_and_accuracy_grows_with_epsilon():
     assert m.sigma2_ == pytest.approx(ref.sigma2_, rel=1e-10)  # no clipping at R=6 here
     errs = []
     for eps in (1.0, 10.0, 100.0):
-        m = PrivateSpectralGMM(3, clip_norm=6.0, epsilon=eps, n_restarts=5, n_iter=10,
+        m = PrivateSpectralGMM(3, clip_norm=6.0, epsilon=eps, n_init=5, max_iter=10,
                                random_state=0).fit(X)
         assert m.privacy_report_["epsilon"] == pytest.approx(eps, rel=1e-9)
         assert m.n_releases_ == 3 * 5 * 11 + 2

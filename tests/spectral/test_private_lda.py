@@ -79,8 +79,8 @@ def test_accounting_and_utility_against_epsilon(corpus):
     for eps in (1.0, 10.0, 100.0):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyNoiseWarning)
-            m = PrivateSpectralLDA(3, eps, 1e-6, doc_topic_prior=0.3, n_words=30, n_restarts=5,
-                                   n_iter=10, random_state=0).fit(X)
+            m = PrivateSpectralLDA(3, eps, 1e-6, doc_topic_prior=0.3, n_words=30, n_init=5,
+                                   max_iter=10, random_state=0).fit(X)
         K = 3 * 5 * 11
         assert m.n_releases_ == K + 2 == m.accountant_.n_releases
         rep = m.privacy_report_
@@ -156,14 +156,14 @@ def test_sensitivities_by_brute_force():
 def test_noise_warning_tensor_entry_and_bad_params(corpus):
     X, _ = corpus
     with pytest.warns(PrivacyNoiseWarning, match="noise"):
-        m = PrivateSpectralLDA(3, 0.5, doc_topic_prior=0.3, n_words=30, n_restarts=3, n_iter=5,
+        m = PrivateSpectralLDA(3, 0.5, doc_topic_prior=0.3, n_words=30, n_init=3, max_iter=5,
                                random_state=0).fit(X)
     assert m.noise_dominated_.any() and m.noise_scale_.shape == (3,)
     # the paper's relation stays available as an explicit option, with its constant 6
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyNoiseWarning)
         m = PrivateSpectralLDA(3, 1.0, doc_topic_prior=0.3, neighbouring="tensor_entry",
-                               accountant="advanced", n_restarts=3, n_iter=5,
+                               accountant="advanced", n_init=3, max_iter=5,
                                random_state=0).fit(X)
     assert m.privacy_report_["neighbouring"] == "tensor_entry"
     assert m.privacy_report_["epsilon"] == pytest.approx(1.0, rel=1e-10)
@@ -210,9 +210,9 @@ def test_save_load_round_trip(tmp_path, corpus):
     X, _ = corpus
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyNoiseWarning)
-        m = PrivateSpectralLDA(3, 5.0, n_words=20, n_restarts=2, n_iter=3,
+        m = PrivateSpectralLDA(3, 5.0, n_words=20, n_init=2, max_iter=3,
                                random_state=0).fit(X[:2000])
-        g = PrivateSpectralGMM(2, clip_norm=3.0, n_restarts=2, n_iter=3, random_state=0).fit(
+        g = PrivateSpectralGMM(2, clip_norm=3.0, n_init=2, max_iter=3, random_state=0).fit(
             np.random.default_rng(0).normal(size=(300, 4)))
     for est, attr in ((m, "components_"), (g, "means_")):
         latentkit.save(est, tmp_path / "m.npz")

@@ -25,7 +25,7 @@ from scipy import stats
 from latentkit.spectral import PrivateSpectralLDA
 from test_private_lda import _tiny_neighbours
 from latentkit.spectral._private_lda import _SQRT2, _release_moments
-from latentkit.spectral._privacy import analytic_gaussian_epsilon, rho_for_budget
+from latentkit.spectral._accounting import analytic_gaussian_epsilon, rho_for_budget
 
 EPS, DELTA, SPLIT = 2.0, 1e-5, (0.45, 0.45, 0.1)
 
@@ -88,8 +88,8 @@ def _run(X, s1, s2, n, seed):
 def test_fit_releases_are_the_tested_mechanism():
     """fit() releases exactly what _release_moments draws, with the sigmas used here."""
     Xa, _ = _neighbours()
-    m = PrivateSpectralLDA(2, EPS, DELTA, n_words=5, budget_split=SPLIT, n_restarts=2,
-                           n_iter=2, random_state=7).fit(Xa)
+    m = PrivateSpectralLDA(2, EPS, DELTA, n_words=5, budget_split=SPLIT, n_init=2,
+                           max_iter=2, random_state=7).fit(Xa)
     s1, s2 = _sigmas()
     count, f, _, E2 = _release_moments(Xa, np.asarray(Xa.sum(1)).ravel(), s1, s2, 5,
                                        np.random.default_rng(7))

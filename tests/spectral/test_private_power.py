@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from latentkit.spectral._private import (PrivateTensorPower, input_perturbation_power,
+from latentkit.spectral._private_power import (PrivateTensorPower, input_perturbation_power,
                                          private_tensor_power)
-from latentkit.spectral._privacy import PrivacyAccountant
+from latentkit.spectral._accounting import PrivacyAccountant
 
 D, K = 100, 5
 

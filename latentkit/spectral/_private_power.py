@@ -20,7 +20,7 @@ from .._validation import check_random_state, check_scalar
 from ..base import ParamsMixin
 from ._power import robust_tensor_power
 from ._tensors import as_tensor_operator, operator_dim
-from ._privacy import PrivacyAccountant, _check_delta, _check_epsilon, calibrate_gaussian_noise
+from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon, calibrate_gaussian_noise
 
 __all__ = [
     "private_tensor_power",
@@ -148,7 +148,7 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
         Gaussian composition is (epsilon, delta)-DP under Renyi-DP accounting (Mironov 2017);
         smaller than the 'advanced' nu. ``'analytic'``: the smallest ``nu`` by the exact
         privacy profile of the composition (Balle & Wang 2018; Dong, Roth & Su 2022); smaller
-        still (see :mod:`latentkit.spectral._privacy`).
+        still (see :mod:`latentkit.spectral._accounting`).
     random_state : None, int or numpy.random.Generator
         Source of the starting vectors and of the privacy noise.
     sensitivity_constant : float, default 6.0

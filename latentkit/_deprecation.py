@@ -1,0 +1,90 @@
+"""Old names that keep working for one release, with a ``DeprecationWarning`` naming the new one.
+
+The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_iter``,
+``n_components``, ``covariances_``). A renamed name goes through one of two tools here:
+
+* :func:`renamed_attribute`: a class attribute (property) that forwards an old fitted-attribute
+  name (``covars_``) to the new one, reading and writing, with a warning;
+* :func:`renamed_kwargs`: a decorator for a function or ``__init__`` that accepts the old keyword
+  (``n_restarts=``) in place of the new one (``n_init=``), with a warning. On ``__init__`` the
+  value is stored under the new name only, so ``get_params``/``clone`` see one parameter.
+
+Both say the release the old name goes away (``REMOVED_IN``).
+"""
+
+import functools
+import warnings
+
+__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs"]
+
+#: the release in which the deprecated names are removed
+REMOVED_IN = "0.3"
+
+
+def _warn(owner, old, new, stacklevel):
+    warnings.warn(f"{owner}: {old!r} is deprecated and will be removed in latentkit "
+                  f"{REMOVED_IN}; use {new!r} instead.", DeprecationWarning,
+                  stacklevel=stacklevel + 1)
+
+
+def renamed_attribute(old, new):
+    """A property that forwards the deprecated attribute ``old`` to ``new``.
+
+    Parameters
+    ----------
+    old, new : str
+        Attribute names, e.g. ``'covars_'`` and ``'covariances_'``.
+
+    Returns
+    -------
+    property
+        Reading or assigning ``obj.<old>`` warns (``DeprecationWarning`` naming ``new``) and
+        reads or assigns ``obj.<new>``; an unset ``new`` raises ``AttributeError`` as usual.
+    """
+    def fget(self):
+        _warn(type(self).__name__, old, new, 2)
+        return getattr(self, new)
+
+    def fset(self, value):
+        _warn(type(self).__name__, old, new, 2)
+        setattr(self, new, value)
+
+    return property(fget, fset, doc=f"Deprecated alias of ``{new}`` (removed in {REMOVED_IN}).")
+
+
+def renamed_kwargs(**old_to_new):
+    """Decorator: accept each deprecated keyword ``old`` as the new keyword ``new``.
+
+    Parameters
+    ----------
+    **old_to_new : str
+        ``old='new'`` pairs, e.g. ``renamed_kwargs(n_restarts='n_init')``.
+
+    Returns
+    -------
+    callable
+        A decorator. The wrapped function warns (``DeprecationWarning`` naming the new keyword)
+        when an old keyword is given, and passes its value as the new one.
+
+    Raises
+    ------
+    TypeError
+        When both the old and the new keyword are given.
+    """
+    def decorate(func):
+        owner = func.__qualname__.replace(".__init__", "")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{owner}: give {new!r} only ({old!r} is its "
+                                        "deprecated name), not both.")
+                    _warn(owner, old, new, 2)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
