@@ -129,14 +129,14 @@ def run_hmm(args, progress):
             lines += [f"means of state {i} (one row per mixture component)",
                       *_fmt_matrix(model.means_[i])]
         summary.update(weights=_tolist(model.weights_), means=_tolist(model.means_),
-                       covars=_tolist(model.covars_), covariance_type=args.covariance_type)
+                       covars=_tolist(model.covariances_), covariance_type=args.covariance_type)
     elif emission == "poisson":
         lines += ["lambdas (one row per state)", *_fmt_matrix(model.lambdas_)]
         summary["lambdas"] = _tolist(model.lambdas_)
     elif emission == "gaussian":
         lines += ["means (one row per state)", *_fmt_matrix(model.means_),
                   f"covars ({args.covariance_type})"]
-        cov = np.asarray(model.covars_)
+        cov = np.asarray(model.covariances_)
         if args.covariance_type == "full":
             for i, c in enumerate(cov):
                 lines += [f"  state {i}", *_fmt_matrix(c)]
