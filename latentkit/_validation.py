@@ -6,6 +6,7 @@ Errors name the argument, the expected form, what was found and, where there is 
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,6 +19,7 @@ __all__ = [
     "check_n_features",
     "check_sample_weight",
     "check_dense_width",
+    "renamed_parameter",
 ]
 
 #: A declared width above this, and 100 times larger than the number of columns (symbols,
@@ -350,3 +352,43 @@ def check_dense_width(width, n_used, n_rows, *, name="X", unit="columns", owner=
                f"cols = np.unique({name}.indices); {name} = {name}[:, cols] (keep cols to map "
                "back)")
             + (f"; {alternative}." if alternative else "."))
+
+
+def renamed_parameter(owner, old, new, old_value, new_value, default):
+    """The value of a renamed hyper-parameter while its old name still works (one release).
+
+    Parameters
+    ----------
+    owner : str
+        Class name, for the message.
+    old, new : str
+        The deprecated and the current parameter name.
+    old_value, new_value : object
+        Their values; ``old_value=None`` means the old name was not used.
+    default : object
+        The new parameter's default (a new value different from it and an old value both
+        given is ambiguous).
+
+    Returns
+    -------
+    object
+        ``new_value``, or ``old_value`` when the old name was used.
+
+    Warns
+    -----
+    DeprecationWarning
+        When ``old_value`` is not None, naming the new parameter.
+
+    Raises
+    ------
+    ValueError
+        Both names given with different values.
+    """
+    if old_value is None:
+        return new_value
+    if new_value != default and new_value != old_value:
+        raise ValueError(f"{owner}: give {new}= only ({old}= is its deprecated old name); got "
+                         f"{old}={old_value!r} and {new}={new_value!r}.")
+    warnings.warn(f"{owner}({old}=...) is deprecated and will be removed in the next release; "
+                  f"use {new}= instead.", DeprecationWarning, stacklevel=4)
+    return old_value

@@ -178,7 +178,7 @@ def test_plsa_scores_unseen_words_alike():
     lambda: GaussianHMM(2, covariance_type="full", random_state=0),
     lambda: HiddenMarkovModel(2, emission=GaussianEmission(), random_state=0),
     lambda: SpectralGMM(2, random_state=0),
-    lambda: VAE(latent_dim=1, likelihood="gaussian", max_epochs=1, random_state=0),
+    lambda: VAE(latent_dim=1, likelihood="gaussian", max_iter=1, random_state=0),
 ], ids=["gmm", "vgmm", "dpmm", "ghmm-diag", "ghmm-full", "hmm-gaussian-emission", "spectral",
         "vae-gaussian"])
 def test_every_gaussian_model_has_the_same_scale_message(make):

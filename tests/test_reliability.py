@@ -16,7 +16,7 @@ from _model_cases import CASES, assert_same_model, fitted_arrays
 
 
 def _iter_param(model):
-    return "max_epochs" if "max_epochs" in model.get_params() else "max_iter"
+    return "max_iter"
 
 
 class _Interrupt:

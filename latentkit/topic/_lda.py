@@ -11,7 +11,6 @@ kernel :func:`latentkit._kernels.topic.lda_e_step`; the M-step is
 """
 
 import numbers
-import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -435,16 +434,6 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         self._set_components(lam)
-        if hasattr(self, "_fit_prev"):  # inside fit: keep the bound monotone (see _iterate)
-            self._fit_prev = {"data": weakref.ref(data), "gamma": None, "elbo": None}
-            self._n_monotone_fallbacks = 0
-
-    def __getstate__(self):
-        # the fit's monotone guard holds a weakref to the training data: not picklable, and
-        # not needed by a copy (a callback that pickles or deep-copies the model mid-fit)
-        state = self.__dict__.copy()
-        state.pop("_fit_prev", None)
-        return state
 
     def _set_state(self, state):
         """Restore the fitted state; the E-step tables are recomputed from ``components_``."""
@@ -471,39 +460,36 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         return LDAStats(sstats=ss, n=float(X.shape[0]), data_term=float(np.sum(doc_elbo)),
                         n_tokens=float(X.data.sum()))
 
-    def _e_step(self, data):
-        _, ss, doc_elbo, _ = self._local_step(data)
-        return self._stats_from(data, ss, doc_elbo)
+    def _warm_state(self):
+        # the monotone guard of the class Notes: the previous iteration's gamma and ELBO
+        return {"gamma": None, "elbo": None}
 
-    def _iterate(self, data):
-        """One batch VB iteration. Inside ``fit`` the bound is kept monotone (class Notes):
-        when the cold-start E-step would lower the ELBO below the previous iteration's, every
-        document whose previous gamma scores higher at the current topics keeps it."""
-        prev = getattr(self, "_fit_prev", None)
-        if prev is None or prev["data"]() is not data:
-            return super()._iterate(data)
+    def _e_step(self, data, warm=None):
+        """Local step and statistics (cold start, class Notes). ``warm`` (inside ``fit``, from
+        :meth:`_warm_state`) holds the previous iteration's gamma and ELBO: when the cold start
+        gives a lower ELBO than that, every document whose previous gamma scores higher at the
+        current topics keeps it, so the bound of the fit never decreases; ``warm`` is then
+        updated to this iteration's gamma and ELBO."""
+        if warm is None:
+            _, ss, doc_elbo, _ = self._local_step(data)
+            return self._stats_from(data, ss, doc_elbo)
         bt, shift, alpha = self._exp_beta_t, self._beta_shift, self.doc_topic_prior_
         gamma, exp_theta, ratio, doc_elbo, _ = _run_local(
             data, bt, shift, alpha, self.max_doc_update_iter, self.mean_change_tol)
-        n_tok = float(data.data.sum())
         glob = self._global_elbo_terms()
         n = float(data.shape[0])
         elbo = (float(np.sum(doc_elbo)) + glob) / n
-        if prev["elbo"] is not None and elbo < prev["elbo"]:
+        if warm["elbo"] is not None and elbo < warm["elbo"]:
             g_old, et_old, r_old, de_old, _ = _run_local(data, bt, shift, alpha, 0, 0.0,
-                                                         gamma0=prev["gamma"])
+                                                         gamma0=warm["gamma"])
             keep = de_old > doc_elbo
             gamma[keep] = g_old[keep]
             exp_theta[keep] = et_old[keep]
             doc_elbo[keep] = de_old[keep]
             ratio = np.where(np.repeat(keep, np.diff(data.indptr)), r_old, ratio)
             elbo = (float(np.sum(doc_elbo)) + glob) / n
-            self._n_monotone_fallbacks += 1
-        stats = LDAStats(sstats=_suff_stats(data, ratio, exp_theta, bt), n=n,
-                         data_term=float(np.sum(doc_elbo)), n_tokens=n_tok)
-        prev["gamma"], prev["elbo"] = gamma, elbo
-        self._m_step(stats)
-        return elbo
+        warm["gamma"], warm["elbo"] = gamma, elbo
+        return self._stats_from(data, _suff_stats(data, ratio, exp_theta, bt), doc_elbo)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         eta = self.topic_word_prior_
@@ -544,11 +530,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         """
         if self.learning_method == "online":
             return self._fit_online(X)
-        self._fit_prev = None
-        try:
-            return super().fit(X, y)
-        finally:
-            self.__dict__.pop("_fit_prev", None)
+        return super().fit(X, y)
 
     def _fit_online(self, X):
         """``learning_method='online'``: :class:`latentkit.inference.StochasticVI` over
