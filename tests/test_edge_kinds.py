@@ -156,16 +156,19 @@ def test_plsa_scores_unseen_words_alike():
     m = PLSA(2, random_state=0).fit(X)
     only_unseen = np.zeros((1, 10))
     only_unseen[0, 8:] = [3, 1]
-    for method in (m.score, m.elbo, m.perplexity):
+    for method in (m.score, m.score_per_token, m.elbo, m.perplexity):
         with pytest.warns(RuntimeWarning, match="4 of 4 tokens"), \
                 pytest.raises(ValueError, match="no scorable tokens"):
             method(only_unseen)
     mixed = X[:2].copy()
     mixed[:, 9] = 5
     with pytest.warns(RuntimeWarning, match="10 of 40 tokens"):
-        s, e, p = m.score(mixed), m.elbo(mixed), m.perplexity(mixed)
-    ref = m.score(X[:2])  # the same seen tokens
-    np.testing.assert_allclose([s, e, -np.log(p)], ref, rtol=1e-12)
+        s, e, t, p = (m.score(mixed), m.elbo(mixed), m.score_per_token(mixed),
+                      m.perplexity(mixed))
+    # the same seen tokens: per document (score, elbo) and per token (score_per_token,
+    # -log perplexity)
+    np.testing.assert_allclose([s, e], m.score(X[:2]), rtol=1e-12)
+    np.testing.assert_allclose([t, -np.log(p)], m.score_per_token(X[:2]), rtol=1e-12)
 
 
 # ---------------------------------------------------------------- item 8: one scale check

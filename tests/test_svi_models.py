@@ -139,9 +139,9 @@ def test_plsa_stepwise_em_approaches_batch(corpus):
     perm, err_s = match_components(truth["topics"], svi.components_)
     assert err_b.max() < 0.1 and err_s.max() < 0.1
     # per-token log-likelihood of the documents folded in, within 1% of the batch optimum
-    assert svi.score(X) == pytest.approx(batch.score(X), rel=1e-2)
+    assert svi.score_per_token(X) == pytest.approx(batch.score_per_token(X), rel=1e-2)
     uniform = np.log(1.0 / X.shape[1])
-    assert svi.score(X) > uniform + 0.5
+    assert svi.score_per_token(X) > uniform + 0.5
 
 
 def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
