@@ -873,6 +873,9 @@ class LatentModel(ParamsMixin):
         rho = self._default_step_size(t + 1) if step_size is None else check_scalar(
             step_size, "step_size", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
         stats = self._e_step_all(data)
+        # the step's ELBO pieces at the parameters entering it (StochasticVI's epoch bounds)
+        self._step_elbo = (float(stats.data_term), float(stats.n),
+                           float(self._global_elbo_terms()))
         self._m_step(stats, step_size=rho, scale=scale)
         self.n_steps_ = t + 1
         return self

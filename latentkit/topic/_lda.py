@@ -288,9 +288,13 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         Mean number of tokens of the training documents (default length for :meth:`sample`).
     lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
         As in :class:`latentkit.base.LatentModel`; ELBO in nats per document. After an
-        online fit: ``n_iter_`` is the number of epochs, ``lower_bounds_`` the held-out ELBO
-        trace (``heldout_bounds_``) when ``holdout`` is given, else one entry, the training
-        ELBO at the end; ``converged_`` refers to the held-out rule.
+        online fit an iteration is an epoch, as for the VAE: ``n_iter_`` is the number of
+        epochs and ``lower_bounds_[i]`` the **training** ELBO of epoch i estimated from its
+        minibatches (each at the topics entering its step; exact when ``batch_size`` is the
+        number of documents; :attr:`latentkit.inference.StochasticVI.epoch_bounds_`), so
+        ``lower_bound_`` is that of the last epoch. The held-out trace is
+        ``heldout_bounds_`` only; ``converged_`` and ``monitor_`` refer to its noisy rule (False
+        without ``holdout``).
     n_steps_ : int
         Minibatch steps taken (online fit / ``partial_fit``; 0 after a batch fit).
     heldout_bounds_, heldout_steps_, heldout_times_ : ndarray
@@ -569,11 +573,11 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             svi.fit(X, total_samples=ts)
         except KeyboardInterrupt:  # keep the last completed step (see StochasticVI.fit)
             if hasattr(svi, "n_steps_"):
-                self._adopt_online_fit(svi, X, mean_len)
+                self._adopt_online_fit(svi, mean_len)
             raise
-        return self._adopt_online_fit(svi, X, mean_len)
+        return self._adopt_online_fit(svi, mean_len)
 
-    def _adopt_online_fit(self, svi, X, mean_len):
+    def _adopt_online_fit(self, svi, mean_len):
         """Copy the state of an online fit by ``svi`` into this model (``mean_len``: the
         mean training document length, over all documents)."""
         from ..inference import ChunkSource
@@ -584,10 +588,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self.heldout_bounds_ = svi.heldout_bounds_
         self.heldout_steps_ = svi.heldout_steps_
         self.heldout_times_ = svi.heldout_times_
-        if svi.heldout_bounds_.size:
-            self.lower_bounds_ = svi.heldout_bounds_.copy()
-        else:
-            self.lower_bounds_ = np.array([self.elbo(X)])
+        self.lower_bounds_ = svi.epoch_bounds_.copy()
         self.lower_bound_ = float(self.lower_bounds_[-1])
         self.n_iter_ = svi.n_epochs_
         self.n_steps_ = svi.n_steps_
