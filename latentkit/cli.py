@@ -693,10 +693,10 @@ def _run_vae(args, progress):
                 activation=args.activation, likelihood=args.likelihood, binarize=binarize,
                 bayesian_decoder=args.bayesian_decoder, early_stopping=args.early_stopping,
                 random_state=args.seed, callback=progress.callback,
-                **_opt(args, max_epochs=epochs, tol=args.tol, batch_size=args.batch_size,
+                **_opt(args, max_iter=epochs, tol=args.tol, batch_size=args.batch_size,
                        learning_rate=args.learning_rate, n_mc_samples=args.n_mc_samples,
                        kl_warmup_epochs=args.kl_warmup_epochs, free_bits=args.free_bits))
-    progress.total = model.max_epochs
+    progress.total = model.max_iter
     with progress:
         model.fit(X)
     train_elbo, train_se = model.elbo(X, n_samples=10, return_std=True)
@@ -976,10 +976,10 @@ def _run_bayes_mixture(args, progress, kind):
     else:
         k = 30 if args.n_components is None else args.n_components
         model = DirichletProcessMixture(
-            truncation=k, covariance_type=args.covariance_type, random_state=args.seed,
+            n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
             truncation_method=args.truncation_method, callback=progress.callback,
             **_opt(args, concentration=args.concentration), **common)
-        desc = (f"DirichletProcessMixture(truncation={k}, truncation_method="
+        desc = (f"DirichletProcessMixture(n_components={k}, truncation_method="
                 f"{args.truncation_method!r}, covariance_type={args.covariance_type!r})")
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:

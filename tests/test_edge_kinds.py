@@ -63,7 +63,7 @@ def test_variational_one_point_component_scatter_is_exact(cls, ct):
     c0 = {"full": [[1.0]], "diag": [1.0], "spherical": 1.0}[ct]
     for gap in GAPS:
         X = np.array([[0.0], [gap]])
-        k = {"n_components": 2} if cls is VariationalGaussianMixture else {"truncation": 2}
+        k = {"n_components": 2} if cls is VariationalGaussianMixture else {"n_components": 2}
         m = cls(**k, covariance_type=ct, reg_covar=0.1, mean_prior=[0.0], covariance_prior=c0,
                 init={"responsibilities": np.eye(2)})
         m._check_common_params()
@@ -88,7 +88,7 @@ def _hashed_ids():
     lambda X: LatentDirichletAllocation(3).partial_fit(X),
     lambda X: LatentDirichletAllocation(3, learning_method="online", batch_size=2).fit(X),
     lambda X: PLSA(3).fit(X),
-    lambda X: DirichletProcessMixture(truncation=3, component_type="categorical").fit(X),
+    lambda X: DirichletProcessMixture(n_components=3, component_type="categorical").fit(X),
     lambda X: SpectralLDA(2).fit(X),
 ], ids=["lda", "lda-partial", "lda-online", "plsa", "dpmm-categorical", "spectral-lda"])
 def test_huge_declared_width_is_refused_before_allocating(fit):
@@ -176,7 +176,7 @@ def test_plsa_scores_unseen_words_alike():
 @pytest.mark.parametrize("make", [
     lambda: GaussianMixture(2, random_state=0),
     lambda: VariationalGaussianMixture(n_components=2, random_state=0),
-    lambda: DirichletProcessMixture(truncation=2, random_state=0),
+    lambda: DirichletProcessMixture(n_components=2, random_state=0),
     lambda: GaussianHMM(2, random_state=0),
     lambda: GaussianHMM(2, covariance_type="full", random_state=0),
     lambda: HiddenMarkovModel(2, emission=GaussianEmission(), random_state=0),
@@ -208,7 +208,7 @@ def _standardised(bunch):
 
 
 def test_default_stopping_lets_dying_components_die():
-    """Standardised Old Faithful, DirichletProcessMixture(truncation=30) at its defaults: 2
+    """Standardised Old Faithful, DirichletProcessMixture(n_components=30) at its defaults: 2
     effective components for seeds 0-4, as scikit-learn's BayesianGaussianMixture run to
     convergence (its per-sample tol=1e-3 default left 3 for 4 of the 5 seeds here)."""
     from sklearn.mixture import BayesianGaussianMixture
@@ -216,7 +216,7 @@ def test_default_stopping_lets_dying_components_die():
     from latentkit.datasets import load_old_faithful
 
     X = _standardised(load_old_faithful())
-    ours = [DirichletProcessMixture(truncation=30, random_state=s).fit(X) for s in range(5)]
+    ours = [DirichletProcessMixture(n_components=30, random_state=s).fit(X) for s in range(5)]
     assert all(m.converged_ for m in ours)
     assert [m.n_effective_components_ for m in ours] == [2] * 5
     sk = [BayesianGaussianMixture(n_components=30, random_state=s, max_iter=1000,

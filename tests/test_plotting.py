@@ -117,7 +117,7 @@ def test_plot_mixture_ellipses_match_the_covariances(faithful):
 
 @pytest.mark.parametrize("cls", ["VariationalGaussianMixture", "DirichletProcessMixture"])
 def test_plot_mixture_variational_draws_effective_components(faithful, cls):
-    kw = {"n_components": 6} if cls == "VariationalGaussianMixture" else {"truncation": 6}
+    kw = {"n_components": 6} if cls == "VariationalGaussianMixture" else {"n_components": 6}
     model = getattr(lk, cls)(**kw, weight_concentration_prior=1e-3,
                              random_state=0, max_iter=500) if cls == "VariationalGaussianMixture" \
         else lk.DirichletProcessMixture(**kw, concentration=0.1, random_state=0, max_iter=500)

@@ -86,8 +86,8 @@ def test_lda_full_batch_step_equals_batch_vb_step_and_second_step_blends(corpus)
 @pytest.mark.parametrize("make", [
     lambda: VariationalGaussianMixture(n_components=3, covariance_type="full"),
     lambda: VariationalGaussianMixture(n_components=3, covariance_type="diag", init="random"),
-    lambda: DirichletProcessMixture(truncation=5, covariance_type="full"),
-    lambda: DirichletProcessMixture(truncation=5, truncation_method="tail",
+    lambda: DirichletProcessMixture(n_components=5, covariance_type="full"),
+    lambda: DirichletProcessMixture(n_components=5, truncation_method="tail",
                                     covariance_type="spherical", init="random"),
 ], ids=["vgmm-full", "vgmm-diag", "dpm-fixed", "dpm-tail"])
 def test_bayesian_mixture_full_batch_step_equals_batch_vb_step(blobs, make):

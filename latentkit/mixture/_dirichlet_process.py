@@ -13,7 +13,8 @@ import scipy.sparse as sp
 from scipy.special import logsumexp, psi
 
 from .._summaries import CountSummary
-from .._validation import check_counts, check_dense_width, check_random_state, check_scalar
+from .._validation import (check_counts, check_dense_width, check_random_state, check_scalar,
+                           renamed_parameter)
 from ..base import Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
@@ -71,8 +72,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
 
     Parameters
     ----------
-    truncation : int, default 30
-        T, the number of represented components.
+    n_components : int, default 30
+        T, the truncation: the number of represented components.
     concentration : float or (float, float), default 1.0
         alpha of the Beta(1, alpha) sticks, or (a, b) for Beta(a, b) sticks (> 0).
     truncation_method : {'fixed', 'tail'}, default 'fixed'
@@ -102,12 +103,15 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     missing : {'error', 'marginalize'}, default 'error'
         Gaussian components, as in :class:`VariationalGaussianMixture` (NaN entries latent,
         marginalised exactly in the E-step).
+    truncation : int, optional
+        Deprecated old name of ``n_components`` (a ``DeprecationWarning`` at fit); removed in
+        the next release.
 
     Attributes
     ----------
-    weights_ : ndarray of shape (truncation,)
+    weights_ : ndarray of shape (n_components,)
         Expected stick weights (not renormalised).
-    weight_concentration_ : ndarray of shape (2, truncation)
+    weight_concentration_ : ndarray of shape (2, n_components)
         Beta parameters (gamma_k1, gamma_k2) of q(v_k); for 'fixed' the last column is (1, 0)
         (the point mass v_T = 1).
     n_effective_components_ : int
@@ -117,9 +121,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     means_, covariances_, precisions_, precisions_cholesky_, mean_precision_,
     degrees_of_freedom_ :
         Gaussian components (see :class:`VariationalGaussianMixture`).
-    category_concentration_ : ndarray of shape (truncation, n_features)
+    category_concentration_ : ndarray of shape (n_components, n_features)
         Dirichlet parameters of q(phi_k) (categorical components).
-    components_ : ndarray of shape (truncation, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         E[phi_k] (categorical components).
     lower_bounds_ : ndarray
         Complete ELBO per iteration, nats per sample (never decreasing).
@@ -139,15 +143,15 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         ``|x - mean| > 1e150``; the message says how to rescale), as the other mixtures do.
     """
 
-    _k_name = "truncation"
+    _k_name = "n_components"
 
-    def __init__(self, truncation=30, *, concentration=1.0, truncation_method="fixed",
+    def __init__(self, n_components=30, *, concentration=1.0, truncation_method="fixed",
                  component_type="gaussian", category_prior=0.5, covariance_type="full",
                  tol=None, reg_covar=1e-6, max_iter=1000, n_init=1, init="kmeans++",
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
-                 learning_offset=10.0, learning_decay=0.7, missing="error"):
-        self.truncation = truncation
+                 learning_offset=10.0, learning_decay=0.7, missing="error", truncation=None):
+        self.n_components = n_components
         self.concentration = concentration
         self.truncation_method = truncation_method
         self.component_type = component_type
@@ -168,10 +172,11 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
         self.missing = missing
+        self.truncation = truncation
 
-    @property
-    def n_components_or_truncation(self):
-        return self.truncation
+    def _n_components(self):
+        """T: ``n_components``, or the deprecated ``truncation`` when given."""
+        return int(self.n_components if self.truncation is None else self.truncation)
 
     def _categorical(self):
         return self.component_type == "categorical"
@@ -181,6 +186,10 @@ class DirichletProcessMixture(_BayesianGaussianBase):
 
     # ---- validation -------------------------------------------------------------------------
     def _validate_params(self):
+        if self.truncation is not None:
+            check_scalar(self.truncation, "truncation", numbers.Integral, low=1)
+            renamed_parameter("DirichletProcessMixture", "truncation", "n_components",
+                              self.truncation, self.n_components, 30)
         self._validate_common()
         if self.init == "spectral" and self.component_type != "gaussian":
             raise ValueError("init='spectral' needs component_type='gaussian' (the moments are "
@@ -223,7 +232,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         from ..spectral import n_components_from_spectrum
 
         self.spectral_n_components_ = n_components_from_spectrum(
-            X, max_components=self.truncation, sample_weight=w)
+            X, max_components=self._n_components(), sample_weight=w)
         return self.spectral_n_components_
 
     def _data_summary(self, data):
@@ -236,7 +245,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             return super()._set_data_defaults(summary)
         V = self.n_features_in_
         # refuse a declared width far beyond the categories used before T x V arrays exist
-        check_dense_width(V, summary.columns.size, int(self.truncation),
+        check_dense_width(V, summary.columns.size, self._n_components(),
                           unit="columns (categories)", owner="DirichletProcessMixture",
                           what="category matrix")
         lam = np.array(self.category_prior, dtype=np.float64, copy=True)
@@ -303,9 +312,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     def _empty_stats(self):
         if not self._categorical():
             return super()._empty_stats()
-        K = self.truncation + (1 if self._has_tail() else 0)
+        K = self._n_components() + (1 if self._has_tail() else 0)
         return CategoricalMixtureStats(0.0, 0.0, np.zeros(K),
-                                       np.zeros((self.truncation, self.n_features_in_)))
+                                       np.zeros((self._n_components(), self.n_features_in_)))
 
     def _e_step(self, data):
         if not self._categorical():
@@ -313,13 +322,13 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         lr = self._cat_log_rho(data.X)
         lse = logsumexp(lr, axis=1)
         r = np.exp(lr - lse[:, None]) * data.w[:, None]
-        counts = np.asarray((data.X.T @ r[:, :self.truncation]).T)
+        counts = np.asarray((data.X.T @ r[:, :self._n_components()]).T)
         return CategoricalMixtureStats(float(data.w.sum()), float(data.w @ lse), r.sum(0), counts)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         if not self._categorical():
             return super()._m_step(stats, step_size, scale)
-        T = self.truncation
+        T = self._n_components()
         nk = stats.nk[:T] * scale
         n_tail = float(stats.nk[T] * scale) if stats.nk.shape[0] > T else 0.0
         target = self.category_prior_[None, :] + stats.counts * scale
@@ -405,7 +414,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
         rng = self._sampling_rng(random_state)
         w = self.weights_ / self.weights_.sum()
-        labels = rng.choice(self.truncation, size=n_samples, p=w)
+        labels = rng.choice(self._n_components(), size=n_samples, p=w)
         X = np.vstack([rng.multinomial(n_tokens, self.components_[k]) for k in labels])
         return X.astype(np.float64), labels
 
