@@ -17,8 +17,9 @@ from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
-                                       gaussian_mixture_e_step, precisions_from_cholesky,
+                                       precisions_from_cholesky,
                                        sample_gaussian)
+from ..distributions._gaussian_estep import gaussian_mixture_e_step
 from ..distributions import _missing
 from ..distributions._normal_wishart import NormalWishart
 from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_rows,
