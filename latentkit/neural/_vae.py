@@ -28,19 +28,22 @@ How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
 import numbers
 
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
 
 from .._threads import blas_single_thread
 from ..base import LatentModel, Stats, stats_dataclass
 from .._validation import (check_array, check_n_features, check_random_state, check_scalar,
                            renamed_parameter)
 from . import _mlp
+from ._likelihoods import BernoulliLikelihood, CategoricalLikelihood, GaussianLikelihood
 from ._optim import Adam
 
 __all__ = ["VAE", "VAEStats"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
-_LIKELIHOODS = ("bernoulli", "gaussian", "categorical")
+_LIKELIHOOD_CLASSES = {"bernoulli": BernoulliLikelihood, "gaussian": GaussianLikelihood,
+                       "categorical": CategoricalLikelihood}
+_LIKELIHOODS = tuple(_LIKELIHOOD_CLASSES)
 _ACTIVATIONS = ("relu", "tanh", "softplus")
 
 
@@ -468,38 +471,23 @@ class VAE(LatentModel):
             return mu
         return mu + np.exp(theta[lay["dec_logsigma"]]) * eps_w
 
+    def _likelihood_model(self):
+        """The observation model object (:mod:`latentkit.neural._likelihoods`)."""
+        if self.likelihood == "categorical":
+            return CategoricalLikelihood(self._group_starts, self._group_sizes)
+        return _LIKELIHOOD_CLASSES[self.likelihood]()
+
+    def _lik_log_var(self, theta):
+        """The Gaussian likelihood's log variances (None for the others)."""
+        return self._obs_logvar(theta) if self.likelihood == "gaussian" else None
+
     def _log_lik(self, X, P, theta, need_grad):
         """``log p(x | z)`` per (row, draw) and its gradient w.r.t. the decoder output ``P``.
 
         X : (n, D); P : (n, S, D). Returns rec (n, S), dP (n, S, D) or None, d_obs or None.
         """
-        Xb = X[:, None, :]
-        if self.likelihood == "bernoulli":
-            rec = (Xb * P - np.logaddexp(0.0, P)).sum(-1)
-            return rec, (Xb - expit(P)) if need_grad else None, None
-        if self.likelihood == "gaussian":
-            lv = self._obs_logvar(theta)
-            prec = np.exp(-lv)
-            r = Xb - P
-            r2p = r * r * prec
-            rec = -0.5 * (r2p + lv + _LOG_2PI).sum(-1)
-            if not need_grad:
-                return rec, None, None
-            dP = r * prec
-            d_lv = 0.5 * (r2p - 1.0)  # (n, S, D)
-            return rec, dP, d_lv
-        # categorical: softmax within each one-hot group
-        starts, sizes = self._group_starts, self._group_sizes
-        mx = np.maximum.reduceat(P, starts, axis=-1)
-        mxr = np.repeat(mx, sizes, axis=-1)
-        ex = np.exp(P - mxr)
-        se = np.add.reduceat(ex, starts, axis=-1)
-        lse = mx + np.log(se)
-        rec = (Xb * P).sum(-1) - lse.sum(-1)
-        if not need_grad:
-            return rec, None, None
-        soft = ex / np.repeat(se, sizes, axis=-1)
-        return rec, Xb - soft, None
+        return self._likelihood_model().log_prob_and_grad(X, P, self._lik_log_var(theta),
+                                                          need_grad)
 
     def _objective(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True):
         """Monte-Carlo ELBO of the rows of ``data`` and the gradient of the training objective.
@@ -1037,14 +1025,7 @@ class VAE(LatentModel):
         return np.exp(0.5 * self._encode(self._check_X(X, reset=False))[1])
 
     def _mean_from_params(self, P):
-        if self.likelihood == "bernoulli":
-            return expit(P)
-        if self.likelihood == "gaussian":
-            return P
-        starts, sizes = self._group_starts, self._group_sizes
-        mx = np.repeat(np.maximum.reduceat(P, starts, axis=-1), sizes, axis=-1)
-        ex = np.exp(P - mx)
-        return ex / np.repeat(np.add.reduceat(ex, starts, axis=-1), sizes, axis=-1)
+        return self._likelihood_model().mean(P)
 
     def decode(self, Z):
         """Mean of ``p(x | z)``: probabilities (Bernoulli, categorical) or means (Gaussian).
@@ -1107,13 +1088,5 @@ class VAE(LatentModel):
         rng = self._sampling_rng(random_state)
         Z = rng.standard_normal((n_samples, int(self.latent_dim)))
         P = self._decode_params(Z)
-        if self.likelihood == "bernoulli":
-            X = (rng.random(P.shape) < expit(P)).astype(np.float64)
-        elif self.likelihood == "gaussian":
-            X = P + np.exp(0.5 * self._obs_logvar(self.params_)) * rng.standard_normal(P.shape)
-        else:
-            X = np.zeros_like(P)
-            g = P - np.log(-np.log(rng.random(P.shape)))  # Gumbel-max per group
-            for a, s in zip(self._group_starts, self._group_sizes):
-                X[np.arange(n_samples), a + np.argmax(g[:, a:a + s], axis=1)] = 1.0
+        X = self._likelihood_model().sample(P, rng, self._lik_log_var(self.params_))
         return X, Z
