@@ -496,10 +496,11 @@ class StochasticVI(ParamsMixin):
     epoch_bounds_ : ndarray of shape (n_epochs_,)
         Training ELBO of each epoch (nats per sample), estimated from its minibatches as the
         VAE's ``lower_bounds_`` is: the sum of their data terms, each at the parameters
-        entering its step, divided by the samples they hold, plus the mean over the steps of
-        the global term divided by N. With ``batch_size = N`` entry i is exactly the training
-        ELBO at the parameters entering epoch i. Empty for a model whose ``partial_fit`` does
-        not expose its step's ELBO (the VAE).
+        entering its step, divided by the samples they hold, plus the global term at the
+        parameters entering the epoch divided by N (evaluated once per epoch). With
+        ``batch_size = N`` entry i is exactly the training ELBO at the parameters entering
+        epoch i. Empty for a model whose ``partial_fit`` does not expose its step's ELBO (the
+        VAE).
     heldout_bounds_ : ndarray of shape (n_evaluations,)
         Held-out ELBO (nats per sample) at each evaluation.
     heldout_steps_ : ndarray of int
@@ -676,8 +677,10 @@ class StochasticVI(ParamsMixin):
         epoch_bounds = []
         try:
             for epoch in range(1, self.n_epochs + 1):
-                epoch_sum = [0.0, 0.0, 0.0, 0]  # data terms, samples, global terms, steps
+                epoch_sum = [0.0, 0.0, None]  # data terms, samples, global term
                 for batch, kw in self._minibatches(X, source, rng):
+                    if epoch_sum[2] is None:  # the first step of the epoch
+                        model._record_global_term = True
                     if batch.shape[0] == 0:
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
@@ -685,13 +688,14 @@ class StochasticVI(ParamsMixin):
                                                            ** (-self.learning_decay)),
                                       total_samples=n, **fit_params, **kw)
                     t += 1
+                    model.__dict__.pop("_record_global_term", None)
                     step = model.__dict__.pop("_step_elbo", None)
                     if step is not None:
                         epoch_sum[0] += step[0]
                         epoch_sum[1] += step[1]
-                        epoch_sum[2] += step[2]
-                        epoch_sum[3] += 1
-                        bound = epoch_sum[0] / epoch_sum[1] + epoch_sum[2] / epoch_sum[3] / n
+                        if epoch_sum[2] is None:
+                            epoch_sum[2] = step[2]
+                        bound = epoch_sum[0] / epoch_sum[1] + epoch_sum[2] / n
                         if len(epoch_bounds) < epoch:
                             epoch_bounds.append(bound)
                         else:
