@@ -131,7 +131,7 @@ def main(argv=None):
     te = load_optdigits("test", scale="binary")
     model = VAE(latent_dim=args.latent_dim, hidden_layer_sizes=tuple(args.hidden),
                 activation="relu", likelihood="bernoulli", batch_size=args.batch_size,
-                learning_rate=args.learning_rate, max_epochs=args.epochs, tol=0.0,
+                learning_rate=args.learning_rate, max_iter=args.epochs, tol=0.0,
                 random_state=args.seed)
     init = initial_params(model, tr.data)
     enc = "-".join(map(str, [64, *args.hidden, 2 * args.latent_dim]))

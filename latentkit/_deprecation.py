@@ -9,13 +9,17 @@ The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_it
   (``n_restarts=``) in place of the new one (``n_init=``), with a warning. On ``__init__`` the
   value is stored under the new name only, so ``get_params``/``clone`` see one parameter.
 
-Both say the release the old name goes away (``REMOVED_IN``).
+* :func:`renamed_parameter`: for an estimator that keeps the old hyper-parameter in ``__init__``
+  (default None) and resolves it in ``fit`` (the DirichletProcessMixture's ``truncation``, the
+  VAE's ``max_epochs``), so an old model's ``get_params`` still round-trips.
+
+All say the release the old name goes away (``REMOVED_IN``).
 """
 
 import functools
 import warnings
 
-__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs"]
+__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
 
 #: the release in which the deprecated names are removed
 REMOVED_IN = "0.3"
@@ -88,3 +92,43 @@ def renamed_kwargs(**old_to_new):
         return wrapper
 
     return decorate
+
+
+def renamed_parameter(owner, old, new, old_value, new_value, default):
+    """The value of a renamed hyper-parameter resolved at fit time (scikit-learn's style: the
+    old name stays an ``__init__`` parameter for one release and ``fit`` resolves it).
+
+    Parameters
+    ----------
+    owner : str
+        Class name, for the message.
+    old, new : str
+        The deprecated and the current parameter name.
+    old_value, new_value : object
+        Their values; ``old_value=None`` means the old name was not used.
+    default : object
+        The new parameter's default (a new value different from it and an old value both
+        given is ambiguous).
+
+    Returns
+    -------
+    object
+        ``new_value``, or ``old_value`` when the old name was used.
+
+    Warns
+    -----
+    DeprecationWarning
+        When ``old_value`` is not None, naming the new parameter.
+
+    Raises
+    ------
+    ValueError
+        Both names given with different values.
+    """
+    if old_value is None:
+        return new_value
+    if new_value != default and new_value != old_value:
+        raise ValueError(f"{owner}: give {new}= only ({old}= is its deprecated old name); got "
+                         f"{old}={old_value!r} and {new}={new_value!r}.")
+    _warn(owner, f"{old}=", f"{new}=", stacklevel=3)
+    return old_value

@@ -6,6 +6,7 @@ Errors name the argument, the expected form, what was found and, where there is 
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp

@@ -493,6 +493,14 @@ class StochasticVI(ParamsMixin):
     ----------
     model_ : LatentModel
         The fitted model.
+    epoch_bounds_ : ndarray of shape (n_epochs_,)
+        Training ELBO of each epoch (nats per sample), estimated from its minibatches as the
+        VAE's ``lower_bounds_`` is: the sum of their data terms, each at the parameters
+        entering its step, divided by the samples they hold, plus the global term at the
+        parameters entering the epoch divided by N (evaluated once per epoch). With
+        ``batch_size = N`` entry i is exactly the training ELBO at the parameters entering
+        epoch i. Empty for a model whose ``partial_fit`` does not expose its step's ELBO (the
+        VAE).
     heldout_bounds_ : ndarray of shape (n_evaluations,)
         Held-out ELBO (nats per sample) at each evaluation.
     heldout_steps_ : ndarray of int
@@ -666,9 +674,13 @@ class StochasticVI(ParamsMixin):
         epoch = 0
         self.model_ = model  # visible to callbacks during the fit
         last = None  # the model after the last completed step
+        epoch_bounds = []
         try:
             for epoch in range(1, self.n_epochs + 1):
+                epoch_sum = [0.0, 0.0, None]  # data terms, samples, global term
                 for batch, kw in self._minibatches(X, source, rng):
+                    if epoch_sum[2] is None:  # the first step of the epoch
+                        model._record_global_term = True
                     if batch.shape[0] == 0:
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
@@ -676,6 +688,18 @@ class StochasticVI(ParamsMixin):
                                                            ** (-self.learning_decay)),
                                       total_samples=n, **fit_params, **kw)
                     t += 1
+                    model.__dict__.pop("_record_global_term", None)
+                    step = model.__dict__.pop("_step_elbo", None)
+                    if step is not None:
+                        epoch_sum[0] += step[0]
+                        epoch_sum[1] += step[1]
+                        if epoch_sum[2] is None:
+                            epoch_sum[2] = step[2]
+                        bound = epoch_sum[0] / epoch_sum[1] + epoch_sum[2] / n
+                        if len(epoch_bounds) < epoch:
+                            epoch_bounds.append(bound)
+                        else:
+                            epoch_bounds[-1] = bound
                     last = model._shallow_state()
                     elapsed += time.perf_counter() - t0
                     if heldout is not None and t % every == 0:
@@ -702,14 +726,15 @@ class StochasticVI(ParamsMixin):
                 delattr(model, k)
             vars(model).update(last)
             monitor.converged = False
-            self._record_fit(model, bounds, steps, times, t, epoch, monitor)
+            self._record_fit(model, bounds, steps, times, t, epoch, monitor, epoch_bounds)
             raise
-        self._record_fit(model, bounds, steps, times, t, epoch, monitor)
+        self._record_fit(model, bounds, steps, times, t, epoch, monitor, epoch_bounds)
         return self
 
-    def _record_fit(self, model, bounds, steps, times, t, epoch, monitor):
+    def _record_fit(self, model, bounds, steps, times, t, epoch, monitor, epoch_bounds):
         model.__dict__.pop("_whole_data_summary", None)
         self.model_ = model
+        self.epoch_bounds_ = np.asarray(epoch_bounds, dtype=float)
         self.heldout_bounds_ = np.asarray(bounds, dtype=float)
         self.heldout_steps_ = np.asarray(steps, dtype=int)
         self.heldout_times_ = np.asarray(times, dtype=float)

@@ -96,7 +96,7 @@ CASES = {
     "VariationalGaussianHMM": (
         lambda: lk.VariationalGaussianHMM(2, "diag", random_state=0, max_iter=10),
         lambda n, s: _gauss(n, s)),
-    "VAE": (lambda: lk.VAE(latent_dim=2, hidden_layer_sizes=(4,), max_epochs=3, batch_size=10,
+    "VAE": (lambda: lk.VAE(latent_dim=2, hidden_layer_sizes=(4,), max_iter=3, batch_size=10,
                            random_state=0),
             lambda n, s: _binary(n, s)),
 }

@@ -109,7 +109,7 @@ def test_variational_priors_from_every_block(cls):
     rng = np.random.default_rng(2)
     X = np.vstack([rng.normal(-3, 1, (30, 2)), rng.normal(3, 0.5, (30, 2))])
     X = X[np.argsort(X[:, 0])]  # blocks of 10 sorted by the first coordinate
-    k = {"n_components": 3} if cls is VariationalGaussianMixture else {"truncation": 3}
+    k = {"n_components": 3} if cls is VariationalGaussianMixture else {"n_components": 3}
     model = cls(**k, init="random", max_iter=40, random_state=0)
     ref = _fixed_init(model, X).fit(X)
     assert ref.mean_prior_ == pytest.approx(X.mean(0), rel=1e-13)

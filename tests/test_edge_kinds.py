@@ -63,7 +63,7 @@ def test_variational_one_point_component_scatter_is_exact(cls, ct):
     c0 = {"full": [[1.0]], "diag": [1.0], "spherical": 1.0}[ct]
     for gap in GAPS:
         X = np.array([[0.0], [gap]])
-        k = {"n_components": 2} if cls is VariationalGaussianMixture else {"truncation": 2}
+        k = {"n_components": 2} if cls is VariationalGaussianMixture else {"n_components": 2}
         m = cls(**k, covariance_type=ct, reg_covar=0.1, mean_prior=[0.0], covariance_prior=c0,
                 init={"responsibilities": np.eye(2)})
         m._check_common_params()
@@ -88,7 +88,7 @@ def _hashed_ids():
     lambda X: LatentDirichletAllocation(3).partial_fit(X),
     lambda X: LatentDirichletAllocation(3, learning_method="online", batch_size=2).fit(X),
     lambda X: PLSA(3).fit(X),
-    lambda X: DirichletProcessMixture(truncation=3, component_type="categorical").fit(X),
+    lambda X: DirichletProcessMixture(n_components=3, component_type="categorical").fit(X),
     lambda X: SpectralLDA(2).fit(X),
 ], ids=["lda", "lda-partial", "lda-online", "plsa", "dpmm-categorical", "spectral-lda"])
 def test_huge_declared_width_is_refused_before_allocating(fit):
@@ -156,16 +156,19 @@ def test_plsa_scores_unseen_words_alike():
     m = PLSA(2, random_state=0).fit(X)
     only_unseen = np.zeros((1, 10))
     only_unseen[0, 8:] = [3, 1]
-    for method in (m.score, m.elbo, m.perplexity):
+    for method in (m.score, m.score_per_token, m.elbo, m.perplexity):
         with pytest.warns(RuntimeWarning, match="4 of 4 tokens"), \
                 pytest.raises(ValueError, match="no scorable tokens"):
             method(only_unseen)
     mixed = X[:2].copy()
     mixed[:, 9] = 5
     with pytest.warns(RuntimeWarning, match="10 of 40 tokens"):
-        s, e, p = m.score(mixed), m.elbo(mixed), m.perplexity(mixed)
-    ref = m.score(X[:2])  # the same seen tokens
-    np.testing.assert_allclose([s, e, -np.log(p)], ref, rtol=1e-12)
+        s, e, t, p = (m.score(mixed), m.elbo(mixed), m.score_per_token(mixed),
+                      m.perplexity(mixed))
+    # the same seen tokens: per document (score, elbo) and per token (score_per_token,
+    # -log perplexity)
+    np.testing.assert_allclose([s, e], m.score(X[:2]), rtol=1e-12)
+    np.testing.assert_allclose([t, -np.log(p)], m.score_per_token(X[:2]), rtol=1e-12)
 
 
 # ---------------------------------------------------------------- item 8: one scale check
@@ -173,12 +176,12 @@ def test_plsa_scores_unseen_words_alike():
 @pytest.mark.parametrize("make", [
     lambda: GaussianMixture(2, random_state=0),
     lambda: VariationalGaussianMixture(n_components=2, random_state=0),
-    lambda: DirichletProcessMixture(truncation=2, random_state=0),
+    lambda: DirichletProcessMixture(n_components=2, random_state=0),
     lambda: GaussianHMM(2, random_state=0),
     lambda: GaussianHMM(2, covariance_type="full", random_state=0),
     lambda: HiddenMarkovModel(2, emission=GaussianEmission(), random_state=0),
     lambda: SpectralGMM(2, random_state=0),
-    lambda: VAE(latent_dim=1, likelihood="gaussian", max_epochs=1, random_state=0),
+    lambda: VAE(latent_dim=1, likelihood="gaussian", max_iter=1, random_state=0),
 ], ids=["gmm", "vgmm", "dpmm", "ghmm-diag", "ghmm-full", "hmm-gaussian-emission", "spectral",
         "vae-gaussian"])
 def test_every_gaussian_model_has_the_same_scale_message(make):
@@ -205,7 +208,7 @@ def _standardised(bunch):
 
 
 def test_default_stopping_lets_dying_components_die():
-    """Standardised Old Faithful, DirichletProcessMixture(truncation=30) at its defaults: 2
+    """Standardised Old Faithful, DirichletProcessMixture(n_components=30) at its defaults: 2
     effective components for seeds 0-4, as scikit-learn's BayesianGaussianMixture run to
     convergence (its per-sample tol=1e-3 default left 3 for 4 of the 5 seeds here)."""
     from sklearn.mixture import BayesianGaussianMixture
@@ -213,7 +216,7 @@ def test_default_stopping_lets_dying_components_die():
     from latentkit.datasets import load_old_faithful
 
     X = _standardised(load_old_faithful())
-    ours = [DirichletProcessMixture(truncation=30, random_state=s).fit(X) for s in range(5)]
+    ours = [DirichletProcessMixture(n_components=30, random_state=s).fit(X) for s in range(5)]
     assert all(m.converged_ for m in ours)
     assert [m.n_effective_components_ for m in ours] == [2] * 5
     sk = [BayesianGaussianMixture(n_components=30, random_state=s, max_iter=1000,

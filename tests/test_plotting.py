@@ -117,7 +117,7 @@ def test_plot_mixture_ellipses_match_the_covariances(faithful):
 
 @pytest.mark.parametrize("cls", ["VariationalGaussianMixture", "DirichletProcessMixture"])
 def test_plot_mixture_variational_draws_effective_components(faithful, cls):
-    kw = {"n_components": 6} if cls == "VariationalGaussianMixture" else {"truncation": 6}
+    kw = {"n_components": 6} if cls == "VariationalGaussianMixture" else {"n_components": 6}
     model = getattr(lk, cls)(**kw, weight_concentration_prior=1e-3,
                              random_state=0, max_iter=500) if cls == "VariationalGaussianMixture" \
         else lk.DirichletProcessMixture(**kw, concentration=0.1, random_state=0, max_iter=500)
@@ -255,7 +255,7 @@ def vae_and_data():
 
     d = load_optdigits("test", scale="binary")
     X, y = d.data[:300], d.target[:300]
-    vae = lk.VAE(latent_dim=2, hidden_layer_sizes=(16,), max_epochs=2, tol=0, random_state=0).fit(X)
+    vae = lk.VAE(latent_dim=2, hidden_layer_sizes=(16,), max_iter=2, tol=0, random_state=0).fit(X)
     return vae, X, y
 
 
@@ -284,7 +284,7 @@ def test_plot_decoded_grid_is_the_decodes_of_prior_quantiles(vae_and_data):
     np.testing.assert_allclose(mosaic[:8, 32:40], tile)
     tile = vae.decode(np.array([[g[0], g[0]]])).reshape(8, 8)
     np.testing.assert_allclose(mosaic[32:40, :8], tile)
-    vae3 = lk.VAE(latent_dim=3, hidden_layer_sizes=(4,), max_epochs=1, tol=0, random_state=0).fit(
+    vae3 = lk.VAE(latent_dim=3, hidden_layer_sizes=(4,), max_iter=1, tol=0, random_state=0).fit(
         vae_and_data[1][:50])
     with pytest.raises(ValueError, match="latent_dim=2"):
         plotting.plot_decoded_grid(vae3)

@@ -86,8 +86,8 @@ def test_lda_full_batch_step_equals_batch_vb_step_and_second_step_blends(corpus)
 @pytest.mark.parametrize("make", [
     lambda: VariationalGaussianMixture(n_components=3, covariance_type="full"),
     lambda: VariationalGaussianMixture(n_components=3, covariance_type="diag", init="random"),
-    lambda: DirichletProcessMixture(truncation=5, covariance_type="full"),
-    lambda: DirichletProcessMixture(truncation=5, truncation_method="tail",
+    lambda: DirichletProcessMixture(n_components=5, covariance_type="full"),
+    lambda: DirichletProcessMixture(n_components=5, truncation_method="tail",
                                     covariance_type="spherical", init="random"),
 ], ids=["vgmm-full", "vgmm-diag", "dpm-fixed", "dpm-tail"])
 def test_bayesian_mixture_full_batch_step_equals_batch_vb_step(blobs, make):
@@ -139,9 +139,9 @@ def test_plsa_stepwise_em_approaches_batch(corpus):
     perm, err_s = match_components(truth["topics"], svi.components_)
     assert err_b.max() < 0.1 and err_s.max() < 0.1
     # per-token log-likelihood of the documents folded in, within 1% of the batch optimum
-    assert svi.score(X) == pytest.approx(batch.score(X), rel=1e-2)
+    assert svi.score_per_token(X) == pytest.approx(batch.score_per_token(X), rel=1e-2)
     uniform = np.log(1.0 / X.shape[1])
-    assert svi.score(X) > uniform + 0.5
+    assert svi.score_per_token(X) > uniform + 0.5
 
 
 def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
@@ -204,13 +204,16 @@ def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
         topics = m.components_ / m.components_.sum(1, keepdims=True)
         _, err = match_components(truth["topics"], topics)
         assert err.max() < 0.1
-    # the trace: per-document held-out ELBO, steps and times, lower_bounds_ is that trace
+    # the held-out trace: per-document held-out ELBO, steps and times; lower_bounds_ is the
+    # training ELBO per epoch (an iteration is an epoch), as for a batch fit
     assert online.n_iter_ == 6 and online.n_steps_ == 6 * 20
     assert online.heldout_bounds_.shape == online.heldout_steps_.shape \
         == online.heldout_times_.shape
     assert online.heldout_bounds_.size == online.n_steps_ // 2
-    np.testing.assert_array_equal(online.lower_bounds_, online.heldout_bounds_)
-    assert online.lower_bound_ == pytest.approx(online.elbo(test), rel=1e-12)
+    assert online.lower_bounds_.shape == (online.n_iter_,)
+    assert online.heldout_bounds_[-1] == pytest.approx(online.elbo(test), rel=1e-12)
+    assert online.lower_bounds_[-1] == pytest.approx(online.elbo(train), rel=2e-2)
+    assert online.lower_bounds_[-1] > online.lower_bounds_[0]
     assert np.all(np.diff(online.heldout_times_) >= 0)
     assert online.heldout_bounds_[-1] > online.heldout_bounds_[0]
     assert online.get_params()["learning_method"] == "online"
@@ -230,11 +233,34 @@ def test_online_lda_is_the_stochastic_vi_driver(corpus):
     np.testing.assert_array_equal(a.heldout_bounds_, svi.heldout_bounds_)
     assert [c[1] for c in calls] == list(svi.heldout_steps_)
     assert all(c[0] is LatentDirichletAllocation for c in calls)
-    # without a hold-out the run is max_iter epochs and the bound is the training ELBO
+    np.testing.assert_array_equal(a.lower_bounds_, svi.epoch_bounds_)
+    # without a hold-out the run is max_iter epochs; lower_bounds_ holds the training ELBO of
+    # each epoch from its minibatches
     b = LatentDirichletAllocation(4, learning_method="online", batch_size=300, max_iter=2,
                                   random_state=0).fit(X)
-    assert b.n_steps_ == 8 and b.heldout_bounds_.size == 0
-    assert b.lower_bound_ == pytest.approx(b.elbo(X), rel=1e-12)
+    assert b.n_steps_ == 8 and b.heldout_bounds_.size == 0 and b.lower_bounds_.shape == (2,)
+
+
+def test_online_lda_lower_bounds_are_the_training_elbo_per_epoch(corpus):
+    """With one minibatch per epoch (batch_size = N), ``lower_bounds_[i]`` is exactly the
+    training ELBO at the topics entering epoch i, as a batch fit records it."""
+    X, _ = corpus
+    X = X[:200]
+    lam0 = np.random.default_rng(0).gamma(100.0, 0.01, size=(4, X.shape[1]))
+    kw = dict(init={"components": lam0}, learning_offset=1.0, learning_decay=0.7)
+    online = LatentDirichletAllocation(4, learning_method="online", batch_size=200,
+                                       max_iter=3, **kw).fit(X)
+    ref = LatentDirichletAllocation(4, **kw)
+    expected = []
+    for t in range(1, 4):
+        if t == 1:
+            expected.append(LatentDirichletAllocation(4, max_iter=1, tol=0.0, **kw)
+                            .fit(X).lower_bounds_[0])
+        else:
+            expected.append(ref.elbo(X))
+        ref.partial_fit(X, step_size=(t + 1.0) ** -0.7, total_samples=200)
+    np.testing.assert_allclose(online.lower_bounds_, expected, rtol=1e-12)
+    assert online.n_iter_ == 3 and online.lower_bound_ == online.lower_bounds_[-1]
 
 
 def test_partial_fit_uses_total_samples_hyperparameter(corpus):

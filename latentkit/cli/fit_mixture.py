@@ -133,10 +133,10 @@ def _run_bayes_mixture(args, progress, kind):
     else:
         k = 30 if args.n_components is None else args.n_components
         model = DirichletProcessMixture(
-            truncation=k, covariance_type=args.covariance_type, random_state=args.seed,
+            n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
             truncation_method=args.truncation_method, callback=progress.callback,
             missing=args.missing, **_given(concentration=args.concentration), **common)
-        desc = (f"DirichletProcessMixture(truncation={k}, truncation_method="
+        desc = (f"DirichletProcessMixture(n_components={k}, truncation_method="
                 f"{args.truncation_method!r}, covariance_type={args.covariance_type!r})")
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:

@@ -196,16 +196,16 @@ def run_plsa(args, progress):
     _attach_text(model, corpus)
     n_docs, n_words = X.shape
     topics = top_words(model.components_, vocab, args.top)
-    perplexity = float(np.exp(-model.lower_bound_)) if args.parametrization == "asymmetric" \
-        else None
+    per_token = model.lower_bound_ / model.mean_doc_length_  # lower_bound_: nats per document
+    perplexity = float(np.exp(-per_token)) if args.parametrization == "asymmetric" else None
     lines = [
         f"data        {corpus['name']}: {n_docs} documents x {n_words} words, "
         f"{int(X.sum())} tokens",
         f"model       PLSA(n_components={k}, parametrization={args.parametrization!r}, "
         f"beta={model.beta})",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
-        f"tol={model.tol})",
-        f"log-likelihood  {model.lower_bound_:.4f} nats per token",
+        f"tol={model.tol_:.3g})",
+        f"log-likelihood  {model.lower_bound_:.4f} nats per document, {per_token:.4f} per token",
     ]
     if perplexity is not None:
         lines.append(f"perplexity  {perplexity:.2f} (training documents, per token)")

@@ -58,10 +58,10 @@ def run_vae(args, progress):
                 activation=args.activation, likelihood=args.likelihood, binarize=binarize,
                 bayesian_decoder=args.bayesian_decoder, early_stopping=args.early_stopping,
                 random_state=args.seed, callback=progress.callback,
-                **_given(max_epochs=epochs, tol=args.tol, batch_size=args.batch_size,
+                **_given(max_iter=epochs, tol=args.tol, batch_size=args.batch_size,
                        learning_rate=args.learning_rate, n_mc_samples=args.n_mc_samples,
                        kl_warmup_epochs=args.kl_warmup_epochs, free_bits=args.free_bits))
-    progress.total = model.max_epochs
+    progress.total = model.max_iter
     with progress:
         model.fit(X)
     train_elbo, train_se = model.elbo(X, n_samples=10, return_std=True)

@@ -9,10 +9,11 @@ from ._gaussian import (COVARIANCE_TYPES, CollapsedComponentWarning, GaussianSta
                         accumulate_gaussian_stats, check_covariance_type,
                         check_gaussian_parameters, compute_precision_cholesky,
                         covariance_shape, covariances_from_precisions,
-                        estimate_gaussian_parameters, gaussian_mixture_e_step,
+                        estimate_gaussian_parameters,
                         log_det_cholesky, log_gaussian_prob, n_gaussian_parameters,
                         precision_cholesky_from_precisions, precisions_from_cholesky,
                         sample_gaussian)
+from ._gaussian_estep import gaussian_mixture_e_step
 from ._dirichlet import dirichlet_expectation, dirichlet_kl, dirichlet_log_normalizer
 from ._normal_wishart import NormalWishart, gamma_kl, student_t_logpdf, wishart_kl
 from ._stick_breaking import (beta_kl, stick_expected_log_weights, stick_expected_weights,

@@ -16,7 +16,7 @@ covariance_type    covariances / precisions    precisions_cholesky (``Lambda = U
 The pipeline of one EM iteration is
 
 1. ``log_gaussian_prob(X, means, precisions_cholesky, covariance_type)`` -> (n, K), or the fused
-   :func:`gaussian_mixture_e_step` that also normalises and accumulates statistics;
+   :func:`latentkit.distributions._gaussian_estep.gaussian_mixture_e_step` that also normalises and accumulates statistics;
 2. ``accumulate_gaussian_stats(X, resp, covariance_type, sample_weight, shift)`` ->
    ``(nk, sx, sxx)``: zeroth, first and second moments of the responsibilities, additive over
    chunks of rows (so chunked, streaming, stochastic and distributed fits share them);
@@ -37,22 +37,10 @@ it is reported with :class:`CollapsedComponentWarning`, and if rounding still le
 positive definite it is re-regularised by its smallest eigenvalue plus the floor. The result is
 never NaN.
 
-**Speed.** For ``covariance_type='full'``, :func:`gaussian_mixture_e_step` runs each chunk of
-256 rows as two BLAS GEMMs -- ``(X - c) [U_1 ... U_K]`` (all K triangular projections at
-once) and ``(X - c)^T [r_1 (X - c), ..., r_K (X - c)]`` (all K second moments) -- with the
-element-wise part in between (norms, log-sum-exp, responsibilities) in the same numba kernel.
-The rows are split into partitions of about 4096 rows -- their number fixed by the data size,
-never by the thread count -- run on numba's threads with BLAS limited to one thread
-(:func:`latentkit._threads.blas_single_thread`; on a busy 2-core machine OpenBLAS's own
-threads fighting numba's made an earlier BLAS-chunked version 5-10x slower); partitions are
-combined in index order, so the result is bit-identical for any thread count. Measured
-2.4x faster than the fused kernel below (N=200,000, D=16, K=8).
-The other covariance types use one fused numba pass
-(:mod:`latentkit._kernels.gaussian`): log densities through the triangular factors (half the
-multiply-adds of a dense product), log-sum-exp, responsibilities and the statistics, over tiles
-of 16 rows held transposed so the inner loops vectorise over rows, with ``prange`` over a fixed
-number of row blocks and no BLAS call. The
-standalone :func:`log_gaussian_prob` (predict, HMM emissions) uses numpy/BLAS in row chunks.
+**Speed.** The fused E-step of a mixture, :func:`gaussian_mixture_e_step`, lives in
+:mod:`latentkit.distributions._gaussian_estep` (threaded BLAS path for full covariances, fused
+numba passes otherwise). The standalone :func:`log_gaussian_prob` (predict, HMM emissions)
+uses numpy/BLAS in row chunks.
 
 Source: Bishop (2006), *Pattern Recognition and Machine Learning*, section 9.2.2, eqs.
 (9.23)-(9.28) (E and M steps of a Gaussian mixture); scikit-learn's ``_gaussian_mixture.py``
@@ -82,7 +70,6 @@ __all__ = [
     "log_gaussian_prob",
     "accumulate_gaussian_stats",
     "estimate_gaussian_parameters",
-    "gaussian_mixture_e_step",
     "sample_gaussian",
     "n_gaussian_parameters",
     "check_gaussian_parameters",
@@ -710,172 +697,6 @@ def estimate_gaussian_parameters(nk, sx, sxx, covariance_type, *, reg_covar=1e-6
             f"weight); held positive definite by reg_covar={reg_covar:g}.",
             CollapsedComponentWarning, stacklevel=2)
     return means, cov, collapsed
-
-
-# --------------------------------------------------------------------------------------------
-# Fused E-step of a Gaussian mixture
-# --------------------------------------------------------------------------------------------
-
-def _logsumexp_rows(a):
-    amax = a.max(axis=1)
-    amax = np.where(np.isfinite(amax), amax, 0.0)
-    out = np.log(np.exp(a - amax[:, None]).sum(axis=1))
-    return out + amax
-
-
-#: Rows per chunk of the BLAS E-step (full covariance): Y and Z of a chunk (2 x 256 KiB for
-#: K D = 128) stay in a 1 MiB L2 next to the packed GEMM operands; 256 measured fastest of
-#: 128/256/512/1024 for D=16, K=8.
-_GEMM_CHUNK = 256
-#: Rows per partition of the BLAS E-step. The number of partitions, ``ceil(n / _GEMM_PART_ROWS)``
-#: with balanced edges ``n p // P``, depends on the data size only -- never on the thread
-#: count -- and partitions are combined in index order, so the statistics are bit-identical
-#: for any number of threads while every thread has work (a million rows make 245 partitions;
-#: each holds only K + K D + K D^2 partial sums).
-_GEMM_PART_ROWS = 4096
-
-
-def _gemm_estep_available():
-    """The BLAS E-step needs BLAS limited to one thread (threadpoolctl, a runtime dependency):
-    several Python threads each calling a multithreaded OpenBLAS would oversubscribe the cores.
-    Only the controller is built here; no thread count changes outside the E-step's ``with``."""
-    from .. import _threads
-    return _threads.blas_controller() is not None
-
-
-def _gemm_partitions(n):
-    """Row edges (int64, P + 1) of the partitions of the BLAS E-step: a function of ``n``
-    only, never of the thread count."""
-    P = max(1, -(-n // _GEMM_PART_ROWS))
-    return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
-
-
-def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
-    """Full-covariance E-step as two BLAS GEMMs per chunk of rows: ``Y = (X - c) [U_1 ...
-    U_K]`` (n x D times D x K D) for all K log densities, and ``(X - c)^T [r_1 (X - c), ...,
-    r_K (X - c)]`` (D x K D) for all K second moments, with the element-wise part in between
-    (:func:`latentkit._kernels.gaussian.mixture_estep_full_gemm`). numba's threads run over
-    row partitions fixed by ``n`` alone (:func:`_gemm_partitions`), BLAS limited to one thread,
-    and the partitions are summed in index order: bit-identical results for any thread count."""
-    import numba
-
-    from .. import _threads
-    from .._kernels import gaussian as _kern
-
-    n, D = X.shape
-    K = const.shape[0]
-    U = np.triu(np.broadcast_to(U, (K, D, D)))
-    ucat = np.ascontiguousarray(U.transpose(1, 0, 2).reshape(D, K * D))
-    bcat = np.ascontiguousarray(np.einsum("kd,kde->ke", means - shift, U).reshape(K * D))
-    edges = _gemm_partitions(n)
-    P = edges.shape[0] - 1
-    nk_p = np.zeros((P, K))
-    sx_p = np.zeros((P, K, D))
-    sxx_p = np.zeros((P, D, K * D))
-    # one partition at a time per thread (dynamic scheduling: a loaded core does not hold
-    # the others back); which thread runs a partition does not change its result
-    with _threads.blas_single_thread(), numba.parallel_chunksize(1):
-        _kern.mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, _GEMM_CHUNK, nk_p,
-                                      sx_p, sxx_p, lse, log_resp)
-    nk, sx, sxx = nk_p[0].copy(), sx_p[0].copy(), sxx_p[0].copy()
-    for p in range(1, P):  # index order, whatever the thread count
-        nk += nk_p[p]
-        sx += sx_p[p]
-        sxx += sxx_p[p]
-    sxx = np.ascontiguousarray(sxx.reshape(D, K, D).transpose(1, 0, 2))
-    iu = np.triu_indices(D, 1)
-    sxx[:, iu[1], iu[0]] = sxx[:, iu[0], iu[1]]  # exactly symmetric, like the fused kernel
-    return nk, sx, sxx
-
-
-def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covariance_type, *,
-                            sample_weight=None, shift=None, return_log_resp=False):
-    """One fused E-step of a Gaussian mixture: log densities, normalisation, responsibilities
-    and sufficient statistics, chunk by chunk (nothing of size (n, K D) is materialised).
-
-    The per-component offsets ``log_weights`` make the same routine serve the variational
-    mixtures: ``log rho_ik = log_weights_k + log det U_k - D/2 log(2 pi)
-    - 0.5 ||(x_i - mu_k) U_k||^2``, ``r_ik = rho_ik / sum_j rho_ij``, and
-    ``data_term = sum_i w_i log sum_k rho_ik``.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, D), float64, C-contiguous
-    log_weights : ndarray of shape (K,)
-        ``log pi_k`` (or any per-component additive offset), nats.
-    means : ndarray of shape (K, D)
-    precisions_cholesky : ndarray
-        (K, D, D), (D, D), (K, D) or (K,).
-    covariance_type : {'full', 'tied', 'diag', 'spherical'}
-    sample_weight : ndarray of shape (n,), optional
-    shift : ndarray of shape (D,), optional
-        Moments are taken about it (see module docstring); default the origin.
-    return_log_resp : bool, default False
-        Also return the (n, K) log-responsibilities.
-
-    Returns
-    -------
-    stats : GaussianStats
-        ``n = sum_i w_i``; ``data_term`` in nats (summed).
-    log_resp : ndarray of shape (n, K)
-        Only when ``return_log_resp``.
-
-    Source: Bishop (2006) eqs. (9.23), (9.28).
-    """
-    check_covariance_type(covariance_type)
-    from .._kernels import gaussian as _kern
-
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    means = np.asarray(means, dtype=np.float64)
-    n, D = X.shape
-    K = means.shape[0]
-    shift = np.zeros(D) if shift is None else np.ascontiguousarray(shift, dtype=np.float64)
-    w = np.ones(n) if sample_weight is None else \
-        np.ascontiguousarray(sample_weight, dtype=np.float64)
-    const = np.asarray(log_weights, dtype=np.float64) + \
-        log_det_cholesky(precisions_cholesky, covariance_type, D) - 0.5 * D * _LOG_2PI
-    const = np.ascontiguousarray(np.broadcast_to(const, (K,)), dtype=np.float64)
-    log_resp = np.empty((n, K)) if return_log_resp else None
-    lse = np.empty(n)
-    if covariance_type == "full" and _gemm_estep_available():
-        U = np.asarray(precisions_cholesky, dtype=np.float64)
-        nk, sx, sxx = _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp)
-        stats = GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx,
-                              sxx=sxx)
-        return (stats, log_resp) if return_log_resp else stats
-    full = covariance_type in ("full", "tied")
-    T = _kern.n_blocks_for(n, K, D, full=full)
-    nk_b = np.zeros((T, K))
-    sx_b = np.zeros((T, K, D))
-    if full:
-        U = np.asarray(precisions_cholesky, dtype=np.float64)
-        U = np.ascontiguousarray(np.broadcast_to(U, (K, D, D)))
-        bvec = np.ascontiguousarray(np.einsum("kd,kde->ke", means - shift, U))
-        sxx_b = np.zeros((T, K, D, D))
-        _kern.mixture_estep_full(X, shift, U, bvec, const, w, nk_b, sx_b, sxx_b, lse, log_resp)
-        sxx = sxx_b.sum(axis=0)
-        iu = np.triu_indices(D, 1)
-        sxx[:, iu[1], iu[0]] = sxx[:, iu[0], iu[1]]  # kernel fills the upper triangle
-        if covariance_type == "tied":
-            sxx = sxx.sum(axis=0)
-    else:
-        pc = np.asarray(precisions_cholesky, dtype=np.float64)
-        prec = pc ** 2
-        if covariance_type == "spherical":
-            prec = np.repeat(prec[:, None], D, axis=1)
-        prec = np.ascontiguousarray(prec)
-        means_c = np.ascontiguousarray(means - shift)
-        sxx_b = np.zeros((T, K, D))
-        _kern.mixture_estep_diag(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse,
-                                 log_resp)
-        sxx = sxx_b.sum(axis=0)
-        if covariance_type == "spherical":
-            sxx = sxx.sum(axis=1)
-    stats = GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk_b.sum(axis=0),
-                          sx=sx_b.sum(axis=0), sxx=sxx)
-    if return_log_resp:
-        return stats, log_resp
-    return stats
 
 
 # --------------------------------------------------------------------------------------------

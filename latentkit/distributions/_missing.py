@@ -49,7 +49,8 @@ import numpy as np
 
 from .._validation import check_array
 from ._gaussian import (GaussianStats, accumulate_gaussian_stats, check_covariance_type,
-                        gaussian_mixture_e_step, log_det_cholesky, log_gaussian_prob)
+                        log_det_cholesky, log_gaussian_prob)
+from ._gaussian_estep import gaussian_mixture_e_step
 
 __all__ = [
     "MISSING_OPTIONS",

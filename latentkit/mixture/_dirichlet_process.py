@@ -9,15 +9,14 @@ the prior, the infinite tail summed in closed form).
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.special import logsumexp, psi
+from scipy.special import logsumexp
 
-from .._summaries import CountSummary
-from .._validation import check_counts, check_dense_width, check_random_state, check_scalar
+from .._deprecation import renamed_parameter
+from .._validation import check_random_state, check_scalar
 from ..base import Stats, stats_dataclass
-from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
+from ._components import COMPONENT_TYPES
 from ._gaussian import _check_rows, _Rows
 from ._variational import EFFECTIVE_WEIGHT_THRESHOLD, _BayesianGaussianBase
 
@@ -26,7 +25,8 @@ __all__ = ["DirichletProcessMixture"]
 
 @stats_dataclass
 class CategoricalMixtureStats(Stats):
-    """Sufficient statistics of a mixture of categorical (bag-of-tokens) components.
+    """Sufficient statistics of a mixture of conjugate components
+    (:mod:`latentkit.mixture._components`; categorical: bag-of-tokens counts).
 
     Attributes
     ----------
@@ -36,8 +36,9 @@ class CategoricalMixtureStats(Stats):
         sum_i w_i log sum_k rho_ik, nats.
     nk : ndarray of shape (K,) or (K + 1,)
         sum_i w_i r_ik (last entry: the tail, for truncation_method='tail').
-    counts : ndarray of shape (K, n_categories)
-        sum_i w_i r_ik x_i (token counts per component).
+    counts : ndarray of shape (K, ...)
+        The component's ``accumulate`` of the weighted responsibilities (categorical:
+        sum_i w_i r_ik x_i, token counts per component, shape (K, n_categories)).
     """
 
     n: float
@@ -71,8 +72,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
 
     Parameters
     ----------
-    truncation : int, default 30
-        T, the number of represented components.
+    n_components : int, default 30
+        T, the truncation: the number of represented components.
     concentration : float or (float, float), default 1.0
         alpha of the Beta(1, alpha) sticks, or (a, b) for Beta(a, b) sticks (> 0).
     truncation_method : {'fixed', 'tail'}, default 'fixed'
@@ -102,12 +103,15 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     missing : {'error', 'marginalize'}, default 'error'
         Gaussian components, as in :class:`VariationalGaussianMixture` (NaN entries latent,
         marginalised exactly in the E-step).
+    truncation : int, optional
+        Deprecated old name of ``n_components`` (a ``DeprecationWarning`` at fit); removed in
+        the next release.
 
     Attributes
     ----------
-    weights_ : ndarray of shape (truncation,)
+    weights_ : ndarray of shape (n_components,)
         Expected stick weights (not renormalised).
-    weight_concentration_ : ndarray of shape (2, truncation)
+    weight_concentration_ : ndarray of shape (2, n_components)
         Beta parameters (gamma_k1, gamma_k2) of q(v_k); for 'fixed' the last column is (1, 0)
         (the point mass v_T = 1).
     n_effective_components_ : int
@@ -117,9 +121,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     means_, covariances_, precisions_, precisions_cholesky_, mean_precision_,
     degrees_of_freedom_ :
         Gaussian components (see :class:`VariationalGaussianMixture`).
-    category_concentration_ : ndarray of shape (truncation, n_features)
+    category_concentration_ : ndarray of shape (n_components, n_features)
         Dirichlet parameters of q(phi_k) (categorical components).
-    components_ : ndarray of shape (truncation, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         E[phi_k] (categorical components).
     lower_bounds_ : ndarray
         Complete ELBO per iteration, nats per sample (never decreasing).
@@ -149,15 +153,15 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     2
     """
 
-    _k_name = "truncation"
+    _k_name = "n_components"
 
-    def __init__(self, truncation=30, *, concentration=1.0, truncation_method="fixed",
+    def __init__(self, n_components=30, *, concentration=1.0, truncation_method="fixed",
                  component_type="gaussian", category_prior=0.5, covariance_type="full",
                  tol=None, reg_covar=1e-6, max_iter=1000, n_init=1, init="kmeans++",
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
-                 learning_offset=10.0, learning_decay=0.7, missing="error"):
-        self.truncation = truncation
+                 learning_offset=10.0, learning_decay=0.7, missing="error", truncation=None):
+        self.n_components = n_components
         self.concentration = concentration
         self.truncation_method = truncation_method
         self.component_type = component_type
@@ -178,19 +182,37 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
         self.missing = missing
+        self.truncation = truncation
 
-    @property
-    def n_components_or_truncation(self):
-        return self.truncation
+    def _n_components(self):
+        """T: ``n_components``, or the deprecated ``truncation`` when given."""
+        return int(self.n_components if self.truncation is None else self.truncation)
+
+    def _component(self):
+        """The component object (:mod:`latentkit.mixture._components`), or None for Gaussian
+        components (the Normal-Wishart block of the base class)."""
+        cls = COMPONENT_TYPES.get(self.component_type)
+        return None if cls is None else cls(self.category_prior)
 
     def _categorical(self):
-        return self.component_type == "categorical"
+        return self.component_type != "gaussian"
+
+    def _component_params(self):
+        comp = self._component()
+        return comp, {name: getattr(self, name + "_") for name in comp.param_names}
+
+    def _prior_params(self, comp):
+        return {comp.param_names[0]: getattr(self, comp.prior_name + "_")}
 
     def _has_tail(self):
         return self.truncation_method == "tail"
 
     # ---- validation -------------------------------------------------------------------------
     def _validate_params(self):
+        if self.truncation is not None:
+            check_scalar(self.truncation, "truncation", numbers.Integral, low=1)
+            renamed_parameter("DirichletProcessMixture", "truncation", "n_components",
+                              self.truncation, self.n_components, 30)
         self._validate_common()
         if self.init == "spectral" and self.component_type != "gaussian":
             raise ValueError("init='spectral' needs component_type='gaussian' (the moments are "
@@ -199,9 +221,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         if self.truncation_method not in TRUNCATION_METHODS:
             raise ValueError(f"truncation_method must be one of {list(TRUNCATION_METHODS)}, got "
                              f"{self.truncation_method!r}.")
-        if self.component_type not in ("gaussian", "categorical"):
-            raise ValueError("component_type must be 'gaussian' or 'categorical', got "
-                             f"{self.component_type!r}.")
+        if self.component_type != "gaussian" and self.component_type not in COMPONENT_TYPES:
+            raise ValueError(f"component_type must be one of "
+                             f"{['gaussian', *COMPONENT_TYPES]}, got {self.component_type!r}.")
         c = self.concentration
         if isinstance(c, (tuple, list, np.ndarray)):
             if len(c) != 2:
@@ -224,7 +246,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     def _validate_data(self, X, reset, sample_weight=None):
         if not self._categorical():
             return super()._validate_data(X, reset, sample_weight=sample_weight)
-        data = _check_rows(self, X, reset, sample_weight, check=check_counts)
+        comp = self._component()
+        data = _check_rows(self, X, reset, sample_weight, check=lambda X, name: comp.check_X(X))
         if reset:
             self._resolve_data_defaults(data)
         return data
@@ -233,29 +256,20 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         from ..spectral import n_components_from_spectrum
 
         self.spectral_n_components_ = n_components_from_spectrum(
-            X, max_components=self.truncation, sample_weight=w)
+            X, max_components=self._n_components(), sample_weight=w)
         return self.spectral_n_components_
 
     def _data_summary(self, data):
         if not self._categorical():
             return super()._data_summary(data)
-        return CountSummary.of(data.X, data.w)
+        return self._component().data_summary(data.X, data.w)
 
     def _set_data_defaults(self, summary):
         if not self._categorical():
             return super()._set_data_defaults(summary)
-        V = self.n_features_in_
-        # refuse a declared width far beyond the categories used before T x V arrays exist
-        check_dense_width(V, summary.columns.size, int(self.truncation),
-                          unit="columns (categories)", owner="DirichletProcessMixture",
-                          what="category matrix")
-        lam = np.array(self.category_prior, dtype=np.float64, copy=True)
-        if lam.ndim == 0:
-            lam = np.full(V, float(lam))
-        if lam.shape != (V,) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
-            raise ValueError(f"category_prior must be a positive float or a positive array "
-                             f"of shape ({V},), got {self.category_prior!r}.")
-        self.category_prior_ = lam
+        comp = self._component()
+        prior = comp.resolve_prior(summary, self.n_features_in_, self._n_components())
+        setattr(self, comp.prior_name + "_", prior[comp.param_names[0]])
         self._resolve_tol(summary.weight)
 
     # ---- stick factor -----------------------------------------------------------------------
@@ -280,42 +294,41 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     def _expected_weights(self):
         return stick_expected_weights(self.weight_concentration_, self.truncation_method)
 
-    # ---- categorical components ---------------------------------------------------------------
+    # ---- components other than Gaussian (mixture/_components.py) --------------------------
     def _init_params(self, data, rng):
         if not self._categorical():
             return super()._init_params(data, rng)
+        comp = self._component()
         X, w = data.X, data.w
         if isinstance(self.init, str) and self.init == "kmeans++":
-            # k-means++ (10 Lloyd iterations) on the rows' token proportions
-            rows = np.asarray(X.sum(1)).ravel()
-            P = X.multiply(1.0 / np.maximum(rows, 1e-300)[:, None]).tocsr().toarray()
+            P = comp.start_rows(X)  # k-means++ (10 Lloyd iterations) on these rows
         else:
             P = np.zeros((X.shape[0], 1))  # random rows or init dict: the values are unused
         R = self._initial_responsibilities(_Rows(P, w), rng, n_lloyd=10)
         self.weight_concentration_ = None
-        self.category_concentration_ = None
+        for name in comp.param_names:
+            setattr(self, name + "_", None)
         rw = R * w[:, None]
-        stats = CategoricalMixtureStats(float(w.sum()), 0.0, rw.sum(0),
-                                        np.asarray((X.T @ rw).T))
+        stats = CategoricalMixtureStats(float(w.sum()), 0.0, rw.sum(0), comp.accumulate(X, rw))
         self._m_step(stats)
 
     def _cat_log_rho(self, X):
-        lam = self.category_concentration_
-        elog_phi = psi(lam) - psi(lam.sum(1, keepdims=True))
+        comp, params = self._component_params()
         elog, log_tail = self._expected_log_weights()
-        lr = np.asarray(X @ elog_phi.T) + elog
+        lr = comp.expected_log_lik(params, X) + elog
         if self._has_tail():
-            lam0 = self.category_prior_
-            e0 = psi(lam0) - psi(lam0.sum())
-            lr = np.hstack((lr, (np.asarray(X @ e0) + log_tail).reshape(-1, 1)))
+            tail = comp.expected_log_lik(self._prior_params(comp), X)
+            lr = np.hstack((lr, (tail + log_tail).reshape(-1, 1)))
         return lr
 
     def _empty_stats(self):
         if not self._categorical():
             return super()._empty_stats()
-        K = self.truncation + (1 if self._has_tail() else 0)
-        return CategoricalMixtureStats(0.0, 0.0, np.zeros(K),
-                                       np.zeros((self.truncation, self.n_features_in_)))
+        K = self._n_components() + (1 if self._has_tail() else 0)
+        comp = self._component()
+        zero = comp.accumulate(np.zeros((0, self.n_features_in_)),
+                               np.zeros((0, self._n_components())))
+        return CategoricalMixtureStats(0.0, 0.0, np.zeros(K), np.zeros_like(zero))
 
     def _e_step(self, data):
         if not self._categorical():
@@ -323,30 +336,34 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         lr = self._cat_log_rho(data.X)
         lse = logsumexp(lr, axis=1)
         r = np.exp(lr - lse[:, None]) * data.w[:, None]
-        counts = np.asarray((data.X.T @ r[:, :self.truncation]).T)
+        counts = self._component().accumulate(data.X, r[:, :self._n_components()])
         return CategoricalMixtureStats(float(data.w.sum()), float(data.w @ lse), r.sum(0), counts)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         if not self._categorical():
             return super()._m_step(stats, step_size, scale)
-        T = self.truncation
+        T = self._n_components()
         nk = stats.nk[:T] * scale
         n_tail = float(stats.nk[T] * scale) if stats.nk.shape[0] > T else 0.0
-        target = self.category_prior_[None, :] + stats.counts * scale
-        cur = self.category_concentration_
-        if step_size < 1.0 and cur is not None:
-            target = (1.0 - step_size) * cur + step_size * target
-        self.category_concentration_ = target
+        comp = self._component()
+        target = comp.posterior(self._prior_params(comp), stats.counts * scale)
+        for name, value in target.items():
+            cur = getattr(self, name + "_", None)
+            if step_size < 1.0 and cur is not None:
+                value = (1.0 - step_size) * cur + step_size * value
+            target[name] = value
+            setattr(self, name + "_", value)
         self._update_weight_factor(nk, n_tail, step_size)
-        self.components_ = target / target.sum(1, keepdims=True)
+        for name, value in comp.public(target).items():
+            setattr(self, name + "_", value)
         self.weights_ = self._expected_weights()
         self.n_effective_components_ = int(np.sum(self.weights_ > EFFECTIVE_WEIGHT_THRESHOLD))
 
     def _global_elbo_terms(self):
         if not self._categorical():
             return super()._global_elbo_terms()
-        kl_phi = float(np.sum(dirichlet_kl(self.category_concentration_, self.category_prior_)))
-        return -self._weight_kl() - kl_phi
+        comp, params = self._component_params()
+        return -self._weight_kl() - comp.kl(params, self._prior_params(comp))
 
     def _log_resp(self, X):
         if not self._categorical():
@@ -365,31 +382,16 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         """
         if not self._categorical():
             return super().score_samples(X)
-        from scipy.special import gammaln
-
         self._check_is_fitted()
         X = self._validate_data(X, reset=False).X
-        n_tok = np.asarray(X.sum(1)).ravel()
-
-        def dm(lam):
-            # ln E[prod phi^x] = lnG(sum lam) - lnG(sum lam + n) + sum_v [lnG(lam_v + x_v) - lnG(lam_v)]
-            lam = np.atleast_2d(lam)
-            out = np.empty((X.shape[0], lam.shape[0]))
-            Xc = sp.csr_matrix(X)
-            for k in range(lam.shape[0]):
-                li = lam[k]
-                per = np.zeros(X.shape[0])
-                vals = gammaln(li[Xc.indices] + Xc.data) - gammaln(li[Xc.indices])
-                np.add.at(per, np.repeat(np.arange(X.shape[0]), np.diff(Xc.indptr)), vals)
-                out[:, k] = gammaln(li.sum()) - gammaln(li.sum() + n_tok) + per
-            return out
-
+        comp, params = self._component_params()
         ew = self._expected_weights()
         with np.errstate(divide="ignore"):
-            terms = dm(self.category_concentration_) + np.log(ew)
+            terms = comp.log_predictive(params, X) + np.log(ew)
         rest = max(1.0 - float(ew.sum()), 0.0)
         if self._has_tail() and rest > 0:
-            terms = np.hstack((terms, dm(self.category_prior_) + np.log(rest)))
+            terms = np.hstack((terms, comp.log_predictive(self._prior_params(comp), X)
+                               + np.log(rest)))
         return logsumexp(terms, axis=1)
 
     def sample(self, n_samples=1, random_state=None, n_tokens=50):
@@ -415,8 +417,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
         rng = self._sampling_rng(random_state)
         w = self.weights_ / self.weights_.sum()
-        labels = rng.choice(self.truncation, size=n_samples, p=w)
-        X = np.vstack([rng.multinomial(n_tokens, self.components_[k]) for k in labels])
+        labels = rng.choice(self._n_components(), size=n_samples, p=w)
+        comp, params = self._component_params()
+        X = comp.sample(params, labels, rng, n_tokens)
         return X.astype(np.float64), labels
 
     def _update_sklearn_tags(self, tags):

@@ -18,10 +18,11 @@ from ..base import LatentModel
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        check_covariance_type, check_gaussian_parameters,
                                        compute_precision_cholesky, covariances_from_precisions,
-                                       estimate_gaussian_parameters, gaussian_mixture_e_step,
+                                       estimate_gaussian_parameters,
                                        log_gaussian_prob, n_gaussian_parameters,
                                        precision_cholesky_from_precisions,
                                        precisions_from_cholesky, sample_gaussian)
+from ..distributions._gaussian_estep import gaussian_mixture_e_step
 from ..distributions import _missing
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]

@@ -17,8 +17,9 @@ from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
-                                       gaussian_mixture_e_step, precisions_from_cholesky,
+                                       precisions_from_cholesky,
                                        sample_gaussian)
+from ..distributions._gaussian_estep import gaussian_mixture_e_step
 from ..distributions import _missing
 from ..distributions._normal_wishart import NormalWishart
 from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_rows,
@@ -247,7 +248,7 @@ class _BayesianGaussianBase(LatentModel):
         iterations."""
         X, w = data.X, data.w
         n = X.shape[0]
-        K = self.n_components_or_truncation
+        K = self._n_components()
         init = self.init
         if isinstance(init, dict):
             R = np.array(init["responsibilities"], dtype=np.float64, copy=True)
@@ -271,7 +272,7 @@ class _BayesianGaussianBase(LatentModel):
     def _spectral_start_components(self, X, w):
         """Number of clusters of the spectral start (all of them here; the DP mixture picks
         it from the moments' spectrum)."""
-        return self.n_components_or_truncation
+        return self._n_components()
 
     def _spectral_responsibilities(self, X, w, rng):
         """``init='spectral'``: one-hot responsibilities of
@@ -279,7 +280,7 @@ class _BayesianGaussianBase(LatentModel):
         against the k-means++ start by the likelihood of the requested covariance type)."""
         from ..spectral import spectral_responsibilities
 
-        K = self.n_components_or_truncation
+        K = self._n_components()
         k = self._spectral_start_components(X, w)
         _check_n_samples(w, k, self._k_name, " for init='spectral'", "use init='random'")
         return spectral_responsibilities(X, k, self.covariance_type, reg_covar=self.reg_covar,
@@ -299,7 +300,7 @@ class _BayesianGaussianBase(LatentModel):
 
     # ---- template ---------------------------------------------------------------------------
     def _empty_stats(self):
-        K = self.n_components_or_truncation + (1 if self._has_tail() else 0)
+        K = self._n_components() + (1 if self._has_tail() else 0)
         return GaussianStats.empty(K, self.n_features_in_, self.covariance_type)
 
     def _log_rho_offsets(self):
@@ -333,7 +334,7 @@ class _BayesianGaussianBase(LatentModel):
                                        sample_weight=data.w, shift=self._shift)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
-        K = self.n_components_or_truncation
+        K = self._n_components()
         ct = self.covariance_type
         nk = stats.nk[:K] * scale
         n_tail = float(stats.nk[K] * scale) if stats.nk.shape[0] > K else 0.0
@@ -469,7 +470,7 @@ class _BayesianGaussianBase(LatentModel):
         ndarray of shape (n_samples, n_components)
             Rows sum to 1 (for the 'tail' truncation: over the T represented components).
         """
-        lr = self._log_resp(X)[:, :self.n_components_or_truncation]
+        lr = self._log_resp(X)[:, :self._n_components()]
         lr -= logsumexp(lr, axis=1, keepdims=True)
         return np.exp(lr)
 
@@ -701,8 +702,7 @@ class VariationalGaussianMixture(_BayesianGaussianBase):
         self.learning_decay = learning_decay
         self.missing = missing
 
-    @property
-    def n_components_or_truncation(self):
+    def _n_components(self):
         return self.n_components
 
     def _validate_params(self):

@@ -28,18 +28,22 @@ How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
 import numbers
 
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
 
 from .._threads import blas_single_thread
 from ..base import LatentModel, Stats, stats_dataclass
+from .._deprecation import renamed_parameter
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
 from . import _mlp
+from ._likelihoods import BernoulliLikelihood, CategoricalLikelihood, GaussianLikelihood
 from ._optim import Adam
 
 __all__ = ["VAE", "VAEStats"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
-_LIKELIHOODS = ("bernoulli", "gaussian", "categorical")
+_LIKELIHOOD_CLASSES = {"bernoulli": BernoulliLikelihood, "gaussian": GaussianLikelihood,
+                       "categorical": CategoricalLikelihood}
+_LIKELIHOODS = tuple(_LIKELIHOOD_CLASSES)
 _ACTIVATIONS = ("relu", "tanh", "softplus")
 
 
@@ -126,8 +130,14 @@ class VAE(LatentModel):
         Adam step size.
     batch_size : int, default 100
         Minibatch size (clipped to the number of training samples).
-    max_epochs : int, default 100
-        Maximum number of epochs (the fit loop's iterations; ``max_iter`` is an alias).
+    max_iter : int, default 100
+        Maximum number of iterations of the fit loop. A VAE has no closed-form M-step, so one
+        iteration is one **epoch** (a pass of minibatch Adam steps over the training rows), as
+        in scikit-learn's ``MLPClassifier(solver='adam').max_iter``; ``tol``, ``callback``,
+        ``n_iter_`` and ``lower_bounds_`` count epochs too.
+    max_epochs : int, optional
+        Deprecated old name of ``max_iter`` (a ``DeprecationWarning`` at fit); removed in the
+        next release.
     tol : float, default 1e-3
         Noisy convergence rule: stop when the means of the last two windows of 10 epochs of
         the training ELBO differ by less than ``tol`` nats per sample (0 runs all epochs). Also
@@ -222,10 +232,10 @@ class VAE(LatentModel):
     def __init__(self, latent_dim=2, hidden_layer_sizes=(256,), activation="relu",
                  likelihood="bernoulli", observation_variance="diagonal", n_categories=None,
                  binarize=None, n_mc_samples=1, learning_rate=1e-3, batch_size=100,
-                 max_epochs=100, tol=1e-3, early_stopping=False, validation_fraction=0.1,
+                 max_iter=100, tol=1e-3, early_stopping=False, validation_fraction=0.1,
                  n_iter_no_change=10, kl_warmup_epochs=0, free_bits=0.0,
                  bayesian_decoder=False, decoder_prior_std=1.0, random_state=None,
-                 callback=None, verbose=False):
+                 callback=None, verbose=False, max_epochs=None):
         self.latent_dim = latent_dim
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -236,6 +246,7 @@ class VAE(LatentModel):
         self.n_mc_samples = n_mc_samples
         self.learning_rate = learning_rate
         self.batch_size = batch_size
+        self.max_iter = max_iter
         self.max_epochs = max_epochs
         self.tol = tol
         self.early_stopping = early_stopping
@@ -257,17 +268,17 @@ class VAE(LatentModel):
         tags.non_deterministic = True
         return tags
 
-    @property
-    def max_iter(self):
-        """Alias of ``max_epochs``: one iteration of the fit loop is one epoch."""
-        return self.max_epochs
-
     # ------------------------------------------------------------------------------------
     # validation
     # ------------------------------------------------------------------------------------
     def _check_common_params(self):
-        check_scalar(self.max_epochs, "max_epochs", numbers.Integral, low=1)
+        if self.max_epochs is not None:
+            check_scalar(self.max_epochs, "max_epochs", numbers.Integral, low=1)
         super()._check_common_params()
+
+    def _resolved_max_iter(self):
+        return int(renamed_parameter("VAE", "max_epochs", "max_iter", self.max_epochs,
+                                     self.max_iter, 100))
 
     def _validate_params(self):
         check_scalar(self.latent_dim, "latent_dim", numbers.Integral, low=1)
@@ -470,38 +481,23 @@ class VAE(LatentModel):
             return mu
         return mu + np.exp(theta[lay["dec_logsigma"]]) * eps_w
 
+    def _likelihood_model(self):
+        """The observation model object (:mod:`latentkit.neural._likelihoods`)."""
+        if self.likelihood == "categorical":
+            return CategoricalLikelihood(self._group_starts, self._group_sizes)
+        return _LIKELIHOOD_CLASSES[self.likelihood]()
+
+    def _lik_log_var(self, theta):
+        """The Gaussian likelihood's log variances (None for the others)."""
+        return self._obs_logvar(theta) if self.likelihood == "gaussian" else None
+
     def _log_lik(self, X, P, theta, need_grad):
         """``log p(x | z)`` per (row, draw) and its gradient w.r.t. the decoder output ``P``.
 
         X : (n, D); P : (n, S, D). Returns rec (n, S), dP (n, S, D) or None, d_obs or None.
         """
-        Xb = X[:, None, :]
-        if self.likelihood == "bernoulli":
-            rec = (Xb * P - np.logaddexp(0.0, P)).sum(-1)
-            return rec, (Xb - expit(P)) if need_grad else None, None
-        if self.likelihood == "gaussian":
-            lv = self._obs_logvar(theta)
-            prec = np.exp(-lv)
-            r = Xb - P
-            r2p = r * r * prec
-            rec = -0.5 * (r2p + lv + _LOG_2PI).sum(-1)
-            if not need_grad:
-                return rec, None, None
-            dP = r * prec
-            d_lv = 0.5 * (r2p - 1.0)  # (n, S, D)
-            return rec, dP, d_lv
-        # categorical: softmax within each one-hot group
-        starts, sizes = self._group_starts, self._group_sizes
-        mx = np.maximum.reduceat(P, starts, axis=-1)
-        mxr = np.repeat(mx, sizes, axis=-1)
-        ex = np.exp(P - mxr)
-        se = np.add.reduceat(ex, starts, axis=-1)
-        lse = mx + np.log(se)
-        rec = (Xb * P).sum(-1) - lse.sum(-1)
-        if not need_grad:
-            return rec, None, None
-        soft = ex / np.repeat(se, sizes, axis=-1)
-        return rec, Xb - soft, None
+        return self._likelihood_model().log_prob_and_grad(X, P, self._lik_log_var(theta),
+                                                          need_grad)
 
     def _objective(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True):
         """Monte-Carlo ELBO of the rows of ``data`` and the gradient of the training objective.
@@ -626,7 +622,8 @@ class VAE(LatentModel):
 
         The gradient is ``(scale * stats.grad + grad_global) / (scale * stats.n)``: with
         ``scale = N / |B|`` it is the unbiased minibatch estimate of the gradient of the
-        per-sample ELBO of all ``N`` samples. ``step_size`` multiplies ``learning_rate``.
+        per-sample ELBO of all ``N`` samples. ``step_size`` is rho in (0, 1], the fraction of
+        the full step taken: Adam's learning rate for this step is ``rho * learning_rate``.
         """
         _, g_glob = self._global_terms(self.params_)
         g = stats.grad * scale
@@ -641,14 +638,14 @@ class VAE(LatentModel):
             return 1.0
         return min(1.0, self._n_fit_steps / (w * steps_per_epoch))
 
-    def _iterate(self, data):
+    def _iterate(self, data, warm=None):
         """One epoch: shuffled minibatch steps over the training rows, then the validation ELBO.
 
         This overrides the batch driver's "E-step over all data, then one M-step" because a
         VAE has no closed-form M-step: every minibatch is an E-step (Monte-Carlo ELBO and its
         gradient) followed by an M-step (one Adam step with ``scale = N_train / |B|``). One
         iteration of the shared fit loop (:meth:`LatentModel.fit`) is therefore one epoch,
-        so ``max_epochs``, ``tol``, ``callback`` and the convergence monitor all count epochs.
+        so ``max_iter``, ``tol``, ``callback`` and the convergence monitor all count epochs.
 
         Returns
         -------
@@ -763,8 +760,13 @@ class VAE(LatentModel):
         X : array-like of shape (n_batch, n_features)
             The minibatch.
         y : ignored
-        step_size : float > 0, default 1.0
-            Multiplies ``learning_rate`` for this step.
+        step_size : float in (0, 1], default 1.0
+            rho, the fraction of the full step taken, as for every model's ``partial_fit``
+            (1: the full step). The full step of a VAE is one Adam step with ``learning_rate``
+            (DESIGN: "one optimiser step for the VAE"); rho scales it to
+            ``rho * learning_rate``. The default is 1 rather than the schedule
+            ``(t + learning_offset) ** -learning_decay`` of the conjugate models because Adam
+            adapts its own step; :class:`latentkit.inference.StochasticVI` passes its rho_t.
         total_samples : int, optional
             Size ``N`` of the whole data set: the minibatch gradient is scaled by
             ``N / n_batch`` so that the Bayesian decoder's KL is weighted correctly (without
@@ -795,7 +797,7 @@ class VAE(LatentModel):
                 raise ValueError(f"total_samples={total_samples} is smaller than the minibatch "
                                  f"({n} samples); it must be the size of the whole data set.")
             scale = total_samples / n
-        step_size = check_scalar(step_size, "step_size", numbers.Real, low=0.0,
+        step_size = check_scalar(step_size, "step_size", numbers.Real, low=0.0, high=1.0,
                                  low_inclusive=False)
         if getattr(self, "_rng", None) is None:
             self._rng = np.random.default_rng(self._eval_seed + getattr(self, "n_steps_", 0))
@@ -1033,14 +1035,7 @@ class VAE(LatentModel):
         return np.exp(0.5 * self._encode(self._check_X(X, reset=False))[1])
 
     def _mean_from_params(self, P):
-        if self.likelihood == "bernoulli":
-            return expit(P)
-        if self.likelihood == "gaussian":
-            return P
-        starts, sizes = self._group_starts, self._group_sizes
-        mx = np.repeat(np.maximum.reduceat(P, starts, axis=-1), sizes, axis=-1)
-        ex = np.exp(P - mx)
-        return ex / np.repeat(np.add.reduceat(ex, starts, axis=-1), sizes, axis=-1)
+        return self._likelihood_model().mean(P)
 
     def decode(self, Z):
         """Mean of ``p(x | z)``: probabilities (Bernoulli, categorical) or means (Gaussian).
@@ -1103,13 +1098,5 @@ class VAE(LatentModel):
         rng = self._sampling_rng(random_state)
         Z = rng.standard_normal((n_samples, int(self.latent_dim)))
         P = self._decode_params(Z)
-        if self.likelihood == "bernoulli":
-            X = (rng.random(P.shape) < expit(P)).astype(np.float64)
-        elif self.likelihood == "gaussian":
-            X = P + np.exp(0.5 * self._obs_logvar(self.params_)) * rng.standard_normal(P.shape)
-        else:
-            X = np.zeros_like(P)
-            g = P - np.log(-np.log(rng.random(P.shape)))  # Gumbel-max per group
-            for a, s in zip(self._group_starts, self._group_sizes):
-                X[np.arange(n_samples), a + np.argmax(g[:, a:a + s], axis=1)] = 1.0
+        X = self._likelihood_model().sample(P, rng, self._lik_log_var(self.params_))
         return X, Z

@@ -11,7 +11,6 @@ kernel :func:`latentkit._kernels.topic.lda_e_step`; the M-step is
 """
 
 import numbers
-import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -306,9 +305,13 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         Mean number of tokens of the training documents (default length for :meth:`sample`).
     lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
         As in :class:`latentkit.base.LatentModel`; ELBO in nats per document. After an
-        online fit: ``n_iter_`` is the number of epochs, ``lower_bounds_`` the held-out ELBO
-        trace (``heldout_bounds_``) when ``holdout`` is given, else one entry, the training
-        ELBO at the end; ``converged_`` refers to the held-out rule.
+        online fit an iteration is an epoch, as for the VAE: ``n_iter_`` is the number of
+        epochs and ``lower_bounds_[i]`` the **training** ELBO of epoch i estimated from its
+        minibatches (each at the topics entering its step; exact when ``batch_size`` is the
+        number of documents; :attr:`latentkit.inference.StochasticVI.epoch_bounds_`), so
+        ``lower_bound_`` is that of the last epoch. The held-out trace is
+        ``heldout_bounds_`` only; ``converged_`` and ``monitor_`` refer to its noisy rule (False
+        without ``holdout``).
     n_steps_ : int
         Minibatch steps taken (online fit / ``partial_fit``; 0 after a batch fit).
     heldout_bounds_, heldout_steps_, heldout_times_ : ndarray
@@ -470,16 +473,6 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         self._set_components(lam)
-        if hasattr(self, "_fit_prev"):  # inside fit: keep the bound monotone (see _iterate)
-            self._fit_prev = {"data": weakref.ref(data), "gamma": None, "elbo": None, "it": 0}
-            self._n_monotone_fallbacks = 0
-
-    def __getstate__(self):
-        # the fit's monotone guard holds a weakref to the training data: not picklable, and
-        # not needed by a copy (a callback that pickles or deep-copies the model mid-fit)
-        state = self.__dict__.copy()
-        state.pop("_fit_prev", None)
-        return state
 
     def _set_state(self, state):
         """Restore the fitted state; the E-step tables are recomputed from ``components_``."""
@@ -506,43 +499,41 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         return LDAStats(sstats=ss, n=float(X.shape[0]), data_term=float(np.sum(doc_elbo)),
                         n_tokens=float(X.data.sum()))
 
-    def _e_step(self, data):
-        _, ss, doc_elbo, _ = self._local_step(data)
-        return self._stats_from(data, ss, doc_elbo)
+    def _warm_state(self):
+        # the monotone guard of the class Notes: the previous iteration's gamma and ELBO
+        # and the iteration count of the warm-up caps (warmup_doc_update_iter)
+        return {"gamma": None, "elbo": None, "it": 0}
 
-    def _iterate(self, data):
-        """One batch VB iteration. Inside ``fit`` the bound is kept monotone (class Notes):
-        when the cold-start E-step would lower the ELBO below the previous iteration's, every
-        document whose previous gamma scores higher at the current topics keeps it."""
-        prev = getattr(self, "_fit_prev", None)
-        if prev is None or prev["data"]() is not data:
-            return super()._iterate(data)
+    def _e_step(self, data, warm=None):
+        """Local step and statistics (cold start, class Notes). ``warm`` (inside ``fit``, from
+        :meth:`_warm_state`) holds the previous iteration's gamma and ELBO: when the cold start
+        gives a lower ELBO than that, every document whose previous gamma scores higher at the
+        current topics keeps it, so the bound of the fit never decreases; ``warm`` is then
+        updated to this iteration's gamma and ELBO."""
+        if warm is None:
+            _, ss, doc_elbo, _ = self._local_step(data)
+            return self._stats_from(data, ss, doc_elbo)
         bt, shift, alpha = self._exp_beta_t, self._beta_shift, self.doc_topic_prior_
         cap = int(self.max_doc_update_iter)
         if self.warmup_doc_update_iter is not None:  # cheap first iterations (class docs)
-            cap = min(cap, int(self.warmup_doc_update_iter) * 2 ** min(prev["it"], 30))
-        prev["it"] += 1
+            cap = min(cap, int(self.warmup_doc_update_iter) * 2 ** min(warm["it"], 30))
+        warm["it"] += 1
         gamma, exp_theta, ratio, doc_elbo, _ = _run_local(
             data, bt, shift, alpha, cap, self.mean_change_tol)
-        n_tok = float(data.data.sum())
         glob = self._global_elbo_terms()
         n = float(data.shape[0])
         elbo = (float(np.sum(doc_elbo)) + glob) / n
-        if prev["elbo"] is not None and elbo < prev["elbo"]:
+        if warm["elbo"] is not None and elbo < warm["elbo"]:
             g_old, et_old, r_old, de_old, _ = _run_local(data, bt, shift, alpha, 0, 0.0,
-                                                         gamma0=prev["gamma"])
+                                                         gamma0=warm["gamma"])
             keep = de_old > doc_elbo
             gamma[keep] = g_old[keep]
             exp_theta[keep] = et_old[keep]
             doc_elbo[keep] = de_old[keep]
             ratio = np.where(np.repeat(keep, np.diff(data.indptr)), r_old, ratio)
             elbo = (float(np.sum(doc_elbo)) + glob) / n
-            self._n_monotone_fallbacks += 1
-        stats = LDAStats(sstats=_suff_stats(data, ratio, exp_theta, bt), n=n,
-                         data_term=float(np.sum(doc_elbo)), n_tokens=n_tok)
-        prev["gamma"], prev["elbo"] = gamma, elbo
-        self._m_step(stats)
-        return elbo
+        warm["gamma"], warm["elbo"] = gamma, elbo
+        return self._stats_from(data, _suff_stats(data, ratio, exp_theta, bt), doc_elbo)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         eta = self.topic_word_prior_
@@ -583,11 +574,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         """
         if self.learning_method == "online":
             return self._fit_online(X)
-        self._fit_prev = None
-        try:
-            return super().fit(X, y)
-        finally:
-            self.__dict__.pop("_fit_prev", None)
+        return super().fit(X, y)
 
     def _fit_online(self, X):
         """``learning_method='online'``: :class:`latentkit.inference.StochasticVI` over
@@ -626,11 +613,11 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             svi.fit(X, total_samples=ts)
         except KeyboardInterrupt:  # keep the last completed step (see StochasticVI.fit)
             if hasattr(svi, "n_steps_"):
-                self._adopt_online_fit(svi, X, mean_len)
+                self._adopt_online_fit(svi, mean_len)
             raise
-        return self._adopt_online_fit(svi, X, mean_len)
+        return self._adopt_online_fit(svi, mean_len)
 
-    def _adopt_online_fit(self, svi, X, mean_len):
+    def _adopt_online_fit(self, svi, mean_len):
         """Copy the state of an online fit by ``svi`` into this model (``mean_len``: the
         mean training document length, over all documents)."""
         from ..inference import ChunkSource
@@ -641,10 +628,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self.heldout_bounds_ = svi.heldout_bounds_
         self.heldout_steps_ = svi.heldout_steps_
         self.heldout_times_ = svi.heldout_times_
-        if svi.heldout_bounds_.size:
-            self.lower_bounds_ = svi.heldout_bounds_.copy()
-        else:
-            self.lower_bounds_ = np.array([self.elbo(X)])
+        self.lower_bounds_ = svi.epoch_bounds_.copy()
         self.lower_bound_ = float(self.lower_bounds_[-1])
         self.n_iter_ = svi.n_epochs_
         self.n_steps_ = svi.n_steps_

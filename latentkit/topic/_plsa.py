@@ -31,7 +31,7 @@ class PLSAStats(Stats):
     Attributes
     ----------
     n : float
-        Number of tokens, sum_{d,w} n(d, w).
+        Number of documents (the sample of pLSA's per-sample numbers, DESIGN section 2).
     data_term : float
         sum n(d, w) log P(w | d) (asymmetric) or log P(d, w) (symmetric) in nats; the tempered
         free energy when ``beta < 1``.
@@ -39,12 +39,16 @@ class PLSAStats(Stats):
         sum_d n(d, w) P(z | d, w).
     doc_topic : ndarray of shape (n_docs, n_components)
         sum_w n(d, w) P(z | d, w), one row per document of the data the E-step saw.
+    n_tokens : float
+        Number of scorable tokens, sum_{d,w} n(d, w) over words seen in training (the
+        divisor of the per-token figures).
     """
 
     n: float
     data_term: float
     topic_word: np.ndarray
     doc_topic: np.ndarray
+    n_tokens: float
 
 
 class _Corpus:
@@ -221,13 +225,13 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     n_components : int, default 10
         Number of aspects (topics) K.
     parametrization : {'asymmetric', 'symmetric'}, default 'asymmetric'
-        'asymmetric': P(d) P(z|d) P(w|z); the bound is sum n(d,w) log P(w | d) per token
+        'asymmetric': P(d) P(z|d) P(w|z); the bound is sum n(d,w) log P(w | d) per document
         (P(d) = n_d / N is a constant and left out). 'symmetric': P(z) P(d|z) P(w|z); the bound
-        is sum n(d,w) log P(d, w) per token.
+        is sum n(d,w) log P(d, w) per document.
     beta : float in (0, 1], default 1.0
         Tempered EM (Hofmann 2001, section 3.6): the E-step uses
         P(z|d,w) proportional to (P(z|d) P(w|z))^beta. With ``beta < 1`` the recorded bound is the
-        tempered free energy (1/beta) sum n(d,w) log sum_z (a P(w|z))^beta per token, which TEM
+        tempered free energy (1/beta) sum n(d,w) log sum_z (a P(w|z))^beta per document, which TEM
         never decreases; ``beta = 1`` is plain EM and the log-likelihood.
     init : {'random', 'spectral'} or dict, default 'random'
         'random': P(w|z) and P(z|d) drawn uniformly on [0.5, 1.5) and normalised. 'spectral':
@@ -238,11 +242,15 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         or, symmetric form only, 'topic_prior' (K,) P(z) with 'doc_components' (K, D) P(d|z).
         Missing entries are drawn at random.
     max_iter : int, default 200
-    tol : float, default 1e-7
-        Stop when the bound changes by less than ``tol`` nats per token. EM for pLSA
-        converges slowly: on 1,000 KOS documents (K=10) the default ``max_iter`` ends 1.8%
-        above the perplexity reached after 3,000 iterations, with a ConvergenceWarning
-        (README, "Default stopping").
+    tol : float or None, default None
+        Stop when the bound changes by less than ``tol`` nats per document. The bound per
+        document scales with the document length, so None resolves to
+        ``tol_ = 1e-7 * mean_doc_length_`` (1e-7 nats per token of the mean training document,
+        the same stopping point as the former per-token default). A fixed value applies as
+        given.
+        EM for pLSA converges slowly: on 1,000 KOS documents (K=10) the default ``max_iter``
+        ends 1.8% above the perplexity reached after 3,000 iterations, with a
+        ConvergenceWarning (README, "Default stopping").
     n_init : int, default 1
     fold_in_max_iter : int, default 100
         EM sweeps per document when folding in new documents (transform, perplexity, elbo).
@@ -263,7 +271,10 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     doc_components_ : ndarray of shape (n_components, n_docs)
         P(d | z), symmetric form only.
     lower_bounds_ : ndarray
-        Log-likelihood (tempered free energy when beta < 1) per token, per iteration.
+        Log-likelihood (tempered free energy when beta < 1) in nats per document, per
+        iteration (divide by ``mean_doc_length_`` for nats per token).
+    mean_doc_length_ : float
+        Mean number of tokens of the training documents.
     n_features_in_ : int
         Vocabulary size V.
 
@@ -272,7 +283,9 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     Source: Hofmann (1999, UAI), eqs. 3-5 (EM) and section 3.3 (folding-in); Hofmann (2001,
     Machine Learning 42), eqs. 9-13 (TEM). The E-step runs over the non-zeros of the CSR matrix
     in a numba kernel (:func:`latentkit._kernels.plsa.plsa_e_step`), never over a dense
-    D x V x K array. A sample is a token: every per-sample number is per token.
+    D x V x K array. A sample is a document (DESIGN section 2): ``lower_bounds_``, ``elbo``,
+    ``score`` and ``tol`` are in nats per document. The per-token figures are separate and
+    named so: :meth:`score_per_token` and :meth:`perplexity` (``exp(-score_per_token)``).
     ``elbo(X)``, ``transform(X)``, ``score(X)`` and ``perplexity(X)`` treat X as new documents
     and fold them in. Unseen words: a word never seen in training has P(w | z) = 0 under
     every aspect, so its tokens have probability 0 (log-probability -inf). ``score``, ``elbo``
@@ -293,11 +306,12 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     True
     """
 
-    _sample_unit = "token"
+    _sample_unit = "document"
+    _tol_may_be_none = True
     _state_attributes = ("_running_topic_word",)  # stepwise-EM statistics of partial_fit
 
     def __init__(self, n_components=10, *, parametrization="asymmetric", beta=1.0,
-                 init="random", max_iter=200, tol=1e-7, n_init=1, fold_in_max_iter=100,
+                 init="random", max_iter=200, tol=None, n_init=1, fold_in_max_iter=100,
                  fold_in_tol=1e-8, random_state=None, callback=None, verbose=False):
         self.n_components = n_components
         self.parametrization = parametrization
@@ -348,6 +362,8 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     def _set_data_defaults(self, summary):
         check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
                           unit="columns (words)", owner="PLSA", what="topic-word matrix")
+        self.mean_doc_length_ = float(summary.total / summary.n_rows)
+        self.tol_ = float(self.tol) if self.tol is not None else 1e-7 * self.mean_doc_length_
 
     def _prepare_data(self, X, reset, **fit_params):
         if reset and not sp.issparse(X) and (
@@ -431,7 +447,8 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         K, V = self.components_.shape
         # doc_topic is a scalar 0 here: it broadcasts against the per-document array of any
         # chunk layout (every E-step returns rows for all n_total documents).
-        return PLSAStats(0.0, 0.0, np.zeros((K, V)), 0.0)
+        return PLSAStats(n=0.0, data_term=0.0, topic_word=np.zeros((K, V)), doc_topic=0.0,
+                         n_tokens=0.0)
 
     def _e_step(self, data):
         D = data.shape[0]
@@ -439,8 +456,9 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
                                                self.beta)
         full = np.zeros((data.n_total, self.n_components))
         full[data.offset:data.offset + D] = doc
-        n = float(data.X.data.sum() - data.X.data[self._unseen()[data.X.indices]].sum())
-        return PLSAStats(n, float(fe.sum()), tw, full)
+        n_tok = float(data.X.data.sum() - data.X.data[self._unseen()[data.X.indices]].sum())
+        return PLSAStats(n=float(D), data_term=float(fe.sum()), topic_word=tw, doc_topic=full,
+                         n_tokens=n_tok)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         tw = stats.topic_word * scale if scale != 1.0 else stats.topic_word
@@ -471,7 +489,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         return X
 
     def _elbo_from_stats(self, stats):
-        if stats.n <= 0:
+        if stats.n_tokens <= 0:
             raise ValueError("X contains no scorable tokens (none, or only tokens of words "
                              "unseen in training).")
         return super()._elbo_from_stats(stats)
@@ -482,13 +500,13 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def _n_scorable(self, X, warn=True):
         """Tokens of X on words with positive probability; the others (unseen words) are left
-        out of every per-token number (score, elbo, perplexity), with a RuntimeWarning."""
+        out of every score (score, score_per_token, elbo, perplexity), with a RuntimeWarning."""
         n = float(X.data.sum())
         n_zero = float(X.data[self._unseen()[X.indices]].sum())
         if n_zero > 0 and warn:
             warnings.warn(f"{n_zero:g} of {n:g} tokens are of words with probability 0 under "
                           "every aspect (unseen in training) and are left out of the "
-                          "per-token score.", RuntimeWarning, stacklevel=3)
+                          "score.", RuntimeWarning, stacklevel=3)
         return n - n_zero
 
     def _fold_in(self, X):
@@ -516,8 +534,46 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         X = self._check_new_docs(X)
         return self._fold_in(X)[0]
 
-    def score(self, X):
-        """Mean log P(w | d) per token of documents X after folding them in.
+    def _folded_log_lik(self, X):
+        """(sum_d log P(w_d | d) over scorable tokens, n_docs, n_scorable_tokens) of X."""
+        X = self._check_new_docs(X)
+        n = self._n_scorable(X)
+        if n <= 0:
+            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+                             "unseen in training).")
+        return float(self._fold_in(X)[1].sum()), X.shape[0], n
+
+    def score(self, X, y=None):
+        """Mean log P(w_d | d) per document of documents X after folding them in (the same as
+        :meth:`elbo` with ``beta = 1``).
+
+        Parameters
+        ----------
+        X : scipy.sparse matrix or array of shape (n_docs, n_words)
+        y : ignored
+
+        Returns
+        -------
+        float
+            Nats per document, over the tokens of words seen in training (see the class Notes
+            on unseen words). :meth:`score_per_token` divides by the tokens instead.
+
+        Warns
+        -----
+        RuntimeWarning
+            Tokens of unseen words, left out of the sum and of the count.
+
+        Raises
+        ------
+        ValueError
+            No scorable token.
+        """
+        ll, n_docs, _ = self._folded_log_lik(X)
+        return ll / n_docs
+
+    def score_per_token(self, X):
+        """Mean log P(w | d) per token of documents X after folding them in: the per-token
+        log-likelihood of Hofmann (1999, section 4), ``-log(perplexity(X))``.
 
         Parameters
         ----------
@@ -539,12 +595,8 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         ValueError
             No scorable token.
         """
-        X = self._check_new_docs(X)
-        n = self._n_scorable(X)
-        if n <= 0:
-            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
-                             "unseen in training).")
-        return float(self._fold_in(X)[1].sum() / n)
+        ll, _, n_tok = self._folded_log_lik(X)
+        return ll / n_tok
 
     def perplexity(self, X):
         """Perplexity exp(-sum n(d,w) log P(w | d) / N) of documents X, folded in.
@@ -566,13 +618,8 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
             Tokens of words that have probability 0 under every aspect (e.g. words never seen
             in training); they are left out of the sum and of N.
         """
-        X = self._check_new_docs(X)
-        theta, ll = self._fold_in(X)
-        n = self._n_scorable(X)
-        if n <= 0:
-            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
-                             "unseen in training).")
-        return float(np.exp(-ll.sum() / n))
+        ll, _, n_tok = self._folded_log_lik(X)
+        return float(np.exp(-ll / n_tok))
 
     def sample(self, n_samples=1, random_state=None, doc_length=100):
         """Draw documents from the fitted model.

@@ -219,7 +219,7 @@ def test_bad_input_and_priors():
         D(5, concentration=(1.0, 2.0, 3.0)).fit(X)
     with pytest.raises(ValueError, match="concentration\\[1\\]"):
         D(5, concentration=(1.0, 0.0)).fit(X)
-    with pytest.raises(TypeError, match="truncation"):
+    with pytest.raises(TypeError, match="n_components"):
         D(2.5).fit(X)
     with pytest.raises(ValueError, match="component_type"):
         D(5, component_type="poisson").fit(X)
@@ -250,3 +250,19 @@ def test_save_load_round_trip(tmp_path, method):
     m2 = load(tmp_path / "dpmm.npz")
     np.testing.assert_allclose(m2.score_samples(X), m.score_samples(X), rtol=1e-12)
     np.testing.assert_allclose(m2.elbo(X), m.elbo(X), rtol=1e-12)
+
+
+def test_truncation_is_the_deprecated_name_of_n_components():
+    """``n_components`` is T, as for every mixture; ``truncation=`` gives the same fit with a
+    DeprecationWarning naming the new name, and both names with different values raise."""
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    new = DirichletProcessMixture(n_components=4, max_iter=5, tol=0.0, random_state=0).fit(X)
+    with pytest.warns(DeprecationWarning, match="use 'n_components=' instead"):
+        old = DirichletProcessMixture(truncation=4, max_iter=5, tol=0.0, random_state=0).fit(X)
+    assert old.weights_.shape == (4,)
+    np.testing.assert_array_equal(old.means_, new.means_)
+    np.testing.assert_array_equal(old.lower_bounds_, new.lower_bounds_)
+    with pytest.raises(ValueError, match="give n_components= only"):
+        DirichletProcessMixture(n_components=3, truncation=4).fit(X)
+    with pytest.raises(TypeError, match="truncation"):
+        DirichletProcessMixture(truncation=2.5).fit(X)

@@ -13,7 +13,7 @@ from latentkit.testing import check_latent_model
 from latentkit.testing._oracles_missing import oracle_marginal_log_prob
 
 MODELS = [(VariationalGaussianMixture, {"n_components": 3}),
-          (DirichletProcessMixture, {"truncation": 4})]
+          (DirichletProcessMixture, {"n_components": 4})]
 
 
 def _data(ct, seed=0, frac=0.2):

@@ -49,14 +49,14 @@ def _fit_quiet(model, X):
 
 def test_common_contract():
     X = _binary()
-    check_latent_model(VAE(latent_dim=2, hidden_layer_sizes=(8,), max_epochs=3, batch_size=40,
+    check_latent_model(VAE(latent_dim=2, hidden_layer_sizes=(8,), max_iter=3, batch_size=40,
                            random_state=0, tol=0.0), X, exact=False)
 
 
 def test_common_contract_bayesian_gaussian():
     X = _ppca_data(N=90, D=5)
     check_latent_model(VAE(latent_dim=2, hidden_layer_sizes=(6,), likelihood="gaussian",
-                           bayesian_decoder=True, max_epochs=2, batch_size=30, random_state=1,
+                           bayesian_decoder=True, max_iter=2, batch_size=30, random_state=1,
                            tol=0.0), X, exact=False)
 
 
@@ -68,7 +68,7 @@ def test_linear_gaussian_vae_reaches_ppca_loglik():
     N = X.shape[0]
     ll = _ppca_ml_loglik(X, 2)
     m = VAE(latent_dim=2, hidden_layer_sizes=(), likelihood="gaussian",
-            observation_variance="isotropic", learning_rate=3e-2, max_epochs=100,
+            observation_variance="isotropic", learning_rate=3e-2, max_iter=100,
             batch_size=50, tol=0.0, random_state=0).fit(X)
     rng = np.random.default_rng(1)
     for _ in range(30):
@@ -101,7 +101,7 @@ def test_active_units_on_ppca_data():
     Y = Y @ np.linalg.inv(np.linalg.cholesky(np.cov(Y.T, bias=True))).T
     X = Y @ np.linalg.cholesky(W @ W.T + 0.2 * np.eye(D)).T
     m = VAE(latent_dim=4, hidden_layer_sizes=(), likelihood="gaussian",
-            observation_variance="isotropic", learning_rate=3e-2, max_epochs=60,
+            observation_variance="isotropic", learning_rate=3e-2, max_iter=60,
             batch_size=50, tol=0.0, random_state=0).fit(X)
     act = np.sort(m.latent_activity_)
     assert act[2] > 0.5 and act[1] < 0.1 * act[2], act
@@ -115,7 +115,7 @@ def test_active_units_on_ppca_data():
 
 def test_elbo_standard_error_and_determinism():
     X = _binary(seed=1)
-    m = _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(8,), max_epochs=5, batch_size=40,
+    m = _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(8,), max_iter=5, batch_size=40,
                        random_state=0), X)
     assert m.elbo(X) == m.elbo(X)  # fixed evaluation seed
     e1, s1 = m.elbo(X, n_samples=400, return_std=True, random_state=1)
@@ -131,7 +131,7 @@ def test_elbo_standard_error_and_determinism():
 def test_bayesian_decoder_kl_closed_form():
     X = _binary(seed=2)
     m = _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(6,), bayesian_decoder=True,
-                       decoder_prior_std=0.5, max_epochs=4, batch_size=40, random_state=0), X)
+                       decoder_prior_std=0.5, max_iter=4, batch_size=40, random_state=0), X)
     lay = m._layout()
     mu = m.params_[lay["dec"]]
     s2 = np.exp(2 * m.params_[lay["dec_logsigma"]])
@@ -148,7 +148,7 @@ def test_bayesian_decoder_kl_closed_form():
 def test_early_stopping_keeps_best_validation_epoch():
     X = _binary(n=200, seed=4)
     m = _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(16,), learning_rate=0.05,
-                       max_epochs=200, batch_size=20, early_stopping=True,
+                       max_iter=200, batch_size=20, early_stopping=True,
                        validation_fraction=0.2, n_iter_no_change=3, tol=0.0,
                        random_state=0), X)
     vb = m.validation_bounds_
@@ -167,7 +167,7 @@ def test_categorical_and_sampling():
     X[np.arange(n), c1] = 1
     X[np.arange(n), 3 + c2] = 1
     m = _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(16,), likelihood="categorical",
-                       n_categories=[3, 4], learning_rate=0.01, max_epochs=30, batch_size=50,
+                       n_categories=[3, 4], learning_rate=0.01, max_iter=30, batch_size=50,
                        random_state=0), X)
     assert m.lower_bounds_[-1] > m.lower_bounds_[0]
     Xs, Z = m.sample(20, random_state=0)
@@ -192,13 +192,13 @@ def test_partial_fit_one_adam_step_raises_elbo():
 
 def test_bad_input():
     X = _binary()
-    m = VAE(latent_dim=2, hidden_layer_sizes=(4,), max_epochs=1, random_state=0)
+    m = VAE(latent_dim=2, hidden_layer_sizes=(4,), max_iter=1, random_state=0)
     with pytest.raises(NotFittedError):
         m.transform(X)
     Xc = X * 3.0
     with pytest.raises(ValueError, match="binary.*binarize"):
         m.fit(Xc)
-    _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(4,), max_epochs=1, binarize=1.5,
+    _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(4,), max_iter=1, binarize=1.5,
                    random_state=0), Xc)
     Xn = X.copy()
     Xn[3, 2] = np.nan
@@ -214,7 +214,7 @@ def test_bad_input():
     for kw, err in [(dict(activation="sigmoid"), ValueError),
                     (dict(likelihood="poisson"), ValueError),
                     (dict(latent_dim=0), ValueError), (dict(learning_rate=-1.0), ValueError),
-                    (dict(max_epochs=1.5), TypeError), (dict(batch_size=0), ValueError),
+                    (dict(max_iter=1.5), TypeError), (dict(batch_size=0), ValueError),
                     (dict(observation_variance="full"), ValueError),
                     (dict(binarize=0.5, likelihood="gaussian"), ValueError)]:
         with pytest.raises(err):
@@ -236,7 +236,7 @@ def test_optdigits_latent_space_and_iwae():
     tr = load_optdigits("train", scale="binary")
     te = load_optdigits("test", scale="binary")
     m = _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(128,), learning_rate=5e-3,
-                       max_epochs=10, random_state=0), tr.data)
+                       max_iter=10, random_state=0), tr.data)
     elbo, se = m.elbo(te.data, n_samples=10, return_std=True)
     iwae = m.log_likelihood(te.data, n_importance=50)
     print(f"optdigits test ELBO {elbo:.3f} +- {se:.3f}, IWAE(K=50) {iwae:.3f} nats/sample")
@@ -250,3 +250,34 @@ def test_optdigits_latent_space_and_iwae():
     assert m.active_units_ == 2
 
 
+def test_max_iter_is_a_parameter_and_max_epochs_its_deprecated_name():
+    """``max_iter`` counts epochs (one fit-loop iteration) and ``set_params`` works on it; the
+    old name gives the same fit with a DeprecationWarning naming the new one."""
+    X = (np.random.default_rng(0).random((60, 5)) > 0.5).astype(float)
+    kw = dict(latent_dim=2, hidden_layer_sizes=(4,), batch_size=20, tol=0.0, random_state=0)
+    new = VAE(**kw).set_params(max_iter=3).fit(X)
+    assert new.n_iter_ == 3 and new.lower_bounds_.shape == (3,)
+    with pytest.warns(DeprecationWarning, match="use 'max_iter=' instead"):
+        old = VAE(max_epochs=3, **kw).fit(X)
+    np.testing.assert_array_equal(old.params_, new.params_)
+    np.testing.assert_array_equal(old.lower_bounds_, new.lower_bounds_)
+    with pytest.raises(ValueError, match="give max_iter= only"):
+        VAE(max_epochs=3, max_iter=4, **kw).fit(X)
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.5, -1.0])
+def test_partial_fit_step_size_is_rho_in_unit_interval(bad):
+    """``step_size`` means rho in (0, 1] for the VAE as for every model."""
+    X = (np.random.default_rng(0).random((20, 5)) > 0.5).astype(float)
+    with pytest.raises(ValueError, match="step_size"):
+        VAE(latent_dim=2, hidden_layer_sizes=(4,), random_state=0).partial_fit(X, step_size=bad)
+
+
+def test_partial_fit_rho_scales_the_adam_step():
+    """rho < 1 is one Adam step at ``rho * learning_rate``."""
+    X = (np.random.default_rng(0).random((20, 5)) > 0.5).astype(float)
+    a = VAE(latent_dim=2, hidden_layer_sizes=(4,), learning_rate=1e-2, random_state=0)
+    b = VAE(latent_dim=2, hidden_layer_sizes=(4,), learning_rate=5e-3, random_state=0)
+    a.partial_fit(X, step_size=0.5)
+    b.partial_fit(X, step_size=1.0)
+    np.testing.assert_allclose(a.params_, b.params_, rtol=0, atol=1e-15)

@@ -52,7 +52,7 @@ def test_fits_are_bit_identical_for_1_and_16_threads():
 def test_gemm_partitions_depend_on_the_data_size_only():
     import numpy as np
 
-    from latentkit.distributions import _gaussian as g
+    from latentkit.distributions import _gaussian_estep as g
 
     for n in (1, 255, 4096, 4097, 9000, 1_000_000):
         edges = g._gemm_partitions(n)

@@ -370,3 +370,33 @@ def test_holdout_misuse_is_named(kw, msg):
     X, _ = make_lda_corpus(60, 2, 10, doc_length=20, random_state=0)
     with pytest.raises(ValueError, match=msg):
         LatentDirichletAllocation(2, **kw).fit(X)
+
+
+def test_monotone_guard_lives_in_the_e_step(small_corpus):
+    """The fit's warm state reaches the E-step: when the cold start falls below the previous
+    ELBO, each document keeps the better of its cold-start and previous gamma (local ELBOs
+    compared with the kernel run from each gamma), and the warm state is updated; with no
+    warm state the E-step is the plain cold start."""
+    from latentkit.topic._lda import _run_local
+
+    X = small_corpus[0]
+    m = LatentDirichletAllocation(3, max_iter=2, tol=0.0, random_state=0).fit(X)
+    cold = m._e_step(X)
+    tables = (m._exp_beta_t, m._beta_shift, m.doc_topic_prior_)
+    # previous gammas: better than the cold start on even documents (converged tighter),
+    # worse on odd ones (random)
+    gamma_prev = _run_local(X, *tables, 1000, 1e-10)[0]
+    gamma_prev[1::2] = np.random.default_rng(1).gamma(2.0, 1.0, size=gamma_prev[1::2].shape)
+    doc_cold = _run_local(X, *tables, m.max_doc_update_iter, m.mean_change_tol)[3]
+    doc_prev = _run_local(X, *tables, 0, 0.0, gamma0=gamma_prev)[3]  # evaluated, not updated
+    assert np.any(doc_prev > doc_cold) and np.any(doc_prev < doc_cold)
+    warm = {"gamma": gamma_prev, "elbo": np.inf}  # forces the guard
+    guarded = m._e_step(X, warm=warm)
+    np.testing.assert_allclose(guarded.data_term, np.maximum(doc_cold, doc_prev).sum(),
+                               rtol=1e-12)
+    assert guarded.data_term >= cold.data_term
+    assert warm["elbo"] == pytest.approx(m._elbo_from_stats(guarded), rel=1e-14)
+    warm = {"gamma": None, "elbo": None}  # first iteration: the plain cold start
+    first = m._e_step(X, warm=warm)
+    np.testing.assert_array_equal(first.sstats, cold.sstats)
+    assert not hasattr(m, "_fit_prev")

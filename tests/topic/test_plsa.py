@@ -48,7 +48,9 @@ def test_asymmetric_em_matches_direct_numpy_em(beta):
     np.testing.assert_allclose(m.components_, phi_ref, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(m.doc_topic_, theta_ref, rtol=1e-10, atol=1e-13)
     if beta == 1.0:
-        np.testing.assert_allclose(m.lower_bounds_, ll_ref, rtol=1e-10)
+        # nats per document: the oracle's per-token log-likelihood times tokens / documents
+        np.testing.assert_allclose(m.lower_bounds_, ll_ref * X.sum() / X.shape[0], rtol=1e-10)
+        assert m.lower_bounds_[-1] / m.mean_doc_length_ == pytest.approx(ll_ref[-1], rel=1e-10)
 
 
 def test_symmetric_equals_asymmetric_up_to_the_document_constant():
@@ -61,7 +63,7 @@ def test_symmetric_equals_asymmetric_up_to_the_document_constant():
              max_iter=15, tol=0.0).fit(X)
     nd = np.asarray(X.sum(1)).ravel()
     N = nd.sum()
-    const = np.sum(nd[nd > 0] * np.log(nd[nd > 0] / N)) / N  # sum_d P(d) log P(d)
+    const = np.sum(nd[nd > 0] * np.log(nd[nd > 0] / N)) / X.shape[0]  # per document
     np.testing.assert_allclose(s.lower_bounds_, a.lower_bounds_ + const, rtol=1e-10)
     np.testing.assert_allclose(s.components_, a.components_, rtol=1e-9, atol=1e-13)
     np.testing.assert_allclose(s.doc_topic_[nd > 0], a.doc_topic_[nd > 0], rtol=1e-9, atol=1e-13)
@@ -105,7 +107,12 @@ def test_fold_in_fixed_point_and_transform():
     ll_o = (X[:5].toarray() * np.log(other @ m.components_)).sum(1)
     assert np.all(ll_t >= ll_o - 1e-9)
     p = m.perplexity(X)
-    assert np.isclose(p, np.exp(-m.score(X)))
+    assert np.isclose(p, np.exp(-m.score_per_token(X)))
+    # score is per document, score_per_token per token, elbo(X) == score(X) at beta = 1
+    ll = plsa_fold_in_docs(X, m.components_)[1].sum()
+    assert m.score(X) == pytest.approx(ll / X.shape[0], rel=1e-12)
+    assert m.score_per_token(X) == pytest.approx(ll / X.sum(), rel=1e-12)
+    assert m.elbo(X) == pytest.approx(m.score(X), rel=1e-12)
 
 
 def test_tempered_em_bound_is_monotone_and_converges():
