@@ -204,13 +204,14 @@ def test_bad_input():
         m.impute(Xi)
 
 
-@pytest.mark.parametrize("ct", ["full", "tied"])
+@pytest.mark.parametrize("ct", ["full", "tied", "diag", "spherical"])
 def test_patterns_cut_across_chunks(ct, monkeypatch):
-    """Tiny chunks (patterns split between chunks, several threads) give the oracle's
-    statistics too."""
+    """Tiny partitions and GEMM chunks (patterns split between partitions and chunks, several
+    threads) give the oracle's statistics too."""
     from latentkit.distributions import _missing
 
-    monkeypatch.setattr(_missing, "_CHUNK", 7)
+    monkeypatch.setattr(_missing, "_PART_ROWS", 7)
+    monkeypatch.setattr(_missing, "_GEMM_ROWS", 3)
     rng = np.random.default_rng(7)
     X = rng.normal(size=(90, 3))
     Xm, _ = _mcar(X, 0.3, 8)
