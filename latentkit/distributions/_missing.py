@@ -61,6 +61,7 @@ __all__ = [
     "group_missing_patterns",
     "marginal_log_gaussian_prob",
     "marginal_log_predictive",
+    "data_summary",
     "mean_fill",
     "missing_gaussian_e_step",
 ]
@@ -153,7 +154,8 @@ def mean_fill(X, sample_weight=None):
     Returns
     -------
     ndarray of shape (n, D)
-        Only used to start EM (k-means++, spectral start) and for scale checks.
+        Only used to start EM (k-means++, spectral start); the data-derived defaults use
+        :func:`data_summary`.
     """
     mask = np.isnan(X)
     if not mask.any():
@@ -163,6 +165,33 @@ def mean_fill(X, sample_weight=None):
     tot = obs.sum(axis=0)
     col = np.where(tot > 0, np.where(mask, 0.0, X).T @ w / np.where(tot > 0, tot, 1.0), 0.0)
     return np.where(mask, col, X)
+
+
+def data_summary(X, w, missing, diagonal=False):
+    """Mergeable summary of validated rows for the data-derived defaults (scale check, default
+    priors, ``shift_``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        NaN marks a missing entry (only with ``missing='marginalize'``).
+    w : ndarray of shape (n,)
+    missing : {'error', 'marginalize'}
+    diagonal : bool, default False
+        Keep only the variances' sums.
+
+    Returns
+    -------
+    latentkit._summaries.MomentSummary
+        With ``missing='marginalize'`` a :class:`latentkit._summaries.MissingMomentSummary`:
+        means of the observed entries, the scatter over the pairs observed together, merged
+        exactly across chunks, so a chunked fit takes the same defaults as the in-memory one.
+    """
+    from .._summaries import MissingMomentSummary, MomentSummary
+
+    if missing == "marginalize":
+        return MissingMomentSummary.of(X, w, diagonal=diagonal)
+    return MomentSummary.of(X, w, diagonal=diagonal)
 
 
 def group_missing_patterns(mask):
