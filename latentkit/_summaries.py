@@ -155,23 +155,27 @@ class MissingMomentSummary(MomentSummary):
         (two passes: the column means of the observed entries, then the pairs about them)."""
         n, D = X.shape
         obs = ~np.isnan(X)
-        ow = obs * w[:, None]
-        col_w = ow.sum(axis=0)
+        obs_f = obs.astype(np.float64)
+        col_w = w @ obs_f
         with np.errstate(over="ignore", invalid="ignore"):
-            mu = np.where(col_w > 0, np.where(obs, X, 0.0).T @ w / np.where(col_w > 0, col_w, 1),
-                          0.0)
-            Y = np.where(obs, X - mu, 0.0)
+            Y = np.where(obs, X, 0.0)
+            mu = np.where(col_w > 0, (w @ Y) / np.where(col_w > 0, col_w, 1.0), 0.0)
+            Y -= mu
+            Y *= obs_f  # 0 at the missing entries
             if diagonal:
                 pw, pm, pc = col_w, mu, w @ (Y * Y)
             else:
-                obs_f = obs.astype(np.float64)
-                pw = ow.T @ obs_f
+                pw = (obs_f * w[:, None]).T @ obs_f
                 Yw = Y * w[:, None]
                 dm = np.where(pw > 0, (Yw.T @ obs_f) / np.where(pw > 0, pw, 1.0), 0.0)
                 pm = np.where(pw > 0, mu[:, None] + dm, 0.0)
                 pc = Yw.T @ Y - pw * dm * dm.T
-        omin = np.where(obs, X, np.inf).min(axis=0) if n else np.full(D, np.inf)
-        omax = np.where(obs, X, -np.inf).max(axis=0) if n else np.full(D, -np.inf)
+        if n:  # fmin/fmax skip NaN; NaN only for a column without observed entries
+            omin, omax = np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0)
+            omin = np.where(np.isnan(omin), np.inf, omin)
+            omax = np.where(np.isnan(omax), -np.inf, omax)
+        else:
+            omin, omax = np.full(D, np.inf), np.full(D, -np.inf)
         return cls(n, float(w.sum()), pw, pm, pc, omin, omax)
 
     def __add__(self, other):
