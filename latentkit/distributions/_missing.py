@@ -18,24 +18,27 @@ coordinates ``o`` and missing ones ``m`` and a component ``k`` with mean ``mu`` 
   ``sum r xhat`` and ``sum r (xhat xhat^T + C)`` with ``xhat`` the row completed by the
   conditional mean under ``k``. They are ordinary :class:`GaussianStats` (same shapes, same
   shift), so the closed-form M-step, chunked and streaming fits, ``partial_fit`` and Dask use
-  them unchanged. The expected scatter splits as ``x0 x0^T`` (one GEMM over all partially
-  observed rows, :func:`accumulate_gaussian_stats`) plus low-rank corrections on the missing
-  coordinates (``x0 xhat_m^T``, ``xhat_m xhat_m^T + C``), so the cost per row is that of the
-  complete-data E-step plus ``O(K D |m|)``.
+  them unchanged. The expected scatter splits as ``x0 x0^T`` (a BLAS GEMM per chunk of rows,
+  as in the complete-data E-step) plus low-rank corrections on the missing coordinates
+  (``x0 xhat_m^T``, ``xhat_m xhat_m^T + C``), so the cost per row is that of the
+  complete-data E-step plus ``O(K D |m|)``
+  (:func:`latentkit._kernels.missing.missing_full_parallel`).
 - **diag / spherical.** Coordinates are independent given ``k``: the marginal is a product
   over the observed ones, ``xhat_m = mu_m``, ``C = diag(sigma_m^2)``; one fused numba pass
-  over all rows, no pattern grouping (:func:`latentkit._kernels.missing.missing_rows_diag`).
+  over all rows, no pattern grouping (:func:`latentkit._kernels.missing.missing_diag_parallel`).
 
 A fully missing row contributes likelihood 1 (its responsibilities are the weights). Data
 without NaN goes through the complete-data :func:`gaussian_mixture_e_step` (exactly today's
-results); with NaN, the full/tied E-step sends the complete rows there too.
+results); with NaN, every row goes through the missing-data pass.
 
-Speed (``benchmarks/bench_missing.py``, N=200k, D=16, K=8, 10% missing, 82% of the rows
-incomplete, 5128 patterns): per EM iteration 1.0-2.2x (diag, spherical), 1.2-1.7x (tied) and
-2.1-3.3x (full) the complete-data fit on a shared 2-core machine (best of 3 alternating runs;
-the range is the machine's load). Full covariances pay for the
-per-row conditional means and low-rank corrections in a serial kernel beside BLAS GEMMs that
-the complete-data E-step uses alone.
+Threads: both passes run ``prange`` over row partitions whose edges depend on the number of
+rows only (:data:`_PART_ROWS`), BLAS limited to one thread inside; each partition accumulates
+into its own slot and the slots are summed in index order, so the results are bit-identical
+for any number of threads (``tests/parallel/test_missing_threads.py``). The grouping of the
+rows by missing pattern (a sort, 20-35 ms at 200k rows) is cached across EM iterations,
+keyed on the missing mask itself (:func:`cached_pattern_index`).
+
+Speed: see ``benchmarks/bench_missing.py`` and the numbers in its docstring.
 
 Source: Ghahramani & Jordan (1994), *Supervised learning from incomplete data via an EM
 approach*, NIPS 6, section 3 (E-step eqs. for the missing block); Little & Rubin (2002),
