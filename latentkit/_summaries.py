@@ -144,7 +144,8 @@ class MissingMomentSummary(MomentSummary):
             if diag:
                 scatter = pair_scatter.copy()
             else:  # move each pair's centre from (m_de, m_ed) to (mean_d, mean_e)
-                dm = np.where(pair_weight > 0, pair_mean - mean[:, None], 0.0)
+                dm = pair_mean - mean[:, None]
+                dm = np.where((pair_weight > 0) & ~np.isnan(dm), dm, 0.0)  # nan: inf - inf
                 scatter = pair_scatter + pair_weight * dm * dm.T
         super().__init__(n, sw, mean, scatter, np.where(seen, omin, 0.0),
                          np.where(seen, omax, 0.0))
@@ -155,6 +156,12 @@ class MissingMomentSummary(MomentSummary):
         (two passes: the column means of the observed entries, then the pairs about them)."""
         n, D = X.shape
         obs = ~np.isnan(X)
+        if obs.all():  # no NaN: MomentSummary's arithmetic, so the defaults equal missing='error'
+            full = MomentSummary.of(X, w, diagonal=diagonal)
+            shape = (D,) if diagonal else (D, D)
+            pm = full.mean if diagonal else np.repeat(full.mean[:, None], D, axis=1)
+            return cls(n, full.sw, np.full(shape, full.sw), pm, full.scatter, full.xmin,
+                       full.xmax)
         obs_f = obs.astype(np.float64)
         col_w = w @ obs_f
         with np.errstate(over="ignore", invalid="ignore"):
