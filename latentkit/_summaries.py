@@ -162,6 +162,12 @@ class MissingMomentSummary(MomentSummary):
             pm = full.mean if diagonal else np.repeat(full.mean[:, None], D, axis=1)
             return cls(n, full.sw, np.full(shape, full.sw), pm, full.scatter, full.xmin,
                        full.xmax)
+        if diagonal:  # one compiled two-pass kernel, no (n, D) temporaries
+            from ._kernels.missing import nan_column_stats
+
+            col_w, mu, ss, omin, omax = nan_column_stats(np.ascontiguousarray(X, dtype=float),
+                                                         np.asarray(w, dtype=float))
+            return cls(n, float(w.sum()), col_w, mu, ss, omin, omax)
         obs_f = obs.astype(np.float64)
         col_w = w @ obs_f
         with np.errstate(over="ignore", invalid="ignore"):

@@ -26,7 +26,8 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag", "nan_row_keys"]
+__all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag", "nan_column_stats",
+           "nan_row_keys"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -476,3 +477,65 @@ def missing_diag_parallel(X, shift, means_c, prec, log_pc, const, w, edges, log_
                              f"got {getattr(arr, 'dtype', None)} {getattr(arr, 'shape', None)}.")
     _missing_diag_parallel_kernel(X, shift, means_c, prec, log_pc, const, w, edges, log_resp,
                                   lse, nk_p, sx_p, sxx_p)
+
+
+@jit
+def _nan_column_stats_kernel(X, w, col_w, mu, ss, omin, omax):
+    n, D = X.shape
+    sx = np.zeros(D)
+    for i in range(n):
+        for d in range(D):
+            v = X[i, d]
+            if not math.isnan(v):
+                col_w[d] += w[i]
+                sx[d] += w[i] * v
+                omin[d] = min(omin[d], v)
+                omax[d] = max(omax[d], v)
+    for d in range(D):
+        mu[d] = sx[d] / col_w[d] if col_w[d] > 0 else 0.0
+    for i in range(n):
+        for d in range(D):
+            v = X[i, d]
+            if not math.isnan(v):
+                z = v - mu[d]
+                ss[d] += w[i] * z * z
+
+
+def nan_column_stats(X, w):
+    """Per-column statistics of the observed (non-NaN) entries, two passes.
+
+    Parameters
+    ----------
+    X : ndarray (n, D), float64, C-contiguous
+        NaN marks a missing entry.
+    w : ndarray (n,), float64
+        Row weights.
+
+    Returns
+    -------
+    col_w : ndarray (D,)
+        ``sum_i w_i [x_id observed]``.
+    mu : ndarray (D,)
+        Weighted mean of the observed entries (0 for a column without any).
+    ss : ndarray (D,)
+        ``sum_i w_i (x_id - mu_d)^2`` over the observed entries.
+    omin, omax : ndarray (D,)
+        Smallest and largest observed entry (+inf / -inf for a column without any).
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, dtypes or layouts.
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float64
+            and X.flags.c_contiguous):
+        raise ValueError(f"X must be a C-contiguous 2-D float64 array, got "
+                         f"{getattr(X, 'dtype', None)} {getattr(X, 'shape', None)}.")
+    if not (isinstance(w, np.ndarray) and w.dtype == np.float64 and w.shape == (X.shape[0],)):
+        raise ValueError(f"w must be a float64 array of shape ({X.shape[0]},), got "
+                         f"{getattr(w, 'dtype', None)} {getattr(w, 'shape', None)}.")
+    D = X.shape[1]
+    col_w, mu, ss = np.zeros(D), np.zeros(D), np.zeros(D)
+    omin, omax = np.full(D, np.inf), np.full(D, -np.inf)
+    _nan_column_stats_kernel(X, np.ascontiguousarray(w), col_w, mu, ss, omin, omax)
+    return col_w, mu, ss, omin, omax

@@ -160,14 +160,16 @@ def mean_fill(X, sample_weight=None):
         Only used to start EM (k-means++, spectral start); the data-derived defaults use
         :func:`data_summary`.
     """
+    from .._kernels.missing import nan_column_stats
+
     mask = np.isnan(X)
     if not mask.any():
         return X
     w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-    obs = (~mask) * w[:, None]
-    tot = obs.sum(axis=0)
-    col = np.where(tot > 0, np.where(mask, 0.0, X).T @ w / np.where(tot > 0, tot, 1.0), 0.0)
-    return np.where(mask, col, X)
+    col = nan_column_stats(np.ascontiguousarray(X, dtype=np.float64), w)[1]
+    out = np.array(X, dtype=np.float64)
+    np.copyto(out, np.broadcast_to(col, X.shape), where=mask)
+    return out
 
 
 def data_summary(X, w, missing, diagonal=False):
