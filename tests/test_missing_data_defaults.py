@@ -54,6 +54,7 @@ def test_summary_of_chunks_equals_the_mean_filled_whole(diagonal):
     np.testing.assert_array_equal(none.xmin, 0.0)
 
 
+@pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")  # max_iter=10
 @pytest.mark.parametrize("cls", [VariationalGaussianMixture, DirichletProcessMixture])
 def test_variational_priors_with_missing_entries_from_every_block(cls):
     rng = np.random.default_rng(2)
