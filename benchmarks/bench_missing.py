@@ -16,12 +16,12 @@ time of each kept: the machine's load moves single runs by 2x), --estep (also th
 alone, without the per-fit validation, data summary, pattern grouping and initialisation that
 the per-iteration time of a 10-iteration fit includes).
 
-Measured on the shared 2-core machine (load average 15-20, numba's 2 threads; ratio of the
-best of 2-3 alternating runs): full 2.5-2.6x, tied 1.0-1.9x, diag 2.0x, spherical 1.8-2.1x per
-iteration of a 10-iteration fit; the E-step alone: full 2.2-2.3x, diag 1.7x. Full covariances
-pay for the per-row conditional means and low-rank corrections (``O(K D |m|)`` per row, scalar
-code) and for gathering the rows grouped by pattern (random access) beside the BLAS GEMMs
-that the complete-data E-step runs alone.
+Measured on the shared 2-core machine (numba's 2 threads, ratio of the best of 2-3 alternating
+runs, load average 4.6-8.6 from other jobs): full 2.19-2.25x per iteration of a 10-iteration fit
+(E-step alone 2.18-2.29x), tied 0.90-1.18x (1.08x), diag 1.51-1.85x (1.59x), spherical
+1.32-2.03x (1.66x). Full covariances pay for the per-row conditional means and low-rank
+corrections (``O(K D |m|)`` per row, scalar code) and for gathering the rows grouped by pattern
+(random access) beside the two BLAS GEMMs per chunk that the complete-data E-step runs alone.
 """
 
 import argparse
