@@ -15,7 +15,7 @@ Source of the pairwise update of means and scatter matrices: Chan, Golub & LeVeq
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CountSummary", "MomentSummary", "RowSummary", "SymbolSummary"]
+__all__ = ["CountSummary", "MissingMomentSummary", "MomentSummary", "RowSummary", "SymbolSummary"]
 
 
 class CountSummary:
@@ -105,6 +105,104 @@ class MomentSummary:
             scatter = self.scatter + other.scatter + cross * (self.sw * other.sw / sw)
         return MomentSummary(self.n + other.n, sw, mean, scatter,
                              np.minimum(self.xmin, other.xmin), np.maximum(self.xmax, other.xmax))
+
+
+class MissingMomentSummary(MomentSummary):
+    """:class:`MomentSummary` of rows with missing entries (NaN), mergeable across chunks.
+
+    ``mean`` is the weighted mean of the observed entries of each column (0 for a column with
+    none), ``scatter[d, e] = sum_i w_i (x_id - mean_d)(x_ie - mean_e)`` over the rows where
+    both ``d`` and ``e`` are observed (the scatter of the data with NaN filled by the column
+    means: exactly what the in-memory fit sees), ``xmin``/``xmax`` the range of the observed
+    entries (0 for a column with none), ``n`` and ``sw`` the rows and their total weight.
+    Mergeable because it keeps, for every pair ``(d, e)`` (every column when ``diagonal``),
+    the weight of the rows observing both, the mean of ``x_d`` over them and their centred
+    cross product; ``+`` merges each pair with the pairwise update, so the summary of the
+    chunks equals the summary of their concatenation to rounding, whatever the chunks.
+
+    Attributes
+    ----------
+    pair_weight : ndarray (D, D) or (D,)
+        ``W_de = sum_i w_i [d and e observed]``.
+    pair_mean : ndarray (D, D) or (D,)
+        ``m_de`` = weighted mean of ``x_d`` over those rows (0 where ``W_de = 0``).
+    pair_scatter : ndarray (D, D) or (D,)
+        ``C_de = sum_i w_i (x_id - m_de)(x_ie - m_ed)`` over those rows.
+
+    Source: Chan, Golub & LeVeque (1979), eq. 2.1, applied to every pair of columns.
+    """
+
+    def __init__(self, n, sw, pair_weight, pair_mean, pair_scatter, omin, omax):
+        self.pair_weight, self.pair_mean, self.pair_scatter = pair_weight, pair_mean, pair_scatter
+        self._omin, self._omax = omin, omax
+        diag = pair_weight.ndim == 1
+        col_w = pair_weight if diag else np.diagonal(pair_weight)
+        col_m = pair_mean if diag else np.diagonal(pair_mean)
+        seen = col_w > 0
+        mean = np.where(seen, col_m, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if diag:
+                scatter = pair_scatter.copy()
+            else:  # move each pair's centre from (m_de, m_ed) to (mean_d, mean_e)
+                dm = pair_mean - mean[:, None]
+                dm = np.where((pair_weight > 0) & ~np.isnan(dm), dm, 0.0)  # nan: inf - inf
+                scatter = pair_scatter + pair_weight * dm * dm.T
+        super().__init__(n, sw, mean, scatter, np.where(seen, omin, 0.0),
+                         np.where(seen, omax, 0.0))
+
+    @classmethod
+    def of(cls, X, w, diagonal=False):
+        """Summary of rows ``X`` (n, D) with NaN at the missing entries and weights ``w`` (n,)
+        (two passes: the column means of the observed entries, then the pairs about them)."""
+        n, D = X.shape
+        obs = ~np.isnan(X)
+        if obs.all():  # no NaN: MomentSummary's arithmetic, so the defaults equal missing='error'
+            full = MomentSummary.of(X, w, diagonal=diagonal)
+            shape = (D,) if diagonal else (D, D)
+            pm = full.mean if diagonal else np.repeat(full.mean[:, None], D, axis=1)
+            return cls(n, full.sw, np.full(shape, full.sw), pm, full.scatter, full.xmin,
+                       full.xmax)
+        if diagonal:  # one compiled two-pass kernel, no (n, D) temporaries
+            from ._kernels.missing import nan_column_stats
+
+            col_w, mu, ss, omin, omax = nan_column_stats(np.ascontiguousarray(X, dtype=float),
+                                                         np.asarray(w, dtype=float))
+            return cls(n, float(w.sum()), col_w, mu, ss, omin, omax)
+        obs_f = obs.astype(np.float64)
+        col_w = w @ obs_f
+        with np.errstate(over="ignore", invalid="ignore"):
+            Y = np.where(obs, X, 0.0)
+            mu = np.where(col_w > 0, (w @ Y) / np.where(col_w > 0, col_w, 1.0), 0.0)
+            Y -= mu
+            Y *= obs_f  # 0 at the missing entries
+            if diagonal:
+                pw, pm, pc = col_w, mu, w @ (Y * Y)
+            else:
+                pw = (obs_f * w[:, None]).T @ obs_f
+                Yw = Y * w[:, None]
+                dm = np.where(pw > 0, (Yw.T @ obs_f) / np.where(pw > 0, pw, 1.0), 0.0)
+                pm = np.where(pw > 0, mu[:, None] + dm, 0.0)
+                pc = Yw.T @ Y - pw * dm * dm.T
+        if n:  # fmin/fmax skip NaN; NaN only for a column without observed entries
+            omin, omax = np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0)
+            omin = np.where(np.isnan(omin), np.inf, omin)
+            omax = np.where(np.isnan(omax), -np.inf, omax)
+        else:
+            omin, omax = np.full(D, np.inf), np.full(D, -np.inf)
+        return cls(n, float(w.sum()), pw, pm, pc, omin, omax)
+
+    def __add__(self, other):
+        w1, w2 = self.pair_weight, other.pair_weight
+        W = w1 + w2
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            f2 = np.where(W > 0, w2 / np.where(W > 0, W, 1.0), 0.0)
+            delta = np.where((w1 > 0) & (w2 > 0), other.pair_mean - self.pair_mean, 0.0)
+            mean = np.where(w1 > 0, self.pair_mean + delta * f2, other.pair_mean)
+            cross = delta * delta if delta.ndim == 1 else delta * delta.T
+            scatter = self.pair_scatter + other.pair_scatter + cross * (w1 * f2)
+        return MissingMomentSummary(self.n + other.n, self.sw + other.sw, W, mean, scatter,
+                                    np.minimum(self._omin, other._omin),
+                                    np.maximum(self._omax, other._omax))
 
 
 class SymbolSummary:

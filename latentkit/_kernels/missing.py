@@ -1,18 +1,20 @@
-"""numba kernel of the missing-data Gaussian block (:mod:`latentkit.distributions._missing`).
+"""numba kernels of the missing-data Gaussian block (:mod:`latentkit.distributions._missing`).
 
-:func:`missing_rows_full` is the per-row middle of the full/tied E-step with missing entries:
-the caller sorts the partially observed rows by missing pattern and computes ``x0 U_k`` for all
-rows and components with one GEMM (``x0``: the shifted row with zeros at its missing
-coordinates; the kernel subtracts ``(mu_k - shift) U_k``). For each pattern the kernel
-factorises the ``q x q`` blocks ``Lambda_k,mm`` of the precisions once (Cholesky, ``C_k =
-Lambda_k,mm^{-1}``, the conditional covariance); then for each row of the pattern and each
-component: ``g = U_k[m, :] y0``, the conditional mean of the missing entries ``e = -C_k g``, the
-marginal Mahalanobis distance ``||y0||^2 + e . g``, the marginal log density, log-sum-exp and
-log-responsibilities, and the low-rank corrections of the statistics on the missing coordinates
-(``sum r e``, ``sum r (x0 e^T + e x0^T + e e^T)``, ``(sum r) C_k``). The ``x0 x0^T`` part of
-the second moments is left to one GEMM by the caller, on the ``Z = r x0`` the kernel writes.
-Serial (the patterns are visited in order, so the result is deterministic; the caller runs
-chunks of rows in threads and sums them in chunk order).
+:func:`missing_full_parallel` is the full/tied E-step with missing entries: the rows, grouped by
+missing pattern, are cut into partitions fixed by their number; ``prange`` runs over the
+partitions. Inside one, chunks of rows: ``x0`` (shifted, zeros at the missing coordinates),
+``Y = x0 [U_1 ... U_K]`` (one single-threaded BLAS GEMM), then per row the middle: for each
+pattern met, the ``q x q`` blocks ``Lambda_k,mm`` of the precisions factorised once (Cholesky,
+``C_k = Lambda_k,mm^{-1}``, the conditional covariance); for each row and component ``y0 =
+Y - (mu_k - shift) U_k``, ``g = U_k[m, :] y0``, the conditional mean of the missing entries
+``e = -C_k g``, the marginal Mahalanobis distance ``||y0||^2 + e . g``, the marginal log
+density, log-sum-exp and log-responsibilities, and the low-rank corrections of the statistics
+on the missing coordinates (``sum r e``, ``sum r (x0 e^T + e x0^T + e e^T)``, ``(sum r)
+C_k``); then the ``x0 x0^T`` part of the second moments as one GEMM on ``Z = r x0``.
+:func:`missing_diag_parallel` is the fused diag/spherical pass (coordinates independent given
+the component), also over partitions. Each partition writes only its own slot of the
+accumulators and the caller sums the slots in index order: bit-identical results for any
+number of threads.
 
 Imports only numpy, math and numba (DESIGN.md section 4). Oracle:
 :mod:`latentkit.testing._oracles_missing` (row by row with scipy).
@@ -22,9 +24,10 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, prange
 
-__all__ = ["missing_rows_diag", "missing_rows_full"]
+__all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag", "nan_column_stats",
+           "nan_row_keys"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -40,185 +43,6 @@ def _normalise_row(lp, best, i, log_resp, lse):
     lse[i] = ls
     for k in range(lp.shape[0]):
         log_resp[i, k] = lp[k] - ls
-
-
-@jit
-def _missing_rows_full_kernel(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w, log_resp, lse,
-                              sx_c, sxx_c, R, Z):
-    n, D = X0.shape
-    K = U.shape[0]
-    n_pat = n_miss.shape[0]
-    L = np.zeros((D, D))
-    C = np.zeros((K, D, D))
-    log_det = np.zeros(K)
-    g = np.zeros((K, D))
-    e = np.zeros((K, D))
-    lp = np.zeros(K)
-    y = np.zeros(D)
-    mass = np.zeros(K)
-    # per-pattern accumulators on the pattern's own (contiguous) coordinates
-    acc_x = np.zeros((K, D))
-    acc_cross = np.zeros((K, D, D))  # [k, a, d]: sum r e_a x0_d
-    acc_ee = np.zeros((K, D, D))
-    for p in range(n_pat):
-        q = n_miss[p]
-        m = miss[p]
-        # --- once per pattern: Cholesky of Lambda_k,mm and its inverse C_k
-        for k in range(K):
-            for a in range(q):
-                for b in range(a + 1):
-                    s = P[k, m[a], m[b]]
-                    for c in range(b):
-                        s -= L[a, c] * L[b, c]
-                    if a == b:
-                        L[a, a] = math.sqrt(s)
-                    else:
-                        L[a, b] = s / L[b, b]
-            ld = 0.0
-            for a in range(q):
-                ld += math.log(L[a, a])
-            log_det[k] = ld
-            # L^{-1} (lower), column by column, into C[k]
-            for j in range(q):
-                for a in range(q):
-                    g[0, a] = 0.0
-                g[0, j] = 1.0
-                for a in range(j, q):
-                    s = g[0, a]
-                    for c in range(j, a):
-                        s -= L[a, c] * e[0, c]
-                    e[0, a] = s / L[a, a]
-                for a in range(q):
-                    C[k, a, j] = e[0, a] if a >= j else 0.0
-            # C = L^{-T} L^{-1}: C[a, b] = sum_c Linv[c, a] Linv[c, b]
-            for a in range(q):
-                for b in range(q):
-                    s = 0.0
-                    for c in range(max(a, b), q):
-                        s += C[k, c, a] * C[k, c, b]
-                    L[a, b] = s
-            for a in range(q):
-                for b in range(q):
-                    C[k, a, b] = L[a, b]
-            mass[k] = 0.0
-            for a in range(q):
-                acc_x[k, a] = 0.0
-                for d in range(D):
-                    acc_cross[k, a, d] = 0.0
-                for b in range(q):
-                    acc_ee[k, a, b] = 0.0
-        # --- rows of the pattern
-        for i in range(starts[p], starts[p + 1]):
-            best = -np.inf
-            for k in range(K):
-                ss = 0.0
-                for d in range(D):
-                    y[d] = Y0[i, k, d] - bvec[k, d]
-                    ss += y[d] * y[d]
-                for a in range(q):
-                    s = 0.0
-                    for d in range(m[a], D):  # U upper triangular
-                        s += U[k, m[a], d] * y[d]
-                    g[k, a] = s
-                eg = 0.0
-                for a in range(q):
-                    s = 0.0
-                    for b in range(q):
-                        s -= C[k, a, b] * g[k, b]
-                    e[k, a] = s
-                    eg += s * g[k, a]
-                lp[k] = const[k] + 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * (ss + eg)
-                if lp[k] > best:
-                    best = lp[k]
-            _normalise_row(lp, best, i, log_resp, lse)
-            for k in range(K):
-                r = math.exp(log_resp[i, k]) * w[i]
-                R[i, k] = r
-                for d in range(D):
-                    Z[i, k, d] = r * X0[i, d]
-                mass[k] += r
-                for a in range(q):
-                    re = r * e[k, a]
-                    acc_x[k, a] += re
-                    for d in range(D):
-                        acc_cross[k, a, d] += re * X0[i, d]
-                    for b in range(q):
-                        acc_ee[k, a, b] += re * e[k, b]
-        # --- scatter the pattern's accumulators (x0 is 0 on m, so cross has no m x m part)
-        for k in range(K):
-            for a in range(q):
-                sx_c[k, m[a]] += acc_x[k, a]
-                for d in range(D):
-                    v = acc_cross[k, a, d]
-                    sxx_c[k, m[a], d] += v
-                    sxx_c[k, d, m[a]] += v
-                for b in range(q):
-                    sxx_c[k, m[a], m[b]] += acc_ee[k, a, b] + mass[k] * C[k, a, b]
-
-
-def missing_rows_full(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w, log_resp, lse, sx_c,
-                      sxx_c, R, Z):
-    """Per-row middle of the full/tied E-step with missing entries (see module docstring).
-
-    Parameters
-    ----------
-    X0 : ndarray (n, D), float64
-        Shifted rows, zeros at missing coordinates, sorted by pattern.
-    Y0 : ndarray (n, K, D), float64
-        ``x0_i U_k`` (one GEMM).
-    bvec : ndarray (K, D)
-        ``(mu_k - shift) U_k``: ``y0 = Y0[i, k] - bvec[k]``.
-    U : ndarray (K, D, D)
-        Upper-triangular precision Cholesky factors (tied: broadcast).
-    P : ndarray (K, D, D)
-        Precisions ``U U^T``.
-    miss : ndarray (n_patterns, D), int64
-        Missing coordinates of each pattern, ascending, padded.
-    n_miss : ndarray (n_patterns,), int64
-        Number of missing coordinates of each pattern (>= 1).
-    starts : ndarray (n_patterns + 1,), int64
-        Rows ``starts[p]:starts[p+1]`` share pattern ``p``.
-    const : ndarray (K,)
-        ``log_weights_k + log det U_k - D/2 log(2 pi)``.
-    w : ndarray (n,)
-        Sample weights.
-    log_resp : ndarray (n, K)
-        Output: log-responsibilities.
-    lse : ndarray (n,)
-        Output: log-likelihood of each row's observed entries (nats).
-    sx_c : ndarray (K, D)
-        Added to: ``sum_i w_i r_ik e_ik`` on the missing coordinates.
-    sxx_c : ndarray (K, D, D)
-        Added to: the second-moment corrections on the missing rows/columns.
-    R : ndarray (n, K)
-        Output: weighted responsibilities ``w_i r_ik``.
-    Z : ndarray (n, K, D)
-        Output: ``w_i r_ik x0_i``, for the GEMM ``x0^T [Z_1 ... Z_K]`` of the ``x0 x0^T`` part.
-
-    Raises
-    ------
-    ValueError
-        Wrong shapes or dtypes.
-    """
-    n, D = X0.shape
-    K = U.shape[0]
-    for name, arr, shape, dt in (("X0", X0, (n, D), np.float64), ("Y0", Y0, (n, K, D), np.float64),
-                                 ("bvec", bvec, (K, D), np.float64),
-                                 ("U", U, (K, D, D), np.float64), ("P", P, (K, D, D), np.float64),
-                                 ("miss", miss, (n_miss.shape[0], D), np.int64),
-                                 ("starts", starts, (n_miss.shape[0] + 1,), np.int64),
-                                 ("const", const, (K,), np.float64), ("w", w, (n,), np.float64),
-                                 ("log_resp", log_resp, (n, K), np.float64),
-                                 ("lse", lse, (n,), np.float64), ("sx_c", sx_c, (K, D), np.float64),
-                                 ("R", R, (n, K), np.float64), ("Z", Z, (n, K, D), np.float64),
-                                 ("sxx_c", sxx_c, (K, D, D), np.float64)):
-        if not (isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == shape
-                and arr.flags.c_contiguous):
-            raise ValueError(f"{name} must be a C-contiguous {np.dtype(dt).name} array of shape "
-                             f"{shape}, got {getattr(arr, 'dtype', None)} "
-                             f"{getattr(arr, 'shape', None)}.")
-    _missing_rows_full_kernel(X0, Y0, bvec, U, P, miss, n_miss, starts, const, w, log_resp, lse,
-                              sx_c, sxx_c, R, Z)
 
 
 @jit
@@ -305,3 +129,413 @@ def missing_rows_diag(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, 
                              f"got {getattr(arr, 'dtype', None)} {getattr(arr, 'shape', None)}.")
     _missing_rows_diag_kernel(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, nk, sx,
                               sxx)
+
+
+@jit
+def _pattern_factors(P, m, q, L, C, log_det):
+    """For each component ``k``: the Cholesky factor of ``Lambda_k,mm`` (``q x q``, in ``L``),
+    ``C[k] = Lambda_k,mm^{-1}`` (top-left ``q x q``) and ``log_det[k] = log det L``."""
+    K = P.shape[0]
+    for k in range(K):
+        for a in range(q):
+            for b in range(a + 1):
+                s = P[k, m[a], m[b]]
+                for c in range(b):
+                    s -= L[a, c] * L[b, c]
+                if a == b:
+                    L[a, a] = math.sqrt(s)
+                else:
+                    L[a, b] = s / L[b, b]
+        ld = 0.0
+        for a in range(q):
+            ld += math.log(L[a, a])
+        log_det[k] = ld
+        # L^{-1} (lower), column by column, into C[k]; then C = L^{-T} L^{-1} in place
+        for j in range(q):
+            for a in range(q):
+                C[k, a, j] = 0.0
+            for a in range(j, q):
+                s = 1.0 if a == j else 0.0
+                for c in range(j, a):
+                    s -= L[a, c] * C[k, c, j]
+                C[k, a, j] = s / L[a, a]
+        for a in range(q):
+            for b in range(a + 1):
+                s = 0.0
+                for c in range(a, q):
+                    s += C[k, c, a] * C[k, c, b]
+                L[a, b] = s
+        for a in range(q):
+            for b in range(a + 1):
+                C[k, a, b] = L[a, b]
+                C[k, b, a] = L[a, b]
+
+
+@jit
+def _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc, sxxc):
+    """Scatter one pattern's accumulators onto its missing coordinates and zero them
+    (``x0`` is 0 on ``m``, so the cross term has no ``m x m`` part)."""
+    K, D = sxc.shape
+    for k in range(K):
+        for a in range(q):
+            sxc[k, m[a]] += acc_x[k, a]
+            acc_x[k, a] = 0.0
+            for d in range(D):
+                v = acc_cross[k, a, d]
+                sxxc[k, m[a], d] += v
+                sxxc[k, d, m[a]] += v
+                acc_cross[k, a, d] = 0.0
+            for b in range(q):
+                sxxc[k, m[a], m[b]] += acc_ee[k, a, b] + mass[k] * C[k, a, b]
+                acc_ee[k, a, b] = 0.0
+        mass[k] = 0.0
+
+
+@jit(parallel=True)
+def _missing_full_parallel_kernel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat, bcat,
+                                  U, P, const, w, tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p,
+                                  sxxc_p):
+    D = X.shape[1]
+    K = const.shape[0]
+    KD = sxx_p.shape[2]
+    for p in prange(edges.shape[0] - 1):
+        Xc = np.empty((chunk, D))
+        Y = np.empty((chunk, K * D))
+        Z = np.zeros((chunk, KD))
+        R = np.zeros((chunk, K))
+        T1 = np.empty((D, KD))
+        T2 = np.empty((K, D))
+        L = np.zeros((D, D))
+        C = np.zeros((K, D, D))
+        log_det = np.zeros(K)
+        g = np.zeros((K, D))
+        e = np.zeros((K, D))
+        lp = np.zeros(K)
+        ex = np.zeros(K)
+        y = np.zeros(D)
+        mass = np.zeros(K)
+        acc_x = np.zeros((K, D))
+        acc_cross = np.zeros((K, D, D))
+        acc_ee = np.zeros((K, D, D))
+        cur = -1
+        q = 0
+        m = miss[0]
+        for a0 in range(edges[p], edges[p + 1], chunk):
+            B = min(edges[p + 1], a0 + chunk) - a0
+            if B < chunk:  # zero rows add nothing to the GEMMs
+                Xc[:, :] = 0.0
+                R[:, :] = 0.0
+                Z[:, :] = 0.0
+            for i in range(B):
+                src = order[a0 + i]
+                for d in range(D):
+                    v = X[src, d]
+                    Xc[i, d] = 0.0 if math.isnan(v) else v - shift[d]
+            np.dot(Xc, ucat, Y)
+            for i in range(B):
+                pi = pat[a0 + i]
+                if pi != cur:  # rows are sorted by pattern: a new pattern starts here
+                    if cur >= 0:
+                        _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc_p[p],
+                                       sxxc_p[p])
+                    cur = pi
+                    q = n_miss[pi]
+                    m = miss[pi]
+                    _pattern_factors(P, m, q, L, C, log_det)
+                best = -np.inf
+                for k in range(K):
+                    ss = 0.0
+                    for d in range(D):
+                        v = Y[i, k * D + d] - bcat[k * D + d]
+                        y[d] = v
+                        ss += v * v
+                    eg = 0.0
+                    ld = 0.0
+                    if q > 0:
+                        for a in range(q):
+                            s = 0.0
+                            for d in range(m[a], D):  # U upper triangular
+                                s += U[k, m[a], d] * y[d]
+                            g[k, a] = s
+                        for a in range(q):
+                            s = 0.0
+                            for b in range(q):
+                                s -= C[k, a, b] * g[k, b]
+                            e[k, a] = s
+                            eg += s * g[k, a]
+                        ld = 0.5 * q * _LOG_2PI - log_det[k]
+                    lp[k] = const[k] + ld - 0.5 * (ss + eg)
+                    if lp[k] > best:
+                        best = lp[k]
+                # two loops (store, then reduce): see latentkit._kernels.gaussian._rows_full
+                for k in range(K):
+                    ex[k] = math.exp(lp[k] - best)
+                tot = 0.0
+                for k in range(K):
+                    tot += ex[k]
+                ls = best + math.log(tot)
+                row = order[a0 + i]
+                lse[row] = ls
+                ws = w[row] / tot
+                for k in range(K):
+                    log_resp[row, k] = lp[k] - ls
+                    r = ex[k] * ws
+                    R[i, k] = r
+                    nk_p[p, k] += r
+                    mass[k] += r
+                    if not tied:
+                        for d in range(D):
+                            Z[i, k * D + d] = r * Xc[i, d]
+                    for a in range(q):
+                        re = r * e[k, a]
+                        acc_x[k, a] += re
+                        for d in range(D):
+                            acc_cross[k, a, d] += re * Xc[i, d]
+                        for b in range(q):
+                            acc_ee[k, a, b] += re * e[k, b]
+                if tied:
+                    s = 0.0
+                    for k in range(K):
+                        s += R[i, k]
+                    for d in range(D):
+                        Z[i, d] = s * Xc[i, d]
+            np.dot(R.T, Xc, T2)
+            np.dot(Xc.T, Z, T1)
+            for k in range(K):
+                for d in range(D):
+                    sx_p[p, k, d] += T2[k, d]
+            for d in range(D):
+                for j in range(KD):
+                    sxx_p[p, d, j] += T1[d, j]
+        if cur >= 0:
+            _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc_p[p], sxxc_p[p])
+
+
+def missing_full_parallel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat, bcat, U, P,
+                          const, w, tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p, sxxc_p):
+    """Full/tied-covariance E-step with missing entries, parallel over row partitions.
+
+    The rows, taken in the order ``order`` (grouped by missing pattern), are cut into the
+    partitions ``edges`` (fixed by the number of rows only); ``prange`` runs over the
+    partitions, each writes only its own slot of the accumulators, and BLAS must be limited
+    to one thread by the caller, so the caller's index-order sum of the slots is bit-identical
+    for any number of threads. Inside a partition, chunks of ``chunk`` rows: gather ``x0``
+    (shifted, 0 at NaN), ``Y = x0 [U_1 ... U_K]`` (one GEMM), the per-row middle of
+    :func:`missing_rows_full` (conditional means, marginal log densities, responsibilities,
+    low-rank corrections accumulated per pattern, the pattern's ``Lambda_k,mm`` factorised
+    once per partition it meets), then ``R^T x0`` and ``x0^T [r_1 x0, ..., r_K x0]`` (full) or
+    ``x0^T ((sum_k r_k) x0)`` (tied) as GEMMs.
+
+    Parameters
+    ----------
+    X : ndarray (n, D), float64
+        NaN marks a missing entry (any row, complete or not).
+    order : ndarray (n,), int64
+        Rows grouped by pattern.
+    pat : ndarray (n,), int64
+        Pattern of ``order[j]`` (non-decreasing).
+    miss, n_miss : ndarray (n_patterns, D), (n_patterns,), int64
+        Missing coordinates (ascending, padded) and their number (0 for complete rows).
+    edges : ndarray (n_parts + 1,), int64
+        Partition boundaries in ``order``.
+    chunk : int
+        Rows per GEMM.
+    shift : ndarray (D,)
+    ucat : ndarray (D, K D)
+        ``[U_1 ... U_K]``.
+    bcat : ndarray (K D,)
+        ``(mu_k - shift) U_k`` stacked.
+    U, P : ndarray (K, D, D)
+        Upper-triangular precision Cholesky factors and precisions ``U U^T``.
+    const : ndarray (K,)
+        ``log_weights_k + log det U_k - D/2 log(2 pi)`` (nats).
+    w : ndarray (n,)
+        Sample weights (original row order).
+    tied : bool
+        Second moments summed over components (``sxx_p`` of shape (n_parts, D, D)).
+    lse, log_resp : ndarray (n,), (n, K)
+        Outputs, original row order: log-likelihood of each row's observed entries (nats) and
+        log-responsibilities.
+    nk_p, sx_p : ndarray (n_parts, K), (n_parts, K, D)
+        Added to: per-partition ``sum w r`` and ``sum w r x0``.
+    sxx_p : ndarray (n_parts, D, K D) or (n_parts, D, D) (tied)
+        Added to: per-partition ``x0 x0^T`` moments.
+    sxc_p, sxxc_p : ndarray (n_parts, K, D), (n_parts, K, D, D)
+        Added to: per-partition corrections on the missing coordinates.
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, dtypes or layouts.
+
+    Source: Ghahramani & Jordan (1994) section 3; Bishop (2006) eqs. (2.73)-(2.75).
+    """
+    n, D = X.shape
+    K = const.shape[0]
+    n_parts = edges.shape[0] - 1
+    n_pat = n_miss.shape[0]
+    KD = D if tied else K * D
+    for name, arr, shape, dt in (
+            ("X", X, (n, D), np.float64), ("order", order, (n,), np.int64),
+            ("pat", pat, (n,), np.int64), ("miss", miss, (n_pat, D), np.int64),
+            ("n_miss", n_miss, (n_pat,), np.int64), ("edges", edges, (n_parts + 1,), np.int64),
+            ("shift", shift, (D,), np.float64), ("ucat", ucat, (D, K * D), np.float64),
+            ("bcat", bcat, (K * D,), np.float64), ("U", U, (K, D, D), np.float64),
+            ("P", P, (K, D, D), np.float64), ("const", const, (K,), np.float64),
+            ("w", w, (n,), np.float64), ("lse", lse, (n,), np.float64),
+            ("log_resp", log_resp, (n, K), np.float64), ("nk_p", nk_p, (n_parts, K), np.float64),
+            ("sx_p", sx_p, (n_parts, K, D), np.float64),
+            ("sxx_p", sxx_p, (n_parts, D, KD), np.float64),
+            ("sxc_p", sxc_p, (n_parts, K, D), np.float64),
+            ("sxxc_p", sxxc_p, (n_parts, K, D, D), np.float64)):
+        if not (isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == shape
+                and arr.flags.c_contiguous):
+            raise ValueError(f"{name} must be a C-contiguous {np.dtype(dt).name} array of shape "
+                             f"{shape}, got {getattr(arr, 'dtype', None)} "
+                             f"{getattr(arr, 'shape', None)}.")
+    if n_parts < 1 or edges[0] != 0 or edges[-1] != n or np.any(np.diff(edges) < 0):
+        raise ValueError(f"edges must be non-decreasing from 0 to n={n}, got {edges!r}.")
+    if int(chunk) < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
+    _missing_full_parallel_kernel(X, order, pat, miss, n_miss, edges, int(chunk), shift, ucat,
+                                  bcat, U, P, const, w, bool(tied), lse, log_resp, nk_p, sx_p,
+                                  sxx_p, sxc_p, sxxc_p)
+
+
+@jit
+def _nan_row_keys_kernel(X, out):
+    # serial: a few ms for 10^6 rows, and no wait for numba's threads on a loaded machine
+    n, D = X.shape
+    for i in range(n):
+        key = np.uint64(0)
+        for d in range(D):
+            if math.isnan(X[i, d]):
+                key |= np.uint64(1) << np.uint64(d)
+        out[i] = key
+
+
+def nan_row_keys(X):
+    """Missing pattern of each row as bits of one integer (bit ``d`` set: ``X[i, d]`` is NaN).
+
+    Parameters
+    ----------
+    X : ndarray (n, D), float64, C-contiguous, ``D <= 64``
+
+    Returns
+    -------
+    ndarray (n,), uint64
+
+    Raises
+    ------
+    ValueError
+        Wrong dtype, layout or more than 64 columns.
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float64
+            and X.flags.c_contiguous and X.shape[1] <= 64):
+        raise ValueError(f"X must be a C-contiguous float64 array with at most 64 columns, got "
+                         f"{getattr(X, 'dtype', None)} {getattr(X, 'shape', None)}.")
+    out = np.empty(X.shape[0], dtype=np.uint64)
+    _nan_row_keys_kernel(X, out)
+    return out
+
+
+@jit(parallel=True)
+def _missing_diag_parallel_kernel(X, shift, means_c, prec, log_pc, const, w, edges, log_resp,
+                                  lse, nk_p, sx_p, sxx_p):
+    for p in prange(edges.shape[0] - 1):
+        a = edges[p]
+        b = edges[p + 1]
+        _missing_rows_diag_kernel(X[a:b], shift, means_c, prec, log_pc, const, w[a:b],
+                                  log_resp[a:b], lse[a:b], nk_p[p], sx_p[p], sxx_p[p])
+
+
+def missing_diag_parallel(X, shift, means_c, prec, log_pc, const, w, edges, log_resp, lse, nk_p,
+                          sx_p, sxx_p):
+    """:func:`missing_rows_diag` over the row partitions ``edges`` in parallel (``prange``).
+
+    Partition ``p`` adds only to its own slots ``nk_p[p], sx_p[p], sxx_p[p]`` (shapes
+    (P, K), (P, K, D), (P, K, D)); with partitions fixed by the number of rows, the caller's
+    index-order sum of the slots is bit-identical for any number of threads. Other arguments
+    and errors as :func:`missing_rows_diag`.
+    """
+    n, D = X.shape
+    K = means_c.shape[0]
+    n_parts = edges.shape[0] - 1
+    if not (isinstance(edges, np.ndarray) and edges.dtype == np.int64 and n_parts >= 1
+            and edges[0] == 0 and edges[-1] == n and np.all(np.diff(edges) >= 0)):
+        raise ValueError(f"edges must be a non-decreasing int64 array from 0 to n={n}, "
+                         f"got {edges!r}.")
+    for name, arr, shape in (("X", X, (n, D)), ("shift", shift, (D,)),
+                             ("means_c", means_c, (K, D)), ("prec", prec, (K, D)),
+                             ("log_pc", log_pc, (K, D)), ("const", const, (K,)), ("w", w, (n,)),
+                             ("log_resp", log_resp, (n, K)), ("lse", lse, (n,)),
+                             ("nk_p", nk_p, (n_parts, K)), ("sx_p", sx_p, (n_parts, K, D)),
+                             ("sxx_p", sxx_p, (n_parts, K, D))):
+        if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == shape
+                and arr.flags.c_contiguous):
+            raise ValueError(f"{name} must be a C-contiguous float64 array of shape {shape}, "
+                             f"got {getattr(arr, 'dtype', None)} {getattr(arr, 'shape', None)}.")
+    _missing_diag_parallel_kernel(X, shift, means_c, prec, log_pc, const, w, edges, log_resp,
+                                  lse, nk_p, sx_p, sxx_p)
+
+
+@jit
+def _nan_column_stats_kernel(X, w, col_w, mu, ss, omin, omax):
+    n, D = X.shape
+    sx = np.zeros(D)
+    for i in range(n):
+        for d in range(D):
+            v = X[i, d]
+            if not math.isnan(v):
+                col_w[d] += w[i]
+                sx[d] += w[i] * v
+                omin[d] = min(omin[d], v)
+                omax[d] = max(omax[d], v)
+    for d in range(D):
+        mu[d] = sx[d] / col_w[d] if col_w[d] > 0 else 0.0
+    for i in range(n):
+        for d in range(D):
+            v = X[i, d]
+            if not math.isnan(v):
+                z = v - mu[d]
+                ss[d] += w[i] * z * z
+
+
+def nan_column_stats(X, w):
+    """Per-column statistics of the observed (non-NaN) entries, two passes.
+
+    Parameters
+    ----------
+    X : ndarray (n, D), float64, C-contiguous
+        NaN marks a missing entry.
+    w : ndarray (n,), float64
+        Row weights.
+
+    Returns
+    -------
+    col_w : ndarray (D,)
+        ``sum_i w_i [x_id observed]``.
+    mu : ndarray (D,)
+        Weighted mean of the observed entries (0 for a column without any).
+    ss : ndarray (D,)
+        ``sum_i w_i (x_id - mu_d)^2`` over the observed entries.
+    omin, omax : ndarray (D,)
+        Smallest and largest observed entry (+inf / -inf for a column without any).
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, dtypes or layouts.
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float64
+            and X.flags.c_contiguous):
+        raise ValueError(f"X must be a C-contiguous 2-D float64 array, got "
+                         f"{getattr(X, 'dtype', None)} {getattr(X, 'shape', None)}.")
+    if not (isinstance(w, np.ndarray) and w.dtype == np.float64 and w.shape == (X.shape[0],)):
+        raise ValueError(f"w must be a float64 array of shape ({X.shape[0]},), got "
+                         f"{getattr(w, 'dtype', None)} {getattr(w, 'shape', None)}.")
+    D = X.shape[1]
+    col_w, mu, ss = np.zeros(D), np.zeros(D), np.zeros(D)
+    omin, omax = np.full(D, np.inf), np.full(D, -np.inf)
+    _nan_column_stats_kernel(X, np.ascontiguousarray(w), col_w, mu, ss, omin, omax)
+    return col_w, mu, ss, omin, omax

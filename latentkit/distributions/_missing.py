@@ -18,24 +18,27 @@ coordinates ``o`` and missing ones ``m`` and a component ``k`` with mean ``mu`` 
   ``sum r xhat`` and ``sum r (xhat xhat^T + C)`` with ``xhat`` the row completed by the
   conditional mean under ``k``. They are ordinary :class:`GaussianStats` (same shapes, same
   shift), so the closed-form M-step, chunked and streaming fits, ``partial_fit`` and Dask use
-  them unchanged. The expected scatter splits as ``x0 x0^T`` (one GEMM over all partially
-  observed rows, :func:`accumulate_gaussian_stats`) plus low-rank corrections on the missing
-  coordinates (``x0 xhat_m^T``, ``xhat_m xhat_m^T + C``), so the cost per row is that of the
-  complete-data E-step plus ``O(K D |m|)``.
+  them unchanged. The expected scatter splits as ``x0 x0^T`` (a BLAS GEMM per chunk of rows,
+  as in the complete-data E-step) plus low-rank corrections on the missing coordinates
+  (``x0 xhat_m^T``, ``xhat_m xhat_m^T + C``), so the cost per row is that of the
+  complete-data E-step plus ``O(K D |m|)``
+  (:func:`latentkit._kernels.missing.missing_full_parallel`).
 - **diag / spherical.** Coordinates are independent given ``k``: the marginal is a product
   over the observed ones, ``xhat_m = mu_m``, ``C = diag(sigma_m^2)``; one fused numba pass
-  over all rows, no pattern grouping (:func:`latentkit._kernels.missing.missing_rows_diag`).
+  over all rows, no pattern grouping (:func:`latentkit._kernels.missing.missing_diag_parallel`).
 
 A fully missing row contributes likelihood 1 (its responsibilities are the weights). Data
 without NaN goes through the complete-data :func:`gaussian_mixture_e_step` (exactly today's
-results); with NaN, the full/tied E-step sends the complete rows there too.
+results); with NaN, every row goes through the missing-data pass.
 
-Speed (``benchmarks/bench_missing.py``, N=200k, D=16, K=8, 10% missing, 82% of the rows
-incomplete, 5128 patterns): per EM iteration 1.0-2.2x (diag, spherical), 1.2-1.7x (tied) and
-2.1-3.3x (full) the complete-data fit on a shared 2-core machine (best of 3 alternating runs;
-the range is the machine's load). Full covariances pay for the
-per-row conditional means and low-rank corrections in a serial kernel beside BLAS GEMMs that
-the complete-data E-step uses alone.
+Threads: both passes run ``prange`` over row partitions whose edges depend on the number of
+rows only (:data:`_PART_ROWS`), BLAS limited to one thread inside; each partition accumulates
+into its own slot and the slots are summed in index order, so the results are bit-identical
+for any number of threads (``tests/parallel/test_missing_threads.py``). The grouping of the
+rows by missing pattern (a sort, 20-35 ms at 200k rows) is cached across EM iterations,
+keyed on the missing mask itself (:func:`cached_pattern_index`).
+
+Speed: see ``benchmarks/bench_missing.py`` and the numbers in its docstring.
 
 Source: Ghahramani & Jordan (1994), *Supervised learning from incomplete data via an EM
 approach*, NIPS 6, section 3 (E-step eqs. for the missing block); Little & Rubin (2002),
@@ -62,6 +65,7 @@ __all__ = [
     "group_missing_patterns",
     "marginal_log_gaussian_prob",
     "marginal_log_predictive",
+    "data_summary",
     "mean_fill",
     "missing_gaussian_e_step",
 ]
@@ -154,16 +158,46 @@ def mean_fill(X, sample_weight=None):
     Returns
     -------
     ndarray of shape (n, D)
-        Only used to start EM (k-means++, spectral start) and for scale checks.
+        Only used to start EM (k-means++, spectral start); the data-derived defaults use
+        :func:`data_summary`.
     """
+    from .._kernels.missing import nan_column_stats
+
     mask = np.isnan(X)
     if not mask.any():
         return X
     w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-    obs = (~mask) * w[:, None]
-    tot = obs.sum(axis=0)
-    col = np.where(tot > 0, np.where(mask, 0.0, X).T @ w / np.where(tot > 0, tot, 1.0), 0.0)
-    return np.where(mask, col, X)
+    col = nan_column_stats(np.ascontiguousarray(X, dtype=np.float64), w)[1]
+    out = np.array(X, dtype=np.float64)
+    np.copyto(out, np.broadcast_to(col, X.shape), where=mask)
+    return out
+
+
+def data_summary(X, w, missing, diagonal=False):
+    """Mergeable summary of validated rows for the data-derived defaults (scale check, default
+    priors, ``shift_``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        NaN marks a missing entry (only with ``missing='marginalize'``).
+    w : ndarray of shape (n,)
+    missing : {'error', 'marginalize'}
+    diagonal : bool, default False
+        Keep only the variances' sums.
+
+    Returns
+    -------
+    latentkit._summaries.MomentSummary
+        With ``missing='marginalize'`` a :class:`latentkit._summaries.MissingMomentSummary`:
+        means of the observed entries, the scatter over the pairs observed together, merged
+        exactly across chunks, so a chunked fit takes the same defaults as the in-memory one.
+    """
+    from .._summaries import MissingMomentSummary, MomentSummary
+
+    if missing == "marginalize":
+        return MissingMomentSummary.of(X, w, diagonal=diagonal)
+    return MomentSummary.of(X, w, diagonal=diagonal)
 
 
 def group_missing_patterns(mask):
@@ -394,140 +428,145 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
         st, lr = _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type,
                                      np.ascontiguousarray(shift))
         return (st, lr) if return_log_resp else st
-    mask = np.isnan(X)
-    row_missing = mask.any(axis=1)
-    log_resp = np.empty((n, K)) if return_log_resp else None
-    complete = np.flatnonzero(~row_missing)
-    partial = np.flatnonzero(row_missing)
-    stats = GaussianStats.empty(K, D, covariance_type)
-    if complete.size:
-        res = gaussian_mixture_e_step(X[complete], lw, means, precisions_cholesky,
-                                      covariance_type, sample_weight=w[complete], shift=shift,
-                                      return_log_resp=return_log_resp)
-        if return_log_resp:
-            res, log_resp[complete] = res
-        stats = stats + res
-    pstats, plr = _full_partial_stats(X, partial, mask[partial], w[partial], lw, means,
-                                      precisions_cholesky, covariance_type, shift)
-    if return_log_resp:
-        log_resp[partial] = plr
-        return stats + pstats, log_resp
-    return stats + pstats
+    stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift)
+    return (stats, log_resp) if return_log_resp else stats
 
 
 def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):
     """Statistics and log-responsibilities of rows with or without NaN, diag/spherical: the
-    fused :func:`latentkit._kernels.missing.missing_rows_diag` over chunks of rows in
-    threads, summed in chunk order."""
-    from .._kernels.missing import missing_rows_diag
+    fused :func:`latentkit._kernels.missing.missing_diag_parallel` over row partitions fixed
+    by ``n`` (numba's threads), summed in index order."""
+    import numba
+
+    from .._kernels.missing import missing_diag_parallel
 
     n, D = X.shape
     K = means.shape[0]
     prec, log_pc = _diag_prec(precisions_cholesky, covariance_type, K, D)
-    prec, log_pc = np.ascontiguousarray(prec), np.ascontiguousarray(log_pc)
-    means_c = np.ascontiguousarray(means - shift)
-    const = np.ascontiguousarray(lw)
-    w = np.ascontiguousarray(w)
+    edges = _partitions(n)
+    P = edges.shape[0] - 1
     log_resp = np.empty((n, K))
     lse = np.empty(n)
-
-    def chunk(a):
-        b = min(a + _CHUNK, n)
-        nk, sx, sxx = np.zeros(K), np.zeros((K, D)), np.zeros((K, D))
-        missing_rows_diag(X[a:b], shift, means_c, prec, log_pc, const, w[a:b], log_resp[a:b],
-                          lse[a:b], nk, sx, sxx)
-        return nk, sx, sxx
-
-    parts = _run_chunks(chunk, range(0, n, _CHUNK))
-    nk, sx, sxx = (np.sum([p[j] for p in parts], axis=0) for j in range(3))
+    nk_p, sx_p, sxx_p = np.zeros((P, K)), np.zeros((P, K, D)), np.zeros((P, K, D))
+    w = np.ascontiguousarray(w)
+    with numba.parallel_chunksize(1):
+        missing_diag_parallel(X, shift, np.ascontiguousarray(means - shift),
+                              np.ascontiguousarray(prec), np.ascontiguousarray(log_pc),
+                              np.ascontiguousarray(lw), w, edges, log_resp, lse, nk_p, sx_p,
+                              sxx_p)
+    nk, sx, sxx = nk_p[0].copy(), sx_p[0].copy(), sxx_p[0].copy()
+    for p in range(1, P):  # index order, whatever the thread count
+        nk += nk_p[p]
+        sx += sx_p[p]
+        sxx += sxx_p[p]
     if covariance_type == "spherical":
         sxx = sxx.sum(axis=1)
     return GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx,
                          sxx=sxx), log_resp
 
 
-#: Rows per chunk of the full/tied pass: the (rows, K, D) projections and ``r x0`` of a chunk
-#: (2 x 2 MiB at K D = 128) stay in cache; 2048 measured faster than 8192 (D=16, K=8).
-_CHUNK = 2048
+#: Rows per partition of the parallel full/tied pass: ``ceil(n / _PART_ROWS)`` partitions with
+#: edges ``n p // P``, a function of the number of rows only (never of the thread count), summed
+#: in index order, so the statistics are bit-identical for any number of threads.
+_PART_ROWS = 4096
+#: Rows per GEMM inside a partition (``Y`` and ``Z`` of a chunk, 2 x 256 KiB at K D = 128, stay
+#: in L2).
+_GEMM_ROWS = 256
 
 
-_POOL = {}
+def _partitions(n):
+    """Partition edges (int64, P + 1) of ``n`` rows: a function of ``n`` only."""
+    P = max(1, -(-n // _PART_ROWS))
+    return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
 
 
-def _run_chunks(fn, starts):
-    """``[fn(a) for a in starts]``, run by a pool of numba's thread count with BLAS limited to
-    one thread (the kernel releases the GIL); the results keep the order of ``starts``, so
-    sums over them do not depend on the number of threads."""
+#: The last missing-pattern index: ``(key, shape, index)``. The key is the rows' missing
+#: patterns themselves (bit-packed), compared exactly, so a hit is the same mask, whatever array
+#: holds it: the index can never be stale (another array, or the same array modified in place).
+_PATTERN_CACHE = [None]
+
+
+def _mask_key(X):
+    """Bit-packed missing mask of ``X``: one uint64 per row for ``D <= 64`` (numba, parallel),
+    the packed bytes otherwise."""
+    if X.shape[1] <= 64:
+        from .._kernels.missing import nan_row_keys
+
+        return nan_row_keys(X)
+    return np.packbits(np.isnan(X), axis=1)
+
+
+def cached_pattern_index(X):
+    """The rows of ``X`` grouped by missing pattern, reused across EM iterations.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D), float64
+        NaN marks a missing entry.
+
+    Returns
+    -------
+    order, starts, miss, n_miss, pat : int64 ndarrays
+        As :func:`_pattern_index`, plus ``pat`` (n,): the pattern of ``order[j]``. Recomputed
+        whenever the missing mask differs from the last one seen (checked exactly, O(n)).
+    """
+    key = _mask_key(X)
+    hit = _PATTERN_CACHE[0]
+    if hit is not None and hit[1] == X.shape and np.array_equal(hit[0], key):
+        return hit[2]
+    order, starts, miss, n_miss = _pattern_index(np.isnan(X))
+    pat = np.repeat(np.arange(n_miss.shape[0], dtype=np.int64), np.diff(starts))
+    index = (order, starts, np.ascontiguousarray(miss), n_miss, pat)
+    _PATTERN_CACHE[0] = (key, X.shape, index)  # one assignment: safe under threads
+    return index
+
+
+def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):
+    """Statistics and log-responsibilities of all rows of ``X`` (NaN = missing), full/tied:
+    one parallel pass (:func:`latentkit._kernels.missing.missing_full_parallel`) over the rows
+    grouped by pattern, partitions fixed by ``n``, summed in index order."""
     import numba
 
     from .. import _threads
+    from .._kernels.missing import missing_full_parallel
 
-    starts = list(starts)
-    workers = min(len(starts), max(1, int(numba.get_num_threads())))
-    with _threads.blas_single_thread():
-        if workers <= 1:
-            return [fn(a) for a in starts]
-        pool = _POOL.get(workers)
-        if pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-            pool = _POOL[workers] = ThreadPoolExecutor(max_workers=workers,
-                                                       thread_name_prefix="latentkit-missing")
-        return [f.result() for f in [pool.submit(fn, a) for a in starts]]
-
-
-def _full_partial_stats(X, partial, mask, w, lw, means, precisions_cholesky, covariance_type,
-                        shift):
-    """Statistics and log-responsibilities of the rows ``partial`` of ``X`` (``mask``, ``w``:
-    theirs), full/tied covariances:
-    rows sorted by pattern, one GEMM for the projections per chunk, the per-row middle in
-    :func:`latentkit._kernels.missing.missing_rows_full`, one GEMM for ``x0 x0^T``."""
-    from .._kernels.missing import missing_rows_full
-
-    n, D = mask.shape
+    n, D = X.shape
     K = means.shape[0]
-    order, pat_starts, miss, n_miss = _pattern_index(mask)
-    # segments: patterns cut at chunk boundaries
-    seg = np.union1d(pat_starts[:-1], np.arange(0, n, _CHUNK)).astype(np.int64)
-    seg_pat = np.searchsorted(pat_starts, seg, side="right") - 1
-    seg = np.append(seg, n)
-    ws = np.ascontiguousarray(w[order])
+    tied = covariance_type == "tied"
+    order, _, miss, n_miss, pat = cached_pattern_index(X)
+    edges = _partitions(n)
+    n_parts = edges.shape[0] - 1
     U, P = _full_factors(precisions_cholesky, covariance_type, K, D)
     ucat = np.ascontiguousarray(U.transpose(1, 0, 2).reshape(D, K * D))
-    bvec = np.ascontiguousarray(np.einsum("kd,kde->ke", means - shift, U))
+    bcat = np.ascontiguousarray(np.einsum("kd,kde->ke", means - shift, U).reshape(K * D))
     const = np.ascontiguousarray(lw + np.broadcast_to(
         log_det_cholesky(precisions_cholesky, covariance_type, D), (K,)) - 0.5 * D * _LOG_2PI)
-    log_resp = np.empty((n, K))
     lse = np.empty(n)
-
-    def chunk(a):
-        b = min(a + _CHUNK, n)
-        s0, s1 = np.searchsorted(seg, [a, b])
-        pats = seg_pat[s0:s1]
-        rows = order[a:b]
-        x0c = np.nan_to_num(X[partial[rows]] - shift, copy=False, nan=0.0)
-        B = b - a
-        sx_c = np.zeros((K, D))
-        sxx_c = np.zeros((K, D, D))
-        R = np.empty((B, K))
-        Z = np.empty((B, K, D))
-        missing_rows_full(x0c, (x0c @ ucat).reshape(B, K, D), bvec, U, P,
-                          np.ascontiguousarray(miss[pats]), np.ascontiguousarray(n_miss[pats]),
-                          seg[s0:s1 + 1] - a, const, ws[a:b], log_resp[a:b], lse[a:b], sx_c,
-                          sxx_c, R, Z)
-        if covariance_type == "tied":
-            sxx = (x0c * R.sum(axis=1)[:, None]).T @ x0c + sxx_c.sum(axis=0)
-        else:
-            sxx = (x0c.T @ Z.reshape(B, K * D)).reshape(D, K, D).transpose(1, 0, 2) + sxx_c
-        return R.sum(axis=0), R.T @ x0c + sx_c, sxx
-
-    parts = _run_chunks(chunk, range(0, n, _CHUNK))
-    nk, sx, sxx = (np.sum([p[j] for p in parts], axis=0) for j in range(3))
-    if covariance_type == "full":
+    log_resp = np.empty((n, K))
+    nk_p = np.zeros((n_parts, K))
+    sx_p = np.zeros((n_parts, K, D))
+    sxx_p = np.zeros((n_parts, D, D if tied else K * D))
+    sxc_p = np.zeros((n_parts, K, D))
+    sxxc_p = np.zeros((n_parts, K, D, D))
+    with _threads.blas_single_thread(), numba.parallel_chunksize(1):
+        missing_full_parallel(X, order, pat, miss, n_miss, edges, _GEMM_ROWS,
+                              np.ascontiguousarray(shift), ucat, bcat, U, P, const,
+                              np.ascontiguousarray(w), tied, lse, log_resp, nk_p, sx_p, sxx_p,
+                              sxc_p, sxxc_p)
+    nk, sx, sxx, sxx_c = nk_p[0].copy(), sx_p[0] + sxc_p[0], sxx_p[0].copy(), sxxc_p[0].copy()
+    for p in range(1, n_parts):  # index order, whatever the thread count
+        nk += nk_p[p]
+        sx += sx_p[p] + sxc_p[p]
+        sxx += sxx_p[p]
+        sxx_c += sxxc_p[p]
+    if tied:
+        sxx = sxx + sxx_c.sum(axis=0)
+        sxx = 0.5 * (sxx + sxx.T)
+    else:
+        sxx = sxx.reshape(D, K, D).transpose(1, 0, 2) + sxx_c
         sxx = 0.5 * (sxx + sxx.transpose(0, 2, 1))
-    st = GaussianStats(n=float(w.sum()), data_term=float(ws @ lse), nk=nk, sx=sx, sxx=sxx)
-    out = np.empty((n, K))
-    out[order] = log_resp
-    return st, out
+    return GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx,
+                         sxx=np.ascontiguousarray(sxx)), log_resp
 
 
 def conditional_impute(X, log_weights, means, precisions_cholesky, covariance_type, *,

@@ -13,7 +13,6 @@ from scipy.special import logsumexp
 
 from .._validation import (check_array, check_n_features, check_random_state, check_scalar,
                            check_sample_weight)
-from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        check_covariance_type, check_gaussian_parameters,
@@ -492,8 +491,7 @@ class GaussianMixture(LatentModel):
         return data
 
     def _data_summary(self, data):
-        # missing='marginalize': NaN filled by the chunk's column means (scale check only)
-        return MomentSummary.of(_missing.mean_fill(data.X, data.w), data.w, diagonal=True)
+        return _missing.data_summary(data.X, data.w, self.missing, diagonal=True)
 
     def _set_data_defaults(self, summary):
         _check_second_moments(summary)

@@ -13,7 +13,6 @@ import numpy as np
 from scipy.special import logsumexp, psi
 
 from .._validation import check_array, check_random_state, check_scalar
-from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
@@ -227,9 +226,7 @@ class _BayesianGaussianBase(LatentModel):
         return data
 
     def _data_summary(self, data):
-        # missing='marginalize': NaN filled by the chunk's column means (for the default prior;
-        # a chunked fit with missing entries therefore takes the prior from per-chunk fills)
-        return MomentSummary.of(_missing.mean_fill(data.X, data.w), data.w)
+        return _missing.data_summary(data.X, data.w, getattr(self, "missing", "error"))
 
     def _set_data_defaults(self, summary):
         """Scale check and the Normal-Wishart prior from the moments of all the data."""

@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from .._summaries import MomentSummary, RowSummary, SymbolSummary
+from .._summaries import RowSummary, SymbolSummary
 from .._validation import check_array, check_dense_width, check_n_features, check_scalar
 from ..base import ParamsMixin, Stats, stats_dataclass
 
@@ -569,7 +569,10 @@ class GaussianEmission(Emission):
         return Xv
 
     def data_summary(self, X):
-        return MomentSummary.of(_mean_fill(X), np.ones(X.shape[0]), diagonal=True)
+        from ..distributions._missing import data_summary
+
+        return data_summary(X, np.ones(X.shape[0]), getattr(self, "missing", "error"),
+                            diagonal=True)
 
     def set_data_defaults(self, summary, n_components):
         """The scale check of every Gaussian model, and ``shift_``, the mean of all the

@@ -204,13 +204,14 @@ def test_bad_input():
         m.impute(Xi)
 
 
-@pytest.mark.parametrize("ct", ["full", "tied"])
+@pytest.mark.parametrize("ct", ["full", "tied", "diag", "spherical"])
 def test_patterns_cut_across_chunks(ct, monkeypatch):
-    """Tiny chunks (patterns split between chunks, several threads) give the oracle's
-    statistics too."""
+    """Tiny partitions and GEMM chunks (patterns split between partitions and chunks, several
+    threads) give the oracle's statistics too."""
     from latentkit.distributions import _missing
 
-    monkeypatch.setattr(_missing, "_CHUNK", 7)
+    monkeypatch.setattr(_missing, "_PART_ROWS", 7)
+    monkeypatch.setattr(_missing, "_GEMM_ROWS", 3)
     rng = np.random.default_rng(7)
     X = rng.normal(size=(90, 3))
     Xm, _ = _mcar(X, 0.3, 8)
@@ -237,3 +238,24 @@ def test_chunked_source_with_missing_entries():
     b = GaussianMixture(3, **kw).fit(ArraySource(Xm, chunk_size=100))
     np.testing.assert_allclose(a.lower_bounds_, b.lower_bounds_, rtol=1e-12)
     np.testing.assert_allclose(a.means_, b.means_, rtol=1e-10, atol=1e-12)
+
+
+def test_pattern_index_cache_is_keyed_on_the_mask():
+    """The cached pattern index is reused for the same mask (any array) and rebuilt for
+    another mask, including the same array modified in place."""
+    from latentkit.distributions import _missing
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    X[rng.random(X.shape) < 0.3] = np.nan
+    first = _missing.cached_pattern_index(X)
+    assert _missing.cached_pattern_index(X.copy()) is first  # same mask: reused
+    X[0, :] = np.nan if not np.isnan(X[0]).all() else 1.0  # in place: another mask
+    second = _missing.cached_pattern_index(X)
+    assert second is not first
+    for got, ref in zip(second[:4], _missing._pattern_index(np.isnan(X))):
+        np.testing.assert_array_equal(got, ref)
+    wide = np.where(rng.random((30, 70)) < 0.2, np.nan, 1.0)  # > 64 columns: packed bytes
+    for got, ref in zip(_missing.cached_pattern_index(wide)[:4],
+                        _missing._pattern_index(np.isnan(wide))):
+        np.testing.assert_array_equal(got, ref)

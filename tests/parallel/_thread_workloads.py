@@ -60,7 +60,29 @@ def main():
     sym = rng.integers(0, 6, size=(T, 1))
     m = CategoricalHMM(4, n_features=6, max_iter=2, tol=0, random_state=0).fit(sym)
     out["hmm_long"] = digest(m.startprob_, m.transmat_, m.emissionprob_, m.lower_bounds_)
+    missing_data_fits(out)
     json.dump(out, sys.stdout)
+
+
+def missing_data_fits(out):
+    """missing='marginalize' (prange over row partitions, latentkit._kernels.missing): 3000
+    rows in partitions of 256 (patterns cut between them), GEMM chunks of 100 rows with a
+    ragged last chunk in each partition, every covariance type and the variational mixture."""
+    from latentkit.datasets import make_gmm
+    from latentkit.distributions import _missing
+    from latentkit.mixture import GaussianMixture, VariationalGaussianMixture
+
+    _missing._PART_ROWS, _missing._GEMM_ROWS = 256, 100
+    X, _, _ = make_gmm(3000, 3, 5, separation=2.0, random_state=0)
+    X[np.random.default_rng(0).random(X.shape) < 0.2] = np.nan
+    for cov in ("full", "tied", "diag", "spherical"):
+        m = GaussianMixture(3, covariance_type=cov, max_iter=3, tol=0, random_state=0,
+                            missing="marginalize").fit(X)
+        out["gmm_missing_" + cov] = digest(m.weights_, m.means_, m.covariances_,
+                                           m.lower_bounds_)
+    m = VariationalGaussianMixture(3, max_iter=3, tol=0, random_state=0,
+                                   missing="marginalize").fit(X)
+    out["vgmm_missing_full"] = digest(m.weights_, m.means_, m.covariances_, m.lower_bounds_)
 
 
 if __name__ == "__main__":

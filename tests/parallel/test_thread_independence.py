@@ -3,7 +3,8 @@
 Every E-step that runs on numba's threads (GMM full covariance: BLAS GEMMs over row
 partitions fixed by the data size; GMM diag and the variational mixture: fused ``prange``
 kernels; LDA batch VB: ``prange`` over documents; categorical HMM: ``prange`` over sequences,
-and over the time blocks of one long sequence)
+and over the time blocks of one long sequence; the missing-data E-steps of every covariance
+type: ``prange`` over row partitions fixed by the data size)
 is fitted in subprocesses with ``NUMBA_NUM_THREADS`` = 1 and 16 (16 oversubscribes a 2-core
 machine, as a 16-core one would run it), and the SHA-256 digests of the exact bytes of
 the fitted parameters and bound traces must be identical.
@@ -43,7 +44,9 @@ def test_fits_are_bit_identical_for_1_and_16_threads():
     _run(2)  # warm the kernel cache (see the module docstring)
     runs = {t: _run(t) for t in (1, 16)}
     assert set(runs[1]) == {"gmm_full", "gmm_diag", "vgmm_full", "lda_batch",
-                            "lda_batch_blocked_stats", "hmm_categorical", "hmm_long"}
+                            "lda_batch_blocked_stats", "hmm_categorical", "hmm_long",
+                            "gmm_missing_full", "gmm_missing_tied", "gmm_missing_diag",
+                            "gmm_missing_spherical", "vgmm_missing_full"}
     for t in (16,):
         differ = sorted(k for k in runs[1] if runs[t][k] != runs[1][k])
         assert not differ, f"{differ} differ between 1 and {t} threads"
