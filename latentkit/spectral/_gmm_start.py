@@ -58,6 +58,11 @@ _WITHIN_FLOOR = 1e-3
 #: Lloyd iterations of the refinement (stops earlier at a fixed point).
 _N_LLOYD = 300
 
+#: Split-and-merge search: candidates per round, partial EM iterations each, rounds.
+_SMEM_CANDIDATES = 3
+_SMEM_PARTIAL = 10
+_SMEM_ROUNDS = 2
+
 
 def _standardise(X, w):
     """Weighted z-scores; a constant feature gets scale 1 (it stays constant, at 0)."""
@@ -259,7 +264,110 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
             f"fits this data poorly, so the {what} start is used instead.",
             SpectralInitWarning, stacklevel=3)
         return km_labels, km, {"spectral": ll_sp, "kmeans": ll_km, "chosen": "kmeans++"}
-    return lab_sp, p_sp, {"spectral": ll_sp, "kmeans": ll_km, "chosen": "spectral"}
+    report = {"spectral": ll_sp, "kmeans": ll_km, "chosen": "spectral"}
+    lab_sp, p_sp, report["split_merge"] = split_merge(X, lab_sp, p_sp, n_components,
+                                                      covariance_type, reg_covar, w)
+    return lab_sp, p_sp, report
+
+
+def _em(X, params, n_components, covariance_type, reg_covar, w, max_iter, tol):
+    """Maximum-likelihood EM of :class:`~latentkit.mixture.GaussianMixture` from ``params``
+    (convergence warnings silenced: a look-ahead, not the user's fit)."""
+    from ..mixture import GaussianMixture
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return GaussianMixture(n_components, covariance_type=covariance_type, init=params,
+                               reg_covar=reg_covar, max_iter=max_iter, tol=tol).fit(
+                                   X, sample_weight=w)
+
+
+def _split_merge_candidates(X, labels, resp, n_components, max_candidates):
+    """Partitions that merge two clusters and split a third (Ueda et al. 2000).
+
+    Pairs ``(i, j)`` are ranked by the merge criterion ``J_merge = P_i . P_j`` (inner product of
+    the posterior columns: components that explain the same points). For each pair, each other
+    cluster ``l`` is split in two by the sign of the projection of its members on their first
+    principal axis (Boley 1998, principal direction divisive partitioning); the half on the
+    negative side takes the freed label ``j``. The first ``max_candidates`` are returned.
+    """
+    K = n_components
+    G = resp.T @ resp
+    pairs = sorted(((G[i, j], i, j) for i in range(K) for j in range(i + 1, K)), reverse=True)
+    out = []
+    for _, i, j in pairs:
+        for l in range(K):
+            if l in (i, j):
+                continue
+            sel = np.flatnonzero(labels == l)
+            if sel.size < 2:
+                continue
+            C = X[sel] - X[sel].mean(0)
+            axis = np.linalg.eigh(C.T @ C)[1][:, -1]
+            new = labels.copy()
+            new[labels == j] = i
+            new[sel[C @ axis < 0]] = j
+            if np.bincount(new, minlength=K).min() == 0:
+                continue
+            out.append(new)
+            if len(out) == max_candidates:
+                return out
+    return out
+
+
+def split_merge(X, labels, params, n_components, covariance_type, reg_covar, w,
+                max_candidates=_SMEM_CANDIDATES, n_partial=_SMEM_PARTIAL, max_rounds=_SMEM_ROUNDS):
+    """Escape the local optimum the start leads to by split-and-merge moves (SMEM).
+
+    EM is run from ``params`` to convergence (at most 500 iterations, ``tol=1e-6``); from the
+    MAP partition of that optimum, up to ``max_candidates`` merge-two/split-one partitions
+    (:func:`_split_merge_candidates`) are each run ``n_partial`` EM iterations. EM never lowers
+    the likelihood, so a candidate whose likelihood after the partial run already exceeds the
+    optimum's leads to a strictly better optimum: the best such candidate becomes the start
+    and the search repeats from its optimum (at most ``max_rounds`` rounds). When no candidate
+    beats the optimum, the original start is returned unchanged.
+
+    Returns
+    -------
+    labels : ndarray of int of shape (n_samples,)
+    params : dict
+        One M-step from ``labels`` (:func:`params_from_labels`).
+    info : dict
+        ``'moves'`` (accepted moves), ``'em_iterations'`` (EM iterations spent by the search),
+        ``'log_likelihood'`` (of the last optimum reached, nats per sample).
+
+    Notes
+    -----
+    Source: Ueda, Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models",
+    Neural Computation 12(9), section 3 (merge criterion, partial then full EM, acceptance by
+    the likelihood). Here the partial EM updates all components (K is small) and the split is
+    a hard partition along the principal axis instead of a random perturbation of the mean.
+    """
+    K = n_components
+    info = {"moves": 0, "em_iterations": 0, "log_likelihood": None}
+    if K < 3:
+        return labels, params, info
+    m = _em(X, params, K, covariance_type, reg_covar, w, 500, 1e-6)
+    info["em_iterations"] += m.n_iter_
+    for _ in range(max_rounds):
+        resp = m.predict_proba(X)
+        opt_labels = resp.argmax(1)
+        best = None
+        for cand in _split_merge_candidates(X, opt_labels, resp, K, max_candidates):
+            p = params_from_labels(X, cand, K, covariance_type, reg_covar, w)
+            mc = _em(X, p, K, covariance_type, reg_covar, w, n_partial, 0.0)
+            info["em_iterations"] += mc.n_iter_
+            if mc.lower_bound_ > m.lower_bound_ + 1e-6 and (
+                    best is None or mc.lower_bound_ > best[0].lower_bound_):
+                best = (mc, cand, p)
+        if best is None:
+            break
+        labels, params = best[1], best[2]
+        info["moves"] += 1
+        m = _em(X, best[2], K, covariance_type, reg_covar, w, 500, 1e-6)
+        info["em_iterations"] += m.n_iter_
+    info["log_likelihood"] = float(m.lower_bound_)
+    return labels, params, info
 
 
 def n_components_from_spectrum(X, max_components=None, sample_weight=None, standardize="auto"):
