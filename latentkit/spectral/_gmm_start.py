@@ -36,6 +36,15 @@ check the result against the k-means++ start the model would otherwise use:
    with the highest log-likelihood (nats per sample, of the requested covariance type) is kept.
    When the k-means++ start wins, a :class:`SpectralInitWarning` says so with both numbers, and
    the start is exactly the one ``init='kmeans++'`` gives with the same random state.
+6. **Split and merge** (:func:`split_merge`): when the spectral start is kept, the model is
+   fitted from it to its optimum, and partitions that merge two of that optimum's clusters and
+   split a third (Ueda et al. 2000, SMEM) are each fitted a few iterations; one whose objective
+   already exceeds the optimum's (EM and the variational updates never go down) replaces the
+   start. Every spectral variant above (tied or per-component variance, each whitening pass,
+   with or without Lloyd) leads EM on the olive oils (3 regions) to the same optimum, -4.339
+   nats per sample; one merge-split move from it reaches -4.133, the regions (ARI 0.997). The
+   look-ahead fits use the model's own objective (maximum likelihood for GaussianMixture, the
+   ELBO for the variational mixtures).
 
 :func:`n_components_from_spectrum` picks a number of components from the covariance spectrum of
 the standardised data for the Dirichlet-process mixture.

@@ -111,6 +111,10 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     :class:`~latentkit.mixture.GaussianMixture` (drawn from a copy of ``random_state``, 10 Lloyd
     iterations) has a higher one: then that start is returned, identical to
     ``init='kmeans++'`` with the same random state, with a :class:`SpectralInitWarning`.
+    When the spectral start is kept, a split-and-merge search (Ueda et al. 2000) from the EM
+    optimum it leads to may replace it by a merge-two/split-one partition of that optimum whose
+    short EM run already exceeds the optimum's likelihood (so its own optimum is higher);
+    these look-ahead fits are part of the start's cost.
 
     Parameters
     ----------
@@ -146,7 +150,8 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     Notes
     -----
     Sources: Hsu & Kakade (2013), Theorem 1; Anandkumar et al. (2014), section 4.3; Lloyd
-    (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate.
+    (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate; Ueda,
+    Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models", for the search.
     """
     return _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
                           random_state, n_lloyd_kmeans=10)[1]
