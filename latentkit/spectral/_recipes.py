@@ -111,6 +111,10 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     :class:`~latentkit.mixture.GaussianMixture` (drawn from a copy of ``random_state``, 10 Lloyd
     iterations) has a higher one: then that start is returned, identical to
     ``init='kmeans++'`` with the same random state, with a :class:`SpectralInitWarning`.
+    When the spectral start is kept, a split-and-merge search (Ueda et al. 2000) from the EM
+    optimum it leads to may replace it by a merge-two/split-one partition of that optimum whose
+    short EM run already exceeds the optimum's likelihood (so its own optimum is higher);
+    these look-ahead fits are part of the start's cost.
 
     Parameters
     ----------
@@ -146,14 +150,15 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     Notes
     -----
     Sources: Hsu & Kakade (2013), Theorem 1; Anandkumar et al. (2014), section 4.3; Lloyd
-    (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate.
+    (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate; Ueda,
+    Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models", for the search.
     """
     return _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
                           random_state, n_lloyd_kmeans=10)[1]
 
 
 def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, random_state,
-                   n_lloyd_kmeans, n_columns=None):
+                   n_lloyd_kmeans, n_columns=None, lookahead=None):
     """Validate the arguments of the two mixture recipes, then
     :func:`~._gmm_start.choose_start`: (labels, params, n_columns)."""
     from ._gmm_start import choose_start
@@ -170,13 +175,16 @@ def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, r
     rng = check_random_state(random_state)
     check_moment_scale(X, order=3)  # refused by name, not a fallback on inf moments
     what = "k-means++" if cols == k else f"k-means++ ({k} clusters)"
+    if lookahead is not None and not callable(lookahead):
+        raise TypeError(f"lookahead must be callable or None, got {type(lookahead).__name__}.")
     labels, params, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
-                                     what=what)
+                                     what=what, lookahead=lookahead, n_columns=cols)
     return labels, params, cols
 
 
 def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar=1e-6,
-                              sample_weight=None, random_state=None, n_columns=None):
+                              sample_weight=None, random_state=None, n_columns=None,
+                              lookahead=None):
     """One-hot starting responsibilities of the variational mixtures from the spectral start.
 
     As :func:`spectral_init_gmm` (same candidates and check), with the k-means++ candidate of
@@ -197,6 +205,12 @@ def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar
         Columns of the result (the truncation of a Dirichlet-process mixture; the columns
         after ``n_components`` are zero, i.e. the components start empty). Default
         ``n_components``.
+    lookahead : callable, optional
+        ``lookahead(labels, max_iter, tol) -> (objective, n_iter, responsibilities)``: the
+        model itself fitted from the one-hot partition ``labels`` (objective in nats per
+        sample, responsibilities of shape (n_samples, n_columns)), used by the split-and-merge
+        search from the spectral start (:func:`latentkit.spectral._gmm_start.split_merge`).
+        Default: maximum-likelihood EM of a GaussianMixture of ``covariance_type``.
 
     Returns
     -------
@@ -214,7 +228,8 @@ def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar
         As :func:`spectral_init_gmm`; ``n_columns < n_components``.
     """
     labels, _, cols = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
-                                     random_state, n_lloyd_kmeans=300, n_columns=n_columns)
+                                     random_state, n_lloyd_kmeans=300, n_columns=n_columns,
+                                     lookahead=lookahead)
     R = np.zeros((labels.shape[0], cols))
     R[np.arange(labels.shape[0]), labels] = 1.0
     return R
