@@ -38,6 +38,8 @@ import warnings
 import numpy as np
 
 from ._validation import check_random_state, check_scalar
+from .parallel.dask import DaskData
+from .sources import ChunkSource, ValidatedChunks
 
 __all__ = [
     "LatentModel",
@@ -537,16 +539,12 @@ class LatentModel(ParamsMixin):
     # ---- shared machinery ------------------------------------------------------------------
     def _prepare_data(self, X, reset, **fit_params):
         """Validate ``X`` for the drivers: in-memory input goes through ``_validate_data``; a
-        :class:`latentkit.inference.ChunkSource` (chunks read lazily, e.g. from a file) and a
+        :class:`latentkit.sources.ChunkSource` (chunks read lazily, e.g. from a file) and a
         Dask collection are wrapped so that ``_e_step_all`` sums statistics over chunks or
         blocks without holding the whole data."""
-        from .inference import ChunkSource, ValidatedChunks
-
         if isinstance(X, ChunkSource):
             return ValidatedChunks(self, X, reset=reset, fit_params=fit_params)
         if type(X).__module__.partition(".")[0] == "dask":
-            from .parallel.dask import DaskData
-
             return DaskData(self, X, reset=reset, fit_params=fit_params)
         return self._validate_data(X, reset=reset, **fit_params)
 
