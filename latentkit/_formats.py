@@ -15,9 +15,9 @@ __all__ = ["open_text", "fast_docword_body"]
 def open_text(path):
     """Open a plain or gzip text file (detected by magic bytes) as UTF-8 text whose lines end
     at LF only (``newline='\\n'``: no translation; a CR before the LF stays, for
-    :func:`latentkit.datasets.split_lines` or the parser to drop). Every line-based reader of latentkit (vocabulary,
-    docword, CSV, the chunked sources) opens files here, so a CR, form feed, U+001E, U+0085 or
-    U+2028 inside a line never splits it."""
+    :func:`latentkit.datasets.split_lines` or the parser to drop). Every line-based reader of
+    latentkit (vocabulary, docword, CSV, the chunked sources) opens files here, so a CR, form
+    feed, U+001E, U+0085 or U+2028 inside a line never splits it."""
     path = os.fspath(path)
     with open(path, "rb") as fh:
         magic = fh.read(2)

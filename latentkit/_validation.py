@@ -18,6 +18,7 @@ __all__ = [
     "check_n_features",
     "check_sample_weight",
     "check_dense_width",
+    "check_lengths",
 ]
 
 #: A declared width above this, and 100 times larger than the number of columns (symbols,
@@ -105,10 +106,6 @@ def check_scalar(value, name, kind=numbers.Real, *, low=None, high=None,
         op = "<=" if high_inclusive else "<"
         raise ValueError(f"{name} must be {op} {high}, got {value}.")
     return value
-
-
-def _describe(x):
-    return f"{type(x).__name__} with shape {getattr(x, 'shape', '?')}"
 
 
 def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d=True,
@@ -350,3 +347,53 @@ def check_dense_width(width, n_used, n_rows, *, name="X", unit="columns", owner=
                f"cols = np.unique({name}.indices); {name} = {name}[:, cols] (keep cols to map "
                "back)")
             + (f"; {alternative}." if alternative else "."))
+
+
+def check_lengths(lengths, n_samples):
+    """Validate ``lengths`` and return sequence offsets.
+
+    Parameters
+    ----------
+    lengths : None or array-like of int of shape (n_sequences,)
+        Length of each sequence stacked in ``X`` (hmmlearn's convention). None: one sequence.
+    n_samples : int
+        Number of rows of ``X``.
+
+    Returns
+    -------
+    offsets : ndarray of shape (n_sequences + 1,) of int64
+        Sequence ``s`` is rows ``offsets[s]:offsets[s + 1]``.
+
+    Raises
+    ------
+    ValueError
+        Non-integer, negative or zero lengths (naming the sequence), or lengths whose sum is
+        not ``n_samples``.
+    TypeError
+        Non-numeric lengths.
+    """
+    if lengths is None:
+        return np.array([0, n_samples], dtype=np.int64)
+    arr = np.asarray(lengths)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise ValueError(f"lengths must be a 1-D array of sequence lengths, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError("lengths is empty; give at least one sequence length.")
+    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
+        raise TypeError(f"lengths must contain integers, got dtype {arr.dtype}.")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"lengths must contain integers, got {arr.tolist()!r}.")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero(arr <= 0)
+    if bad.size:
+        s = int(bad[0])
+        raise ValueError(f"lengths[{s}] = {arr[s]}: every sequence must have at least one time "
+                         "step (zero-length and negative lengths are not allowed).")
+    total = int(arr.sum())
+    if total != n_samples:
+        raise ValueError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "
+                         "the stacked sequences must add up to the number of rows of X.")
+    return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)

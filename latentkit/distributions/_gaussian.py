@@ -60,13 +60,13 @@ Source: Bishop (2006), *Pattern Recognition and Machine Learning*, section 9.2.2
 """
 
 import math
-import numbers
 import warnings
 
 import numpy as np
 from scipy.linalg import lapack
 
 from ..base import Stats, stats_dataclass
+from .. import _threads
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -288,7 +288,6 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
     repaired = []
     if covariance_type in ("full", "tied"):
         mats = cov.reshape(-1, cov.shape[-1], cov.shape[-1])
-        D = mats.shape[-1]
         prec = np.empty_like(mats)
         out_cov = mats
         for k in range(mats.shape[0]):
@@ -716,13 +715,6 @@ def estimate_gaussian_parameters(nk, sx, sxx, covariance_type, *, reg_covar=1e-6
 # Fused E-step of a Gaussian mixture
 # --------------------------------------------------------------------------------------------
 
-def _logsumexp_rows(a):
-    amax = a.max(axis=1)
-    amax = np.where(np.isfinite(amax), amax, 0.0)
-    out = np.log(np.exp(a - amax[:, None]).sum(axis=1))
-    return out + amax
-
-
 #: Rows per chunk of the BLAS E-step (full covariance): Y and Z of a chunk (2 x 256 KiB for
 #: K D = 128) stay in a 1 MiB L2 next to the packed GEMM operands; 256 measured fastest of
 #: 128/256/512/1024 for D=16, K=8.
@@ -739,7 +731,6 @@ def _gemm_estep_available():
     """The BLAS E-step needs BLAS limited to one thread (threadpoolctl, a runtime dependency):
     several Python threads each calling a multithreaded OpenBLAS would oversubscribe the cores.
     Only the controller is built here; no thread count changes outside the E-step's ``with``."""
-    from .. import _threads
     return _threads.blas_controller() is not None
 
 
@@ -759,8 +750,7 @@ def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
     and the partitions are summed in index order: bit-identical results for any thread count."""
     import numba
 
-    from .. import _threads
-    from .._kernels import gaussian as _kern
+    from .._kernels import gaussian as _kern  # local: numba loads on first use, not at import
 
     n, D = X.shape
     K = const.shape[0]
@@ -823,7 +813,7 @@ def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covarian
     Source: Bishop (2006) eqs. (9.23), (9.28).
     """
     check_covariance_type(covariance_type)
-    from .._kernels import gaussian as _kern
+    from .._kernels import gaussian as _kern  # local: numba loads on first use, not at import
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     means = np.asarray(means, dtype=np.float64)

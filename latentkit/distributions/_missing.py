@@ -1,4 +1,4 @@
-"""Missing data in the Gaussian block, marginalised exactly (issue 15, item 1).
+"""Missing data in the Gaussian block, marginalised exactly.
 
 ``NaN`` entries of ``X`` mean "not observed" (missing at random). For a row ``x`` with observed
 coordinates ``o`` and missing ones ``m`` and a component ``k`` with mean ``mu`` and precision
@@ -50,6 +50,9 @@ import numpy as np
 from .._validation import check_array
 from ._gaussian import (GaussianStats, accumulate_gaussian_stats, check_covariance_type,
                         gaussian_mixture_e_step, log_det_cholesky, log_gaussian_prob)
+from .._validation import check_n_features
+from .. import _threads
+from ._normal_wishart import student_t_logpdf
 
 __all__ = [
     "MISSING_OPTIONS",
@@ -133,8 +136,6 @@ def check_impute_input(model, X):
     NotFittedError, ValueError
         Unfitted model, infinite entries, a wrong number of features.
     """
-    from .._validation import check_n_features
-
     model._check_is_fitted()
     X = check_array_missing(X, "X")
     check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
@@ -418,6 +419,7 @@ def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, s
     """Statistics and log-responsibilities of rows with or without NaN, diag/spherical: the
     fused :func:`latentkit._kernels.missing.missing_rows_diag` over chunks of rows in
     threads, summed in chunk order."""
+    # local: numba loads on first use, not at import
     from .._kernels.missing import missing_rows_diag
 
     n, D = X.shape
@@ -459,8 +461,6 @@ def _run_chunks(fn, starts):
     sums over them do not depend on the number of threads."""
     import numba
 
-    from .. import _threads
-
     starts = list(starts)
     workers = min(len(starts), max(1, int(numba.get_num_threads())))
     with _threads.blas_single_thread():
@@ -480,6 +480,7 @@ def _full_partial_stats(X, partial, mask, w, lw, means, precisions_cholesky, cov
     theirs), full/tied covariances:
     rows sorted by pattern, one GEMM for the projections per chunk, the per-row middle in
     :func:`latentkit._kernels.missing.missing_rows_full`, one GEMM for ``x0 x0^T``."""
+    # local: numba loads on first use, not at import
     from .._kernels.missing import missing_rows_full
 
     n, D = mask.shape
@@ -615,8 +616,6 @@ def marginal_log_predictive(nw, X):
     ndarray of shape (n, K)
         Nats; equal to ``nw.log_predictive(X)`` on rows without NaN.
     """
-    from ._normal_wishart import student_t_logpdf
-
     X = np.asarray(X, dtype=np.float64)
     mask = np.isnan(X)
     if not mask.any():

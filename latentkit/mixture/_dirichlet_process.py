@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp, psi
 
 from .._summaries import CountSummary
-from .._validation import check_counts, check_dense_width, check_random_state, check_scalar
+from .._validation import check_counts, check_dense_width, check_scalar
 from ..base import Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
@@ -220,6 +220,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         return data
 
     def _spectral_start_components(self, X, w):
+        # local: spectral (and numba) load only for init='spectral'
         from ..spectral import n_components_from_spectrum
 
         self.spectral_n_components_ = n_components_from_spectrum(

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp, psi
 
-from .._validation import check_array, check_random_state, check_scalar
+from .._validation import check_array, check_scalar
 from .._summaries import MomentSummary
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
@@ -78,9 +78,6 @@ class _BayesianGaussianBase(LatentModel):
     _tol_may_be_none = True  # tol=None: 1e-3 / n_samples, resolved from the data (tol_)
 
     # ---- weight factor (subclasses) ---------------------------------------------------------
-    def _n_represented(self):  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def _expected_log_weights(self):  # pragma: no cover - abstract
         """(E[ln pi_k] (K,), ln tail mass or None)."""
         raise NotImplementedError
@@ -277,6 +274,7 @@ class _BayesianGaussianBase(LatentModel):
         """``init='spectral'``: one-hot responsibilities of
         :func:`latentkit.spectral.spectral_responsibilities` (the robust spectral start, checked
         against the k-means++ start by the likelihood of the requested covariance type)."""
+        # local: spectral (and numba) load only for init='spectral'
         from ..spectral import spectral_responsibilities
 
         K = self.n_components_or_truncation

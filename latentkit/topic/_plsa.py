@@ -13,11 +13,11 @@ import scipy.sparse as sp
 
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
 from .._summaries import CountSummary
-from .._validation import (check_counts, check_dense_width, check_n_features, check_random_state,
-                           check_scalar)
+from .._validation import check_counts, check_dense_width, check_n_features, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
 from ._words import TopWordsMixin
+from ..text import counts_from_texts
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
 
@@ -351,6 +351,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         nd = np.asarray(data.X.sum(axis=1)).ravel()
         init = self.init if isinstance(self.init, dict) else {}
         if isinstance(self.init, str) and self.init == "spectral":  # P(w|z) from the moments
+            # local: spectral (and numba) load only for init='spectral'
             from ..spectral._recipes import spectral_init_plsa
             init = spectral_init_plsa(data.X, K, random_state=rng)
         allowed = {"components", "doc_topic", "topic_prior", "doc_components"}
@@ -451,8 +452,6 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         """Fitted model and CSR counts over the training vocabulary (NotFittedError,
         ValueError otherwise)."""
         self._check_is_fitted()
-        from ..text import counts_from_texts
-
         X = check_counts(counts_from_texts(self, X), "X")  # raw texts: the stored vectorizer
         check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
         return X
