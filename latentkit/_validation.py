@@ -19,6 +19,7 @@ __all__ = [
     "check_sample_weight",
     "check_dense_width",
     "check_lengths",
+    "check_simplex_rows",
 ]
 
 #: A declared width above this, and 100 times larger than the number of columns (symbols,
@@ -397,3 +398,39 @@ def check_lengths(lengths, n_samples):
         raise ValueError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "
                          "the stacked sequences must add up to the number of rows of X.")
     return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
+
+
+def check_simplex_rows(value, name, shape, *, normalize=False):
+    """Validate probabilities whose last axis lies on the simplex (HMM ``startprob``,
+    ``transmat`` and ``emissionprob``, PLSA's ``init`` arrays).
+
+    Parameters
+    ----------
+    value : array-like
+    name : str
+        The argument's name for the messages, e.g. ``"init['transmat']"``.
+    shape : tuple of int
+        The required shape; the last axis is the one that sums to 1.
+    normalize : bool, default False
+        Divide by the sums (exactly 1 afterwards; they are within 1e-8 already).
+
+    Returns
+    -------
+    ndarray of float64, of shape ``shape``
+        A copy: the caller's array is never modified.
+
+    Raises
+    ------
+    ValueError
+        The wrong shape, a negative or non-finite entry, or sums farther than 1e-8 from 1.
+    """
+    arr = np.array(value, dtype=np.float64, copy=True)
+    if arr.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {arr.shape}.")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must be finite and non-negative.")
+    s = arr.sum(axis=-1)
+    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
+        raise ValueError(f"{name} must sum to 1 along its last axis (rows summing to 1, "
+                         f"probabilities), got sums in [{s.min():.6g}, {s.max():.6g}].")
+    return arr / s[..., None] if normalize else arr

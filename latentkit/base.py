@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from ._steps import step_size_schedule
 from ._validation import check_random_state, check_scalar
 from .parallel.dask import DaskData
 from .sources import ChunkSource, ValidatedChunks
@@ -794,9 +795,8 @@ class LatentModel(ParamsMixin):
         ``learning_offset`` (tau, default 10) and ``learning_decay`` (kappa, default 0.7)
         (Hoffman, Blei, Wang & Paisley 2013, section 2.3; scikit-learn's online LDA counts
         steps from 1 the same way)."""
-        tau = getattr(self, "learning_offset", 10.0)
-        kappa = getattr(self, "learning_decay", 0.7)
-        return float((t + tau) ** (-kappa))
+        return step_size_schedule(t, getattr(self, "learning_offset", 10.0),
+                                  getattr(self, "learning_decay", 0.7))
 
     def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, **fit_params):
         """One incremental update from a minibatch.

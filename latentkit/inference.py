@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._validation import check_random_state, check_scalar
+from ._steps import check_learning_rate, step_size_schedule
 from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
 from .sources import (  # re-exported: latentkit.inference.ArraySource etc. keep working
     ArraySource,
@@ -38,44 +39,6 @@ __all__ = [
     "StochasticVI",
     "step_size_schedule",
 ]
-
-
-def step_size_schedule(t, learning_offset=10.0, learning_decay=0.7):
-    """Robbins-Monro step size ``rho_t = (t + tau)^-kappa`` (Hoffman et al. 2013, eq. 26).
-
-    Parameters
-    ----------
-    t : int or ndarray of int
-        1-based step number.
-    learning_offset : float, default 10.0
-        tau >= 0; it down-weights early steps.
-    learning_decay : float, default 0.7
-        kappa in (0.5, 1], the forgetting rate; the Robbins-Monro conditions
-        (sum rho = inf, sum rho^2 < inf) hold exactly for kappa in (0.5, 1].
-
-    Returns
-    -------
-    float or ndarray
-        rho_t in (0, 1] when tau >= 0 and t >= 1.
-
-    Raises
-    ------
-    ValueError
-        kappa outside (0.5, 1], tau < 0, or t < 1.
-    """
-    check_learning_rate(learning_offset, learning_decay)
-    t = np.asarray(t)
-    if np.any(t < 1):
-        raise ValueError(f"the step number t is 1-based, got {t.min()}.")
-    rho = (t + float(learning_offset)) ** (-float(learning_decay))
-    return float(rho) if rho.ndim == 0 else rho
-
-
-def check_learning_rate(learning_offset, learning_decay):
-    """Validate tau and kappa of the step-size schedule (see :func:`step_size_schedule`)."""
-    check_scalar(learning_offset, "learning_offset (tau)", numbers.Real, low=0.0)
-    check_scalar(learning_decay, "learning_decay (kappa)", numbers.Real, low=0.5, high=1.0,
-                 low_inclusive=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -320,9 +283,9 @@ class StochasticVI(ParamsMixin):
                     if batch.shape[0] == 0:
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
-                    model.partial_fit(batch, step_size=min(1.0, (t + 1 + self.learning_offset)
-                                                           ** (-self.learning_decay)),
-                                      total_samples=n, **fit_params, **kw)
+                    rho = step_size_schedule(t + 1, self.learning_offset, self.learning_decay)
+                    model.partial_fit(batch, step_size=min(1.0, rho), total_samples=n,
+                                      **fit_params, **kw)
                     t += 1
                     last = model._shallow_state()
                     elapsed += time.perf_counter() - t0

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._kmeans import kmeans_plusplus
+from .._steps import check_learning_rate
 from .._validation import check_array, check_n_features, check_sample_weight, check_scalar
 from .._summaries import MomentSummary
 from .._summaries import check_second_moments as _check_second_moments
@@ -70,9 +71,7 @@ def _check_mixture_params(model, k_name="n_components"):
     check_scalar(getattr(model, k_name), k_name, numbers.Integral, low=1)
     check_covariance_type(model.covariance_type)
     check_scalar(model.reg_covar, "reg_covar", numbers.Real, low=0.0)
-    check_scalar(model.learning_offset, "learning_offset", numbers.Real, low=0.0)
-    check_scalar(model.learning_decay, "learning_decay", numbers.Real, low=0.5, high=1.0,
-                 low_inclusive=False)
+    check_learning_rate(model.learning_offset, model.learning_decay)
 
 
 def _check_rows(model, X, reset, sample_weight, check=check_array):

@@ -31,7 +31,8 @@ from scipy.special import gammaln, xlogy
 
 from .._kmeans import kmeans_plusplus
 from .._summaries import MomentSummary, RowSummary, SymbolSummary
-from .._validation import check_array, check_dense_width, check_n_features, check_scalar
+from .._validation import (check_array, check_dense_width, check_n_features, check_scalar,
+                           check_simplex_rows)
 from ..base import ParamsMixin, Stats, stats_dataclass
 from ..distributions._missing import (
     accumulate_missing_gaussian_stats,
@@ -752,15 +753,8 @@ def _normalize_rows(counts, previous):
 
 
 def _check_stochastic(value, name, shape):
-    arr = np.array(value, dtype=float, copy=True)
-    if arr.shape != shape:
-        raise ValueError(f"init[{name!r}] must have shape {shape}, got {arr.shape}.")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"init[{name!r}] must be finite and non-negative.")
-    s = arr.sum(axis=-1)
-    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"init[{name!r}] must sum to 1 along its last axis, got sums {s}.")
-    return arr / s[..., None] if arr.ndim > 1 else arr / s
+    """``init[name]`` on the simplex along its last axis, renormalised (a copy)."""
+    return check_simplex_rows(value, f"init[{name!r}]", shape, normalize=True)
 
 
 #: Emission components defined in sibling modules, found by name when a saved model is rebuilt

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from scipy.special import psi
 
 from .._kernels import topic as _k
+from .._steps import check_learning_rate
 from .._summaries import CountSummary
 from .._validation import check_counts, check_dense_width, check_n_features, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
@@ -364,9 +365,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             setattr(self, name + "_", float(v))
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
-        check_scalar(self.learning_offset, "learning_offset", numbers.Real, low=0.0)
-        check_scalar(self.learning_decay, "learning_decay", numbers.Real, low=0.0,
-                     high=1.0, low_inclusive=False)
+        check_learning_rate(self.learning_offset, self.learning_decay)
         if self.learning_method not in ("batch", "online"):
             raise ValueError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")

@@ -13,7 +13,8 @@ import scipy.sparse as sp
 
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
 from .._summaries import CountSummary
-from .._validation import check_counts, check_dense_width, check_n_features, check_scalar
+from .._validation import (check_counts, check_dense_width, check_n_features, check_scalar,
+                           check_simplex_rows)
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
 from ._words import TopWordsMixin
@@ -197,16 +198,7 @@ def plsa_fold_in_docs(X, components, beta=1.0, max_iter=100, tol=1e-8, doc_topic
 
 
 def _check_simplex_rows(a, name, shape):
-    a = np.array(a, dtype=np.float64, copy=True)
-    if a.shape != shape:
-        raise ValueError(f"init[{name!r}] must have shape {shape}, got {a.shape}.")
-    if not np.all(np.isfinite(a)) or (a < 0).any():
-        raise ValueError(f"init[{name!r}] must be finite and non-negative.")
-    s = a.sum(axis=-1)
-    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"init[{name!r}] must have rows summing to 1 (probabilities), "
-                         f"got sums in [{s.min():.6g}, {s.max():.6g}].")
-    return a
+    return check_simplex_rows(a, f"init[{name!r}]", shape)
 
 
 class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
