@@ -28,17 +28,9 @@ from .sources import (  # re-exported: latentkit.inference.ArraySource etc. keep
     IterableSource,
     ValidatedChunks,
 )
+from .sources import __all__ as _source_names
 
-__all__ = [
-    "ChunkSource",
-    "ArraySource",
-    "IterableSource",
-    "DocwordSource",
-    "CSVSource",
-    "ValidatedChunks",
-    "StochasticVI",
-    "step_size_schedule",
-]
+__all__ = [*_source_names, "StochasticVI", "step_size_schedule"]
 
 
 # --------------------------------------------------------------------------------------------

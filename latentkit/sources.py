@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from ._formats import fast_docword_body, open_text
+from ._formats import NumericCSVParser, fast_docword_body, open_text, strip_eol
 from ._validation import check_scalar
 
 __all__ = [
@@ -286,11 +286,9 @@ class CSVSource(ChunkSource):
         self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
         with _readable(path), open_text(path) as fh:
             first = fh.readline()
-        try:
-            [float(v) for v in first.split(",")]
-            self._skip = 0
-        except ValueError:
-            self._skip = 1
+        probe = NumericCSVParser(path)
+        probe.parse([strip_eol(first)], first_lineno=1)
+        self._skip = int(probe.header is not None)  # a first row that is not numeric
         self._n = n_samples
 
     @property
@@ -301,30 +299,17 @@ class CSVSource(ChunkSource):
         return self._n
 
     def iter_chunks(self):
+        parser = NumericCSVParser(self.path)  # the parser of read_numeric_csv
         with _readable(self.path), open_text(self.path) as fh:
-            lines = itertools.islice(fh, self._skip, None)
-            lineno = self._skip
-            n_cols = None
+            if self._skip:
+                parser.parse([strip_eol(fh.readline())], first_lineno=1)  # the header
+            lineno = self._skip + 1
             while True:
-                block = list(itertools.islice(lines, self.chunk_size))
+                block = list(itertools.islice(fh, self.chunk_size))
                 if not block:
                     return
-                rows = []
-                for line in block:
-                    lineno += 1
-                    if not line.strip():
-                        continue
-                    try:
-                        row = [float(v) for v in line.split(",")]
-                    except ValueError:
-                        raise ValueError(f"{self.path}: line {lineno} is not a row of numbers: "
-                                         f"{line.strip()[:80]!r}.") from None
-                    if n_cols is None:
-                        n_cols = len(row)
-                    elif len(row) != n_cols:
-                        raise ValueError(f"{self.path}: line {lineno} has {len(row)} fields, "
-                                         f"expected {n_cols}.")
-                    rows.append(row)
+                rows = parser.parse([strip_eol(line) for line in block], first_lineno=lineno)
+                lineno += len(block)
                 if rows:
                     yield np.array(rows)
 

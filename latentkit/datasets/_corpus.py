@@ -4,13 +4,13 @@ Parsers report the line number of the first malformed line. Gzip files are recog
 magic bytes, whatever their name.
 """
 
-import csv
 import os
 import re
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._formats import NumericCSVParser
 from .._formats import fast_docword_body as _fast_docword_body
 from .._formats import open_text as _open_text
 from .._validation import check_dense_width
@@ -346,57 +346,14 @@ def read_numeric_csv(path, delimiter=","):
     FileNotFoundError
     """
     text = _read_text(path, "CSV")
-    reader = csv.reader(split_lines(text), delimiter=delimiter)
-    rows, header, width = [], None, None
-    for lineno, fields in _csv_rows(reader, path):
-        if not fields or all(not f.strip() for f in fields):
-            continue
-        try:
-            values = [float(f) for f in fields]
-        except ValueError:
-            if header is None and not rows:
-                header = [f.strip() for f in fields]
-                width = len(header)
-                continue
-            bad = next(f for f in fields if not _is_float(f))
-            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: {bad!r} is not a "
-                             "number; every field after the header must be numeric.") from None
-        if width is None:
-            width = len(values)
-        if len(values) != width:
-            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: expected {width} fields, "
-                             f"found {len(values)}.")
-        rows.append(values)
+    parser = NumericCSVParser(path, delimiter)
+    rows = parser.parse(split_lines(text), first_lineno=1)
+    header, width = parser.header, parser.width
     if not rows:
         raise ValueError(f"CSV file {os.fspath(path)!r} has no numeric data rows.")
     X = np.array(rows, dtype=np.float64)
     names = np.array(header if header is not None else [f"x{j}" for j in range(width)], dtype=str)
     return X, names
-
-
-def _csv_rows(reader, path):
-    """(line number, fields) of a csv reader over LF/CRLF-split lines; a csv.Error (a quote
-    left open, a CR inside an unquoted field) is a ValueError naming the line."""
-    lineno = 0
-    while True:
-        lineno += 1
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            why = ("a carriage return (CR) inside a field; lines end with LF or CRLF only"
-                   if "new-line" in str(exc) else str(exc))
-            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: {why}.") from None
-        yield lineno, fields
-
-
-def _is_float(s):
-    try:
-        float(s)
-        return True
-    except ValueError:
-        return False
 
 
 # ----------------------------------------------------------------------------- tokenising
