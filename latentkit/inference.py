@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from ._validation import check_random_state, check_scalar
 from ._steps import check_learning_rate, step_size_schedule
 from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
-from .sources import (  # re-exported: latentkit.inference.ArraySource etc. keep working
+from .sources import (  # noqa: F401 (re-exported: latentkit.inference.ArraySource etc.)
     ArraySource,
     ChunkSource,
     CSVSource,
