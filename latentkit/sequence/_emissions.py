@@ -458,7 +458,7 @@ class PoissonEmission(Emission):
         ``'kmeans++'``: rates at k-means++ seeds (Arthur & Vassilvitskii 2007) of the counts."""
         mean = X.mean(axis=0)
         if init == "kmeans++":
-            lam = kmeans_plusplus(X, n_components, rng, n_lloyd=0)[0]
+            lam = kmeans_plusplus(X, n_components, rng, n_local_trials=1, n_lloyd=0)[0]
         else:
             lam = mean[None, :] * rng.uniform(0.5, 1.5, size=(n_components, X.shape[1]))
         return {"lambdas": np.maximum(lam, 1e-3 * np.maximum(mean, 1e-3))}
@@ -602,7 +602,7 @@ class GaussianEmission(Emission):
         D = X.shape[1]
         X = _mean_fill(X)
         if init == "kmeans++":
-            means = kmeans_plusplus(X, n_components, rng, n_lloyd=10)[0]
+            means = kmeans_plusplus(X, n_components, rng, n_local_trials=1, n_lloyd=10)[0]
         else:
             idx = rng.choice(X.shape[0], size=n_components, replace=X.shape[0] < n_components)
             means = X[idx].astype(float)

@@ -128,7 +128,8 @@ class GMMEmission(em.GaussianEmission):
         for k in range(K):
             Xk = X[lab == k]
             if Xk.shape[0] >= M:
-                means[k] = kmeans_plusplus(Xk, M, rng)[0] if M > 1 else Xk.mean(axis=0)[None]
+                means[k] = (kmeans_plusplus(Xk, M, rng, n_local_trials=1)[0] if M > 1
+                            else Xk.mean(axis=0)[None])
             else:
                 means[k] = X[rng.choice(X.shape[0], size=M, replace=X.shape[0] < M)]
         cv = base["covars"]  # in GaussianEmission's layout for this covariance_type
