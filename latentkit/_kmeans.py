@@ -40,7 +40,8 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
     sample_weight : ndarray of shape (n,), optional
         Non-negative weights (a row of weight w counts as w rows).
     n_local_trials : int, optional
-        Candidates per step (greedy k-means++); default ``2 + int(log K)``.
+        Candidates per step (greedy k-means++); default ``2 + int(log K)``. 1 is plain
+        k-means++ (the HMM emissions' start).
     n_lloyd : int, default 10
         Maximum Lloyd iterations (stops earlier when the labels stop changing).
 
@@ -65,12 +66,18 @@ def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None,
     X = X - origin
     x_sq = np.einsum("ij,ij->i", X, X)
     centers = np.empty((n_clusters, D))
-    first = int(_weighted_draw(rng, np.cumsum(w)))
+    # plain k-means++ (one candidate per step) of unweighted rows draws the first seed as a
+    # uniform integer and the next ones by inverse CDF (the HMM emissions' draws)
+    plain = n_local_trials == 1 and sample_weight is None
+    first = int(rng.integers(n)) if plain else int(_weighted_draw(rng, np.cumsum(w)))
     centers[0] = X[first]
     closest = _sq_dist(X, centers[:1], x_sq)[:, 0]
     for c in range(1, n_clusters):
         cum = np.cumsum(w * closest)
-        if not cum[-1] > 0:  # all remaining mass on existing centers: take any weighted row
+        if plain:
+            cand = np.array([rng.integers(n) if not cum[-1] > 0 else
+                             min(int(np.searchsorted(cum, rng.random() * cum[-1])), n - 1)])
+        elif not cum[-1] > 0:  # all remaining mass on existing centers: take any weighted row
             cand = _weighted_draw(rng, np.cumsum(w), n_local_trials)
         else:
             cand = _weighted_draw(rng, cum, n_local_trials)
