@@ -8,6 +8,7 @@ or a module importing itself, is a cycle.
 """
 
 import ast
+import functools
 import pathlib
 
 import latentkit
@@ -57,6 +58,7 @@ def _resolve(node, module, is_package, modules):
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def import_graph():
     modules = _module_names()
     graph = {m: set() for m in modules}
