@@ -12,10 +12,13 @@ Source of the pairwise update of means and scatter matrices: Chan, Golub & LeVeq
 *Updating formulae and a pairwise algorithm for computing sample variances*, eq. 2.1.
 """
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CountSummary", "MissingMomentSummary", "MomentSummary", "RowSummary", "SymbolSummary"]
+__all__ = ["CountSummary", "MissingMomentSummary", "MomentSummary", "RowSummary", "SymbolSummary",
+           "check_second_moments"]
 
 
 class CountSummary:
@@ -235,3 +238,66 @@ class RowSummary:
 
     def __add__(self, other):
         return RowSummary(self.n + other.n)
+
+
+def check_second_moments(summary, name="X", order=2):
+    """Refuse data whose second moments overflow float64.
+
+    Every Gaussian model (the mixtures, GaussianHMM) accumulates
+    ``sum_i w_i (x_i - c)(x_i - c)^T`` about a fixed point ``c`` and forms sums of a few such
+    matrices (the Normal-Wishart scatter of the variational mixtures). When the largest of
+    them, bounded by the total sum of squares ``S = sum_i w_i ||x_i - c||^2``, comes within a
+    factor ``64 D`` of the largest float64 (1.8e308), the covariances become inf/NaN and the
+    fit dies deep inside (LinAlgError, FloatingPointError, "probability zero"). Raw data is not
+    rescaled internally: ``reg_covar`` and the priors are absolute quantities in the units of
+    X, so a hidden rescaling would change their meaning.
+
+    Parameters
+    ----------
+    summary : latentkit._summaries.MomentSummary
+        Of all the training rows (merged over chunks): weighted mean, scatter, range.
+    name : str
+        The argument's name for the message.
+    order : {2, 3}, default 2
+        The highest moment the model forms: 3 for the method of moments (spectral GMM), whose
+        third-moment tensor sums ``n`` cubes of deviations of size up to ``d`` (the largest
+        deviation): refused when ``n d^3`` comes within ``64 D^2`` of the largest float64.
+
+    Raises
+    ------
+    ValueError
+        ``S`` (or a single squared deviation) times ``64 n_features`` overflows float64; the
+        message gives the size and the fix (standardise, or divide by a named power of ten and
+        scale the fitted parameters back).
+    """
+    if summary.n == 0:
+        return
+    D = summary.mean.shape[0]
+    limit = math.log(np.finfo(np.float64).max) - math.log(64.0 * D ** (order - 1))
+    c = summary.mean
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = float(np.max(np.maximum(summary.xmax - c, c - summary.xmin)))
+        sc = summary.scatter
+        total = float(np.trace(sc) if sc.ndim == 2 else np.sum(sc))
+    if not (np.isfinite(big) and np.isfinite(total)):
+        log_s = math.inf
+    elif big <= 0.0:
+        return
+    elif order == 3:
+        log_s = 3.0 * math.log(big) + math.log(max(summary.n, 1))
+    else:
+        # the unweighted rows enter the E-step too: one squared deviation must fit as well
+        log_s = max(2.0 * math.log(big), math.log(total) if total > 0 else -math.inf)
+    if log_s > limit:
+        e = int(math.ceil(math.log10(big))) if np.isfinite(big) else 308
+        size = (f"about 1e{log_s / math.log(10.0):.0f}" if np.isfinite(log_s)
+                else "above 1.8e308")
+        what = "sum of squared" if order == 2 else "sum of cubed"
+        raise ValueError(
+            f"{name} is too large in scale to fit in float64: its weighted {what} "
+            f"deviations from the mean is {size}, which would "
+            f"overflow (the limit is 1.8e308 / (64 n_features"
+            f"{'^2' if order == 3 else ''})). Standardise "
+            f"{name} (subtract "
+            f"the mean, divide each feature by its standard deviation) or rescale it, e.g. "
+            f"fit {name} / 1e{e} and multiply means_ by 1e{e} and covariances_ by 1e{2 * e}.")

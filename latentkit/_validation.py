@@ -6,7 +6,6 @@ Errors name the argument, the expected form, what was found and, where there is 
 """
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,6 +18,8 @@ __all__ = [
     "check_n_features",
     "check_sample_weight",
     "check_dense_width",
+    "check_lengths",
+    "check_simplex_rows",
 ]
 
 #: A declared width above this, and 100 times larger than the number of columns (symbols,
@@ -106,10 +107,6 @@ def check_scalar(value, name, kind=numbers.Real, *, low=None, high=None,
         op = "<=" if high_inclusive else "<"
         raise ValueError(f"{name} must be {op} {high}, got {value}.")
     return value
-
-
-def _describe(x):
-    return f"{type(x).__name__} with shape {getattr(x, 'shape', '?')}"
 
 
 def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d=True,
@@ -351,3 +348,89 @@ def check_dense_width(width, n_used, n_rows, *, name="X", unit="columns", owner=
                f"cols = np.unique({name}.indices); {name} = {name}[:, cols] (keep cols to map "
                "back)")
             + (f"; {alternative}." if alternative else "."))
+
+
+def check_lengths(lengths, n_samples):
+    """Validate ``lengths`` and return sequence offsets.
+
+    Parameters
+    ----------
+    lengths : None or array-like of int of shape (n_sequences,)
+        Length of each sequence stacked in ``X`` (hmmlearn's convention). None: one sequence.
+    n_samples : int
+        Number of rows of ``X``.
+
+    Returns
+    -------
+    offsets : ndarray of shape (n_sequences + 1,) of int64
+        Sequence ``s`` is rows ``offsets[s]:offsets[s + 1]``.
+
+    Raises
+    ------
+    ValueError
+        Non-integer, negative or zero lengths (naming the sequence), or lengths whose sum is
+        not ``n_samples``.
+    TypeError
+        Non-numeric lengths.
+    """
+    if lengths is None:
+        return np.array([0, n_samples], dtype=np.int64)
+    arr = np.asarray(lengths)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise ValueError(f"lengths must be a 1-D array of sequence lengths, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError("lengths is empty; give at least one sequence length.")
+    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
+        raise TypeError(f"lengths must contain integers, got dtype {arr.dtype}.")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"lengths must contain integers, got {arr.tolist()!r}.")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero(arr <= 0)
+    if bad.size:
+        s = int(bad[0])
+        raise ValueError(f"lengths[{s}] = {arr[s]}: every sequence must have at least one time "
+                         "step (zero-length and negative lengths are not allowed).")
+    total = int(arr.sum())
+    if total != n_samples:
+        raise ValueError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "
+                         "the stacked sequences must add up to the number of rows of X.")
+    return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
+
+
+def check_simplex_rows(value, name, shape, *, normalize=False):
+    """Validate probabilities whose last axis lies on the simplex (HMM ``startprob``,
+    ``transmat`` and ``emissionprob``, PLSA's ``init`` arrays).
+
+    Parameters
+    ----------
+    value : array-like
+    name : str
+        The argument's name for the messages, e.g. ``"init['transmat']"``.
+    shape : tuple of int
+        The required shape; the last axis is the one that sums to 1.
+    normalize : bool, default False
+        Divide by the sums (exactly 1 afterwards; they are within 1e-8 already).
+
+    Returns
+    -------
+    ndarray of float64, of shape ``shape``
+        A copy: the caller's array is never modified.
+
+    Raises
+    ------
+    ValueError
+        The wrong shape, a negative or non-finite entry, or sums farther than 1e-8 from 1.
+    """
+    arr = np.array(value, dtype=np.float64, copy=True)
+    if arr.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {arr.shape}.")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must be finite and non-negative.")
+    s = arr.sum(axis=-1)
+    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
+        raise ValueError(f"{name} must sum to 1 along its last axis (rows summing to 1, "
+                         f"probabilities), got sums in [{s.min():.6g}, {s.max():.6g}].")
+    return arr / s[..., None] if normalize else arr

@@ -37,7 +37,10 @@ import warnings
 
 import numpy as np
 
+from ._steps import step_size_schedule
 from ._validation import check_random_state, check_scalar
+from .parallel.dask import DaskData
+from .sources import ChunkSource, ValidatedChunks
 
 __all__ = [
     "LatentModel",
@@ -537,16 +540,12 @@ class LatentModel(ParamsMixin):
     # ---- shared machinery ------------------------------------------------------------------
     def _prepare_data(self, X, reset, **fit_params):
         """Validate ``X`` for the drivers: in-memory input goes through ``_validate_data``; a
-        :class:`latentkit.inference.ChunkSource` (chunks read lazily, e.g. from a file) and a
+        :class:`latentkit.sources.ChunkSource` (chunks read lazily, e.g. from a file) and a
         Dask collection are wrapped so that ``_e_step_all`` sums statistics over chunks or
         blocks without holding the whole data."""
-        from .inference import ChunkSource, ValidatedChunks
-
         if isinstance(X, ChunkSource):
             return ValidatedChunks(self, X, reset=reset, fit_params=fit_params)
         if type(X).__module__.partition(".")[0] == "dask":
-            from .parallel.dask import DaskData
-
             return DaskData(self, X, reset=reset, fit_params=fit_params)
         return self._validate_data(X, reset=reset, **fit_params)
 
@@ -811,9 +810,8 @@ class LatentModel(ParamsMixin):
         ``learning_offset`` (tau, default 10) and ``learning_decay`` (kappa, default 0.7)
         (Hoffman, Blei, Wang & Paisley 2013, section 2.3; scikit-learn's online LDA counts
         steps from 1 the same way)."""
-        tau = getattr(self, "learning_offset", 10.0)
-        kappa = getattr(self, "learning_decay", 0.7)
-        return float((t + tau) ** (-kappa))
+        return step_size_schedule(t, getattr(self, "learning_offset", 10.0),
+                                  getattr(self, "learning_decay", 0.7))
 
     def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, **fit_params):
         """One incremental update from a minibatch.

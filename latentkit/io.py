@@ -36,6 +36,8 @@ import zipfile
 import zlib
 
 import numpy as np
+from . import __version__
+from .base import LatentModel, NotFittedError, ParamsMixin, Stats
 
 __all__ = ["save", "load", "read_metadata", "ModelFileError"]
 
@@ -49,8 +51,6 @@ class ModelFileError(ValueError):
 
 
 def _version():
-    from . import __version__
-
     return __version__
 
 
@@ -114,8 +114,6 @@ def _encode_param(value, key, arrays, skipped, name):
 def _encode_state(value, key, arrays):
     """JSON form of one fitted-state entry (arrays into ``arrays``), or None when some part of
     it cannot be stored without pickle (the whole entry is then skipped)."""
-    from .base import Stats
-
     dropped = []
     if isinstance(value, Stats):
         enc = {"__stats__": type(value).__qualname__, "module": type(value).__module__,
@@ -134,7 +132,6 @@ def _encode_state(value, key, arrays):
 def _decode_state(enc, npz, path):
     """Inverse of :func:`_encode_state` (a Stats class is resolved like a model class: only
     from latentkit or from a module the user has imported)."""
-    from .base import Stats
 
     if isinstance(enc, dict) and "__stats__" in enc:
         cls = _resolve_class({"class": enc["__stats__"], "module": enc["module"]}, None, path)
@@ -196,8 +193,6 @@ def save(model, path):
     ``numpy.random.Generator`` as ``random_state``) are saved as None and listed in the
     metadata's ``skipped``. Source: DESIGN.md section 6 (files and safety).
     """
-    from .base import LatentModel, NotFittedError, ParamsMixin
-
     if not isinstance(model, ParamsMixin):
         raise TypeError(f"model must be a latentkit model (a LatentModel), got "
                         f"{type(model).__name__}.")
@@ -424,8 +419,6 @@ def load(path, model_class=None):
                                  f"latentkit {current} (another major version). Refit the model "
                                  "or load it with the version that wrote it.")
         cls = _resolve_class(meta, model_class, path)
-        from .base import ParamsMixin
-
         if not issubclass(cls, ParamsMixin):
             raise ModelFileError(f"{os.fspath(path)!r} names {cls.__qualname__}, which is not a "
                                  "latentkit model; the file is corrupt.")

@@ -371,10 +371,14 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size < len(topics):
         raise ValueError(f"axes must hold at least {len(topics)} Axes, got {axes.size}.")
+    # local: importing latentkit.topic loads numba, which the other plots do not need
+    from .topic._words import top_word_ids
+
     for a, t in zip(axes, topics):
-        order = np.argsort(-prob[t], kind="stable")[:n_words]
-        a.barh(np.arange(n_words)[::-1], prob[t, order], color=color)
-        a.set_yticks(np.arange(n_words)[::-1], [vocabulary[j] for j in order], fontsize="small")
+        order = top_word_ids(prob[t:t + 1], n_words)[0]  # words of probability zero left out
+        a.barh(np.arange(order.size)[::-1], prob[t, order], color=color)
+        a.set_yticks(np.arange(order.size)[::-1], [vocabulary[j] for j in order],
+                     fontsize="small")
         a.set_title(f"topic {t}", fontsize="medium")
         a.tick_params(axis="x", labelsize="x-small")
         a.set_xlabel("p(word | topic)", fontsize="x-small")

@@ -176,6 +176,7 @@ def _split(n, heldout, rng, what):
 
 
 def _lda_row(K, X_train, X_test, corpus, params, seed, top_n):
+    # local: load only the model family being selected
     from .topic import LatentDirichletAllocation, coherence
 
     model = LatentDirichletAllocation(n_components=K, random_state=seed,
@@ -195,7 +196,9 @@ def _lda_row(K, X_train, X_test, corpus, params, seed, top_n):
 
 
 def _mixture_row(kind, K, X_train, X_test, params, seed):
+    # local: load only the model family being selected
     from .distributions._gaussian import n_gaussian_parameters
+    # local: load only the model family being selected
     from .mixture import GaussianMixture, VariationalGaussianMixture
 
     cls = GaussianMixture if kind == "gmm" else VariationalGaussianMixture
@@ -213,6 +216,7 @@ def _mixture_row(kind, K, X_train, X_test, params, seed):
 
 
 def _hmm_row(K, train, test, params, seed):
+    # local: load only the model family being selected
     from .sequence import CategoricalHMM, GaussianHMM, PoissonHMM
 
     params = dict(params)

@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .datasets._corpus import Corpus, english_stop_words
+from .base import NotFittedError
 
 __all__ = ["TextVectorizer", "read_texts", "load_texts", "load_texts_for", "attach",
            "from_gensim", "from_sklearn", "stop_words_from_file", "TextInputError"]
@@ -374,8 +375,6 @@ class TextVectorizer:
             A bare string instead of a list of documents.
         """
         if not hasattr(self, "count_vectorizer_"):
-            from .base import NotFittedError
-
             raise NotFittedError("This TextVectorizer is not fitted; call fit first.")
         if isinstance(texts, str):
             raise TypeError("texts must be a list of documents, got one str; wrap it: [text].")

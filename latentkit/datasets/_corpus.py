@@ -4,15 +4,15 @@ Parsers report the line number of the first malformed line. Gzip files are recog
 magic bytes, whatever their name.
 """
 
-import csv
-import gzip
 import os
 import re
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._formats import NumericCSVParser
+from .._formats import fast_docword_body as _fast_docword_body
+from .._formats import open_text as _open_text
 from .._validation import check_dense_width
 
 __all__ = ["Bunch", "Corpus", "read_docword", "read_vocab", "read_numeric_csv", "tokenize",
@@ -115,20 +115,6 @@ class Corpus(Bunch):
 
 
 # ----------------------------------------------------------------------------- file helpers
-
-def _open_text(path):
-    """Open a plain or gzip text file (detected by magic bytes) as UTF-8 text whose lines end
-    at LF only (``newline='\\n'``: no translation; a CR before the LF stays, for
-    :func:`split_lines` or the parser to drop). Every line-based reader of latentkit (vocabulary,
-    docword, CSV, the chunked sources) opens files here, so a CR, form feed, U+001E, U+0085 or
-    U+2028 inside a line never splits it."""
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
-    return open(path, "r", encoding="utf-8", newline="\n")
-
 
 def split_lines(text):
     """Split text into lines at LF and CRLF only.
@@ -240,39 +226,6 @@ def _parse_docword_slow(path, lines, n_docs, n_words, n_nnz):
         raise _docword_error(path, len(lines), f"the header (line 3) announces NNZ = {n_nnz} entries "
                                                f"but the file has {n_seen}.")
     return np.array(rows, np.int64), np.array(cols, np.int64), np.array(vals, np.float64)
-
-
-def _fast_docword_body(body, n_nnz):
-    """Parse the entry lines with NumPy; None when anything looks wrong (the caller then runs the
-    line-by-line parser, which reports the line). Checks exactly 3 fields on every non-blank
-    line and ``n_nnz`` such lines."""
-    try:
-        raw = np.frombuffer(body.encode("ascii"), dtype=np.uint8)
-    except UnicodeEncodeError:
-        return None
-    if raw.size == 0:
-        return np.zeros((0, 3)) if n_nnz == 0 else None
-    newline = raw == 10
-    ws = (raw == 32) | (raw == 9) | newline | (raw == 13)
-    start = np.flatnonzero(~ws & np.concatenate(([True], ws[:-1])))
-    nl = np.flatnonzero(newline)
-    fields = np.bincount(np.searchsorted(nl, start), minlength=nl.size + 1)
-    if not np.all((fields == 3) | (fields == 0)) or int((fields == 3).sum()) != n_nnz:
-        return None
-    values = None
-    for dtype in (np.int64, np.float64):  # integer parsing is much faster; float counts allowed
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            try:
-                values = np.fromstring(body, dtype=dtype, sep=" ").astype(np.float64)
-                break
-            except (ValueError, DeprecationWarning):
-                continue
-    if values is None:
-        return None
-    if values.size != 3 * n_nnz:
-        return None
-    return values.reshape(-1, 3)
 
 
 def read_docword(path, vocab=None):
@@ -393,57 +346,14 @@ def read_numeric_csv(path, delimiter=","):
     FileNotFoundError
     """
     text = _read_text(path, "CSV")
-    reader = csv.reader(split_lines(text), delimiter=delimiter)
-    rows, header, width = [], None, None
-    for lineno, fields in _csv_rows(reader, path):
-        if not fields or all(not f.strip() for f in fields):
-            continue
-        try:
-            values = [float(f) for f in fields]
-        except ValueError:
-            if header is None and not rows:
-                header = [f.strip() for f in fields]
-                width = len(header)
-                continue
-            bad = next(f for f in fields if not _is_float(f))
-            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: {bad!r} is not a "
-                             "number; every field after the header must be numeric.") from None
-        if width is None:
-            width = len(values)
-        if len(values) != width:
-            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: expected {width} fields, "
-                             f"found {len(values)}.")
-        rows.append(values)
+    parser = NumericCSVParser(path, delimiter)
+    rows = parser.parse(split_lines(text), first_lineno=1)
+    header, width = parser.header, parser.width
     if not rows:
         raise ValueError(f"CSV file {os.fspath(path)!r} has no numeric data rows.")
     X = np.array(rows, dtype=np.float64)
     names = np.array(header if header is not None else [f"x{j}" for j in range(width)], dtype=str)
     return X, names
-
-
-def _csv_rows(reader, path):
-    """(line number, fields) of a csv reader over LF/CRLF-split lines; a csv.Error (a quote
-    left open, a CR inside an unquoted field) is a ValueError naming the line."""
-    lineno = 0
-    while True:
-        lineno += 1
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            why = ("a carriage return (CR) inside a field; lines end with LF or CRLF only"
-                   if "new-line" in str(exc) else str(exc))
-            raise ValueError(f"CSV file {os.fspath(path)!r}, line {lineno}: {why}.") from None
-        yield lineno, fields
-
-
-def _is_float(s):
-    try:
-        float(s)
-        return True
-    except ValueError:
-        return False
 
 
 # ----------------------------------------------------------------------------- tokenising

@@ -48,7 +48,6 @@ Source: Bishop (2006), *Pattern Recognition and Machine Learning*, section 9.2.2
 """
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -275,7 +274,6 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
     repaired = []
     if covariance_type in ("full", "tied"):
         mats = cov.reshape(-1, cov.shape[-1], cov.shape[-1])
-        D = mats.shape[-1]
         prec = np.empty_like(mats)
         out_cov = mats
         for k in range(mats.shape[0]):

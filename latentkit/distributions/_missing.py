@@ -1,4 +1,4 @@
-"""Missing data in the Gaussian block, marginalised exactly (issue 15, item 1).
+"""Missing data in the Gaussian block, marginalised exactly.
 
 ``NaN`` entries of ``X`` mean "not observed" (missing at random). For a row ``x`` with observed
 coordinates ``o`` and missing ones ``m`` and a component ``k`` with mean ``mu`` and precision
@@ -54,6 +54,8 @@ from .._validation import check_array
 from ._gaussian import (GaussianStats, accumulate_gaussian_stats, check_covariance_type,
                         log_det_cholesky, log_gaussian_prob)
 from ._gaussian_estep import gaussian_mixture_e_step
+from .._validation import check_n_features
+from ._normal_wishart import student_t_logpdf
 
 __all__ = [
     "MISSING_OPTIONS",
@@ -138,8 +140,6 @@ def check_impute_input(model, X):
     NotFittedError, ValueError
         Unfitted model, infinite entries, a wrong number of features.
     """
-    from .._validation import check_n_features
-
     model._check_is_fitted()
     X = check_array_missing(X, "X")
     check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
@@ -655,8 +655,6 @@ def marginal_log_predictive(nw, X):
     ndarray of shape (n, K)
         Nats; equal to ``nw.log_predictive(X)`` on rows without NaN.
     """
-    from ._normal_wishart import student_t_logpdf
-
     X = np.asarray(X, dtype=np.float64)
     mask = np.isnan(X)
     if not mask.any():

@@ -78,14 +78,7 @@ def gamma_kl(a, b, a0, b0):
 
 def _wishart_log_norm(nu, logdet_q, D):
     """log B(W, nu) of Bishop (B.79) with ln|W| = -ln|Q| (Q = W^-1)."""
-    return 0.5 * nu * logdet_q - 0.5 * nu * D * math.log(2.0) - multigammaln_vec(0.5 * nu, D)
-
-
-def multigammaln_vec(a, D):
-    """Vectorised log multivariate gamma ln Gamma_D(a)."""
-    a = np.asarray(a, dtype=np.float64)
-    return (0.25 * D * (D - 1) * math.log(math.pi)
-            + gammaln(a[..., None] - 0.5 * np.arange(D)).sum(-1))
+    return 0.5 * nu * logdet_q - 0.5 * nu * D * math.log(2.0) - multigammaln(0.5 * nu, D)
 
 
 def _wishart_e_logdet(nu, logdet_q, D):

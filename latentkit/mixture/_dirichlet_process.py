@@ -12,7 +12,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._deprecation import renamed_parameter
-from .._validation import check_random_state, check_scalar
+from .._validation import check_scalar
 from ..base import Stats, stats_dataclass
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
@@ -253,6 +253,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         return data
 
     def _spectral_start_components(self, X, w):
+        # local: spectral (and numba) load only for init='spectral'
         from ..spectral import n_components_from_spectrum
 
         self.spectral_n_components_ = n_components_from_spectrum(

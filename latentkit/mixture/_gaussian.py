@@ -5,14 +5,15 @@ Learning*, section 9.2.2 (EM for Gaussian mixtures, eqs. 9.23-9.28); stepwise EM
 (2009), *Online EM for unsupervised models*; k-means++: Arthur & Vassilvitskii (2007).
 """
 
-import math
 import numbers
 
 import numpy as np
 from scipy.special import logsumexp
 
-from .._validation import (check_array, check_n_features, check_random_state, check_scalar,
-                           check_sample_weight)
+from .._kmeans import kmeans_plusplus
+from .._steps import check_learning_rate
+from .._validation import check_array, check_n_features, check_sample_weight, check_scalar
+from .._summaries import check_second_moments as _check_second_moments
 from ..base import LatentModel
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        check_covariance_type, check_gaussian_parameters,
@@ -70,9 +71,7 @@ def _check_mixture_params(model, k_name="n_components"):
     check_scalar(getattr(model, k_name), k_name, numbers.Integral, low=1)
     check_covariance_type(model.covariance_type)
     check_scalar(model.reg_covar, "reg_covar", numbers.Real, low=0.0)
-    check_scalar(model.learning_offset, "learning_offset", numbers.Real, low=0.0)
-    check_scalar(model.learning_decay, "learning_decay", numbers.Real, low=0.5, high=1.0,
-                 low_inclusive=False)
+    check_learning_rate(model.learning_offset, model.learning_decay)
 
 
 def _check_rows(model, X, reset, sample_weight, check=check_array):
@@ -98,69 +97,6 @@ def _check_rows(model, X, reset, sample_weight, check=check_array):
     else:
         check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
     return _Rows(X, check_sample_weight(sample_weight, X.shape[0]))
-
-
-def _check_second_moments(summary, name="X", order=2):
-    """Refuse data whose second moments overflow float64.
-
-    Every Gaussian model (the mixtures, GaussianHMM) accumulates
-    ``sum_i w_i (x_i - c)(x_i - c)^T`` about a fixed point ``c`` and forms sums of a few such
-    matrices (the Normal-Wishart scatter of the variational mixtures). When the largest of
-    them, bounded by the total sum of squares ``S = sum_i w_i ||x_i - c||^2``, comes within a
-    factor ``64 D`` of the largest float64 (1.8e308), the covariances become inf/NaN and the
-    fit dies deep inside (LinAlgError, FloatingPointError, "probability zero"). Raw data is not
-    rescaled internally: ``reg_covar`` and the priors are absolute quantities in the units of
-    X, so a hidden rescaling would change their meaning.
-
-    Parameters
-    ----------
-    summary : latentkit._summaries.MomentSummary
-        Of all the training rows (merged over chunks): weighted mean, scatter, range.
-    name : str
-        The argument's name for the message.
-    order : {2, 3}, default 2
-        The highest moment the model forms: 3 for the method of moments (spectral GMM), whose
-        third-moment tensor sums ``n`` cubes of deviations of size up to ``d`` (the largest
-        deviation): refused when ``n d^3`` comes within ``64 D^2`` of the largest float64.
-
-    Raises
-    ------
-    ValueError
-        ``S`` (or a single squared deviation) times ``64 n_features`` overflows float64; the
-        message gives the size and the fix (standardise, or divide by a named power of ten and
-        scale the fitted parameters back).
-    """
-    if summary.n == 0:
-        return
-    D = summary.mean.shape[0]
-    limit = math.log(np.finfo(np.float64).max) - math.log(64.0 * D ** (order - 1))
-    c = summary.mean
-    with np.errstate(over="ignore", invalid="ignore"):
-        big = float(np.max(np.maximum(summary.xmax - c, c - summary.xmin)))
-        sc = summary.scatter
-        total = float(np.trace(sc) if sc.ndim == 2 else np.sum(sc))
-    if not (np.isfinite(big) and np.isfinite(total)):
-        log_s = math.inf
-    elif big <= 0.0:
-        return
-    elif order == 3:
-        log_s = 3.0 * math.log(big) + math.log(max(summary.n, 1))
-    else:
-        # the unweighted rows enter the E-step too: one squared deviation must fit as well
-        log_s = max(2.0 * math.log(big), math.log(total) if total > 0 else -math.inf)
-    if log_s > limit:
-        e = int(math.ceil(math.log10(big))) if np.isfinite(big) else 308
-        size = (f"about 1e{log_s / math.log(10.0):.0f}" if np.isfinite(log_s)
-                else "above 1.8e308")
-        what = "sum of squared" if order == 2 else "sum of cubed"
-        raise ValueError(
-            f"{name} is too large in scale to fit in float64: its weighted {what} "
-            f"deviations from the mean is {size}, which would "
-            f"overflow (the limit is 1.8e308 / (64 n_features"
-            f"{'^2' if order == 3 else ''})). Standardise "
-            f"{name} (subtract "
-            f"the mean, divide each feature by its standard deviation) or rescale it, e.g. "
-            f"fit {name} / 1e{e} and multiply means_ by 1e{e} and covariances_ by 1e{2 * e}.")
 
 
 def _total_bound_tol(tol, total_weight):
@@ -204,125 +140,6 @@ def _kmeans_responsibilities(X, n_components, rng, sample_weight, n_lloyd=10):
     resp = np.zeros((X.shape[0], n_components))
     resp[np.arange(X.shape[0]), labels] = 1.0
     return resp
-
-
-# --------------------------------------------------------------------------------------------
-# k-means++ seeding and a few Lloyd iterations
-# --------------------------------------------------------------------------------------------
-
-def _sq_dist(X, C, x_sq):
-    d = x_sq[:, None] - 2.0 * (X @ C.T) + np.einsum("ij,ij->i", C, C)[None, :]
-    np.maximum(d, 0.0, out=d)
-    return d
-
-
-def _weighted_draw(rng, cum, size=None):
-    """Inverse-CDF draw from cumulative weights: zero-weight rows are never chosen, and rows
-    with weight 0 are invisible (same draw as with those rows removed)."""
-    total = cum[-1]
-    u = rng.random(size) * total
-    idx = np.searchsorted(cum, u, side="right")
-    return np.minimum(idx, cum.shape[0] - 1)
-
-
-def kmeans_plusplus(X, n_clusters, rng, sample_weight=None, n_local_trials=None, n_lloyd=10):
-    """Greedy k-means++ seeding followed by a few weighted Lloyd iterations.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, D), float64
-    n_clusters : int
-        K <= number of rows with positive weight.
-    rng : numpy.random.Generator
-    sample_weight : ndarray of shape (n,), optional
-        Non-negative weights (a row of weight w counts as w rows).
-    n_local_trials : int, optional
-        Candidates per step (greedy k-means++); default ``2 + int(log K)``.
-    n_lloyd : int, default 10
-        Maximum Lloyd iterations (stops earlier when the labels stop changing).
-
-    Returns
-    -------
-    centers : ndarray of shape (K, D)
-    labels : ndarray of shape (n,), int
-        Nearest center of every row.
-
-    Source: Arthur & Vassilvitskii (2007), *k-means++: the advantages of careful seeding*
-    (greedy variant with ``2 + log K`` local trials as in scikit-learn's ``_kmeans_plusplus``);
-    Lloyd (1982).
-    """
-    n, D = X.shape
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    if n_local_trials is None:
-        n_local_trials = 2 + int(np.log(n_clusters))
-    # distances through |x|^2 - 2 x.c + |c|^2 lose |x|^2 eps each: taken about the weighted
-    # mean, not the origin (data 1e9 from the origin had rounding errors of ~200 in every
-    # squared distance, and k-means++ seeded the clusters at random)
-    origin = (w @ X) / w.sum() if w.sum() > 0 else np.zeros(D)
-    X = X - origin
-    x_sq = np.einsum("ij,ij->i", X, X)
-    centers = np.empty((n_clusters, D))
-    first = int(_weighted_draw(rng, np.cumsum(w)))
-    centers[0] = X[first]
-    closest = _sq_dist(X, centers[:1], x_sq)[:, 0]
-    pot = float(w @ closest)
-    for c in range(1, n_clusters):
-        cum = np.cumsum(w * closest)
-        if not cum[-1] > 0:  # all remaining mass on existing centers: take any weighted row
-            cand = _weighted_draw(rng, np.cumsum(w), n_local_trials)
-        else:
-            cand = _weighted_draw(rng, cum, n_local_trials)
-        d = _sq_dist(X, X[cand], x_sq)
-        np.minimum(d, closest[:, None], out=d)
-        pots = w @ d
-        best = int(np.argmin(pots))
-        pot = float(pots[best])
-        closest = d[:, best].copy()
-        centers[c] = X[cand[best]]
-    del pot
-    centers, labels = lloyd(X, centers, w, n_lloyd, x_sq)
-    return centers + origin, labels
-
-
-def lloyd(X, centers, w, n_iter, x_sq=None):
-    """Weighted Lloyd iterations from given centres.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, D), float64
-    centers : ndarray of shape (K, D)
-        Updated in place (empty clusters keep their centre).
-    w : ndarray of shape (n,)
-        Non-negative sample weights.
-    n_iter : int
-        Maximum iterations; stops earlier when the labels stop changing.
-    x_sq : ndarray of shape (n,), optional
-        Squared row norms of X (computed when not given).
-
-    Returns
-    -------
-    centers : ndarray of shape (K, D)
-    labels : ndarray of shape (n,), int
-        Nearest centre of every row.
-
-    Source: Lloyd (1982), *Least squares quantization in PCM*.
-    """
-    n, K = X.shape[0], centers.shape[0]
-    if x_sq is None:
-        x_sq = np.einsum("ij,ij->i", X, X)
-    labels = np.argmin(_sq_dist(X, centers, x_sq), axis=1)
-    for _ in range(n_iter):
-        onehot = np.zeros((n, K))
-        onehot[np.arange(n), labels] = w
-        mass = onehot.sum(axis=0)
-        sums = onehot.T @ X
-        keep = mass > 0
-        centers[keep] = sums[keep] / mass[keep, None]  # empty clusters keep their center
-        new = np.argmin(_sq_dist(X, centers, x_sq), axis=1)
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    return centers, labels
 
 
 # --------------------------------------------------------------------------------------------
@@ -569,15 +386,11 @@ class GaussianMixture(LatentModel):
         """Hook of ``init='spectral'``: ``latentkit.spectral.spectral_init_gmm(X, n_components,
         covariance_type, reg_covar=..., sample_weight=..., random_state=rng)`` must return a
         dict with keys among 'weights', 'means', 'covariances'."""
-        try:
-            from .. import spectral
-            fn = spectral.spectral_init_gmm
-        except (ImportError, AttributeError):
-            raise ValueError(
-                "init='spectral' needs latentkit.spectral.spectral_init_gmm, which this "
-                "installation does not provide; use init='kmeans++'.") from None
-        return fn(X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
-                  sample_weight=w, random_state=rng)
+        # local: spectral (and numba) load only for init='spectral'
+        from ..spectral import spectral_init_gmm
+
+        return spectral_init_gmm(X, self.n_components, self.covariance_type,
+                                 reg_covar=self.reg_covar, sample_weight=w, random_state=rng)
 
     def _empty_stats(self):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)

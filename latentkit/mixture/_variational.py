@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp, psi
 
-from .._validation import check_array, check_random_state, check_scalar
+from .._validation import check_array, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
@@ -80,9 +80,6 @@ class _BayesianGaussianBase(LatentModel):
     _tol_may_be_none = True  # tol=None: 1e-3 / n_samples, resolved from the data (tol_)
 
     # ---- weight factor (subclasses) ---------------------------------------------------------
-    def _n_represented(self):  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def _expected_log_weights(self):  # pragma: no cover - abstract
         """(E[ln pi_k] (K,), ln tail mass or None)."""
         raise NotImplementedError
@@ -277,6 +274,7 @@ class _BayesianGaussianBase(LatentModel):
         """``init='spectral'``: one-hot responsibilities of
         :func:`latentkit.spectral.spectral_responsibilities` (the robust spectral start, checked
         against the k-means++ start by the likelihood of the requested covariance type)."""
+        # local: spectral (and numba) load only for init='spectral'
         from ..spectral import spectral_responsibilities
 
         K = self._n_components()

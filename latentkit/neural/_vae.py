@@ -37,6 +37,8 @@ from .._validation import check_array, check_n_features, check_random_state, che
 from . import _mlp
 from ._likelihoods import BernoulliLikelihood, CategoricalLikelihood, GaussianLikelihood
 from ._optim import Adam
+from .._summaries import MomentSummary
+from .._summaries import check_second_moments as _check_second_moments
 
 __all__ = ["VAE", "VAEStats"]
 
@@ -347,9 +349,6 @@ class VAE(LatentModel):
         if reset:
             self.n_features_in_ = X.shape[1]
             if self.likelihood == "gaussian":  # the scale check of every Gaussian model
-                from .._summaries import MomentSummary
-                from ..mixture._gaussian import _check_second_moments
-
                 _check_second_moments(MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True),
                                       name)
         else:

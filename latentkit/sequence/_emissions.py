@@ -29,9 +29,31 @@ import warnings
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from .._kmeans import kmeans_plusplus
 from .._summaries import RowSummary, SymbolSummary
-from .._validation import check_array, check_dense_width, check_n_features, check_scalar
+from .._validation import (check_array, check_dense_width, check_n_features, check_scalar,
+                           check_simplex_rows)
 from ..base import ParamsMixin, Stats, stats_dataclass
+from ..distributions._missing import (
+    accumulate_missing_gaussian_stats,
+    check_missing,
+    marginal_log_gaussian_prob,
+    mean_fill,
+)
+from ..distributions._gaussian import _moment_counts
+from ..distributions import (
+    CollapsedComponentWarning,
+    accumulate_gaussian_stats,
+    check_covariance_type,
+    check_gaussian_parameters,
+    compute_precision_cholesky,
+    covariance_shape,
+    estimate_gaussian_parameters,
+    log_gaussian_prob,
+    n_gaussian_parameters,
+    sample_gaussian,
+)
+from .._summaries import check_second_moments as _check_second_moments
 
 __all__ = [
     "CategoricalEmission",
@@ -132,6 +154,7 @@ class Emission(ParamsMixin):
         log_offset : ndarray of shape (n_samples,)
             The row maxima, nats.
         """
+        # local: numba loads on first use, not at import
         from .._kernels.hmm import scaled_frame_from_log
 
         logp = np.ascontiguousarray(self.log_likelihood(params, X), dtype=np.float64)
@@ -151,9 +174,6 @@ class Emission(ParamsMixin):
 
     def set_data_defaults(self, summary, n_components):
         """Resolve data-derived values from the summary of all training observations."""
-
-    def _check_sequences_values(self, X, offsets):
-        pass
 
 
 def _locate(row, offsets):
@@ -326,6 +346,7 @@ class CategoricalEmission(Emission):
         return {"counts": np.zeros((n_components, self.n_features_))}
 
     def accumulate(self, params, X, gamma):
+        # local: numba loads on first use, not at import
         from .._kernels.hmm import categorical_emission_counts
 
         counts = np.empty((gamma.shape[1], self.n_features_))
@@ -437,7 +458,7 @@ class PoissonEmission(Emission):
         ``'kmeans++'``: rates at k-means++ seeds (Arthur & Vassilvitskii 2007) of the counts."""
         mean = X.mean(axis=0)
         if init == "kmeans++":
-            lam = _kmeans_plusplus(X, n_components, rng)
+            lam = kmeans_plusplus(X, n_components, rng, n_local_trials=1, n_lloyd=0)[0]
         else:
             lam = mean[None, :] * rng.uniform(0.5, 1.5, size=(n_components, X.shape[1]))
         return {"lambdas": np.maximum(lam, 1e-3 * np.maximum(mean, 1e-3))}
@@ -536,9 +557,6 @@ class GaussianEmission(Emission):
         return getattr(self, "missing", "error") == "marginalize"
 
     def validate(self, n_components):
-        from ..distributions import check_covariance_type
-        from ..distributions._missing import check_missing
-
         check_covariance_type(self.covariance_type)
         check_missing(getattr(self, "missing", "error"))
         check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
@@ -577,8 +595,6 @@ class GaussianEmission(Emission):
     def set_data_defaults(self, summary, n_components):
         """The scale check of every Gaussian model, and ``shift_``, the mean of all the
         training observations."""
-        from ..mixture._gaussian import _check_second_moments
-
         _check_second_moments(summary)
         self.shift_ = summary.mean
 
@@ -589,7 +605,7 @@ class GaussianEmission(Emission):
         D = X.shape[1]
         X = _mean_fill(X)
         if init == "kmeans++":
-            means = _kmeans(X, n_components, rng)
+            means = kmeans_plusplus(X, n_components, rng, n_local_trials=1, n_lloyd=10)[0]
         else:
             idx = rng.choice(X.shape[0], size=n_components, replace=X.shape[0] < n_components)
             means = X[idx].astype(float)
@@ -602,8 +618,6 @@ class GaussianEmission(Emission):
         return {"means": means, "covars": covars}
 
     def check_param(self, name, value, n_components):
-        from ..distributions import check_gaussian_parameters
-
         D = self.n_features_
         if name == "means":
             m = np.array(value, dtype=float, copy=True)
@@ -615,26 +629,17 @@ class GaussianEmission(Emission):
                                          n_components, D)
 
     def log_likelihood(self, params, X):
-        from ..distributions import compute_precision_cholesky, log_gaussian_prob
-
-        from ..distributions._missing import marginal_log_gaussian_prob
-
         prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
                                                   reg_covar=self.reg_covar)
         log_prob = marginal_log_gaussian_prob if self._marginalize() else log_gaussian_prob
         return log_prob(X, params["means"], prec_chol, self.covariance_type, shift=self.shift_)
 
     def empty_stats(self, n_components):
-        from ..distributions import covariance_shape
-
         D = self.n_features_
         return {"post": np.zeros(n_components), "obs": np.zeros((n_components, D)),
                 "obs2": np.zeros(covariance_shape(self.covariance_type, n_components, D))}
 
     def accumulate(self, params, X, gamma):
-        from ..distributions import accumulate_gaussian_stats, compute_precision_cholesky
-        from ..distributions._missing import accumulate_missing_gaussian_stats
-
         if self._marginalize():
             prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
                                                       reg_covar=self.reg_covar)
@@ -646,11 +651,6 @@ class GaussianEmission(Emission):
         return {"post": post, "obs": obs, "obs2": obs2}
 
     def m_step(self, params, stats, frozen):
-        from ..distributions import (
-            CollapsedComponentWarning,
-            estimate_gaussian_parameters,
-        )
-
         frozen = _as_frozen(frozen)
         if "means" in frozen and "covars" in frozen:
             return {}
@@ -683,13 +683,9 @@ class GaussianEmission(Emission):
         return out
 
     def n_free_parameters(self, n_components):
-        from ..distributions import n_gaussian_parameters
-
         return n_gaussian_parameters(n_components, self.n_features_, self.covariance_type)
 
     def sample(self, params, states, rng):
-        from ..distributions import sample_gaussian
-
         K = params["means"].shape[0]
         counts = np.bincount(states, minlength=K)
         draws, labels = sample_gaussian(params["means"], params["covars"],
@@ -702,15 +698,11 @@ class GaussianEmission(Emission):
 
 def _mean_fill(X):
     """NaN (missing='marginalize') replaced by column means, for the start only."""
-    from ..distributions._missing import mean_fill
-
     return mean_fill(X)
 
 
 def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):
     """ML covariances about given (frozen) means from moments about ``shift``."""
-    from ..distributions._gaussian import _moment_counts
-
     nk = _moment_counts(stats.post)
     d = means - shift  # (K, D)
     sx, sxx = stats.obs, stats.obs2
@@ -764,49 +756,8 @@ def _normalize_rows(counts, previous):
 
 
 def _check_stochastic(value, name, shape):
-    arr = np.array(value, dtype=float, copy=True)
-    if arr.shape != shape:
-        raise ValueError(f"init[{name!r}] must have shape {shape}, got {arr.shape}.")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"init[{name!r}] must be finite and non-negative.")
-    s = arr.sum(axis=-1)
-    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"init[{name!r}] must sum to 1 along its last axis, got sums {s}.")
-    return arr / s[..., None] if arr.ndim > 1 else arr / s
-
-
-def _kmeans_plusplus(X, k, rng):
-    """k-means++ seeding (Arthur & Vassilvitskii 2007): ``k`` rows of ``X``."""
-    n = X.shape[0]
-    centers = [X[rng.integers(n)]]
-    d2 = ((X - centers[0]) ** 2).sum(axis=1)
-    for _ in range(1, k):
-        tot = d2.sum()
-        idx = rng.integers(n) if tot <= 0 else int(np.searchsorted(np.cumsum(d2), rng.random() * tot))
-        idx = min(idx, n - 1)
-        centers.append(X[idx])
-        d2 = np.minimum(d2, ((X - X[idx]) ** 2).sum(axis=1))
-    return np.array(centers, dtype=float)
-
-
-def _kmeans(X, k, rng, n_iter=10):
-    """k-means++ seeds refined by ``n_iter`` Lloyd iterations (empty clusters keep their
-    centre). Distances are taken about the data mean: ``|c|^2 - 2 x.c`` about the origin
-    loses ``|x|^2 eps`` (data 1e9 from the origin: errors of ~200 per squared distance)."""
-    origin = X.mean(axis=0)
-    return _kmeans_centred(X - origin, k, rng, n_iter) + origin
-
-
-def _kmeans_centred(X, k, rng, n_iter):
-    C = _kmeans_plusplus(X, k, rng)
-    for _ in range(n_iter):
-        lab = np.argmin((C ** 2).sum(1)[None, :] - 2.0 * (X @ C.T), axis=1)
-        cnt = np.bincount(lab, minlength=k)
-        sums = np.stack([np.bincount(lab, weights=X[:, d], minlength=k)
-                         for d in range(X.shape[1])], axis=1)
-        ok = cnt > 0
-        C[ok] = sums[ok] / cnt[ok, None]
-    return C
+    """``init[name]`` on the simplex along its last axis, renormalised (a copy)."""
+    return check_simplex_rows(value, f"init[{name!r}]", shape, normalize=True)
 
 
 #: Emission components defined in sibling modules, found by name when a saved model is rebuilt

@@ -22,10 +22,20 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.special import logsumexp
 
+from .._kmeans import kmeans_plusplus
 from .._validation import check_scalar
 from ..base import stats_dataclass
 from . import _emissions as em
 from ._hmm import HiddenMarkovModel
+from ..distributions import (
+    CollapsedComponentWarning,
+    accumulate_gaussian_stats,
+    check_gaussian_parameters,
+    compute_precision_cholesky,
+    estimate_gaussian_parameters,
+    log_gaussian_prob,
+    sample_gaussian,
+)
 
 __all__ = ["GMMEmission", "GMMHMM", "GMMHMMStats"]
 
@@ -118,7 +128,8 @@ class GMMEmission(em.GaussianEmission):
         for k in range(K):
             Xk = X[lab == k]
             if Xk.shape[0] >= M:
-                means[k] = em._kmeans(Xk, M, rng) if M > 1 else Xk.mean(axis=0)[None]
+                means[k] = (kmeans_plusplus(Xk, M, rng, n_local_trials=1)[0] if M > 1
+                            else Xk.mean(axis=0)[None])
             else:
                 means[k] = X[rng.choice(X.shape[0], size=M, replace=X.shape[0] < M)]
         cv = base["covars"]  # in GaussianEmission's layout for this covariance_type
@@ -138,8 +149,6 @@ class GMMEmission(em.GaussianEmission):
     def check_param(self, name, value, n_components):
         """Validate ``weights`` (K, M) rows on the simplex, ``means`` (K, M, D) finite,
         ``covars`` (shape by covariance_type) positive (definite)."""
-        from ..distributions import check_gaussian_parameters
-
         K, M, D = n_components, self.n_mix, self.n_features_
         if name == "weights":
             return em._check_stochastic(value, name, (K, M))
@@ -162,8 +171,6 @@ class GMMEmission(em.GaussianEmission):
     # ---- E-step --------------------------------------------------------------------------------
     def _component_log_prob(self, params, X):
         """``log w_km + log N(x_t | mu_km, Sigma_km)``, shape (n, K, M)."""
-        from ..distributions import compute_precision_cholesky, log_gaussian_prob
-
         w = np.asarray(params["weights"], dtype=float)
         K, M = w.shape
         D = self.n_features_
@@ -187,8 +194,6 @@ class GMMEmission(em.GaussianEmission):
     def accumulate(self, params, X, gamma):
         """Mixture responsibilities within each state times the state posteriors, then the
         stacked Gaussian statistics (Rabiner 1989, eq. 54)."""
-        from ..distributions import accumulate_gaussian_stats
-
         lp = self._component_log_prob(params, X)
         K, M = lp.shape[1:]
         with np.errstate(invalid="ignore"):
@@ -206,8 +211,6 @@ class GMMEmission(em.GaussianEmission):
         """Per state: ``w_km = N_km / N_k``, ``mu_km = sum_t r_tkm x_t / N_km``,
         ``Sigma_km`` the weighted scatter about ``mu_km`` (tied: pooled over ``m``) plus
         ``reg_covar`` (Rabiner 1989, eqs. 52-54); components without weight keep theirs."""
-        from ..distributions import CollapsedComponentWarning, estimate_gaussian_parameters
-
         frozen = em._as_frozen(frozen)
         out = {}
         nkm = stats.post_mix
@@ -267,8 +270,6 @@ class GMMEmission(em.GaussianEmission):
         return K * (M - 1) + K * M * D + cov
 
     def sample(self, params, states, rng):
-        from ..distributions import sample_gaussian
-
         w = params["weights"]
         K, M = w.shape
         cdf = np.cumsum(w, axis=1)

@@ -17,10 +17,13 @@ import numbers
 import numpy as np
 
 from .._deprecation import renamed_attribute
-from .._validation import check_random_state, check_scalar
+from .._validation import check_lengths, check_scalar
 from ..base import LatentModel, clone
 from . import _emissions as em
 from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
+from ..base import NotFittedError
+from ..distributions import compute_precision_cholesky
+from ..distributions._missing import check_array_missing, conditional_impute
 
 __all__ = [
     "CategoricalHMM",
@@ -56,7 +59,7 @@ def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma
     ``_BLOCKED_MIN_LENGTH`` steps by the blocked kernel (parallel over its time blocks), the
     runs of shorter sequences between them by the per-sequence kernels (parallel over
     sequences). Same outputs as :func:`latentkit._kernels.hmm.forward_backward_scaled`."""
-    from .._kernels import hmm as kernels
+    from .._kernels import hmm as kernels  # local: numba loads on first use, not at import
 
     K = frame.shape[1]
     lens = np.diff(offsets)
@@ -97,56 +100,6 @@ def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma
 # --------------------------------------------------------------------------------------------
 # data
 # --------------------------------------------------------------------------------------------
-
-def check_lengths(lengths, n_samples):
-    """Validate ``lengths`` and return sequence offsets.
-
-    Parameters
-    ----------
-    lengths : None or array-like of int of shape (n_sequences,)
-        Length of each sequence stacked in ``X`` (hmmlearn's convention). None: one sequence.
-    n_samples : int
-        Number of rows of ``X``.
-
-    Returns
-    -------
-    offsets : ndarray of shape (n_sequences + 1,) of int64
-        Sequence ``s`` is rows ``offsets[s]:offsets[s + 1]``.
-
-    Raises
-    ------
-    ValueError
-        Non-integer, negative or zero lengths (naming the sequence), or lengths whose sum is
-        not ``n_samples``.
-    TypeError
-        Non-numeric lengths.
-    """
-    if lengths is None:
-        return np.array([0, n_samples], dtype=np.int64)
-    arr = np.asarray(lengths)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    if arr.ndim != 1:
-        raise ValueError(f"lengths must be a 1-D array of sequence lengths, got shape {arr.shape}.")
-    if arr.size == 0:
-        raise ValueError("lengths is empty; give at least one sequence length.")
-    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
-        raise TypeError(f"lengths must contain integers, got dtype {arr.dtype}.")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError(f"lengths must contain integers, got {arr.tolist()!r}.")
-    arr = arr.astype(np.int64)
-    bad = np.flatnonzero(arr <= 0)
-    if bad.size:
-        s = int(bad[0])
-        raise ValueError(f"lengths[{s}] = {arr[s]}: every sequence must have at least one time "
-                         "step (zero-length and negative lengths are not allowed).")
-    total = int(arr.sum())
-    if total != n_samples:
-        raise ValueError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "
-                         "the stacked sequences must add up to the number of rows of X.")
-    return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
-
 
 class SequenceData:
     """Validated stacked sequences: the data object HMM E-steps consume.
@@ -534,8 +487,6 @@ class HiddenMarkovModel(LatentModel):
 
     def _check_is_fitted(self):
         if not self._is_fitted():
-            from ..base import NotFittedError
-
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator.")
@@ -576,7 +527,7 @@ class HiddenMarkovModel(LatentModel):
         super()._set_state(state)
 
     def _forward(self, data):
-        from .._kernels.hmm import forward_scaled
+        from .._kernels.hmm import forward_scaled  # local: numba loads on first use, not at import
 
         frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
         log_pred = np.empty(frame.shape[0])
@@ -679,7 +630,7 @@ class HiddenMarkovModel(LatentModel):
         state_sequence : ndarray of shape (n_samples,) of int
         """
         data = self._validate_data(X, reset=False, lengths=lengths)
-        from .._kernels.hmm import viterbi_log
+        from .._kernels.hmm import viterbi_log  # local: numba loads on first use, not at import
         logf = self.emission_.log_likelihood(self._emission_params(), data.X)
         with np.errstate(divide="ignore"):
             log_pi = np.log(self.startprob_)
@@ -799,9 +750,11 @@ def _spectral_start(emission, data, K, rng):
     start): categorical symbols by :func:`latentkit.spectral.spectral_init_hmm`, Gaussian and
     Poisson observations by the three-view moments of
     :mod:`latentkit.spectral._multiview_hmm` (Anandkumar, Hsu & Kakade 2012)."""
+    # local: spectral (and numba) load only for init='spectral'
     from ..spectral import _multiview_hmm as mv
 
     if isinstance(emission, em.CategoricalEmission):
+        # local: spectral (and numba) load only for init='spectral'
         from ..spectral._recipes import spectral_init_hmm
 
         return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
@@ -1041,9 +994,6 @@ class GaussianHMM(HiddenMarkovModel):
         NotFittedError, ValueError
             Unfitted model, ``missing='error'`` with NaN, infinite entries, wrong shapes.
         """
-        from ..distributions import compute_precision_cholesky
-        from ..distributions._missing import check_array_missing, conditional_impute
-
         gamma = self.predict_proba(X, lengths)
         X = check_array_missing(X, "X")
         pc, _ = compute_precision_cholesky(self.covariances_, self.covariance_type,

@@ -48,7 +48,7 @@ from .._validation import check_scalar
 from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
 from ..distributions._normal_wishart import NormalWishart
 from . import _emissions as em
-from ._hmm import HiddenMarkovModel, _attr
+from ._hmm import HiddenMarkovModel, _attr, _spectral_start
 
 __all__ = [
     "VariationalCategoricalEmission",
@@ -505,8 +505,6 @@ class VariationalHMM(HiddenMarkovModel):
         post.update(self.emission_.init_posterior(
             X, K, rng, "kmeans++" if method == "spectral" else method, prior))
         if method == "spectral":
-            from ._hmm import _spectral_start
-
             point = _spectral_start(self.emission_, data, K, rng)
             if point is not None:  # None: degenerate moments (warned), keep the k-means++ start
                 n_k = data.n_samples / K  # pseudo-counts per state, as the random start
@@ -543,6 +541,7 @@ class VariationalHMM(HiddenMarkovModel):
     def _vb_forward_backward(self, data):
         """Forward-backward on the sub-normalised expected parameters (Beal 2003, eqs.
         3.68-3.70): ``(gamma, log_pred, xi, log_z)`` as :meth:`_forward_backward`."""
+        # local: numba loads on first use, not at import
         from .._kernels.hmm import scaled_frame_from_log
 
         logp = self.emission_.expected_log_likelihood(self._emission_posterior(), data.X)

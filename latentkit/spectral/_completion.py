@@ -30,6 +30,7 @@ from .._kernels.completion import (coo_als_update, coo_contract, coo_residual,
 from .._validation import check_random_state, check_scalar
 from ..base import ConvergenceWarning, ParamsMixin
 from ._power import robust_tensor_power
+from ..base import NotFittedError
 
 __all__ = ["complete_tensor", "TensorCompletion", "TensorCompletionResult", "ObservedTensor"]
 
@@ -435,7 +436,6 @@ class TensorCompletion(ParamsMixin):
     def predict(self, indices):
         """Predicted entries at ``indices`` (m, 3) -> (m,); see TensorCompletionResult.predict."""
         if not hasattr(self, "factors_"):
-            from ..base import NotFittedError
             raise NotFittedError("This TensorCompletion instance is not fitted yet; call fit.")
         # from weights_ and factors_ (not result_), so a model restored by latentkit.load predicts
         return _predict_entries(self.weights_, self.factors_, indices)

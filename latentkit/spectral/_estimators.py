@@ -21,6 +21,7 @@ from ._power import HistoryStateMixin, robust_tensor_power
 from ._tensors import SymmetricTensor
 from .._threads import blas_single_thread
 from ._whitening import Whitening, whiten
+from ._sparse import sparse_spectral_gmm
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
 
@@ -271,6 +272,7 @@ class SpectralGMM(_SpectralBase):
 
     def _fit_robust(self, X, rng):
         """``fit`` with ``robust``: the best partition of :func:`spectral_labels`."""
+        # local: _gmm_start and _estimators use each other
         from ._gmm_start import params_from_labels, spectral_labels, start_log_likelihood
 
         X = check_array(X, "X", ensure_min_samples=2)
@@ -301,8 +303,6 @@ class SpectralGMM(_SpectralBase):
     def _fit_sparse(self, X, rng):
         """``fit`` with ``sparsity``: :func:`sparse_spectral_gmm` with ``n_init=n_restarts``,
         ``n_iter``, ``tol`` and the generator forwarded."""
-        from ._sparse import sparse_spectral_gmm
-
         X = check_array(X, "X", ensure_min_samples=3)
         check_moment_scale(X, order=3)
         res = sparse_spectral_gmm(X, self.n_components, self.sparsity, n_init=self.n_init,

@@ -3,7 +3,7 @@
 The method of moments for spherical mixtures (Hsu & Kakade 2013) is exact when every component
 is ``N(mu_i, sigma_i^2 I)``. Real features are measured in different units, correlated inside
 each class, and their class means are only affinely independent once centred, so the bare
-estimate can be far off (issue 19: a 0.09 / 0.91 split on the Swiss banknotes). The start built
+estimate can be far off (a 0.09 / 0.91 split on the Swiss banknotes). The start built
 here (:func:`spectral_labels`) makes the spherical model closer to true before the moments are
 taken, refines the estimate, and :func:`spectral_init_gmm` / :func:`spectral_responsibilities`
 check the result against the k-means++ start the model would otherwise use:
@@ -58,9 +58,20 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
+from .._kmeans import kmeans_plusplus, lloyd
 from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
+from ..distributions._gaussian import (
+    accumulate_gaussian_stats,
+    compute_precision_cholesky,
+    estimate_gaussian_parameters,
+    log_gaussian_prob,
+)
 
 __all__ = ["spectral_labels", "n_components_from_spectrum", "start_log_likelihood"]
+
+class SpectralInitWarning(UserWarning):
+    """The spectral start was not usable and a fallback start was used instead."""
+
 
 #: Eigenvalues of the within-class covariance are floored at this fraction of the largest.
 _WITHIN_FLOOR = 1e-3
@@ -84,8 +95,7 @@ def _standardise(X, w):
 
 def _spectral_pass(Z, k, w, rng, n_lloyd):
     """Per-component spherical moments on Z, then Lloyd from the spectral means: labels."""
-    from ..mixture._gaussian import lloyd
-    from ._estimators import SpectralGMM
+    from ._estimators import SpectralGMM  # local: _gmm_start and _estimators use each other
 
     est = SpectralGMM(k, covariance_type="spherical", random_state=rng).fit(Z)
     means = est.means_
@@ -179,9 +189,6 @@ def params_from_labels(X, labels, n_components, covariance_type, reg_covar, w):
     dict
         ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type).
     """
-    from ..distributions._gaussian import (accumulate_gaussian_stats,
-                                           estimate_gaussian_parameters)
-
     n = X.shape[0]
     resp = np.zeros((n, n_components))
     resp[np.arange(n), labels] = 1.0
@@ -212,8 +219,6 @@ def start_log_likelihood(X, params, covariance_type, reg_covar, w):
     float
         ``sum_i w_i log sum_k pi_k N(x_i | mu_k, Sigma_k) / sum_i w_i``.
     """
-    from ..distributions._gaussian import compute_precision_cholesky, log_gaussian_prob
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         prec, _ = compute_precision_cholesky(params["covariances"], covariance_type,
@@ -249,9 +254,6 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
     SpectralInitWarning
         When the moments are degenerate or the k-means++ start has the higher likelihood.
     """
-    from ..mixture._gaussian import kmeans_plusplus
-    from ._recipes import SpectralInitWarning
-
     km_rng = copy.deepcopy(rng)
     km_labels = kmeans_plusplus(X, n_components, km_rng, sample_weight=w,
                                 n_lloyd=n_lloyd_kmeans)[1]

@@ -14,6 +14,8 @@ from scipy.sparse.linalg import LinearOperator
 
 from .._validation import check_array, check_counts, check_dense_width, check_scalar
 from ._tensors import ImplicitMomentTensor
+from .._summaries import MomentSummary
+from .._summaries import check_second_moments as _check_second_moments
 
 __all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex"]
 
@@ -67,9 +69,6 @@ def project_simplex(V):
 def check_moment_scale(X, order=3):
     """The scale check of every Gaussian model (``latentkit.mixture``'s), for moments up to
     ``order``: a ValueError naming X and the rescaling instead of inf/NaN moments."""
-    from .._summaries import MomentSummary
-    from ..mixture._gaussian import _check_second_moments
-
     _check_second_moments(MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True),
                           order=order)
 

@@ -30,6 +30,14 @@ import warnings
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
+from ._power import robust_tensor_power
+from ._tensors import SymmetricTensor
+from ._whitening import whiten
+from .._validation import check_random_state, check_scalar
+from .._validation import check_lengths
+from ..sequence import GaussianEmission, PoissonEmission
+from ._recipes import SpectralInitWarning
+from ..distributions import check_covariance_type
 
 __all__ = ["spectral_init_gaussian_hmm", "spectral_init_poisson_hmm", "three_view_moments"]
 
@@ -79,10 +87,6 @@ def _decompose_views(Xa, Xb, Xc, k, rng):
     ``x~a = P_cb P_ab^+ x_a`` and ``x~b = P_ca P_ba^+ x_b``; returns the conditional means
     ``m_j`` of ``phi(x_c)`` as columns (F, k), normalised by the constant feature, and the
     weights ``w`` (the law of the state the three views share)."""
-    from ._power import robust_tensor_power
-    from ._tensors import SymmetricTensor
-    from ._whitening import whiten
-
     n = Xa.shape[0]
     Pab, Pcb, Pca = Xa.T @ Xb / n, Xc.T @ Xb / n, Xc.T @ Xa / n
     Sa = Pcb @ _pinv_k(Pab, k)
@@ -159,9 +163,6 @@ def _prepare(emission, X, lengths, n_components, random_state, floor):
     """Validated (X as float64, offsets, K, rng, floor), with the HMM emission's messages."""
     import numbers
 
-    from .._validation import check_random_state, check_scalar
-    from ..sequence import check_lengths
-
     K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
     floor = float(check_scalar(floor, "floor", numbers.Real, low=0.0, high=1.0,
                                high_inclusive=False))
@@ -188,8 +189,6 @@ def _start_em(loglik_first, w, floor, n_iter=100):
 
 
 def _run(X, offsets, K, rng, floor, build, what):
-    from ._recipes import SpectralInitWarning
-
     try:
         out = build(*_multiview_estimate(X, offsets, K, rng))
         if not all(np.all(np.isfinite(v)) for v in out.values()):
@@ -241,9 +240,6 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
     Source: Anandkumar, Hsu & Kakade (2012), COLT; Anandkumar, Ge, Hsu, Kakade & Telgarsky
     (2014), JMLR 15, section 3.3 and Theorem 3.6 (multi-view moments of an HMM).
     """
-    from ..distributions import check_covariance_type
-    from ..sequence import GaussianEmission
-
     check_covariance_type(covariance_type)
     if covariance_type not in ("diag", "spherical"):
         raise ValueError("spectral_init_gaussian_hmm needs covariance_type 'diag' or "
@@ -297,8 +293,6 @@ def spectral_init_poisson_hmm(X, lengths=None, n_components=2, random_state=None
     -----
     Source: Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3.
     """
-    from ..sequence import PoissonEmission
-
     X, offsets, K, rng, floor = _prepare(PoissonEmission(), X, lengths, n_components,
                                          random_state, floor)
 

@@ -150,6 +150,7 @@ _PAR_MIN_WORK = 2 ** 23
 def _rtpm_dense(T, k, L, N, tol, rng):
     """The method of :func:`robust_tensor_power` for a dense symmetric array, every phase in the
     numba kernel ``dense_power_iterate`` (one call per phase; same steps and outputs)."""
+    # local: numba loads on first use, not at import
     from .._kernels.spectral import dense_power_iterate, dense_rows_contract
     d = T.shape[0]
     lam = np.zeros(k)

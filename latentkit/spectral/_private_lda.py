@@ -1,4 +1,4 @@
-"""Spectral LDA with differential privacy for documents (issue 18).
+"""Spectral LDA with differential privacy for documents.
 
 Neighbouring relation (``neighbouring='document'``, the default): two corpora with the same
 number of documents ``D`` (public) that differ in the content of one document (one document

@@ -15,17 +15,17 @@ import numpy as np
 
 from .._validation import (check_array, check_counts, check_random_state, check_sample_weight,
                            check_scalar)
+from .._kmeans import kmeans_plusplus
 from ._estimators import SpectralLDA
 from ._moments import check_moment_scale
+from ._gmm_start import SpectralInitWarning, choose_start
+from .._validation import check_lengths
+from ._estimators import SpectralHMM
 
 _COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
 
 __all__ = ["SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda", "spectral_init_plsa",
            "spectral_init_hmm", "kmeans_plusplus_centers", "spectral_responsibilities"]
-
-
-class SpectralInitWarning(UserWarning):
-    """The spectral start was not usable and a fallback start was used instead."""
 
 
 def _check_n_components(n_components, n_samples, what="samples"):
@@ -55,8 +55,10 @@ def _check_positive_prior(value, name, shape):
 
 
 def kmeans_plusplus_centers(X, n_components, rng, sample_weight=None):
-    """k-means++ seeding: ``n_components`` rows of X drawn with probability proportional to the
-    (weighted) squared distance to the centres already drawn.
+    """k-means++ seeding: ``n_components`` rows of X, each the best (lowest weighted potential)
+    of ``2 + log K`` candidates drawn with probability proportional to the (weighted) squared
+    distance to the centres already drawn (:func:`latentkit._kmeans.kmeans_plusplus` without
+    Lloyd iterations).
 
     Parameters
     ----------
@@ -86,16 +88,7 @@ def kmeans_plusplus_centers(X, n_components, rng, sample_weight=None):
     n_components = _check_n_components(n_components, n)
     rng = check_random_state(rng)
     w = check_sample_weight(sample_weight, n)
-    centers = np.empty((n_components, X.shape[1]))
-    i = rng.choice(n, p=w / w.sum())
-    centers[0] = X[i]
-    d2 = ((X - centers[0]) ** 2).sum(1)
-    for c in range(1, n_components):
-        p = w * d2
-        i = rng.choice(n, p=p / p.sum()) if p.sum() > 0 else rng.integers(n)
-        centers[c] = X[i]
-        d2 = np.minimum(d2, ((X - centers[c]) ** 2).sum(1))
-    return centers
+    return kmeans_plusplus(X, n_components, rng, sample_weight=w, n_lloyd=0)[0]
 
 
 def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, sample_weight=None,
@@ -161,8 +154,6 @@ def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, r
                    n_lloyd_kmeans, n_columns=None, lookahead=None):
     """Validate the arguments of the two mixture recipes, then
     :func:`~._gmm_start.choose_start`: (labels, params, n_columns)."""
-    from ._gmm_start import choose_start
-
     X = check_array(X, "X")
     k = _check_n_components(n_components, X.shape[0])
     cols = k if n_columns is None else int(check_scalar(n_columns, "n_columns",
@@ -447,9 +438,6 @@ def spectral_init_hmm(X, lengths=None, n_components=2, n_features=None, random_s
     Markov models", COLT; Anandkumar et al. (2014), section 3.3 and Theorem 3.6;
     SPECTRAL_NOTES.md section 1.5.
     """
-    from ..sequence._hmm import check_lengths
-    from ._estimators import SpectralHMM
-
     sym, M = _check_symbols(X, n_features)
     offsets = check_lengths(lengths, sym.shape[0])
     K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))

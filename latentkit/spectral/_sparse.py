@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._kernels.sparse_tensor import mode_contract as _mode_contract_kernel
+from .._kmeans import kmeans_plusplus
 from .._validation import check_array, check_random_state, check_scalar
 from .._deprecation import renamed_attribute, renamed_kwargs
 from ..base import ParamsMixin
@@ -71,10 +72,6 @@ class ThirdCumulantTensor:
         """Contract the two modes other than ``mode`` with the columns of Y and Z -> (d, L)."""
         P = (self.Xc @ Y) * (self.Xc @ Z)
         return self.Xc.T @ P / self.Xc.shape[0]
-
-    def slice_matvec(self, c, x):
-        """``T(I, I, c) x``."""
-        return self.Xc.T @ ((self.Xc @ c) * (self.Xc @ x)) / self.Xc.shape[0]
 
 
 class _Dense:
@@ -489,29 +486,15 @@ def select_rank_sparsity(T, ranks, sparsities, random_state=None, **kwargs):
 
 # ----------------------------------------------------------------------- sparse spectral GMM
 def _kmeans(Z, k, rng, n_init=10, max_iter=100):
-    """Lloyd's algorithm with k-means++ seeding (small helper; best of n_init by inertia)."""
-    n = Z.shape[0]
+    """Labels of the best of ``n_init`` k-means runs (by inertia), each k-means++ seeding plus
+    up to ``max_iter`` Lloyd iterations (:func:`latentkit._kmeans.kmeans_plusplus`)."""
+    w = np.ones(Z.shape[0])
     best = (np.inf, None)
     for _ in range(n_init):
-        centres = [Z[rng.integers(n)]]
-        for _c in range(1, k):
-            d2 = np.min(((Z[:, None, :] - np.array(centres)[None]) ** 2).sum(-1), axis=1)
-            prob = d2 / d2.sum() if d2.sum() > 0 else np.full(n, 1.0 / n)
-            centres.append(Z[rng.choice(n, p=prob)])
-        M = np.array(centres)
-        labels = None
-        for _it in range(max_iter):
-            D = ((Z[:, None, :] - M[None]) ** 2).sum(-1)
-            new = np.argmin(D, axis=1)
-            if labels is not None and np.array_equal(new, labels):
-                break
-            labels = new
-            for j in range(k):
-                if np.any(labels == j):
-                    M[j] = Z[labels == j].mean(0)
-        inertia = float(((Z - M[labels]) ** 2).sum())
+        centres, labels = kmeans_plusplus(Z, k, rng, sample_weight=w, n_lloyd=max_iter)
+        inertia = float(((Z - centres[labels]) ** 2).sum())
         if inertia < best[0]:
-            best = (inertia, labels.copy())
+            best = (inertia, labels)
     return best[1]
 
 

@@ -30,6 +30,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from .._validation import check_array, check_counts
 
 __all__ = ["SymmetricTensor", "ImplicitMomentTensor", "as_tensor_operator", "khatri_rao_self"]
 
@@ -169,6 +170,7 @@ class SymmetricTensor(_TensorBase):
         d, L = U.shape
         if d * d * L <= 2 ** 24:
             return self.array.reshape(d, d * d) @ khatri_rao_self(U.T).T
+        # local: numba loads on first use, not at import
         from .._kernels.spectral import dense_contract
         out = np.empty((d, L))
         dense_contract(self.array, U, out)
@@ -251,7 +253,6 @@ class ImplicitMomentTensor(_TensorBase):
         ValueError
             Bad shapes, NaN or infinity.
         """
-        from .._validation import check_array
         Y = check_array(Y, "Y")
         n, k = Y.shape
         if weights is None:
@@ -293,7 +294,6 @@ class ImplicitMomentTensor(_TensorBase):
         ValueError
             No document with at least 3 tokens, shape mismatch, negative counts, NaN.
         """
-        from .._validation import check_counts
         X = check_counts(X, "X")
         W = np.ascontiguousarray(W, dtype=np.float64)
         if W.ndim != 2 or W.shape[0] != X.shape[1]:
@@ -326,7 +326,7 @@ class ImplicitMomentTensor(_TensorBase):
 
     # ------------------------------------------------------------------ contractions
     def _data_contract(self, U):
-        from .._kernels import spectral as K
+        from .._kernels import spectral as K  # local: numba loads on first use, not at import
         P = self._payload
         k, L = U.shape
         if self.kind == "rows":
@@ -383,7 +383,7 @@ class ImplicitMomentTensor(_TensorBase):
             # sum_d s_d [p_d^(x)3 - Sym(sum_v c_dv w_v (x) w_v (x) p_d)] + 2 sum_v a_v w_v^(x)3
             # with r_v = sum_d s_d c_dv p_d: the middle term is sum_v w_v (x) w_v (x) r_v, so
             # the cost is O(nnz k + (D + V) k^3) (no nnz k^2 term).
-            X, W, scale, Pm, z = P["X"], P["W"], P["scale"], P["P"], P["a"]
+            W, scale, Pm, z = P["W"], P["scale"], P["P"], P["a"]
             R = np.asarray(P["X"].T @ (Pm * scale[:, None]))  # V x k
             S2 = np.zeros((k * k, k))
             for s in range(0, Pm.shape[0], chunk_size):

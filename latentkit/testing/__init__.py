@@ -4,8 +4,6 @@ oracles of every numba kernel (each compared to its kernel to 1e-10 in the test 
 Oracles live in ``latentkit/testing/_oracles_<family>.py`` and are re-exported here.
 """
 
-import importlib
-
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -72,17 +70,18 @@ def match_components(true, est, metric="l1"):
     return perm, cost[rows, cols][np.argsort(rows)]
 
 
-# Oracle modules, one per kernel family; each defines __all__. A module that does not exist
-# yet (its family has not landed) is skipped.
-_ORACLE_MODULES = ("_oracles_gaussian", "_oracles_topic", "_oracles_hmm", "_oracles_spectral",
-                   "_oracles_neural", "_oracles_tensor", "_oracles_coherence")
-for _name in _ORACLE_MODULES:
-    try:
-        _mod = importlib.import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"{__name__}.{_name}":
-            raise
-        continue
-    for _sym in getattr(_mod, "__all__", ()):
-        globals()[_sym] = getattr(_mod, _sym)
-        __all__.append(_sym)
+# NumPy oracles of the numba kernels, one module per kernel family; each defines __all__.
+from ._oracles_gaussian import *  # noqa: E402,F401,F403
+from ._oracles_topic import *  # noqa: E402,F401,F403
+from ._oracles_hmm import *  # noqa: E402,F401,F403
+from ._oracles_spectral import *  # noqa: E402,F401,F403
+from ._oracles_neural import *  # noqa: E402,F401,F403
+from ._oracles_tensor import *  # noqa: E402,F401,F403
+from ._oracles_coherence import *  # noqa: E402,F401,F403
+from . import (_oracles_coherence, _oracles_gaussian, _oracles_hmm, _oracles_neural,  # noqa: E402
+               _oracles_spectral, _oracles_tensor, _oracles_topic)
+
+for _mod in (_oracles_gaussian, _oracles_topic, _oracles_hmm, _oracles_spectral, _oracles_neural,
+             _oracles_tensor, _oracles_coherence):
+    __all__.extend(_mod.__all__)
+del _mod

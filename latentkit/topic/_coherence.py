@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.coherence import document_cooccurrence, window_cooccurrence
+from ._words import top_word_ids
 
 __all__ = ["coherence", "Coherence", "MEASURES"]
 
@@ -72,19 +73,6 @@ def _model_vocabulary(obj):
     return None if names is None else [str(w) for w in names]
 
 
-def _top_ids(comps, top_n):
-    """The ``top_n`` largest entries of each row, largest first, ties by column (the order of
-    a stable ``argsort(-row)``), without sorting whole rows."""
-    n = min(top_n, comps.shape[1])
-    ids = []
-    for row in comps:
-        threshold = np.partition(row, row.size - n)[row.size - n]
-        cand = np.flatnonzero(row >= threshold)  # every tie at the boundary included
-        order = np.lexsort((cand, -row[cand]))[:n]
-        ids.append([int(j) for j in cand[order]])
-    return ids
-
-
 def _topics_from(topics_or_model, top_n, vocabulary):
     """Top word ids per topic, and their display form."""
     comps = getattr(topics_or_model, "components_", None)
@@ -92,7 +80,9 @@ def _topics_from(topics_or_model, top_n, vocabulary):
         comps = np.asarray(comps)
         if comps.ndim != 2:
             raise ValueError(f"topics_or_model.components_ must be 2-d, got shape {comps.shape}.")
-        ids = _top_ids(comps, top_n)
+        if np.isnan(comps).any():
+            raise ValueError("topics_or_model.components_ contains NaN; no word ranking exists.")
+        ids = [[int(j) for j in row] for row in top_word_ids(comps, top_n)]
     else:
         if isinstance(topics_or_model, (str, bytes)) or not hasattr(topics_or_model, "__iter__"):
             raise TypeError("topics_or_model must be a fitted topic model (with components_) or "

@@ -17,13 +17,15 @@ import scipy.sparse as sp
 from scipy.special import psi
 
 from .._kernels import topic as _k
+from .._steps import check_learning_rate
 from .._summaries import CountSummary
-from .._validation import (check_counts, check_dense_width, check_n_features, check_random_state,
-                           check_scalar)
+from .._validation import check_counts, check_dense_width, check_n_features, check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
 from ._words import TopWordsMixin
+from ..inference import ChunkSource, StochasticVI
+from ..text import counts_from_texts
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -195,8 +197,6 @@ def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_cha
 
 def _count_summary(X):
     """(:class:`CountSummary`, width) of a CSR matrix, or of all chunks of a source."""
-    from ..inference import ChunkSource
-
     if isinstance(X, ChunkSource):
         total = width = None
         for chunk in X.iter_chunks():
@@ -399,9 +399,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         if self.warmup_doc_update_iter is not None:
             check_scalar(self.warmup_doc_update_iter, "warmup_doc_update_iter",
                          numbers.Integral, low=1)
-        check_scalar(self.learning_offset, "learning_offset", numbers.Real, low=0.0)
-        check_scalar(self.learning_decay, "learning_decay", numbers.Real, low=0.0,
-                     high=1.0, low_inclusive=False)
+        check_learning_rate(self.learning_offset, self.learning_decay)
         if self.learning_method not in ("batch", "online"):
             raise ValueError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")
@@ -463,6 +461,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
                 raise ValueError("init['components'] must be finite and strictly positive.")
         elif self.init == "spectral":  # method of moments (latentkit.spectral.spectral_init_lda)
+            # local: spectral (and numba) load only for init='spectral'
             from ..spectral import spectral_init_lda
             lam = spectral_init_lda(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                                     random_state=rng)["components"]
@@ -580,8 +579,6 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         """``learning_method='online'``: :class:`latentkit.inference.StochasticVI` over
         minibatches of ``batch_size`` documents for ``max_iter`` epochs; the fitted state is
         copied here (see :meth:`fit`)."""
-        from ..inference import ChunkSource, StochasticVI
-
         self._check_common_params()
         self._validate_params()
         if self.n_init != 1:
@@ -620,8 +617,6 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     def _adopt_online_fit(self, svi, mean_len):
         """Copy the state of an online fit by ``svi`` into this model (``mean_len``: the
         mean training document length, over all documents)."""
-        from ..inference import ChunkSource
-
         vars(self).update(svi.model_._fit_state())
         self.mean_doc_length_ = mean_len
         self.tol_ = float(self.tol) if self.tol is not None else 1e-3 * max(mean_len, 1.0)
@@ -671,8 +666,6 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def _doc_topic(self, X):
         self._check_is_fitted()
-        from ..text import counts_from_texts
-
         X = self._validate_data(counts_from_texts(self, X), reset=False)  # raw texts allowed
         gamma, _, doc_elbo, _ = self._local_step(X, sstats=False)
         return X, gamma, doc_elbo

@@ -13,11 +13,12 @@ import scipy.sparse as sp
 
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
 from .._summaries import CountSummary
-from .._validation import (check_counts, check_dense_width, check_n_features, check_random_state,
-                           check_scalar)
+from .._validation import (check_counts, check_dense_width, check_n_features, check_scalar,
+                           check_simplex_rows)
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
 from ._words import TopWordsMixin
+from ..text import counts_from_texts
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
 
@@ -201,16 +202,7 @@ def plsa_fold_in_docs(X, components, beta=1.0, max_iter=100, tol=1e-8, doc_topic
 
 
 def _check_simplex_rows(a, name, shape):
-    a = np.array(a, dtype=np.float64, copy=True)
-    if a.shape != shape:
-        raise ValueError(f"init[{name!r}] must have shape {shape}, got {a.shape}.")
-    if not np.all(np.isfinite(a)) or (a < 0).any():
-        raise ValueError(f"init[{name!r}] must be finite and non-negative.")
-    s = a.sum(axis=-1)
-    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"init[{name!r}] must have rows summing to 1 (probabilities), "
-                         f"got sums in [{s.min():.6g}, {s.max():.6g}].")
-    return a
+    return check_simplex_rows(a, f"init[{name!r}]", shape)
 
 
 class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
@@ -380,6 +372,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         nd = np.asarray(data.X.sum(axis=1)).ravel()
         init = self.init if isinstance(self.init, dict) else {}
         if isinstance(self.init, str) and self.init == "spectral":  # P(w|z) from the moments
+            # local: spectral (and numba) load only for init='spectral'
             from ..spectral._recipes import spectral_init_plsa
             init = spectral_init_plsa(data.X, K, random_state=rng)
         allowed = {"components", "doc_topic", "topic_prior", "doc_components"}
@@ -482,8 +475,6 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         """Fitted model and CSR counts over the training vocabulary (NotFittedError,
         ValueError otherwise)."""
         self._check_is_fitted()
-        from ..text import counts_from_texts
-
         X = check_counts(counts_from_texts(self, X), "X")  # raw texts: the stored vectorizer
         check_n_features(X.shape[1], self.n_features_in_, "X", "PLSA")
         return X

@@ -25,6 +25,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
+from ._coherence import coherence
 
 __all__ = ["topic_report", "report_data", "relevance", "classical_mds", "TopicReportMixin"]
 
@@ -206,8 +207,6 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
 
     coh = None
     if coherence_measure is not None and X is not None:
-        from ._coherence import coherence
-
         ref = corpus if isinstance(corpus, dict) else X
         try:
             coh = coherence(model, ref, coherence_measure, top_n=top_n,

@@ -1,0 +1,359 @@
+"""Data sources read lazily in chunks, for fitting data larger than memory.
+
+``model.fit(source)`` sums the E-step statistics over the chunks in every iteration, so a data
+set larger than memory is fitted by exact batch EM / VB with memory bounded by one chunk plus
+the model; :class:`latentkit.inference.StochasticVI` takes its minibatches from the chunks.
+These classes are also importable from :mod:`latentkit.inference`.
+"""
+
+import contextlib
+import itertools
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._formats import NumericCSVParser, fast_docword_body, open_text, strip_eol
+from ._validation import check_scalar
+
+__all__ = [
+    "ChunkSource",
+    "ArraySource",
+    "IterableSource",
+    "DocwordSource",
+    "CSVSource",
+    "ValidatedChunks",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Sources
+# --------------------------------------------------------------------------------------------
+
+class ChunkSource:
+    """A data set read as a sequence of chunks; re-iterable (each iteration of a fit re-reads).
+
+    Subclasses implement :meth:`iter_chunks` and set :attr:`n_samples` when known.
+
+    Attributes
+    ----------
+    n_samples : int or None
+        Total number of samples (rows, documents), when known without a pass over the data.
+    """
+
+    n_samples = None
+
+    def iter_chunks(self):  # pragma: no cover - abstract
+        """Yield the chunks in order: arrays, CSR matrices, or ``(X, fit_params)`` tuples."""
+        raise NotImplementedError
+
+    def __iter__(self):
+        return self.iter_chunks()
+
+
+class ArraySource(ChunkSource):
+    """Chunks of ``chunk_size`` consecutive rows of an in-memory array or CSR matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or scipy.sparse matrix
+    chunk_size : int
+        Rows per chunk (the last chunk may be shorter).
+
+    Raises
+    ------
+    ValueError
+        ``chunk_size`` < 1.
+    """
+
+    def __init__(self, X, chunk_size):
+        self.X = X
+        self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
+        self.n_samples = X.shape[0]
+
+    def iter_chunks(self):
+        for a in range(0, self.n_samples, self.chunk_size):
+            yield self.X[a:a + self.chunk_size]
+
+
+class IterableSource(ChunkSource):
+    """Chunks from any re-iterable: a list of arrays, or a zero-argument callable returning a
+    fresh iterator of chunks (a generator function), called once per pass.
+
+    Parameters
+    ----------
+    chunks : sequence or callable
+    n_samples : int, optional
+        Total number of samples, if known (needed by :class:`StochasticVI` for ``N``).
+
+    Raises
+    ------
+    TypeError
+        A one-shot iterator (a generator object) is refused: a fit reads the data many times.
+    """
+
+    def __init__(self, chunks, n_samples=None):
+        if not callable(chunks) and iter(chunks) is chunks:
+            raise TypeError(
+                "chunks is a one-shot iterator; pass a list of chunks or a function that "
+                "returns a new iterator (e.g. the generator function itself)."
+            )
+        self.chunks = chunks
+        self.n_samples = n_samples
+
+    def iter_chunks(self):
+        return iter(self.chunks() if callable(self.chunks) else self.chunks)
+
+
+@contextlib.contextmanager
+def _readable(path):
+    """Turn a corrupt gzip stream (OSError, EOFError) into the documented ValueError; a
+    missing file stays FileNotFoundError, undecodable text is already a ValueError."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"{path}: could not be read as UTF-8 text (plain or gzip): "
+                         f"{exc}.") from None
+
+
+class DocwordSource(ChunkSource):
+    """Documents of a UCI bag-of-words ``docword`` file, read ``chunk_size`` documents at a time.
+
+    The file (plain or gzip) is ``D``, ``W``, ``NNZ`` on three lines, then ``docID wordID count``
+    lines, 1-based ids, sorted by document (Newman 2008, UCI Bag of Words). Only one chunk's
+    entries are held in memory.
+
+    Parameters
+    ----------
+    path : str or path-like
+    chunk_size : int, default 10000
+        Documents per chunk.
+
+    Attributes
+    ----------
+    n_samples : int
+        D, from the header.
+    n_features : int
+        W, the vocabulary size.
+
+    Raises
+    ------
+    ValueError
+        A malformed header or line (the message gives the line number), ids outside the header's
+        ranges, documents out of order, or negative counts.
+    """
+
+    def __init__(self, path, chunk_size=10000):
+        self.path = path
+        self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
+        with _readable(path), open_text(path) as fh:
+            head = [fh.readline() for _ in range(3)]
+        try:
+            self.n_samples, self.n_features, self.nnz = (int(h.strip()) for h in head)
+            if min(self.n_samples, self.n_features, self.nnz) < 0 or \
+                    max(self.n_samples, self.n_features, self.nnz) >= 2**62:
+                raise ValueError
+        except ValueError:
+            bad = next((i for i, h in enumerate(head) if not h.strip().isdigit()
+                        or int(h.strip()) >= 2**62), 0)
+            raise ValueError(
+                f"{path}: line {bad + 1} of the header must be an integer in 0..2**62 (D, W, "
+                f"NNZ), got {head[bad].strip()!r}."
+            ) from None
+
+    # text read per block: parsing memory is O(block), independent of the file and chunk sizes
+    _block_bytes = 1 << 15
+
+    def _flush(self, parts, first_doc, n_docs):
+        if parts:
+            d, w, c = (np.concatenate(x) for x in zip(*parts))
+        else:
+            d = w = np.zeros(0, dtype=np.int64)
+            c = np.zeros(0)
+        # entries are sorted by document: build CSR directly (no COO copies)
+        indptr = np.searchsorted(d, np.arange(first_doc, first_doc + n_docs + 1))
+        idx_dtype = np.int32 if self.n_features < 2**31 and c.size < 2**31 else np.int64
+        m = sp.csr_matrix((c, (w - 1).astype(idx_dtype), indptr.astype(idx_dtype)),
+                          shape=(n_docs, self.n_features))
+        m.sum_duplicates()  # sorts the word ids of every document, adds repeated entries
+        return m
+
+    def _check_entry(self, lineno, d, w, c, prev_doc):
+        D, W = self.n_samples, self.n_features
+        if not (1 <= d <= D) or not (1 <= w <= W) or not c >= 0 or d < prev_doc:
+            what = (f"docID {d} outside 1..{D}" if not 1 <= d <= D else
+                    f"wordID {w} outside 1..{W}" if not 1 <= w <= W else
+                    f"negative count {c}" if c < 0 else
+                    f"count {c} is not a number >= 0" if not c >= 0 else
+                    f"docID {d} after {prev_doc} (documents must be sorted)")
+            raise ValueError(f"{self.path}: line {lineno}: {what}.")
+
+    def _parse_block_slow(self, lines, first_lineno, prev_doc):
+        """Line by line; raises with the line number of the first bad line."""
+        docs, words, counts = [], [], []
+        for lineno, line in enumerate(lines, start=first_lineno):
+            parts = line.split()
+            if not parts:
+                continue
+            try:
+                d, w, c = int(parts[0]), int(parts[1]), float(parts[2])
+                if len(parts) != 3:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise ValueError(
+                    f"{self.path}: line {lineno} is malformed: expected 'docID wordID count', "
+                    f"got {line.strip()!r}."
+                ) from None
+            self._check_entry(lineno, d, w, c, prev_doc)
+            prev_doc = d
+            docs.append(d)
+            words.append(w)
+            counts.append(c)
+        return (np.array(docs, dtype=np.int64), np.array(words, dtype=np.int64),
+                np.array(counts, dtype=np.float64))
+
+    def _parse_block(self, lines, first_lineno, prev_doc):
+        """Entries of a block of lines as arrays (docID, wordID, count), validated. NumPy
+        parsing; any irregularity (blank or malformed line, out-of-range id, unsorted document,
+        negative count) re-parses the block line by line for the message."""
+        vals = fast_docword_body("".join(lines), len(lines))
+        if vals is not None:
+            d = vals[:, 0].astype(np.int64)
+            w = vals[:, 1].astype(np.int64)
+            c = np.ascontiguousarray(vals[:, 2])
+            if (np.array_equal(d, vals[:, 0]) and np.array_equal(w, vals[:, 1])
+                    and d.min() >= max(1, prev_doc) and d.max() <= self.n_samples
+                    and w.min() >= 1 and w.max() <= self.n_features and np.all(c >= 0)
+                    and np.all(np.diff(d) >= 0)):
+                return d, w, c
+        return self._parse_block_slow(lines, first_lineno, prev_doc)
+
+    def iter_chunks(self):
+        D, cs = self.n_samples, self.chunk_size
+        chunk_start = 1  # first document id of the current chunk
+        parts = []  # entries of the current chunk, as arrays
+        prev_doc = 0
+        with _readable(self.path), open_text(self.path) as fh:
+            for _ in range(3):
+                fh.readline()
+            lineno = 4
+            while True:
+                lines = fh.readlines(self._block_bytes)
+                if not lines:
+                    break
+                d, w, c = self._parse_block(lines, lineno, prev_doc)
+                lineno += len(lines)
+                if d.size == 0:
+                    continue
+                prev_doc = int(d[-1])
+                while d.size and d[-1] >= chunk_start + cs:
+                    cut = int(np.searchsorted(d, chunk_start + cs))
+                    parts.append((d[:cut], w[:cut], c[:cut]))
+                    yield self._flush(parts, chunk_start, cs)
+                    parts = []
+                    chunk_start += cs
+                    d, w, c = d[cut:], w[cut:], c[cut:]
+                if d.size:
+                    parts.append((d, w, c))
+        while chunk_start <= D:
+            n = min(cs, D - chunk_start + 1)
+            yield self._flush(parts, chunk_start, n)
+            parts = []
+            chunk_start += cs
+
+
+class CSVSource(ChunkSource):
+    """Rows of a CSV file of numbers, read ``chunk_size`` rows at a time.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Comma-separated numbers; a first line that is not numeric is taken as a header.
+    chunk_size : int, default 10000
+    n_samples : int, optional
+        Number of data rows, if known (counted on first use otherwise).
+
+    Raises
+    ------
+    ValueError
+        A row that is not numeric or has the wrong number of fields (with its line number).
+    """
+
+    def __init__(self, path, chunk_size=10000, n_samples=None):
+        self.path = path
+        self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
+        with _readable(path), open_text(path) as fh:
+            first = fh.readline()
+        probe = NumericCSVParser(path)
+        probe.parse([strip_eol(first)], first_lineno=1)
+        self._skip = int(probe.header is not None)  # a first row that is not numeric
+        self._n = n_samples
+
+    @property
+    def n_samples(self):
+        if self._n is None:
+            with _readable(self.path), open_text(self.path) as fh:
+                self._n = sum(1 for line in itertools.islice(fh, self._skip, None) if line.strip())
+        return self._n
+
+    def iter_chunks(self):
+        parser = NumericCSVParser(self.path)  # the parser of read_numeric_csv
+        with _readable(self.path), open_text(self.path) as fh:
+            if self._skip:
+                parser.parse([strip_eol(fh.readline())], first_lineno=1)  # the header
+            lineno = self._skip + 1
+            while True:
+                block = list(itertools.islice(fh, self.chunk_size))
+                if not block:
+                    return
+                rows = parser.parse([strip_eol(line) for line in block], first_lineno=lineno)
+                lineno += len(block)
+                if rows:
+                    yield np.array(rows)
+
+
+class ValidatedChunks:
+    """A :class:`ChunkSource` seen through a model's ``_validate_data`` (used by ``fit``).
+
+    The first chunk is validated with ``reset`` (it sets ``n_features_in_``) and kept as
+    ``init_data`` for ``_init_params``; ``iter_chunks`` yields validated chunks lazily. With
+    ``reset``, a model with data-derived defaults (``_data_summary``) gets them from one
+    statistics pass over **all** chunks (the summaries merged), never from the first chunk.
+    """
+
+    def __init__(self, model, source, reset, fit_params):
+        self.model = model
+        self.source = source
+        self.fit_params = fit_params
+        chunks = iter(source.iter_chunks())
+        first = next(chunks, None)
+        if first is None:
+            raise ValueError("The data source yielded no chunk.")
+        self.summary = None
+        if not reset:
+            self.init_data = self._validate(first, False)
+            return
+        with model._deferred_data_defaults():
+            self.init_data = self._validate(first, True)
+            summary = model._data_summary(self.init_data)
+            if summary is not None:
+                for chunk in chunks:
+                    summary = summary + model._data_summary(self._validate(chunk, False))
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+        if summary is not None:
+            model._set_data_defaults(summary)
+        self.summary = summary
+
+    def _validate(self, chunk, reset):
+        X, kw = chunk if isinstance(chunk, tuple) else (chunk, {})
+        if getattr(X, "shape", (1,))[0] == 0:
+            raise ValueError("The data source yielded an empty chunk (0 samples).")
+        return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
+
+    def iter_chunks(self):
+        for chunk in self.source.iter_chunks():
+            yield self._validate(chunk, False)
