@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import logsumexp, psi
 
 from .._validation import check_array, check_scalar
-from ..base import LatentModel
+from ..base import LatentModel, clone
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        precisions_from_cholesky,
@@ -287,9 +287,7 @@ class _BayesianGaussianBase(LatentModel):
     def _lookahead(self, X, w, labels, max_iter, tol):
         """This model fitted from the one-hot ``labels`` (the split-and-merge search of the
         spectral start): (lower bound in nats per sample, iterations, responsibilities)."""
-        from ..base import clone
-
-        K = self.n_components_or_truncation
+        K = self._n_components()
         R = np.zeros((labels.shape[0], K))
         R[np.arange(labels.shape[0]), labels] = 1.0
         m = clone(self).set_params(init={"responsibilities": R}, max_iter=max_iter, tol=tol,
