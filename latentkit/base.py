@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from ._threads import blas_single_thread
 from ._steps import step_size_schedule
 from ._validation import check_random_state, check_scalar
 from .parallel.dask import DaskData
@@ -731,26 +732,31 @@ class LatentModel(ParamsMixin):
         monitor, last = None, None
         self._sample_rng = None  # a refit restarts the draws of sample()
         try:
-            for _ in range(n_init):
-                monitor, last = None, None
-                self._running_stats = None
-                self._init_params(init_data, rng)
-                warm = self._warm_state() if data is init_data else None  # in-memory only
-                monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,
-                                             verbose=bool(getattr(self, "verbose", False)))
-                for n_iter in range(1, max_iter + 1):
-                    elbo = self._iterate(data, warm)
-                    monitor.report(elbo)
-                    last = self._shallow_state()  # the last completed iteration
-                    stop = callback is not None and bool(callback(self, n_iter, elbo))
-                    stop = self._stop_early() or stop
-                    stopped = stopped or stop
-                    if monitor.converged or stop:
-                        break
-                self._record_run(monitor)
-                if self.lower_bound_ > best_bound or best_state is None:
-                    best_bound = self.lower_bound_
-                    best_state = self._fit_state()
+            # the heavy loops are numba kernels with their own threads: BLAS on one thread for
+            # the whole fit (restored afterwards), so OpenBLAS's idle workers, woken by a small
+            # product between two E-steps, do not spin on the cores numba's threads need
+            # (measured: the threaded GMM E-step went from 1.0x to 2.0x on 2 threads)
+            with blas_single_thread():
+                for _ in range(n_init):
+                    monitor, last = None, None
+                    self._running_stats = None
+                    self._init_params(init_data, rng)
+                    warm = self._warm_state() if data is init_data else None  # in-memory only
+                    monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,
+                                                 verbose=bool(getattr(self, "verbose", False)))
+                    for n_iter in range(1, max_iter + 1):
+                        elbo = self._iterate(data, warm)
+                        monitor.report(elbo)
+                        last = self._shallow_state()  # the last completed iteration
+                        stop = callback is not None and bool(callback(self, n_iter, elbo))
+                        stop = self._stop_early() or stop
+                        stopped = stopped or stop
+                        if monitor.converged or stop:
+                            break
+                    self._record_run(monitor)
+                    if self.lower_bound_ > best_bound or best_state is None:
+                        best_bound = self.lower_bound_
+                        best_state = self._fit_state()
         except KeyboardInterrupt:
             self._keep_interrupted_fit(monitor, last, best_state, best_bound, rng)
             raise
