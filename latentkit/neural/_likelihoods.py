@@ -17,10 +17,12 @@ Source: Kingma & Welling (2014), appendix C (Bernoulli and Gaussian decoders); t
 likelihood is the softmax within each one-hot group.
 """
 
+import numbers
+
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["BernoulliLikelihood", "CategoricalLikelihood", "GaussianLikelihood"]
+__all__ = ["BernoulliLikelihood", "CategoricalLikelihood", "GaussianLikelihood", "one_hot_groups"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -75,6 +77,18 @@ class CategoricalLikelihood:
         self.starts = starts
         self.sizes = sizes
 
+    def check_one_hot(self, X, name):
+        """Raise ``ValueError`` (naming ``name``) unless every group of every row of ``X`` is
+        one-hot."""
+        if not np.all((X == 0.0) | (X == 1.0)):
+            raise ValueError(f"{name} must be one-hot (0/1) for likelihood='categorical'.")
+        sums = np.add.reduceat(X, self.starts, axis=1)
+        if not np.all(sums == 1.0):
+            i, g = np.argwhere(sums != 1.0)[0]
+            raise ValueError(
+                f"{name} must have exactly one 1 in every one-hot group for "
+                f"likelihood='categorical'; row {i}, group {g} sums to {sums[i, g]}.")
+
     def log_prob_and_grad(self, X, P, log_var=None, need_grad=True):
         Xb = X[:, None, :]
         starts, sizes = self.starts, self.sizes
@@ -102,3 +116,39 @@ class CategoricalLikelihood:
         for a, s in zip(self.starts, self.sizes):
             X[np.arange(n), a + np.argmax(g[:, a:a + s], axis=1)] = 1.0
         return X
+
+
+def one_hot_groups(n_categories, n_features):
+    """First column and size of each one-hot group from the VAE's ``n_categories``.
+
+    Parameters
+    ----------
+    n_categories : None, int or sequence of int
+        ``None``: one group of all ``n_features`` columns; an int ``k``: groups of ``k``
+        columns; a sequence: the group sizes.
+    n_features : int
+
+    Returns
+    -------
+    starts, sizes : ndarray of shape (n_groups,), intp
+
+    Raises
+    ------
+    ValueError
+        A group smaller than 2, an int that does not divide ``n_features``, or sizes that do
+        not sum to ``n_features``.
+    """
+    nc = n_categories
+    if nc is None:
+        sizes = [n_features]
+    elif isinstance(nc, numbers.Integral) and not isinstance(nc, bool):
+        if nc < 2 or n_features % nc:
+            raise ValueError(f"n_categories={nc} must be >= 2 and divide n_features="
+                             f"{n_features}.")
+        sizes = [int(nc)] * (n_features // nc)
+    else:
+        sizes = [int(s) for s in nc]
+        if any(s < 2 for s in sizes) or sum(sizes) != n_features:
+            raise ValueError(f"n_categories={list(nc)} must be group sizes >= 2 summing to "
+                             f"n_features={n_features}.")
+    return np.cumsum([0] + sizes[:-1]).astype(np.intp), np.asarray(sizes, dtype=np.intp)

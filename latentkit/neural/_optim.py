@@ -44,6 +44,21 @@ class Adam:
         self.v = np.zeros(n_params)
         self.t = 0
 
+    def get_state(self):
+        """The moments, the step count and the constants, as a dict :meth:`from_state` reads
+        (stored with a fitted model so that ``partial_fit`` continues exactly)."""
+        return {"m": self.m, "v": self.v, "t": int(self.t), "beta1": self.beta1,
+                "beta2": self.beta2, "epsilon": self.epsilon}
+
+    @classmethod
+    def from_state(cls, state):
+        """A new optimiser in the state returned by :meth:`get_state` (arrays copied)."""
+        opt = cls(len(state["m"]), state["beta1"], state["beta2"], state["epsilon"])
+        opt.m = np.array(state["m"], dtype=np.float64)
+        opt.v = np.array(state["v"], dtype=np.float64)
+        opt.t = int(state["t"])
+        return opt
+
     def step(self, params, grad, learning_rate):
         """One ascent step, in place (the fused kernel
         :func:`latentkit._kernels.neural.adam_step`).

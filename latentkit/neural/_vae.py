@@ -28,24 +28,22 @@ How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
 import numbers
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._threads import blas_single_thread
 from ..base import LatentModel, Stats, stats_dataclass
 from .._deprecation import renamed_parameter
 from .._validation import check_array, check_n_features, check_random_state, check_scalar
-from . import _mlp
-from ._likelihoods import BernoulliLikelihood, CategoricalLikelihood, GaussianLikelihood
+from ._bounds import VAEBoundsMixin
+from ._gradients import VAEGradientMixin
+from ._likelihoods import one_hot_groups
+from ._network import LIKELIHOOD_CLASSES, _VAEData, VAENetworkMixin
 from ._optim import Adam
 from .._summaries import MomentSummary
 from .._summaries import check_second_moments as _check_second_moments
 
 __all__ = ["VAE", "VAEStats"]
 
-_LOG_2PI = float(np.log(2.0 * np.pi))
-_LIKELIHOOD_CLASSES = {"bernoulli": BernoulliLikelihood, "gaussian": GaussianLikelihood,
-                       "categorical": CategoricalLikelihood}
-_LIKELIHOODS = tuple(_LIKELIHOOD_CLASSES)
+_LIKELIHOODS = tuple(LIKELIHOOD_CLASSES)
 _ACTIVATIONS = ("relu", "tanh", "softplus")
 
 
@@ -70,32 +68,7 @@ class VAEStats(Stats):
     grad: np.ndarray
 
 
-class _VAEData:
-    """Validated rows plus the pre-drawn reparameterisation noise that travels with them.
-
-    ``eps_z`` has shape (n, S, L) and is sliced with the rows; ``eps_w`` (decoder-weight noise of
-    the Bayesian decoder, shape (n_decoder_params,)) is shared by every row of one E-step.
-    """
-
-    __slots__ = ("X", "eps_z", "eps_w")
-
-    def __init__(self, X, eps_z=None, eps_w=None):
-        self.X = X
-        self.eps_z = eps_z
-        self.eps_w = eps_w
-
-    @property
-    def shape(self):
-        return self.X.shape
-
-    def __len__(self):
-        return self.X.shape[0]
-
-    def __getitem__(self, rows):
-        return _VAEData(self.X[rows], None if self.eps_z is None else self.eps_z[rows], self.eps_w)
-
-
-class VAE(LatentModel):
+class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
     """Variational autoencoder fitted by auto-encoding variational Bayes (AEVB).
 
     Encoder and decoder are NumPy MLPs (:mod:`latentkit.neural._mlp`), trained by Adam on
@@ -229,6 +202,10 @@ class VAE(LatentModel):
     (40, 2)
     """
 
+    # The bases hold one concern each: the networks and the parameter layout (._network), the
+    # objective and its hand-written gradient (._gradients), the held-out bounds (._bounds:
+    # elbo, log_likelihood, score); this class holds the hyper-parameters, the checks of the
+    # input and the training loop on the ELBO interface.
     _convergence_rule = "noisy"
 
     def __init__(self, latent_dim=2, hidden_layer_sizes=(256,), activation="relu",
@@ -327,22 +304,6 @@ class VAE(LatentModel):
         check_scalar(self.decoder_prior_std, "decoder_prior_std", numbers.Real, low=0.0,
                      low_inclusive=False)
 
-    def _resolve_groups(self, n_features):
-        nc = self.n_categories
-        if nc is None:
-            sizes = [n_features]
-        elif isinstance(nc, numbers.Integral) and not isinstance(nc, bool):
-            if nc < 2 or n_features % nc:
-                raise ValueError(f"n_categories={nc} must be >= 2 and divide n_features="
-                                 f"{n_features}.")
-            sizes = [int(nc)] * (n_features // nc)
-        else:
-            sizes = [int(s) for s in nc]
-            if any(s < 2 for s in sizes) or sum(sizes) != n_features:
-                raise ValueError(f"n_categories={list(nc)} must be group sizes >= 2 summing to "
-                                 f"n_features={n_features}.")
-        return np.cumsum([0] + sizes[:-1]).astype(np.intp), np.asarray(sizes, dtype=np.intp)
-
     def _check_X(self, X, reset, name="X"):
         """Validate and transform the input (binarise); never modifies the caller's array."""
         X = check_array(X, name, dtype=np.float64)
@@ -364,15 +325,9 @@ class VAE(LatentModel):
                     "scaled to [0, 1]) or use likelihood='gaussian'.")
         elif self.likelihood == "categorical":
             if reset:
-                self._group_starts, self._group_sizes = self._resolve_groups(X.shape[1])
-            if not np.all((X == 0.0) | (X == 1.0)):
-                raise ValueError(f"{name} must be one-hot (0/1) for likelihood='categorical'.")
-            sums = np.add.reduceat(X, self._group_starts, axis=1)
-            if not np.all(sums == 1.0):
-                i, g = np.argwhere(sums != 1.0)[0]
-                raise ValueError(
-                    f"{name} must have exactly one 1 in every one-hot group for "
-                    f"likelihood='categorical'; row {i}, group {g} sums to {sums[i, g]}.")
+                self._group_starts, self._group_sizes = one_hot_groups(self.n_categories,
+                                                                       X.shape[1])
+            self._likelihood_model().check_one_hot(X, name)
         return X
 
     def _validate_data(self, X, reset, **kw):
@@ -384,50 +339,8 @@ class VAE(LatentModel):
         rng = np.random.default_rng(self._eval_seed)
         return self._with_noise(X, rng)
 
-    # ------------------------------------------------------------------------------------
-    # parameter layout
-    # ------------------------------------------------------------------------------------
-    def _sizes(self):
-        L, D = int(self.latent_dim), self.n_features_in_
-        h = self.hidden_layer_sizes_
-        return (D, *h, 2 * L), (L, *h[::-1], D)
-
-    def _layout(self):
-        """Slices of the flat parameter vector: enc, dec, dec_logsigma, obs_logvar."""
-        enc_sizes, dec_sizes = self._sizes()
-        pe, pd = _mlp.n_parameters(enc_sizes), _mlp.n_parameters(dec_sizes)
-        k = 0
-        out = {"enc": slice(k, k + pe)}
-        k += pe
-        out["dec"] = slice(k, k + pd)
-        k += pd
-        if self.bayesian_decoder:
-            out["dec_logsigma"] = slice(k, k + pd)
-            k += pd
-        n_obs = 0
-        if self.likelihood == "gaussian" and isinstance(self.observation_variance, str):
-            n_obs = self.n_features_in_ if self.observation_variance == "diagonal" else 1
-        out["obs"] = slice(k, k + n_obs)
-        out["n"] = k + n_obs
-        return out
-
     def _init_params(self, data, rng):
-        enc_sizes, dec_sizes = self._sizes()
-        lay = self._layout()
-        theta = np.zeros(lay["n"])
-        theta[lay["enc"]] = _mlp.init_weights(enc_sizes, rng)
-        theta[lay["dec"]] = _mlp.init_weights(dec_sizes, rng)
-        if self.bayesian_decoder:
-            theta[lay["dec_logsigma"]] = np.log(1e-3)
-        if self.likelihood == "gaussian":
-            # output bias = feature means, log-variance = log of the feature variances
-            X = data.X
-            b_out = _mlp.unpack(theta[lay["dec"]], dec_sizes)[-1][1]
-            b_out[...] = X.mean(axis=0)
-            if lay["obs"].stop > lay["obs"].start:
-                var = np.maximum(X.var(axis=0), 1e-6)
-                theta[lay["obs"]] = np.log(var) if self.observation_variance == "diagonal" \
-                    else np.log(var.mean())
+        theta = self._initial_params(data.X, rng)
         self.params_ = theta
         self._optimizer = Adam(theta.shape[0])
         self._rng = rng
@@ -438,165 +351,6 @@ class VAE(LatentModel):
         self._split = None
         self._val_history = []
         self._best = None
-
-    # views of the fitted parameters
-    @property
-    def encoder_layers_(self):
-        self._check_is_fitted()
-        return _mlp.unpack(self.params_[self._layout()["enc"]], self._sizes()[0])
-
-    @property
-    def decoder_layers_(self):
-        self._check_is_fitted()
-        return _mlp.unpack(self.params_[self._layout()["dec"]], self._sizes()[1])
-
-    @property
-    def observation_variance_(self):
-        if self.likelihood != "gaussian":
-            raise AttributeError("observation_variance_ exists for likelihood='gaussian' only.")
-        self._check_is_fitted()
-        return np.exp(self._obs_logvar(self.params_)) * np.ones(self.n_features_in_)
-
-    def _obs_logvar(self, theta):
-        sl = self._layout()["obs"]
-        if sl.stop > sl.start:
-            return theta[sl]
-        return np.array([np.log(float(self.observation_variance))])
-
-    # ------------------------------------------------------------------------------------
-    # the objective and its gradient
-    # ------------------------------------------------------------------------------------
-    def _with_noise(self, X, rng):
-        eps_z = rng.standard_normal((X.shape[0], int(self.n_mc_samples), int(self.latent_dim)))
-        eps_w = None
-        if self.bayesian_decoder:
-            eps_w = rng.standard_normal(self._layout()["dec"].stop - self._layout()["dec"].start)
-        return _VAEData(X, eps_z, eps_w)
-
-    def _decoder_weights(self, theta, eps_w):
-        lay = self._layout()
-        mu = theta[lay["dec"]]
-        if not self.bayesian_decoder or eps_w is None:
-            return mu
-        return mu + np.exp(theta[lay["dec_logsigma"]]) * eps_w
-
-    def _likelihood_model(self):
-        """The observation model object (:mod:`latentkit.neural._likelihoods`)."""
-        if self.likelihood == "categorical":
-            return CategoricalLikelihood(self._group_starts, self._group_sizes)
-        return _LIKELIHOOD_CLASSES[self.likelihood]()
-
-    def _lik_log_var(self, theta):
-        """The Gaussian likelihood's log variances (None for the others)."""
-        return self._obs_logvar(theta) if self.likelihood == "gaussian" else None
-
-    def _log_lik(self, X, P, theta, need_grad):
-        """``log p(x | z)`` per (row, draw) and its gradient w.r.t. the decoder output ``P``.
-
-        X : (n, D); P : (n, S, D). Returns rec (n, S), dP (n, S, D) or None, d_obs or None.
-        """
-        return self._likelihood_model().log_prob_and_grad(X, P, self._lik_log_var(theta),
-                                                          need_grad)
-
-    def _objective(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True):
-        """Monte-Carlo ELBO of the rows of ``data`` and the gradient of the training objective.
-
-        Parameters
-        ----------
-        theta : ndarray of shape (n_params,)
-        data : _VAEData
-            Rows ``X`` (n, D), noise ``eps_z`` (n, S, L), ``eps_w`` (Bayesian decoder).
-        beta : float
-            Weight of the KL term in the training objective (KL warm-up).
-        free_bits : float
-            Free-bits floor per latent dimension (nats, on the minibatch mean KL).
-        need_grad : bool
-
-        Returns
-        -------
-        rec : ndarray of shape (n, S)
-            ``log p(x_i | z_is)``, nats.
-        kl : ndarray of shape (n, L)
-            ``KL(q(z_ij | x_i) || N(0, 1))`` per latent dimension, nats.
-        objective : float
-            Sum over rows of the training objective ``mean_s rec - beta * KL`` (free bits
-            applied), nats; the global term is not included.
-        grad : ndarray of shape (n_params,) or None
-            Its gradient with respect to ``theta``.
-        """
-        X, eps_z, eps_w = data.X, data.eps_z, data.eps_w
-        n = X.shape[0]
-        S, L = eps_z.shape[1], eps_z.shape[2]
-        act = self.activation
-        enc_sizes, dec_sizes = self._sizes()
-        lay = self._layout()
-        enc = _mlp.unpack(theta[lay["enc"]], enc_sizes)
-        wdec = self._decoder_weights(theta, eps_w)
-        dec = _mlp.unpack(wdec, dec_sizes)
-
-        out_e, cache_e = _mlp.forward(enc, X, act)
-        mu, logvar = out_e[:, :L], out_e[:, L:]
-        var = np.exp(logvar)
-        std = np.sqrt(var)
-        z = (mu[:, None, :] + std[:, None, :] * eps_z).reshape(n * S, L)
-        P, cache_d = _mlp.forward(dec, z, act)
-        D = P.shape[1]
-        P = P.reshape(n, S, D)
-        rec, dP, d_obs = self._log_lik(X, P, theta, need_grad)
-        kl = 0.5 * (mu * mu + var - logvar - 1.0)
-
-        kl_sum_dim = kl.sum(axis=0)
-        if free_bits > 0.0:
-            mask = kl_sum_dim > n * free_bits
-            kl_obj = np.where(mask, kl_sum_dim, n * free_bits).sum()
-        else:
-            mask = None
-            kl_obj = kl_sum_dim.sum()
-        objective = float(rec.sum() / S - beta * kl_obj)
-        if not need_grad:
-            return rec, kl, objective, None
-
-        grad = np.zeros_like(theta)
-        g_dec = np.zeros(wdec.shape[0]) if self.bayesian_decoder else grad[lay["dec"]]
-        dz = _mlp.backward(dec, _mlp.unpack(g_dec, dec_sizes), cache_d,
-                           (dP * (1.0 / S)).reshape(n * S, D), act, need_input_grad=True)
-        dz = dz.reshape(n, S, L)
-        g_out = np.empty((n, 2 * L))
-        dmu, dlogvar = g_out[:, :L], g_out[:, L:]
-        np.sum(dz, axis=1, out=dmu)
-        np.sum(dz * eps_z, axis=1, out=dlogvar)
-        dlogvar *= 0.5 * std
-        kmu, klv = mu, 0.5 * (var - 1.0)
-        if mask is not None:
-            kmu, klv = kmu * mask, klv * mask
-        dmu -= beta * kmu
-        dlogvar -= beta * klv
-        _mlp.backward(enc, _mlp.unpack(grad[lay["enc"]], enc_sizes), cache_e, g_out, act)
-        if self.bayesian_decoder:
-            grad[lay["dec"]] = g_dec
-            grad[lay["dec_logsigma"]] = g_dec * eps_w * np.exp(theta[lay["dec_logsigma"]])
-        sl = lay["obs"]
-        if sl.stop > sl.start:
-            g = d_obs.sum(axis=(0, 1)) / S
-            grad[sl] = g if sl.stop - sl.start > 1 else g.sum()
-        return rec, kl, objective, grad
-
-    def _global_terms(self, theta):
-        """``-KL(q(w) || p(w))`` of the Bayesian decoder's weights and its gradient.
-
-        ``KL(N(m, s^2) || N(0, p^2)) = log(p / s) + (s^2 + m^2) / (2 p^2) - 1/2`` per weight.
-        """
-        if not self.bayesian_decoder:
-            return 0.0, None
-        lay = self._layout()
-        m, ls = theta[lay["dec"]], theta[lay["dec_logsigma"]]
-        p2 = float(self.decoder_prior_std) ** 2
-        s2 = np.exp(2.0 * ls)
-        kl = (np.log(self.decoder_prior_std) - ls + (s2 + m * m) / (2.0 * p2) - 0.5).sum()
-        grad = np.zeros_like(theta)
-        grad[lay["dec"]] = -m / p2
-        grad[lay["dec_logsigma"]] = 1.0 - s2 / p2
-        return -float(kl), grad
 
     # ------------------------------------------------------------------------------------
     # template of the ELBO interface
@@ -813,8 +567,7 @@ class VAE(LatentModel):
         state = super()._get_state()
         opt = getattr(self, "_optimizer", None)
         if opt is not None:
-            state["adam"] = {"m": opt.m, "v": opt.v, "t": int(opt.t), "beta1": opt.beta1,
-                             "beta2": opt.beta2, "epsilon": opt.epsilon}
+            state["adam"] = opt.get_state()
         for name in ("eval_seed", "epoch", "n_fit_steps"):
             if getattr(self, "_" + name, None) is not None:
                 state[name] = int(getattr(self, "_" + name))
@@ -826,15 +579,12 @@ class VAE(LatentModel):
         counters = {name: state.pop(name, None) for name in ("eval_seed", "epoch", "n_fit_steps")}
         super()._set_state(state)
         if adam is not None:
-            opt = Adam(self.params_.shape[0], adam["beta1"], adam["beta2"], adam["epsilon"])
-            opt.m = np.array(adam["m"], dtype=np.float64)
-            opt.v = np.array(adam["v"], dtype=np.float64)
-            opt.t = int(adam["t"])
-            self._optimizer = opt
+            self._optimizer = Adam.from_state(adam)
         for name, value in counters.items():
             setattr(self, "_" + name, None if value is None else int(value))
         if self.likelihood == "categorical" and hasattr(self, "n_features_in_"):
-            self._group_starts, self._group_sizes = self._resolve_groups(self.n_features_in_)
+            self._group_starts, self._group_sizes = one_hot_groups(self.n_categories,
+                                                                   self.n_features_in_)
         self._beta = 1.0
         self._split = None
         self._best = None
@@ -844,166 +594,6 @@ class VAE(LatentModel):
         """``Cov_x(E_q[z_j | x])`` per latent unit over validated rows ``X`` (Burda et al. 2016,
         section 5.2); a unit is active when this exceeds 0.01."""
         return self._encode(X)[0].var(axis=0)
-
-    def _encode(self, X):
-        enc_sizes, _ = self._sizes()
-        out, _ = _mlp.forward(_mlp.unpack(self.params_[self._layout()["enc"]], enc_sizes), X,
-                              self.activation)
-        L = int(self.latent_dim)
-        return out[:, :L], out[:, L:]
-
-    def _decode_params(self, Z, theta=None, eps_w=None):
-        theta = self.params_ if theta is None else theta
-        _, dec_sizes = self._sizes()
-        P, _ = _mlp.forward(_mlp.unpack(self._decoder_weights(theta, eps_w), dec_sizes), Z,
-                            self.activation)
-        return P
-
-    def _elbo_draws(self, X, n_samples, rng):
-        """Per-draw data-set mean ELBO (nats per sample), shape (n_samples,); X validated."""
-        n, D = X.shape
-        L = int(self.latent_dim)
-        glob = self._global_elbo_terms() / n
-        out = np.empty(n_samples)
-        chunk = 1 if self.bayesian_decoder else max(1, min(n_samples, (1 << 21) // (n * D)))
-        s = 0
-        while s < n_samples:
-            c = min(chunk, n_samples - s)
-            eps_z = rng.standard_normal((n, c, L))
-            eps_w = None
-            if self.bayesian_decoder:
-                dec = self._layout()["dec"]
-                eps_w = rng.standard_normal(dec.stop - dec.start)
-            rec, kl, _, _ = self._objective(self.params_, _VAEData(X, eps_z, eps_w),
-                                            need_grad=False)
-            out[s:s + c] = rec.mean(axis=0) - kl.sum() / n + glob
-            s += c
-        return out
-
-    def elbo(self, X, n_samples=10, return_std=False, random_state=None):
-        """Monte-Carlo ELBO of ``X``, mean per sample, with its standard error.
-
-        ``ELBO = (sum_i E_q[log p(x_i | z)] - KL(q(z | x_i) || p(z)) - KL(q(w) || p(w))) / n``
-        (the last term only with the Bayesian decoder), with ``n_samples`` reparameterised
-        draws per row (and one decoder-weight draw per Monte-Carlo draw).
-
-        Parameters
-        ----------
-        X : array-like of shape (n, n_features)
-        n_samples : int, default 10
-            Monte-Carlo draws.
-        return_std : bool, default False
-            Also return the Monte-Carlo standard error of the estimate (the standard deviation
-            of the per-draw data-set means divided by ``sqrt(n_samples)``; needs
-            ``n_samples >= 2``).
-        random_state : None, int or Generator, default None
-            Noise; ``None`` uses a seed fixed at fit time, so repeated calls agree.
-
-        Returns
-        -------
-        elbo : float
-            Nats per sample.
-        std : float
-            Standard error (nats per sample), when ``return_std``.
-
-        Raises
-        ------
-        NotFittedError, ValueError
-            Unfitted model; bad ``X`` (NaN, wrong number of features, non-binary data);
-            ``return_std`` with ``n_samples < 2``.
-
-        References
-        ----------
-        Kingma & Welling (2014), eq. 10 (SGVB estimator B).
-        """
-        self._check_is_fitted()
-        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        if return_std and n_samples < 2:
-            raise ValueError("return_std=True needs n_samples >= 2 to estimate a spread.")
-        X = self._check_X(X, reset=False)
-        rng = np.random.default_rng(self._eval_seed) if random_state is None \
-            else check_random_state(random_state)
-        with blas_single_thread():
-            draws = self._elbo_draws(X, n_samples, rng)
-        value = float(draws.mean())
-        if return_std:
-            return value, float(draws.std(ddof=1) / np.sqrt(n_samples))
-        return value
-
-    def _iwae_rows(self, X, n_importance, rng):
-        n, _ = X.shape
-        L = int(self.latent_dim)
-        mu, logvar = self._encode(X)
-        std = np.exp(0.5 * logvar)
-        out = np.empty((n, n_importance))
-        chunk = max(1, min(n_importance, (1 << 21) // max(1, n * X.shape[1])))
-        k = 0
-        while k < n_importance:
-            c = min(chunk, n_importance - k)
-            eps = rng.standard_normal((n, c, L))
-            z = mu[:, None, :] + std[:, None, :] * eps
-            P = self._decode_params(z.reshape(n * c, L)).reshape(n, c, -1)
-            rec, _, _ = self._log_lik(X, P, self.params_, False)
-            log_pz = -0.5 * (z * z + _LOG_2PI).sum(-1)
-            log_qz = -0.5 * (eps * eps + _LOG_2PI + logvar[:, None, :]).sum(-1)
-            out[:, k:k + c] = rec + log_pz - log_qz
-            k += c
-        return logsumexp(out, axis=1) - np.log(n_importance)
-
-    def log_likelihood(self, X, n_importance=100, random_state=None, per_sample=False):
-        """Importance-weighted estimate of ``log p(x)`` (Burda et al. 2016, eq. 8).
-
-        ``log p(x) ~ log (1/K) sum_k p(x, z_k) / q(z_k | x)``, ``z_k ~ q(z | x)``: a lower bound
-        in expectation that is never below the ELBO in expectation and tightens as ``K``
-        grows. With the Bayesian decoder, the decoder is evaluated at the posterior means of
-        its weights (a plug-in estimate).
-
-        Parameters
-        ----------
-        X : array-like of shape (n, n_features)
-        n_importance : int, default 100
-            ``K``.
-        random_state : None, int or Generator
-            ``None`` uses a seed fixed at fit time.
-        per_sample : bool, default False
-            Return the estimate of every row instead of the mean.
-
-        Returns
-        -------
-        float or ndarray of shape (n,)
-            Nats per sample.
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        self._check_is_fitted()
-        n_importance = check_scalar(n_importance, "n_importance", numbers.Integral, low=1)
-        X = self._check_X(X, reset=False)
-        rng = np.random.default_rng(self._eval_seed + 1) if random_state is None \
-            else check_random_state(random_state)
-        with blas_single_thread():
-            rows = self._iwae_rows(X, n_importance, rng)
-        return rows if per_sample else float(rows.mean())
-
-    def score_samples(self, X):
-        """Per-sample importance-weighted log-likelihood estimate (``n_importance=100``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n,)
-            Nats.
-        """
-        return self.log_likelihood(X, per_sample=True)
-
-    def score(self, X, y=None):
-        """Mean importance-weighted log-likelihood estimate (nats per sample); see
-        :meth:`log_likelihood`."""
-        return self.log_likelihood(X)
 
     def transform(self, X):
         """Posterior means ``E_q[z | x]``.

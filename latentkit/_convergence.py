@@ -1,0 +1,93 @@
+"""The convergence monitor of every fit loop (re-exported by :mod:`latentkit.base`)."""
+
+import warnings
+
+import numpy as np
+
+from ._exceptions import ELBODecreaseWarning
+
+__all__ = ["ConvergenceMonitor"]
+
+
+class ConvergenceMonitor:
+    """Records the ELBO per iteration and decides convergence.
+
+    Parameters
+    ----------
+    tol : float
+        Threshold on the change of the ELBO (nats per sample). ``tol=0`` never converges, so a
+        fit runs exactly ``max_iter`` iterations.
+    max_iter : int
+        Maximum number of iterations.
+    rule : {'exact', 'noisy'}, default 'exact'
+        ``'exact'``: converged when ``|ELBO_t - ELBO_{t-1}| < tol``; a decrease of more than
+        ``1e-9`` relative warns with :class:`ELBODecreaseWarning` (exact EM / VB bounds never
+        decrease). ``'noisy'`` (SVI, VAE): converged when the means of the last two windows of
+        ``window`` values differ by less than ``tol``; decreases are expected and not reported.
+    window : int, default 10
+        Window length of the noisy rule.
+    verbose : bool, default False
+        Print one line per iteration.
+
+    Attributes
+    ----------
+    history : list of float
+        Every reported value, in order.
+    converged : bool
+    """
+
+    def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False):
+        if rule not in ("exact", "noisy"):
+            raise ValueError(f"rule must be 'exact' or 'noisy', got {rule!r}.")
+        self.tol = tol
+        self.max_iter = max_iter
+        self.rule = rule
+        self.window = window
+        self.verbose = verbose
+        self.history = []
+        self.converged = False
+
+    @property
+    def iter(self):
+        """Number of values reported so far."""
+        return len(self.history)
+
+    def report(self, value):
+        """Record one ELBO value and update :attr:`converged`.
+
+        Parameters
+        ----------
+        value : float
+            ELBO in nats per sample.
+
+        Returns
+        -------
+        bool
+            Whether the fit has converged.
+        """
+        value = float(value)
+        h = self.history
+        h.append(value)
+        if self.verbose:
+            print(f"iteration {len(h):5d}  elbo {value: .10g}")
+        if not np.isfinite(value):
+            raise FloatingPointError(
+                f"The ELBO became {value} at iteration {len(h)}; the parameters degenerated. "
+                "For mixtures and HMMs check for constant or duplicated features and increase "
+                "reg_covar or the priors; for gradient-trained models (VAE) lower learning_rate."
+            )
+        if self.rule == "exact":
+            if len(h) >= 2:
+                delta = h[-1] - h[-2]
+                if delta < -1e-9 * max(1.0, abs(h[-2])):
+                    warnings.warn(
+                        f"The ELBO decreased by {-delta:.3g} nats per sample at iteration "
+                        f"{len(h)} ({h[-2]:.12g} -> {h[-1]:.12g}); an exact EM/VB bound must "
+                        "not decrease.", ELBODecreaseWarning, stacklevel=3)
+                self.converged = abs(delta) < self.tol
+        else:
+            w = self.window
+            if len(h) >= 2 * w:
+                self.converged = abs(np.mean(h[-w:]) - np.mean(h[-2 * w:-w])) < self.tol
+        return self.converged
+

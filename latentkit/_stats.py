@@ -1,0 +1,73 @@
+"""Sufficient statistics, the currency between E and M step: :class:`Stats` and
+:func:`stats_dataclass` (re-exported by :mod:`latentkit.base`)."""
+
+import dataclasses
+import numbers
+
+import numpy as np
+
+__all__ = ["Stats", "stats_dataclass"]
+
+
+class Stats:
+    """Base class of the sufficient-statistics dataclasses (the currency between E and M step).
+
+    Subclass it with ``@stats_dataclass`` (a frozen dataclass); every field is a float or a
+    NumPy array, and two fields are required:
+
+    ``n`` : float
+        the number of samples (or total sample weight) the statistics summarise; the ELBO is
+        reported per unit of ``n``.
+    ``data_term`` : float
+        the additive data part of the ELBO, in nats (summed, not averaged).
+
+    Statistics form a commutative monoid under ``+`` with ``stats * 0`` as zero, and scale by a
+    scalar (``c * stats``), which is all that chunked, stochastic and distributed drivers use.
+    """
+
+    def _map(self, fn, *others):
+        vals = {}
+        for f in dataclasses.fields(self):
+            vals[f.name] = fn(getattr(self, f.name), *(getattr(o, f.name) for o in others))
+        return type(self)(**vals)
+
+    def __add__(self, other):
+        if isinstance(other, numbers.Number) and other == 0:  # sum(list_of_stats) works
+            return self
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._map(lambda a, b: a + b, other)
+
+    __radd__ = __add__
+
+    def __mul__(self, c):
+        if not isinstance(c, numbers.Real):
+            return NotImplemented
+        return self._map(lambda a: a * c)
+
+    __rmul__ = __mul__
+
+    def __eq__(self, other):
+        if isinstance(other, numbers.Number):
+            return False
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(np.array_equal(getattr(self, f.name), getattr(other, f.name))
+                   for f in dataclasses.fields(self))
+
+    __hash__ = None
+
+    def zero(self):
+        """The zero of this statistics type, with the same shapes."""
+        return self * 0.0
+
+    def allclose(self, other, rtol=1e-10, atol=1e-12):
+        """Field-wise :func:`numpy.allclose`."""
+        return all(np.allclose(getattr(self, f.name), getattr(other, f.name), rtol=rtol, atol=atol)
+                   for f in dataclasses.fields(self))
+
+
+def stats_dataclass(cls):
+    """Decorate a :class:`Stats` subclass: ``dataclasses.dataclass(frozen=True, eq=False)``
+    (equality is :class:`Stats`' array-aware one)."""
+    return dataclasses.dataclass(frozen=True, eq=False)(cls)
