@@ -23,6 +23,16 @@ def _segments(n_samples, lengths):
     return list(zip(offsets[:-1], offsets[1:]))
 
 
+def _log_inputs(log_frame, startprob, transmat, lengths):
+    """The oracles' common start: float frame, log start and transition probabilities
+    (log 0 = -inf, without a warning) and the (start, stop) of each sequence."""
+    log_frame = np.asarray(log_frame, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_pi = np.log(startprob)
+        log_A = np.log(transmat)
+    return log_frame, log_pi, log_A, _segments(log_frame.shape[0], lengths)
+
+
 def forward_backward_oracle(log_frame, startprob, transmat, lengths=None):
     """Log-space forward-backward (Rabiner 1989, eqs. 19-27, 37), one sequence at a time.
 
@@ -46,12 +56,8 @@ def forward_backward_oracle(log_frame, startprob, transmat, lengths=None):
     loglik : ndarray of shape (n_sequences,)
         Log-likelihood of each sequence, nats.
     """
-    log_frame = np.asarray(log_frame, dtype=float)
-    with np.errstate(divide="ignore"):
-        log_pi = np.log(startprob)
-        log_A = np.log(transmat)
+    log_frame, log_pi, log_A, segs = _log_inputs(log_frame, startprob, transmat, lengths)
     T, K = log_frame.shape
-    segs = _segments(T, lengths)
     gamma = np.empty((T, K))
     log_pred = np.empty(T)
     xi = np.zeros((len(segs), K, K))
@@ -94,12 +100,8 @@ def viterbi_oracle(log_frame, startprob, transmat, lengths=None):
     logprob : ndarray of shape (n_sequences,)
         ``max_z log p(x, z)`` per sequence, nats.
     """
-    log_frame = np.asarray(log_frame, dtype=float)
-    with np.errstate(divide="ignore"):
-        log_pi = np.log(startprob)
-        log_A = np.log(transmat)
+    log_frame, log_pi, log_A, segs = _log_inputs(log_frame, startprob, transmat, lengths)
     T, K = log_frame.shape
-    segs = _segments(T, lengths)
     path = np.empty(T, dtype=int)
     logprob = np.empty(len(segs))
     for s, (a, b) in enumerate(segs):
