@@ -324,7 +324,7 @@ class PoissonComponent(ConjugateComponent):
             i = int(np.argmax(bad))
             row = int(np.searchsorted(X.indptr, i, side="right") - 1)
             raise ValueError(f"X must contain non-negative integer counts for "
-                             f"component_type='poisson', found {X.data[i]!r} at (row {row}, "
+                             f"component_type='poisson', found {float(X.data[i]):g} at (row {row}, "
                              f"column {X.indices[i]}).")
         return X
 
@@ -335,6 +335,11 @@ class PoissonComponent(ConjugateComponent):
     def prior(self, resolved, n_features):
         a0, b0 = resolved["rate_prior"]
         return {"gamma_shape": np.full(n_features, a0), "gamma_rate": np.full(n_features, b0)}
+
+    def start_rows(self, X, w):
+        """The square roots of the counts (Anscombe's variance-stabilising transform: Poisson
+        noise of about equal variance at every rate, as k-means++ assumes)."""
+        return np.sqrt(X.toarray())
 
     def expected_log_lik(self, params, X):
         a = np.atleast_2d(params["gamma_shape"])
@@ -413,7 +418,7 @@ class BernoulliComponent(ConjugateComponent):
             i = int(np.argmax(bad))
             row = int(np.searchsorted(X.indptr, i, side="right") - 1)
             raise ValueError(f"X must be binary (0 or 1) for component_type='bernoulli', "
-                             f"found {X.data[i]!r} at (row {row}, column {X.indices[i]}).")
+                             f"found {float(X.data[i]):g} at (row {row}, column {X.indices[i]}).")
         if (X.data == 0).any():
             X = X.copy()  # the caller's matrix keeps its explicit zeros
             X.eliminate_zeros()

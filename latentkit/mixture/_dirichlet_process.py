@@ -31,9 +31,9 @@ class DirichletProcessMixture(_ConjugateMixture):
 
     The model: v_k ~ Beta(a, b) (a = 1, b = ``concentration`` for a DP), pi_k = v_k
     prod_{j<k}(1 - v_j), theta_k ~ G_0, z_i ~ Cat(pi), x_i ~ F(theta_{z_i}). G_0 is the
-    Normal-Wishart prior of :class:`VariationalGaussianMixture` (Gaussian components) or a
-    Dirichlet (categorical components, for count data). The mean-field posterior is truncated at
-    T components:
+    Normal-Wishart prior of :class:`VariationalGaussianMixture` (Gaussian components), a
+    Dirichlet (categorical), Gamma (Poisson) or Beta (Bernoulli) prior (``component_type``).
+    The mean-field posterior is truncated at T components:
 
     * ``truncation_method='fixed'`` (Blei & Jordan 2006): q(v_T = 1) = 1, so the weights of the T
       components sum to one exactly;
@@ -56,12 +56,25 @@ class DirichletProcessMixture(_ConjugateMixture):
     concentration : float or (float, float), default 1.0
         alpha of the Beta(1, alpha) sticks, or (a, b) for Beta(a, b) sticks (> 0).
     truncation_method : {'fixed', 'tail'}, default 'fixed'
-    component_type : {'gaussian', 'categorical'}, default 'gaussian'
-        'categorical': each row of X is a vector of non-negative counts of tokens drawn
-        independently from the component's categorical distribution phi_k ~ Dir(category_prior)
-        (no multinomial coefficient: the tokens are treated as an ordered sequence).
+    component_type : {'gaussian', 'categorical', 'poisson', 'bernoulli'}, default 'gaussian'
+        The component family F and its conjugate prior G_0 (one class each, see
+        :mod:`latentkit.mixture._components`):
+
+        * 'gaussian': Normal-Wishart (Normal-Gamma for 'diag'/'spherical') components, as in
+          :class:`VariationalGaussianMixture`;
+        * 'categorical': each row of X is a vector of non-negative counts of tokens drawn
+          independently from the component's categorical distribution phi_k ~
+          Dir(category_prior) (no multinomial coefficient: the tokens are an ordered sequence);
+        * 'poisson': each entry of X is a non-negative integer count, x_id ~
+          Poisson(lambda_kd), lambda_kd ~ Gamma(rate_prior);
+        * 'bernoulli': each entry of X is 0 or 1, x_id ~ Bernoulli(p_kd), p_kd ~
+          Beta(probability_prior).
     category_prior : float or array-like of shape (n_features,), default 0.5
         Dirichlet concentration of the categorical components (> 0).
+    rate_prior : (float, float), default (1.0, 1.0)
+        Shape and rate of the Gamma prior of every Poisson rate (> 0).
+    probability_prior : float or (float, float), default (1.0, 1.0)
+        (a, b) of the Beta prior of every Bernoulli probability (> 0); a float c means (c, c).
     covariance_type, reg_covar, mean_precision_prior, mean_prior, degrees_of_freedom_prior,
     covariance_prior :
         Gaussian components, as in :class:`VariationalGaussianMixture` (including the
@@ -102,17 +115,24 @@ class DirichletProcessMixture(_ConjugateMixture):
         Gaussian components (see :class:`VariationalGaussianMixture`).
     category_concentration_ : ndarray of shape (n_components, n_features)
         Dirichlet parameters of q(phi_k) (categorical components).
+    gamma_shape_, gamma_rate_ : ndarray of shape (n_components, n_features)
+        Shape and rate of the Gamma factors q(lambda_kd) (Poisson components).
+    probability_concentration_ : ndarray of shape (2, n_components, n_features)
+        (a, b) of the Beta factors q(p_kd) (Bernoulli components).
     components_ : ndarray of shape (n_components, n_features)
-        E[phi_k] (categorical components).
+        The expected component parameters: E[phi_k] (categorical), E[lambda_k] (Poisson, counts
+        per row), E[p_k] (Bernoulli).
+    category_prior_, rate_prior_, probability_prior_ :
+        The resolved prior of the non-Gaussian components.
     lower_bounds_ : ndarray
         Complete ELBO per iteration, nats per sample (never decreasing).
 
     Notes
     -----
     Sources: Blei & Jordan (2006), eqs. (18)-(23); Kurihara, Welling & Vlassis (2007), section
-    3; Bishop (2006), section 10.2 for the Gaussian factors. ``_m_step`` is a natural-gradient
-    step on (gamma, the Normal-Wishart or Dirichlet parameters), so ``partial_fit`` is SVI
-    (Hoffman et al. 2013).
+    3; Bishop (2006), section 10.2 for the Gaussian factors and section 2.4 for the conjugate
+    Dirichlet, Gamma and Beta factors. ``_m_step`` is a natural-gradient step on (gamma, the
+    component's natural parameters), so ``partial_fit`` is SVI (Hoffman et al. 2013).
 
     Raises
     ------
