@@ -16,6 +16,9 @@ one class; :class:`ConjugateComponent` gives the defaults marked (d):
 
 ``hyper_names``, ``prior_names``       the model's hyper-parameters it takes; the resolved
                                         priors the model stores as ``name_``
+``n_lloyd``, ``spectral_start``,        (d) Lloyd iterations of the k-means++ start; whether
+``handles_missing``, ``state_names``    init='spectral' and missing='marginalize' apply; the
+                                        keys of ``get_state``
 ``validate(has_tail)``                  (d) check hyper-parameters (named errors)
 ``check_X(X)``                          validated rows (named errors)
 ``data_summary(X, w)``                  mergeable summary of the rows (:mod:`latentkit._summaries`)
@@ -118,6 +121,7 @@ class ConjugateComponent:
     state_names = ()  # get_state's keys
     n_lloyd = 10  # Lloyd iterations after the k-means++ seeding of the start
     spectral_start = False  # whether init='spectral' (Gaussian moments) applies
+    handles_missing = False  # whether missing='marginalize' (NaN entries) applies
 
     def validate(self, has_tail):
         """Check the hyper-parameters that need no data (named errors)."""

@@ -227,7 +227,7 @@ class DirichletProcessMixture(_ConjugateMixture):
             a = 1.0
             b = check_scalar(c, "concentration", numbers.Real, low=0.0, low_inclusive=False)
         self.stick_prior_ = np.array([a, b])
-        if comp_cls is not GaussianComponent and self.missing != "error":
+        if not comp_cls.handles_missing and self.missing != "error":
             raise ValueError(f"missing='marginalize' needs component_type='gaussian'; "
                              f"{self.component_type} data has no missing entries, got "
                              f"missing={self.missing!r}.")

@@ -170,6 +170,7 @@ class GaussianComponent(ConjugateComponent):
     state_names = ("shift", "nw_scatter")
     n_lloyd = 300  # Lloyd iterations to convergence, like scikit-learn's KMeans start
     spectral_start = True
+    handles_missing = True
 
     def __init__(self, covariance_type="full", reg_covar=1e-6, mean_precision_prior=None,
                  mean_prior=None, degrees_of_freedom_prior=None, covariance_prior=None,
