@@ -94,6 +94,15 @@ def _sparse_rows(X, values):
     return np.asarray(sp.csr_matrix((values, X.indices, X.indptr), shape=X.shape).sum(1)).ravel()
 
 
+def _refuse_entries(X, bad, expected):
+    """ValueError naming X, what it must be and the first stored entry flagged in ``bad``."""
+    if bad.any():
+        i = int(np.argmax(bad))
+        row = int(np.searchsorted(X.indptr, i, side="right") - 1)
+        raise ValueError(f"X must {expected}, found {float(X.data[i]):g} at (row {row}, "
+                         f"column {X.indices[i]}).")
+
+
 def _positive_pair(value, name, what, symmetric):
     """A pair (a, b) of positive floats, or one float c as (c, c) when ``symmetric``."""
     arr = np.array(value, dtype=np.float64, copy=True) if not isinstance(value, str) else None
@@ -323,13 +332,8 @@ class PoissonComponent(ConjugateComponent):
 
     def check_X(self, X):
         X = check_counts(X, "X")
-        bad = X.data != np.round(X.data)
-        if bad.any():
-            i = int(np.argmax(bad))
-            row = int(np.searchsorted(X.indptr, i, side="right") - 1)
-            raise ValueError(f"X must contain non-negative integer counts for "
-                             f"component_type='poisson', found {float(X.data[i]):g} at (row {row}, "
-                             f"column {X.indices[i]}).")
+        _refuse_entries(X, X.data != np.round(X.data),
+                        "contain non-negative integer counts for component_type='poisson'")
         return X
 
     def resolve_prior(self, summary, n_features, n_components):
@@ -417,12 +421,8 @@ class BernoulliComponent(ConjugateComponent):
     def check_X(self, X):
         X = check_array(X, "X", accept_sparse=True)
         X = sp.csr_matrix(X) if not sp.issparse(X) else X
-        bad = (X.data != 0) & (X.data != 1)
-        if bad.any():
-            i = int(np.argmax(bad))
-            row = int(np.searchsorted(X.indptr, i, side="right") - 1)
-            raise ValueError(f"X must be binary (0 or 1) for component_type='bernoulli', "
-                             f"found {float(X.data[i]):g} at (row {row}, column {X.indices[i]}).")
+        _refuse_entries(X, (X.data != 0) & (X.data != 1),
+                        "be binary (0 or 1) for component_type='bernoulli'")
         if (X.data == 0).any():
             X = X.copy()  # the caller's matrix keeps its explicit zeros
             X.eliminate_zeros()
