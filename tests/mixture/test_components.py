@@ -9,7 +9,12 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.special import betaln, gammaln, logsumexp, psi
 
+from latentkit._validation import check_array
+from latentkit.distributions import gamma_kl
 from latentkit.mixture import DirichletProcessMixture
+from latentkit.mixture._components import ConjugateComponent
+from latentkit.mixture._dirichlet_process import COMPONENT_TYPES
+from latentkit.testing import check_latent_model
 
 TYPES = ("poisson", "bernoulli")
 RATES = np.array([[1.0, 8.0, 3.0, 0.5], [6.0, 1.0, 0.5, 4.0], [12.0, 12.0, 6.0, 0.2]])
@@ -171,3 +176,68 @@ def test_bad_input_is_refused_with_named_errors():
         m.impute(Xp)
     with pytest.raises(ValueError, match="integer"):
         m.predict(Xp + 0.25)
+
+
+class _ExponentialComponent(ConjugateComponent):
+    """A component written in the test from the protocol only: x_id ~ Exp(lambda_kd),
+    lambda_kd ~ Gamma(2, 1), q(lambda_kd) = Gamma(a_kd, b_kd)."""
+
+    param_names = ("gamma_shape", "gamma_rate")
+
+    def check_X(self, X):
+        X = check_array(X, "X")
+        if (X < 0).any():
+            raise ValueError("X must be non-negative for component_type='exponential'.")
+        return X
+
+    def start_rows(self, X, w):
+        return X
+
+    def resolve_prior(self, summary, n_features, n_components):
+        return {}
+
+    def prior(self, resolved, n_features):
+        return {"gamma_shape": np.full(n_features, 2.0), "gamma_rate": np.ones(n_features)}
+
+    def expected_log_lik(self, params, X):
+        a, b = np.atleast_2d(params["gamma_shape"]), np.atleast_2d(params["gamma_rate"])
+        return (psi(a) - np.log(b)).sum(1)[None, :] - X @ (a / b).T
+
+    def posterior(self, prior, stats, n_components, scale=1.0):
+        nk = stats.nk[:n_components] * scale
+        return {"gamma_shape": prior["gamma_shape"][None, :] + nk[:, None],
+                "gamma_rate": prior["gamma_rate"][None, :] + stats.counts * scale}
+
+    def public(self, params):
+        return {**params, "components": params["gamma_shape"] / params["gamma_rate"]}
+
+    def kl(self, params, prior):
+        return float(np.sum(gamma_kl(params["gamma_shape"], params["gamma_rate"],
+                                     prior["gamma_shape"], prior["gamma_rate"])))
+
+    def log_predictive(self, params, X):  # Lomax: a b^a / (b + x)^(a + 1) per feature
+        a, b = np.atleast_2d(params["gamma_shape"]), np.atleast_2d(params["gamma_rate"])
+        return np.stack([np.sum(np.log(a[k]) + a[k] * np.log(b[k])
+                                - (a[k] + 1) * np.log(b[k] + X), axis=1)
+                         for k in range(a.shape[0])], axis=1)
+
+    def sample_rows(self, params, labels, rng, **kwargs):
+        return rng.exponential(1.0 / self.public(params)["components"][labels])
+
+
+@pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
+def test_a_new_component_is_one_class(monkeypatch):
+    """A component built in the test from the protocol alone runs in DirichletProcessMixture:
+    with one component its bound is the exact log evidence of the Exponential-Gamma model, and
+    it passes the common contract (state, chunks, partial_fit, pickling)."""
+    monkeypatch.setitem(COMPONENT_TYPES, "exponential", _ExponentialComponent)
+    rng = np.random.default_rng(5)
+    X = rng.exponential([[1.0, 0.2]], size=(50, 2))
+    m = DirichletProcessMixture(1, component_type="exponential", random_state=0).fit(X)
+    n, s = X.shape[0], X.sum(0)
+    evidence = np.sum(2.0 * np.log(1.0) - gammaln(2.0) + gammaln(2.0 + n)
+                      - (2.0 + n) * np.log(1.0 + s))
+    np.testing.assert_allclose(m.elbo(X) * n, evidence, rtol=1e-12)
+    X3 = np.vstack([X, rng.exponential([[0.05, 3.0]], size=(50, 2))])
+    check_latent_model(DirichletProcessMixture(3, component_type="exponential",
+                                               random_state=0, max_iter=15), X3)
