@@ -75,6 +75,14 @@ CASES = {
         lambda: lk.DirichletProcessMixture(3, component_type="categorical", random_state=0,
                                            max_iter=20),
         lambda n, s: _counts(n, s).toarray()),
+    "DirichletProcessMixture-poisson": (
+        lambda: lk.DirichletProcessMixture(3, component_type="poisson", random_state=0,
+                                           max_iter=20),
+        lambda n, s: _poisson(n, s).astype(np.float64)),
+    "DirichletProcessMixture-bernoulli": (
+        lambda: lk.DirichletProcessMixture(3, component_type="bernoulli", random_state=0,
+                                           max_iter=20),
+        lambda n, s: _binary(n, s)),
     "LatentDirichletAllocation": (
         lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10),
         lambda n, s: _counts(n, s)),

@@ -1,5 +1,7 @@
 """Mixture models: Gaussian mixture by EM (``_gaussian.py``), variational Gaussian mixture
-(``_variational.py``) and truncated Dirichlet-process mixture (``_dirichlet_process.py``)."""
+(``_variational.py``) and truncated Dirichlet-process mixture (``_dirichlet_process.py``); the
+two variational ones share the template of ``_conjugate.py`` and the component protocol of
+``_components.py`` (categorical, Poisson, Bernoulli; Gaussian in ``_gaussian_component.py``)."""
 
 from ._dirichlet_process import DirichletProcessMixture
 from ._gaussian import GaussianMixture

@@ -1,47 +1,215 @@
 """Conjugate components of the variational mixtures, composed like HMM emissions.
 
-:class:`~latentkit.mixture.DirichletProcessMixture` explains each row by one component
+:class:`~latentkit.mixture.VariationalGaussianMixture` and
+:class:`~latentkit.mixture.DirichletProcessMixture` explain each row by one component
 ``x ~ F(theta_k)`` with a conjugate prior ``theta_k ~ G_0`` and a mean-field factor
-``q(theta_k)`` in the prior's family. The stick-breaking weights, the responsibilities, the
-natural-gradient step and the bound are the model's; the **component** says how one component
+``q(theta_k)`` in the prior's family. The weight factor (Dirichlet or stick-breaking), the
+responsibilities' normalisation, the natural-gradient step size and the bound are the
+model's (:mod:`latentkit.mixture._conjugate`); the **component** says how one component
 scores, summarises and updates. Like :mod:`latentkit.sequence._emissions`, a component holds
-only hyper-parameters, and every method receives the current factor as a dict
-``{name: array}`` (names without the trailing underscore; the model stores them as ``name_``
-attributes). A new component type (Poisson-Gamma, Bernoulli-Beta...) is one class with:
+only hyper-parameters, and every method receives the current factor ``params`` and the prior
+``prior`` as dicts built by the component itself (categorical: ``{'category_concentration':
+(K, V)}``; Gaussian: ``{'nw': NormalWishart, 'shift': (D,)}``). The prior's dict has the
+shape of one component's and serves the 'tail' components of a truncated Dirichlet process
+(their factors equal the prior). A new component type (Poisson-Gamma, Bernoulli-Beta...) is
+one class; :class:`ConjugateComponent` gives the defaults marked (d):
 
-``param_names``                         names of q's parameters, e.g. ``('category_concentration',)``
+``hyper_names``, ``prior_names``       the model's hyper-parameters it takes; the resolved
+                                        priors the model stores as ``name_``
+``n_lloyd``, ``spectral_start``,        (d) Lloyd iterations of the k-means++ start; whether
+``handles_missing``, ``state_names``    init='spectral' and missing='marginalize' apply; the
+                                        keys of ``get_state``
+``validate(has_tail)``                  (d) check hyper-parameters (named errors)
 ``check_X(X)``                          validated rows (named errors)
 ``data_summary(X, w)``                  mergeable summary of the rows (:mod:`latentkit._summaries`)
-``resolve_prior(summary, n_features, n_components)``  the prior's parameters (dict)
-``start_rows(X)``                       dense rows on which k-means++ picks the start
+``summary_weight(summary)``             (d) total sample weight of the summary
+``resolve_prior(summary, D, K)``        resolved prior hyper-parameters (dict, ``prior_names``)
+``prior(resolved, D)``                  the prior's parameter dict
+``start_rows(X, w)``                    dense rows on which k-means++ picks the start
+``start(X, w, resp)``                   (d) (params or None, statistics of the start ``resp``)
+``empty_stats(K, D, has_tail)``         (d) zero statistics
 ``expected_log_lik(params, X)``         (n, K) ``E_q[log p(x_i | theta_k)]``
-``accumulate(X, resp)``                 statistics (K, ...) of weighted responsibilities ``resp``
-``posterior(prior, stats)``             q's parameters given the statistics (closed form)
-``public(params)``                      derived public attributes (e.g. ``components_``)
-``kl(params, prior)``                   ``sum_k KL(q(theta_k) || G_0)``
+``accumulate(X, resp)``                 (d) statistics (K, ...) of weighted responsibilities
+``e_step(params, prior, X, w, log_weights, log_tail)``  (d) statistics (:class:`Stats`)
+``log_resp(params, prior, X, log_weights, log_tail)``   (d) (n, K [+1]) log q(z)
+``posterior(prior, stats, K, scale)``   q's parameters given the statistics (closed form)
+``update(params, prior, stats, K, scale, step_size)``   (d) natural-gradient step to it
+``public(params)``                      public attributes (``components_``, ``means_``...)
+``kl(params, prior)``                   ``sum_k KL(q(theta_k) || G_0)``, nats
+``get_state(params)``, ``set_state(attrs, state)``  (d) what ``io`` stores beyond ``public``
 ``log_predictive(params, X)``           (n, K) log posterior predictive of each row
-``sample(params, labels, rng, size)``   rows drawn for the given component labels
+``sample(params, weights, n, rng)``     (d) rows and labels of the plug-in mixture
+``sample_rows(params, labels, rng)``    rows drawn for the given component labels
 
-The prior's own parameters (``params`` built from the prior) serve the 'tail' components of a
-truncated Dirichlet process (their factors equal the prior).
+The default :meth:`ConjugateComponent.update` blends each parameter linearly, which is the
+natural-gradient step when the parameters are affine in the natural parameters (Dirichlet,
+Gamma shape and rate, Beta); the Gaussian component blends its natural parameters instead.
 
-Only :class:`CategoricalComponent` is here; the Gaussian components of the mixtures are the
-Normal-Wishart block shared with :class:`VariationalGaussianMixture`
-(:mod:`latentkit.distributions._normal_wishart`).
+Sources: Blei & Jordan (2006), *Variational inference for Dirichlet process mixtures*,
+Bayesian Analysis 1(1), section 4 (exponential-family components of a DP mixture); Bishop
+(2006), *Pattern Recognition and Machine Learning*, section 10.2 (the finite mixture) and
+section 2.4 (conjugate priors); Hoffman et al. (2013), *Stochastic variational inference*,
+JMLR 14 (the natural-gradient step).
 """
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, psi
+from scipy.special import gammaln, logsumexp, psi
 
 from .._summaries import CountSummary
-from .._validation import check_counts, check_dense_width
+from .._validation import check_array, check_counts, check_dense_width
+from ..base import Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
+from ..distributions._normal_wishart import gamma_kl
+from ..distributions._stick_breaking import beta_kl
 
-__all__ = ["CategoricalComponent", "COMPONENT_TYPES"]
+__all__ = ["BernoulliComponent", "CategoricalComponent", "ConjugateComponent",
+           "ConjugateMixtureStats", "PoissonComponent"]
 
 
-class CategoricalComponent:
+@stats_dataclass
+class ConjugateMixtureStats(Stats):
+    """Sufficient statistics of a mixture of count-like conjugate components.
+
+    Attributes
+    ----------
+    n : float
+        Total sample weight.
+    data_term : float
+        sum_i w_i log sum_k rho_ik, nats.
+    nk : ndarray of shape (K,) or (K + 1,)
+        sum_i w_i r_ik (last entry: the tail, for truncation_method='tail').
+    counts : ndarray of shape (K, n_features)
+        The component's ``accumulate`` of the weighted responsibilities, sum_i w_i r_ik x_i.
+    """
+
+    n: float
+    data_term: float
+    nk: np.ndarray
+    counts: np.ndarray
+
+
+def _sparse_rows(X, values):
+    """Per-row sums of ``values`` given at the stored entries of the CSR matrix ``X``."""
+    return np.asarray(sp.csr_matrix((values, X.indices, X.indptr), shape=X.shape).sum(1)).ravel()
+
+
+def _refuse_entries(X, bad, expected):
+    """ValueError naming X, what it must be and the first stored entry flagged in ``bad``."""
+    if bad.any():
+        i = int(np.argmax(bad))
+        row = int(np.searchsorted(X.indptr, i, side="right") - 1)
+        raise ValueError(f"X must {expected}, found {float(X.data[i]):g} at (row {row}, "
+                         f"column {X.indices[i]}).")
+
+
+def _positive_pair(value, name, what, symmetric):
+    """A pair (a, b) of positive floats, or one float c as (c, c) when ``symmetric``."""
+    arr = np.array(value, dtype=np.float64, copy=True) if not isinstance(value, str) else None
+    if arr is not None and arr.ndim == 0 and symmetric:
+        arr = np.array([arr, arr])
+    if arr is None or arr.shape != (2,) or not np.all(np.isfinite(arr)) or (arr <= 0).any():
+        raise ValueError(f"{name} must be a pair ({what}) of positive floats"
+                         + (" or one positive float" if symmetric else "")
+                         + f", got {value!r}.")
+    return arr
+
+
+class ConjugateComponent:
+    """Defaults of the component protocol (module docstring) for count-like components whose
+    statistics are ``sum_i w_i r_ik x_i`` (:class:`ConjugateMixtureStats`).
+
+    Subclasses set ``param_names``, ``hyper_names``, ``prior_names`` and implement
+    ``check_X``, ``resolve_prior``, ``prior``, ``expected_log_lik``, ``posterior``,
+    ``public``, ``kl``, ``log_predictive`` and ``sample_rows``.
+    """
+
+    param_names = ()
+    hyper_names = ()
+    prior_names = ()
+    state_names = ()  # get_state's keys
+    n_lloyd = 10  # Lloyd iterations after the k-means++ seeding of the start
+    spectral_start = False  # whether init='spectral' (Gaussian moments) applies
+    handles_missing = False  # whether missing='marginalize' (NaN entries) applies
+
+    def validate(self, has_tail):
+        """Check the hyper-parameters that need no data (named errors)."""
+
+    def data_summary(self, X, w):
+        return CountSummary.of(X, w)
+
+    def summary_weight(self, summary):
+        return summary.weight
+
+    def start_rows(self, X, w):
+        """Dense rows for k-means++ (the counts themselves)."""
+        return X.toarray()
+
+    def start(self, X, w, resp):
+        """No parameters yet, and the statistics of the starting responsibilities."""
+        rw = resp * w[:, None]
+        return None, ConjugateMixtureStats(float(w.sum()), 0.0, rw.sum(0),
+                                           self.accumulate(X, rw))
+
+    def empty_stats(self, n_components, n_features, has_tail):
+        zero = self.accumulate(np.zeros((0, n_features)), np.zeros((0, n_components)))
+        return ConjugateMixtureStats(0.0, 0.0, np.zeros(n_components + int(has_tail)),
+                                     np.zeros_like(zero))
+
+    def accumulate(self, X, resp):
+        """``sum_i resp_ik x_i``, shape (K, n_features)."""
+        return np.asarray((X.T @ resp).T)
+
+    def _log_rho(self, params, prior, X, log_weights, log_tail):
+        lr = self.expected_log_lik(params, X) + log_weights
+        if log_tail is not None:
+            tail = self.expected_log_lik(prior, X)
+            lr = np.hstack((lr, (tail + log_tail).reshape(-1, 1)))
+        return lr
+
+    def e_step(self, params, prior, X, w, log_weights, log_tail):
+        """Responsibilities ``r_ik ~ exp(log_weights_k + E_q[log p(x_i | theta_k)])`` (and the
+        tail's, at the prior) and their statistics (Blei & Jordan 2006, eq. 22)."""
+        lr = self._log_rho(params, prior, X, log_weights, log_tail)
+        lse = logsumexp(lr, axis=1)
+        r = np.exp(lr - lse[:, None]) * w[:, None]
+        counts = self.accumulate(X, r[:, :log_weights.shape[0]])
+        return ConjugateMixtureStats(float(w.sum()), float(w @ lse), r.sum(0), counts)
+
+    def log_resp(self, params, prior, X, log_weights, log_tail):
+        lr = self._log_rho(params, prior, X, log_weights, log_tail)
+        return lr - logsumexp(lr, axis=1, keepdims=True)
+
+    def update(self, params, prior, stats, n_components, scale=1.0, step_size=1.0):
+        """:meth:`posterior`, or a step of ``step_size`` from ``params`` towards it."""
+        target = self.posterior(prior, stats, n_components, scale)
+        if step_size < 1.0 and params is not None:
+            target = {name: (1.0 - step_size) * params[name] + step_size * value
+                      for name, value in target.items()}
+        return target
+
+    def get_state(self, params):
+        return {}
+
+    def set_state(self, attrs, state):
+        """The parameter dict from the public attributes (``name`` -> value), or None when
+        they are missing (an unfitted model)."""
+        if not set(self.param_names) <= set(attrs):
+            return None
+        return {name: attrs[name] for name in self.param_names}
+
+    def impute(self, params, prior, X, log_weights, log_tail, return_std=False):
+        raise TypeError(f"impute needs Gaussian components (missing entries of real-valued "
+                        f"data), not {type(self).__name__}.")
+
+    def sample(self, params, weights, n_samples, rng, **kwargs):
+        """Labels drawn from ``weights``, then one row per label (:meth:`sample_rows`)."""
+        labels = rng.choice(weights.shape[0], size=n_samples, p=weights)
+        X = self.sample_rows(params, labels, rng, **kwargs)
+        return X.astype(np.float64), labels
+
+
+class CategoricalComponent(ConjugateComponent):
     """Categorical (bag-of-tokens) component with a Dirichlet prior.
 
     Each row is a vector of non-negative token counts drawn independently from the component's
@@ -61,7 +229,8 @@ class CategoricalComponent:
     """
 
     param_names = ("category_concentration",)
-    prior_name = "category_prior"
+    hyper_names = ("category_prior",)
+    prior_names = ("category_prior",)
 
     def __init__(self, category_prior=0.5):
         self.category_prior = category_prior
@@ -69,11 +238,8 @@ class CategoricalComponent:
     def check_X(self, X):
         return check_counts(X, "X")
 
-    def data_summary(self, X, w):
-        return CountSummary.of(X, w)
-
     def resolve_prior(self, summary, n_features, n_components):
-        """``{'category_concentration': (V,) prior}``; refuses a declared width far beyond the
+        """``{'category_prior': (V,) prior}``; refuses a declared width far beyond the
         categories used before (K, V) arrays exist."""
         V = n_features
         check_dense_width(V, summary.columns.size, n_components,
@@ -85,9 +251,12 @@ class CategoricalComponent:
         if lam.shape != (V,) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
             raise ValueError(f"category_prior must be a positive float or a positive array "
                              f"of shape ({V},), got {self.category_prior!r}.")
-        return {"category_concentration": lam}
+        return {"category_prior": lam}
 
-    def start_rows(self, X):
+    def prior(self, resolved, n_features):
+        return {"category_concentration": resolved["category_prior"]}
+
+    def start_rows(self, X, w):
         """Token proportions of each row (k-means++ is run on them)."""
         rows = np.asarray(X.sum(1)).ravel()
         return X.multiply(1.0 / np.maximum(rows, 1e-300)[:, None]).tocsr().toarray()
@@ -99,15 +268,13 @@ class CategoricalComponent:
         elog_phi = psi(lam) - psi(lam.sum(1, keepdims=True))
         return np.asarray(X @ elog_phi.T)
 
-    def accumulate(self, X, resp):
-        return np.asarray((X.T @ resp).T)
-
-    def posterior(self, prior, stats):
-        return {"category_concentration": prior["category_concentration"][None, :] + stats}
+    def posterior(self, prior, stats, n_components, scale=1.0):
+        return {"category_concentration": prior["category_concentration"][None, :]
+                + stats.counts * scale}
 
     def public(self, params):
         lam = params["category_concentration"]
-        return {"components": lam / lam.sum(1, keepdims=True)}
+        return {"category_concentration": lam, "components": lam / lam.sum(1, keepdims=True)}
 
     def kl(self, params, prior):
         return float(np.sum(dirichlet_kl(params["category_concentration"],
@@ -122,18 +289,190 @@ class CategoricalComponent:
         Xc = sp.csr_matrix(X)
         for k in range(lam.shape[0]):
             li = lam[k]
-            per = np.zeros(X.shape[0])
-            vals = gammaln(li[Xc.indices] + Xc.data) - gammaln(li[Xc.indices])
-            np.add.at(per, np.repeat(np.arange(X.shape[0]), np.diff(Xc.indptr)), vals)
+            per = _sparse_rows(Xc, gammaln(li[Xc.indices] + Xc.data) - gammaln(li[Xc.indices]))
             out[:, k] = gammaln(li.sum()) - gammaln(li.sum() + n_tok) + per
         return out
 
-    def sample(self, params, labels, rng, size):
-        """``size`` tokens per row from ``E_q[phi_k]`` of each label."""
+    def sample_rows(self, params, labels, rng, n_tokens=50):
+        """``n_tokens`` tokens per row from ``E_q[phi_k]`` of each label."""
         components = self.public(params)["components"]
-        return np.vstack([rng.multinomial(size, components[k]) for k in labels])
+        return np.vstack([rng.multinomial(n_tokens, components[k]) for k in labels])
 
 
-#: ``component_type`` of DirichletProcessMixture -> component class ('gaussian' is the
-#: Normal-Wishart block of the Gaussian mixtures).
-COMPONENT_TYPES = {"categorical": CategoricalComponent}
+class PoissonComponent(ConjugateComponent):
+    """Poisson component (independent counts per feature) with a Gamma prior on the rates.
+
+    ``x_id | z_i = k ~ Poisson(lambda_kd)``, ``lambda_kd ~ Gamma(a_0, b_0)`` (shape, rate);
+    ``q(lambda_kd) = Gamma(gamma_shape_kd, gamma_rate_kd)`` with the conjugate update
+    ``gamma_shape_k = a_0 + sum_i r_ik x_i``, ``gamma_rate_k = b_0 + N_k``.
+
+    Parameters
+    ----------
+    rate_prior : (float, float), default (1.0, 1.0)
+        Shape a_0 and rate b_0 of the Gamma prior of every rate (> 0).
+
+    Notes
+    -----
+    ``E_q[log p(x | lambda_k)] = sum_d [x_d (psi(a_kd) - ln b_kd) - a_kd / b_kd - ln x_d!]``;
+    the posterior predictive of a count is negative binomial, ``lnG(a + x) - lnG(a) - ln x!
+    + a ln(b / (b + 1)) - x ln(b + 1)``. Sources: Bishop (2006), section 2.4 and exercise 2.41
+    (Poisson-Gamma conjugacy); Blei & Jordan (2006), section 4 (exponential-family components
+    of a DP mixture).
+    """
+
+    param_names = ("gamma_shape", "gamma_rate")
+    hyper_names = ("rate_prior",)
+    prior_names = ("rate_prior",)
+
+    def __init__(self, rate_prior=(1.0, 1.0)):
+        self.rate_prior = rate_prior
+
+    def validate(self, has_tail):
+        _positive_pair(self.rate_prior, "rate_prior", "shape, rate", symmetric=False)
+
+    def check_X(self, X):
+        X = check_counts(X, "X")
+        _refuse_entries(X, X.data != np.round(X.data),
+                        "contain non-negative integer counts for component_type='poisson'")
+        return X
+
+    def resolve_prior(self, summary, n_features, n_components):
+        return {"rate_prior": _positive_pair(self.rate_prior, "rate_prior", "shape, rate",
+                                             symmetric=False)}
+
+    def prior(self, resolved, n_features):
+        a0, b0 = resolved["rate_prior"]
+        return {"gamma_shape": np.full(n_features, a0), "gamma_rate": np.full(n_features, b0)}
+
+    def start_rows(self, X, w):
+        """The square roots of the counts (Anscombe's variance-stabilising transform: Poisson
+        noise of about equal variance at every rate, as k-means++ assumes)."""
+        return np.sqrt(X.toarray())
+
+    def expected_log_lik(self, params, X):
+        a = np.atleast_2d(params["gamma_shape"])
+        b = np.atleast_2d(params["gamma_rate"])
+        log_fact = _sparse_rows(X, gammaln(X.data + 1.0))
+        return (np.asarray(X @ (psi(a) - np.log(b)).T) - (a / b).sum(1)[None, :]
+                - log_fact[:, None])
+
+    def posterior(self, prior, stats, n_components, scale=1.0):
+        nk = stats.nk[:n_components] * scale
+        return {"gamma_shape": prior["gamma_shape"][None, :] + stats.counts * scale,
+                "gamma_rate": prior["gamma_rate"][None, :] + nk[:, None]}
+
+    def public(self, params):
+        a, b = params["gamma_shape"], params["gamma_rate"]
+        return {"gamma_shape": a, "gamma_rate": b, "components": a / b}
+
+    def kl(self, params, prior):
+        return float(np.sum(gamma_kl(params["gamma_shape"], params["gamma_rate"],
+                                     prior["gamma_shape"], prior["gamma_rate"])))
+
+    def log_predictive(self, params, X):
+        """Product over features of the negative-binomial predictive, shape (n, K)."""
+        a = np.atleast_2d(params["gamma_shape"])
+        b = np.atleast_2d(params["gamma_rate"])
+        Xc = sp.csr_matrix(X)
+        log_fact = _sparse_rows(Xc, gammaln(Xc.data + 1.0))
+        out = np.empty((X.shape[0], a.shape[0]))
+        for k in range(a.shape[0]):
+            ai, bi = a[k][Xc.indices], b[k][Xc.indices]
+            per = _sparse_rows(Xc, gammaln(ai + Xc.data) - gammaln(ai)
+                               - Xc.data * np.log1p(bi))
+            out[:, k] = np.sum(a[k] * (np.log(b[k]) - np.log1p(b[k]))) + per - log_fact
+        return out
+
+    def sample_rows(self, params, labels, rng, **kwargs):
+        """Counts drawn from the expected rates ``E_q[lambda_k]`` of each label."""
+        return rng.poisson(self.public(params)["components"][labels])
+
+
+class BernoulliComponent(ConjugateComponent):
+    """Bernoulli component (independent binary features) with a Beta prior.
+
+    ``x_id | z_i = k ~ Bernoulli(p_kd)``, ``p_kd ~ Beta(a_0, b_0)``; ``q(p_kd) =
+    Beta(probability_concentration[0, k, d], probability_concentration[1, k, d])`` with the
+    conjugate update ``a_k = a_0 + sum_i r_ik x_i``, ``b_k = b_0 + N_k - sum_i r_ik x_i``.
+
+    Parameters
+    ----------
+    probability_prior : float or (float, float), default (1.0, 1.0)
+        a_0 and b_0 of the Beta prior of every probability (> 0); one float c means (c, c).
+
+    Notes
+    -----
+    ``E_q[log p(x | p_k)] = sum_d [x_d (psi(a) - psi(a + b)) + (1 - x_d) (psi(b) -
+    psi(a + b))]``; the posterior predictive of a row is ``prod_d m_d^x_d (1 - m_d)^(1 - x_d)``
+    with ``m = a / (a + b)``. Sources: Bishop (2006), section 2.1.1 (Beta-Bernoulli
+    conjugacy); Blei & Jordan (2006), section 4.
+    """
+
+    param_names = ("probability_concentration",)
+    hyper_names = ("probability_prior",)
+    prior_names = ("probability_prior",)
+
+    def __init__(self, probability_prior=(1.0, 1.0)):
+        self.probability_prior = probability_prior
+
+    def validate(self, has_tail):
+        _positive_pair(self.probability_prior, "probability_prior", "a, b", symmetric=True)
+
+    def check_X(self, X):
+        X = check_array(X, "X", accept_sparse=True)
+        X = sp.csr_matrix(X) if not sp.issparse(X) else X
+        _refuse_entries(X, (X.data != 0) & (X.data != 1),
+                        "be binary (0 or 1) for component_type='bernoulli'")
+        if (X.data == 0).any():
+            X = X.copy()  # the caller's matrix keeps its explicit zeros
+            X.eliminate_zeros()
+        return X
+
+    def resolve_prior(self, summary, n_features, n_components):
+        return {"probability_prior": _positive_pair(self.probability_prior,
+                                                    "probability_prior", "a, b",
+                                                    symmetric=True)}
+
+    def prior(self, resolved, n_features):
+        a0, b0 = resolved["probability_prior"]
+        return {"probability_concentration": np.stack([np.full(n_features, a0),
+                                                       np.full(n_features, b0)])}
+
+    @staticmethod
+    def _ab(params):
+        c = params["probability_concentration"]
+        return (c[0], c[1]) if c.ndim == 3 else (c[0][None, :], c[1][None, :])
+
+    def expected_log_lik(self, params, X):
+        a, b = self._ab(params)
+        ab = psi(a + b)
+        e_log_p, e_log_q = psi(a) - ab, psi(b) - ab
+        return np.asarray(X @ (e_log_p - e_log_q).T) + e_log_q.sum(1)[None, :]
+
+    def posterior(self, prior, stats, n_components, scale=1.0):
+        nk = stats.nk[:n_components] * scale
+        a0, b0 = prior["probability_concentration"]
+        counts = stats.counts * scale
+        return {"probability_concentration": np.stack([a0[None, :] + counts,
+                                                       b0[None, :] + (nk[:, None] - counts)])}
+
+    def public(self, params):
+        a, b = self._ab(params)
+        return {"probability_concentration": params["probability_concentration"],
+                "components": a / (a + b)}
+
+    def kl(self, params, prior):
+        a, b = self._ab(params)
+        a0, b0 = self._ab(prior)
+        return float(np.sum(beta_kl(a, b, a0, b0)))
+
+    def log_predictive(self, params, X):
+        """``sum_d [x_d ln m_kd + (1 - x_d) ln(1 - m_kd)]``, m = E_q[p], shape (n, K)."""
+        a, b = self._ab(params)
+        log_m, log_1m = np.log(a) - np.log(a + b), np.log(b) - np.log(a + b)
+        return np.asarray(X @ (log_m - log_1m).T) + log_1m.sum(1)[None, :]
+
+    def sample_rows(self, params, labels, rng, **kwargs):
+        """Binary rows with probabilities ``E_q[p_k]`` of each label."""
+        m = self.public(params)["components"][labels]
+        return (rng.random(m.shape) < m).astype(np.float64)

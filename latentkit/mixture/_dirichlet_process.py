@@ -9,52 +9,31 @@ the prior, the infinite tail summed in closed form).
 import numbers
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._deprecation import renamed_parameter
 from .._validation import check_scalar
-from ..base import Stats, stats_dataclass
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
-from ._components import COMPONENT_TYPES
-from ._gaussian import _check_rows, _Rows
-from ._variational import EFFECTIVE_WEIGHT_THRESHOLD, _BayesianGaussianBase
+from ._components import BernoulliComponent, CategoricalComponent, PoissonComponent
+from ._conjugate import _ConjugateMixture
+from ._gaussian_component import GaussianComponent
 
 __all__ = ["DirichletProcessMixture"]
 
-
-@stats_dataclass
-class CategoricalMixtureStats(Stats):
-    """Sufficient statistics of a mixture of conjugate components
-    (:mod:`latentkit.mixture._components`; categorical: bag-of-tokens counts).
-
-    Attributes
-    ----------
-    n : float
-        Total sample weight.
-    data_term : float
-        sum_i w_i log sum_k rho_ik, nats.
-    nk : ndarray of shape (K,) or (K + 1,)
-        sum_i w_i r_ik (last entry: the tail, for truncation_method='tail').
-    counts : ndarray of shape (K, ...)
-        The component's ``accumulate`` of the weighted responsibilities (categorical:
-        sum_i w_i r_ik x_i, token counts per component, shape (K, n_categories)).
-    """
-
-    n: float
-    data_term: float
-    nk: np.ndarray
-    counts: np.ndarray
+#: ``component_type`` -> component class (:mod:`latentkit.mixture._components`); a new
+#: component is one class added here.
+COMPONENT_TYPES = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
+                   "poisson": PoissonComponent, "bernoulli": BernoulliComponent}
 
 
-class DirichletProcessMixture(_BayesianGaussianBase):
+class DirichletProcessMixture(_ConjugateMixture):
     """Truncated Dirichlet-process mixture (stick-breaking) fitted by mean-field VI.
 
     The model: v_k ~ Beta(a, b) (a = 1, b = ``concentration`` for a DP), pi_k = v_k
     prod_{j<k}(1 - v_j), theta_k ~ G_0, z_i ~ Cat(pi), x_i ~ F(theta_{z_i}). G_0 is the
-    Normal-Wishart prior of :class:`VariationalGaussianMixture` (Gaussian components) or a
-    Dirichlet (categorical components, for count data). The mean-field posterior is truncated at
-    T components:
+    Normal-Wishart prior of :class:`VariationalGaussianMixture` (Gaussian components), a
+    Dirichlet (categorical), Gamma (Poisson) or Beta (Bernoulli) prior (``component_type``).
+    The mean-field posterior is truncated at T components:
 
     * ``truncation_method='fixed'`` (Blei & Jordan 2006): q(v_T = 1) = 1, so the weights of the T
       components sum to one exactly;
@@ -77,12 +56,25 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     concentration : float or (float, float), default 1.0
         alpha of the Beta(1, alpha) sticks, or (a, b) for Beta(a, b) sticks (> 0).
     truncation_method : {'fixed', 'tail'}, default 'fixed'
-    component_type : {'gaussian', 'categorical'}, default 'gaussian'
-        'categorical': each row of X is a vector of non-negative counts of tokens drawn
-        independently from the component's categorical distribution phi_k ~ Dir(category_prior)
-        (no multinomial coefficient: the tokens are treated as an ordered sequence).
+    component_type : {'gaussian', 'categorical', 'poisson', 'bernoulli'}, default 'gaussian'
+        The component family F and its conjugate prior G_0 (one class each, see
+        :mod:`latentkit.mixture._components`):
+
+        * 'gaussian': Normal-Wishart (Normal-Gamma for 'diag'/'spherical') components, as in
+          :class:`VariationalGaussianMixture`;
+        * 'categorical': each row of X is a vector of non-negative counts of tokens drawn
+          independently from the component's categorical distribution phi_k ~
+          Dir(category_prior) (no multinomial coefficient: the tokens are an ordered sequence);
+        * 'poisson': each entry of X is a non-negative integer count, x_id ~
+          Poisson(lambda_kd), lambda_kd ~ Gamma(rate_prior);
+        * 'bernoulli': each entry of X is 0 or 1, x_id ~ Bernoulli(p_kd), p_kd ~
+          Beta(probability_prior).
     category_prior : float or array-like of shape (n_features,), default 0.5
         Dirichlet concentration of the categorical components (> 0).
+    rate_prior : (float, float), default (1.0, 1.0)
+        Shape and rate of the Gamma prior of every Poisson rate (> 0).
+    probability_prior : float or (float, float), default (1.0, 1.0)
+        (a, b) of the Beta prior of every Bernoulli probability (> 0); a float c means (c, c).
     covariance_type, reg_covar, mean_precision_prior, mean_prior, degrees_of_freedom_prior,
     covariance_prior :
         Gaussian components, as in :class:`VariationalGaussianMixture` (including the
@@ -123,17 +115,24 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         Gaussian components (see :class:`VariationalGaussianMixture`).
     category_concentration_ : ndarray of shape (n_components, n_features)
         Dirichlet parameters of q(phi_k) (categorical components).
+    gamma_shape_, gamma_rate_ : ndarray of shape (n_components, n_features)
+        Shape and rate of the Gamma factors q(lambda_kd) (Poisson components).
+    probability_concentration_ : ndarray of shape (2, n_components, n_features)
+        (a, b) of the Beta factors q(p_kd) (Bernoulli components).
     components_ : ndarray of shape (n_components, n_features)
-        E[phi_k] (categorical components).
+        The expected component parameters: E[phi_k] (categorical), E[lambda_k] (Poisson, counts
+        per row), E[p_k] (Bernoulli).
+    category_prior_, rate_prior_, probability_prior_ :
+        The resolved prior of the non-Gaussian components.
     lower_bounds_ : ndarray
         Complete ELBO per iteration, nats per sample (never decreasing).
 
     Notes
     -----
     Sources: Blei & Jordan (2006), eqs. (18)-(23); Kurihara, Welling & Vlassis (2007), section
-    3; Bishop (2006), section 10.2 for the Gaussian factors. ``_m_step`` is a natural-gradient
-    step on (gamma, the Normal-Wishart or Dirichlet parameters), so ``partial_fit`` is SVI
-    (Hoffman et al. 2013).
+    3; Bishop (2006), section 10.2 for the Gaussian factors and section 2.4 for the conjugate
+    Dirichlet, Gamma and Beta factors. ``_m_step`` is a natural-gradient step on (gamma, the
+    component's natural parameters), so ``partial_fit`` is SVI (Hoffman et al. 2013).
 
     Raises
     ------
@@ -153,10 +152,9 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     2
     """
 
-    _k_name = "n_components"
-
     def __init__(self, n_components=30, *, concentration=1.0, truncation_method="fixed",
-                 component_type="gaussian", category_prior=0.5, covariance_type="full",
+                 component_type="gaussian", category_prior=0.5, rate_prior=(1.0, 1.0),
+                 probability_prior=(1.0, 1.0), covariance_type="full",
                  tol=None, reg_covar=1e-6, max_iter=1000, n_init=1, init="kmeans++",
                  mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
                  covariance_prior=None, random_state=None, callback=None, verbose=False,
@@ -166,6 +164,8 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         self.truncation_method = truncation_method
         self.component_type = component_type
         self.category_prior = category_prior
+        self.rate_prior = rate_prior
+        self.probability_prior = probability_prior
         self.covariance_type = covariance_type
         self.tol = tol
         self.reg_covar = reg_covar
@@ -189,20 +189,10 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         return int(self.n_components if self.truncation is None else self.truncation)
 
     def _component(self):
-        """The component object (:mod:`latentkit.mixture._components`), or None for Gaussian
-        components (the Normal-Wishart block of the base class)."""
-        cls = COMPONENT_TYPES.get(self.component_type)
-        return None if cls is None else cls(self.category_prior)
-
-    def _categorical(self):
-        return self.component_type != "gaussian"
-
-    def _component_params(self):
-        comp = self._component()
-        return comp, {name: getattr(self, name + "_") for name in comp.param_names}
-
-    def _prior_params(self, comp):
-        return {comp.param_names[0]: getattr(self, comp.prior_name + "_")}
+        """The component object of ``component_type`` (:mod:`latentkit.mixture._components`),
+        built from the hyper-parameters it takes."""
+        cls = COMPONENT_TYPES[self.component_type]
+        return cls(**{name: getattr(self, name) for name in cls.hyper_names})
 
     def _has_tail(self):
         return self.truncation_method == "tail"
@@ -214,16 +204,18 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             renamed_parameter("DirichletProcessMixture", "truncation", "n_components",
                               self.truncation, self.n_components, 30)
         self._validate_common()
-        if self.init == "spectral" and self.component_type != "gaussian":
+        if not isinstance(self.component_type, str) or \
+                self.component_type not in COMPONENT_TYPES:
+            raise ValueError(f"component_type must be one of {list(COMPONENT_TYPES)}, got "
+                             f"{self.component_type!r}.")
+        comp_cls = COMPONENT_TYPES[self.component_type]
+        if self.init == "spectral" and not comp_cls.spectral_start:
             raise ValueError("init='spectral' needs component_type='gaussian' (the moments are "
                              "those of a Gaussian mixture), got component_type="
                              f"{self.component_type!r}; use init='kmeans++'.")
         if self.truncation_method not in TRUNCATION_METHODS:
             raise ValueError(f"truncation_method must be one of {list(TRUNCATION_METHODS)}, got "
                              f"{self.truncation_method!r}.")
-        if self.component_type != "gaussian" and self.component_type not in COMPONENT_TYPES:
-            raise ValueError(f"component_type must be one of "
-                             f"{['gaussian', *COMPONENT_TYPES]}, got {self.component_type!r}.")
         c = self.concentration
         if isinstance(c, (tuple, list, np.ndarray)):
             if len(c) != 2:
@@ -235,22 +227,11 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             a = 1.0
             b = check_scalar(c, "concentration", numbers.Real, low=0.0, low_inclusive=False)
         self.stick_prior_ = np.array([a, b])
-        if self._has_tail() and self.covariance_type == "tied" and not self._categorical():
-            raise ValueError("truncation_method='tail' needs a per-component precision, got "
-                             "covariance_type='tied': use 'full', 'diag' or 'spherical', or "
-                             "truncation_method='fixed'.")
-        if self._categorical() and self.missing != "error":
-            raise ValueError("missing='marginalize' needs component_type='gaussian'; count "
-                             f"data has no missing entries, got missing={self.missing!r}.")
-
-    def _validate_data(self, X, reset, sample_weight=None):
-        if not self._categorical():
-            return super()._validate_data(X, reset, sample_weight=sample_weight)
-        comp = self._component()
-        data = _check_rows(self, X, reset, sample_weight, check=lambda X, name: comp.check_X(X))
-        if reset:
-            self._resolve_data_defaults(data)
-        return data
+        if not comp_cls.handles_missing and self.missing != "error":
+            raise ValueError(f"missing='marginalize' needs component_type='gaussian'; "
+                             f"{self.component_type} data has no missing entries, got "
+                             f"missing={self.missing!r}.")
+        self._component().validate(self._has_tail())
 
     def _spectral_start_components(self, X, w):
         # local: spectral (and numba) load only for init='spectral'
@@ -260,23 +241,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
             X, max_components=self._n_components(), sample_weight=w)
         return self.spectral_n_components_
 
-    def _data_summary(self, data):
-        if not self._categorical():
-            return super()._data_summary(data)
-        return self._component().data_summary(data.X, data.w)
-
-    def _set_data_defaults(self, summary):
-        if not self._categorical():
-            return super()._set_data_defaults(summary)
-        comp = self._component()
-        prior = comp.resolve_prior(summary, self.n_features_in_, self._n_components())
-        setattr(self, comp.prior_name + "_", prior[comp.param_names[0]])
-        self._resolve_tol(summary.weight)
-
     # ---- stick factor -----------------------------------------------------------------------
-    def _init_weight_factor(self):
-        self.weight_concentration_ = None
-
     def _expected_log_weights(self):
         return stick_expected_log_weights(self.weight_concentration_, self.truncation_method,
                                           tuple(self.stick_prior_))
@@ -295,106 +260,6 @@ class DirichletProcessMixture(_BayesianGaussianBase):
     def _expected_weights(self):
         return stick_expected_weights(self.weight_concentration_, self.truncation_method)
 
-    # ---- components other than Gaussian (mixture/_components.py) --------------------------
-    def _init_params(self, data, rng):
-        if not self._categorical():
-            return super()._init_params(data, rng)
-        comp = self._component()
-        X, w = data.X, data.w
-        if isinstance(self.init, str) and self.init == "kmeans++":
-            P = comp.start_rows(X)  # k-means++ (10 Lloyd iterations) on these rows
-        else:
-            P = np.zeros((X.shape[0], 1))  # random rows or init dict: the values are unused
-        R = self._initial_responsibilities(_Rows(P, w), rng, n_lloyd=10)
-        self.weight_concentration_ = None
-        for name in comp.param_names:
-            setattr(self, name + "_", None)
-        rw = R * w[:, None]
-        stats = CategoricalMixtureStats(float(w.sum()), 0.0, rw.sum(0), comp.accumulate(X, rw))
-        self._m_step(stats)
-
-    def _cat_log_rho(self, X):
-        comp, params = self._component_params()
-        elog, log_tail = self._expected_log_weights()
-        lr = comp.expected_log_lik(params, X) + elog
-        if self._has_tail():
-            tail = comp.expected_log_lik(self._prior_params(comp), X)
-            lr = np.hstack((lr, (tail + log_tail).reshape(-1, 1)))
-        return lr
-
-    def _empty_stats(self):
-        if not self._categorical():
-            return super()._empty_stats()
-        K = self._n_components() + (1 if self._has_tail() else 0)
-        comp = self._component()
-        zero = comp.accumulate(np.zeros((0, self.n_features_in_)),
-                               np.zeros((0, self._n_components())))
-        return CategoricalMixtureStats(0.0, 0.0, np.zeros(K), np.zeros_like(zero))
-
-    def _e_step(self, data):
-        if not self._categorical():
-            return super()._e_step(data)
-        lr = self._cat_log_rho(data.X)
-        lse = logsumexp(lr, axis=1)
-        r = np.exp(lr - lse[:, None]) * data.w[:, None]
-        counts = self._component().accumulate(data.X, r[:, :self._n_components()])
-        return CategoricalMixtureStats(float(data.w.sum()), float(data.w @ lse), r.sum(0), counts)
-
-    def _m_step(self, stats, step_size=1.0, scale=1.0):
-        if not self._categorical():
-            return super()._m_step(stats, step_size, scale)
-        T = self._n_components()
-        nk = stats.nk[:T] * scale
-        n_tail = float(stats.nk[T] * scale) if stats.nk.shape[0] > T else 0.0
-        comp = self._component()
-        target = comp.posterior(self._prior_params(comp), stats.counts * scale)
-        for name, value in target.items():
-            cur = getattr(self, name + "_", None)
-            if step_size < 1.0 and cur is not None:
-                value = (1.0 - step_size) * cur + step_size * value
-            target[name] = value
-            setattr(self, name + "_", value)
-        self._update_weight_factor(nk, n_tail, step_size)
-        for name, value in comp.public(target).items():
-            setattr(self, name + "_", value)
-        self.weights_ = self._expected_weights()
-        self.n_effective_components_ = int(np.sum(self.weights_ > EFFECTIVE_WEIGHT_THRESHOLD))
-
-    def _global_elbo_terms(self):
-        if not self._categorical():
-            return super()._global_elbo_terms()
-        comp, params = self._component_params()
-        return -self._weight_kl() - comp.kl(params, self._prior_params(comp))
-
-    def _log_resp(self, X):
-        if not self._categorical():
-            return super()._log_resp(X)
-        self._check_is_fitted()
-        X = self._validate_data(X, reset=False).X
-        lr = self._cat_log_rho(X)
-        return lr - logsumexp(lr, axis=1, keepdims=True)
-
-    def score_samples(self, X):
-        """Log posterior predictive density of each sample, nats, shape (n_samples,).
-
-        Gaussian components: a mixture of Student-t's with the expected stick weights (Bishop
-        2006, eq. 10.81), the 'tail' mass going to the prior predictive. Categorical components:
-        sum_k E[pi_k] E_q[prod_v phi_kv^x_v] (the Dirichlet-multinomial of the token sequence).
-        """
-        if not self._categorical():
-            return super().score_samples(X)
-        self._check_is_fitted()
-        X = self._validate_data(X, reset=False).X
-        comp, params = self._component_params()
-        ew = self._expected_weights()
-        with np.errstate(divide="ignore"):
-            terms = comp.log_predictive(params, X) + np.log(ew)
-        rest = max(1.0 - float(ew.sum()), 0.0)
-        if self._has_tail() and rest > 0:
-            terms = np.hstack((terms, comp.log_predictive(self._prior_params(comp), X)
-                               + np.log(rest)))
-        return logsumexp(terms, axis=1)
-
     def sample(self, n_samples=1, random_state=None, n_tokens=50):
         """Draw samples from the plug-in mixture (weights renormalised over the T components).
 
@@ -412,16 +277,7 @@ class DirichletProcessMixture(_BayesianGaussianBase):
         X : ndarray of shape (n_samples, n_features)
         labels : ndarray of shape (n_samples,)
         """
-        if not self._categorical():
-            return super().sample(n_samples, random_state)
-        self._check_is_fitted()
-        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = self._sampling_rng(random_state)
-        w = self.weights_ / self.weights_.sum()
-        labels = rng.choice(self._n_components(), size=n_samples, p=w)
-        comp, params = self._component_params()
-        X = comp.sample(params, labels, rng, n_tokens)
-        return X.astype(np.float64), labels
+        return self._sample(n_samples, random_state, n_tokens=n_tokens)
 
     def _update_sklearn_tags(self, tags):
         return tags

@@ -222,7 +222,7 @@ def test_bad_input_and_priors():
     with pytest.raises(TypeError, match="n_components"):
         D(2.5).fit(X)
     with pytest.raises(ValueError, match="component_type"):
-        D(5, component_type="poisson").fit(X)
+        D(5, component_type="gamma").fit(X)
     with pytest.raises(ValueError, match="tied"):
         D(5, truncation_method="tail", covariance_type="tied").fit(X)
     with pytest.raises(ValueError, match="category_prior"):

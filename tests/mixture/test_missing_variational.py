@@ -45,7 +45,7 @@ def test_vb_data_term_is_the_marginal_of_the_expected_log_likelihood(ct):
     _, Xm = _data(ct, 1)
     m = VariationalGaussianMixture(3, covariance_type=ct, max_iter=5, tol=0.0, random_state=0,
                                    missing="marginalize").fit(Xm)
-    offs, means, _ = m._log_rho_offsets()
+    offs, means, _ = m._component()._log_rho_offsets(m._params, m._prior, *m._log_weights())
     lp = oracle_marginal_log_prob(Xm, means, m.covariances_, ct)
     st = m._e_step(m._validate_data(Xm, reset=False))
     assert st.data_term == pytest.approx(float(logsumexp(lp + offs, axis=1).sum()), rel=1e-10)
@@ -58,7 +58,7 @@ def test_predictive_on_observed_coordinates(ct):
     _, Xm = _data(ct, 2, frac=0.3)
     m = VariationalGaussianMixture(2, covariance_type=ct, max_iter=10, tol=0.0,
                                    random_state=0, missing="marginalize").fit(Xm)
-    nw = m._nw
+    nw = m._params["nw"]
     D = Xm.shape[1]
     fac = nw.beta / (1.0 + nw.beta)
     ref = np.zeros((Xm.shape[0], 2))
