@@ -388,9 +388,13 @@ class GaussianMixture(LatentModel):
         dict with keys among 'weights', 'means', 'covariances'."""
         # local: spectral (and numba) load only for init='spectral'
         from ..spectral import spectral_init_gmm
+        from ..spectral._gmm_start import model_lookahead
 
-        return spectral_init_gmm(X, self.n_components, self.covariance_type,
-                                 reg_covar=self.reg_covar, sample_weight=w, random_state=rng)
+        params, self.spectral_report_ = spectral_init_gmm(
+            X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
+            sample_weight=w, random_state=rng, lookahead=model_lookahead(self, X, w),
+            return_report=True)
+        return params
 
     def _empty_stats(self):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)

@@ -7,15 +7,13 @@ prior on the means and precisions; coordinate ascent on the closed-form ELBO, ev
 :mod:`latentkit.distributions._gaussian`.
 """
 
-import functools
 import numbers
-import warnings
 
 import numpy as np
 from scipy.special import logsumexp, psi
 
 from .._validation import check_array, check_scalar
-from ..base import LatentModel, clone
+from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        precisions_from_cholesky,
@@ -276,26 +274,16 @@ class _BayesianGaussianBase(LatentModel):
         against the k-means++ start by the likelihood of the requested covariance type)."""
         # local: spectral (and numba) load only for init='spectral'
         from ..spectral import spectral_responsibilities
+        from ..spectral._gmm_start import model_lookahead
 
         K = self._n_components()
         k = self._spectral_start_components(X, w)
         _check_n_samples(w, k, self._k_name, " for init='spectral'", "use init='random'")
-        return spectral_responsibilities(X, k, self.covariance_type, reg_covar=self.reg_covar,
-                                         sample_weight=w, random_state=rng, n_columns=K,
-                                         lookahead=functools.partial(self._lookahead, X, w))
-
-    def _lookahead(self, X, w, labels, max_iter, tol):
-        """This model fitted from the one-hot ``labels`` (the split-and-merge search of the
-        spectral start): (lower bound in nats per sample, iterations, responsibilities)."""
-        K = self._n_components()
-        R = np.zeros((labels.shape[0], K))
-        R[np.arange(labels.shape[0]), labels] = 1.0
-        m = clone(self).set_params(init={"responsibilities": R}, max_iter=max_iter, tol=tol,
-                                   verbose=False, callback=None)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            m.fit(X, sample_weight=w)
-        return float(m.lower_bound_), int(m.n_iter_), m.predict_proba(X)
+        R, self.spectral_report_ = spectral_responsibilities(
+            X, k, self.covariance_type, reg_covar=self.reg_covar, sample_weight=w,
+            random_state=rng, n_columns=K, lookahead=model_lookahead(self, X, w),
+            return_report=True)
+        return R
 
     def _init_params(self, data, rng):
         X, w = _missing.mean_fill(data.X, data.w), data.w
