@@ -184,7 +184,8 @@ class GaussianMixture(LatentModel):
         spherical moments, Lloyd refinement, a within-class whitened second pass), checked
         against the k-means++ start: when the latter is more likely, it is used (the same
         start as ``init='kmeans++'``) and a ``SpectralInitWarning`` says so (ValueError when
-        the spectral module does not provide it). A dict gives starting parameters with any
+        the spectral module does not provide it); otherwise the model is fitted from it and a
+        split-and-merge search runs (``spectral_report_``). A dict gives starting parameters with any
         of the keys ``'weights'`` (K,), ``'means'`` (K, D), and one of ``'covariances'`` or
         ``'precisions'`` (shapes of ``covariances_``; ``'precisions'`` is scikit-learn's
         ``precisions_init`` and gives bit-identical starting Cholesky factors); missing ones
@@ -222,6 +223,10 @@ class GaussianMixture(LatentModel):
     n_features_in_ : int
     lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
         See :class:`latentkit.base.LatentModel`; nats per sample.
+    spectral_report_ : dict
+        Only after a fit with ``init='spectral'``: the start's check and search
+        (:func:`latentkit.spectral.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
+        the iterations run inside the start, which ``n_iter_`` does not.
 
     Raises
     ------

@@ -296,7 +296,8 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
     truncation of a Dirichlet-process mixture) and ``n_lloyd_kmeans`` Lloyd iterations, with
     a :class:`SpectralInitWarning` giving both numbers. When the spectral start is kept,
     :func:`split_merge` fits the model from it (``lookahead``; default maximum-likelihood EM
-    of ``covariance_type``) and searches for a better optimum; the start is then the
+    of ``covariance_type``, and no search without a ``lookahead`` when ``n_columns`` exceeds
+    ``n_components``) and searches for a better optimum; the start is then the
     responsibilities of the optimum reached, so the model's own fit from it only confirms
     convergence, and the iterations spent are in ``report['n_iter']``.
 
@@ -345,6 +346,10 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
         if best is None or ll > best[0]:
             best = (ll, lab)
     report["spectral"], lab_sp = best
+    if lookahead is None and cols > n_components:
+        # no model to judge births into the empty columns (a likelihood accepts every one)
+        report["chosen"] = "spectral"
+        return one_hot(lab_sp, cols), report
     if lookahead is None:
         from ..mixture import GaussianMixture
 
