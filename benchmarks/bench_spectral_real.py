@@ -16,6 +16,8 @@ Done (issue 19) means, per set: spectral bound >= k-means++ bound - 0.01, ARI >=
 0.02 and iterations (the honest count) <= k-means++'s, or the fallback fired. The last column says which.
 
 Run:  python benchmarks/bench_spectral_real.py [--seeds 5] [--model gmm|vgmm|dpmm]
+      python benchmarks/bench_spectral_real.py --planted (the search's cost where it cannot
+                                                      gain: k=8, d=10, n=20,000)
       python benchmarks/bench_spectral_real.py --rates   (SpectralGMM, shared vs per-component
       variance on a planted mixture with unequal variances, errors against n)
 """
@@ -122,13 +124,61 @@ def rates(seeds):
         print(f"| {n:.0e} | " + " | ".join(row) + " |", flush=True)
 
 
+def planted_cost(repeats=3):
+    """What the start's search costs where it cannot gain: GaussianMixture (spherical) on the
+    planted set of bench_spectral_init.py (k=8, d=10, n=20,000), init='spectral' with the
+    split-and-merge search, without it (the start returned as it is), and init='kmeans++';
+    median seconds of ``repeats`` fits (one process) and the honest iterations."""
+    from latentkit.mixture import GaussianMixture
+    from latentkit.spectral import _gmm_start
+
+    rng = np.random.default_rng(0)
+    k, d, n = 8, 10, 20000
+    means = rng.standard_normal((k, d)) * 2.5  # as bench_spectral_init.py
+    X = means[rng.choice(k, n)] + rng.standard_normal((n, d))
+    real = _gmm_start.split_merge
+
+    def fit(init, search=True):
+        _gmm_start.split_merge = real if search else (lambda X, start, *a, **kw: (
+            start, {"moves": 0, "n_iter": 0, "objective": None}))
+        try:
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    m = GaussianMixture(k, covariance_type="spherical", init=init,
+                                        max_iter=1000, tol=1e-6, random_state=0).fit(X)
+                times.append(time.perf_counter() - t0)
+        finally:
+            _gmm_start.split_merge = real
+        rep = getattr(m, "spectral_report_", {"n_iter": 0, "chosen": "-"})
+        return np.median(times), m.n_iter_ + rep["n_iter"], m.n_iter_, m.lower_bound_, \
+            rep["chosen"]
+
+    print(f"planted k=8, d=10, n=20000, spherical, tol=1e-6; median of {repeats} fits")
+    print("| start | seconds | iterations (honest) | of the fit | final bound | kept |")
+    print("|---|---|---|---|---|---|")
+    rows = {"spectral + search": fit("spectral"), "spectral, no search": fit("spectral", False),
+            "k-means++": fit("kmeans++")}
+    for name, (t, it, fit_it, lb, kept) in rows.items():
+        print(f"| {name} | {t:.3f} | {it} | {fit_it} | {lb:.4f} | {kept} |")
+    print(f"search / no search: {rows['spectral + search'][0] / rows['spectral, no search'][0]:.2f}x"
+          f"; spectral + search / k-means++: "
+          f"{rows['spectral + search'][0] / rows['k-means++'][0]:.2f}x")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--model", default="gmm", choices=["gmm", "vgmm", "dpmm"])
     ap.add_argument("--rates", action="store_true",
                     help="SpectralGMM per-component vs shared variance against n instead")
+    ap.add_argument("--planted", action="store_true",
+                    help="the search's cost on a planted set where it cannot gain instead")
     args = ap.parse_args()
+    if args.planted:
+        return planted_cost()
     if args.rates:
         return rates(list(range(args.seeds)))
     seeds = list(range(args.seeds))
