@@ -318,34 +318,39 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
     resp : ndarray of shape (n_samples, n_columns)
         Starting responsibilities (one-hot, or those of the optimum the search reached).
     report : dict
-        ``'chosen'`` ('spectral' or 'kmeans++'), ``'spectral'`` (best spectral start
-        log-likelihood, nats per sample, None when the moments were degenerate),
-        ``'kmeans'`` (the k-means++ candidate's), ``'n_iter'`` (iterations of the model's
-        updates run inside the start), ``'moves'`` (accepted split-and-merge moves),
+        ``'chosen'`` ('spectral' or 'kmeans++'), ``'spectral'`` and ``'kmeans'`` (the
+        compared numbers, nats per sample: start log-likelihoods, or with
+        ``check='objective'`` the objectives after one iteration; None where not computed,
+        e.g. degenerate moments), ``'n_iter'`` (iterations of the model's updates run inside
+        the start, the check's included), ``'moves'`` (accepted split-and-merge moves),
         ``'objective'`` (the model's objective at the optimum the search reached, or None).
 
     Warns
     -----
     SpectralInitWarning
-        When the moments are degenerate or the k-means++ start has the higher likelihood.
+        When the moments are degenerate or the k-means++ start wins the check.
     """
     cols = n_components if n_columns is None else n_columns
     model_rng = copy.deepcopy(rng)  # the state init='kmeans++' would start from
-    km_labels = kmeans_plusplus(X, n_components, copy.deepcopy(rng), sample_weight=w,
-                                n_lloyd=n_lloyd_kmeans)[1]
-    km = params_from_labels(X, km_labels, n_components, covariance_type, reg_covar, w)
-    report = {"chosen": "kmeans++", "spectral": None,
-              "kmeans": start_log_likelihood(X, km, covariance_type, reg_covar, w),
-              "n_iter": 0, "moves": 0, "objective": None}
+    km_labels = {}
 
-    def own_kmeans():  # exactly the model's init='kmeans++' start
-        return km_labels if cols == n_components else kmeans_plusplus(
-            X, cols, copy.deepcopy(model_rng), sample_weight=w, n_lloyd=n_lloyd_kmeans)[1]
+    def kmeans(n_clusters):  # with n_clusters = cols: exactly the model's init='kmeans++' start
+        if n_clusters not in km_labels:
+            km_labels[n_clusters] = kmeans_plusplus(X, n_clusters, copy.deepcopy(model_rng),
+                                                    sample_weight=w, n_lloyd=n_lloyd_kmeans)[1]
+        return km_labels[n_clusters]
+
+    report = {"chosen": "kmeans++", "spectral": None, "kmeans": None, "n_iter": 0, "moves": 0,
+              "objective": None}
+    if check == "likelihood":
+        km = params_from_labels(X, kmeans(n_components), n_components, covariance_type,
+                                reg_covar, w)
+        report["kmeans"] = start_log_likelihood(X, km, covariance_type, reg_covar, w)
 
     def fallback(reason):
         warnings.warn(f"init='spectral': {reason}; falling back to the {what} start.",
                       SpectralInitWarning, stacklevel=4)
-        return one_hot(own_kmeans(), cols), report
+        return one_hot(kmeans(cols), cols), report
 
     try:
         cands = spectral_labels(X, n_components, w, rng)
@@ -371,7 +376,7 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
     if check == "objective":
         # the model's own objective after one iteration from each start (nats per sample)
         obj_sp, it_sp, start = lookahead(start, 1, 0.0)
-        obj_km, it_km, _ = lookahead(one_hot(own_kmeans(), cols), 1, 0.0)
+        obj_km, it_km, _ = lookahead(one_hot(kmeans(cols), cols), 1, 0.0)
         report.update(spectral=obj_sp, kmeans=obj_km, n_iter=it_sp + it_km)
         if obj_sp < obj_km:
             return fallback(

@@ -135,9 +135,11 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
         ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type).
     report : dict
         Only with ``return_report``: ``'chosen'`` ('spectral' or 'kmeans++'), ``'spectral'``
-        and ``'kmeans'`` (the candidates' start log-likelihoods, nats per sample; the first
-        None when the moments were degenerate), ``'n_iter'`` (iterations of the model's
-        updates run inside the start: the fits of the split-and-merge search), ``'moves'``
+        and ``'kmeans'`` (the compared numbers, nats per sample: the candidates' start
+        log-likelihoods, or for a start with fewer clusters than columns the ELBOs after one
+        iteration; None where not computed, e.g. degenerate moments), ``'n_iter'``
+        (iterations of the model's updates run inside the start: the check's and the fits
+        of the split-and-merge search), ``'moves'``
         (accepted moves), ``'objective'`` (the optimum the search reached, nats per sample,
         or None).
 
