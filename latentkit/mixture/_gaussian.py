@@ -187,9 +187,9 @@ class GaussianMixture(LatentModel):
         the spectral module does not provide it); otherwise the model is fitted from it and a
         split-and-merge search runs (``spectral_report_``). A dict gives starting parameters
         with any of the keys ``'weights'`` (K,), ``'means'`` (K, D), and one of
-        ``'covariances'`` or ``'precisions'`` (shapes of ``covariances_``; ``'precisions'`` is scikit-learn's
-        ``precisions_init`` and gives bit-identical starting Cholesky factors); missing ones
-        come from k-means++.
+        ``'covariances'`` or ``'precisions'`` (shapes of ``covariances_``; ``'precisions'`` is
+        scikit-learn's ``precisions_init`` and gives bit-identical starting Cholesky
+        factors); missing ones come from k-means++.
     random_state : None, int or numpy.random.Generator, default None
         Seed of the initialisation; a fixed value gives identical fits.
     callback : callable, optional
