@@ -402,8 +402,10 @@ def _split_gain(X, sel, covariance_type, reg_covar, w):
     (Boley 1998): (gain, indices on the negative side). The gain is the increase of the
     cluster's log-likelihood (nats, summed over its samples) from one Gaussian to the
     two-component mixture of the halves, each fitted by one M-step; ``(-inf, None)`` when a
-    half has fewer than 2 samples."""
+    half has fewer than 2 samples or the cluster no weight."""
     Xs, ws = X[sel], w[sel]
+    if not ws.sum() > 0:  # only zero-weight samples: nothing to split
+        return -np.inf, None
     C = Xs - (ws @ Xs) / ws.sum()
     axis = np.linalg.eigh((C * ws[:, None]).T @ C)[1][:, -1]
     neg = C @ axis < 0
