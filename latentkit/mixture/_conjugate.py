@@ -12,15 +12,13 @@ KL, predictive, sampling, prior, data checks) is the **component**'s
 this module has no branch on the component type.
 """
 
-import functools
 import numbers
-import warnings
 
 import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_scalar
-from ..base import LatentModel, clone
+from ..base import LatentModel
 from ..distributions import _missing
 from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_rows,
                         _kmeans_responsibilities, _random_responsibilities, _total_bound_tol)
@@ -133,31 +131,21 @@ class _ConjugateMixture(LatentModel):
         return self._n_components()
 
     def _spectral_responsibilities(self, X, w, rng):
-        """``init='spectral'``: one-hot responsibilities of
+        """``init='spectral'``: the responsibilities of
         :func:`latentkit.spectral.spectral_responsibilities` (the robust spectral start, checked
-        against the k-means++ start by the likelihood of the requested covariance type)."""
+        against the k-means++ start, then this model's split-and-merge search from it)."""
         # local: spectral (and numba) load only for init='spectral'
         from ..spectral import spectral_responsibilities
+        from ..spectral._gmm_start import model_lookahead
 
         K = self._n_components()
         k = self._spectral_start_components(X, w)
         _check_n_samples(w, k, self._k_name, " for init='spectral'", "use init='random'")
-        return spectral_responsibilities(X, k, self.covariance_type, reg_covar=self.reg_covar,
-                                         sample_weight=w, random_state=rng, n_columns=K,
-                                         lookahead=functools.partial(self._lookahead, X, w))
-
-    def _lookahead(self, X, w, labels, max_iter, tol):
-        """This model fitted from the one-hot ``labels`` (the split-and-merge search of the
-        spectral start): (lower bound in nats per sample, iterations, responsibilities)."""
-        K = self._n_components()
-        R = np.zeros((labels.shape[0], K))
-        R[np.arange(labels.shape[0]), labels] = 1.0
-        m = clone(self).set_params(init={"responsibilities": R}, max_iter=max_iter, tol=tol,
-                                   verbose=False, callback=None)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            m.fit(X, sample_weight=w)
-        return float(m.lower_bound_), int(m.n_iter_), m.predict_proba(X)
+        R, self.spectral_report_ = spectral_responsibilities(
+            X, k, self.covariance_type, reg_covar=self.reg_covar, sample_weight=w,
+            random_state=rng, n_columns=K, lookahead=model_lookahead(self, X, w),
+            return_report=True)
+        return R
 
     def _init_params(self, data, rng):
         """The first M-step from the starting responsibilities (as scikit-learn): k-means++

@@ -91,7 +91,9 @@ class DirichletProcessMixture(_ConjugateMixture):
         ``k`` clusters, ``k`` = :func:`latentkit.spectral.n_components_from_spectrum` (the
         covariance eigenvalues above the noise level; at most T); the other ``T - k``
         components start empty (their factors equal the prior), so the fit starts near the
-        number of components the moments suggest.
+        number of components the moments suggest; splits into the empty ones are tried
+        (``spectral_report_``). The check against this model's own ``init='kmeans++'`` start
+        compares the ELBO after one iteration from each.
     missing : {'error', 'marginalize'}, default 'error'
         Gaussian components, as in :class:`VariationalGaussianMixture` (NaN entries latent,
         marginalised exactly in the E-step).
@@ -110,6 +112,8 @@ class DirichletProcessMixture(_ConjugateMixture):
         Components with expected weight above ``EFFECTIVE_WEIGHT_THRESHOLD`` = 0.01.
     spectral_n_components_ : int
         Only after a fit with ``init='spectral'``: the number of clusters of the start.
+    spectral_report_ : dict
+        Only after a fit with ``init='spectral'``: as in :class:`VariationalGaussianMixture`.
     means_, covariances_, precisions_, precisions_cholesky_, mean_precision_,
     degrees_of_freedom_ :
         Gaussian components (see :class:`VariationalGaussianMixture`).

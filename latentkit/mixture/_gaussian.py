@@ -184,11 +184,12 @@ class GaussianMixture(LatentModel):
         spherical moments, Lloyd refinement, a within-class whitened second pass), checked
         against the k-means++ start: when the latter is more likely, it is used (the same
         start as ``init='kmeans++'``) and a ``SpectralInitWarning`` says so (ValueError when
-        the spectral module does not provide it). A dict gives starting parameters with any
-        of the keys ``'weights'`` (K,), ``'means'`` (K, D), and one of ``'covariances'`` or
-        ``'precisions'`` (shapes of ``covariances_``; ``'precisions'`` is scikit-learn's
-        ``precisions_init`` and gives bit-identical starting Cholesky factors); missing ones
-        come from k-means++.
+        the spectral module does not provide it); otherwise the model is fitted from it and a
+        split-and-merge search runs (``spectral_report_``). A dict gives starting parameters
+        with any of the keys ``'weights'`` (K,), ``'means'`` (K, D), and one of
+        ``'covariances'`` or ``'precisions'`` (shapes of ``covariances_``; ``'precisions'`` is
+        scikit-learn's ``precisions_init`` and gives bit-identical starting Cholesky
+        factors); missing ones come from k-means++.
     random_state : None, int or numpy.random.Generator, default None
         Seed of the initialisation; a fixed value gives identical fits.
     callback : callable, optional
@@ -222,6 +223,10 @@ class GaussianMixture(LatentModel):
     n_features_in_ : int
     lower_bound_, lower_bounds_, n_iter_, converged_, monitor_
         See :class:`latentkit.base.LatentModel`; nats per sample.
+    spectral_report_ : dict
+        Only after a fit with ``init='spectral'``: the start's check and search
+        (:func:`latentkit.spectral.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
+        the iterations run inside the start, which ``n_iter_`` does not.
 
     Raises
     ------
@@ -388,9 +393,13 @@ class GaussianMixture(LatentModel):
         dict with keys among 'weights', 'means', 'covariances'."""
         # local: spectral (and numba) load only for init='spectral'
         from ..spectral import spectral_init_gmm
+        from ..spectral._gmm_start import model_lookahead
 
-        return spectral_init_gmm(X, self.n_components, self.covariance_type,
-                                 reg_covar=self.reg_covar, sample_weight=w, random_state=rng)
+        params, self.spectral_report_ = spectral_init_gmm(
+            X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
+            sample_weight=w, random_state=rng, lookahead=model_lookahead(self, X, w),
+            return_report=True)
+        return params
 
     def _empty_stats(self):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)

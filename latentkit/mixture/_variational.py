@@ -63,7 +63,8 @@ class VariationalGaussianMixture(_ConjugateMixture):
         (:func:`latentkit.spectral.spectral_responsibilities`: standardised features,
         per-component spherical moments, Lloyd refinement, a within-class whitened second
         pass; replaced by the k-means++ labels, with a ``SpectralInitWarning``, when those
-        give a more likely start), or ``{'responsibilities': R}`` with R of shape
+        give a more likely start; otherwise the model is fitted from it and a split-and-merge
+        search runs, see ``spectral_report_``), or ``{'responsibilities': R}`` with R of shape
         (n_samples, n_components). The first M-step is done from them (as scikit-learn).
     weight_concentration_prior : float, optional
         alpha_0 > 0 of the symmetric Dirichlet; default 1 / n_components.
@@ -117,6 +118,10 @@ class VariationalGaussianMixture(_ConjugateMixture):
         The resolved priors.
     lower_bounds_, lower_bound_, n_iter_, converged_ :
         ELBO trace in nats per sample (see :class:`latentkit.base.LatentModel`).
+    spectral_report_ : dict
+        Only after a fit with ``init='spectral'``: the start's check and search
+        (:func:`latentkit.spectral.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
+        the iterations run inside the start, which ``n_iter_`` does not.
 
     Notes
     -----

@@ -6,7 +6,8 @@ each class, and their class means are only affinely independent once centred, so
 estimate can be far off (a 0.09 / 0.91 split on the Swiss banknotes). The start built
 here (:func:`spectral_labels`) makes the spherical model closer to true before the moments are
 taken, refines the estimate, and :func:`spectral_init_gmm` / :func:`spectral_responsibilities`
-check the result against the k-means++ start the model would otherwise use:
+check the result against the k-means++ start the model would otherwise use, then search for a
+better optimum from it:
 
 1. **Standardise** each feature (weighted mean 0, variance 1). One spherical variance cannot
    describe features in different units; unit variance per feature is the affine map that makes
@@ -31,27 +32,37 @@ check the result against the k-means++ start the model would otherwise use:
    discriminant analysis and K-means clustering", ICML. The eigenvalues of ``S_w`` are floored
    at ``1e-3`` of the largest so a class with fewer points than features cannot blow up a
    direction.
-5. **Model check**: each candidate partition (after step 3 and after step 4, and the k-means++
-   start) is turned into the model's starting parameters by one M-step, and the candidate
-   with the highest log-likelihood (nats per sample, of the requested covariance type) is kept.
-   When the k-means++ start wins, a :class:`SpectralInitWarning` says so with both numbers, and
-   the start is exactly the one ``init='kmeans++'`` gives with the same random state.
+5. **Model check**: each spectral partition (after step 3 and after step 4) is turned into
+   the model's starting parameters by one M-step and the one with the highest
+   log-likelihood (nats per sample, of the requested covariance type) is compared with the
+   k-means++ start. When k-means++ wins, a :class:`SpectralInitWarning` says so with both
+   numbers, and the start is exactly the one ``init='kmeans++'`` gives with the same random
+   state. For the Dirichlet-process mixture the spectral start has fewer clusters (k from
+   the spectrum) than the model has columns, and a likelihood always prefers more
+   clusters: there the model's own objective (the ELBO after one iteration) from the
+   spectral start is compared with the one from the model's own k-means++ start over the
+   whole truncation, which is also the fallback.
 6. **Split and merge** (:func:`split_merge`): when the spectral start is kept, the model is
-   fitted from it to its optimum, and partitions that merge two of that optimum's clusters and
-   split a third (Ueda et al. 2000, SMEM) are each fitted a few iterations; one whose objective
-   already exceeds the optimum's (EM and the variational updates never go down) replaces the
-   start. Every spectral variant above (tied or per-component variance, each whitening pass,
-   with or without Lloyd) leads EM on the olive oils (3 regions) to the same optimum, -4.339
-   nats per sample (ARI 0.49); one merge-split move from it reaches -4.247 (ARI 0.92). The
-   look-ahead fits use the model's own objective (maximum likelihood for GaussianMixture, the
-   ELBO for the variational mixtures).
+   fitted from it to its optimum, and candidate partitions of that optimum are fitted a few
+   iterations each (Ueda et al. 2000, SMEM): merge the pair of clusters with the most
+   overlapping posteriors and split the cluster two Gaussians explain best, or, where the
+   truncation of a Dirichlet-process mixture leaves columns empty, split a cluster into an
+   empty column (a birth). A candidate whose objective already exceeds the optimum's (EM and
+   the variational updates never go down) is continued to its own, higher optimum. The
+   start handed to the model is the optimum reached, so the model's fit only confirms
+   convergence; every iteration spent inside the start is reported
+   (``spectral_report_['n_iter']``), so the cost is counted honestly. Every spectral
+   variant above (tied or per-component variance, each whitening pass, with or without
+   Lloyd) leads EM on the olive oils (3 regions) to the same optimum, -4.339 nats per sample
+   (ARI 0.49); one merge-split move from it reaches -4.247 (ARI 0.93). The look-ahead fits
+   use the model's own objective (maximum likelihood for GaussianMixture, the ELBO for the
+   variational mixtures): one candidate of 2 iterations per round, at most 2 moves.
 
 :func:`n_components_from_spectrum` picks a number of components from the covariance spectrum of
 the standardised data for the Dirichlet-process mixture.
 """
 
 import copy
-import functools
 import numbers
 import warnings
 
@@ -80,8 +91,8 @@ _WITHIN_FLOOR = 1e-3
 _N_LLOYD = 300
 
 #: Split-and-merge search: candidates per round, partial EM iterations each, rounds.
-_SMEM_CANDIDATES = 3
-_SMEM_PARTIAL = 5
+_SMEM_CANDIDATES = 1
+_SMEM_PARTIAL = 2
 _SMEM_ROUNDS = 2
 
 
@@ -180,18 +191,23 @@ def spectral_labels(X, n_components, sample_weight=None, random_state=None, n_ll
     return out
 
 
-def params_from_labels(X, labels, n_components, covariance_type, reg_covar, w):
-    """The mixture's starting parameters from hard labels: one M-step, exactly as
+def one_hot(labels, n_columns):
+    """Responsibilities of shape (n_samples, n_columns) with a 1 at each sample's label."""
+    R = np.zeros((labels.shape[0], n_columns))
+    R[np.arange(labels.shape[0]), labels] = 1.0
+    return R
+
+
+def params_from_resp(X, resp, covariance_type, reg_covar, w):
+    """The mixture's parameters from responsibilities (one-hot or soft): one M-step, exactly as
     :class:`~latentkit.mixture.GaussianMixture` does from its k-means++ labels.
 
     Returns
     -------
     dict
-        ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type).
+        ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type), K =
+        ``resp.shape[1]``.
     """
-    n = X.shape[0]
-    resp = np.zeros((n, n_components))
-    resp[np.arange(n), labels] = 1.0
     shift = (w @ X) / w.sum()
     nk, sx, sxx = accumulate_gaussian_stats(X, resp, covariance_type, sample_weight=w,
                                             shift=shift)
@@ -199,6 +215,11 @@ def params_from_labels(X, labels, n_components, covariance_type, reg_covar, w):
                                                  reg_covar=reg_covar, shift=shift, warn=False)
     nks = nk + 10.0 * np.finfo(np.float64).eps
     return {"weights": nks / nks.sum(), "means": means, "covariances": cov}
+
+
+def params_from_labels(X, labels, n_components, covariance_type, reg_covar, w):
+    """:func:`params_from_resp` of the one-hot ``labels`` (values in ``[0, n_components)``)."""
+    return params_from_resp(X, one_hot(labels, n_components), covariance_type, reg_covar, w)
 
 
 def start_log_likelihood(X, params, covariance_type, reg_covar, w):
@@ -230,178 +251,299 @@ def start_log_likelihood(X, params, covariance_type, reg_covar, w):
     return float(w @ logsumexp(lp, axis=1) / w.sum())
 
 
-def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
-                 what="k-means++", lookahead=None, n_columns=None):
-    """Spectral candidates against the k-means++ start, by the start's log-likelihood.
+def model_lookahead(model, X, w):
+    """The look-ahead of the split-and-merge search for a mixture model: its own fit.
 
-    The k-means++ candidate is drawn from a copy of ``rng``, so it is the start the model's
-    ``init='kmeans++'`` gives for the same random state (``n_lloyd_kmeans`` Lloyd iterations).
-    When the spectral start is kept, :func:`split_merge` then looks for a better optimum from
-    it, with ``lookahead`` (the model's own fit; default maximum-likelihood EM of the
-    requested covariance type) over ``n_columns`` columns (default ``n_components``).
+    Parameters
+    ----------
+    model : GaussianMixture, VariationalGaussianMixture or DirichletProcessMixture
+        Cloned for every run (the user's estimator is not touched); a GaussianMixture starts
+        from one M-step of the responsibilities, the variational mixtures from the
+        responsibilities themselves.
+    X : ndarray of shape (n_samples, n_features)
+    w : ndarray of shape (n_samples,)
 
     Returns
     -------
-    labels : ndarray of int of shape (n_samples,)
-    params : dict
-        :func:`params_from_labels` of the chosen labels.
+    callable
+        ``lookahead(resp, max_iter=None, tol=None) -> (objective, n_iter, responsibilities)``:
+        the clone fitted from ``resp`` (n_samples, n_columns) with ``max_iter`` and ``tol``
+        (None: the model's own), its final objective (log-likelihood or ELBO, nats per
+        sample), its iterations and its responsibilities. Convergence warnings are silenced:
+        a look-ahead, not the user's fit.
+    """
+    from ..base import clone
+    from ..mixture import GaussianMixture  # local: the mixtures import this module lazily
+
+    def lookahead(resp, max_iter=None, tol=None):
+        m = clone(model)
+        if isinstance(model, GaussianMixture):
+            init = params_from_resp(X, resp, model.covariance_type, model.reg_covar, w)
+        else:
+            init = {"responsibilities": resp}
+        m.set_params(init=init, callback=None, verbose=False, n_init=1)
+        if max_iter is not None:
+            m.set_params(max_iter=max_iter, tol=tol)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m.fit(X, sample_weight=w)
+        return float(m.lower_bound_), int(m.n_iter_), m.predict_proba(X)
+
+    return lookahead
+
+
+def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
+                 what="k-means++", lookahead=None, n_columns=None, check="likelihood"):
+    """Spectral candidates against the k-means++ start, by the start's log-likelihood or the
+    model's objective.
+
+    The spectral partitions (:func:`spectral_labels`) are ranked by the log-likelihood of
+    their one-M-step parameters. ``check='likelihood'``: the best is compared with the
+    k-means++ candidate with ``n_components`` clusters, drawn from a copy of ``rng``, the
+    same way. ``check='objective'``: the model's objective (``lookahead``, one iteration)
+    from the best spectral partition is compared with the one from the model's own
+    ``init='kmeans++'`` start (``n_columns`` clusters); one iteration each, counted in
+    ``report['n_iter']``. When k-means++ wins, the start is the model's own ``init='kmeans++'``
+    start for the same random state: k-means++ with ``n_columns`` clusters (the whole
+    truncation of a Dirichlet-process mixture) and ``n_lloyd_kmeans`` Lloyd iterations, with
+    a :class:`SpectralInitWarning` giving both numbers. When the spectral start is kept,
+    :func:`split_merge` fits the model from it (``lookahead``; default maximum-likelihood EM
+    of ``covariance_type``, and no search without a ``lookahead`` when ``n_columns`` exceeds
+    ``n_components``) and searches for a better optimum; the start is then the
+    responsibilities of the optimum reached, so the model's own fit from it only confirms
+    convergence, and the iterations spent are in ``report['n_iter']``.
+
+    Returns
+    -------
+    resp : ndarray of shape (n_samples, n_columns)
+        Starting responsibilities (one-hot, or those of the optimum the search reached).
     report : dict
-        ``'spectral'`` (best spectral log-likelihood, or None when the moments were
-        degenerate), ``'kmeans'`` (the k-means++ one), ``'chosen'`` ('spectral' or 'kmeans++').
+        ``'chosen'`` ('spectral' or 'kmeans++'), ``'spectral'`` and ``'kmeans'`` (the
+        compared numbers, nats per sample: start log-likelihoods, or with
+        ``check='objective'`` the objectives after one iteration; None where not computed,
+        e.g. degenerate moments), ``'n_iter'`` (iterations of the model's updates run inside
+        the start, the check's included), ``'moves'`` (accepted split-and-merge moves),
+        ``'objective'`` (the model's objective at the optimum the search reached, or None).
 
     Warns
     -----
     SpectralInitWarning
-        When the moments are degenerate or the k-means++ start has the higher likelihood.
+        When the moments are degenerate or the k-means++ start wins the check.
     """
-    km_rng = copy.deepcopy(rng)
-    km_labels = kmeans_plusplus(X, n_components, km_rng, sample_weight=w,
-                                n_lloyd=n_lloyd_kmeans)[1]
-    km = params_from_labels(X, km_labels, n_components, covariance_type, reg_covar, w)
-    ll_km = start_log_likelihood(X, km, covariance_type, reg_covar, w)
+    cols = n_components if n_columns is None else n_columns
+    model_rng = copy.deepcopy(rng)  # the state init='kmeans++' would start from
+    km_labels = {}
+
+    def kmeans(n_clusters):  # with n_clusters = cols: exactly the model's init='kmeans++' start
+        if n_clusters not in km_labels:
+            km_labels[n_clusters] = kmeans_plusplus(X, n_clusters, copy.deepcopy(model_rng),
+                                                    sample_weight=w, n_lloyd=n_lloyd_kmeans)[1]
+        return km_labels[n_clusters]
+
+    report = {"chosen": "kmeans++", "spectral": None, "kmeans": None, "n_iter": 0, "moves": 0,
+              "objective": None}
+    if check == "likelihood":
+        km = params_from_labels(X, kmeans(n_components), n_components, covariance_type,
+                                reg_covar, w)
+        report["kmeans"] = start_log_likelihood(X, km, covariance_type, reg_covar, w)
+
+    def fallback(reason):
+        warnings.warn(f"init='spectral': {reason}; falling back to the {what} start.",
+                      SpectralInitWarning, stacklevel=4)
+        return one_hot(kmeans(cols), cols), report
+
     try:
         cands = spectral_labels(X, n_components, w, rng)
     except (ValueError, np.linalg.LinAlgError) as exc:
-        warnings.warn(f"init='spectral': the moments are degenerate ({exc}); falling back to "
-                      f"the {what} start.", SpectralInitWarning, stacklevel=3)
-        return km_labels, km, {"spectral": None, "kmeans": ll_km, "chosen": "kmeans++"}
+        return fallback(f"the moments are degenerate ({exc})")
     best = None
     for lab in cands:
         p = params_from_labels(X, lab, n_components, covariance_type, reg_covar, w)
         ll = start_log_likelihood(X, p, covariance_type, reg_covar, w)
         if best is None or ll > best[0]:
-            best = (ll, lab, p)
-    ll_sp, lab_sp, p_sp = best
-    if ll_sp < ll_km:
-        warnings.warn(
-            f"init='spectral': the spectral start's log-likelihood ({ll_sp:.4f} nats per "
-            f"sample) is below the {what} start's ({ll_km:.4f}); the spherical moment model "
-            f"fits this data poorly, so the {what} start is used instead.",
-            SpectralInitWarning, stacklevel=3)
-        return km_labels, km, {"spectral": ll_sp, "kmeans": ll_km, "chosen": "kmeans++"}
-    report = {"spectral": ll_sp, "kmeans": ll_km, "chosen": "spectral"}
+            best = (ll, lab)
+    report["spectral"], lab_sp = best
+    if lookahead is None and cols > n_components:
+        # no model to judge births into the empty columns (a likelihood accepts every one)
+        report["chosen"] = "spectral"
+        return one_hot(lab_sp, cols), report
     if lookahead is None:
-        lookahead = functools.partial(_em_lookahead, X, n_components, covariance_type,
-                                      reg_covar, w)
-    cols = n_components if n_columns is None else n_columns
-    new, report["split_merge"] = split_merge(X, lab_sp, cols, lookahead)
-    if new is not lab_sp:
-        lab_sp = new
-        p_sp = params_from_labels(X, new, cols, covariance_type, reg_covar, w)
-    return lab_sp, p_sp, report
+        from ..mixture import GaussianMixture
+
+        lookahead = model_lookahead(GaussianMixture(cols, covariance_type=covariance_type,
+                                                    reg_covar=reg_covar), X, w)
+    start = one_hot(lab_sp, cols)
+    if check == "objective":
+        # the model's own objective after one iteration from each start (nats per sample)
+        obj_sp, it_sp, start = lookahead(start, 1, 0.0)
+        obj_km, it_km, _ = lookahead(one_hot(kmeans(cols), cols), 1, 0.0)
+        report.update(spectral=obj_sp, kmeans=obj_km, n_iter=it_sp + it_km)
+        if obj_sp < obj_km:
+            return fallback(
+                f"the model's objective after one iteration from the spectral start "
+                f"({obj_sp:.4f} nats per sample, {n_components} clusters) is below the one "
+                f"from the {what} start ({obj_km:.4f}); the spherical moment model fits this "
+                "data poorly")
+    elif report["spectral"] < report["kmeans"]:
+        return fallback(
+            f"the spectral start's log-likelihood ({report['spectral']:.4f} nats per sample, "
+            f"{n_components} clusters) is below the k-means++ start's ({report['kmeans']:.4f}); "
+            "the spherical moment model fits this data poorly")
+    report["chosen"] = "spectral"
+    n_checked = report["n_iter"]
+    resp, info = split_merge(X, start, lookahead, covariance_type, reg_covar, w)
+    info["n_iter"] += n_checked
+    report.update(info)
+    return resp, report
 
 
-def _em_lookahead(X, n_components, covariance_type, reg_covar, w, labels, max_iter, tol):
-    """Maximum-likelihood EM of :class:`~latentkit.mixture.GaussianMixture` from the one-M-step
-    parameters of ``labels``: (mean log-likelihood, iterations, responsibilities). Convergence
-    warnings are silenced: a look-ahead, not the user's fit."""
-    from ..mixture import GaussianMixture
+def _split_gain(X, sel, covariance_type, reg_covar, w):
+    """Split of the cluster ``sel`` (indices) in two along its first principal axis
+    (Boley 1998): (gain, indices on the negative side). The gain is the increase of the
+    cluster's log-likelihood (nats, summed over its samples) from one Gaussian to the
+    two-component mixture of the halves, each fitted by one M-step; ``(-inf, None)`` when a
+    half has fewer than 2 samples or the cluster no weight."""
+    Xs, ws = X[sel], w[sel]
+    if not ws.sum() > 0:  # only zero-weight samples: nothing to split
+        return -np.inf, None
+    C = Xs - (ws @ Xs) / ws.sum()
+    axis = np.linalg.eigh((C * ws[:, None]).T @ C)[1][:, -1]
+    neg = C @ axis < 0
+    if min(neg.sum(), (~neg).sum()) < 2:
+        return -np.inf, None
+    ll = [start_log_likelihood(Xs, params_from_labels(Xs, lab, k, covariance_type,
+                                                      reg_covar, ws),
+                               covariance_type, reg_covar, ws)
+          for k, lab in ((1, np.zeros(sel.size, dtype=int)), (2, neg.astype(int)))]
+    return float(ws.sum() * (ll[1] - ll[0])), sel[neg]
 
-    params = params_from_labels(X, labels, n_components, covariance_type, reg_covar, w)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        m = GaussianMixture(n_components, covariance_type=covariance_type, init=params,
-                            reg_covar=reg_covar, max_iter=max_iter, tol=tol).fit(
-                                X, sample_weight=w)
-    return float(m.lower_bound_), int(m.n_iter_), m.predict_proba(X)
 
+def _split_merge_candidates(X, resp, covariance_type, reg_covar, w, max_candidates,
+                            merges=False):
+    """Candidate partitions of the split-and-merge search, best first (Ueda et al. 2000).
 
-def _split_merge_candidates(X, labels, resp, max_candidates):
-    """Partitions that merge two clusters and split a third (Ueda et al. 2000).
-
-    Pairs ``(i, j)`` of non-empty clusters are ranked by the merge criterion
-    ``J_merge = P_i . P_j`` (inner product of the posterior columns: components that explain
-    the same points). For each pair, each other cluster ``l`` is split in two by the sign of
-    the projection of its members on their first principal axis (Boley 1998, principal
-    direction divisive partitioning); the half on the negative side takes the freed label
-    ``j``. The first ``max_candidates`` are returned.
+    Clusters are the MAP labels of ``resp``. Each cluster's split is ranked by
+    :func:`_split_gain` (the split criterion: how much better two Gaussians explain its
+    samples than one; Ueda et al. rank by a local Kullback-Leibler divergence, which this
+    likelihood ratio estimates). With an empty column (a Dirichlet-process truncation), the
+    candidates are births: the best splits into the first empty column. Otherwise a pair
+    ``(i, j)`` is merged, in the order of the merge criterion ``J_merge = P_i . P_j``
+    (posterior columns that explain the same samples), and the best split among the other
+    clusters takes the freed label ``j``. With ``merges`` (models whose objective can prefer
+    fewer clusters: the variational mixtures), the best pair merged alone (label ``j`` left
+    empty) is one more candidate, after ``max_candidates`` of the others.
     """
-    present = np.flatnonzero(np.bincount(labels, minlength=resp.shape[1]))
+    labels = resp.argmax(1)
+    counts = np.bincount(labels, minlength=resp.shape[1])
+    present, empty = np.flatnonzero(counts), np.flatnonzero(counts == 0)
+    splits = []
+    for l in present:
+        gain, neg = _split_gain(X, np.flatnonzero(labels == l), covariance_type, reg_covar, w)
+        if neg is not None:
+            splits.append((gain, l, neg))
+    splits.sort(key=lambda s: -s[0])
+    out = []
     G = resp.T @ resp
     pairs = sorted(((G[i, j], i, j) for a, i in enumerate(present) for j in present[a + 1:]),
                    reverse=True)
-    out = []
-    for _, i, j in pairs:
-        for l in present:
-            if l in (i, j):
+    if empty.size:
+        for _, _, neg in splits[:max_candidates]:
+            new = labels.copy()
+            new[neg] = empty[0]
+            out.append(new)
+    else:
+        for _, i, j in pairs:
+            split = next((s for s in splits if s[1] not in (i, j)), None)
+            if split is None:
                 continue
-            sel = np.flatnonzero(labels == l)
-            if sel.size < 2:
-                continue
-            C = X[sel] - X[sel].mean(0)
-            axis = np.linalg.eigh(C.T @ C)[1][:, -1]
             new = labels.copy()
             new[labels == j] = i
-            new[sel[C @ axis < 0]] = j
-            if np.unique(new).size < present.size:
-                continue
+            new[split[2]] = j
             out.append(new)
             if len(out) == max_candidates:
-                return out
+                break
+    if merges and pairs:
+        _, i, j = pairs[0]
+        out.append(np.where(labels == j, i, labels))
     return out
 
 
-def split_merge(X, labels, n_columns, lookahead, max_candidates=_SMEM_CANDIDATES,
-                n_partial=_SMEM_PARTIAL, max_rounds=_SMEM_ROUNDS):
+def split_merge(X, start, lookahead, covariance_type="full", reg_covar=1e-6, w=None,
+                merges=False, max_candidates=None, n_partial=None, max_rounds=None):
     """Escape the local optimum a start leads to by split-and-merge moves (SMEM).
 
-    The model is fitted from ``labels`` to convergence (``lookahead(labels, 500, 1e-6)``);
-    from the MAP partition of that optimum, up to ``max_candidates`` merge-two/split-one
-    partitions (:func:`_split_merge_candidates`) are each fitted ``n_partial`` iterations.
-    EM and the variational updates never lower their objective, so a candidate whose
-    objective after the partial run already exceeds the optimum's leads to a strictly better
-    optimum: the best such candidate becomes the start and the search repeats from its
-    optimum (at most ``max_rounds`` rounds). When no candidate beats the optimum, ``labels``
-    itself is returned (the same object).
+    The model is fitted from ``start`` to convergence (``lookahead`` with the model's own
+    ``max_iter`` and ``tol``). From the MAP partition of that optimum, candidate partitions
+    (:func:`_split_merge_candidates`, best first: merge two clusters and split a third, or,
+    with an empty column, split one into it; with ``merges`` also the best merge alone) are
+    each fitted ``n_partial`` iterations; EM and
+    the variational updates never lower their objective, so the first candidate whose
+    objective already exceeds the optimum's leads to a strictly better optimum: its run is
+    continued to convergence and the search repeats from there (at most ``max_rounds``
+    accepted moves). A round in which no candidate gains ends the search.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-    labels : ndarray of int of shape (n_samples,)
-        The start, values in ``[0, n_columns)``.
-    n_columns : int
-        Columns of the model's responsibilities.
+    start : ndarray of shape (n_samples, n_columns)
+        Starting responsibilities (rows summing to 1), n_columns those of the model.
     lookahead : callable
-        ``lookahead(labels, max_iter, tol) -> (objective, n_iter, responsibilities)``: the
-        model fitted from the hard partition ``labels`` (objective in nats per sample,
-        responsibilities of shape (n_samples, n_columns)).
-    max_candidates, n_partial, max_rounds : int
+        ``lookahead(resp, max_iter=None, tol=None) -> (objective, n_iter, responsibilities)``
+        (:func:`model_lookahead`): the model fitted from the responsibilities ``resp``
+        (n_samples, n_columns), objective in nats per sample.
+    covariance_type, reg_covar : the model's, for the split criterion
+    w : ndarray of shape (n_samples,), optional
+    merges : bool, default False
+        Also try merging the best pair alone (for objectives that can prefer fewer clusters).
+    max_candidates, n_partial, max_rounds : int, optional
+        Candidates tried per round, iterations of each partial run, accepted moves (default
+        the module's ``_SMEM_CANDIDATES``, ``_SMEM_PARTIAL``, ``_SMEM_ROUNDS``).
 
     Returns
     -------
-    labels : ndarray of int of shape (n_samples,)
+    resp : ndarray of shape (n_samples, n_columns)
+        The responsibilities of the optimum reached, or ``start`` itself when no search was
+        run (fewer than 3 clusters, no empty column and no ``merges``).
     info : dict
-        ``'moves'`` (accepted moves), ``'em_iterations'`` (iterations the search spent),
-        ``'objective'`` (of the last optimum reached, nats per sample; None when no search
-        was run: fewer than 3 clusters).
+        ``'moves'`` (accepted moves), ``'n_iter'`` (iterations the search spent, the fits
+        to convergence included), ``'objective'`` (of the optimum reached, nats per sample;
+        None when no search was run).
 
     Notes
     -----
     Source: Ueda, Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models",
-    Neural Computation 12(9), section 3 (merge criterion, partial then full EM, acceptance by
-    the likelihood). Here the partial run updates all components (K is small) and the split
-    is a hard partition along the principal axis instead of a random perturbation of the mean.
+    Neural Computation 12(9), section 3 (merge and split criteria, candidates tried in order,
+    partial then full EM, acceptance by the objective). Here the partial run updates all
+    components (K is small), a split is a hard partition along the principal axis instead of
+    a random perturbation of the mean, and the split criterion is a likelihood ratio.
     """
-    info = {"moves": 0, "em_iterations": 0, "objective": None}
-    if np.unique(labels).size < 3:
-        return labels, info
-    best_obj, it, resp = lookahead(labels, 500, 1e-6)
-    info["em_iterations"] += it
-    for _ in range(max_rounds):
-        best = None
-        for cand in _split_merge_candidates(X, resp.argmax(1), resp, max_candidates):
-            obj, it, _ = lookahead(cand, n_partial, 0.0)
-            info["em_iterations"] += it
-            if obj > best_obj + 1e-6 and (best is None or obj > best[0]):
-                best = (obj, cand)
-        if best is None:
+    w = np.ones(X.shape[0]) if w is None else w
+    max_candidates = _SMEM_CANDIDATES if max_candidates is None else max_candidates
+    n_partial = _SMEM_PARTIAL if n_partial is None else n_partial
+    max_rounds = _SMEM_ROUNDS if max_rounds is None else max_rounds
+    info = {"moves": 0, "n_iter": 0, "objective": None}
+    n_columns = start.shape[1]
+    n_present = np.unique(start.argmax(1)).size
+    if n_present < 3 and n_present == n_columns and not merges:
+        return start, info
+    best_obj, it, resp = lookahead(start)
+    info["n_iter"] += it
+    while info["moves"] < max_rounds:
+        moved = False
+        for cand in _split_merge_candidates(X, resp, covariance_type, reg_covar, w,
+                                            max_candidates, merges):
+            obj, it, r = lookahead(one_hot(cand, n_columns), n_partial, 0.0)
+            info["n_iter"] += it
+            if obj > best_obj + 1e-6:
+                best_obj, it, resp = lookahead(r)
+                info["n_iter"] += it
+                info["moves"] += 1
+                moved = True
+                break
+        if not moved:
             break
-        labels = best[1]
-        info["moves"] += 1
-        best_obj, it, resp = lookahead(labels, 500, 1e-6)
-        info["em_iterations"] += it
     info["objective"] = float(best_obj)
-    return labels, info
+    return resp, info
 
 
 def n_components_from_spectrum(X, max_components=None, sample_weight=None, standardize="auto"):

@@ -18,7 +18,7 @@ from .._validation import (check_array, check_counts, check_random_state, check_
 from .._kmeans import kmeans_plusplus
 from ._estimators import SpectralLDA
 from ._moments import check_moment_scale
-from ._gmm_start import SpectralInitWarning, choose_start
+from ._gmm_start import SpectralInitWarning, choose_start, params_from_resp
 from .._validation import check_lengths
 from ._estimators import SpectralHMM
 
@@ -92,7 +92,7 @@ def kmeans_plusplus_centers(X, n_components, rng, sample_weight=None):
 
 
 def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, sample_weight=None,
-                      random_state=None):
+                      random_state=None, lookahead=None, return_report=False):
     """Starting parameters of a Gaussian mixture from the spherical-GMM moments, checked
     against k-means++.
 
@@ -104,10 +104,11 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     :class:`~latentkit.mixture.GaussianMixture` (drawn from a copy of ``random_state``, 10 Lloyd
     iterations) has a higher one: then that start is returned, identical to
     ``init='kmeans++'`` with the same random state, with a :class:`SpectralInitWarning`.
-    When the spectral start is kept, a split-and-merge search (Ueda et al. 2000) from the EM
-    optimum it leads to may replace it by a merge-two/split-one partition of that optimum whose
-    short EM run already exceeds the optimum's likelihood (so its own optimum is higher);
-    these look-ahead fits are part of the start's cost.
+    When the spectral start is kept, the model is fitted from it and a split-and-merge search
+    (Ueda et al. 2000) from that optimum may move to a better one (a merge-two/split-one
+    partition whose short run already exceeds the optimum's objective); the start returned is
+    one M-step from the responsibilities of the optimum reached. These fits are part of the
+    start's cost: ``report['n_iter']`` counts their iterations.
 
     Parameters
     ----------
@@ -119,11 +120,28 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
         Used for the standardisation, Lloyd, the M-step and the check (the moments are
         unweighted).
     random_state : None, int or numpy.random.Generator
+    lookahead : callable, optional
+        ``lookahead(resp, max_iter=None, tol=None) -> (objective, n_iter, responsibilities)``:
+        the model fitted from responsibilities ``resp`` (n_samples, n_components), objective
+        in nats per sample (:func:`latentkit.spectral._gmm_start.model_lookahead` of the
+        user's model). Default: a GaussianMixture of ``covariance_type`` and ``reg_covar``
+        with its default ``max_iter`` and ``tol``.
+    return_report : bool, default False
+        Also return the report of the start.
 
     Returns
     -------
-    dict
+    params : dict
         ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type).
+    report : dict
+        Only with ``return_report``: ``'chosen'`` ('spectral' or 'kmeans++'), ``'spectral'``
+        and ``'kmeans'`` (the compared numbers, nats per sample: the candidates' start
+        log-likelihoods, or for a start with fewer clusters than columns the ELBOs after one
+        iteration; None where not computed, e.g. degenerate moments), ``'n_iter'``
+        (iterations of the model's updates run inside the start: the check's and the fits
+        of the split-and-merge search), ``'moves'``
+        (accepted moves), ``'objective'`` (the optimum the search reached, nats per sample,
+        or None).
 
     Warns
     -----
@@ -146,14 +164,18 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate; Ueda,
     Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models", for the search.
     """
-    return _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
-                          random_state, n_lloyd_kmeans=10)[1]
+    X = check_array(X, "X")
+    resp, report = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
+                                  random_state, n_lloyd_kmeans=10, lookahead=lookahead)
+    params = params_from_resp(X, resp, covariance_type, reg_covar,
+                              check_sample_weight(sample_weight, X.shape[0]))
+    return (params, report) if return_report else params
 
 
 def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, random_state,
-                   n_lloyd_kmeans, n_columns=None, lookahead=None):
+                   n_lloyd_kmeans, n_columns=None, lookahead=None, check="likelihood"):
     """Validate the arguments of the two mixture recipes, then
-    :func:`~._gmm_start.choose_start`: (labels, params, n_columns)."""
+    :func:`~._gmm_start.choose_start`: (responsibilities, report)."""
     X = check_array(X, "X")
     k = _check_n_components(n_components, X.shape[0])
     cols = k if n_columns is None else int(check_scalar(n_columns, "n_columns",
@@ -165,22 +187,28 @@ def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, r
     w = check_sample_weight(sample_weight, X.shape[0])
     rng = check_random_state(random_state)
     check_moment_scale(X, order=3)  # refused by name, not a fallback on inf moments
-    what = "k-means++" if cols == k else f"k-means++ ({k} clusters)"
+    what = "k-means++" if cols == k else f"k-means++ ({cols} clusters)"
     if lookahead is not None and not callable(lookahead):
         raise TypeError(f"lookahead must be callable or None, got {type(lookahead).__name__}.")
-    labels, params, _ = choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans,
-                                     what=what, lookahead=lookahead, n_columns=cols)
-    return labels, params, cols
+    return choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans, what=what,
+                        lookahead=lookahead, n_columns=cols, check=check)
 
 
 def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar=1e-6,
                               sample_weight=None, random_state=None, n_columns=None,
-                              lookahead=None):
+                              lookahead=None, return_report=False):
     """One-hot starting responsibilities of the variational mixtures from the spectral start.
 
-    As :func:`spectral_init_gmm` (same candidates and check), with the k-means++ candidate of
+    As :func:`spectral_init_gmm` (same candidates and search), with the k-means++ start of
     :class:`~latentkit.mixture.VariationalGaussianMixture` (Lloyd to convergence, at most 300
-    iterations).
+    iterations); with ``n_columns`` above ``n_components`` the k-means++ start has
+    ``n_columns`` clusters, the Dirichlet-process mixture's own ``init='kmeans++'`` start.
+    With a ``lookahead`` (the model's own fit), the check compares the model's objective
+    (the ELBO) after one iteration from the spectral start and from that k-means++ start,
+    so a start with fewer clusters than columns is judged by the model that will use it
+    (a likelihood always prefers more clusters); the two iterations are counted in
+    ``report['n_iter']``. Without one, the one-M-step likelihoods of ``n_components``-cluster
+    starts are compared, as in :func:`spectral_init_gmm`.
 
     Parameters
     ----------
@@ -193,20 +221,20 @@ def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar
     sample_weight : ndarray of shape (n_samples,), optional
     random_state : None, int or numpy.random.Generator
     n_columns : int, optional
-        Columns of the result (the truncation of a Dirichlet-process mixture; the columns
-        after ``n_components`` are zero, i.e. the components start empty). Default
-        ``n_components``.
+        Columns of the result (the truncation of a Dirichlet-process mixture; the spectral
+        start fills ``n_components`` of them, and the split-and-merge search may split
+        clusters into the empty ones). Default ``n_components``.
     lookahead : callable, optional
-        ``lookahead(labels, max_iter, tol) -> (objective, n_iter, responsibilities)``: the
-        model itself fitted from the one-hot partition ``labels`` (objective in nats per
-        sample, responsibilities of shape (n_samples, n_columns)), used by the split-and-merge
-        search from the spectral start (:func:`latentkit.spectral._gmm_start.split_merge`).
-        Default: maximum-likelihood EM of a GaussianMixture of ``covariance_type``.
+        As in :func:`spectral_init_gmm`, with ``resp`` of shape (n_samples, n_columns).
+    return_report : bool, default False
+        Also return the report of the start (as :func:`spectral_init_gmm`).
 
     Returns
     -------
-    ndarray of shape (n_samples, n_columns)
-        Rows one-hot.
+    resp : ndarray of shape (n_samples, n_columns)
+        Rows sum to 1: one-hot, or the responsibilities of the optimum the search reached.
+    report : dict
+        Only with ``return_report``.
 
     Warns
     -----
@@ -218,12 +246,12 @@ def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar
     ValueError, TypeError
         As :func:`spectral_init_gmm`; ``n_columns < n_components``.
     """
-    labels, _, cols = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
-                                     random_state, n_lloyd_kmeans=300, n_columns=n_columns,
-                                     lookahead=lookahead)
-    R = np.zeros((labels.shape[0], cols))
-    R[np.arange(labels.shape[0]), labels] = 1.0
-    return R
+    resp, report = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
+                                  random_state, n_lloyd_kmeans=300, n_columns=n_columns,
+                                  lookahead=lookahead,
+                                  check="likelihood" if lookahead is None or n_columns in (
+                                      None, n_components) else "objective")
+    return (resp, report) if return_report else resp
 
 
 def spectral_init_lda(X, n_components, doc_topic_prior=None, topic_word_prior=None,

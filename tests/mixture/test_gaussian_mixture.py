@@ -375,14 +375,14 @@ def test_spectral_init_hook(monkeypatch):
     X, _, _ = _planted("full", n=200, seed=12)
     seen = {}
 
-    def fake(X_, k, ct, *, reg_covar, sample_weight, random_state):
-        seen.update(k=k, ct=ct, n=X_.shape[0])
-        return {"weights": np.full(k, 1 / k), "means": X_[:k].copy()}
+    def fake(X_, k, ct, *, reg_covar, sample_weight, random_state, lookahead, return_report):
+        seen.update(k=k, ct=ct, n=X_.shape[0], report=return_report)
+        return {"weights": np.full(k, 1 / k), "means": X_[:k].copy()}, {"n_iter": 0}
 
     monkeypatch.setattr(spectral, "spectral_init_gmm", fake, raising=False)
     m = GaussianMixture(3, init="spectral", max_iter=1, tol=0, random_state=0).fit(X)
-    assert seen == {"k": 3, "ct": "full", "n": 200}
-    assert m.n_iter_ == 1
+    assert seen == {"k": 3, "ct": "full", "n": 200, "report": True}
+    assert m.n_iter_ == 1 and m.spectral_report_ == {"n_iter": 0}
 
 
 def test_sample_predict_and_information_criteria():

@@ -2,7 +2,6 @@
 shifted-centre moments, and the robust spectral start of the Gaussian mixtures with its check
 against k-means++."""
 
-import functools
 import warnings
 
 import numpy as np
@@ -221,7 +220,8 @@ def test_dirichlet_process_spectral_start_begins_at_the_moments_k():
     km = DirichletProcessMixture(10, init="kmeans++", covariance_type="spherical",
                                  max_iter=100, tol=1e-5, random_state=0).fit(X)
     assert dp.lower_bound_ >= km.lower_bound_ - 1e-3
-    assert dp.n_iter_ <= km.n_iter_
+    assert dp.n_iter_ + dp.spectral_report_["n_iter"] <= km.n_iter_  # the honest count
+    # without a model to judge births, the start is the spectral partition itself
     R = spectral_responsibilities(X, 4, "spherical", random_state=0, n_columns=10)
     assert R.shape == (600, 10) and np.all(R[:, 4:] == 0) and np.all(R.sum(1) == 1)
 
@@ -266,24 +266,102 @@ def _four_blobs(seed=0, n=40):
     return centres[h] + rng.standard_normal((4 * n, 2)), h
 
 
+def _em(X, K):
+    return _gmm_start.model_lookahead(GaussianMixture(K, tol=1e-6, max_iter=500), X,
+                                      np.ones(X.shape[0]))
+
+
+def _counting(lookahead):
+    """The lookahead, with the iterations of every call it made recorded in ``.runs``."""
+    def run(resp, max_iter=None, tol=None):
+        out = lookahead(resp, max_iter, tol)
+        run.runs.append(out[1])
+        return out
+
+    run.runs = []
+    return run
+
+
 def test_split_merge_leaves_a_local_optimum_for_the_true_partition():
     X, h = _four_blobs()
-    w = np.ones(X.shape[0])
-    la = functools.partial(_gmm_start._em_lookahead, X, 4, "full", 1e-6, w)
+    la = _counting(_em(X, 4))
     # a local optimum of EM: blobs 0 and 1 in one component, blob 3 cut in two halves
     bad = h.copy()
     bad[h == 1] = 0
     bad[(h == 3) & (X[:, 0] < 8.0)] = 1
-    obj_bad = la(bad, 500, 1e-6)[0]
-    labels, info = _gmm_start.split_merge(X, bad, 4, la)
+    obj_bad, _, R = la(_gmm_start.one_hot(bad, 4))
+    # the first candidate (Ueda's merge criterion, the split likelihood ratio) is the truth
+    first = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, np.ones(X.shape[0]), 1)
+    assert len(first) == 1 and adjusted_rand_score(h, first[0]) == 1.0
+    la.runs.clear()
+    moved, info = _gmm_start.split_merge(X, _gmm_start.one_hot(bad, 4), la)
     assert info["moves"] >= 1 and info["objective"] > obj_bad + 0.1
-    assert adjusted_rand_score(h, labels) == 1.0
-    # the true partition is kept as it is (no candidate beats its optimum)
-    same, info = _gmm_start.split_merge(X, h, 4, la)
-    assert same is h and info["moves"] == 0
-    # fewer than 3 clusters: no search
-    two = (h >= 2).astype(int)
-    assert _gmm_start.split_merge(X, two, 4, la)[0] is two
+    assert info["n_iter"] == sum(la.runs)  # every iteration of the search is counted
+    # the true partition: no candidate beats its optimum; the optimum's responsibilities
+    # come back (a fit from them only confirms convergence), the one the search reached
+    resp, info = _gmm_start.split_merge(X, _gmm_start.one_hot(h, 4), la)
+    assert info["moves"] == 0 and adjusted_rand_score(h, resp.argmax(1)) > 0.98
+    assert adjusted_rand_score(resp.argmax(1), moved.argmax(1)) == 1.0
+    gm = GaussianMixture(4, init=_gmm_start.params_from_resp(X, resp, "full", 1e-6,
+                                                             np.ones(X.shape[0])),
+                         tol=1e-6).fit(X)
+    assert gm.n_iter_ <= 3 and gm.lower_bound_ >= info["objective"] - 1e-9
+    # fewer than 3 clusters and no empty column: no search
+    two = _gmm_start.one_hot((h >= 2).astype(int), 2)
+    assert _gmm_start.split_merge(X, two, _em(X, 2))[0] is two
+
+
+def test_births_split_the_cluster_two_gaussians_explain_best_into_an_empty_column():
+    X, h = _four_blobs(1)
+    start = h.copy()
+    start[h == 1] = 0  # blobs 0 and 1 together, column 1 empty
+    cands = _gmm_start._split_merge_candidates(X, _gmm_start.one_hot(start, 4), "full", 1e-6,
+                                               np.ones(X.shape[0]), 2)
+    assert len(cands) == 2 and adjusted_rand_score(h, cands[0]) == 1.0
+    assert np.all(np.bincount(cands[0], minlength=4) > 0)  # the empty column took a half
+    assert adjusted_rand_score(h, cands[1]) < 1.0  # a true blob cut: ranked below
+
+
+def test_the_reported_iterations_are_those_the_start_ran(monkeypatch):
+    X, _ = planted_spherical(300, 3, 5, 4, sep=2.0)  # the spectral start is kept on it
+    seen = []
+    real = _gmm_start.model_lookahead
+
+    def counted(model, X, w):
+        la = _counting(real(model, X, w))
+        seen.append(la)
+        return la
+
+    monkeypatch.setattr(_gmm_start, "model_lookahead", counted)
+    for make in (lambda: GaussianMixture(3, init="spectral", tol=1e-6, random_state=0),
+                 lambda: VariationalGaussianMixture(3, init="spectral", tol=1e-6,
+                                                    random_state=0),
+                 lambda: DirichletProcessMixture(8, init="spectral", tol=1e-6,
+                                                 random_state=0)):
+        seen.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpectralInitWarning)
+            m = make().fit(X)
+        rep = m.spectral_report_
+        assert rep["chosen"] == "spectral"
+        assert rep["n_iter"] == sum(it for la in seen for it in la.runs) > 0
+        assert m.lower_bound_ >= rep["objective"] - 1e-9  # the fit went on from the optimum
+
+
+def test_dirichlet_process_falls_back_to_exactly_its_own_kmeans_start(monkeypatch):
+    X, _ = _four_blobs(3)
+
+    def poor(X, k, w, rng):  # a partition no model prefers: alternate rows
+        return [np.arange(X.shape[0]) % k]
+
+    monkeypatch.setattr(_gmm_start, "spectral_labels", poor)
+    kw = dict(covariance_type="diag", tol=1e-6, max_iter=200, random_state=5)
+    with pytest.warns(SpectralInitWarning, match=r"k-means\+\+ \(10 clusters\) start"):
+        sp = DirichletProcessMixture(10, init="spectral", **kw).fit(X)
+    km = DirichletProcessMixture(10, init="kmeans++", **kw).fit(X)
+    np.testing.assert_array_equal(sp.lower_bounds_, km.lower_bounds_)
+    assert sp.spectral_report_["chosen"] == "kmeans++"
+    assert sp.spectral_report_["spectral"] < sp.spectral_report_["kmeans"]
 
 
 def test_olive_oil_regions_spectral_start_reaches_a_better_optimum_than_kmeans():
@@ -293,8 +371,7 @@ def test_olive_oil_regions_spectral_start_reaches_a_better_optimum_than_kmeans()
     X = (o.data - o.data.mean(0)) / o.data.std(0)
     w = np.ones(X.shape[0])
     bare = _gmm_start.spectral_labels(X, 3, w, np.random.default_rng(0))
-    ll_bare = max(_gmm_start._em_lookahead(X, 3, "full", 1e-6, w, lab, 500, 1e-6)[0]
-                  for lab in bare)
+    ll_bare = max(_em(X, 3)(_gmm_start.one_hot(lab, 3))[0] for lab in bare)
     with warnings.catch_warnings():
         warnings.simplefilter("error", SpectralInitWarning)
         sp = GaussianMixture(3, init="spectral", tol=1e-6, max_iter=500, random_state=0).fit(X)
@@ -305,7 +382,12 @@ def test_olive_oil_regions_spectral_start_reaches_a_better_optimum_than_kmeans()
     assert sp.lower_bound_ > ll_bare + 0.05  # measured -4.247 against -4.339
     # the issue's criterion against the k-means++ seeds (measured there: -4.353, ARI 0.744)
     assert sp.lower_bound_ >= np.mean([m.lower_bound_ for m in km])
-    assert ari_sp >= np.mean(ari_km) - 0.02 and ari_sp > 0.9  # measured 0.920
-    assert sp.n_iter_ <= np.mean([m.n_iter_ for m in km])
+    assert ari_sp >= np.mean(ari_km) - 0.02 and ari_sp > 0.9  # measured 0.927
+    # the better optimum costs iterations, and they are reported (measured 26 in the start
+    # and 45 in the fit against 27 for k-means++ on these seeds): not within the issue's
+    # "no more iterations", which the README states
+    rep = sp.spectral_report_
+    assert rep["chosen"] == "spectral" and rep["moves"] >= 1
+    assert rep["objective"] > ll_bare + 0.05 and rep["n_iter"] > 0
     with pytest.raises(TypeError, match="lookahead must be callable"):
         spectral_responsibilities(X, 3, lookahead=3)
