@@ -28,6 +28,7 @@ __all__ = [
     "forward_backward_scaled_serial",
     "forward_backward_blocked",
     "forward_scaled",
+    "forward_blocked",
     "viterbi_log",
     "categorical_emission_counts",
     "scaled_frame_from_log",
@@ -381,45 +382,12 @@ def _bwd_run(frame, transmat, beta, bnorm, s, e, start, check):
 
 
 @jit(parallel=True)
-def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamma_out,
-                             log_scale_out, xi_blocks, beta, bnorm):
-    """Forward-backward over ONE sequence, parallel over time blocks of ``block`` rows
-    (blocked forward-backward with boundary messages; cf. Sarkka & Garcia-Fernandez 2021 for
-    the parallel-in-time view).
-
-    1. Speculative forward, all blocks at once: block ``b > 0`` starts from the uniform
-       message in place of the unknown ``alpha_{s_b - 1}``.
-    2. Catch-up, all blocks at once: block ``b`` re-runs from the speculative end of block
-       ``b - 1`` until its message agrees with the speculative one (the chain forgets its
-       start), overwriting only the rows before. A block whose re-run reached its end changed
-       its last message, so the next block is re-run again (serially; rare: the chain would
-       have to remember its state over a whole block).
-    3. and 4. The same for the backward messages (self-normalised, speculative start uniform).
-    5. All blocks at once: ``gamma_t ∝ alpha_t * b_t``, the expected transitions of each block
-       ``xi_blocks[b] = sum_t alpha_t(i) A_ij f_{t+1,j} b_{t+1}(j) / Z_t`` with
-       ``Z_t = sum_i alpha_t(i) m_t(i) = bnorm_t sum_i alpha_t(i) b_t(i)``, and
-       ``log_scale_out[t] = log c_t + log_offset[t]``.
-
-    The blocks depend on the sequence length only, so the result does not depend on the
-    thread count. Returns False (outputs undefined) when a scale factor was zero or not
-    finite; the caller then runs the sequential kernel, which reports where.
-
-    Parameters
-    ----------
-    frame, log_offset : (T, K), (T,)
-        Scaled emission probabilities and their log offsets (module conventions).
-    startprob, transmat : (K,), (K, K)
-    block : int
-        Rows per time block (>= 1).
-    gamma_out : (T, K) out; log_scale_out : (T,) out
-    xi_blocks : (ceil(T / block), K, K) out
-    beta : (T, K) scratch; bnorm : (T,) scratch
-    """
+def _blocked_forward(frame, startprob, transmat, block, B, alpha, c_out):
+    """Steps 1 and 2 of :func:`forward_backward_blocked` over ``B`` blocks: the normalised
+    forward messages into ``alpha`` (T, K) and the scale factors ``c_t`` into ``c_out`` (T,).
+    Returns False on a zero or non-finite scale factor."""
     T, K = frame.shape
-    B = xi_blocks.shape[0]
     transmat_t = np.ascontiguousarray(transmat.T)
-    alpha = gamma_out
-    c_out = log_scale_out
     uniform = np.full(K, 1.0 / K)
     ok = np.ones(B, dtype=np.bool_)
     # 1. speculative forward
@@ -456,6 +424,51 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
                                True)
         if stop[b] < 0:
             return False
+    return True
+
+
+@jit(parallel=True)
+def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamma_out,
+                             log_scale_out, xi_blocks, beta, bnorm):
+    """Forward-backward over ONE sequence, parallel over time blocks of ``block`` rows
+    (blocked forward-backward with boundary messages; cf. Sarkka & Garcia-Fernandez 2021 for
+    the parallel-in-time view).
+
+    1. Speculative forward, all blocks at once: block ``b > 0`` starts from the uniform
+       message in place of the unknown ``alpha_{s_b - 1}``.
+    2. Catch-up, all blocks at once: block ``b`` re-runs from the speculative end of block
+       ``b - 1`` until its message agrees with the speculative one (the chain forgets its
+       start), overwriting only the rows before. A block whose re-run reached its end changed
+       its last message, so the next block is re-run again (serially; rare: the chain would
+       have to remember its state over a whole block).
+    3. and 4. The same for the backward messages (self-normalised, speculative start uniform).
+    5. All blocks at once: ``gamma_t ∝ alpha_t * b_t``, the expected transitions of each block
+       ``xi_blocks[b] = sum_t alpha_t(i) A_ij f_{t+1,j} b_{t+1}(j) / Z_t`` with
+       ``Z_t = sum_i alpha_t(i) m_t(i) = bnorm_t sum_i alpha_t(i) b_t(i)``, and
+       ``log_scale_out[t] = log c_t + log_offset[t]``.
+
+    The blocks depend on the sequence length only, so the result does not depend on the
+    thread count. Returns False (outputs undefined) when a scale factor was zero or not
+    finite; the caller then runs the sequential kernel, which reports where.
+
+    Parameters
+    ----------
+    frame, log_offset : (T, K), (T,)
+        Scaled emission probabilities and their log offsets (module conventions).
+    startprob, transmat : (K,), (K, K)
+    block : int
+        Rows per time block (>= 1).
+    gamma_out : (T, K) out; log_scale_out : (T,) out
+    xi_blocks : (ceil(T / block), K, K) out
+    beta : (T, K) scratch; bnorm : (T,) scratch
+    """
+    T, K = frame.shape
+    B = xi_blocks.shape[0]
+    alpha = gamma_out
+    c_out = log_scale_out
+    uniform = np.full(K, 1.0 / K)
+    if not _blocked_forward(frame, startprob, transmat, block, B, alpha, c_out):
+        return False
     # 3. speculative backward (b_{T-1} = uniform is exact for the last block)
     for b in prange(B):
         s = b * block
@@ -505,4 +518,33 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
             for k in range(K):
                 gamma_out[t, k] *= inv
             log_scale_out[t] = math.log(c_out[t]) + log_offset[t]
+    return True
+
+
+@jit(parallel=True)
+def forward_blocked(frame, log_offset, startprob, transmat, block, log_scale_out, alpha):
+    """Scaled forward pass only over ONE sequence, parallel over time blocks of ``block`` rows:
+    steps 1 and 2 of :func:`forward_backward_blocked` (speculative forward, catch-up), then
+    ``log_scale_out[t] = log c_t + log_offset[t]``; the scoring counterpart of
+    :func:`forward_scaled`, equal to it to rounding (the catch-up tolerance, CATCH_UP_RTOL).
+
+    Parameters
+    ----------
+    frame, log_offset : (T, K), (T,)
+    startprob, transmat : (K,), (K, K)
+    block : int
+        Rows per time block (>= 1).
+    log_scale_out : (T,) out
+        One-step predictive log-densities (nats); their sum is the log-likelihood.
+    alpha : (T, K) scratch
+
+    Returns False (outputs undefined) on an impossible observation; the caller then runs
+    :func:`forward_scaled`, which gives ``-inf`` from that row on.
+    """
+    T = frame.shape[0]
+    B = (T + block - 1) // block
+    if not _blocked_forward(frame, startprob, transmat, block, B, alpha, log_scale_out):
+        return False
+    for t in prange(T):
+        log_scale_out[t] = math.log(log_scale_out[t]) + log_offset[t]
     return True

@@ -16,11 +16,14 @@ import numbers
 
 import numpy as np
 
+from .._chunking import split_sequences
 from .._deprecation import renamed_attribute
 from .._validation import check_lengths, check_scalar
 from ..base import LatentModel, clone
 from . import _emissions as em
 from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
+from ._forward_backward import (  # noqa: F401 (_BLOCKED_MIN_LENGTH read by tests)
+    _BLOCKED_MIN_LENGTH, SequenceData, _forward_any, _forward_backward_any)
 from ..base import NotFittedError
 from ..distributions import compute_precision_cholesky
 from ..distributions._missing import check_array_missing, conditional_impute
@@ -40,94 +43,6 @@ _EMISSION_ALIASES = {
 }
 
 _INITS = ("random", "kmeans++", "spectral")
-
-#: Below this much work (time steps x states^2) or with one sequence, kernels run on one
-#: thread: starting numba's thread pool costs more than it saves (results are identical).
-_PARALLEL_MIN_WORK = 1_000_000
-
-
-#: Time steps per block of the blocked forward-backward (one long sequence, parallel over
-#: time); a sequence of at least ``_BLOCKED_MIN_LENGTH`` steps uses it. Both depend on the data
-#: only, never on the thread count, so results do not either.
-_TIME_BLOCK = 16384
-_BLOCKED_MIN_LENGTH = 8 * _TIME_BLOCK
-
-
-def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma, log_pred, xi,
-                          loglik):
-    """Forward-backward over stacked sequences: each sequence of at least
-    ``_BLOCKED_MIN_LENGTH`` steps by the blocked kernel (parallel over its time blocks), the
-    runs of shorter sequences between them by the per-sequence kernels (parallel over
-    sequences). Same outputs as :func:`latentkit._kernels.hmm.forward_backward_scaled`."""
-    from .._kernels import hmm as kernels  # local: numba loads on first use, not at import
-
-    K = frame.shape[1]
-    lens = np.diff(offsets)
-    n_seq = lens.shape[0]
-    s = 0
-    while s < n_seq:
-        a = int(offsets[s])
-        if lens[s] >= _BLOCKED_MIN_LENGTH:
-            b = int(offsets[s + 1])
-            n_blocks = -(-(b - a) // _TIME_BLOCK)
-            xi_b = np.empty((n_blocks, K, K))
-            ok = kernels.forward_backward_blocked(
-                frame[a:b], log_offset[a:b], startprob, transmat, _TIME_BLOCK, gamma[a:b],
-                log_pred[a:b], xi_b, np.empty((b - a, K)), np.empty(b - a))
-            if ok:
-                xi[s] = xi_b.sum(axis=0)
-                loglik[s] = float(log_pred[a:b].sum())
-            else:  # an impossible observation: the sequential kernel says where (-inf, NaN)
-                kernels.forward_backward_scaled_serial(
-                    frame[a:b], log_offset[a:b], startprob, transmat,
-                    np.array([0, b - a], dtype=np.int64), gamma[a:b], log_pred[a:b],
-                    xi[s:s + 1], loglik[s:s + 1])
-            s += 1
-            continue
-        e = s
-        while e < n_seq and lens[e] < _BLOCKED_MIN_LENGTH:
-            e += 1
-        b = int(offsets[e])
-        sub = offsets[s:e + 1] - a
-        serial = e - s < 2 or (b - a) * K ** 2 < _PARALLEL_MIN_WORK
-        fn = kernels.forward_backward_scaled_serial if serial else \
-            kernels.forward_backward_scaled
-        fn(frame[a:b], log_offset[a:b], startprob, transmat, sub, gamma[a:b], log_pred[a:b],
-           xi[s:e], loglik[s:e])
-        s = e
-
-
-# --------------------------------------------------------------------------------------------
-# data
-# --------------------------------------------------------------------------------------------
-
-class SequenceData:
-    """Validated stacked sequences: the data object HMM E-steps consume.
-
-    Attributes
-    ----------
-    X : ndarray
-        Observations as the emission component validated them (n_samples rows).
-    offsets : ndarray of shape (n_sequences + 1,) of int64
-    """
-
-    def __init__(self, X, offsets):
-        self.X = X
-        self.offsets = offsets
-
-    @property
-    def n_samples(self):
-        return int(self.offsets[-1])
-
-    @property
-    def n_sequences(self):
-        return len(self.offsets) - 1
-
-    def subset(self, s0, s1):
-        """Sequences ``s0..s1-1`` as a new SequenceData."""
-        a, b = self.offsets[s0], self.offsets[s1]
-        return SequenceData(self.X[a:b], self.offsets[s0:s1 + 1] - a)
-
 
 # --------------------------------------------------------------------------------------------
 # the model
@@ -379,15 +294,12 @@ class HiddenMarkovModel(LatentModel):
         return data.n_samples
 
     def _split_data(self, data, n_chunks):
-        """Split on sequence boundaries into at most ``n_chunks`` chunks of about equal
-        numbers of time steps."""
-        n_seq = data.n_sequences
-        n_chunks = max(1, min(int(n_chunks), n_seq))
+        """Split into at most ``n_chunks`` chunks of whole sequences, of about equal numbers of
+        time steps (the one rule of :func:`latentkit._chunking.split_sequences`)."""
+        n_chunks = max(1, int(n_chunks))
         targets = np.linspace(0, data.n_samples, n_chunks + 1)[1:-1]
-        cuts = np.searchsorted(data.offsets, targets)
-        cuts = np.unique(np.clip(cuts, 1, n_seq - 1)) if n_seq > 1 else np.array([], int)
-        bounds = [0] + [int(c) for c in cuts] + [n_seq]
-        return [data.subset(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        bounds = split_sequences(data.offsets, targets)
+        return [data.subset(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
     def _init_params(self, data, rng):
         K = self.n_components
@@ -527,13 +439,11 @@ class HiddenMarkovModel(LatentModel):
         super()._set_state(state)
 
     def _forward(self, data):
-        from .._kernels.hmm import forward_scaled  # local: numba loads on first use, not at import
-
         frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
         log_pred = np.empty(frame.shape[0])
         loglik = np.empty(data.n_sequences)
-        forward_scaled(frame, log_offset, np.ascontiguousarray(self.startprob_),
-                       np.ascontiguousarray(self.transmat_), data.offsets, log_pred, loglik)
+        _forward_any(frame, log_offset, np.ascontiguousarray(self.startprob_),
+                     np.ascontiguousarray(self.transmat_), data.offsets, log_pred, loglik)
         return log_pred, loglik
 
     def score_samples(self, X, lengths=None):
