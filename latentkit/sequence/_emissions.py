@@ -33,6 +33,7 @@ from .._kmeans import kmeans_plusplus
 from .._summaries import RowSummary, SymbolSummary
 from .._validation import (check_array, check_dense_width, check_n_features, check_scalar,
                            check_simplex_rows)
+from .._deprecation import renamed_attribute
 from ..base import ParamsMixin, Stats, stats_dataclass
 from ..distributions._missing import (
     accumulate_missing_gaussian_stats,
@@ -102,24 +103,44 @@ class CategoricalHMMStats(HMMStats):
     counts: np.ndarray
 
 
+def _old_stats_names(**old_to_new):
+    """Class decorator: the statistics' field names before they followed the mixtures'
+    ``GaussianStats`` (latentkit 0.1) read as deprecated aliases (``DeprecationWarning``), and
+    :func:`latentkit.io.load` maps them in old model files (``_renamed_fields``)."""
+    def decorate(cls):
+        for old, new in old_to_new.items():
+            setattr(cls, old, renamed_attribute(old, new))
+        cls._renamed_fields = dict(old_to_new)
+        return cls
+    return decorate
+
+
+@_old_stats_names(post="nk", obs="sx")
 @stats_dataclass
 class PoissonHMMStats(HMMStats):
-    """:class:`HMMStats` plus ``post`` (n_components,) expected state occupancies and ``obs``
-    (n_components, n_features) posterior-weighted sums of the counts."""
+    """:class:`HMMStats` plus ``nk`` (n_components,) expected state occupancies and ``sx``
+    (n_components, n_features) posterior-weighted sums of the counts (the names of the
+    mixtures' :class:`~latentkit.distributions.GaussianStats`; ``post``/``obs`` before)."""
 
-    post: np.ndarray
-    obs: np.ndarray
+    nk: np.ndarray
+    sx: np.ndarray
 
 
+@_old_stats_names(post="nk", obs="sx", obs2="sxx")
 @stats_dataclass
 class GaussianHMMStats(HMMStats):
-    """:class:`HMMStats` plus ``post`` (n_components,), ``obs`` (n_components, n_features) and
-    ``obs2``: posterior-weighted sums of squares, (n_components, n_features) for 'diag' and
-    'spherical', outer products (n_components, n_features, n_features) for 'full' and 'tied'."""
+    """:class:`HMMStats` plus the Gaussian block under the names of the mixtures'
+    :class:`~latentkit.distributions.GaussianStats`: ``nk`` (n_components,) expected state
+    occupancies, ``sx`` (n_components, n_features) posterior-weighted sums of ``x - shift`` and
+    ``sxx`` the weighted second moments about the shift: (n_components, n_features) for
+    'diag', (n_components,) for 'spherical', outer products (n_components, n_features,
+    n_features) for 'full' and 'tied' (per state; the mixtures' 'tied' ``sxx`` is summed over
+    components). Before latentkit 0.2 the fields were ``post``, ``obs`` and ``obs2``; those
+    names still read (``DeprecationWarning``) and old model files still load."""
 
-    post: np.ndarray
-    obs: np.ndarray
-    obs2: np.ndarray
+    nk: np.ndarray
+    sx: np.ndarray
+    sxx: np.ndarray
 
 
 # --------------------------------------------------------------------------------------------
@@ -395,7 +416,7 @@ class PoissonEmission(Emission):
     ----------
     lambdas_prior : float, optional
         Shape ``a`` (>= 1) of a Gamma(a, b) prior on every rate (MAP estimate
-        ``(obs + a - 1) / (post + b)``). Default None: maximum likelihood.
+        ``(sx + a - 1) / (nk + b)``). Default None: maximum likelihood.
     lambdas_weight : float, default 0.0
         Rate ``b`` (>= 0) of that Gamma prior; used only with ``lambdas_prior``.
 
@@ -479,17 +500,17 @@ class PoissonEmission(Emission):
         return np.ascontiguousarray(out)
 
     def empty_stats(self, n_components):
-        return {"post": np.zeros(n_components),
-                "obs": np.zeros((n_components, self.n_features_))}
+        return {"nk": np.zeros(n_components),
+                "sx": np.zeros((n_components, self.n_features_))}
 
     def accumulate(self, params, X, gamma):
-        return {"post": gamma.sum(axis=0), "obs": gamma.T @ X}
+        return {"nk": gamma.sum(axis=0), "sx": gamma.T @ X}
 
     def m_step(self, params, stats, frozen):
         if "lambdas" in _as_frozen(frozen):
             return {}
-        num = stats.obs
-        den = stats.post[:, None] + 0.0 * num
+        num = stats.sx
+        den = stats.nk[:, None] + 0.0 * num
         if self.lambdas_prior is not None:
             num = num + (self.lambdas_prior - 1.0)
             den = den + self.lambdas_weight
@@ -636,19 +657,19 @@ class GaussianEmission(Emission):
 
     def empty_stats(self, n_components):
         D = self.n_features_
-        return {"post": np.zeros(n_components), "obs": np.zeros((n_components, D)),
-                "obs2": np.zeros(covariance_shape(self.covariance_type, n_components, D))}
+        return {"nk": np.zeros(n_components), "sx": np.zeros((n_components, D)),
+                "sxx": np.zeros(covariance_shape(self.covariance_type, n_components, D))}
 
     def accumulate(self, params, X, gamma):
         if self._marginalize():
             prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
                                                       reg_covar=self.reg_covar)
-            post, obs, obs2 = accumulate_missing_gaussian_stats(
+            nk, sx, sxx = accumulate_missing_gaussian_stats(
                 X, gamma, params["means"], prec_chol, self.covariance_type, shift=self.shift_)
-            return {"post": post, "obs": obs, "obs2": obs2}
-        post, obs, obs2 = accumulate_gaussian_stats(X, gamma, self.covariance_type,
+            return {"nk": nk, "sx": sx, "sxx": sxx}
+        nk, sx, sxx = accumulate_gaussian_stats(X, gamma, self.covariance_type,
                                                     shift=self.shift_)
-        return {"post": post, "obs": obs, "obs2": obs2}
+        return {"nk": nk, "sx": sx, "sxx": sxx}
 
     def m_step(self, params, stats, frozen):
         frozen = _as_frozen(frozen)
@@ -656,10 +677,10 @@ class GaussianEmission(Emission):
             return {}
         ct = self.covariance_type
         means, covars, collapsed = estimate_gaussian_parameters(
-            stats.post, stats.obs, stats.obs2, ct, reg_covar=self.reg_covar,
+            stats.nk, stats.sx, stats.sxx, ct, reg_covar=self.reg_covar,
             shift=self.shift_, warn=False)
         # a state without posterior weight keeps its parameters (no 0/0, no jump to the shift)
-        empty = stats.post <= 1e-8 * max(float(stats.post.sum()), 1e-300)
+        empty = stats.nk <= 1e-8 * max(float(stats.nk.sum()), 1e-300)
         if empty.any():
             means[empty] = params["means"][empty]
             if ct != "tied":
@@ -703,9 +724,9 @@ def _mean_fill(X):
 
 def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):
     """ML covariances about given (frozen) means from moments about ``shift``."""
-    nk = _moment_counts(stats.post)
+    nk = _moment_counts(stats.nk)
     d = means - shift  # (K, D)
-    sx, sxx = stats.obs, stats.obs2
+    sx, sxx = stats.sx, stats.sxx
     if ct == "full":
         cov = (sxx - sx[:, :, None] * d[:, None, :] - d[:, :, None] * sx[:, None, :]
                + nk[:, None, None] * d[:, :, None] * d[:, None, :]) / nk[:, None, None]
@@ -713,7 +734,7 @@ def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):
         cov[:, np.arange(d.shape[1]), np.arange(d.shape[1])] += reg_covar
     elif ct == "tied":
         cov = (sxx - np.einsum("kd,ke->de", sx, d) - np.einsum("kd,ke->de", d, sx)
-               + np.einsum("k,kd,ke->de", stats.post, d, d)) / nk.sum()
+               + np.einsum("k,kd,ke->de", stats.nk, d, d)) / nk.sum()
         cov = 0.5 * (cov + cov.T) + reg_covar * np.eye(d.shape[1])
     elif ct == "diag":
         cov = (sxx - 2 * sx * d + nk[:, None] * d ** 2) / nk[:, None] + reg_covar

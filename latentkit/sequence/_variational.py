@@ -328,15 +328,15 @@ class VariationalGaussianEmission(em.GaussianEmission):
 
     def occupancy(self, stats):
         """Expected time steps per state, shape (K,)."""
-        return stats.post
+        return stats.nk
 
     def vb_update(self, post, prior, stats, step_size, scale):
         """Conjugate Normal-Wishart update on the natural parameters (Bishop 2006, eqs.
         10.60-10.63), blended with the current posterior by ``step_size``."""
         ct = self.covariance_type
-        inc = NormalWishart.natural_stats(ct, stats.post * scale, stats.obs * scale,
-                                          stats.obs2 * scale, self.reg_covar)
-        K = stats.post.shape[0]
+        inc = NormalWishart.natural_stats(ct, stats.nk * scale, stats.sx * scale,
+                                          stats.sxx * scale, self.reg_covar)
+        K = stats.nk.shape[0]
         eta = NormalWishart.natural_prior(self._prior_nw(prior), K, self.shift_)
         eta = [e + s for e, s in zip(eta, inc)]
         if step_size < 1.0 and post:
