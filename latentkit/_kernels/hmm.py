@@ -13,7 +13,8 @@ Conventions (all kernels):
   sum per-sequence outputs in index order.
 
 The wrappers that validate inputs and carry the documentation live in
-:mod:`latentkit.sequence._hmm`; the naive NumPy oracles in :mod:`latentkit.testing`.
+:mod:`latentkit.sequence` (``_forward_backward``, ``_hmm_inference``); the naive NumPy oracles
+in :mod:`latentkit.testing`.
 Only numpy, math and numba are imported here (DESIGN.md section 4).
 """
 

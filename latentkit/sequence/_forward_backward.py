@@ -26,6 +26,25 @@ _TIME_BLOCK = 16384
 _BLOCKED_MIN_LENGTH = 8 * _TIME_BLOCK
 
 
+def _runs(offsets):
+    """``(s, e, long)``: the sequences ``s..e-1`` taken together, in order: each sequence of at
+    least ``_BLOCKED_MIN_LENGTH`` steps alone (``long``, ``e = s + 1``), the shorter ones in
+    maximal runs between them. Depends on the lengths only (never on the thread count)."""
+    lens = np.diff(offsets)
+    n_seq = lens.shape[0]
+    s = 0
+    while s < n_seq:
+        if lens[s] >= _BLOCKED_MIN_LENGTH:
+            yield s, s + 1, True
+            s += 1
+            continue
+        e = s
+        while e < n_seq and lens[e] < _BLOCKED_MIN_LENGTH:
+            e += 1
+        yield s, e, False
+        s = e
+
+
 def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma, log_pred, xi,
                           loglik):
     """Forward-backward over stacked sequences: each sequence of at least
@@ -35,13 +54,9 @@ def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma
     from .._kernels import hmm as kernels  # local: numba loads on first use, not at import
 
     K = frame.shape[1]
-    lens = np.diff(offsets)
-    n_seq = lens.shape[0]
-    s = 0
-    while s < n_seq:
-        a = int(offsets[s])
-        if lens[s] >= _BLOCKED_MIN_LENGTH:
-            b = int(offsets[s + 1])
+    for s, e, long in _runs(offsets):
+        a, b = int(offsets[s]), int(offsets[e])
+        if long:
             n_blocks = -(-(b - a) // _TIME_BLOCK)
             xi_b = np.empty((n_blocks, K, K))
             ok = kernels.forward_backward_blocked(
@@ -50,24 +65,13 @@ def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma
             if ok:
                 xi[s] = xi_b.sum(axis=0)
                 loglik[s] = float(log_pred[a:b].sum())
-            else:  # an impossible observation: the sequential kernel says where (-inf, NaN)
-                kernels.forward_backward_scaled_serial(
-                    frame[a:b], log_offset[a:b], startprob, transmat,
-                    np.array([0, b - a], dtype=np.int64), gamma[a:b], log_pred[a:b],
-                    xi[s:s + 1], loglik[s:s + 1])
-            s += 1
-            continue
-        e = s
-        while e < n_seq and lens[e] < _BLOCKED_MIN_LENGTH:
-            e += 1
-        b = int(offsets[e])
-        sub = offsets[s:e + 1] - a
+                continue
+            # an impossible observation: the sequential kernel says where (-inf, NaN)
         serial = e - s < 2 or (b - a) * K ** 2 < _PARALLEL_MIN_WORK
         fn = kernels.forward_backward_scaled_serial if serial else \
             kernels.forward_backward_scaled
-        fn(frame[a:b], log_offset[a:b], startprob, transmat, sub, gamma[a:b], log_pred[a:b],
-           xi[s:e], loglik[s:e])
-        s = e
+        fn(frame[a:b], log_offset[a:b], startprob, transmat, offsets[s:e + 1] - a, gamma[a:b],
+           log_pred[a:b], xi[s:e], loglik[s:e])
 
 
 def _forward_any(frame, log_offset, startprob, transmat, offsets, log_pred, loglik):
@@ -79,30 +83,17 @@ def _forward_any(frame, log_offset, startprob, transmat, offsets, log_pred, logl
     impossible sequence)."""
     from .._kernels import hmm as kernels  # local: numba loads on first use, not at import
 
-    lens = np.diff(offsets)
-    n_seq = lens.shape[0]
-    s = 0
-    while s < n_seq:
-        a = int(offsets[s])
-        if lens[s] >= _BLOCKED_MIN_LENGTH:
-            b = int(offsets[s + 1])
-            if kernels.forward_blocked(frame[a:b], log_offset[a:b], startprob, transmat,
-                                       _TIME_BLOCK, log_pred[a:b],
-                                       np.empty((b - a, frame.shape[1]))):
-                loglik[s] = float(log_pred[a:b].sum())
-            else:  # an impossible observation: the sequential kernel gives -inf from there
-                kernels.forward_scaled(frame[a:b], log_offset[a:b], startprob, transmat,
-                                       np.array([0, b - a], dtype=np.int64), log_pred[a:b],
-                                       loglik[s:s + 1])
-            s += 1
+    for s, e, long in _runs(offsets):
+        a, b = int(offsets[s]), int(offsets[e])
+        if long and kernels.forward_blocked(frame[a:b], log_offset[a:b], startprob, transmat,
+                                            _TIME_BLOCK, log_pred[a:b],
+                                            np.empty((b - a, frame.shape[1]))):
+            loglik[s] = float(log_pred[a:b].sum())
             continue
-        e = s
-        while e < n_seq and lens[e] < _BLOCKED_MIN_LENGTH:
-            e += 1
-        b = int(offsets[e])
+        # short sequences, or an impossible observation (the sequential kernel gives -inf
+        # from there on)
         kernels.forward_scaled(frame[a:b], log_offset[a:b], startprob, transmat,
                                offsets[s:e + 1] - a, log_pred[a:b], loglik[s:e])
-        s = e
 
 
 class SequenceData:

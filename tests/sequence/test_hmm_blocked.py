@@ -94,6 +94,22 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(_fb, "_BLOCKED_MIN_LENGTH", 256)
 
 
+def _small_blocks_spying_on(kernel, monkeypatch):
+    """Blocks of 64 steps from 256 on; the returned list records the length of every
+    sequence the blocked ``kernel`` runs on."""
+    calls = []
+    real = getattr(kernels, kernel)
+
+    def spy(*a):
+        calls.append(a[0].shape[0])
+        return real(*a)
+
+    monkeypatch.setattr(_fb, "_TIME_BLOCK", 64)
+    monkeypatch.setattr(_fb, "_BLOCKED_MIN_LENGTH", 256)
+    monkeypatch.setattr(kernels, kernel, spy)
+    return calls
+
+
 def _fit(model_cls, X, lengths, **kw):
     return model_cls(3, max_iter=3, tol=0, random_state=0, **kw).fit(X, lengths=lengths)
 
@@ -105,16 +121,7 @@ def test_models_use_it_for_long_sequences_and_agree(lengths, monkeypatch):
     Xg = rng.normal(size=(sum(lengths), 2)) + 2.0 * (sym % 2)
     data = [(CategoricalHMM, sym, {"n_features": 5}), (GaussianHMM, Xg, {})]
     seq = [_fit(cls, X, lengths, **kw) for cls, X, kw in data]
-    calls = []
-    real = kernels.forward_backward_blocked
-
-    def spy(*a):
-        calls.append(a[0].shape[0])
-        return real(*a)
-
-    monkeypatch.setattr(_fb, "_TIME_BLOCK", 64)
-    monkeypatch.setattr(_fb, "_BLOCKED_MIN_LENGTH", 256)
-    monkeypatch.setattr(kernels, "forward_backward_blocked", spy)
+    calls = _small_blocks_spying_on("forward_backward_blocked", monkeypatch)
     blk = [_fit(cls, X, lengths, **kw) for cls, X, kw in data]
     assert sorted(set(calls)) == sorted(n for n in lengths if n >= 256)
     for a, b, (_, X, _) in zip(seq, blk, data):
@@ -145,16 +152,7 @@ def test_scoring_uses_the_blocked_forward_pass_and_agrees(lengths, monkeypatch):
     m = _fit(GaussianHMM, Xg, lengths)
     seq = (m.score_samples(Xg, lengths), m.score_sequences(Xg, lengths), m.score(Xg, lengths),
            m.bic(Xg, lengths))
-    calls = []
-    real = kernels.forward_blocked
-
-    def spy(*a):
-        calls.append(a[0].shape[0])
-        return real(*a)
-
-    monkeypatch.setattr(_fb, "_TIME_BLOCK", 64)
-    monkeypatch.setattr(_fb, "_BLOCKED_MIN_LENGTH", 256)
-    monkeypatch.setattr(kernels, "forward_blocked", spy)
+    calls = _small_blocks_spying_on("forward_blocked", monkeypatch)
     blk = (m.score_samples(Xg, lengths), m.score_sequences(Xg, lengths), m.score(Xg, lengths),
            m.bic(Xg, lengths))
     long = [n for n in lengths if n >= 256]
