@@ -86,8 +86,7 @@ def _forward_any(frame, log_offset, startprob, transmat, offsets, log_pred, logl
     for s, e, long in _runs(offsets):
         a, b = int(offsets[s]), int(offsets[e])
         if long and kernels.forward_blocked(frame[a:b], log_offset[a:b], startprob, transmat,
-                                            _TIME_BLOCK, log_pred[a:b],
-                                            np.empty((b - a, frame.shape[1]))):
+                                            _TIME_BLOCK, log_pred[a:b]):
             loglik[s] = float(log_pred[a:b].sum())
             continue
         # short sequences, or an impossible observation (the sequential kernel gives -inf

@@ -68,8 +68,7 @@ def test_blocked_equals_sequential_and_oracles(kind, T, K, block):
     # the forward-only blocked pass (scoring) gives the same predictive log-densities
     off = log_frame.max(axis=1)
     flp = np.empty(T)
-    assert kernels.forward_blocked(np.exp(log_frame - off[:, None]), off, pi, A, block, flp,
-                                   np.empty((T, K)))
+    assert kernels.forward_blocked(np.exp(log_frame - off[:, None]), off, pi, A, block, flp)
     np.testing.assert_allclose(flp, slp, rtol=1e-10, atol=1e-12)
     assert abs(flp.sum() - sll) <= 1e-10 * abs(sll)
 
@@ -174,3 +173,31 @@ def test_scoring_an_impossible_long_sequence_gives_minus_inf_from_there(monkeypa
     lp = m.score_samples(sym)
     assert np.all(np.isfinite(lp[:700])) and np.all(lp[700:] == -np.inf)
     assert m.score_sequences(np.vstack([sym, sym[:5]]), [1000, 5])[0] == -np.inf
+
+
+def test_forward_blocked_on_random_chains_and_block_sizes():
+    # forgetting, slowly forgetting, periodic and noisy-periodic chains with small blocks:
+    # every catch-up path (agreement inside a block, never, a cascade re-run that must not
+    # stop before the first run's stop row) against the sequential forward pass
+    rng = np.random.default_rng(5)
+    for _ in range(120):
+        K, T, block = int(rng.integers(1, 5)), int(rng.integers(1, 300)), int(rng.integers(1, 40))
+        kind = int(rng.integers(0, 4))
+        if kind == 0:
+            A = rng.dirichlet(np.ones(K), size=K)
+        elif kind == 1:
+            eps = 10 ** rng.uniform(-8, -1)
+            A = np.eye(K) * (1 - eps) + eps / K
+        else:
+            A = np.eye(K)[np.roll(np.arange(K), 1)] * (1.0 if kind == 2 else 0.97) + \
+                (0.0 if kind == 2 else 0.03 / K)
+        log_frame = rng.normal(scale=rng.uniform(0.1, 3.0), size=(T, K))
+        off = log_frame.max(axis=1)
+        frame = np.exp(log_frame - off[:, None])
+        pi = rng.dirichlet(np.ones(K))
+        ref, ll = np.empty(T), np.empty(1)
+        kernels.forward_scaled(frame, off, pi, A, np.array([0, T], dtype=np.int64), ref, ll)
+        got = np.empty(T)
+        assert kernels.forward_blocked(frame, off, pi, A, block, got)
+        np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+        assert abs(got.sum() - ll[0]) <= 1e-10 * abs(ll[0])
