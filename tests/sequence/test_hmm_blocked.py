@@ -180,7 +180,7 @@ def test_forward_blocked_on_random_chains_and_block_sizes():
     # every catch-up path (agreement inside a block, never, a cascade re-run that must not
     # stop before the first run's stop row) against the sequential forward pass
     rng = np.random.default_rng(5)
-    for _ in range(120):
+    for _ in range(40):  # each call starts numba's threads: tiny data, few calls
         K, T, block = int(rng.integers(1, 5)), int(rng.integers(1, 300)), int(rng.integers(1, 40))
         kind = int(rng.integers(0, 4))
         if kind == 0:
@@ -201,3 +201,22 @@ def test_forward_blocked_on_random_chains_and_block_sizes():
         assert kernels.forward_blocked(frame, off, pi, A, block, got)
         np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
         assert abs(got.sum() - ll[0]) <= 1e-10 * abs(ll[0])
+
+
+def test_forward_blocked_cascade_rewrites_up_to_the_first_catch_up():
+    # A = I never forgets. Block 1 ends, from the true start, exactly uniform but
+    # speculatively at (0.01, 0.99); block 2 first catches up (from that speculative end) only
+    # at row 25, whose observation only state 0 can emit. The cascade re-run from the true
+    # (uniform) end agrees with the speculative run at once, yet must rewrite up to row 25:
+    # c_25 is 0.5, not the 0.01 of the first catch-up
+    frame = np.ones((30, 2))
+    frame[10] = [0.01, 0.99]
+    frame[25] = [1.0, 0.0]
+    off = np.zeros(30)
+    pi, A = np.array([0.99, 0.01]), np.eye(2)
+    ref, ll = np.empty(30), np.empty(1)
+    kernels.forward_scaled(frame, off, pi, A, np.array([0, 30], dtype=np.int64), ref, ll)
+    got = np.empty(30)
+    assert kernels.forward_blocked(frame, off, pi, A, 10, got)
+    assert ref[25] == pytest.approx(np.log(0.5))
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
