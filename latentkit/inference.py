@@ -17,6 +17,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ._chunking import split_sequences
 from ._validation import check_random_state, check_scalar
 from ._steps import check_learning_rate, step_size_schedule
 from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
@@ -164,7 +165,15 @@ class StochasticVI(ParamsMixin):
                             f"{type(self.model).__name__}.")
 
     def _minibatches(self, X, source, rng):
-        """Yield (batch, fit_params) for one epoch."""
+        """Yield (batch, fit_params) for one epoch.
+
+        Chunks with ``lengths`` (HMM sequences) are cut into whole sequences by
+        :func:`latentkit._chunking.split_sequences` with targets at ``batch_size, 2 batch_size,
+        ...`` rows of the chunk: each minibatch ends at the sequence boundary nearest to its
+        target. (Before the one splitter, minibatches were packed greedily with at most
+        ``batch_size`` rows, which gave more and smaller minibatches than ``N / batch_size``;
+        the minibatches of sequences, hence the SVI steps and traces on them, differ from
+        those of latentkit 0.1.)"""
         bs = self.batch_size
         if source is None:
             n = X.shape[0]
@@ -185,14 +194,13 @@ class StochasticVI(ParamsMixin):
                     for a in range(0, m, bs):
                         yield chunk[a:a + bs], kw
                     continue
-                # sequences (HMMs): minibatches of whole sequences, about bs rows each
+                # sequences (HMMs): minibatches of whole sequences cut near every bs rows
+                # of the chunk (latentkit._chunking.split_sequences, the one rule)
                 lengths = np.asarray(lengths)
-                ends = np.cumsum(lengths)
-                s = r = 0
-                while s < len(lengths):
-                    e = max(s + 1, int(np.searchsorted(ends, r + bs, side="right")))
-                    yield chunk[r:int(ends[e - 1])], {**kw, "lengths": lengths[s:e]}
-                    s, r = e, int(ends[e - 1])
+                offsets = np.concatenate([[0], np.cumsum(lengths)])
+                bounds = split_sequences(offsets, np.arange(bs, m, bs))
+                for s, e in zip(bounds[:-1], bounds[1:]):
+                    yield chunk[offsets[s]:offsets[e]], {**kw, "lengths": lengths[s:e]}
 
     def fit(self, X, y=None, total_samples=None, **fit_params):
         """Fit ``model_`` by stochastic steps over minibatches of ``X``.

@@ -138,7 +138,8 @@ def _decode_state(enc, npz, path):
         if not issubclass(cls, Stats):
             raise ModelFileError(f"{os.fspath(path)!r}: {enc['__stats__']} is not a statistics "
                                  "class; the file is corrupt.")
-        return cls(**{k: _decode_param(v, npz) for k, v in enc["fields"].items()})
+        renamed = getattr(cls, "_renamed_fields", {})  # old field names of older files
+        return cls(**{renamed.get(k, k): _decode_param(v, npz) for k, v in enc["fields"].items()})
     return _decode_param(enc, npz)
 
 

@@ -13,7 +13,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from ._formats import NumericCSVParser, fast_docword_body, open_text, strip_eol
+from ._formats import (DocwordParser, NumericCSVParser, open_text, read_docword_header,
+                       strip_eol)
 from ._validation import check_scalar
 
 __all__ = [
@@ -142,26 +143,18 @@ class DocwordSource(ChunkSource):
     ------
     ValueError
         A malformed header or line (the message gives the line number), ids outside the header's
-        ranges, documents out of order, or negative counts.
+        ranges, documents out of order, counts that are negative or not finite, or a number of
+        entries other than the header's NNZ (after the last chunk). The header and the entry
+        lines are parsed by the parser of :func:`latentkit.datasets.read_docword`
+        (:class:`latentkit._formats.DocwordParser`), with the same messages; only the order of
+        documents is checked here alone (chunks are cut by document).
     """
 
     def __init__(self, path, chunk_size=10000):
         self.path = path
         self.chunk_size = check_scalar(chunk_size, "chunk_size", numbers.Integral, low=1)
         with _readable(path), open_text(path) as fh:
-            head = [fh.readline() for _ in range(3)]
-        try:
-            self.n_samples, self.n_features, self.nnz = (int(h.strip()) for h in head)
-            if min(self.n_samples, self.n_features, self.nnz) < 0 or \
-                    max(self.n_samples, self.n_features, self.nnz) >= 2**62:
-                raise ValueError
-        except ValueError:
-            bad = next((i for i, h in enumerate(head) if not h.strip().isdigit()
-                        or int(h.strip()) >= 2**62), 0)
-            raise ValueError(
-                f"{path}: line {bad + 1} of the header must be an integer in 0..2**62 (D, W, "
-                f"NNZ), got {head[bad].strip()!r}."
-            ) from None
+            self.n_samples, self.n_features, self.nnz = read_docword_header(fh, path)
 
     # text read per block: parsing memory is O(block), independent of the file and chunk sizes
     _block_bytes = 1 << 15
@@ -180,74 +173,22 @@ class DocwordSource(ChunkSource):
         m.sum_duplicates()  # sorts the word ids of every document, adds repeated entries
         return m
 
-    def _check_entry(self, lineno, d, w, c, prev_doc):
-        D, W = self.n_samples, self.n_features
-        if not (1 <= d <= D) or not (1 <= w <= W) or not c >= 0 or d < prev_doc:
-            what = (f"docID {d} outside 1..{D}" if not 1 <= d <= D else
-                    f"wordID {w} outside 1..{W}" if not 1 <= w <= W else
-                    f"negative count {c}" if c < 0 else
-                    f"count {c} is not a number >= 0" if not c >= 0 else
-                    f"docID {d} after {prev_doc} (documents must be sorted)")
-            raise ValueError(f"{self.path}: line {lineno}: {what}.")
-
-    def _parse_block_slow(self, lines, first_lineno, prev_doc):
-        """Line by line; raises with the line number of the first bad line."""
-        docs, words, counts = [], [], []
-        for lineno, line in enumerate(lines, start=first_lineno):
-            parts = line.split()
-            if not parts:
-                continue
-            try:
-                d, w, c = int(parts[0]), int(parts[1]), float(parts[2])
-                if len(parts) != 3:
-                    raise ValueError
-            except (ValueError, IndexError):
-                raise ValueError(
-                    f"{self.path}: line {lineno} is malformed: expected 'docID wordID count', "
-                    f"got {line.strip()!r}."
-                ) from None
-            self._check_entry(lineno, d, w, c, prev_doc)
-            prev_doc = d
-            docs.append(d)
-            words.append(w)
-            counts.append(c)
-        return (np.array(docs, dtype=np.int64), np.array(words, dtype=np.int64),
-                np.array(counts, dtype=np.float64))
-
-    def _parse_block(self, lines, first_lineno, prev_doc):
-        """Entries of a block of lines as arrays (docID, wordID, count), validated. NumPy
-        parsing; any irregularity (blank or malformed line, out-of-range id, unsorted document,
-        negative count) re-parses the block line by line for the message."""
-        vals = fast_docword_body("".join(lines), len(lines))
-        if vals is not None:
-            d = vals[:, 0].astype(np.int64)
-            w = vals[:, 1].astype(np.int64)
-            c = np.ascontiguousarray(vals[:, 2])
-            if (np.array_equal(d, vals[:, 0]) and np.array_equal(w, vals[:, 1])
-                    and d.min() >= max(1, prev_doc) and d.max() <= self.n_samples
-                    and w.min() >= 1 and w.max() <= self.n_features and np.all(c >= 0)
-                    and np.all(np.diff(d) >= 0)):
-                return d, w, c
-        return self._parse_block_slow(lines, first_lineno, prev_doc)
-
     def iter_chunks(self):
         D, cs = self.n_samples, self.chunk_size
         chunk_start = 1  # first document id of the current chunk
         parts = []  # entries of the current chunk, as arrays
-        prev_doc = 0
+        parser = DocwordParser(self.path, D, self.n_features, self.nnz, sorted_docs=True)
         with _readable(self.path), open_text(self.path) as fh:
-            for _ in range(3):
-                fh.readline()
+            read_docword_header(fh, self.path)
             lineno = 4
             while True:
                 lines = fh.readlines(self._block_bytes)
                 if not lines:
                     break
-                d, w, c = self._parse_block(lines, lineno, prev_doc)
+                d, w, c = parser.parse("".join(lines), lineno)
                 lineno += len(lines)
                 if d.size == 0:
                     continue
-                prev_doc = int(d[-1])
                 while d.size and d[-1] >= chunk_start + cs:
                     cut = int(np.searchsorted(d, chunk_start + cs))
                     parts.append((d[:cut], w[:cut], c[:cut]))
@@ -257,6 +198,7 @@ class DocwordSource(ChunkSource):
                     d, w, c = d[cut:], w[cut:], c[cut:]
                 if d.size:
                     parts.append((d, w, c))
+        parser.finish(lineno - 1)
         while chunk_start <= D:
             n = min(cs, D - chunk_start + 1)
             yield self._flush(parts, chunk_start, n)

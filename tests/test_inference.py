@@ -85,10 +85,10 @@ def test_docword_source_chunks_reassemble_the_matrix(tmp_path):
 
 
 @pytest.mark.parametrize("bad,msg", [
-    ("3 x 1", "line 6 is malformed"),
-    ("9 1 1", "docID 9 outside 1..4"),
-    ("4 99 1", "wordID 99 outside"),
-    ("4 1 -2", "negative count"),
+    ("3 x 1", "line 6: docID and wordID must be integers"),
+    ("9 1 1", "docID 9 is outside 1..4"),
+    ("4 99 1", "wordID 99 is outside"),
+    ("4 1 -2", "count must be finite and >= 0"),
 ])
 def test_docword_source_reports_the_bad_line(tmp_path, bad, msg):
     dense = np.array([[1, 0], [0, 2], [0, 0], [0, 0]])

@@ -13,7 +13,8 @@ Conventions (all kernels):
   sum per-sequence outputs in index order.
 
 The wrappers that validate inputs and carry the documentation live in
-:mod:`latentkit.sequence._hmm`; the naive NumPy oracles in :mod:`latentkit.testing`.
+:mod:`latentkit.sequence` (``_forward_backward``, ``_hmm_inference``); the naive NumPy oracles
+in :mod:`latentkit.testing`.
 Only numpy, math and numba are imported here (DESIGN.md section 4).
 """
 
@@ -28,6 +29,7 @@ __all__ = [
     "forward_backward_scaled_serial",
     "forward_backward_blocked",
     "forward_scaled",
+    "forward_blocked",
     "viterbi_log",
     "categorical_emission_counts",
     "scaled_frame_from_log",
@@ -505,4 +507,144 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
             for k in range(K):
                 gamma_out[t, k] *= inv
             log_scale_out[t] = math.log(c_out[t]) + log_offset[t]
+    return True
+
+
+@jit
+def _fwd_scan(frame, transmat_t, start, first_is_start, s, e, c_out, end_out, check, min_stop):
+    """Normalised forward recursion over rows ``s:e`` keeping only the current message: the
+    scale factors go to ``c_out[s:e]``, the last message to ``end_out``. ``start`` is
+    ``alpha_{s-1}`` (normalised), or when ``first_is_start`` the unnormalised ``alpha_s``.
+
+    With ``check``, the speculative recursion of the block (from the uniform message at
+    ``s``) runs in lockstep, and the scan stops at the first row ``t >= min_stop`` where the
+    two messages agree (CATCH_UP_RTOL): from there on the speculative scale factors already in
+    ``c_out`` are right. Returns that row, ``e`` when they never agree (``end_out`` then holds
+    the true last message), or -1 on a zero or non-finite scale factor."""
+    K = start.shape[0]
+    prev = np.empty(K)
+    new = np.empty(K)
+    spec = np.full(K, 1.0 / K)
+    spec_new = np.empty(K)
+    for k in range(K):
+        prev[k] = start[k]
+    for t in range(s, e):
+        c = 0.0
+        if first_is_start and t == s:
+            for j in range(K):
+                new[j] = prev[j]
+                c += prev[j]
+        else:
+            for j in range(K):
+                acc = 0.0
+                for i in range(K):
+                    acc += prev[i] * transmat_t[j, i]
+                v = acc * frame[t, j]
+                new[j] = v
+                c += v
+        if not (c > 0.0):  # zero or NaN (frame <= 1 and normalised messages: never inf)
+            return -1
+        inv = 1.0 / c
+        for j in range(K):
+            prev[j] = new[j] * inv
+        c_out[t] = c
+        if check:
+            cs = 0.0
+            for j in range(K):
+                acc = 0.0
+                for i in range(K):
+                    acc += spec[i] * transmat_t[j, i]
+                spec_new[j] = acc * frame[t, j]
+                cs += spec_new[j]
+            inv = 1.0 / cs
+            for j in range(K):
+                spec[j] = spec_new[j] * inv
+            if t >= min_stop and _agrees(prev, spec):
+                return t
+    for k in range(K):
+        end_out[k] = prev[k]
+    return e
+
+
+@jit(parallel=True)
+def forward_blocked(frame, log_offset, startprob, transmat, block, log_scale_out):
+    """Scaled forward pass only over ONE sequence, parallel over time blocks of ``block`` rows,
+    in O(blocks x states) memory: the scoring counterpart of :func:`forward_scaled`, equal to
+    it to rounding (the catch-up tolerance CATCH_UP_RTOL; blocked forward with boundary
+    messages, cf. Sarkka & Garcia-Fernandez 2021 for the parallel-in-time view).
+
+    1. All blocks at once: block ``b > 0`` runs from the uniform message in place of the
+       unknown ``alpha_{s_b - 1}`` (block 0 from ``startprob``, exact), keeping its scale
+       factors and its last message.
+    2. All blocks at once: block ``b`` re-runs from the last message of block ``b - 1``,
+       beside its speculative run recomputed in lockstep (nothing of size T is stored), until
+       the two agree (the chain forgets its start), rewriting the scale factors before.
+    3. Serially, rarely: a block whose re-run never agreed changed its last message, so the
+       next block re-runs from the new one (as in :func:`forward_backward_blocked`).
+
+    Then ``log_scale_out[t] = log c_t + log_offset[t]``. The blocks depend on the sequence
+    length only, so the result does not depend on the thread count.
+
+    Parameters
+    ----------
+    frame, log_offset : (T, K), (T,)
+    startprob, transmat : (K,), (K, K)
+    block : int
+        Rows per time block (>= 1).
+    log_scale_out : (T,) out
+        One-step predictive log-densities (nats); their sum is the log-likelihood.
+
+    Returns False (outputs undefined) on an impossible observation; the caller then runs
+    :func:`forward_scaled`, which gives ``-inf`` from that row on.
+    """
+    T, K = frame.shape
+    B = (T + block - 1) // block
+    transmat_t = np.ascontiguousarray(transmat.T)
+    c_out = log_scale_out
+    ends = np.empty((B, K))
+    true_ends = np.empty((B, K))
+    stop = np.zeros(B, dtype=np.int64)
+    ok = np.ones(B, dtype=np.bool_)
+    uniform = np.full(K, 1.0 / K)
+    # 1. speculative runs
+    for b in prange(B):
+        s = b * block
+        e = min(T, s + block)
+        if b == 0:
+            first = np.empty(K)
+            for k in range(K):
+                first[k] = startprob[k] * frame[0, k]
+            r = _fwd_scan(frame, transmat_t, first, True, s, e, c_out, ends[b], False, s)
+        else:
+            r = _fwd_scan(frame, transmat_t, uniform, False, s, e, c_out, ends[b], False, s)
+        ok[b] = r >= 0
+    if not ok.all():
+        return False
+    for k in range(K):
+        true_ends[0, k] = ends[0, k]
+    # 2. catch-up from the speculative end of the previous block
+    for b in prange(1, B):
+        s = b * block
+        e = min(T, s + block)
+        stop[b] = _fwd_scan(frame, transmat_t, ends[b - 1], False, s, e, c_out, true_ends[b],
+                            True, s)
+    # 3. cascade: block b started from ends[b - 1]; if the true end of block b - 1 differs
+    # (its re-run never agreed), re-run block b from the true one, not stopping before its
+    # previous stop (the scale factors up to there came from the wrong start)
+    for b in range(1, B):
+        s = b * block
+        e = min(T, s + block)
+        if stop[b] < 0:
+            return False
+        prev_caught = b == 1 or stop[b - 1] < min(T, (b - 1) * block + block)
+        if not prev_caught and not _agrees(true_ends[b - 1], ends[b - 1]):
+            stop[b] = _fwd_scan(frame, transmat_t, true_ends[b - 1], False, s, e, c_out,
+                                true_ends[b], True, stop[b])
+            if stop[b] < 0:
+                return False
+        if stop[b] < e:  # caught up: the block's last message is the speculative one
+            for k in range(K):
+                true_ends[b, k] = ends[b, k]
+    for t in prange(T):
+        log_scale_out[t] = math.log(c_out[t]) + log_offset[t]
     return True

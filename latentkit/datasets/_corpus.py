@@ -4,14 +4,14 @@ Parsers report the line number of the first malformed line. Gzip files are recog
 magic bytes, whatever their name.
 """
 
+import io
 import os
 import re
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._formats import NumericCSVParser
-from .._formats import fast_docword_body as _fast_docword_body
+from .._formats import DocwordParser, NumericCSVParser, read_docword_header
 from .._formats import open_text as _open_text
 from .._validation import check_dense_width
 
@@ -188,46 +188,6 @@ def read_vocab(path):
     return np.array(words, dtype=str)
 
 
-def _docword_error(path, lineno, msg):
-    return ValueError(f"docword file {os.fspath(path)!r}, line {lineno}: {msg}")
-
-
-def _parse_docword_slow(path, lines, n_docs, n_words, n_nnz):
-    """Line-by-line validation; raises with the line number of the first problem."""
-    rows, cols, vals = [], [], []
-    n_seen = 0
-    for lineno, line in enumerate(lines[3:], start=4):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 3:
-            raise _docword_error(path, lineno, f"expected 3 fields 'docID wordID count', found "
-                                               f"{len(parts)}: {line.strip()!r}.")
-        try:
-            d, w = int(parts[0]), int(parts[1])
-        except ValueError:
-            raise _docword_error(path, lineno, f"docID and wordID must be integers, found "
-                                               f"{line.strip()!r}.") from None
-        try:
-            c = float(parts[2])
-        except ValueError:
-            raise _docword_error(path, lineno, f"count must be a number, found {parts[2]!r}.") from None
-        if not 1 <= d <= n_docs:
-            raise _docword_error(path, lineno, f"docID {d} is outside 1..{n_docs} (the header's D).")
-        if not 1 <= w <= n_words:
-            raise _docword_error(path, lineno, f"wordID {w} is outside 1..{n_words} (the header's W).")
-        if not np.isfinite(c) or c < 0:
-            raise _docword_error(path, lineno, f"count must be finite and >= 0, found {parts[2]!r}.")
-        rows.append(d - 1)
-        cols.append(w - 1)
-        vals.append(c)
-        n_seen += 1
-    if n_seen != n_nnz:
-        raise _docword_error(path, len(lines), f"the header (line 3) announces NNZ = {n_nnz} entries "
-                                               f"but the file has {n_seen}.")
-    return np.array(rows, np.int64), np.array(cols, np.int64), np.array(vals, np.float64)
-
-
 def read_docword(path, vocab=None):
     """Read a bag-of-words file in the UCI format (``docword.*.txt``, plain or gzip).
 
@@ -264,39 +224,15 @@ def read_docword(path, vocab=None):
     id 164).
     """
     text = _read_text(path, "docword")
-    lines = text.split("\n", 3)[:3]  # the header; the body is parsed below
-    header = []
-    for i, name in enumerate(("D (number of documents)", "W (number of words)",
-                              "NNZ (number of entries)"), start=1):
-        if len(lines) < i:
-            raise _docword_error(path, i, f"missing header line {name}; the file has only "
-                                          f"{len(lines)} lines.")
-        try:
-            value = int(lines[i - 1].strip())
-        except ValueError:
-            raise _docword_error(path, i, f"expected the integer {name}, found "
-                                          f"{lines[i - 1].strip()!r}.") from None
-        if value < 0:
-            raise _docword_error(path, i, f"{name} must be >= 0, found {value}.")
-        if value >= 2**62:
-            raise _docword_error(path, i, f"{name} = {value} is too large (at most 2**62).")
-        header.append(value)
-    n_docs, n_words, n_nnz = header
-
-    # Fast path: numpy over all tokens; anything unexpected falls back to the line-by-line
-    # parser, which finds the offending line.
-    parts = text.split("\n", 3)
-    arr = _fast_docword_body(parts[3] if len(parts) > 3 else "", n_nnz)
-    ok = arr is not None
-    if ok:
-        d, w, c = arr[:, 0], arr[:, 1], arr[:, 2]
-        ok = bool(np.all(d == np.round(d)) and np.all(w == np.round(w))
-                  and np.all((d >= 1) & (d <= n_docs)) and np.all((w >= 1) & (w <= n_words))
-                  and np.all(np.isfinite(c)) and np.all(c >= 0))
-    if ok:
-        rows, cols, vals = d.astype(np.int64) - 1, w.astype(np.int64) - 1, c
-    else:
-        rows, cols, vals = _parse_docword_slow(path, text.split("\n"), n_docs, n_words, n_nnz)
+    fh = io.StringIO(text, newline="\n")  # lines end at LF only, as open_text reads them
+    n_docs, n_words, n_nnz = read_docword_header(fh, path)
+    # the one parser of the entry lines (also DocwordSource's): NumPy over the whole body,
+    # line by line only to report the first bad line
+    body = fh.read()
+    parser = DocwordParser(path, n_docs, n_words, n_nnz)
+    d, w, vals = parser.parse(body, first_lineno=4)
+    parser.finish(last_lineno=3 + body.count("\n") + (bool(body) and not body.endswith("\n")))
+    rows, cols = d - 1, w - 1
 
     X = sp.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_words), dtype=np.float64)
     X.sum_duplicates()

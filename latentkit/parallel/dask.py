@@ -22,6 +22,8 @@ import operator
 import numpy as np
 import scipy.sparse as sp
 
+from .._chunking import split_sequences
+
 __all__ = ["DaskData"]
 
 
@@ -83,24 +85,14 @@ def _e_step_block(spec, data):
 
 
 def _sequence_chunks(lengths, row_chunks):
-    """Row chunk sizes near ``row_chunks`` whose boundaries fall between sequences."""
-    ends = np.cumsum(lengths)
-    targets = np.cumsum(row_chunks)[:-1]
-    cuts = []
-    for t in targets:
-        j = int(np.searchsorted(ends, t))
-        j = min(j, len(ends) - 1)
-        c = int(ends[j])
-        if (not cuts or c > cuts[-1]) and c < ends[-1]:
-            cuts.append(c)
-    bounds = [0] + cuts + [int(ends[-1])]
-    sizes = tuple(int(b - a) for a, b in zip(bounds[:-1], bounds[1:]))
-    per_block = []
-    starts = np.concatenate([[0], ends[:-1]])
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        sel = (starts >= a) & (ends <= b)
-        per_block.append(np.asarray(lengths)[sel])
-    return sizes, per_block
+    """Row chunk sizes near ``row_chunks`` whose boundaries fall between sequences (the one
+    rule of :func:`latentkit._chunking.split_sequences`: each chunk boundary of the Dask array
+    moves to the nearest sequence boundary), and the ``lengths`` of each block."""
+    lengths = np.asarray(lengths)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    bounds = split_sequences(offsets, np.cumsum(row_chunks)[:-1])
+    sizes = tuple(int(s) for s in np.diff(offsets[bounds]))
+    return sizes, [lengths[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 class DaskData:

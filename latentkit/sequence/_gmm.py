@@ -40,16 +40,19 @@ from ..distributions import (
 __all__ = ["GMMEmission", "GMMHMM", "GMMHMMStats"]
 
 
+@em._old_stats_names(post_mix="nk", obs="sx", obs2="sxx")
 @stats_dataclass
 class GMMHMMStats(em.HMMStats):
-    """:class:`HMMStats` plus, for each state ``k`` and mixture component ``m``: ``post_mix``
-    (K, M) expected counts, ``obs`` (K, M, D) weighted sums of ``x - shift`` and ``obs2``
-    weighted second moments about the shift: (K, M, D, D) for 'full' and 'tied', (K, M, D)
-    'diag', (K, M) 'spherical' (squared norms)."""
+    """:class:`HMMStats` plus, for each state ``k`` and mixture component ``m`` (the names of
+    the mixtures' :class:`~latentkit.distributions.GaussianStats`): ``nk`` (K, M) expected
+    counts, ``sx`` (K, M, D) weighted sums of ``x - shift`` and ``sxx`` weighted second
+    moments about the shift: (K, M, D, D) for 'full' and 'tied', (K, M, D) 'diag', (K, M)
+    'spherical' (squared norms). Formerly ``post_mix``, ``obs``, ``obs2`` (old names read with
+    a ``DeprecationWarning``; old model files load)."""
 
-    post_mix: np.ndarray
-    obs: np.ndarray
-    obs2: np.ndarray
+    nk: np.ndarray
+    sx: np.ndarray
+    sxx: np.ndarray
 
 
 def _inner_type(ct):
@@ -189,7 +192,7 @@ class GMMEmission(em.GaussianEmission):
         K, M, D = n_components, self.n_mix, self.n_features_
         o2 = {"full": (K, M, D, D), "tied": (K, M, D, D), "diag": (K, M, D),
               "spherical": (K, M)}[self.covariance_type]
-        return {"post_mix": np.zeros((K, M)), "obs": np.zeros((K, M, D)), "obs2": np.zeros(o2)}
+        return {"nk": np.zeros((K, M)), "sx": np.zeros((K, M, D)), "sxx": np.zeros(o2)}
 
     def accumulate(self, params, X, gamma):
         """Mixture responsibilities within each state times the state posteriors, then the
@@ -203,8 +206,8 @@ class GMMEmission(em.GaussianEmission):
                                                 _inner_type(self.covariance_type),
                                                 shift=self.shift_)
         D = self.n_features_
-        return {"post_mix": nk.reshape(K, M), "obs": sx.reshape(K, M, D),
-                "obs2": sxx.reshape((K, M) + sxx.shape[1:])}
+        return {"nk": nk.reshape(K, M), "sx": sx.reshape(K, M, D),
+                "sxx": sxx.reshape((K, M) + sxx.shape[1:])}
 
     # ---- M-step --------------------------------------------------------------------------------
     def m_step(self, params, stats, frozen):
@@ -213,7 +216,7 @@ class GMMEmission(em.GaussianEmission):
         ``reg_covar`` (Rabiner 1989, eqs. 52-54); components without weight keep theirs."""
         frozen = em._as_frozen(frozen)
         out = {}
-        nkm = stats.post_mix
+        nkm = stats.nk
         K, M = nkm.shape
         D = self.n_features_
         ct = self.covariance_type
@@ -222,8 +225,8 @@ class GMMEmission(em.GaussianEmission):
         if "means" in frozen and "covars" in frozen:
             return out
         flat_n = nkm.reshape(-1)
-        flat_sx = stats.obs.reshape(K * M, D)
-        flat_sxx = stats.obs2.reshape((K * M,) + stats.obs2.shape[2:])
+        flat_sx = stats.sx.reshape(K * M, D)
+        flat_sxx = stats.sxx.reshape((K * M,) + stats.sxx.shape[2:])
         inner = _inner_type(ct)
         reg = 0.0 if ct == "tied" else self.reg_covar
         means, covs, collapsed = estimate_gaussian_parameters(
@@ -232,7 +235,7 @@ class GMMEmission(em.GaussianEmission):
         old_means = np.asarray(params["means"]).reshape(K * M, D)
         if "means" in frozen or self.covars_about == "previous_means":
             # scatter about the means entering the iteration (fixed, or hmmlearn's GEM step)
-            fake = SimpleNamespace(post=flat_n, obs=flat_sx, obs2=flat_sxx)
+            fake = SimpleNamespace(nk=flat_n, sx=flat_sx, sxx=flat_sxx)
             prev = self._stacked_covars(params["covars"])
             covs = em._covars_about(fake, old_means, self.shift_, inner, reg, prev, empty)
         if "means" in frozen:

@@ -16,11 +16,16 @@ import numbers
 
 import numpy as np
 
+from .._chunking import split_sequences
 from .._deprecation import renamed_attribute
 from .._validation import check_lengths, check_scalar
 from ..base import LatentModel, clone
 from . import _emissions as em
 from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
+from ._forward_backward import (  # noqa: F401 (_BLOCKED_MIN_LENGTH read by tests)
+    _BLOCKED_MIN_LENGTH, SequenceData, _forward_backward_any)
+from ._hmm_inference import HMMInferenceMixin
+from ._spectral_start import _spectral_ok, _spectral_start  # noqa: F401 (used by _variational)
 from ..base import NotFittedError
 from ..distributions import compute_precision_cholesky
 from ..distributions._missing import check_array_missing, conditional_impute
@@ -40,94 +45,6 @@ _EMISSION_ALIASES = {
 }
 
 _INITS = ("random", "kmeans++", "spectral")
-
-#: Below this much work (time steps x states^2) or with one sequence, kernels run on one
-#: thread: starting numba's thread pool costs more than it saves (results are identical).
-_PARALLEL_MIN_WORK = 1_000_000
-
-
-#: Time steps per block of the blocked forward-backward (one long sequence, parallel over
-#: time); a sequence of at least ``_BLOCKED_MIN_LENGTH`` steps uses it. Both depend on the data
-#: only, never on the thread count, so results do not either.
-_TIME_BLOCK = 16384
-_BLOCKED_MIN_LENGTH = 8 * _TIME_BLOCK
-
-
-def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma, log_pred, xi,
-                          loglik):
-    """Forward-backward over stacked sequences: each sequence of at least
-    ``_BLOCKED_MIN_LENGTH`` steps by the blocked kernel (parallel over its time blocks), the
-    runs of shorter sequences between them by the per-sequence kernels (parallel over
-    sequences). Same outputs as :func:`latentkit._kernels.hmm.forward_backward_scaled`."""
-    from .._kernels import hmm as kernels  # local: numba loads on first use, not at import
-
-    K = frame.shape[1]
-    lens = np.diff(offsets)
-    n_seq = lens.shape[0]
-    s = 0
-    while s < n_seq:
-        a = int(offsets[s])
-        if lens[s] >= _BLOCKED_MIN_LENGTH:
-            b = int(offsets[s + 1])
-            n_blocks = -(-(b - a) // _TIME_BLOCK)
-            xi_b = np.empty((n_blocks, K, K))
-            ok = kernels.forward_backward_blocked(
-                frame[a:b], log_offset[a:b], startprob, transmat, _TIME_BLOCK, gamma[a:b],
-                log_pred[a:b], xi_b, np.empty((b - a, K)), np.empty(b - a))
-            if ok:
-                xi[s] = xi_b.sum(axis=0)
-                loglik[s] = float(log_pred[a:b].sum())
-            else:  # an impossible observation: the sequential kernel says where (-inf, NaN)
-                kernels.forward_backward_scaled_serial(
-                    frame[a:b], log_offset[a:b], startprob, transmat,
-                    np.array([0, b - a], dtype=np.int64), gamma[a:b], log_pred[a:b],
-                    xi[s:s + 1], loglik[s:s + 1])
-            s += 1
-            continue
-        e = s
-        while e < n_seq and lens[e] < _BLOCKED_MIN_LENGTH:
-            e += 1
-        b = int(offsets[e])
-        sub = offsets[s:e + 1] - a
-        serial = e - s < 2 or (b - a) * K ** 2 < _PARALLEL_MIN_WORK
-        fn = kernels.forward_backward_scaled_serial if serial else \
-            kernels.forward_backward_scaled
-        fn(frame[a:b], log_offset[a:b], startprob, transmat, sub, gamma[a:b], log_pred[a:b],
-           xi[s:e], loglik[s:e])
-        s = e
-
-
-# --------------------------------------------------------------------------------------------
-# data
-# --------------------------------------------------------------------------------------------
-
-class SequenceData:
-    """Validated stacked sequences: the data object HMM E-steps consume.
-
-    Attributes
-    ----------
-    X : ndarray
-        Observations as the emission component validated them (n_samples rows).
-    offsets : ndarray of shape (n_sequences + 1,) of int64
-    """
-
-    def __init__(self, X, offsets):
-        self.X = X
-        self.offsets = offsets
-
-    @property
-    def n_samples(self):
-        return int(self.offsets[-1])
-
-    @property
-    def n_sequences(self):
-        return len(self.offsets) - 1
-
-    def subset(self, s0, s1):
-        """Sequences ``s0..s1-1`` as a new SequenceData."""
-        a, b = self.offsets[s0], self.offsets[s1]
-        return SequenceData(self.X[a:b], self.offsets[s0:s1 + 1] - a)
-
 
 # --------------------------------------------------------------------------------------------
 # the model
@@ -149,7 +66,7 @@ def _param_keys(keys):
     return {_PARAM.get(k, k) for k in keys}
 
 
-class HiddenMarkovModel(LatentModel):
+class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
     """Hidden Markov model with a composed emission component, fitted by Baum-Welch.
 
     The hidden chain has ``n_components`` states with initial distribution ``startprob_`` and
@@ -379,15 +296,12 @@ class HiddenMarkovModel(LatentModel):
         return data.n_samples
 
     def _split_data(self, data, n_chunks):
-        """Split on sequence boundaries into at most ``n_chunks`` chunks of about equal
-        numbers of time steps."""
-        n_seq = data.n_sequences
-        n_chunks = max(1, min(int(n_chunks), n_seq))
+        """Split into at most ``n_chunks`` chunks of whole sequences, of about equal numbers of
+        time steps (the one rule of :func:`latentkit._chunking.split_sequences`)."""
+        n_chunks = max(1, int(n_chunks))
         targets = np.linspace(0, data.n_samples, n_chunks + 1)[1:-1]
-        cuts = np.searchsorted(data.offsets, targets)
-        cuts = np.unique(np.clip(cuts, 1, n_seq - 1)) if n_seq > 1 else np.array([], int)
-        bounds = [0] + [int(c) for c in cuts] + [n_seq]
-        return [data.subset(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        bounds = split_sequences(data.offsets, targets)
+        return [data.subset(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
     def _init_params(self, data, rng):
         K = self.n_components
@@ -526,203 +440,6 @@ class HiddenMarkovModel(LatentModel):
             self.frozen_ = frozenset(frozen)
         super()._set_state(state)
 
-    def _forward(self, data):
-        from .._kernels.hmm import forward_scaled  # local: numba loads on first use, not at import
-
-        frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
-        log_pred = np.empty(frame.shape[0])
-        loglik = np.empty(data.n_sequences)
-        forward_scaled(frame, log_offset, np.ascontiguousarray(self.startprob_),
-                       np.ascontiguousarray(self.transmat_), data.offsets, log_pred, loglik)
-        return log_pred, loglik
-
-    def score_samples(self, X, lengths=None):
-        """One-step predictive log-densities ``log p(x_t | x_1..x_{t-1})`` (forward algorithm
-        with scaling; Rabiner 1989 section V.A: they are the log scale factors).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Stacked sequences (see the class docstring).
-        lengths : array-like of int of shape (n_sequences,), optional
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Nats; their sum over a sequence is its log-likelihood (``-inf`` from the first
-            impossible observation on). Note: hmmlearn's ``score_samples`` returns
-            ``(logprob, posteriors)``; use :meth:`predict_proba` for the posteriors.
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        data = self._validate_data(X, reset=False, lengths=lengths)
-        return self._forward(data)[0]
-
-    def score_sequences(self, X, lengths=None):
-        """Log-likelihood of each sequence, nats.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        lengths : array-like of int of shape (n_sequences,), optional
-
-        Returns
-        -------
-        ndarray of shape (n_sequences,)
-            ``log p(x^{(s)})`` per sequence (``-inf`` for an impossible sequence).
-        """
-        data = self._validate_data(X, reset=False, lengths=lengths)
-        return self._forward(data)[1]
-
-    def score(self, X, lengths=None):
-        """Mean log-likelihood per time step: ``sum_s log p(x^{(s)}) / n_samples``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        lengths : array-like of int of shape (n_sequences,), optional
-
-        Returns
-        -------
-        float
-            Nats per time step. hmmlearn's ``score`` is the total; it equals this value times
-            ``n_samples`` (or ``score_sequences(X, lengths).sum()``).
-        """
-        data = self._validate_data(X, reset=False, lengths=lengths)
-        return float(self._forward(data)[1].sum() / data.n_samples)
-
-    def predict_proba(self, X, lengths=None):
-        """Posterior state probabilities ``p(z_t = k | x)`` (forward-backward).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        lengths : array-like of int of shape (n_sequences,), optional
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components)
-            Rows sum to 1.
-
-        Raises
-        ------
-        ValueError
-            A sequence with probability zero under the model.
-        """
-        data = self._validate_data(X, reset=False, lengths=lengths)
-        return self._forward_backward(data)[0]
-
-    def decode(self, X, lengths=None):
-        """Most probable state sequence (Viterbi in log space; Viterbi 1967, Rabiner 1989
-        eqs. 32-35).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        lengths : array-like of int of shape (n_sequences,), optional
-
-        Returns
-        -------
-        log_prob : float
-            ``sum_s max_z log p(x^{(s)}, z)``, nats (total, as hmmlearn's ``decode``).
-        state_sequence : ndarray of shape (n_samples,) of int
-        """
-        data = self._validate_data(X, reset=False, lengths=lengths)
-        from .._kernels.hmm import viterbi_log  # local: numba loads on first use, not at import
-        logf = self.emission_.log_likelihood(self._emission_params(), data.X)
-        with np.errstate(divide="ignore"):
-            log_pi = np.log(self.startprob_)
-            log_A = np.log(self.transmat_)
-        path = np.empty(data.n_samples, dtype=np.int64)
-        logprob = np.empty(data.n_sequences)
-        viterbi_log(np.ascontiguousarray(logf), log_pi, np.ascontiguousarray(log_A),
-                    data.offsets, path, logprob)
-        return float(logprob.sum()), path
-
-    def predict(self, X, lengths=None):
-        """Viterbi state sequence (see :meth:`decode`).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) of int
-        """
-        return self.decode(X, lengths)[1]
-
-    def sample(self, n_samples=1, random_state=None, currstate=None):
-        """Draw one sequence of ``n_samples`` time steps from the fitted model.
-
-        Parameters
-        ----------
-        n_samples : int, default 1
-        random_state : int, numpy.random.Generator or None
-            Default None: the model's own sampling generator, seeded from the ``random_state``
-            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
-        currstate : int, optional
-            Start the chain in this state instead of drawing it from ``startprob_``.
-
-        Returns
-        -------
-        X : ndarray of shape (n_samples, n_features)
-            Observations (ints for categorical and Poisson emissions).
-        states : ndarray of shape (n_samples,) of int
-        """
-        self._check_is_fitted()
-        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = self._sampling_rng(random_state)
-        K = self.n_components
-        u = rng.random(n_samples)
-        cdf_start = np.cumsum(self.startprob_)
-        cdf_trans = np.cumsum(self.transmat_, axis=1)
-        states = np.empty(n_samples, dtype=np.int64)
-        if currstate is None:
-            z = int(np.searchsorted(cdf_start, u[0] * cdf_start[-1], side="right"))
-        else:
-            z = check_scalar(currstate, "currstate", numbers.Integral, low=0, high=K - 1)
-        states[0] = min(z, K - 1)
-        for t in range(1, n_samples):
-            row = cdf_trans[states[t - 1]]
-            states[t] = min(int(np.searchsorted(row, u[t] * row[-1], side="right")), K - 1)
-        X = self.emission_.sample(self._emission_params(), states, rng)
-        return X, states
-
-    def _n_parameters(self):
-        K = self.n_components
-        n = 0
-        if "startprob" not in self.frozen_:
-            n += K - 1
-        if "transmat" not in self.frozen_:
-            n += K * (K - 1)
-        if not set(self.emission_.param_names) & self.frozen_:
-            n += self.emission_.n_free_parameters(K)
-        return n
-
-    def bic(self, X, lengths=None):
-        """Bayesian information criterion ``-2 log L + p log n`` (Schwarz 1978); lower is better.
-
-        ``p`` counts the free parameters that are fitted (frozen ones excluded), ``n`` the time
-        steps.
-
-        Returns
-        -------
-        float
-        """
-        data = self._validate_data(X, reset=False, lengths=lengths)
-        ll = self._forward(data)[1].sum()
-        return float(-2.0 * ll + self._n_parameters() * np.log(data.n_samples))
-
-    def aic(self, X, lengths=None):
-        """Akaike information criterion ``-2 log L + 2 p`` (Akaike 1974); lower is better.
-
-        Returns
-        -------
-        float
-        """
-        data = self._validate_data(X, reset=False, lengths=lengths)
-        ll = self._forward(data)[1].sum()
-        return float(-2.0 * ll + 2.0 * self._n_parameters())
-
 
 def _n_rows(X):
     shape = getattr(X, "shape", None)
@@ -735,35 +452,6 @@ def _n_rows(X):
     if len(shape) == 0:
         raise ValueError(f"Expected an array of observations for X, got a scalar: {X!r}.")
     return int(shape[0])
-
-
-def _spectral_ok(emission):
-    """Whether ``init='spectral'`` has a moment estimator for this emission component."""
-    if type(emission) in (em.CategoricalEmission, em.PoissonEmission):
-        return True
-    return type(emission) is em.GaussianEmission and emission.covariance_type in (
-        "diag", "spherical")
-
-
-def _spectral_start(emission, data, K, rng):
-    """Spectral starting parameters (None: degenerate moments, warned; keep the k-means++
-    start): categorical symbols by :func:`latentkit.spectral.spectral_init_hmm`, Gaussian and
-    Poisson observations by the three-view moments of
-    :mod:`latentkit.spectral._multiview_hmm` (Anandkumar, Hsu & Kakade 2012)."""
-    # local: spectral (and numba) load only for init='spectral'
-    from ..spectral import _multiview_hmm as mv
-
-    if isinstance(emission, em.CategoricalEmission):
-        # local: spectral (and numba) load only for init='spectral'
-        from ..spectral._recipes import spectral_init_hmm
-
-        return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
-                                 random_state=rng)
-    lengths = np.diff(data.offsets)
-    if isinstance(emission, em.PoissonEmission):
-        return mv.spectral_init_poisson_hmm(data.X, lengths, K, random_state=rng)
-    return mv.spectral_init_gaussian_hmm(data.X, lengths, K, emission.covariance_type,
-                                         random_state=rng)
 
 
 # --------------------------------------------------------------------------------------------

@@ -50,10 +50,10 @@ def test_m_step_statistics_match_oracle(ct):
         _, _, nk, sx, sxx = oracle_missing_stats(Xm, np.ones(1), m.means_[k:k + 1], cov_k,
                                                  "full" if ct == "tied" else ct,
                                                  sample_weight=gamma[:, k], shift=emis.shift_)
-        np.testing.assert_allclose(got["post"][k], nk[0], rtol=1e-10)
-        np.testing.assert_allclose(got["obs"][k], sx[0], rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(got["nk"][k], nk[0], rtol=1e-10)
+        np.testing.assert_allclose(got["sx"][k], sx[0], rtol=1e-10, atol=1e-10)
         if ct != "tied":
-            np.testing.assert_allclose(got["obs2"][k], sxx[0], rtol=1e-10, atol=1e-10)
+            np.testing.assert_allclose(got["sxx"][k], sxx[0], rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("ct", COVARIANCE_TYPES)

@@ -121,8 +121,8 @@ def test_diagonal_updates_equal_hmmlearn_given_the_same_statistics(ct):
     peer = _hmmlearn_from(m, vhmm.VariationalGaussianHMM(3, ct, init_params=""))
     peer._check()
     stats = m._e_step(m._validate_data(X, False, LENGTHS))
-    peer_stats = {"start": stats.start, "trans": stats.trans, "post": stats.post,
-                  "obs": stats.obs + stats.post[:, None] * m.emission_.shift_}
+    peer_stats = {"start": stats.start, "trans": stats.trans, "post": stats.nk,
+                  "obs": stats.sx + stats.nk[:, None] * m.emission_.shift_}
     gamma = m._vb_forward_backward(m._validate_data(X, False, LENGTHS))[0]
     # raw second moments for hmmlearn (it keeps moments about 0)
     peer_stats["obs**2"] = gamma.T @ (X ** 2)

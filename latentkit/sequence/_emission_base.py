@@ -1,0 +1,181 @@
+"""The base of the HMM emission components: the statistics every HMM shares
+(:class:`HMMStats`), the :class:`Emission` base class, and the helpers of the emission
+families (observation checks, simplex rows, the Dirichlet log density). The protocol is
+documented in :mod:`latentkit.sequence._emissions`, which collects the families."""
+
+import numpy as np
+from scipy.special import gammaln, xlogy
+
+from .._deprecation import renamed_attribute
+from .._summaries import RowSummary
+from .._validation import check_simplex_rows
+from ..base import ParamsMixin, Stats, stats_dataclass
+
+__all__ = ["Emission", "HMMStats"]
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------------------------
+
+@stats_dataclass
+class HMMStats(Stats):
+    """Expected sufficient statistics of an HMM (Baum-Welch E-step, Rabiner 1989 eqs. 37-40).
+
+    Attributes
+    ----------
+    n : float
+        Number of time steps summarised.
+    data_term : float
+        Log-likelihood of the sequences, nats (summed, not averaged).
+    start : ndarray of shape (n_components,)
+        Expected number of sequences starting in each state.
+    trans : ndarray of shape (n_components, n_components)
+        Expected number of ``i -> j`` transitions.
+    """
+
+    n: float
+    data_term: float
+    start: np.ndarray
+    trans: np.ndarray
+
+def _old_stats_names(**old_to_new):
+    """Class decorator: the statistics' field names before they followed the mixtures'
+    ``GaussianStats`` (latentkit 0.1) read as deprecated aliases (``DeprecationWarning``), and
+    :func:`latentkit.io.load` maps them in old model files (``_renamed_fields``)."""
+    def decorate(cls):
+        for old, new in old_to_new.items():
+            setattr(cls, old, renamed_attribute(old, new))
+        cls._renamed_fields = dict(old_to_new)
+        return cls
+    return decorate
+
+# --------------------------------------------------------------------------------------------
+# Base
+# --------------------------------------------------------------------------------------------
+
+def _as_frozen(frozen):
+    return frozenset() if frozen is None else frozen
+
+
+class Emission(ParamsMixin):
+    """Base class of HMM emission components (see the module docstring for the protocol).
+
+    An emission object holds hyper-parameters only and is never modified by a fit: the model
+    works on a clone (``model.emission_``), which may store resolved values such as
+    ``n_features_``.
+    """
+
+    param_names = ()
+    stats_class = HMMStats
+
+    def validate(self, n_components):
+        """Check hyper-parameters. Raises ValueError / TypeError naming the argument."""
+
+    def frame(self, params, X):
+        """Scaled emission probabilities for the scaled forward-backward.
+
+        Returns
+        -------
+        frame : ndarray of shape (n_samples, n_components)
+            ``exp(log_likelihood - row max)``, in [0, 1].
+        log_offset : ndarray of shape (n_samples,)
+            The row maxima, nats.
+        """
+        # local: numba loads on first use, not at import
+        from .._kernels.hmm import scaled_frame_from_log
+
+        logp = np.ascontiguousarray(self.log_likelihood(params, X), dtype=np.float64)
+        frame = np.empty_like(logp)
+        off = np.empty(logp.shape[0])
+        scaled_frame_from_log(logp, frame, off)
+        return frame, off
+
+    def log_prior(self, params):
+        """Log prior density of the emission parameters, nats (0: maximum likelihood)."""
+        return 0.0
+
+    def data_summary(self, X):
+        """Mergeable summary of validated observations (:mod:`latentkit._summaries`) from which
+        :meth:`set_data_defaults` resolves data-derived values; default: the number of rows."""
+        return RowSummary(X.shape[0])
+
+    def set_data_defaults(self, summary, n_components):
+        """Resolve data-derived values from the summary of all training observations."""
+
+
+def _locate(row, offsets):
+    """(sequence, position) of a stacked row."""
+    if offsets is None:
+        return None
+    s = int(np.searchsorted(offsets, row, side="right") - 1)
+    return s, int(row - offsets[s])
+
+
+def _where(row, offsets):
+    loc = _locate(row, offsets)
+    if loc is None:
+        return f"row {row}"
+    return f"row {row} (sequence {loc[0]}, position {loc[1]})"
+
+
+def _integer_column(X, name, offsets, what):
+    """Validate integer-valued observations: returns an int64 array of the same shape.
+
+    Float input is accepted only when every value is integral; NaN, infinity and fractional
+    values are rejected naming the first offending position.
+    """
+    arr = np.asarray(X)
+    if arr.dtype.kind in "OUSV":
+        raise TypeError(f"{name} must contain integer {what}s, got an array of dtype {arr.dtype}.")
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must contain integer {what}s, got complex data.")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            r = int(np.argwhere(bad)[0][0])
+            raise ValueError(f"Input {name} contains NaN or infinity at {_where(r, offsets)}; "
+                             f"{what}s must be finite integers.")
+        frac = arr != np.round(arr)
+        if frac.any():
+            idx = tuple(np.argwhere(frac)[0])
+            raise ValueError(
+                f"{name} must contain integer {what}s, found the non-integer value "
+                f"{arr[idx].item()!r} at {_where(int(idx[0]), offsets)} (dtype {arr.dtype}); "
+                f"convert with X.astype(int) only if the values are meant to be {what}s.")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+
+def dirichlet_logpdf(p, alpha):
+    """Log density of Dirichlet(``alpha``) at ``p`` (``0 * log 0 = 0``), nats.
+
+    Parameters
+    ----------
+    p : ndarray of shape (K,)
+        A point on the simplex.
+    alpha : ndarray of shape (K,)
+        Concentrations (> 0).
+
+    Returns
+    -------
+    float
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    return float(gammaln(alpha.sum()) - gammaln(alpha).sum() + np.sum(xlogy(alpha - 1.0, p)))
+
+
+def _normalize_rows(counts, previous):
+    """Row-normalise non-negative ``counts``; a row with zero total (a state never visited)
+    keeps its previous distribution, so no 0/0 occurs."""
+    counts = np.maximum(counts, 0.0)
+    tot = counts.sum(axis=-1, keepdims=True)
+    ok = tot > 0
+    return np.where(ok, counts / np.where(ok, tot, 1.0), previous)
+
+
+def _check_stochastic(value, name, shape):
+    """``init[name]`` on the simplex along its last axis, renormalised (a copy)."""
+    return check_simplex_rows(value, f"init[{name!r}]", shape, normalize=True)
