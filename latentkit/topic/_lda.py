@@ -87,15 +87,24 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         perplexity the default fit has after 10.7 s on KOS, 37 s on NIPS and 19.5 s on the
         Gutenberg paragraphs is reached after 3.6 s, 26 s and 7.3 s with 4 (a different
         trajectory, so possibly another local optimum).
-    init : {'random', 'spectral', 'cvb0'} or dict, default 'random'
-        ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010; scikit-learn's
-        initialisation). ``'spectral'``: topics from the method of moments
+    init : {'auto', 'cvb0', 'random', 'spectral'} or dict, default 'auto'
+        The starting topics lambda. ``'cvb0'``: the topics of 100 sweeps of zero-order
+        collapsed VB from K seed documents (:func:`latentkit.topic.cvb0_topics`; Asuncion et
+        al. 2009), a start that costs about as much as 100 Gibbs iterations and lands in a
+        better optimum than the random or spectral starts (K=20, 2 threads, held-out
+        perplexity at the end of ``benchmarks/bench_lda_curve.py``: KOS 2036 against 2116,
+        NIPS 1576 against 1609, Gutenberg paragraphs 3307 against 3768), ahead of tomotopy's
+        collapsed Gibbs sampler over most of the time-to-quality curve (README, "LDA against
+        tomotopy"). ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
+        scikit-learn's and gensim's initialisation; pass it for results that match theirs).
+        ``'spectral'``: topics from the method of moments
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
-        to the random start with a warning when the moments are degenerate. ``'cvb0'``: the
-        topics of 100 sweeps of zero-order collapsed VB (:func:`latentkit.topic.cvb0_topics`;
-        Asuncion et al. 2009), a slower start that lands in a better optimum (K=20, held-out
-        perplexity on KOS / NIPS / Gutenberg paragraphs in ``benchmarks/bench_lda_curve.py``).
-        A dict ``{'components': array of shape (K, V)}`` gives the starting lambda (> 0).
+        to the random start with a warning when the moments are degenerate. ``'auto'``:
+        ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (of in-memory data, or of the
+        first chunk or block of a chunked or Dask fit); ``'random'`` for the stochastic fits
+        (``learning_method='online'`` and ``partial_fit``), whose first step sees one
+        minibatch. A dict ``{'components': array of shape (K, V)}`` gives the starting
+        lambda (> 0).
     n_init : int, default 1
         Initialisations; the one with the highest final ELBO is kept.
     learning_method : {'batch', 'online'}, default 'batch'
@@ -199,7 +208,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None,
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
-                 warmup_doc_update_iter=None, init="random", n_init=1, learning_method="batch",
+                 warmup_doc_update_iter=None, init="auto", n_init=1, learning_method="batch",
                  learning_offset=10.0, learning_decay=0.7, batch_size=128, total_samples=None,
                  holdout=None, random_state=None, callback=None, verbose=False):
         self.n_components = n_components
@@ -252,16 +261,16 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
         init = self.init
         if isinstance(init, str):
-            if init not in ("random", "spectral", "cvb0"):
-                raise ValueError(f"init must be 'random', 'spectral', 'cvb0' or a dict with key "
-                                 f"'components', got {init!r}.")
+            if init not in ("auto", "random", "spectral", "cvb0"):
+                raise ValueError(f"init must be 'auto', 'random', 'spectral', 'cvb0' or a dict "
+                                 f"with key 'components', got {init!r}.")
         elif isinstance(init, dict):
             extra = set(init) - {"components"}
             if "components" not in init or extra:
                 raise ValueError("init dict must have exactly the key 'components', got keys "
                                  f"{sorted(init)}.")
         else:
-            raise TypeError(f"init must be 'random' or a dict, got {type(init).__name__}.")
+            raise TypeError(f"init must be a string or a dict, got {type(init).__name__}.")
 
     def _validate_data(self, X, reset, **kw):
         if kw:
@@ -287,21 +296,29 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
 
+    def _resolved_init(self):
+        """``init`` with ``'auto'`` resolved (class docs): ``'random'`` inside ``partial_fit``
+        (the online fit's steps included), else ``'cvb0'``."""
+        if self.init != "auto":
+            return self.init
+        return "random" if getattr(self, "_stochastic_step", False) else "cvb0"
+
     def _init_params(self, data, rng):
         K, V = int(self.n_components), data.shape[1]
-        if isinstance(self.init, dict):
-            lam = np.array(self.init["components"], dtype=np.float64, copy=True)
+        init = self._resolved_init()
+        if isinstance(init, dict):
+            lam = np.array(init["components"], dtype=np.float64, copy=True)
             if lam.shape != (K, V):
                 raise ValueError(f"init['components'] must have shape ({K}, {V}) "
                                  f"(n_components, n_features), got {lam.shape}.")
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
                 raise ValueError("init['components'] must be finite and strictly positive.")
-        elif self.init == "spectral":  # method of moments (latentkit.spectral.spectral_init_lda)
+        elif init == "spectral":  # method of moments (latentkit.spectral.spectral_init_lda)
             # local: spectral (and numba) load only for init='spectral'
             from ..spectral import spectral_init_lda
             lam = spectral_init_lda(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                                     random_state=rng)["components"]
-        elif self.init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
+        elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
             from ._cvb0 import cvb0_topics
             lam = cvb0_topics(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                               random_state=rng)
@@ -498,7 +515,11 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         """
         if total_samples is None:
             total_samples = self.total_samples
-        return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
+        self._stochastic_step = True  # init='auto' starts at random (class docs)
+        try:
+            return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
+        finally:
+            del self._stochastic_step
 
     def _doc_topic(self, X):
         self._check_is_fitted()
