@@ -21,7 +21,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["cvb0_sweep", "cvb0_topic_word"]
+__all__ = ["cvb0_sweep", "cvb0_topic_word", "rows_by_word"]
 
 
 @jit(parallel=True)
@@ -87,3 +87,12 @@ def cvb0_topic_word(indices, data, phi, nwk):
         n = data[j]
         for k in range(K):
             row[k] += n * phi[j, k]
+
+
+@jit(parallel=True)
+def rows_by_word(indices, table, out):
+    """``out[j] = table[indices[j]]`` for every entry j (parallel gather of per-word rows)."""
+    for j in prange(indices.shape[0]):
+        row = table[indices[j]]
+        for k in range(table.shape[1]):
+            out[j, k] = row[k]

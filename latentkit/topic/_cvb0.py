@@ -90,17 +90,17 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     V = X.shape[1]
     if init not in ("documents", "random"):
         raise ValueError(f"init must be 'documents' or 'random', got {init!r}.")
-    if init == "documents":
-        phi = seed_responsibilities(X, K, rng)
-    else:
-        phi = rng.dirichlet(np.ones(K), size=data.shape[0])
-    nwk = np.empty((V, K))
-    _k.cvb0_topic_word(indices, data, phi, nwk)
-    ndk = np.empty((X.shape[0], K))
     threads = numba.get_num_threads()
     if data.shape[0] * K < SERIAL_BELOW:
-        numba.set_num_threads(1)   # same result (the kernel is thread-count independent)
+        numba.set_num_threads(1)   # same result (the kernels are thread-count independent)
     try:
+        if init == "documents":
+            phi = seed_responsibilities(X, K, rng)
+        else:
+            phi = rng.dirichlet(np.ones(K), size=data.shape[0])
+        nwk = np.empty((V, K))
+        _k.cvb0_topic_word(indices, data, phi, nwk)
+        ndk = np.empty((X.shape[0], K))
         for sweep in range(1, n_sweeps + 1):
             _k.cvb0_sweep(indptr, indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
                           float(eta), V, ndk)
@@ -156,11 +156,14 @@ def seed_responsibilities(X, n_components, rng, smoothing=None):
     topics = np.full((K, V), smoothing)
     for k, d in enumerate(seeds):
         lo, hi = X.indptr[d], X.indptr[d + 1]
-        topics[k, X.indices[lo:hi]] += X.data[lo:hi]
+        np.add.at(topics[k], X.indices[lo:hi], X.data[lo:hi])
     topics /= topics.sum(axis=1, keepdims=True)
-    phi = topics.T[X.indices]
+    by_word = np.ascontiguousarray(topics.T)   # phi_j depends on the word of entry j only
+    by_word /= by_word.sum(axis=1, keepdims=True)
+    phi = np.empty((X.indices.shape[0], K))
+    _k.rows_by_word(np.ascontiguousarray(X.indices, dtype=np.int64), by_word, phi)
     if few:
         phi *= rng.uniform(0.5, 1.5, size=phi.shape)
-    phi /= phi.sum(axis=1, keepdims=True)
+        phi /= phi.sum(axis=1, keepdims=True)
     return np.ascontiguousarray(phi)
 
