@@ -351,6 +351,48 @@ def run_gensim(train, K, budget, seed, workers=2, chunksize=2000, passes=100):
     return rec
 
 
+def throughput(train, K, seed=0, repeats=5):
+    """Tokens per second on one core: a CVB0 sweep, a VB E-step (per coordinate-ascent sweep
+    of a document, at topics after 20 CVB0 sweeps) and a tomotopy Gibbs iteration (1 worker).
+
+    Returns
+    -------
+    dict
+        ``{'cvb0': ..., 'vb_e_step': ..., 'tomotopy': ...}`` in tokens per second (token
+        updates, counts included), tomotopy only when installed.
+    """
+    import numba
+
+    from latentkit.topic import cvb0_topics, lda_e_step
+
+    n_tok = float(train.sum())
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        t = time.perf_counter()
+        lam = cvb0_topics(train, K, n_sweeps=20, random_state=seed)
+        out = {"cvb0": 20 * n_tok / (time.perf_counter() - t)}
+        lengths = np.asarray(train.sum(axis=1)).ravel()
+        t = time.perf_counter()
+        _, _, _, n_iter = lda_e_step(train, lam, 1.0 / K)
+        out["vb_e_step"] = float(lengths @ n_iter) / (time.perf_counter() - t)
+    finally:
+        numba.set_num_threads(before)
+    if _available("tomotopy"):
+        import tomotopy as tp
+
+        m = tp.LDAModel(k=K, alpha=1.0 / K, eta=1.0 / K, seed=seed)
+        m.optim_interval = 0
+        for d in range(train.shape[0]):
+            row = train[d]
+            m.add_doc([str(w) for w, c in zip(row.indices, row.data) for _ in range(int(c))])
+        m.train(1, workers=1)
+        t = time.perf_counter()
+        m.train(repeats, workers=1)
+        out["tomotopy"] = repeats * n_tok / (time.perf_counter() - t)
+    return out
+
+
 def _available(module):
     try:
         __import__(module)
@@ -429,6 +471,9 @@ def main(argv=None):
     ap.add_argument("--out", default=".", help="folder for lda_curve.json and lda_curve.png")
     ap.add_argument("--no-coherence", action="store_true", help="skip c_npmi")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--throughput", action="store_true",
+                    help="print tokens per second on one core (CVB0 sweep, VB E-step, "
+                         "tomotopy iteration) per corpus, then stop")
     args = ap.parse_args(argv)
     import numba
 
@@ -472,6 +517,12 @@ def main(argv=None):
               "latentkit VB random, default tol": "random0" in methods,
               "latentkit SVI": "svi" in methods,
               "tomotopy": have["tomotopy"], "gensim LdaMulticore": have["gensim"]}
+    if args.throughput:
+        for name in args.corpora.split(","):
+            rates = throughput(load_corpus(name, args.max_docs, args.seed)[0], K, args.seed)
+            print(f"{name}: tokens/s on one core: " + ", ".join(
+                f"{k} {v / 1e6:.1f} M" for k, v in rates.items()))
+        return None
     results = {"k": K, "alpha": alpha, "eta": alpha, "uptime_start": _uptime(), "corpora": {}}
     for name in args.corpora.split(","):
         train, test = load_corpus(name, args.max_docs, args.seed)
