@@ -94,11 +94,11 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     if data.shape[0] * K < SERIAL_BELOW:
         numba.set_num_threads(1)   # same result (the kernels are thread-count independent)
     try:
+        nwk = np.empty((V, K))
         if init == "documents":
             phi = seed_responsibilities(X, K, rng)
         else:
             phi = rng.dirichlet(np.ones(K), size=data.shape[0])
-        nwk = np.empty((V, K))
         _k.cvb0_topic_word(indices, data, phi, nwk)
         ndk = np.empty((X.shape[0], K))
         for sweep in range(1, n_sweeps + 1):
