@@ -91,11 +91,14 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         The starting topics lambda. ``'cvb0'``: the topics of 100 sweeps of zero-order
         collapsed VB from K seed documents (:func:`latentkit.topic.cvb0_topics`; Asuncion et
         al. 2009), a start that costs about as much as 100 Gibbs iterations and lands in a
-        better optimum than the random or spectral starts (K=20, 2 threads, held-out
-        perplexity at the end of ``benchmarks/bench_lda_curve.py``: KOS 2036 against 2116,
-        NIPS 1576 against 1609, Gutenberg paragraphs 3307 against 3768), ahead of tomotopy's
-        collapsed Gibbs sampler over most of the time-to-quality curve (README, "LDA against
-        tomotopy"). ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
+        better optimum than the random or spectral starts (K=20, 2 threads, best held-out
+        perplexity within the budgets of ``benchmarks/bench_lda_curve.py``: KOS 2046, NIPS
+        1583, Gutenberg paragraphs 3317, against 2116, 1609 and 3768 from the random or
+        spectral starts and 2058, 1587 and 3314 for tomotopy's collapsed Gibbs sampler after
+        600-800 iterations), ahead of tomotopy over most of the time-to-quality curve
+        (README, "LDA against tomotopy"). CVB0 from its symmetric random start
+        (``cvb0_topics(init='random')``, passed as a dict) ends 0.3-0.5% lower still (2037,
+        1576, 3307) but takes 1.5-2 times as long to match tomotopy's first 20 iterations. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
         scikit-learn's and gensim's initialisation; pass it for results that match theirs).
         ``'spectral'``: topics from the method of moments
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
