@@ -127,7 +127,7 @@ def test_dominance_table(bench):
 
 def test_reduced_run_writes_json_and_png(bench, tmp_path):
     res = bench.main(["--corpora", "kos", "--max-docs", "300", "--budget", "0.2",
-                      "--max-iter", "3", "--methods", "spectral,random0,tomotopy",
+                      "--max-iter", "3", "--methods", "cvb0,spectral,random0,tomotopy",
                       "--no-coherence", "--out", str(tmp_path)])
     with open(tmp_path / "lda_curve.json") as f:
         saved = json.load(f)
@@ -135,7 +135,8 @@ def test_reduced_run_writes_json_and_png(bench, tmp_path):
     kos = saved["corpora"]["kos"]
     assert kos["n_train"] == 270 and kos["n_test"] == 30
     curves = kos["curves"]
-    assert {"latentkit VB spectral", "latentkit VB random, defaults"} <= set(curves)
+    assert {"latentkit CVB0 + VB", "latentkit VB spectral",
+            "latentkit VB random, default tol"} <= set(curves)
     for cur in curves.values():
         assert np.all(np.diff(cur["times"]) > 0) and len(cur["perplexity"]) == len(cur["times"])
         assert all(np.isfinite(cur["perplexity"]))
