@@ -95,10 +95,11 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         perplexity within the budgets of ``benchmarks/bench_lda_curve.py``: KOS 2046, NIPS
         1583, Gutenberg paragraphs 3317, against 2116, 1609 and 3768 from the random or
         spectral starts and 2058, 1587 and 3314 for tomotopy's collapsed Gibbs sampler after
-        600-800 iterations), ahead of tomotopy over most of the time-to-quality curve
+        400-800 iterations), ahead of tomotopy over most of the time-to-quality curve
         (README, "LDA against tomotopy"). CVB0 from its symmetric random start
-        (``cvb0_topics(init='random')``, passed as a dict) ends 0.3-0.5% lower still (2037,
-        1576, 3307) but takes 1.5-2 times as long to match tomotopy's first 20 iterations. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
+        (``cvb0_topics(init='random')``, passed as a dict) ends 0.3-0.5% lower still (2040,
+        1576, 3307) but takes 2-6 times as long to reach the quality of tomotopy's 10th
+        iteration. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
         scikit-learn's and gensim's initialisation; pass it for results that match theirs).
         ``'spectral'``: topics from the method of moments
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
