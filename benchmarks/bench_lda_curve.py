@@ -11,12 +11,17 @@ Protocol
   is switched off (``optim_interval = 0``). Two workers/threads for everyone: numba's thread
   pool for latentkit, ``workers=2`` for tomotopy and gensim.
 * latentkit curves: ``cvb0_topics`` (100 sweeps of zero-order collapsed VB, Asuncion et al.
-  2009) followed by batch VB started at its topics (``tol=0``); batch VB from the spectral
+  2009, from the document-seeded start, ``init='documents'``) followed by batch VB started at
+  its topics (``tol=0``), i.e. the default ``LatentDirichletAllocation`` fit with a snapshot
+  after CVB0 sweeps 1, 2, 3, ... as well; the same from CVB0's random start
+  (``init='random'``); the Python defaults as a user runs them (``init='auto'``, i.e. CVB0
+  then VB, default ``tol``; one snapshot per VB iteration only); batch VB from the spectral
   start and from the random start, both with ``warmup_doc_update_iter=4`` (cheap first
-  iterations) and ``tol=0`` (run until the budget, as tomotopy runs its iterations); batch VB with the Python defaults (random start, default
-  caps and ``tol``); online VB (SVI, batches of 256, ``partial_fit``). tomotopy: snapshots after
-  1, 2, 5, 10, 20, 30, 50, 75, 100, ... Gibbs iterations; gensim: after every M-step
-  (``chunksize=2000``, ``iterations=50``).
+  iterations) and ``tol=0`` (run until the budget, as tomotopy runs its iterations); batch VB
+  from the random start (scikit-learn's) with the default caps and ``tol``; online VB (SVI,
+  batches of 256, ``partial_fit``). tomotopy: snapshots after 1, 2, 5, 10, 20, 30, 50, 75,
+  100, ... Gibbs iterations; gensim: after every M-step (``chunksize=2000``,
+  ``iterations=50``).
 * Every method is timed from the start of its fit (latentkit: validation and initialisation,
   spectral included; tomotopy: its first ``train`` call, which draws the initial assignments;
   gensim: the ``LdaMulticore`` constructor, worker processes included). Converting the count
@@ -208,7 +213,8 @@ class Recorder:
 
 
 def run_latentkit_batch(train, K, init, budget, max_iter, seed, **params):
-    """Batch VB from ``init`` ('random' or 'spectral'), one snapshot per iteration. The
+    """Batch VB from ``init`` (a string of ``LatentDirichletAllocation``), one snapshot per
+    iteration (after the start's own cost, e.g. the CVB0 sweeps of ``'auto'``). The
     spectral topics are a snapshot of their own (computed as ``fit(init='spectral')`` does,
     then handed over as ``init={'components': ...}``, the clock covering both); a random start
     is not (its topics are noise)."""
@@ -232,10 +238,10 @@ def run_latentkit_batch(train, K, init, budget, max_iter, seed, **params):
     return rec
 
 
-CVB0_SNAPSHOTS = (1, 2, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100)
+CVB0_SNAPSHOTS = (1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100)
 
 
-def run_latentkit_cvb0(train, K, budget, max_iter, seed, n_sweeps=100):
+def run_latentkit_cvb0(train, K, budget, max_iter, seed, n_sweeps=100, init="documents"):
     """``cvb0_topics`` (``n_sweeps`` CVB0 passes; snapshots after the sweeps in
     ``CVB0_SNAPSHOTS``), then batch VB started at its topics (``tol=0``), one snapshot per
     iteration, until the budget."""
@@ -245,7 +251,7 @@ def run_latentkit_cvb0(train, K, budget, max_iter, seed, n_sweeps=100):
     rec = Recorder(budget)
     rec.start()
     lam = cvb0_topics(train, K, 1.0 / K, 1.0 / K, n_sweeps=n_sweeps, random_state=seed,
-                      callback=lambda s, c: (s in CVB0_SNAPSHOTS or s == n_sweeps)
+                      init=init, callback=lambda s, c: (s in CVB0_SNAPSHOTS or s == n_sweeps)
                       and rec.record(c))
     if rec.elapsed() >= budget:
         return rec
@@ -345,6 +351,48 @@ def run_gensim(train, K, budget, seed, workers=2, chunksize=2000, passes=100):
     return rec
 
 
+def throughput(train, K, seed=0, repeats=5):
+    """Tokens per second on one core: a CVB0 sweep, a VB E-step (per coordinate-ascent sweep
+    of a document, at topics after 20 CVB0 sweeps) and a tomotopy Gibbs iteration (1 worker).
+
+    Returns
+    -------
+    dict
+        ``{'cvb0': ..., 'vb_e_step': ..., 'tomotopy': ...}`` in tokens per second (token
+        updates, counts included), tomotopy only when installed.
+    """
+    import numba
+
+    from latentkit.topic import cvb0_topics, lda_e_step
+
+    n_tok = float(train.sum())
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        t = time.perf_counter()
+        lam = cvb0_topics(train, K, n_sweeps=20, random_state=seed)
+        out = {"cvb0": 20 * n_tok / (time.perf_counter() - t)}
+        lengths = np.asarray(train.sum(axis=1)).ravel()
+        t = time.perf_counter()
+        _, _, _, n_iter = lda_e_step(train, lam, 1.0 / K)
+        out["vb_e_step"] = float(lengths @ n_iter) / (time.perf_counter() - t)
+    finally:
+        numba.set_num_threads(before)
+    if _available("tomotopy"):
+        import tomotopy as tp
+
+        m = tp.LDAModel(k=K, alpha=1.0 / K, eta=1.0 / K, seed=seed)
+        m.optim_interval = 0
+        for d in range(train.shape[0]):
+            row = train[d]
+            m.add_doc([str(w) for w, c in zip(row.indices, row.data) for _ in range(int(c))])
+        m.train(1, workers=1)
+        t = time.perf_counter()
+        m.train(repeats, workers=1)
+        out["tomotopy"] = repeats * n_tok / (time.perf_counter() - t)
+    return out
+
+
 def _available(module):
     try:
         __import__(module)
@@ -393,7 +441,8 @@ def warm_up(K):
             LatentDirichletAllocation(3, init=init, max_iter=2, random_state=0).fit(X)
     LatentDirichletAllocation(K, learning_method="online", batch_size=20, total_samples=60,
                               random_state=0).partial_fit(X[:20])
-    cvb0_topics(X, 3, n_sweeps=1, random_state=0)
+    for init in ("documents", "random"):
+        cvb0_topics(X, 3, n_sweeps=1, random_state=0, init=init)
 
 
 def main(argv=None):
@@ -407,17 +456,24 @@ def main(argv=None):
                          "30 for Gutenberg)")
     ap.add_argument("--max-iter", type=int, default=200,
                     help="batch iterations / SVI epochs cap (default 200)")
-    ap.add_argument("--methods", default="cvb0,spectral,random,random0,svi,tomotopy,gensim",
+    ap.add_argument("--methods",
+                    default="cvb0,cvb0r,defaults,spectral,random,random0,svi,tomotopy,gensim",
                     help="comma-separated subset of cvb0 (latentkit.topic.cvb0_topics, 100 "
-                         "sweeps, then batch VB from its topics), spectral (spectral start, "
+                         "sweeps from seed documents, then batch VB from its topics), cvb0r "
+                         "(the same from CVB0's random start), defaults (the Python defaults: "
+                         "init='auto', i.e. CVB0 then VB), spectral (spectral start, "
                          "warmup_doc_update_iter=4, tol=0), random (random start, "
-                         "warmup_doc_update_iter=4, tol=0), random0 (the Python defaults), "
+                         "warmup_doc_update_iter=4, tol=0), random0 (init='random', default caps "
+                         "and tol), "
                          "spectral0 "
                          "(spectral start, default E-step caps), svi (online VB), tomotopy, "
                          "gensim (default: all but spectral0)")
     ap.add_argument("--out", default=".", help="folder for lda_curve.json and lda_curve.png")
     ap.add_argument("--no-coherence", action="store_true", help="skip c_npmi")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--throughput", action="store_true",
+                    help="print tokens per second on one core (CVB0 sweep, VB E-step, "
+                         "tomotopy iteration) per corpus, then stop")
     args = ap.parse_args(argv)
     import numba
 
@@ -436,25 +492,37 @@ def main(argv=None):
     runners = {
         "latentkit CVB0 + VB": lambda tr, b: run_latentkit_cvb0(tr, K, b, args.max_iter,
                                                                 args.seed),
+        "latentkit CVB0 random start + VB": lambda tr, b: run_latentkit_cvb0(
+            tr, K, b, args.max_iter, args.seed, init="random"),
+        "latentkit defaults": lambda tr, b: run_latentkit_batch(tr, K, "auto", b,
+                                                                args.max_iter, args.seed),
         "latentkit VB spectral": lambda tr, b: run_latentkit_batch(
             tr, K, "spectral", b, args.max_iter, args.seed, warmup_doc_update_iter=4, tol=0),
         "tomotopy": lambda tr, b: run_tomotopy(tr, K, b, args.seed),
         "latentkit VB random": lambda tr, b: run_latentkit_batch(
             tr, K, "random", b, args.max_iter, args.seed, warmup_doc_update_iter=4, tol=0),
         "gensim LdaMulticore": lambda tr, b: run_gensim(tr, K, b, args.seed),
-        "latentkit VB random, defaults": lambda tr, b: run_latentkit_batch(
+        "latentkit VB random, default tol": lambda tr, b: run_latentkit_batch(
             tr, K, "random", b, args.max_iter, args.seed),
         "latentkit SVI": lambda tr, b: run_latentkit_svi(tr, K, b, args.max_iter, args.seed),
         "latentkit VB spectral, no warm-up": lambda tr, b: run_latentkit_batch(
             tr, K, "spectral", b, args.max_iter, args.seed),
     }
     wanted = {"latentkit CVB0 + VB": "cvb0" in methods,
+              "latentkit CVB0 random start + VB": "cvb0r" in methods,
+              "latentkit defaults": "defaults" in methods,
               "latentkit VB spectral": "spectral" in methods,
               "latentkit VB spectral, no warm-up": "spectral0" in methods,
               "latentkit VB random": "random" in methods,
-              "latentkit VB random, defaults": "random0" in methods,
+              "latentkit VB random, default tol": "random0" in methods,
               "latentkit SVI": "svi" in methods,
               "tomotopy": have["tomotopy"], "gensim LdaMulticore": have["gensim"]}
+    if args.throughput:
+        for name in args.corpora.split(","):
+            rates = throughput(load_corpus(name, args.max_docs, args.seed)[0], K, args.seed)
+            print(f"{name}: tokens/s on one core: " + ", ".join(
+                f"{k} {v / 1e6:.1f} M" for k, v in rates.items()))
+        return None
     results = {"k": K, "alpha": alpha, "eta": alpha, "uptime_start": _uptime(), "corpora": {}}
     for name in args.corpora.split(","):
         train, test = load_corpus(name, args.max_docs, args.seed)

@@ -84,7 +84,7 @@ CASES = {
                                            max_iter=20),
         lambda n, s: _binary(n, s)),
     "LatentDirichletAllocation": (
-        lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10),
+        lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10, init="random"),
         lambda n, s: _counts(n, s)),
     "PLSA": (lambda: lk.PLSA(3, random_state=0, max_iter=10), lambda n, s: _counts(n, s)),
     "CategoricalHMM": (lambda: lk.CategoricalHMM(2, n_features=4, random_state=0, max_iter=10),

@@ -188,7 +188,7 @@ def test_round_trip_lda(tmp_path):
     from latentkit.topic import LatentDirichletAllocation
 
     X, _ = make_lda_corpus(100, 3, 40, doc_length=30, random_state=0)
-    lda = LatentDirichletAllocation(3, max_iter=10, tol=0.0, random_state=0).fit(X)
+    lda = LatentDirichletAllocation(3, max_iter=10, tol=0.0, random_state=0, init="random").fit(X)
     latentkit.save(lda, tmp_path / "lda.npz")
     lda2 = io.load(tmp_path / "lda.npz")
     np.testing.assert_array_equal(lda2.components_, lda.components_)

@@ -179,7 +179,8 @@ def corpus():
 @pytest.mark.parametrize("kind", ["lda", "plsa", "spectral"])
 def test_plot_topics_bar_heights_are_top_probabilities(corpus, kind):
     X, vocab = corpus
-    model = {"lda": lambda: lk.LatentDirichletAllocation(3, max_iter=20, random_state=0),
+    model = {"lda": lambda: lk.LatentDirichletAllocation(3, max_iter=20, random_state=0,
+                                                          init="random"),
              "plsa": lambda: lk.PLSA(3, max_iter=30, tol=0, random_state=0),
              "spectral": lambda: lk.SpectralLDA(3, random_state=0)}[kind]().fit(X)
     axes = plotting.plot_topics(model, vocab, n_words=7)
@@ -202,7 +203,7 @@ def test_plot_topics_bar_heights_are_top_probabilities(corpus, kind):
 
 def test_plot_topics_subset_given_axes_and_errors(corpus):
     X, vocab = corpus
-    lda = lk.LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0).fit(X)
+    lda = lk.LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0, init="random").fit(X)
     fig, axs = plt.subplots(1, 2)
     out = plotting.plot_topics(lda, vocab, 3, topics=[2, 0], axes=axs)
     assert list(out) == list(axs)

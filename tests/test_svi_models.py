@@ -193,7 +193,8 @@ def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
 def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
     X, truth = corpus
     train, test = X[:1000], X[1000:]
-    batch = LatentDirichletAllocation(4, random_state=0, tol=1e-3, max_iter=300).fit(train)
+    batch = LatentDirichletAllocation(4, random_state=0, tol=1e-3, max_iter=300,
+                                      init="random").fit(train)
     online = LatentDirichletAllocation(4, learning_method="online", batch_size=50, max_iter=6,
                                        holdout=test, tol=0, random_state=0).fit(train)
     p_batch = batch.perplexity(test, include_prior_kl=False)

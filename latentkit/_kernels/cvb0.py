@@ -21,7 +21,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["cvb0_sweep", "cvb0_topic_word"]
+__all__ = ["cvb0_sweep", "cvb0_topic_word", "rows_by_word"]
 
 
 @jit(parallel=True)
@@ -50,29 +50,29 @@ def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk)
     v_eta = n_features * eta
     for d in prange(D):
         s, e = indptr[d], indptr[d + 1]
-        nd = ndk[d]
-        for k in range(K):
-            nd[k] = 0.0
+        nd = np.zeros(K)   # local copies: no aliasing, so the loops over k vectorise
+        p = np.empty(K)
         for j in range(s, e):
             for k in range(K):
                 nd[k] += data[j] * phi[j, k]
-        p = np.empty(K)
         for j in range(s, e):
-            w = indices[j]
+            ph = phi[j]
+            nw = nwk[indices[j]]
             n = data[j]
+            for k in range(K):
+                own = n * ph[k]
+                # max: rounding can push a removed count a hair below 0
+                p[k] = max((nd[k] - own + alpha) * (nw[k] - own + eta)
+                           / (nk[k] - own + v_eta), 1e-300)
             tot = 0.0
             for k in range(K):
-                own = n * phi[j, k]
-                v = ((nd[k] - own + alpha) * (nwk[w, k] - own + eta)
-                     / (nk[k] - own + v_eta))
-                if v < 1e-300:  # rounding can push a removed count a hair below 0
-                    v = 1e-300
-                p[k] = v
-                tot += v
+                tot += p[k]
+            inv = 1.0 / tot
             for k in range(K):
-                new = p[k] / tot
-                nd[k] += n * (new - phi[j, k])
-                phi[j, k] = new
+                new = p[k] * inv
+                nd[k] += n * (new - ph[k])
+                ph[k] = new
+        ndk[d] = nd
 
 
 @jit
@@ -87,3 +87,12 @@ def cvb0_topic_word(indices, data, phi, nwk):
         n = data[j]
         for k in range(K):
             row[k] += n * phi[j, k]
+
+
+@jit(parallel=True)
+def rows_by_word(indices, table, out):
+    """``out[j] = table[indices[j]]`` for every entry j (parallel gather of per-word rows)."""
+    for j in prange(indices.shape[0]):
+        row = table[indices[j]]
+        for k in range(table.shape[1]):
+            out[j, k] = row[k]

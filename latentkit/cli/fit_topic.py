@@ -74,7 +74,8 @@ def run_lda(args, progress):
                # random start's final ELBO in 9-23 of its 60 iterations and ends higher
                # (benchmarks/bench_spectral_init.py); SVI and Dask fits start at random
                init=args.init if args.init is not None else
-               (None if svi or getattr(args, "dask_scheduler", None) else "spectral"),
+               (None if svi else "random" if getattr(args, "dask_scheduler", None)
+                else "spectral"),
                learning_method="online" if svi else None, batch_size=args.batch_size,
                learning_offset=args.learning_offset, learning_decay=args.learning_decay,
                holdout=args.holdout))

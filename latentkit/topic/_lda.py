@@ -5,8 +5,9 @@ per document ``theta_d ~ Dirichlet(alpha)``, and for each token a topic ``z ~ Ca
 a word ``w ~ Cat(beta_z)``. Variational family (Hoffman, Blei & Bach 2010, "smoothed" LDA):
 ``q(beta_k) = Dir(lambda_k)``, ``q(theta_d) = Dir(gamma_d)``, ``q(z_dn) = Cat(phi_dn)``.
 
-The E-step (local coordinate ascent over gamma and phi, one document at a time) is the numba
-kernel :func:`latentkit._kernels.topic.lda_e_step`; the M-step is
+The E-step (local coordinate ascent over gamma and phi, one document at a time; the numba
+kernel :func:`latentkit._kernels.topic.lda_e_step`) lives in :mod:`latentkit.topic._lda_estep`;
+the M-step is
 ``lambda <- (1 - rho) lambda + rho (eta + scale * sstats)`` (rho = 1: batch VB).
 """
 
@@ -14,185 +15,20 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import psi
 
-from .._kernels import topic as _k
 from .._steps import check_learning_rate
 from .._summaries import CountSummary
 from .._validation import check_counts, check_dense_width, check_n_features, check_scalar
-from ..base import LatentModel, Stats, stats_dataclass
+from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
 from ._words import TopWordsMixin
+from ._lda_estep import (LDAStats, _beta_tables, _run_e_step, _run_local, _suff_stats,
+                         lda_e_step)
 from ..inference import ChunkSource, StochasticVI
 from ..text import counts_from_texts
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
-
-
-@stats_dataclass
-class LDAStats(Stats):
-    """Sufficient statistics of LDA (additive over documents).
-
-    Attributes
-    ----------
-    sstats : ndarray of shape (n_components, n_features)
-        Expected topic-word counts ``sum_d n_dw phi_dwk``.
-    n : float
-        Number of documents.
-    data_term : float
-        Sum over documents of the local ELBO terms (nats):
-        ``E[log p(w|z,beta)] + E[log p(z|theta)] + E[log p(theta|alpha)] - E[log q(theta)]
-        - E[log q(z)]``.
-    n_tokens : float
-        Number of tokens (sum of the counts), for perplexity.
-    """
-
-    sstats: np.ndarray
-    n: float
-    data_term: float
-    n_tokens: float
-
-
-def _beta_tables(components):
-    """The kernel's shifted transposed table ``exp(E[log beta] - shift)`` (V, K) and the
-    shift ``max_k E[log beta_kw]`` (V,)."""
-    elog_beta = psi(components) - psi(components.sum(axis=1, keepdims=True))
-    shift = elog_beta.max(axis=0)
-    exp_beta_t = np.ascontiguousarray(np.exp(elog_beta - shift[None, :]).T)
-    return exp_beta_t, np.ascontiguousarray(shift)
-
-
-def _csr_arrays(X):
-    return (np.ascontiguousarray(X.indptr, dtype=np.int64),
-            np.ascontiguousarray(X.indices, dtype=np.int64),
-            np.ascontiguousarray(X.data, dtype=np.float64))
-
-
-def _run_local(X, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None):
-    """Per-document kernel on a validated CSR matrix. ``max_iter=0`` with ``gamma0`` only
-    evaluates the given gamma. Returns gamma, exp_theta, ratio, doc_elbo, n_iter."""
-    D = X.shape[0]
-    K = exp_beta_t.shape[1]
-    indptr, indices, data = _csr_arrays(X)
-    if gamma0 is None:
-        gamma = np.empty((D, K))
-    else:
-        gamma = np.array(gamma0, dtype=np.float64, order="C", copy=True)
-    exp_theta = np.empty((D, K))
-    ratio = np.empty(data.shape[0])
-    doc_elbo = np.empty(D)
-    n_iter = np.empty(D, dtype=np.int64)
-    _k.lda_e_step(indptr, indices, data, exp_beta_t, shift, float(alpha), gamma,
-                  gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio, doc_elbo,
-                  n_iter)
-    return gamma, exp_theta, ratio, doc_elbo, n_iter
-
-
-#: Tokens (nonzero counts) per document block of the parallel topic-word statistics, at most
-#: ``_SUFF_MAX_BLOCKS`` blocks and ``_SUFF_MAX_BYTES`` of per-block (V, K) slots: the blocks
-#: depend on the data size only, so the statistics do not depend on the thread count.
-_SUFF_BLOCK_NNZ = 1 << 18
-_SUFF_MAX_BLOCKS = 16
-_SUFF_MAX_BYTES = 128 << 20
-
-
-def _suff_blocks(n_docs, nnz, V, K):
-    return int(max(1, min(_SUFF_MAX_BLOCKS, nnz // _SUFF_BLOCK_NNZ, n_docs,
-                          _SUFF_MAX_BYTES // (8 * V * K))))
-
-
-def _suff_stats(X, ratio, exp_theta, exp_beta_t):
-    """Expected topic-word counts (K, V) from the kernel's per-document outputs: serial for
-    small corpora, else by document blocks in parallel (the O(nnz K) accumulation would
-    otherwise run on one core after the parallel E-step)."""
-    indptr, indices, _ = _csr_arrays(X)
-    V, K = exp_beta_t.shape
-    D = indptr.shape[0] - 1
-    ss_t = np.empty(exp_beta_t.shape)
-    B = _suff_blocks(D, indices.shape[0], V, K)
-    if B == 1:
-        _k.lda_suff_stats(indptr, indices, ratio, exp_theta, exp_beta_t, ss_t)
-    else:  # blocks of about equal token counts
-        edges = np.searchsorted(indptr, np.arange(B + 1) * (indptr[-1] / B)).astype(np.int64)
-        edges[0], edges[-1] = 0, D
-        edges = np.maximum.accumulate(edges)
-        _k.lda_suff_stats_blocked(indptr, indices, ratio, exp_theta, exp_beta_t, edges,
-                                  np.empty((B, V, K)), ss_t)
-    return np.ascontiguousarray(ss_t.T)
-
-
-def _run_e_step(X, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None, sstats=True):
-    """Kernel + statistics. Returns gamma, sstats (or None), doc_elbo, n_iter."""
-    gamma, exp_theta, ratio, doc_elbo, n_iter = _run_local(X, exp_beta_t, shift, alpha,
-                                                           max_iter, tol, gamma0)
-    ss = _suff_stats(X, ratio, exp_theta, exp_beta_t) if sstats else None
-    return gamma, ss, doc_elbo, n_iter
-
-
-def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_change_tol=1e-3,
-               gamma0=None):
-    """Variational E-step of LDA for a batch of documents (validating wrapper of the kernel).
-
-    For each document, coordinate ascent on ``gamma_d`` and ``phi_d`` with the topics
-    ``q(beta) = Dir(components)`` fixed, then the expected topic-word counts and the local ELBO.
-
-    Parameters
-    ----------
-    X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        Non-negative counts (integer or float).
-    components : array-like of shape (n_components, n_features)
-        Variational Dirichlet parameters lambda of the topics (> 0).
-    doc_topic_prior : float
-        Symmetric Dirichlet prior alpha of the document-topic proportions (> 0).
-    max_doc_update_iter : int, default 100
-        Maximum sweeps per document.
-    mean_change_tol : float, default 1e-3
-        Stop a document when the mean absolute change of gamma is below this.
-    gamma0 : array-like of shape (n_documents, n_components), optional
-        Starting gamma (warm start, > 0). Default ``alpha + N_d / K`` (Blei et al. 2003, Fig. 6).
-
-    Returns
-    -------
-    gamma : ndarray of shape (n_documents, n_components)
-        Variational Dirichlet parameters of theta (unnormalised doc-topic weights).
-    sstats : ndarray of shape (n_components, n_features)
-        Expected topic-word counts ``sum_d n_dw phi_dwk``.
-    doc_elbo : ndarray of shape (n_documents,)
-        Local ELBO of each document in nats (0 for an empty document).
-    n_iter : ndarray of shape (n_documents,) of int
-        Sweeps run per document.
-
-    Raises
-    ------
-    ValueError
-        Invalid counts (NaN, inf, negative, wrong dimensions), mismatched shapes, non-positive
-        parameters.
-
-    Notes
-    -----
-    Blei, Ng & Jordan (2003), section 5.2 and Fig. 6; Hoffman, Blei & Bach (2010), Algorithm 1.
-    """
-    X = check_counts(X, "X")
-    lam = np.asarray(components, dtype=np.float64)
-    if lam.ndim != 2 or lam.shape[1] != X.shape[1]:
-        raise ValueError(f"components must have shape (n_components, {X.shape[1]}), got "
-                         f"{lam.shape}.")
-    if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
-        raise ValueError("components must be finite and strictly positive.")
-    alpha = check_scalar(doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0,
-                         low_inclusive=False)
-    max_it = check_scalar(max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
-    tol = check_scalar(mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
-    if gamma0 is not None:
-        g0 = np.asarray(gamma0, dtype=np.float64)
-        if g0.shape != (X.shape[0], lam.shape[0]):
-            raise ValueError(f"gamma0 must have shape {(X.shape[0], lam.shape[0])}, got {g0.shape}.")
-        if not np.all(np.isfinite(g0)) or np.any(g0 <= 0):
-            raise ValueError("gamma0 must be finite and strictly positive.")
-        gamma0 = g0
-    bt, shift = _beta_tables(lam)
-    return _run_e_step(X, bt, shift, alpha, max_it, tol, gamma0=gamma0)
 
 
 def _count_summary(X):
@@ -251,15 +87,28 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         perplexity the default fit has after 10.7 s on KOS, 37 s on NIPS and 19.5 s on the
         Gutenberg paragraphs is reached after 3.6 s, 26 s and 7.3 s with 4 (a different
         trajectory, so possibly another local optimum).
-    init : {'random', 'spectral', 'cvb0'} or dict, default 'random'
-        ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010; scikit-learn's
-        initialisation). ``'spectral'``: topics from the method of moments
+    init : {'auto', 'cvb0', 'random', 'spectral'} or dict, default 'auto'
+        The starting topics lambda. ``'cvb0'``: the topics of 100 sweeps of zero-order
+        collapsed VB from K seed documents (:func:`latentkit.topic.cvb0_topics`; Asuncion et
+        al. 2009), a start that costs about as much as 100 Gibbs iterations and lands in a
+        better optimum than the random or spectral starts (K=20, 2 threads, best held-out
+        perplexity within the budgets of ``benchmarks/bench_lda_curve.py``: KOS 2046, NIPS
+        1583, Gutenberg paragraphs 3317, against 2116, 1609 and 3768 from the random or
+        spectral starts and 2058, 1587 and 3314 for tomotopy's collapsed Gibbs sampler after
+        400-800 iterations), ahead of tomotopy over most of the time-to-quality curve
+        (README, "LDA against tomotopy"). CVB0 from its symmetric random start
+        (``cvb0_topics(init='random')``, passed as a dict) ends 0.3-0.5% lower still (2040,
+        1576, 3307) but takes 2-6 times as long to reach the quality of tomotopy's 10th
+        iteration. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
+        scikit-learn's and gensim's initialisation; pass it for results that match theirs).
+        ``'spectral'``: topics from the method of moments
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
-        to the random start with a warning when the moments are degenerate. ``'cvb0'``: the
-        topics of 100 sweeps of zero-order collapsed VB (:func:`latentkit.topic.cvb0_topics`;
-        Asuncion et al. 2009), a slower start that lands in a better optimum (K=20, held-out
-        perplexity on KOS / NIPS / Gutenberg paragraphs in ``benchmarks/bench_lda_curve.py``).
-        A dict ``{'components': array of shape (K, V)}`` gives the starting lambda (> 0).
+        to the random start with a warning when the moments are degenerate. ``'auto'``:
+        ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (of in-memory data, or of the
+        first chunk or block of a chunked or Dask fit); ``'random'`` for the stochastic fits
+        (``learning_method='online'`` and ``partial_fit``), whose first step sees one
+        minibatch. A dict ``{'components': array of shape (K, V)}`` gives the starting
+        lambda (> 0).
     n_init : int, default 1
         Initialisations; the one with the highest final ELBO is kept.
     learning_method : {'batch', 'online'}, default 'batch'
@@ -363,7 +212,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None,
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
-                 warmup_doc_update_iter=None, init="random", n_init=1, learning_method="batch",
+                 warmup_doc_update_iter=None, init="auto", n_init=1, learning_method="batch",
                  learning_offset=10.0, learning_decay=0.7, batch_size=128, total_samples=None,
                  holdout=None, random_state=None, callback=None, verbose=False):
         self.n_components = n_components
@@ -416,16 +265,16 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
         init = self.init
         if isinstance(init, str):
-            if init not in ("random", "spectral", "cvb0"):
-                raise ValueError(f"init must be 'random', 'spectral', 'cvb0' or a dict with key "
-                                 f"'components', got {init!r}.")
+            if init not in ("auto", "random", "spectral", "cvb0"):
+                raise ValueError(f"init must be 'auto', 'random', 'spectral', 'cvb0' or a dict "
+                                 f"with key 'components', got {init!r}.")
         elif isinstance(init, dict):
             extra = set(init) - {"components"}
             if "components" not in init or extra:
                 raise ValueError("init dict must have exactly the key 'components', got keys "
                                  f"{sorted(init)}.")
         else:
-            raise TypeError(f"init must be 'random' or a dict, got {type(init).__name__}.")
+            raise TypeError(f"init must be a string or a dict, got {type(init).__name__}.")
 
     def _validate_data(self, X, reset, **kw):
         if kw:
@@ -451,21 +300,29 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
 
+    def _resolved_init(self):
+        """``init`` with ``'auto'`` resolved (class docs): ``'random'`` inside ``partial_fit``
+        (the online fit's steps included), else ``'cvb0'``."""
+        if self.init != "auto":
+            return self.init
+        return "random" if getattr(self, "_stochastic_step", False) else "cvb0"
+
     def _init_params(self, data, rng):
         K, V = int(self.n_components), data.shape[1]
-        if isinstance(self.init, dict):
-            lam = np.array(self.init["components"], dtype=np.float64, copy=True)
+        init = self._resolved_init()
+        if isinstance(init, dict):
+            lam = np.array(init["components"], dtype=np.float64, copy=True)
             if lam.shape != (K, V):
                 raise ValueError(f"init['components'] must have shape ({K}, {V}) "
                                  f"(n_components, n_features), got {lam.shape}.")
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
                 raise ValueError("init['components'] must be finite and strictly positive.")
-        elif self.init == "spectral":  # method of moments (latentkit.spectral.spectral_init_lda)
+        elif init == "spectral":  # method of moments (latentkit.spectral.spectral_init_lda)
             # local: spectral (and numba) load only for init='spectral'
             from ..spectral import spectral_init_lda
             lam = spectral_init_lda(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                                     random_state=rng)["components"]
-        elif self.init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
+        elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
             from ._cvb0 import cvb0_topics
             lam = cvb0_topics(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                               random_state=rng)
@@ -662,7 +519,11 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         """
         if total_samples is None:
             total_samples = self.total_samples
-        return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
+        self._stochastic_step = True  # init='auto' starts at random (class docs)
+        try:
+            return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
+        finally:
+            del self._stochastic_step
 
     def _doc_topic(self, X):
         self._check_is_fitted()

@@ -39,12 +39,12 @@ def main():
     # LDA batch VB: prange over documents
     counts, _ = make_lda_corpus(n_docs=300, n_components=4, vocab_size=200, doc_length=60,
                                 random_state=0)
-    m = LatentDirichletAllocation(4, max_iter=3, random_state=0).fit(counts)
+    m = LatentDirichletAllocation(4, max_iter=3, random_state=0, init="random").fit(counts)
     out["lda_batch"] = digest(m.components_, m.lower_bounds_)
-    from latentkit.topic import _lda  # the statistics by document blocks, on small data
+    from latentkit.topic import _lda_estep  # the statistics by document blocks, on small data
 
-    _lda._SUFF_BLOCK_NNZ = 2000
-    m = LatentDirichletAllocation(4, max_iter=3, random_state=0).fit(counts)
+    _lda_estep._SUFF_BLOCK_NNZ = 2000
+    m = LatentDirichletAllocation(4, max_iter=3, random_state=0, init="random").fit(counts)
     out["lda_batch_blocked_stats"] = digest(m.components_, m.lower_bounds_)
     # categorical HMM: 60 sequences x 300 steps x 8^2 states is above the parallel threshold
     rng = np.random.default_rng(0)

@@ -77,7 +77,7 @@ def test_variational_mixture_on_a_cluster_equals_local(client):
 
 def test_lda_on_a_cluster_equals_local_array_and_bag(client):
     X, _ = make_lda_corpus(400, 4, 60, doc_length=40, random_state=0)
-    model = fixed_start(LatentDirichletAllocation(4, tol=0, max_iter=5), X)
+    model = fixed_start(LatentDirichletAllocation(4, tol=0, max_iter=5, init="random"), X)
     local = copy.deepcopy(model).fit(X)
     dense = X.toarray()
     remote = copy.deepcopy(model).fit(da.from_array(dense, chunks=(90, dense.shape[1])))

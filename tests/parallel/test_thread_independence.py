@@ -111,7 +111,7 @@ def test_lda_blocked_statistics_match_serial(monkeypatch):
 
     from latentkit._kernels import topic as kern
     from latentkit.datasets import make_lda_corpus
-    from latentkit.topic import _lda
+    from latentkit.topic import _lda_estep as _lda
 
     X, _ = make_lda_corpus(n_docs=120, n_components=3, vocab_size=80, doc_length=30,
                            random_state=1)

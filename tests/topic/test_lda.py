@@ -120,7 +120,7 @@ def test_kernel_independent_of_thread_count(small_corpus):
 
 def test_elbo_equals_brute_force_every_term(small_corpus):
     X, _ = small_corpus
-    m = LatentDirichletAllocation(3, max_iter=8, tol=0, random_state=0).fit(X)
+    m = LatentDirichletAllocation(3, max_iter=8, tol=0, random_state=0, init="random").fit(X)
     gamma, _, _, _ = lda_e_step(X, m.components_, m.doc_topic_prior_)
     local = 0.0
     for d in range(X.shape[0]):
@@ -152,12 +152,13 @@ def test_elbo_equals_brute_force_every_term(small_corpus):
 
 def test_common_contract(small_corpus):
     X, _ = small_corpus
-    check_latent_model(LatentDirichletAllocation(3, max_iter=6, tol=0, random_state=0), X)
+    check_latent_model(LatentDirichletAllocation(3, max_iter=6, tol=0, random_state=0,
+                                                 init="random"), X)
 
 
 def test_lower_bounds_never_decrease_and_m_step(small_corpus):
     X, _ = small_corpus
-    m = LatentDirichletAllocation(4, max_iter=60, tol=0, random_state=2).fit(X)
+    m = LatentDirichletAllocation(4, max_iter=60, tol=0, random_state=2, init="random").fit(X)
     d = np.diff(m.lower_bounds_)
     assert np.all(d >= -1e-9 * np.abs(m.lower_bounds_[:-1]))
     assert m.n_iter_ == 60 and not m.converged_
@@ -180,7 +181,7 @@ def test_recovers_planted_topics():
     X, truth = make_lda_corpus(2000, n_components=5, vocab_size=500, doc_length=100,
                                random_state=0)
     m = LatentDirichletAllocation(5, topic_word_prior=0.1, max_iter=40, tol=1e-3,
-                                  random_state=1).fit(X)
+                                  random_state=1, init="random").fit(X)
     topics = m.components_ / m.components_.sum(axis=1, keepdims=True)
     perm, err = match_components(truth["topics"], topics)
     assert err.max() < 0.1, err
@@ -209,7 +210,7 @@ def test_parity_with_sklearn_on_kos():
     assert abs(p_ours / p_sk - 1) < 0.01, (p_ours, p_sk)
     # the same with the per-document (Hoffman et al.) held-out bound, scikit-learn's topics
     # scored by our evaluator (checked to equal scikit-learn's own below)
-    ev = LatentDirichletAllocation(K, max_iter=1, tol=0).fit(train)
+    ev = LatentDirichletAllocation(K, max_iter=1, tol=0, init="random").fit(train)
     ev._set_components(sk.components_)
     q_sk, q_ours = ev.perplexity(held_out, include_prior_kl=False), ours.perplexity(
         held_out, include_prior_kl=False)
@@ -224,7 +225,7 @@ def test_parity_with_sklearn_on_kos():
 
 def test_transform_top_words_sample(small_corpus):
     X, _ = small_corpus
-    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0).fit(X)
+    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0, init="random").fit(X)
     theta = m.transform(X)
     assert theta.shape == (X.shape[0], 3)
     np.testing.assert_allclose(theta.sum(axis=1), 1.0, rtol=1e-12)
@@ -247,7 +248,7 @@ def test_transform_top_words_sample(small_corpus):
 
 def test_unfitted_and_bad_params(small_corpus):
     X, _ = small_corpus
-    m = LatentDirichletAllocation(3)
+    m = LatentDirichletAllocation(3, init="random")
     for call in (lambda: m.transform(X), lambda: m.perplexity(X), lambda: m.top_words(),
                  lambda: m.sample(2)):
         with pytest.raises(NotFittedError):
@@ -276,7 +277,7 @@ def test_unfitted_and_bad_params(small_corpus):
 def test_bad_input(small_corpus):
     X, _ = small_corpus
     dense = X.toarray()
-    m = LatentDirichletAllocation(3, max_iter=2, tol=0, random_state=0)
+    m = LatentDirichletAllocation(3, max_iter=2, tol=0, random_state=0, init="random")
     for value, match in ((np.nan, "NaN"), (np.inf, "infinity"), (-1.0, "non-negative")):
         Xb = dense.copy()
         Xb[2, 3] = value
@@ -307,9 +308,9 @@ def test_dense_float32_noncontiguous_equal_csr_and_inputs_unchanged(small_corpus
     int_counts = dense.astype(np.int64)
     snapshots = [(a, a.copy()) for a in (dense, f32, fortran, strided, int_counts)]
     X_before = X.copy()
-    ref = LatentDirichletAllocation(3, max_iter=4, tol=0, random_state=0).fit(X)
+    ref = LatentDirichletAllocation(3, max_iter=4, tol=0, random_state=0, init="random").fit(X)
     for arr in (dense, f32, fortran, strided, int_counts, X.tocoo(), X.tocsc()):
-        m = LatentDirichletAllocation(3, max_iter=4, tol=0, random_state=0).fit(arr)
+        m = LatentDirichletAllocation(3, max_iter=4, tol=0, random_state=0, init="random").fit(arr)
         np.testing.assert_array_equal(m.components_, ref.components_)
         np.testing.assert_array_equal(m.lower_bounds_, ref.lower_bounds_)
         np.testing.assert_array_equal(m.transform(arr), ref.transform(X))
@@ -325,13 +326,13 @@ def test_dense_float32_noncontiguous_equal_csr_and_inputs_unchanged(small_corpus
 
 def test_empty_documents_contribute_nothing(small_corpus):
     X, _ = small_corpus
-    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0).fit(X)
+    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0, init="random").fit(X)
     extra = sp.vstack([X, sp.csr_matrix((4, X.shape[1]))]).tocsr()
     n, n2 = X.shape[0], extra.shape[0]
     assert m.elbo(extra) * n2 == pytest.approx(m.elbo(X) * n, rel=1e-12)
     assert m.perplexity(extra) == pytest.approx(m.perplexity(X), rel=1e-12)
     # a corpus of only empty documents fits: the posterior of the topics is the prior
-    z = LatentDirichletAllocation(2, max_iter=3, tol=0, random_state=0).fit(
+    z = LatentDirichletAllocation(2, max_iter=3, tol=0, random_state=0, init="random").fit(
         np.zeros((4, 6)))
     np.testing.assert_allclose(z.components_, z.topic_word_prior_)
     assert z.lower_bound_ == pytest.approx(0.0, abs=1e-12)
@@ -344,18 +345,20 @@ def test_default_tol_scales_with_document_length():
     from latentkit.datasets import make_lda_corpus
     X, _ = make_lda_corpus(1200, 4, 120, doc_length=60, random_state=0)
     train, test = X[:1000], X[1000:]
-    m = LatentDirichletAllocation(4, random_state=0).fit(train)
+    m = LatentDirichletAllocation(4, random_state=0, init="random").fit(train)
     assert m.tol_ == pytest.approx(1e-3 * train.sum() / 1000)
-    ref = LatentDirichletAllocation(4, random_state=0, tol=1e-4, max_iter=500).fit(train)
+    ref = LatentDirichletAllocation(4, random_state=0, tol=1e-4, max_iter=500,
+                                    init="random").fit(train)
     p, p_ref = (mm.perplexity(test, include_prior_kl=False) for mm in (m, ref))
     assert p <= 1.02 * p_ref
-    assert LatentDirichletAllocation(4, tol=0.5, random_state=0).fit(train).tol_ == 0.5
+    assert LatentDirichletAllocation(4, tol=0.5, random_state=0,
+                                     init="random").fit(train).tol_ == 0.5
 
 
 def test_top_words_are_plain_strings():
     from latentkit.datasets import make_lda_corpus
     X, _ = make_lda_corpus(50, 2, 10, doc_length=20, random_state=0)
-    m = LatentDirichletAllocation(2, random_state=0, max_iter=3).fit(X)
+    m = LatentDirichletAllocation(2, random_state=0, max_iter=3, init="random").fit(X)
     words = m.top_words(np.array([f"w{i}" for i in range(10)]), 3)
     assert all(type(w) is str for row in words for w in row)
 
@@ -380,7 +383,7 @@ def test_monotone_guard_lives_in_the_e_step(small_corpus):
     from latentkit.topic._lda import _run_local
 
     X = small_corpus[0]
-    m = LatentDirichletAllocation(3, max_iter=2, tol=0.0, random_state=0).fit(X)
+    m = LatentDirichletAllocation(3, max_iter=2, tol=0.0, random_state=0, init="random").fit(X)
     cold = m._e_step(X)
     tables = (m._exp_beta_t, m._beta_shift, m.doc_topic_prior_)
     # previous gammas: better than the cold start on even documents (converged tighter),

@@ -67,7 +67,7 @@ def test_warmup_bound_never_decreases_and_ends_at_a_stationary_point(corpus):
     where a full-cap iteration no longer moves it (possibly another local optimum than the
     uncapped fit's, as any change of the early trajectory may give)."""
     w = LatentDirichletAllocation(3, warmup_doc_update_iter=2, max_iter=300, tol=1e-6,
-                                  random_state=4).fit(corpus)
+                                  random_state=4, init="random").fit(corpus)
     assert w.converged_
     assert np.all(np.diff(w.lower_bounds_) >= -1e-9 * abs(w.lower_bounds_[-1]))
     again = LatentDirichletAllocation(3, max_iter=1, tol=0,
@@ -79,7 +79,8 @@ def test_warmup_bound_never_decreases_and_ends_at_a_stationary_point(corpus):
 @pytest.mark.parametrize("bad", [0, -2, 1.5, "4"])
 def test_warmup_bad_value_is_named(corpus, bad):
     with pytest.raises((ValueError, TypeError), match="warmup_doc_update_iter"):
-        LatentDirichletAllocation(3, warmup_doc_update_iter=bad, max_iter=2).fit(corpus)
+        LatentDirichletAllocation(3, warmup_doc_update_iter=bad, max_iter=2,
+                                  init="random").fit(corpus)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ def test_warmup_bad_value_is_named(corpus, bad):
 def test_evaluator_equals_model_perplexity_without_prior_kl(bench, corpus):
     train, test = bench.split_documents(corpus, seed=1)
     assert train.shape[0] + test.shape[0] == corpus.shape[0] and test.shape[0] == 8
-    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0).fit(train)
+    m = LatentDirichletAllocation(3, max_iter=5, tol=0, random_state=0, init="random").fit(train)
     got = bench.heldout_perplexity(m.components_, test, m.doc_topic_prior_)
     assert got == pytest.approx(m.perplexity(test, include_prior_kl=False), rel=1e-12)
     assert got < m.perplexity(test)   # the global KL term only adds
@@ -126,7 +127,7 @@ def test_dominance_table(bench):
 
 def test_reduced_run_writes_json_and_png(bench, tmp_path):
     res = bench.main(["--corpora", "kos", "--max-docs", "300", "--budget", "0.2",
-                      "--max-iter", "3", "--methods", "spectral,random0,tomotopy",
+                      "--max-iter", "3", "--methods", "cvb0,spectral,random0,tomotopy",
                       "--no-coherence", "--out", str(tmp_path)])
     with open(tmp_path / "lda_curve.json") as f:
         saved = json.load(f)
@@ -134,7 +135,8 @@ def test_reduced_run_writes_json_and_png(bench, tmp_path):
     kos = saved["corpora"]["kos"]
     assert kos["n_train"] == 270 and kos["n_test"] == 30
     curves = kos["curves"]
-    assert {"latentkit VB spectral", "latentkit VB random, defaults"} <= set(curves)
+    assert {"latentkit CVB0 + VB", "latentkit VB spectral",
+            "latentkit VB random, default tol"} <= set(curves)
     for cur in curves.values():
         assert np.all(np.diff(cur["times"]) > 0) and len(cur["perplexity"]) == len(cur["times"])
         assert all(np.isfinite(cur["perplexity"]))
@@ -147,12 +149,14 @@ def test_reduced_run_writes_json_and_png(bench, tmp_path):
 # cvb0_topics (zero-order collapsed VB) against a NumPy oracle
 # ---------------------------------------------------------------------------------------------
 
-def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed):
+def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None):
     """Plain NumPy CVB0 with the kernel's schedule (Asuncion et al. 2009, eq. 5): entries of a
-    document in order with N_dk updated after each, N_wk and N_k from the previous sweep."""
+    document in order with N_dk updated after each, N_wk and N_k from the previous sweep;
+    from ``phi`` or else Dirichlet(1) responsibilities drawn with ``seed``."""
     X = sp.csr_matrix(X)
     V = X.shape[1]
-    phi = np.random.default_rng(seed).dirichlet(np.ones(K), size=X.nnz)
+    if phi is None:
+        phi = np.random.default_rng(seed).dirichlet(np.ones(K), size=X.nnz)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     for _ in range(n_sweeps):
         nwk = np.zeros((V, K))
@@ -178,11 +182,75 @@ def test_cvb0_matches_numpy_oracle_and_conserves_counts(corpus):
     from latentkit.topic import cvb0_topics
 
     X = corpus[:30]
-    got = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5)
+    got = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5, init="random")
     np.testing.assert_allclose(got, _cvb0_oracle(X, 3, 0.3, 0.2, 3, 5), rtol=1e-10)
     # every token is shared out over the topics: column sums are the word counts
     np.testing.assert_allclose((got - 0.2).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(),
                                rtol=1e-12, atol=1e-9)
+
+
+def _seed_oracle(X, K, seed, smoothing=1.0):
+    """Brute-force document seeding: the draws of ``seed_responsibilities`` (length-weighted
+    choice of K distinct non-empty documents), then phi_jk = p_k(w_j) / sum_l p_l(w_j) entry
+    by entry with p_k = (smoothing + counts of seed k) / total."""
+    X = sp.csr_matrix(X)
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    ne = np.flatnonzero(lengths > 0)
+    seeds = np.random.default_rng(seed).choice(ne, K, replace=False,
+                                               p=lengths[ne] / lengths.sum())
+    dense = X.toarray()
+    p = [(smoothing + dense[d]) / (smoothing * X.shape[1] + dense[d].sum()) for d in seeds]
+    phi = np.empty((X.nnz, K))
+    for j, w in enumerate(X.indices):
+        row = np.array([p[k][w] for k in range(K)])
+        phi[j] = row / row.sum()
+    return seeds, phi
+
+
+def test_document_seeding_matches_brute_force_and_the_sweeps_the_oracle(corpus):
+    from latentkit.topic import cvb0_topics
+    from latentkit.topic._cvb0 import seed_responsibilities
+
+    X = corpus[:30]
+    seeds, phi = _seed_oracle(X, 3, 5)
+    assert len(set(seeds.tolist())) == 3
+    got = seed_responsibilities(X, 3, np.random.default_rng(5))
+    np.testing.assert_allclose(got, phi, rtol=1e-12)
+    lam = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5)   # init='documents'
+    np.testing.assert_allclose(lam, _cvb0_oracle(X, 3, 0.3, 0.2, 3, phi=phi), rtol=1e-10)
+
+
+def test_document_seeding_separates_topics_before_the_first_sweep():
+    """The point of the seeding: after one sweep the random start's topics are still nearly
+    alike (symmetric start), the seeded ones already differ, and the held-out bound is better."""
+    from latentkit.topic import cvb0_topics
+
+    X, _ = make_lda_corpus(300, n_components=5, vocab_size=100, doc_length=40, random_state=3)
+    X = sp.csr_matrix(X)
+    train, test = X[:250], X[250:]
+    spread = {}
+    for init in ("random", "documents"):
+        lam = cvb0_topics(train, 5, n_sweeps=1, random_state=0, init=init)
+        p = lam / lam.sum(axis=1, keepdims=True)
+        spread[init] = np.abs(p - p.mean(axis=0)).sum(axis=1).mean()  # mean L1 to the centre
+        m = LatentDirichletAllocation(5, init={"components": lam}, max_iter=1, tol=0).fit(train)
+        spread[init, "perplexity"] = m.perplexity(test, include_prior_kl=False)
+    assert spread["documents"] > 3 * spread["random"]
+    assert spread["documents", "perplexity"] < spread["random", "perplexity"]
+
+
+def test_document_seeding_with_fewer_documents_than_topics():
+    from latentkit.topic import cvb0_topics
+    from latentkit.topic._cvb0 import seed_responsibilities
+
+    X = sp.csr_matrix(np.array([[2.0, 0, 1, 0], [0, 0, 0, 0], [0, 3, 0, 1]]))
+    phi = seed_responsibilities(X, 4, np.random.default_rng(0))
+    np.testing.assert_allclose(phi.sum(axis=1), 1.0)
+    assert len({tuple(np.round(c, 12)) for c in phi.T}) == 4   # repeated seeds still differ
+    lam = cvb0_topics(X, 4, n_sweeps=5, random_state=0)
+    assert np.all(np.isfinite(lam)) and np.all(lam > 0)
+    empty = seed_responsibilities(sp.csr_matrix((2, 4)), 3, np.random.default_rng(0))
+    assert empty.shape == (0, 3)
 
 
 def test_cvb0_deterministic_for_any_thread_count(corpus, monkeypatch):
@@ -227,6 +295,8 @@ def test_cvb0_bad_arguments_are_named(corpus, kw, name):
         cvb0_topics(corpus, **args)
     with pytest.raises(ValueError, match="X"):
         cvb0_topics(-corpus.toarray(), 3)
+    with pytest.raises(ValueError, match="init"):
+        cvb0_topics(corpus, 3, init="kmeans")
 
 
 def test_init_cvb0_is_cvb0_topics(corpus):
@@ -239,3 +309,22 @@ def test_init_cvb0_is_cvb0_topics(corpus):
     np.testing.assert_array_equal(m.components_, ref.components_)
     with pytest.raises(ValueError, match="'cvb0'"):
         LatentDirichletAllocation(3, init="gibbs").fit(corpus)
+
+
+def test_default_start_is_cvb0_for_batch_fits_and_random_for_stochastic_steps(corpus):
+    kw = dict(max_iter=2, tol=0, random_state=4)
+    auto = LatentDirichletAllocation(3, **kw).fit(corpus)
+    assert auto.init == "auto"
+    np.testing.assert_array_equal(
+        auto.components_, LatentDirichletAllocation(3, init="cvb0", **kw).fit(corpus).components_)
+    step = LatentDirichletAllocation(3, random_state=4, total_samples=200).partial_fit(corpus)
+    ref = LatentDirichletAllocation(3, init="random", random_state=4,
+                                    total_samples=200).partial_fit(corpus)
+    np.testing.assert_array_equal(step.components_, ref.components_)
+    assert not hasattr(step, "_stochastic_step")
+    online = dict(learning_method="online", batch_size=50, max_iter=2, random_state=4)
+    np.testing.assert_array_equal(
+        LatentDirichletAllocation(3, **online).fit(corpus).components_,
+        LatentDirichletAllocation(3, init="random", **online).fit(corpus).components_)
+    with pytest.raises(TypeError, match="init"):
+        LatentDirichletAllocation(3, init=3).fit(corpus)

@@ -46,7 +46,7 @@ def _texts(n_per=12, seed=0):
 @pytest.fixture(scope="module")
 def fitted():
     corpus = load_texts(_texts(), min_df=2)
-    model = LatentDirichletAllocation(n_components=5, max_iter=100, random_state=0)
+    model = LatentDirichletAllocation(n_components=5, max_iter=100, random_state=0, init="random")
     model.fit(corpus.data)
     attach(model, corpus.vectorizer)
     return model, corpus

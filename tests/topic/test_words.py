@@ -32,7 +32,7 @@ def test_every_model_uses_it():
     vocab = [f"w{j}" for j in range(30)]
     spec = SpectralLDA(3, doc_topic_prior=0.2, random_state=0).fit(X)
     assert (spec.components_ == 0).any()  # the simplex projection clips words to zero
-    lda = LatentDirichletAllocation(3, max_iter=3, random_state=0).fit(X)
+    lda = LatentDirichletAllocation(3, max_iter=3, random_state=0, init="random").fit(X)
     plsa = PLSA(3, max_iter=3, random_state=0).fit(X)
     for m in (spec, lda, plsa):
         assert m.top_words(vocab, 30) == top_words(m.components_, vocab, 30)
