@@ -1,0 +1,127 @@
+"""Bad input found by a fresh-user pass over the recent features: a feature (column) that is
+NaN in every row under ``missing='marginalize'``, and the CLI's missing-data and HMM options."""
+
+import io
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from latentkit import cli
+from latentkit.mixture import (DirichletProcessMixture, GaussianMixture,
+                               VariationalGaussianMixture)
+from latentkit.sequence import GaussianHMM
+from latentkit.sources import ArraySource
+
+MODELS = {
+    "gmm": lambda: GaussianMixture(2, missing="marginalize", random_state=0, max_iter=5),
+    "vgmm": lambda: VariationalGaussianMixture(n_components=2, missing="marginalize",
+                                               random_state=0, max_iter=5),
+    "dpmm": lambda: DirichletProcessMixture(n_components=3, missing="marginalize",
+                                            random_state=0, max_iter=5),
+    "ghmm": lambda: GaussianHMM(2, missing="marginalize", random_state=0, max_iter=5),
+}
+
+
+def _with_holes(seed=0, n=40, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    return X
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_a_column_missing_everywhere_is_refused_naming_it(name):
+    # before: the fit "learned" mean 0 and variance reg_covar for a feature it never saw, and
+    # impute() filled it with 0 and a standard deviation of ~0.003
+    X = _with_holes()
+    X[:, 1] = np.nan
+    before = X.copy()
+    with pytest.raises(ValueError, match=r"no observed entry in column\(s\) \[1\] of 3"):
+        MODELS[name]().fit(X)
+    np.testing.assert_array_equal(X, before)  # the input is untouched
+    with pytest.raises(ValueError, match=r"column\(s\) \[0, 1, 2\]"):  # nothing observed at all
+        MODELS[name]().fit(np.full((10, 3), np.nan))
+
+
+def test_the_column_check_sees_all_the_chunks_and_the_weights():
+    X = _with_holes()
+    X[:, 2] = np.nan
+    with pytest.raises(ValueError, match=r"column\(s\) \[2\]"):
+        GaussianMixture(2, missing="marginalize", max_iter=3).fit(ArraySource(X, chunk_size=7))
+    X[-1, 2] = 0.5  # observed once, in the last chunk: the merged summary has it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a one-point feature: convergence is not the point
+        GaussianMixture(2, missing="marginalize", max_iter=3, random_state=0).fit(
+            ArraySource(X, chunk_size=7))
+    w = np.ones(len(X))
+    w[-1] = 0.0  # ... but only in a row of zero weight
+    with pytest.raises(ValueError, match=r"column\(s\) \[2\]"):
+        GaussianMixture(2, missing="marginalize", max_iter=3).fit(X, sample_weight=w)
+
+
+def _csv(tmp_path, X, name="points.csv"):
+    path = tmp_path / name
+    np.savetxt(path, X, delimiter=",", header=",".join(f"f{j}" for j in range(X.shape[1])),
+               comments="")
+    return str(path)
+
+
+def _run(argv):
+    out = io.StringIO()
+    return cli.main(argv, out=out), out.getvalue()
+
+
+def test_cli_fit_vgmm_passes_missing_marginalize_to_the_model(tmp_path):
+    # before: refused ("VariationalGaussianMixture has no missing-data option"), though it has
+    X = _with_holes(seed=1, n=60, d=2)
+    X[:30] += 5.0
+    path = _csv(tmp_path, X)
+    status, text = _run(["fit", "vgmm", "--data", path, "-k", "3", "--seed", "0",
+                         "--max-iter", "20", "--missing", "marginalize", "--json", "--quiet"])
+    assert status == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = VariationalGaussianMixture(n_components=3, missing="marginalize", random_state=0,
+                                         max_iter=20).fit(np.loadtxt(path, delimiter=",",
+                                                                     skiprows=1))
+    np.testing.assert_allclose(json.loads(text)["means"], ref.means_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["gmm", "hmm"])
+def test_cli_nan_without_missing_names_the_entry_and_the_option(tmp_path, kind, capsys):
+    X = np.arange(40.0).reshape(20, 2)
+    X[3, 1] = np.nan
+    status, _ = _run(["fit", kind, "--data", _csv(tmp_path, X), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "1 missing (nan) entries, the first at row 3, column 1" in err
+    assert "--missing marginalize" in err
+
+
+def test_cli_fit_hmm_missing_marginalize_is_gaussian_hmm(tmp_path):
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal(0, 1, (40, 2)), rng.normal(4, 1, (40, 2))]
+    X[rng.random(X.shape) < 0.1] = np.nan
+    path = _csv(tmp_path, X)
+    status, text = _run(["fit", "hmm", "--data", path, "-k", "2", "--seed", "0", "--max-iter",
+                         "15", "--missing", "marginalize", "--json", "--quiet"])
+    assert status == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = GaussianHMM(2, missing="marginalize", random_state=0, max_iter=15).fit(
+            np.loadtxt(path, delimiter=",", skiprows=1))
+    np.testing.assert_allclose(json.loads(text)["means"], ref.means_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--dataset", "old_faithful", "--n-mix", "3"], "--n-mix applies to --emission gmm only"),
+    (["--dataset", "earthquakes", "--missing", "marginalize"], "got emission 'poisson'"),
+    (["--dataset", "old_faithful", "--variational", "--missing", "marginalize"],
+     "with --variational"),
+])
+def test_cli_fit_hmm_refuses_options_it_would_ignore(argv, message, capsys):
+    # before: --n-mix without --emission gmm was silently ignored (a GaussianHMM was fitted)
+    status, _ = _run(["fit", "hmm", *argv, "--quiet"])
+    assert status == 2 and message in capsys.readouterr().err
