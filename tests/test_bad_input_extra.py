@@ -89,11 +89,12 @@ def test_cli_fit_vgmm_passes_missing_marginalize_to_the_model(tmp_path):
     np.testing.assert_allclose(json.loads(text)["means"], ref.means_, rtol=1e-10)
 
 
-@pytest.mark.parametrize("kind", ["gmm", "hmm"])
-def test_cli_nan_without_missing_names_the_entry_and_the_option(tmp_path, kind, capsys):
+@pytest.mark.parametrize("command", [["fit", "gmm"], ["fit", "hmm"], ["select", "gmm", "-k", "2"],
+                                     ["select", "hmm", "-k", "2"]])
+def test_cli_nan_without_missing_names_the_entry_and_the_option(tmp_path, command, capsys):
     X = np.arange(40.0).reshape(20, 2)
     X[3, 1] = np.nan
-    status, _ = _run(["fit", kind, "--data", _csv(tmp_path, X), "--quiet"])
+    status, _ = _run([*command, "--data", _csv(tmp_path, X), "--quiet"])
     err = capsys.readouterr().err
     assert status == 2
     assert "1 missing (nan) entries, the first at row 3, column 1" in err
@@ -125,3 +126,22 @@ def test_cli_fit_hmm_refuses_options_it_would_ignore(argv, message, capsys):
     # before: --n-mix without --emission gmm was silently ignored (a GaussianHMM was fitted)
     status, _ = _run(["fit", "hmm", *argv, "--quiet"])
     assert status == 2 and message in capsys.readouterr().err
+
+
+def test_cli_select_passes_missing_marginalize_to_every_fit(tmp_path):
+    from latentkit.selection import select_n_components
+
+    X = _with_holes(seed=3, n=60, d=2)
+    path = _csv(tmp_path, X)
+    status, text = _run(["select", "gmm", "--data", path, "-k", "1:2", "--max-iter", "10",
+                         "--missing", "marginalize", "--json", "--quiet"])
+    assert status == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = select_n_components("gmm", np.loadtxt(path, delimiter=",", skiprows=1), [1, 2],
+                                  progress=False, model_params={
+                                      "covariance_type": "full", "missing": "marginalize",
+                                      "max_iter": 10}).to_dict()
+    got = json.loads(text)["table"]
+    np.testing.assert_allclose([r["bic"] for r in got], [r["bic"] for r in ref["table"]],
+                               rtol=1e-12)

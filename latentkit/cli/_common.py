@@ -253,6 +253,18 @@ def _add_common_args(p, default_dataset):
                    help="no progress bar and no warnings on stderr")
 
 
+def _refuse_nan(X, missing, where=""):
+    """CLIError when ``X`` has nan entries and ``missing`` is not 'marginalize', naming the
+    first entry and the option (``where`` says which models take it); returns the count."""
+    nan = np.isnan(X) if X.dtype.kind == "f" else np.zeros(X.shape, dtype=bool)
+    if missing != "marginalize" and nan.any():
+        r, c = np.argwhere(nan)[0]
+        raise CLIError(f"the data has {int(nan.sum())} missing (nan) entries, the first at row "
+                       f"{r}, column {c}; {where}pass --missing marginalize to integrate them "
+                       "out, or remove them.")
+    return int(nan.sum())
+
+
 def _given(**kw):
     """Keyword arguments whose CLI value was given (not None)."""
     return {k: v for k, v in kw.items() if v is not None}

@@ -4,7 +4,8 @@ emissions; the report includes the Viterbi path's occupancy and run lengths."""
 
 import numpy as np
 
-from ._common import CLIError, FitResult, _finite, _fmt_matrix, _given, _tolist, load_input
+from ._common import (CLIError, FitResult, _finite, _fmt_matrix, _given, _refuse_nan, _tolist,
+                      load_input)
 
 __all__ = ["add_hmm_args", "run_hmm"]
 
@@ -60,12 +61,7 @@ def _check_hmm_options(args, emission, X):
         raise CLIError("--missing marginalize needs Gaussian emissions without --variational "
                        f"(GaussianHMM), got emission {emission!r}"
                        + (" with --variational." if args.variational else "."))
-    nan = np.isnan(X) if X.dtype.kind == "f" else np.zeros(X.shape, dtype=bool)
-    if args.missing == "error" and nan.any():
-        r, c = np.argwhere(nan)[0]
-        raise CLIError(f"the data has {int(nan.sum())} missing (nan) entries, the first at row "
-                       f"{r}, column {c}; with Gaussian emissions pass --missing marginalize to "
-                       "integrate them out, or remove them.")
+    _refuse_nan(X, args.missing, "with Gaussian emissions ")
 
 
 def run_hmm(args, progress):

@@ -3,7 +3,8 @@ the truncated Dirichlet process) on a table of numbers."""
 
 import numpy as np
 
-from ._common import CLIError, FitResult, _finite, _fmt_matrix, _given, _tolist, load_input
+from ._common import (CLIError, FitResult, _finite, _fmt_matrix, _given, _refuse_nan, _tolist,
+                      load_input)
 
 __all__ = ["add_gmm_args", "run_gmm", "add_vgmm_args", "run_vgmm", "add_dpmm_args", "run_dpmm"]
 
@@ -35,13 +36,7 @@ def _load_table(args):
     X = np.asarray(bunch.data, dtype=np.float64)
     if X.ndim != 2:
         raise CLIError(f"the data must be a 2-D table of numbers, got shape {X.shape}.")
-    nan = np.isnan(X)
-    if args.missing == "error" and nan.any():
-        r, c = np.argwhere(nan)[0]
-        raise CLIError(f"the data has {int(nan.sum())} missing (nan) entries, the first at row "
-                       f"{r}, column {c}; pass --missing marginalize to integrate them out, or "
-                       "remove them.")
-    n_missing = int(nan.sum())
+    n_missing = _refuse_nan(X, args.missing)
     if args.standardize:
         with np.errstate(invalid="ignore"):  # all-NaN columns are refused by fit
             sd = np.nanstd(X, axis=0)
