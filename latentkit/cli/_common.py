@@ -237,8 +237,9 @@ def _add_common_args(p, default_dataset):
                    help="number of components / topics / states")
     p.add_argument("--init", default=None,
                    help="initialisation (model-specific; see the model), e.g. random, kmeans++, "
-                        "or spectral (lda, gmm, vgmm, dpmm: method-of-moments start, "
-                        "latentkit.spectral)")
+                        "or spectral (lda, plsa, gmm, vgmm, dpmm, hmm with categorical, "
+                        "poisson or diag/spherical gaussian emissions: method-of-moments "
+                        "start, latentkit.spectral)")
     p.add_argument("--max-iter", type=int, default=None, help="maximum iterations")
     p.add_argument("--tol", type=float, default=None,
                    help="stop when the ELBO (nats per sample) changes by less than this")
