@@ -145,3 +145,15 @@ def test_cli_select_passes_missing_marginalize_to_every_fit(tmp_path):
     got = json.loads(text)["table"]
     np.testing.assert_allclose([r["bic"] for r in got], [r["bic"] for r in ref["table"]],
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("lengths", [[2**63 - 1, 1], np.array([2**64 - 1], dtype=np.uint64),
+                                     [1e20, 1.0]])
+def test_lengths_longer_than_x_are_named_before_the_sum_wraps(lengths):
+    # before: int64 wrap-around, "lengths sum to -9223372036854775808" or "lengths[0] = -1"
+    from latentkit._validation import check_lengths
+
+    with pytest.raises(ValueError, match=r"lengths\[0\] = \d.* is longer than X, which has 60"):
+        check_lengths(lengths, 60)
+    with pytest.raises(ValueError, match=r"lengths\[0\] = \d.* is longer than X"):
+        GaussianHMM(2).fit(np.zeros((60, 1)), lengths=lengths)
