@@ -157,3 +157,18 @@ def test_lengths_longer_than_x_are_named_before_the_sum_wraps(lengths):
         check_lengths(lengths, 60)
     with pytest.raises(ValueError, match=r"lengths\[0\] = \d.* is longer than X"):
         GaussianHMM(2).fit(np.zeros((60, 1)), lengths=lengths)
+
+
+def test_save_names_the_bad_destination_not_the_temporary_file(tmp_path):
+    # before: "No such file or directory: '.../nope/.x.npz.4238.b97e069e.tmp'" and, for a
+    # folder, an IsADirectoryError about a temporary file created in the folder's parent
+    import latentkit as lk
+
+    model = GaussianMixture(1, max_iter=2).fit(np.arange(10.0).reshape(5, 2))
+    with pytest.raises(FileNotFoundError, match="folder to save into does not exist") as exc:
+        lk.save(model, tmp_path / "nope" / "x.npz")
+    assert exc.value.filename == str(tmp_path / "nope")
+    with pytest.raises(IsADirectoryError, match="path is a folder") as exc:
+        lk.save(model, tmp_path)
+    assert exc.value.filename == str(tmp_path)
+    assert sorted(p.name for p in tmp_path.parent.iterdir() if p.name.endswith(".tmp")) == []
