@@ -172,3 +172,18 @@ def test_save_names_the_bad_destination_not_the_temporary_file(tmp_path):
         lk.save(model, tmp_path)
     assert exc.value.filename == str(tmp_path)
     assert sorted(p.name for p in tmp_path.parent.iterdir() if p.name.endswith(".tmp")) == []
+
+
+@pytest.mark.parametrize("option, value", [("--max-df", "0"), ("--min-df", "0")])
+def test_cli_text_document_count_zero_is_a_user_error_not_a_traceback(tmp_path, option, value,
+                                                                     capsys):
+    # before: --max-df 0 passed latentkit's check (int >= 0) and scikit-learn's CountVectorizer
+    # raised InvalidParameterError, shown as a traceback (not a latentkit error)
+    pytest.importorskip("sklearn")
+    (tmp_path / "a.txt").write_text("the sea and the ship", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("a ship on the sea", encoding="utf-8")
+    status, _ = _run(["fit", "lda", "--text", str(tmp_path), "-k", "2", option, value,
+                      "--quiet"])
+    assert status == 2
+    assert f"{option[2:].replace('-', '_')} must be a document count (int >= 1)" in \
+        capsys.readouterr().err
