@@ -240,6 +240,22 @@ class RowSummary:
         return RowSummary(self.n + other.n)
 
 
+def _check_observed_columns(summary, name):
+    """Refuse (ValueError) columns that a :class:`MissingMomentSummary` never saw observed."""
+    pair_weight = getattr(summary, "pair_weight", None)
+    if pair_weight is None:
+        return
+    col_w = pair_weight if pair_weight.ndim == 1 else np.diagonal(pair_weight)
+    empty = np.flatnonzero(~(col_w > 0))
+    if empty.size:
+        cols = ", ".join(map(str, empty[:10])) + (", ..." if empty.size > 10 else "")
+        raise ValueError(
+            f"{name} has no observed entry in column(s) [{cols}] of {col_w.size}: every row is "
+            "NaN there (or has zero sample weight), so nothing about those features can be "
+            f"learned; drop them (e.g. {name}[:, ~np.isnan({name}).all(axis=0)]) before "
+            "fitting.")
+
+
 def check_second_moments(summary, name="X", order=2):
     """Refuse data whose second moments overflow float64.
 
@@ -268,10 +284,13 @@ def check_second_moments(summary, name="X", order=2):
     ValueError
         ``S`` (or a single squared deviation) times ``64 n_features`` overflows float64; the
         message gives the size and the fix (standardise, or divide by a named power of ten and
-        scale the fitted parameters back).
+        scale the fitted parameters back). Also, for a :class:`MissingMomentSummary`, a column
+        without a single observed (non-NaN, positive-weight) entry: nothing about it can be
+        learned, and a fit would report a mean and a near-zero variance it never saw.
     """
     if summary.n == 0:
         return
+    _check_observed_columns(summary, name)
     D = summary.mean.shape[0]
     limit = math.log(np.finfo(np.float64).max) - math.log(64.0 * D ** (order - 1))
     c = summary.mean

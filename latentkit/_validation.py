@@ -368,8 +368,8 @@ def check_lengths(lengths, n_samples):
     Raises
     ------
     ValueError
-        Non-integer, negative or zero lengths (naming the sequence), or lengths whose sum is
-        not ``n_samples``.
+        Non-integer, negative, zero or longer-than-X lengths (naming the sequence), or lengths
+        whose sum is not ``n_samples``.
     TypeError
         Non-numeric lengths.
     """
@@ -387,12 +387,19 @@ def check_lengths(lengths, n_samples):
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError(f"lengths must contain integers, got {arr.tolist()!r}.")
-    arr = arr.astype(np.int64)
     bad = np.flatnonzero(arr <= 0)
     if bad.size:
         s = int(bad[0])
-        raise ValueError(f"lengths[{s}] = {arr[s]}: every sequence must have at least one time "
-                         "step (zero-length and negative lengths are not allowed).")
+        raise ValueError(f"lengths[{s}] = {arr[s].item():.0f}: every sequence must have at "
+                         "least one time step (zero-length and negative lengths are not "
+                         "allowed).")
+    long = np.flatnonzero(arr > n_samples)  # before the cast and the sum, which could wrap
+    if long.size:
+        s = int(long[0])
+        raise ValueError(f"lengths[{s}] = {arr[s].item()} is longer than X, which has {n_samples} "
+                         "rows; the lengths of the stacked sequences must add up to the number "
+                         "of rows of X.")
+    arr = arr.astype(np.int64)
     total = int(arr.sum())
     if total != n_samples:
         raise ValueError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "

@@ -25,6 +25,7 @@ the destination's folder, then moved over the destination with :func:`os.replace
 """
 
 import dataclasses
+import errno
 import importlib
 import json
 import numbers
@@ -247,8 +248,15 @@ def save(model, path):
 def _write_atomically(path, arrays):
     """Write the archive to a new file in the destination's folder, then move it over
     ``path`` with :func:`os.replace` (atomic on POSIX and Windows): a failure at any point
-    leaves an existing file at ``path`` untouched and removes the partial temporary file."""
+    leaves an existing file at ``path`` untouched and removes the partial temporary file.
+    A ``path`` that is a folder, or in a folder that does not exist, is refused first, naming
+    ``path`` (not the temporary file)."""
     folder, base = os.path.split(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "path is a folder; give a file name such as "
+                                "model.npz", path)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, "the folder to save into does not exist", folder)
     tmp = os.path.join(folder, f".{base}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     # os.open with mode 0o666 applies the user's umask, as a plain open() would
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)

@@ -257,9 +257,10 @@ class TextVectorizer:
             raise ValueError(f"min_length must be a positive integer, got {self.min_length!r}.")
         for name in ("min_df", "max_df"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0 or (
-                    isinstance(v, float) and v > 1):
-                raise ValueError(f"{name} must be a document count (int >= 0) or a fraction "
+            count = isinstance(v, numbers.Integral)  # scikit-learn's rule: a count is >= 1
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or (
+                    v < 1 if count else not 0 <= v <= 1):
+                raise ValueError(f"{name} must be a document count (int >= 1) or a fraction "
                                  f"(float in [0, 1]), got {v!r}.")
         if self.max_features is not None and (not isinstance(self.max_features, numbers.Integral)
                                               or self.max_features < 1):

@@ -237,8 +237,9 @@ def _add_common_args(p, default_dataset):
                    help="number of components / topics / states")
     p.add_argument("--init", default=None,
                    help="initialisation (model-specific; see the model), e.g. random, kmeans++, "
-                        "or spectral (lda, gmm, vgmm, dpmm: method-of-moments start, "
-                        "latentkit.spectral)")
+                        "or spectral (lda, plsa, gmm, vgmm, dpmm, hmm with categorical, "
+                        "poisson or diag/spherical gaussian emissions: method-of-moments "
+                        "start, latentkit.spectral)")
     p.add_argument("--max-iter", type=int, default=None, help="maximum iterations")
     p.add_argument("--tol", type=float, default=None,
                    help="stop when the ELBO (nats per sample) changes by less than this")
@@ -251,6 +252,18 @@ def _add_common_args(p, default_dataset):
                    help="print one JSON object instead of text")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar and no warnings on stderr")
+
+
+def _refuse_nan(X, missing, where=""):
+    """CLIError when ``X`` has nan entries and ``missing`` is not 'marginalize', naming the
+    first entry and the option (``where`` says which models take it); returns the count."""
+    nan = np.isnan(X) if X.dtype.kind == "f" else np.zeros(X.shape, dtype=bool)
+    if missing != "marginalize" and nan.any():
+        r, c = np.argwhere(nan)[0]
+        raise CLIError(f"the data has {int(nan.sum())} missing (nan) entries, the first at row "
+                       f"{r}, column {c}; {where}pass --missing marginalize to integrate them "
+                       "out, or remove them.")
+    return int(nan.sum())
 
 
 def _given(**kw):

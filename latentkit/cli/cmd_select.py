@@ -6,7 +6,8 @@ import json
 import numpy as np
 
 from ..selection import parse_k_range, select_n_components
-from ._common import _StoreDataset, _add_text_args, _load_text_corpus, load_input
+from ._common import (CLIError, _refuse_nan, _StoreDataset, _add_text_args, _load_text_corpus,
+                      load_input)
 
 __all__ = ["add_parser"]
 
@@ -53,6 +54,13 @@ def _cmd_select(args, out):
         if emission == "gaussian":
             X = X.astype(np.float64)
             params["covariance_type"] = args.covariance_type or "diag"
+        elif args.missing == "marginalize":
+            raise CLIError(f"--missing marginalize needs Gaussian emissions, got {emission!r}.")
+    if args.kind != "lda":
+        _refuse_nan(np.asarray(X), args.missing,
+                    "with Gaussian emissions " if args.kind == "hmm" else "")
+        if args.missing == "marginalize":
+            params["missing"] = "marginalize"
     sel = select_n_components(args.kind, X, ks, lengths=lengths, heldout=args.heldout,
                               random_state=args.seed, progress=not args.quiet,
                               model_params=params)
@@ -96,6 +104,9 @@ def _add_select_args(p, kind):
     if kind in ("gmm", "vgmm", "hmm"):
         p.add_argument("--covariance-type", default=None,
                        choices=["full", "tied", "diag", "spherical"])
+        p.add_argument("--missing", choices=["error", "marginalize"], default="error",
+                       help="nan entries: refuse them (default) or integrate them out exactly "
+                            "(hmm: Gaussian emissions)")
     if kind == "hmm":
         p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"])
     p.add_argument("--json", action="store_true", help="print one JSON object")

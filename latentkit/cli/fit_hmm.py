@@ -4,7 +4,8 @@ emissions; the report includes the Viterbi path's occupancy and run lengths."""
 
 import numpy as np
 
-from ._common import CLIError, FitResult, _finite, _fmt_matrix, _given, _tolist, load_input
+from ._common import (CLIError, FitResult, _finite, _fmt_matrix, _given, _refuse_nan, _tolist,
+                      load_input)
 
 __all__ = ["add_hmm_args", "run_hmm"]
 
@@ -15,7 +16,8 @@ def add_hmm_args(p):
                    help="emission distribution (default: categorical for symbol data with an "
                         "alphabet, poisson for integer counts, else gaussian; gmm: a Gaussian "
                         "mixture per state, GMMHMM)")
-    p.add_argument("--n-mix", type=int, default=2, help="--emission gmm: Gaussians per state")
+    p.add_argument("--n-mix", type=int, default=None,
+                   help="--emission gmm: Gaussians per state (default 2)")
     p.add_argument("--covariance-type", default="diag",
                    choices=["full", "diag", "spherical", "tied"],
                    help="Gaussian emissions: covariance structure (default diag)")
@@ -23,6 +25,9 @@ def add_hmm_args(p):
     p.add_argument("--variational", action="store_true",
                    help="variational Bayes (VariationalCategoricalHMM / VariationalGaussianHMM: "
                         "Dirichlet and Normal-Wishart posteriors, unused states emptied)")
+    p.add_argument("--missing", choices=["error", "marginalize"], default="error",
+                   help="nan entries (Gaussian emissions, not --variational): refuse them "
+                        "(default) or integrate them out exactly (GaussianHMM)")
 
 
 def _state_runs(states, lengths):
@@ -47,6 +52,18 @@ def _state_runs(states, lengths):
     return starts
 
 
+def _check_hmm_options(args, emission, X):
+    """Refuse (CLIError) options that the chosen emission would silently ignore, and nan
+    entries without --missing marginalize (naming the first one and the option)."""
+    if args.n_mix is not None and emission != "gmm":
+        raise CLIError(f"--n-mix applies to --emission gmm only, got emission {emission!r}.")
+    if args.missing == "marginalize" and (emission != "gaussian" or args.variational):
+        raise CLIError("--missing marginalize needs Gaussian emissions without --variational "
+                       f"(GaussianHMM), got emission {emission!r}"
+                       + (" with --variational." if args.variational else "."))
+    _refuse_nan(X, args.missing, "with Gaussian emissions ")
+
+
 def run_hmm(args, progress):
     # lazy: numba, ~2 s start-up
     from ..sequence import (GMMHMM, CategoricalHMM, GaussianHMM, PoissonHMM,
@@ -64,6 +81,7 @@ def run_hmm(args, progress):
         integer = X.dtype.kind in "iu" or bool(np.all(X == np.round(X)))
         emission = ("categorical" if alphabet is not None else
                     "poisson" if integer else "gaussian")
+    _check_hmm_options(args, emission, X)
     k = 2 if args.n_components is None else args.n_components
     common = dict(n_components=k, random_state=args.seed, callback=progress.callback,
                   **_given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
@@ -83,10 +101,12 @@ def run_hmm(args, progress):
         if args.variational:
             raise CLIError("--variational needs categorical or gaussian emissions, got gmm.")
         X = X.astype(np.float64)
-        model = GMMHMM(n_mix=args.n_mix, covariance_type=args.covariance_type, **common)
+        model = GMMHMM(n_mix=2 if args.n_mix is None else args.n_mix,
+                       covariance_type=args.covariance_type, **common)
     else:
         X = X.astype(np.float64)
-        model = gaussian(covariance_type=args.covariance_type, **common)
+        model = gaussian(covariance_type=args.covariance_type, **common,
+                         **({"missing": "marginalize"} if args.missing == "marginalize" else {}))
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:
         model.fit(X, lengths=lengths)
@@ -101,7 +121,8 @@ def run_hmm(args, progress):
         f"data        {bunch['name']}: {n} time steps in {len(lengths)} sequence(s) x "
         f"{X.shape[1]} feature(s)",
         f"model       {type(model).__name__}(n_components={k}"
-        + (f", n_mix={args.n_mix}" if emission == "gmm" else "")
+        + (f", n_mix={model.n_mix}" if emission == "gmm" else "")
+        + (", missing='marginalize'" if args.missing == "marginalize" else "")
         + (f", covariance_type={args.covariance_type!r}" if emission in ("gaussian", "gmm")
            else "")
         + ")",

@@ -3,7 +3,8 @@ the truncated Dirichlet process) on a table of numbers."""
 
 import numpy as np
 
-from ._common import CLIError, FitResult, _finite, _fmt_matrix, _given, _tolist, load_input
+from ._common import (CLIError, FitResult, _finite, _fmt_matrix, _given, _refuse_nan, _tolist,
+                      load_input)
 
 __all__ = ["add_gmm_args", "run_gmm", "add_vgmm_args", "run_vgmm", "add_dpmm_args", "run_dpmm"]
 
@@ -28,13 +29,14 @@ def _load_table(args):
     """The --dataset/--data table as float64, standardised with --standardize (NaN entries,
     kept for --missing marginalize, are left out of the column means and deviations).
 
-    Returns ``(bunch, X, n_missing)``, ``n_missing`` counted only with --missing marginalize.
+    Returns ``(bunch, X, n_missing)``. NaN entries without --missing marginalize are refused
+    here (CLIError naming the first one and the option), not by the model's generic message.
     """
     bunch = load_input(args, "matrix")
     X = np.asarray(bunch.data, dtype=np.float64)
     if X.ndim != 2:
         raise CLIError(f"the data must be a 2-D table of numbers, got shape {X.shape}.")
-    n_missing = int(np.isnan(X).sum()) if args.missing == "marginalize" else 0
+    n_missing = _refuse_nan(X, args.missing)
     if args.standardize:
         with np.errstate(invalid="ignore"):  # all-NaN columns are refused by fit
             sd = np.nanstd(X, axis=0)
@@ -115,9 +117,6 @@ def _run_bayes_mixture(args, progress, kind):
     # lazy: numba, ~2 s start-up
     from ..mixture import DirichletProcessMixture, VariationalGaussianMixture
 
-    if kind == "vgmm" and args.missing != "error":
-        raise CLIError("--missing marginalize: VariationalGaussianMixture has no missing-data "
-                       "option; use fit dpmm or fit gmm.")
     bunch, X, n_missing = _load_table(args)
     # the library defaults run the bound to convergence (tol_ = 1e-3 / n_samples, scikit-learn's
     # total-bound rule, and max_iter=1000): no CLI-only override
@@ -127,7 +126,7 @@ def _run_bayes_mixture(args, progress, kind):
         k = 10 if args.n_components is None else args.n_components
         model = VariationalGaussianMixture(
             n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
-            callback=progress.callback,
+            callback=progress.callback, missing=args.missing,
             **_given(weight_concentration_prior=args.weight_concentration_prior), **common)
         desc = f"VariationalGaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})"
     else:
