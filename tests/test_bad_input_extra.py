@@ -187,3 +187,63 @@ def test_cli_text_document_count_zero_is_a_user_error_not_a_traceback(tmp_path, 
     assert status == 2
     assert f"{option[2:].replace('-', '_')} must be a document count (int >= 1)" in \
         capsys.readouterr().err
+
+
+def _two_state_series_with_nan():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0.0, 1.0, (100, 2)), rng.normal(4.0, 1.0, (100, 2))]
+    X[3, 0] = np.nan
+    X[150, 1] = np.nan
+    return X
+
+
+def test_gaussian_hmm_spectral_start_with_missing_entries_starts_from_mean_filled_data():
+    # before: "Input X contains NaN or infinity at row 3" from the spectral start, which
+    # validated the raw data with missing='error'
+    X = _two_state_series_with_nan()
+    m = GaussianHMM(2, covariance_type="diag", missing="marginalize", init="spectral",
+                    random_state=0).fit(X)
+    means = np.sort(m.means_[:, 0])
+    assert np.all(np.isfinite(m.lower_bounds_))
+    assert abs(means[0]) < 0.5 and abs(means[1] - 4.0) < 0.5
+
+
+def test_gaussian_hmm_impute_without_marginalize_says_what_to_do():
+    # before: the generic "Input X contains NaN or infinity at row 3"
+    X = _two_state_series_with_nan()
+    m = GaussianHMM(2, covariance_type="diag", random_state=0).fit(np.nan_to_num(X))
+    with pytest.raises(ValueError, match="impute needs the model fitted with "
+                                         "missing='marginalize'"):
+        m.impute(X)
+
+
+@pytest.mark.parametrize("name", ["GaussianHMM", "GMMHMM", "VariationalGaussianHMM"])
+def test_gaussian_hmms_refuse_sparse_input_with_the_dense_message(name):
+    # before: numpy's "ufunc 'isfinite' not supported for the input types"
+    import scipy.sparse as sp
+
+    from latentkit import sequence
+
+    X = sp.csr_matrix(np.abs(np.random.default_rng(1).normal(size=(30, 2))))
+    with pytest.raises(TypeError, match="sparse matrix, but a dense array is required"):
+        getattr(sequence, name)(2).fit(X)
+
+
+def test_gmmhmm_refuses_more_gaussians_than_time_steps():
+    # before: GMMHMM(2, n_mix=50) on 20 points fitted with collapsed components and a bound
+    # of +9.5 nats per step
+    from latentkit.sequence import GMMHMM
+
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(ValueError, match=r"n_components \* n_mix = 2 \* 50 = 100 Gaussians"):
+        GMMHMM(2, n_mix=50).fit(X)
+    GMMHMM(2, n_mix=10, max_iter=2).fit(X)  # 20 Gaussians, 20 steps: allowed
+
+
+@pytest.mark.parametrize("init", ["random", "cvb0"])
+def test_lda_refuses_a_corpus_without_tokens(init):
+    # before: lower_bound_ 0.0 and the prior as topics, silently
+    from latentkit.topic import LatentDirichletAllocation
+
+    with pytest.raises(ValueError, match="X contains no tokens"):
+        LatentDirichletAllocation(3, init=init).fit(np.zeros((5, 4)))

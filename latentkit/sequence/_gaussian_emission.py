@@ -110,8 +110,8 @@ class GaussianEmission(Emission):
         ValueError
             NaN/infinity (naming the position), wrong shape or number of features.
         """
-        arr = X if hasattr(X, "toarray") else np.asarray(X)
-        if hasattr(arr, "dtype") and arr.dtype.kind in "fc" and arr.ndim == 2:
+        arr = None if hasattr(X, "toarray") else np.asarray(X)  # sparse: check_array refuses
+        if arr is not None and arr.dtype.kind in "fc" and arr.ndim == 2:
             bad = np.isinf(arr) if self._marginalize() else ~np.isfinite(arr)
             if bad.any():
                 r = int(np.argwhere(bad)[0][0])

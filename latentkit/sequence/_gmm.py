@@ -102,6 +102,17 @@ class GMMEmission(em.GaussianEmission):
                              f"(hmmlearn's update), got {self.covars_about!r}.")
         super().validate(n_components)
 
+    def set_data_defaults(self, summary, n_components):
+        """The Gaussian checks, and at least one time step per Gaussian: ``n_components *
+        n_mix`` Gaussians cannot be estimated from fewer observations (each would collapse
+        on a point or on none)."""
+        if n_components * self.n_mix > summary.n:
+            raise ValueError(
+                f"n_components * n_mix = {n_components} * {self.n_mix} = "
+                f"{n_components * self.n_mix} Gaussians is larger than the number of time "
+                f"steps in X ({summary.n}); use a smaller n_mix or n_components.")
+        super().set_data_defaults(summary, n_components)
+
     # ---- shapes ------------------------------------------------------------------------------
     def _covars_shape(self, K):
         M, D = self.n_mix, self.n_features_

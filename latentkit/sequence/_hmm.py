@@ -682,6 +682,11 @@ class GaussianHMM(HiddenMarkovModel):
         NotFittedError, ValueError
             Unfitted model, ``missing='error'`` with NaN, infinite entries, wrong shapes.
         """
+        self._check_is_fitted()
+        if self.missing != "marginalize":
+            raise ValueError("impute needs the model fitted with missing='marginalize' (NaN "
+                             f"entries are then marginalised), got missing={self.missing!r}; "
+                             "refit with GaussianHMM(..., missing='marginalize').")
         gamma = self.predict_proba(X, lengths)
         X = check_array_missing(X, "X")
         pc, _ = compute_precision_cholesky(self.covariances_, self.covariance_type,
