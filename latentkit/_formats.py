@@ -317,7 +317,7 @@ class NumericCSVParser:
             if not fields or all(not f.strip() for f in fields):
                 continue
             try:
-                values = [float(f) for f in fields]
+                values = [_number(f) for f in fields]
             except ValueError:
                 if self.header is None and not self._seen_row:
                     self.header = [f.strip() for f in fields]
@@ -337,9 +337,22 @@ class NumericCSVParser:
         return rows
 
 
+#: Fields read as a missing value (NaN), as pandas' and R's CSV writers spell it: an empty
+#: field (pandas' default ``na_rep``), ``NA`` (R), ``N/A`` and ``null``. A model refuses NaN
+#: unless it was asked to marginalise it (``missing='marginalize'``).
+MISSING_FIELDS = frozenset({"", "NA", "N/A", "null", "NULL"})
+
+
+def _number(field):
+    """A CSV field as a float: NaN for a missing-value spelling (:data:`MISSING_FIELDS`)."""
+    if field.strip() in MISSING_FIELDS:
+        return float("nan")
+    return float(field)
+
+
 def _is_float(s):
     try:
-        float(s)
+        _number(s)
         return True
     except ValueError:
         return False

@@ -247,3 +247,21 @@ def test_lda_refuses_a_corpus_without_tokens(init):
 
     with pytest.raises(ValueError, match="X contains no tokens"):
         LatentDirichletAllocation(3, init=init).fit(np.zeros((5, 4)))
+
+
+def test_csv_missing_values_as_pandas_and_r_write_them_are_nan(tmp_path):
+    # before: "line 2: '' is not a number" for pandas' empty field and R's NA
+    from latentkit.datasets import read_numeric_csv
+    from latentkit.sources import CSVSource
+
+    path = tmp_path / "holes.csv"
+    path.write_text("a,b,c\n1.5,,3\nNA,2,N/A\n4,null,6\n", encoding="utf-8")
+    X, header = read_numeric_csv(path)
+    assert list(header) == ["a", "b", "c"]
+    expected = np.array([[1.5, np.nan, 3.0], [np.nan, 2.0, np.nan], [4.0, np.nan, 6.0]])
+    np.testing.assert_array_equal(X, expected)
+    chunks = [np.asarray(c) for c in CSVSource(str(path), chunk_size=2).iter_chunks()]
+    np.testing.assert_array_equal(np.vstack(chunks), expected)
+    with pytest.raises(ValueError, match="'x' is not a number"):
+        (tmp_path / "bad.csv").write_text("a,b\n1,2\nx,3\n", encoding="utf-8")
+        read_numeric_csv(tmp_path / "bad.csv")
