@@ -37,7 +37,8 @@ def _cmd_show(args, out):
     out.write(f"{meta['class']} saved by latentkit {meta['latentkit_version']} ({args.path})\n")
     out.write(f"  {model!r}\n")
     if "lower_bound_" in attrs:
-        out.write(f"  lower_bound_ = {attrs['lower_bound_']:.6f} nats per sample after "
+        out.write(f"  lower_bound_ = {attrs['lower_bound_']:.6f} nats per "
+                  f"{getattr(model, '_sample_unit', 'sample')} after "
                   f"{attrs.get('n_iter_')} iterations (converged: {attrs.get('converged_')})\n")
     out.write("fitted attributes:\n")
     np_opts = dict(precision=5, suppress_small=True, max_line_width=100)
