@@ -27,7 +27,7 @@ import numpy as np
 from ._jit import jit, prange
 
 __all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag", "nan_column_stats",
-           "nan_row_keys"]
+           "nan_row_keys", "pattern_sorted_rows"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -132,11 +132,15 @@ def missing_rows_diag(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, 
 
 
 @jit
-def _pattern_factors(P, m, q, L, C, log_det):
-    """For each component ``k``: the Cholesky factor of ``Lambda_k,mm`` (``q x q``, in ``L``),
+def _pattern_factors(U, P, m, q, L, Um, C, log_det):
+    """For each component ``k``: ``Um[k, a, :] = U_k[m_a, :]`` (zeros left of ``m_a``: ``U``
+    is upper triangular), the Cholesky factor of ``Lambda_k,mm`` (``q x q``, in ``L``),
     ``C[k] = Lambda_k,mm^{-1}`` (top-left ``q x q``) and ``log_det[k] = log det L``."""
-    K = P.shape[0]
+    K, D = U.shape[0], U.shape[1]
     for k in range(K):
+        for a in range(q):
+            for d in range(D):
+                Um[k, a, d] = U[k, m[a], d]
         for a in range(q):
             for b in range(a + 1):
                 s = P[k, m[a], m[b]]
@@ -172,175 +176,187 @@ def _pattern_factors(P, m, q, L, C, log_det):
 
 
 @jit
-def _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc, sxxc):
-    """Scatter one pattern's accumulators onto its missing coordinates and zero them
-    (``x0`` is 0 on ``m``, so the cross term has no ``m x m`` part)."""
-    K, D = sxc.shape
+def _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc):
+    """Scatter one pattern's accumulators onto its missing coordinates and zero them: ``sum r
+    e`` and ``sum r e e^T + (sum r) C`` (the cross terms ``x0 e^T`` went through the GEMM)."""
+    K = sxc.shape[0]
     for k in range(K):
         for a in range(q):
             sxc[k, m[a]] += acc_x[k, a]
             acc_x[k, a] = 0.0
-            for d in range(D):
-                v = acc_cross[k, a, d]
-                sxxc[k, m[a], d] += v
-                sxxc[k, d, m[a]] += v
-                acc_cross[k, a, d] = 0.0
             for b in range(q):
                 sxxc[k, m[a], m[b]] += acc_ee[k, a, b] + mass[k] * C[k, a, b]
                 acc_ee[k, a, b] = 0.0
         mass[k] = 0.0
 
 
+@jit
+def _rows_missing_full(Xv, Y, bcat, const, ws, U, P, pat, miss, n_miss, a0, tied, state,
+                       L, Um, C, log_det, scratch, acc_x, acc_ee, lse, log_resp, store, R, Z,
+                       nk, sxc, sxxc):
+    """Element-wise middle of one chunk of :func:`missing_full_parallel` (rows ``a0 +
+    arange(B)`` of the pattern order, ``B = Xv.shape[0]``). ``state`` holds the current
+    pattern (``-1`` before the first) between chunks; the pattern's factors, ``L``, ``Um``,
+    ``C``, ``log_det`` and the accumulators ``acc_x``, ``acc_ee`` and ``scratch[3]`` (mass)
+    persist with it."""
+    B, D = Xv.shape
+    K = const.shape[0]
+    y, g = scratch[0], scratch[1]
+    lp, ex, mass, e = scratch[2, :K], scratch[2, K:2 * K], scratch[3, :K], scratch[4:4 + K]
+    cur = state[0]
+    q = n_miss[cur] if cur >= 0 else 0
+    m = miss[max(cur, 0)]
+    for i in range(B):
+        pi = pat[a0 + i]
+        if pi != cur:  # rows are sorted by pattern: a new pattern starts here
+            if cur >= 0:
+                _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc)
+            cur = pi
+            q = n_miss[pi]
+            m = miss[pi]
+            _pattern_factors(U, P, m, q, L, Um, C, log_det)
+        best = -np.inf
+        for k in range(K):
+            # store, then reduce, in separate loops: see latentkit._kernels.gaussian._rows_full
+            for d in range(D):
+                y[d] = Y[i, k * D + d] - bcat[k * D + d]
+            ss = 0.0
+            for d in range(D):
+                ss += y[d] * y[d]
+            lpk = const[k] - 0.5 * ss
+            if q > 0:
+                for a in range(q):
+                    s = 0.0
+                    for d in range(D):  # Um[k, a, :m_a] = 0 (U upper triangular)
+                        s += Um[k, a, d] * y[d]
+                    g[a] = s
+                for a in range(q):
+                    s = 0.0
+                    for b in range(q):
+                        s -= C[k, a, b] * g[b]
+                    e[k, a] = s
+                eg = 0.0
+                for a in range(q):
+                    eg += e[k, a] * g[a]
+                lpk += 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * eg
+            lp[k] = lpk
+            best = max(best, lpk)
+        for k in range(K):
+            ex[k] = math.exp(lp[k] - best)
+        tot = 0.0
+        for k in range(K):
+            tot += ex[k]
+        ls = best + math.log(tot)
+        lse[a0 + i] = ls
+        wt = ws[a0 + i] / tot
+        if store:
+            for k in range(K):
+                log_resp[a0 + i, k] = lp[k] - ls
+        for k in range(K):
+            r = ex[k] * wt
+            R[i, k] = r
+            nk[k] += r
+            mass[k] += r
+        rs = 0.0
+        for k in range(K):
+            rs += R[i, k]
+        if tied:
+            for d in range(D):
+                Z[i, d] = rs * Xv[i, d]
+        for k in range(K):
+            r = R[i, k]
+            off = 0 if tied else k * D
+            if not tied:
+                for d in range(D):
+                    Z[i, off + d] = r * Xv[i, d]
+            # Z = r (x0 + 2 e) on the missing coordinates (x0 is 0 there): the GEMM gives
+            # x0 x0^T + 2 x0 e^T, whose symmetric part, taken by the caller, is x0 x0^T +
+            # x0 e^T + e x0^T
+            for a in range(q):
+                re = r * e[k, a]
+                Z[i, off + m[a]] += 2.0 * re
+                acc_x[k, a] += re
+                for b in range(q):
+                    acc_ee[k, a, b] += re * e[k, b]
+    state[0] = cur
+
+
 @jit(parallel=True)
-def _missing_full_parallel_kernel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat, bcat,
-                                  U, P, const, w, tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p,
+def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U, P,
+                                  const, tied, lse, log_resp, store, nk_p, sx_p, sxx_p, sxc_p,
                                   sxxc_p):
-    D = X.shape[1]
+    D = Xs.shape[1]
     K = const.shape[0]
     KD = sxx_p.shape[2]
     for p in prange(edges.shape[0] - 1):
-        Xc = np.empty((chunk, D))
         Y = np.empty((chunk, K * D))
-        Z = np.zeros((chunk, KD))
-        R = np.zeros((chunk, K))
+        Z = np.empty((chunk, KD))
+        R = np.empty((chunk, K))
         T1 = np.empty((D, KD))
         T2 = np.empty((K, D))
         L = np.zeros((D, D))
+        Um = np.zeros((K, D, D))
         C = np.zeros((K, D, D))
         log_det = np.zeros(K)
-        g = np.zeros((K, D))
-        e = np.zeros((K, D))
-        lp = np.zeros(K)
-        ex = np.zeros(K)
-        y = np.zeros(D)
-        mass = np.zeros(K)
+        scratch = np.zeros((4 + K, max(D, 2 * K)))
         acc_x = np.zeros((K, D))
-        acc_cross = np.zeros((K, D, D))
         acc_ee = np.zeros((K, D, D))
-        cur = -1
-        q = 0
-        m = miss[0]
+        state = np.full(1, -1, dtype=np.int64)
         for a0 in range(edges[p], edges[p + 1], chunk):
             B = min(edges[p + 1], a0 + chunk) - a0
-            if B < chunk:  # zero rows add nothing to the GEMMs
-                Xc[:, :] = 0.0
-                R[:, :] = 0.0
-                Z[:, :] = 0.0
-            for i in range(B):
-                src = order[a0 + i]
-                for d in range(D):
-                    v = X[src, d]
-                    Xc[i, d] = 0.0 if math.isnan(v) else v - shift[d]
-            np.dot(Xc, ucat, Y)
-            for i in range(B):
-                pi = pat[a0 + i]
-                if pi != cur:  # rows are sorted by pattern: a new pattern starts here
-                    if cur >= 0:
-                        _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc_p[p],
-                                       sxxc_p[p])
-                    cur = pi
-                    q = n_miss[pi]
-                    m = miss[pi]
-                    _pattern_factors(P, m, q, L, C, log_det)
-                best = -np.inf
-                for k in range(K):
-                    ss = 0.0
-                    for d in range(D):
-                        v = Y[i, k * D + d] - bcat[k * D + d]
-                        y[d] = v
-                        ss += v * v
-                    eg = 0.0
-                    ld = 0.0
-                    if q > 0:
-                        for a in range(q):
-                            s = 0.0
-                            for d in range(m[a], D):  # U upper triangular
-                                s += U[k, m[a], d] * y[d]
-                            g[k, a] = s
-                        for a in range(q):
-                            s = 0.0
-                            for b in range(q):
-                                s -= C[k, a, b] * g[k, b]
-                            e[k, a] = s
-                            eg += s * g[k, a]
-                        ld = 0.5 * q * _LOG_2PI - log_det[k]
-                    lp[k] = const[k] + ld - 0.5 * (ss + eg)
-                    if lp[k] > best:
-                        best = lp[k]
-                # two loops (store, then reduce): see latentkit._kernels.gaussian._rows_full
-                for k in range(K):
-                    ex[k] = math.exp(lp[k] - best)
-                tot = 0.0
-                for k in range(K):
-                    tot += ex[k]
-                ls = best + math.log(tot)
-                row = order[a0 + i]
-                lse[row] = ls
-                ws = w[row] / tot
-                for k in range(K):
-                    log_resp[row, k] = lp[k] - ls
-                    r = ex[k] * ws
-                    R[i, k] = r
-                    nk_p[p, k] += r
-                    mass[k] += r
-                    if not tied:
-                        for d in range(D):
-                            Z[i, k * D + d] = r * Xc[i, d]
-                    for a in range(q):
-                        re = r * e[k, a]
-                        acc_x[k, a] += re
-                        for d in range(D):
-                            acc_cross[k, a, d] += re * Xc[i, d]
-                        for b in range(q):
-                            acc_ee[k, a, b] += re * e[k, b]
-                if tied:
-                    s = 0.0
-                    for k in range(K):
-                        s += R[i, k]
-                    for d in range(D):
-                        Z[i, d] = s * Xc[i, d]
-            np.dot(R.T, Xc, T2)
-            np.dot(Xc.T, Z, T1)
+            Xv = Xs[a0:a0 + B]
+            Yv, Zv, Rv = Y[:B], Z[:B], R[:B]
+            np.dot(Xv, ucat, Yv)
+            _rows_missing_full(Xv, Yv, bcat, const, ws, U, P, pat, miss, n_miss, a0, tied,
+                               state, L, Um, C, log_det, scratch, acc_x, acc_ee, lse,
+                               log_resp, store, Rv, Zv, nk_p[p], sxc_p[p], sxxc_p[p])
+            np.dot(Rv.T, Xv, T2)
+            np.dot(Xv.T, Zv, T1)
             for k in range(K):
                 for d in range(D):
                     sx_p[p, k, d] += T2[k, d]
             for d in range(D):
                 for j in range(KD):
                     sxx_p[p, d, j] += T1[d, j]
+        cur = state[0]
         if cur >= 0:
-            _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc_p[p], sxxc_p[p])
+            _flush_pattern(miss[cur], n_miss[cur], scratch[3, :K], acc_x, acc_ee, C, sxc_p[p],
+                           sxxc_p[p])
 
 
-def missing_full_parallel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat, bcat, U, P,
-                          const, w, tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p, sxxc_p):
+def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U, P, const,
+                          tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p, sxxc_p):
     """Full/tied-covariance E-step with missing entries, parallel over row partitions.
 
-    The rows, taken in the order ``order`` (grouped by missing pattern), are cut into the
-    partitions ``edges`` (fixed by the number of rows only); ``prange`` runs over the
-    partitions, each writes only its own slot of the accumulators, and BLAS must be limited
+    The rows come grouped by missing pattern, shifted, with zeros at the missing entries
+    (:func:`pattern_sorted_rows`: a contiguous copy, so every chunk streams memory). They are
+    cut into the partitions ``edges`` (fixed by the number of rows only); ``prange`` runs over
+    the partitions, each writes only its own slot of the accumulators, and BLAS must be limited
     to one thread by the caller, so the caller's index-order sum of the slots is bit-identical
-    for any number of threads. Inside a partition, chunks of ``chunk`` rows: gather ``x0``
-    (shifted, 0 at NaN), ``Y = x0 [U_1 ... U_K]`` (one GEMM), the per-row middle of
-    :func:`missing_rows_full` (conditional means, marginal log densities, responsibilities,
-    low-rank corrections accumulated per pattern, the pattern's ``Lambda_k,mm`` factorised
-    once per partition it meets), then ``R^T x0`` and ``x0^T [r_1 x0, ..., r_K x0]`` (full) or
-    ``x0^T ((sum_k r_k) x0)`` (tied) as GEMMs.
+    for any number of threads. Inside a partition, chunks of ``chunk`` rows: ``Y = x0 [U_1 ...
+    U_K]`` (one GEMM); per row and component ``y0 = Y - (mu_k - shift) U_k``, ``g = U_k[m, :]
+    y0``, the conditional mean of the missing entries ``e = -C_k g`` with ``C_k =
+    Lambda_k,mm^{-1}`` (factorised once per pattern and partition), the marginal log density
+    ``const_k + |m|/2 log(2 pi) - log det chol(Lambda_k,mm) - (||y0||^2 + e . g) / 2``, the
+    log-sum-exp and responsibilities; then ``R^T x0`` and ``x0^T [r_1 (x0 + 2 e_1), ..., r_K
+    (x0 + 2 e_K)]`` (full; tied: ``x0^T sum_k r_k (x0 + 2 e_k)``) as GEMMs, whose symmetric
+    part is ``sum r (x0 x0^T + x0 e^T + e x0^T)``; ``sum r e`` and ``sum r e e^T + (sum r) C_k``
+    are accumulated per pattern on its missing coordinates.
 
     Parameters
     ----------
-    X : ndarray (n, D), float64
-        NaN marks a missing entry (any row, complete or not).
-    order : ndarray (n,), int64
-        Rows grouped by pattern.
+    Xs : ndarray (n, D), float64
+        Rows in pattern order, minus the shift, 0 at the missing entries.
+    ws : ndarray (n,)
+        Sample weights in the same order.
     pat : ndarray (n,), int64
-        Pattern of ``order[j]`` (non-decreasing).
+        Pattern of each row of ``Xs`` (non-decreasing).
     miss, n_miss : ndarray (n_patterns, D), (n_patterns,), int64
         Missing coordinates (ascending, padded) and their number (0 for complete rows).
     edges : ndarray (n_parts + 1,), int64
-        Partition boundaries in ``order``.
+        Partition boundaries.
     chunk : int
         Rows per GEMM.
-    shift : ndarray (D,)
     ucat : ndarray (D, K D)
         ``[U_1 ... U_K]``.
     bcat : ndarray (K D,)
@@ -349,19 +365,19 @@ def missing_full_parallel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat
         Upper-triangular precision Cholesky factors and precisions ``U U^T``.
     const : ndarray (K,)
         ``log_weights_k + log det U_k - D/2 log(2 pi)`` (nats).
-    w : ndarray (n,)
-        Sample weights (original row order).
     tied : bool
         Second moments summed over components (``sxx_p`` of shape (n_parts, D, D)).
-    lse, log_resp : ndarray (n,), (n, K)
-        Outputs, original row order: log-likelihood of each row's observed entries (nats) and
-        log-responsibilities.
+    lse : ndarray (n,)
+        Output (order of ``Xs``): log-likelihood of each row's observed entries, nats.
+    log_resp : ndarray (n, K) or None
+        Output (order of ``Xs``): log-responsibilities; not computed when None.
     nk_p, sx_p : ndarray (n_parts, K), (n_parts, K, D)
         Added to: per-partition ``sum w r`` and ``sum w r x0``.
     sxx_p : ndarray (n_parts, D, K D) or (n_parts, D, D) (tied)
-        Added to: per-partition ``x0 x0^T`` moments.
+        Added to: per-partition ``x0^T Z`` (not yet symmetrised).
     sxc_p, sxxc_p : ndarray (n_parts, K, D), (n_parts, K, D, D)
-        Added to: per-partition corrections on the missing coordinates.
+        Added to: per-partition ``sum r e`` and ``sum r e e^T + (sum r) C`` on the missing
+        coordinates.
 
     Raises
     ------
@@ -370,36 +386,93 @@ def missing_full_parallel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat
 
     Source: Ghahramani & Jordan (1994) section 3; Bishop (2006) eqs. (2.73)-(2.75).
     """
-    n, D = X.shape
+    n, D = Xs.shape
     K = const.shape[0]
     n_parts = edges.shape[0] - 1
     n_pat = n_miss.shape[0]
     KD = D if tied else K * D
-    for name, arr, shape, dt in (
-            ("X", X, (n, D), np.float64), ("order", order, (n,), np.int64),
-            ("pat", pat, (n,), np.int64), ("miss", miss, (n_pat, D), np.int64),
-            ("n_miss", n_miss, (n_pat,), np.int64), ("edges", edges, (n_parts + 1,), np.int64),
-            ("shift", shift, (D,), np.float64), ("ucat", ucat, (D, K * D), np.float64),
-            ("bcat", bcat, (K * D,), np.float64), ("U", U, (K, D, D), np.float64),
-            ("P", P, (K, D, D), np.float64), ("const", const, (K,), np.float64),
-            ("w", w, (n,), np.float64), ("lse", lse, (n,), np.float64),
-            ("log_resp", log_resp, (n, K), np.float64), ("nk_p", nk_p, (n_parts, K), np.float64),
-            ("sx_p", sx_p, (n_parts, K, D), np.float64),
-            ("sxx_p", sxx_p, (n_parts, D, KD), np.float64),
-            ("sxc_p", sxc_p, (n_parts, K, D), np.float64),
-            ("sxxc_p", sxxc_p, (n_parts, K, D, D), np.float64)):
+    shapes = [("Xs", Xs, (n, D), np.float64), ("ws", ws, (n,), np.float64),
+              ("pat", pat, (n,), np.int64), ("miss", miss, (n_pat, D), np.int64),
+              ("n_miss", n_miss, (n_pat,), np.int64), ("edges", edges, (n_parts + 1,), np.int64),
+              ("ucat", ucat, (D, K * D), np.float64), ("bcat", bcat, (K * D,), np.float64),
+              ("U", U, (K, D, D), np.float64), ("P", P, (K, D, D), np.float64),
+              ("const", const, (K,), np.float64), ("lse", lse, (n,), np.float64),
+              ("nk_p", nk_p, (n_parts, K), np.float64),
+              ("sx_p", sx_p, (n_parts, K, D), np.float64),
+              ("sxx_p", sxx_p, (n_parts, D, KD), np.float64),
+              ("sxc_p", sxc_p, (n_parts, K, D), np.float64),
+              ("sxxc_p", sxxc_p, (n_parts, K, D, D), np.float64)]
+    if log_resp is not None:
+        shapes.append(("log_resp", log_resp, (n, K), np.float64))
+    _check_arrays(shapes)
+    if n_parts < 1 or edges[0] != 0 or edges[-1] != n or np.any(np.diff(edges) < 0):
+        raise ValueError(f"edges must be non-decreasing from 0 to n={n}, got {edges!r}.")
+    if int(chunk) < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
+    store = log_resp is not None
+    _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, int(chunk), ucat, bcat, U,
+                                  P, const, bool(tied), lse,
+                                  log_resp if store else np.empty((1, K)), store, nk_p, sx_p,
+                                  sxx_p, sxc_p, sxxc_p)
+
+
+def _check_arrays(specs):
+    """Raise ``ValueError`` unless each ``(name, array, shape, dtype)`` is a C-contiguous
+    ndarray of that shape and dtype."""
+    for name, arr, shape, dt in specs:
         if not (isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == shape
                 and arr.flags.c_contiguous):
             raise ValueError(f"{name} must be a C-contiguous {np.dtype(dt).name} array of shape "
                              f"{shape}, got {getattr(arr, 'dtype', None)} "
                              f"{getattr(arr, 'shape', None)}.")
-    if n_parts < 1 or edges[0] != 0 or edges[-1] != n or np.any(np.diff(edges) < 0):
-        raise ValueError(f"edges must be non-decreasing from 0 to n={n}, got {edges!r}.")
-    if int(chunk) < 1:
-        raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
-    _missing_full_parallel_kernel(X, order, pat, miss, n_miss, edges, int(chunk), shift, ucat,
-                                  bcat, U, P, const, w, bool(tied), lse, log_resp, nk_p, sx_p,
-                                  sxx_p, sxc_p, sxxc_p)
+
+
+@jit(parallel=True)
+def _pattern_sorted_rows_kernel(X, order, shift, w, Xs, ws):
+    n, D = X.shape
+    n_blocks = (n + 4095) // 4096
+    for b in prange(n_blocks):
+        for j in range(b * 4096, min(n, (b + 1) * 4096)):
+            src = order[j]
+            ws[j] = w[src]
+            for d in range(D):
+                v = X[src, d]
+                Xs[j, d] = 0.0 if math.isnan(v) else v - shift[d]
+
+
+def pattern_sorted_rows(X, order, shift, w):
+    """The rows of ``X`` in the order ``order``, minus ``shift``, with 0 at the NaN entries,
+    and the weights in the same order (the input of :func:`missing_full_parallel`).
+
+    Parameters
+    ----------
+    X : ndarray (n, D), float64, C-contiguous
+        NaN marks a missing entry.
+    order : ndarray (n,), int64
+        A permutation of ``range(n)``.
+    shift : ndarray (D,), float64
+    w : ndarray (n,), float64
+
+    Returns
+    -------
+    Xs : ndarray (n, D)
+    ws : ndarray (n,)
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, dtypes or layouts, or ``order`` out of range.
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2):
+        raise ValueError("X must be a 2-D array.")
+    n, D = X.shape
+    _check_arrays((("X", X, (n, D), np.float64), ("order", order, (n,), np.int64),
+                   ("shift", shift, (D,), np.float64), ("w", w, (n,), np.float64)))
+    if n and (order.min() < 0 or order.max() >= n):
+        raise ValueError(f"order must hold row indices in [0, {n}).")
+    Xs, ws = np.empty((n, D)), np.empty(n)
+    _pattern_sorted_rows_kernel(X, order, shift, w, Xs, ws)
+    return Xs, ws
 
 
 @jit

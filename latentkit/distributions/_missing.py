@@ -378,7 +378,7 @@ def _softmax(lp):
 
 
 def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covariance_type, *,
-                            sample_weight=None, shift=None, return_log_resp=False):
+                            sample_weight=None, shift=None, return_log_resp=False, cache=None):
     """E-step of a Gaussian mixture with missing entries (NaN), marginalised exactly.
 
     Same contract as :func:`latentkit.distributions.gaussian_mixture_e_step` (which it calls
@@ -401,6 +401,11 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
     sample_weight : ndarray of shape (n,), optional
     shift : ndarray of shape (D,), optional
     return_log_resp : bool, default False
+    cache : dict, optional
+        Owned by the caller for this ``X`` and ``sample_weight`` (a fit's data object keeps
+        one): holds the rows grouped by missing pattern between EM iterations (full/tied;
+        one more copy of ``X``). Cleared when called with another ``X`` object or other
+        weights; never pass one after modifying ``X`` in place.
 
     Returns
     -------
@@ -428,7 +433,8 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
         st, lr = _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type,
                                      np.ascontiguousarray(shift))
         return (st, lr) if return_log_resp else st
-    stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift)
+    stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift,
+                                  return_log_resp, cache)
     return (stats, log_resp) if return_log_resp else stats
 
 
@@ -521,10 +527,37 @@ def cached_pattern_index(X):
     return index
 
 
-def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):
+def _pattern_rows(X, w, shift, cache):
+    """The pattern index of ``X`` (:func:`cached_pattern_index`) and its rows in pattern order,
+    minus ``shift``, 0 at NaN, with their weights
+    (:func:`latentkit._kernels.missing.pattern_sorted_rows`).
+
+    ``cache`` (a dict, or None) keeps them between EM iterations: it is tied to the array
+    ``X`` (the same object) and the weights (compared exactly) and cleared when either differs;
+    the rows are rebuilt when ``shift`` changes.
+    """
+    from .._kernels.missing import pattern_sorted_rows
+
+    if cache is None:
+        cache = {}
+    held = cache.get("of")
+    if held is None or held[0] is not X or not (held[1] is w or np.array_equal(held[1], w)):
+        cache.clear()
+        cache["of"] = (X, w)
+        cache["index"] = cached_pattern_index(X)
+    rows = cache.get("rows")
+    if rows is None or not np.array_equal(rows[0], shift):
+        rows = cache["rows"] = (shift.copy(),) + pattern_sorted_rows(X, cache["index"][0],
+                                                                     shift, w)
+    return cache["index"], rows[1], rows[2]
+
+
+def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, return_log_resp,
+                cache):
     """Statistics and log-responsibilities of all rows of ``X`` (NaN = missing), full/tied:
     one parallel pass (:func:`latentkit._kernels.missing.missing_full_parallel`) over the rows
-    grouped by pattern, partitions fixed by ``n``, summed in index order."""
+    in pattern order (:func:`_pattern_rows`), partitions fixed by ``n``, summed in index
+    order."""
     import numba
 
     from .. import _threads
@@ -533,7 +566,9 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):
     n, D = X.shape
     K = means.shape[0]
     tied = covariance_type == "tied"
-    order, _, miss, n_miss, pat = cached_pattern_index(X)
+    shift = np.ascontiguousarray(shift)
+    (order, _, miss, n_miss, pat), Xs, ws = _pattern_rows(X, np.ascontiguousarray(w), shift,
+                                                          cache)
     edges = _partitions(n)
     n_parts = edges.shape[0] - 1
     U, P = _full_factors(precisions_cholesky, covariance_type, K, D)
@@ -542,17 +577,15 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):
     const = np.ascontiguousarray(lw + np.broadcast_to(
         log_det_cholesky(precisions_cholesky, covariance_type, D), (K,)) - 0.5 * D * _LOG_2PI)
     lse = np.empty(n)
-    log_resp = np.empty((n, K))
+    lr_sorted = np.empty((n, K)) if return_log_resp else None
     nk_p = np.zeros((n_parts, K))
     sx_p = np.zeros((n_parts, K, D))
     sxx_p = np.zeros((n_parts, D, D if tied else K * D))
     sxc_p = np.zeros((n_parts, K, D))
     sxxc_p = np.zeros((n_parts, K, D, D))
     with _threads.blas_single_thread(), numba.parallel_chunksize(1):
-        missing_full_parallel(X, order, pat, miss, n_miss, edges, _GEMM_ROWS,
-                              np.ascontiguousarray(shift), ucat, bcat, U, P, const,
-                              np.ascontiguousarray(w), tied, lse, log_resp, nk_p, sx_p, sxx_p,
-                              sxc_p, sxxc_p)
+        missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, _GEMM_ROWS, ucat, bcat, U, P,
+                              const, tied, lse, lr_sorted, nk_p, sx_p, sxx_p, sxc_p, sxxc_p)
     nk, sx, sxx, sxx_c = nk_p[0].copy(), sx_p[0] + sxc_p[0], sxx_p[0].copy(), sxxc_p[0].copy()
     for p in range(1, n_parts):  # index order, whatever the thread count
         nk += nk_p[p]
@@ -565,7 +598,11 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):
     else:
         sxx = sxx.reshape(D, K, D).transpose(1, 0, 2) + sxx_c
         sxx = 0.5 * (sxx + sxx.transpose(0, 2, 1))
-    return GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx,
+    log_resp = None
+    if return_log_resp:
+        log_resp = np.empty((n, K))
+        log_resp[order] = lr_sorted
+    return GaussianStats(n=float(w.sum()), data_term=float(ws @ lse), nk=nk, sx=sx,
                          sxx=np.ascontiguousarray(sxx)), log_resp
 
 
