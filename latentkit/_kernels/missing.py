@@ -190,97 +190,6 @@ def _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc):
         mass[k] = 0.0
 
 
-@jit
-def _rows_missing_full(Xv, Y, bcat, const, ws, U, P, pat, miss, n_miss, a0, tied, state,
-                       L, Um, C, log_det, scratch, acc_x, acc_ee, lse, log_resp, store, R, Z,
-                       nk, sxc, sxxc):
-    """Element-wise middle of one chunk of :func:`missing_full_parallel` (rows ``a0 +
-    arange(B)`` of the pattern order, ``B = Xv.shape[0]``). ``state`` holds the current
-    pattern (``-1`` before the first) between chunks; the pattern's factors, ``L``, ``Um``,
-    ``C``, ``log_det`` and the accumulators ``acc_x``, ``acc_ee`` and ``scratch[3]`` (mass)
-    persist with it."""
-    B, D = Xv.shape
-    K = const.shape[0]
-    y, g = scratch[0], scratch[1]
-    lp, ex, mass, e = scratch[2, :K], scratch[2, K:2 * K], scratch[3, :K], scratch[4:4 + K]
-    cur = state[0]
-    q = n_miss[cur] if cur >= 0 else 0
-    m = miss[max(cur, 0)]
-    for i in range(B):
-        pi = pat[a0 + i]
-        if pi != cur:  # rows are sorted by pattern: a new pattern starts here
-            if cur >= 0:
-                _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc)
-            cur = pi
-            q = n_miss[pi]
-            m = miss[pi]
-            _pattern_factors(U, P, m, q, L, Um, C, log_det)
-        best = -np.inf
-        for k in range(K):
-            # store, then reduce, in separate loops: see latentkit._kernels.gaussian._rows_full
-            for d in range(D):
-                y[d] = Y[i, k * D + d] - bcat[k * D + d]
-            ss = 0.0
-            for d in range(D):
-                ss += y[d] * y[d]
-            lpk = const[k] - 0.5 * ss
-            if q > 0:
-                for a in range(q):
-                    s = 0.0
-                    for d in range(D):  # Um[k, a, :m_a] = 0 (U upper triangular)
-                        s += Um[k, a, d] * y[d]
-                    g[a] = s
-                for a in range(q):
-                    s = 0.0
-                    for b in range(q):
-                        s -= C[k, a, b] * g[b]
-                    e[k, a] = s
-                eg = 0.0
-                for a in range(q):
-                    eg += e[k, a] * g[a]
-                lpk += 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * eg
-            lp[k] = lpk
-            best = max(best, lpk)
-        for k in range(K):
-            ex[k] = math.exp(lp[k] - best)
-        tot = 0.0
-        for k in range(K):
-            tot += ex[k]
-        ls = best + math.log(tot)
-        lse[a0 + i] = ls
-        wt = ws[a0 + i] / tot
-        if store:
-            for k in range(K):
-                log_resp[a0 + i, k] = lp[k] - ls
-        for k in range(K):
-            r = ex[k] * wt
-            R[i, k] = r
-            nk[k] += r
-            mass[k] += r
-        rs = 0.0
-        for k in range(K):
-            rs += R[i, k]
-        if tied:
-            for d in range(D):
-                Z[i, d] = rs * Xv[i, d]
-        for k in range(K):
-            r = R[i, k]
-            off = 0 if tied else k * D
-            if not tied:
-                for d in range(D):
-                    Z[i, off + d] = r * Xv[i, d]
-            # Z = r (x0 + 2 e) on the missing coordinates (x0 is 0 there): the GEMM gives
-            # x0 x0^T + 2 x0 e^T, whose symmetric part, taken by the caller, is x0 x0^T +
-            # x0 e^T + e x0^T
-            for a in range(q):
-                re = r * e[k, a]
-                Z[i, off + m[a]] += 2.0 * re
-                acc_x[k, a] += re
-                for b in range(q):
-                    acc_ee[k, a, b] += re * e[k, b]
-    state[0] = cur
-
-
 @jit(parallel=True)
 def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U, P,
                                   const, tied, lse, log_resp, store, nk_p, sx_p, sxx_p, sxc_p,
@@ -289,6 +198,8 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
     K = const.shape[0]
     KD = sxx_p.shape[2]
     for p in prange(edges.shape[0] - 1):
+        # separate allocations (not views of one scratch buffer): LLVM then knows they do not
+        # alias and vectorises the loops over d
         Y = np.empty((chunk, K * D))
         Z = np.empty((chunk, KD))
         R = np.empty((chunk, K))
@@ -298,18 +209,96 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
         Um = np.zeros((K, D, D))
         C = np.zeros((K, D, D))
         log_det = np.zeros(K)
-        scratch = np.zeros((4 + K, max(D, 2 * K)))
+        y = np.zeros(D)
+        g = np.zeros(D)
+        e = np.zeros((K, D))
+        lp = np.zeros(K)
+        ex = np.zeros(K)
+        mass = np.zeros(K)
         acc_x = np.zeros((K, D))
         acc_ee = np.zeros((K, D, D))
-        state = np.full(1, -1, dtype=np.int64)
+        nk = nk_p[p]
+        cur = -1
+        q = 0
+        m = miss[0]
         for a0 in range(edges[p], edges[p + 1], chunk):
             B = min(edges[p + 1], a0 + chunk) - a0
             Xv = Xs[a0:a0 + B]
             Yv, Zv, Rv = Y[:B], Z[:B], R[:B]
             np.dot(Xv, ucat, Yv)
-            _rows_missing_full(Xv, Yv, bcat, const, ws, U, P, pat, miss, n_miss, a0, tied,
-                               state, L, Um, C, log_det, scratch, acc_x, acc_ee, lse,
-                               log_resp, store, Rv, Zv, nk_p[p], sxc_p[p], sxxc_p[p])
+            for i in range(B):
+                pi = pat[a0 + i]
+                if pi != cur:  # rows are sorted by pattern: a new pattern starts here
+                    if cur >= 0:
+                        _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc_p[p], sxxc_p[p])
+                    cur = pi
+                    q = n_miss[pi]
+                    m = miss[pi]
+                    _pattern_factors(U, P, m, q, L, Um, C, log_det)
+                best = -np.inf
+                for k in range(K):
+                    # store, then reduce, in separate loops (see
+                    # latentkit._kernels.gaussian._rows_full)
+                    for d in range(D):
+                        y[d] = Y[i, k * D + d] - bcat[k * D + d]
+                    ss = 0.0
+                    for d in range(D):
+                        ss += y[d] * y[d]
+                    lpk = const[k] - 0.5 * ss
+                    if q > 0:
+                        for a in range(q):
+                            s = 0.0
+                            for d in range(D):  # Um[k, a, :m_a] = 0 (U upper triangular)
+                                s += Um[k, a, d] * y[d]
+                            g[a] = s
+                        for a in range(q):
+                            s = 0.0
+                            for b in range(q):
+                                s -= C[k, a, b] * g[b]
+                            e[k, a] = s
+                        eg = 0.0
+                        for a in range(q):
+                            eg += e[k, a] * g[a]
+                        lpk += 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * eg
+                    lp[k] = lpk
+                    best = max(best, lpk)
+                for k in range(K):
+                    ex[k] = math.exp(lp[k] - best)
+                tot = 0.0
+                for k in range(K):
+                    tot += ex[k]
+                ls = best + math.log(tot)
+                lse[a0 + i] = ls
+                wt = ws[a0 + i] / tot
+                if store:
+                    for k in range(K):
+                        log_resp[a0 + i, k] = lp[k] - ls
+                for k in range(K):
+                    r = ex[k] * wt
+                    R[i, k] = r
+                    nk[k] += r
+                    mass[k] += r
+                if tied:
+                    rs = 0.0
+                    for k in range(K):
+                        rs += R[i, k]
+                    for d in range(D):
+                        Z[i, d] = rs * Xv[i, d]
+                for k in range(K):
+                    r = R[i, k]
+                    off = 0 if tied else k * D
+                    if not tied:
+                        for d in range(D):
+                            Z[i, off + d] = r * Xv[i, d]
+                    # Z = r (x0 + 2 e) on the missing coordinates (x0 is 0 there): the GEMM
+                    # gives x0 x0^T + 2 x0 e^T, whose symmetric part, taken by the caller, is
+                    # x0 x0^T + x0 e^T + e x0^T
+                    for a in range(q):
+                        re = r * e[k, a]
+                        Z[i, off + m[a]] += 2.0 * re
+                        acc_x[k, a] += re
+                        for b in range(q):
+                            acc_ee[k, a, b] += re * e[k, b]
             np.dot(Rv.T, Xv, T2)
             np.dot(Xv.T, Zv, T1)
             for k in range(K):
@@ -318,10 +307,8 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
             for d in range(D):
                 for j in range(KD):
                     sxx_p[p, d, j] += T1[d, j]
-        cur = state[0]
         if cur >= 0:
-            _flush_pattern(miss[cur], n_miss[cur], scratch[3, :K], acc_x, acc_ee, C, sxc_p[p],
-                           sxxc_p[p])
+            _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc_p[p], sxxc_p[p])
 
 
 def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U, P, const,

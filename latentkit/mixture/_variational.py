@@ -339,9 +339,11 @@ class _BayesianGaussianBase(LatentModel):
 
     def _e_step(self, data):
         offs, means, U = self._log_rho_offsets()
-        e_step = _missing.missing_gaussian_e_step if self._marginalize() else \
-            gaussian_mixture_e_step
-        return e_step(data.X, offs, means, U, self.covariance_type,
+        if self._marginalize():
+            return _missing.missing_gaussian_e_step(
+                data.X, offs, means, U, self.covariance_type, sample_weight=data.w,
+                shift=self._shift, cache=getattr(data, "cache", None))
+        return gaussian_mixture_e_step(data.X, offs, means, U, self.covariance_type,
                                        sample_weight=data.w, shift=self._shift)
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
