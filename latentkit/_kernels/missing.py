@@ -132,15 +132,13 @@ def missing_rows_diag(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, 
 
 
 @jit
-def _pattern_factors(U, P, m, q, L, Um, C, log_det):
-    """For each component ``k``: ``Um[k, a, :] = U_k[m_a, :]`` (zeros left of ``m_a``: ``U``
-    is upper triangular), the Cholesky factor of ``Lambda_k,mm`` (``q x q``, in ``L``),
-    ``C[k] = Lambda_k,mm^{-1}`` (top-left ``q x q``) and ``log_det[k] = log det L``."""
-    K, D = U.shape[0], U.shape[1]
+def _pattern_factors(P, m, q, L, W, rd, C, log_det):
+    """For each component ``k``: the Cholesky factor ``L`` of ``Lambda_k,mm`` (``q x q``,
+    lower), ``W = L^{-1}``, ``C[k] = Lambda_k,mm^{-1} = W^T W`` (top-left ``q x q``) and
+    ``log_det[k] = log det L``; ``rd`` holds ``1 / diag(L)`` (one division per pivot)."""
+    K = P.shape[0]
     for k in range(K):
-        for a in range(q):
-            for d in range(D):
-                Um[k, a, d] = U[k, m[a], d]
+        ld = 0.0
         for a in range(q):
             for b in range(a + 1):
                 s = P[k, m[a], m[b]]
@@ -148,31 +146,25 @@ def _pattern_factors(U, P, m, q, L, Um, C, log_det):
                     s -= L[a, c] * L[b, c]
                 if a == b:
                     L[a, a] = math.sqrt(s)
+                    rd[a] = 1.0 / L[a, a]
+                    ld += math.log(L[a, a])
                 else:
-                    L[a, b] = s / L[b, b]
-        ld = 0.0
-        for a in range(q):
-            ld += math.log(L[a, a])
+                    L[a, b] = s * rd[b]
         log_det[k] = ld
-        # L^{-1} (lower), column by column, into C[k]; then C = L^{-T} L^{-1} in place
-        for j in range(q):
-            for a in range(q):
-                C[k, a, j] = 0.0
-            for a in range(j, q):
-                s = 1.0 if a == j else 0.0
+        for j in range(q):  # W = L^{-1}, lower, column by column
+            W[j, j] = rd[j]
+            for a in range(j + 1, q):
+                s = 0.0
                 for c in range(j, a):
-                    s -= L[a, c] * C[k, c, j]
-                C[k, a, j] = s / L[a, a]
-        for a in range(q):
+                    s -= L[a, c] * W[c, j]
+                W[a, j] = s * rd[a]
+        for a in range(q):  # C = W^T W
             for b in range(a + 1):
                 s = 0.0
                 for c in range(a, q):
-                    s += C[k, c, a] * C[k, c, b]
-                L[a, b] = s
-        for a in range(q):
-            for b in range(a + 1):
-                C[k, a, b] = L[a, b]
-                C[k, b, a] = L[a, b]
+                    s += W[c, a] * W[c, b]
+                C[k, a, b] = s
+                C[k, b, a] = s
 
 
 @jit
@@ -206,7 +198,8 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
         T1 = np.empty((D, KD))
         T2 = np.empty((K, D))
         L = np.zeros((D, D))
-        Um = np.zeros((K, D, D))
+        W = np.zeros((D, D))
+        rd = np.zeros(D)
         C = np.zeros((K, D, D))
         log_det = np.zeros(K)
         y = np.zeros(D)
@@ -234,7 +227,7 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
                     cur = pi
                     q = n_miss[pi]
                     m = miss[pi]
-                    _pattern_factors(U, P, m, q, L, Um, C, log_det)
+                    _pattern_factors(P, m, q, L, W, rd, C, log_det)
                 best = -np.inf
                 for k in range(K):
                     # store, then reduce, in separate loops (see
@@ -248,8 +241,8 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
                     if q > 0:
                         for a in range(q):
                             s = 0.0
-                            for d in range(D):  # Um[k, a, :m_a] = 0 (U upper triangular)
-                                s += Um[k, a, d] * y[d]
+                            for d in range(D):  # U[k, m_a, :m_a] = 0 (upper triangular)
+                                s += U[k, m[a], d] * y[d]
                             g[a] = s
                         for a in range(q):
                             s = 0.0
