@@ -1,16 +1,20 @@
 """numba kernels of the missing-data Gaussian block (:mod:`latentkit.distributions._missing`).
 
-:func:`missing_full_parallel` is the full/tied E-step with missing entries: the rows, grouped by
-missing pattern, are cut into partitions fixed by their number; ``prange`` runs over the
-partitions. Inside one, chunks of rows: ``x0`` (shifted, zeros at the missing coordinates),
-``Y = x0 [U_1 ... U_K]`` (one single-threaded BLAS GEMM), then per row the middle: for each
-pattern met, the ``q x q`` blocks ``Lambda_k,mm`` of the precisions factorised once (Cholesky,
-``C_k = Lambda_k,mm^{-1}``, the conditional covariance); for each row and component ``y0 =
-Y - (mu_k - shift) U_k``, ``g = U_k[m, :] y0``, the conditional mean of the missing entries
-``e = -C_k g``, the marginal Mahalanobis distance ``||y0||^2 + e . g``, the marginal log
-density, log-sum-exp and log-responsibilities, and the low-rank corrections of the statistics
-on the missing coordinates (``sum r e``, ``sum r (x0 e^T + e x0^T + e e^T)``, ``(sum r)
-C_k``); then the ``x0 x0^T`` part of the second moments as one GEMM on ``Z = r x0``.
+:func:`missing_full_parallel` is the full/tied E-step with missing entries. Its input is the
+rows grouped by missing pattern, shifted, with zeros at the missing coordinates: a contiguous
+copy made once by :func:`pattern_sorted_rows` (and kept by a fit between iterations), so each
+chunk streams memory instead of gathering rows scattered over ``X``. The rows are cut into
+partitions fixed by their number; ``prange`` runs over the partitions. Inside one, chunks of
+rows: ``Y = x0 [U_1 ... U_K]`` (one single-threaded BLAS GEMM, as in the complete-data E-step),
+then per row the middle: for each pattern met, the ``q x q`` blocks ``Lambda_k,mm`` of the
+precisions factorised once (Cholesky, ``C_k = Lambda_k,mm^{-1}``, the conditional covariance);
+for each row and component ``y0 = Y - (mu_k - shift) U_k``, ``g = U_k[m, :] y0``, the
+conditional mean of the missing entries ``e = -C_k g``, the marginal Mahalanobis distance
+``||y0||^2 + e . g``, the marginal log density, log-sum-exp and responsibilities; then the
+second moments as one GEMM ``x0^T [r_1 (x0 + 2 e_1), ..., r_K (x0 + 2 e_K)]`` whose symmetric
+part (taken by the caller) is ``sum r (x0 x0^T + x0 e^T + e x0^T)``, so the cross terms cost
+``|m|`` writes per row and component instead of ``|m| D`` multiply-adds; only ``sum r e``,
+``sum r e e^T`` and ``(sum r) C_k`` are accumulated per pattern.
 :func:`missing_diag_parallel` is the fused diag/spherical pass (coordinates independent given
 the component), also over partitions. Each partition writes only its own slot of the
 accumulators and the caller sums the slots in index order: bit-identical results for any
@@ -33,27 +37,21 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 @jit
-def _normalise_row(lp, best, i, log_resp, lse):
-    """Row ``i``: ``lse[i] = log sum_k exp(lp_k)`` (``best`` = max lp) and the
-    log-responsibilities ``lp_k - lse[i]``."""
-    tot = 0.0
-    for k in range(lp.shape[0]):
-        tot += math.exp(lp[k] - best)
-    ls = best + math.log(tot)
-    lse[i] = ls
-    for k in range(lp.shape[0]):
-        log_resp[i, k] = lp[k] - ls
-
-
-@jit
 def _missing_rows_diag_kernel(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, nk, sx,
                               sxx):
     n, D = X.shape
     K = means_c.shape[0]
     lp = np.zeros(K)
+    ex = np.zeros(K)
     xc = np.zeros(D)
     ob = np.zeros(D)  # 1.0 where observed: branch-free (vectorisable) inner loops
     half_log_2pi = 0.5 * _LOG_2PI
+    lc = np.empty((K, D))  # per-coordinate log normaliser and moment, hoisted out of the rows
+    mm = np.empty((K, D))
+    for k in range(K):
+        for d in range(D):
+            lc[k, d] = log_pc[k, d] - half_log_2pi
+            mm[k, d] = means_c[k, d] * means_c[k, d] + 1.0 / prec[k, d]
     for i in range(n):
         best = -np.inf
         for d in range(D):
@@ -68,19 +66,29 @@ def _missing_rows_diag_kernel(X, shift, means_c, prec, log_pc, const, w, log_res
             s = const[k]
             for d in range(D):
                 z = xc[d] - means_c[k, d]
-                s += ob[d] * (log_pc[k, d] - half_log_2pi - 0.5 * prec[k, d] * z * z)
+                s += ob[d] * (lc[k, d] - 0.5 * prec[k, d] * z * z)
             lp[k] = s
             if s > best:
                 best = s
-        _normalise_row(lp, best, i, log_resp, lse)
+        # one exp per row and component (the responsibilities reuse the normaliser's terms)
         for k in range(K):
-            r = math.exp(log_resp[i, k]) * w[i]
+            ex[k] = math.exp(lp[k] - best)
+        tot = 0.0
+        for k in range(K):
+            tot += ex[k]
+        ls = best + math.log(tot)
+        lse[i] = ls
+        for k in range(K):
+            log_resp[i, k] = lp[k] - ls
+        wt = w[i] / tot
+        for k in range(K):
+            r = ex[k] * wt
             nk[k] += r
             for d in range(D):
                 mu = means_c[k, d]
                 u = 1.0 - ob[d]
                 sx[k, d] += r * (xc[d] + u * mu)
-                sxx[k, d] += r * (xc[d] * xc[d] + u * (mu * mu + 1.0 / prec[k, d]))
+                sxx[k, d] += r * (xc[d] * xc[d] + u * mm[k, d])
 
 
 def missing_rows_diag(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, nk, sx, sxx):
