@@ -5,12 +5,14 @@ rows grouped by missing pattern, shifted, with zeros at the missing coordinates:
 copy made once by :func:`pattern_sorted_rows` (and kept by a fit between iterations), so each
 chunk streams memory instead of gathering rows scattered over ``X``. The rows are cut into
 partitions fixed by their number; ``prange`` runs over the partitions. Inside one, chunks of
-rows: ``Y = x0 [U_1 ... U_K]`` (one single-threaded BLAS GEMM, as in the complete-data E-step),
-then per row the middle: for each pattern met, the ``q x q`` blocks ``Lambda_k,mm`` of the
-precisions factorised once (Cholesky, ``C_k = Lambda_k,mm^{-1}``, the conditional covariance);
-for each row and component ``y0 = Y - (mu_k - shift) U_k``, ``g = U_k[m, :] y0``, the
-conditional mean of the missing entries ``e = -C_k g``, the marginal Mahalanobis distance
-``||y0||^2 + e . g``, the marginal log density, log-sum-exp and responsibilities; then the
+rows: ``Y = x0 [Lambda_1 ... Lambda_K]`` (one single-threaded BLAS GEMM of the size of the
+complete-data E-step's), then per row the middle: for each pattern met, the ``q x q`` blocks
+``Lambda_k,mm`` of the precisions factorised once (Cholesky, ``C_k = Lambda_k,mm^{-1}``, the
+conditional covariance); for each row and component ``v = Y_k - (mu_k - shift) Lambda_k =
+Lambda_k (x0 - mu_k)``, whose entries at ``m`` are ``g = Lambda_k,m: (x0 - mu_k)`` (read off,
+no product), the conditional mean of the missing entries ``e = -C_k g``, the marginal
+Mahalanobis distance ``(x0 - mu_k) . v + e . g``, the marginal log density, log-sum-exp and
+responsibilities; then the
 second moments as one GEMM ``x0^T [r_1 (x0 + 2 e_1), ..., r_K (x0 + 2 e_K)]`` whose symmetric
 part (taken by the caller) is ``sum r (x0 x0^T + x0 e^T + e x0^T)``, so the cross terms cost
 ``|m|`` writes per row and component instead of ``|m| D`` multiply-adds; only ``sum r e``,
@@ -30,8 +32,8 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag", "nan_column_stats",
-           "nan_row_keys", "pattern_sorted_rows"]
+__all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag",
+           "nan_column_stats", "nan_row_keys", "pattern_sorted_rows"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -191,7 +193,7 @@ def _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc):
 
 
 @jit(parallel=True)
-def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U, P,
+def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, pcat, hcat, means_c, P,
                                   const, tied, lse, log_resp, store, nk_p, sx_p, sxx_p, sxc_p,
                                   sxxc_p):
     D = Xs.shape[1]
@@ -210,7 +212,6 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
         rd = np.zeros(D)
         C = np.zeros((K, D, D))
         log_det = np.zeros(K)
-        y = np.zeros(D)
         g = np.zeros(D)
         e = np.zeros((K, D))
         lp = np.zeros(K)
@@ -226,7 +227,7 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
             B = min(edges[p + 1], a0 + chunk) - a0
             Xv = Xs[a0:a0 + B]
             Yv, Zv, Rv = Y[:B], Z[:B], R[:B]
-            np.dot(Xv, ucat, Yv)
+            np.dot(Xv, pcat, Yv)
             for i in range(B):
                 pi = pat[a0 + i]
                 if pi != cur:  # rows are sorted by pattern: a new pattern starts here
@@ -238,20 +239,15 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
                     _pattern_factors(P, m, q, L, W, rd, C, log_det)
                 best = -np.inf
                 for k in range(K):
-                    # store, then reduce, in separate loops (see
-                    # latentkit._kernels.gaussian._rows_full)
-                    for d in range(D):
-                        y[d] = Y[i, k * D + d] - bcat[k * D + d]
+                    # Y_k - h_k = Lambda_k (x0 - mu_k): the Mahalanobis distance is its dot
+                    # with x0 - mu_k, and g = Lambda_k,m: (x0 - mu_k) is read off at m
                     ss = 0.0
                     for d in range(D):
-                        ss += y[d] * y[d]
+                        ss += (Xv[i, d] - means_c[k, d]) * (Y[i, k * D + d] - hcat[k * D + d])
                     lpk = const[k] - 0.5 * ss
                     if q > 0:
                         for a in range(q):
-                            s = 0.0
-                            for d in range(D):  # U[k, m_a, :m_a] = 0 (upper triangular)
-                                s += U[k, m[a], d] * y[d]
-                            g[a] = s
+                            g[a] = Y[i, k * D + m[a]] - hcat[k * D + m[a]]
                         for a in range(q):
                             s = 0.0
                             for b in range(q):
@@ -312,7 +308,7 @@ def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat,
             _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc_p[p], sxxc_p[p])
 
 
-def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U, P, const,
+def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, pcat, hcat, means_c, P, const,
                           tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p, sxxc_p):
     """Full/tied-covariance E-step with missing entries, parallel over row partitions.
 
@@ -321,11 +317,12 @@ def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U
     cut into the partitions ``edges`` (fixed by the number of rows only); ``prange`` runs over
     the partitions, each writes only its own slot of the accumulators, and BLAS must be limited
     to one thread by the caller, so the caller's index-order sum of the slots is bit-identical
-    for any number of threads. Inside a partition, chunks of ``chunk`` rows: ``Y = x0 [U_1 ...
-    U_K]`` (one GEMM); per row and component ``y0 = Y - (mu_k - shift) U_k``, ``g = U_k[m, :]
-    y0``, the conditional mean of the missing entries ``e = -C_k g`` with ``C_k =
-    Lambda_k,mm^{-1}`` (factorised once per pattern and partition), the marginal log density
-    ``const_k + |m|/2 log(2 pi) - log det chol(Lambda_k,mm) - (||y0||^2 + e . g) / 2``, the
+    for any number of threads. Inside a partition, chunks of ``chunk`` rows: ``Y = x0
+    [Lambda_1 ... Lambda_K]`` (one GEMM); per row and component ``v = Y_k - h_k = Lambda_k (x0
+    - mu_k)``, ``g = v[m]``, the conditional mean of the missing entries ``e = -C_k g`` with
+    ``C_k = Lambda_k,mm^{-1}`` (factorised once per pattern and partition), the marginal log
+    density ``const_k + |m|/2 log(2 pi) - log det chol(Lambda_k,mm) - ((x0 - mu_k) . v + e .
+    g) / 2``, the
     log-sum-exp and responsibilities; then ``R^T x0`` and ``x0^T [r_1 (x0 + 2 e_1), ..., r_K
     (x0 + 2 e_K)]`` (full; tied: ``x0^T sum_k r_k (x0 + 2 e_k)``) as GEMMs, whose symmetric
     part is ``sum r (x0 x0^T + x0 e^T + e x0^T)``; ``sum r e`` and ``sum r e e^T + (sum r) C_k``
@@ -345,12 +342,14 @@ def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U
         Partition boundaries.
     chunk : int
         Rows per GEMM.
-    ucat : ndarray (D, K D)
-        ``[U_1 ... U_K]``.
-    bcat : ndarray (K D,)
-        ``(mu_k - shift) U_k`` stacked.
-    U, P : ndarray (K, D, D)
-        Upper-triangular precision Cholesky factors and precisions ``U U^T``.
+    pcat : ndarray (D, K D)
+        ``[Lambda_1 ... Lambda_K]``, the precisions side by side.
+    hcat : ndarray (K D,)
+        ``(mu_k - shift) Lambda_k`` stacked.
+    means_c : ndarray (K, D)
+        ``mu_k - shift``.
+    P : ndarray (K, D, D)
+        The precisions ``Lambda_k`` (their ``m x m`` blocks are factorised per pattern).
     const : ndarray (K,)
         ``log_weights_k + log det U_k - D/2 log(2 pi)`` (nats).
     tied : bool
@@ -382,8 +381,8 @@ def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U
     shapes = [("Xs", Xs, (n, D), np.float64), ("ws", ws, (n,), np.float64),
               ("pat", pat, (n,), np.int64), ("miss", miss, (n_pat, D), np.int64),
               ("n_miss", n_miss, (n_pat,), np.int64), ("edges", edges, (n_parts + 1,), np.int64),
-              ("ucat", ucat, (D, K * D), np.float64), ("bcat", bcat, (K * D,), np.float64),
-              ("U", U, (K, D, D), np.float64), ("P", P, (K, D, D), np.float64),
+              ("pcat", pcat, (D, K * D), np.float64), ("hcat", hcat, (K * D,), np.float64),
+              ("means_c", means_c, (K, D), np.float64), ("P", P, (K, D, D), np.float64),
               ("const", const, (K,), np.float64), ("lse", lse, (n,), np.float64),
               ("nk_p", nk_p, (n_parts, K), np.float64),
               ("sx_p", sx_p, (n_parts, K, D), np.float64),
@@ -398,8 +397,8 @@ def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, ucat, bcat, U
     if int(chunk) < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
     store = log_resp is not None
-    _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, int(chunk), ucat, bcat, U,
-                                  P, const, bool(tied), lse,
+    _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, int(chunk), pcat, hcat,
+                                  means_c, P, const, bool(tied), lse,
                                   log_resp if store else np.empty((1, K)), store, nk_p, sx_p,
                                   sxx_p, sxc_p, sxxc_p)
 

@@ -7,10 +7,10 @@ coordinates ``o`` and missing ones ``m`` and a component ``k`` with mean ``mu`` 
 - **E-step.** The marginal of a Gaussian is a Gaussian, so the row's likelihood under ``k`` is
   ``N(x_o | mu_o, Sigma_oo)``. It is computed without factorising ``Sigma_oo``: with
   ``x0`` the row with its missing entries set to 0 (after the shift), ``d = x0 - mu``,
-  ``y0 = d^T U`` and ``g = Lambda_{m,:} d = U_{m,:} y0``, the conditional mean of the missing
+  ``v = Lambda d`` and ``g = v[m] = Lambda_{m,:} d``, the conditional mean of the missing
   entries is ``xhat_m = -Lambda_mm^{-1} g`` (Bishop 2006, eq. 2.75 written with ``x0``), their
   conditional covariance ``C = Lambda_mm^{-1}`` (eq. 2.73), the Mahalanobis distance of the
-  marginal ``||y0||^2 + xhat_m . g`` (the Schur complement ``Sigma_oo^{-1} = Lambda_oo -
+  marginal ``d . v + xhat_m . g`` (the Schur complement ``Sigma_oo^{-1} = Lambda_oo -
   Lambda_om Lambda_mm^{-1} Lambda_mo``), and ``log det Sigma_oo = log det Sigma + log det
   Lambda_mm``. Only the small ``|m| x |m|`` block is factorised, once per missing pattern and
   component: rows with the same pattern are processed together.
@@ -216,9 +216,9 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
     """E-step of a Gaussian mixture with missing entries (NaN), marginalised exactly.
 
     Same contract as :func:`latentkit.distributions.gaussian_mixture_e_step` (which it calls
-    when ``X`` has no NaN, and for the complete rows of full/tied): ``log rho_ik = log_weights_k + log N(x_i,o | mu_k,o,
-    Sigma_k,oo)``, ``r_ik = rho_ik / sum_j rho_ij``, ``data_term = sum_i w_i log sum_k
-    rho_ik``; the statistics are the expected complete-data ones, ``sx_k = sum_i w_i r_ik
+    when ``X`` has no NaN; otherwise every row, complete or not, goes through the missing-data
+    pass): ``log rho_ik = log_weights_k + log N(x_i,o | mu_k,o, Sigma_k,oo)``, ``r_ik = rho_ik /
+    sum_j rho_ij``, ``data_term = sum_i w_i log sum_k rho_ik``; the statistics are the expected complete-data ones, ``sx_k = sum_i w_i r_ik
     (E[x_i | x_i,o, k] - shift)`` and ``sxx_k = sum_i w_i r_ik E[(x_i - shift)(x_i -
     shift)^T | x_i,o, k]`` (diagonal / trace for diag / spherical, summed over k for tied).
 
@@ -405,9 +405,10 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
                                                           cache)
     edges = _partitions(n)
     n_parts = edges.shape[0] - 1
-    U, P = _full_factors(precisions_cholesky, covariance_type, K, D)
-    ucat = np.ascontiguousarray(U.transpose(1, 0, 2).reshape(D, K * D))
-    bcat = np.ascontiguousarray(np.einsum("kd,kde->ke", means - shift, U).reshape(K * D))
+    _, P = _full_factors(precisions_cholesky, covariance_type, K, D)
+    pcat = np.ascontiguousarray(P.transpose(1, 0, 2).reshape(D, K * D))
+    means_c = np.ascontiguousarray(means - shift)
+    hcat = np.ascontiguousarray(np.einsum("kd,kde->ke", means_c, P).reshape(K * D))
     const = np.ascontiguousarray(lw + np.broadcast_to(
         log_det_cholesky(precisions_cholesky, covariance_type, D), (K,)) - 0.5 * D * _LOG_2PI)
     lse = np.empty(n)
@@ -418,8 +419,9 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
     sxc_p = np.zeros((n_parts, K, D))
     sxxc_p = np.zeros((n_parts, K, D, D))
     with _threads.blas_single_thread(), numba.parallel_chunksize(1):
-        missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, _GEMM_ROWS, ucat, bcat, U, P,
-                              const, tied, lse, lr_sorted, nk_p, sx_p, sxx_p, sxc_p, sxxc_p)
+        missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, _GEMM_ROWS, pcat, hcat,
+                              means_c, P, const, tied, lse, lr_sorted, nk_p, sx_p, sxx_p, sxc_p,
+                              sxxc_p)
     nk, sx, sxx, sxx_c = nk_p[0].copy(), sx_p[0] + sxc_p[0], sxx_p[0].copy(), sxxc_p[0].copy()
     for p in range(1, n_parts):  # index order, whatever the thread count
         nk += nk_p[p]

@@ -88,8 +88,8 @@ def test_kernel_argument_checks_name_the_argument():
     K, D, n = 2, 4, 10
     args = dict(Xs=np.zeros((n, D)), ws=np.ones(n), pat=np.zeros(n, np.int64),
                 miss=np.zeros((1, D), np.int64), n_miss=np.zeros(1, np.int64),
-                edges=np.array([0, n], np.int64), chunk=4, ucat=np.zeros((D, K * D)),
-                bcat=np.zeros(K * D), U=np.zeros((K, D, D)), P=np.zeros((K, D, D)),
+                edges=np.array([0, n], np.int64), chunk=4, pcat=np.zeros((D, K * D)),
+                hcat=np.zeros(K * D), means_c=np.zeros((K, D)), P=np.zeros((K, D, D)),
                 const=np.zeros(K), tied=False, lse=np.empty(n), log_resp=None,
                 nk_p=np.zeros((1, K)), sx_p=np.zeros((1, K, D)), sxx_p=np.zeros((1, D, K * D)),
                 sxc_p=np.zeros((1, K, D)), sxxc_p=np.zeros((1, K, D, D)))
