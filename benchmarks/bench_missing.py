@@ -18,9 +18,10 @@ the per-iteration time of a 10-iteration fit includes; the pattern-ordered copy 
 built once before the timing, as a fit keeps it).
 
 Measured on the shared 2-core machine (numba's 2 threads; each run the best of 3 alternating
-fits in one process; median of 3 runs, load average 6-7 from other jobs): full 1.63x per
-iteration of a 10-iteration fit (runs 1.46-1.70x; 1.71x median at load 8-11), tied 0.53x,
-diag 1.20x, spherical 0.93x. Full/tied read a copy of the rows grouped by missing pattern
+fits in one process; load average 2-4 from other jobs): full 1.71x per iteration of a
+10-iteration fit (median of 6 runs, 1.60-1.86x; E-step alone 1.59x, median of 3, 1.48-1.82x;
+single-threaded CPU time of the E-step 1.65x), tied 0.62x, diag 0.97x, spherical 1.01x (medians
+of 3). Full/tied read a copy of the rows grouped by missing pattern
 (shifted, zeros at the missing entries), made once per fit and kept on the fit's data object,
 and route the cross terms ``x0 e^T`` of the expected scatter through the second-moment GEMM;
 what remains beyond the complete-data E-step is the per-row conditional mean (``O(K D |m|)``),
