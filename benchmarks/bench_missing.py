@@ -14,14 +14,20 @@ Run (from the repository root):
 Options: --n, --d, --k, --iters, --frac, --cov, --seed, --repeats (alternating runs, best
 time of each kept: the machine's load moves single runs by 2x), --estep (also the E-step
 alone, without the per-fit validation, data summary, pattern grouping and initialisation that
-the per-iteration time of a 10-iteration fit includes).
+the per-iteration time of a 10-iteration fit includes; the pattern-ordered copy of the rows is
+built once before the timing, as a fit keeps it).
 
-Measured on the shared 2-core machine (numba's 2 threads, ratio of the best of 2-3 alternating
-runs, load average 4.6-8.6 from other jobs): full 2.19-2.25x per iteration of a 10-iteration fit
-(E-step alone 2.18-2.29x), tied 0.90-1.18x (1.08x), diag 1.51-1.85x (1.59x), spherical
-1.32-2.03x (1.66x). Full covariances pay for the per-row conditional means and low-rank
-corrections (``O(K D |m|)`` per row, scalar code) and for gathering the rows grouped by pattern
-(random access) beside the two BLAS GEMMs per chunk that the complete-data E-step runs alone.
+Measured on the shared 2-core machine (numba's 2 threads; each run the best of 3 alternating
+fits in one process; load average 2-4 from other jobs): full 1.71x per iteration of a
+10-iteration fit (median of 6 runs, 1.60-1.86x; E-step alone 1.59x, median of 3, 1.48-1.82x;
+single-threaded CPU time of the E-step 1.65x), tied 0.62x, diag 0.97x, spherical 1.01x (medians
+of 3). Full/tied read a copy of the rows grouped by missing pattern
+(shifted, zeros at the missing entries), made once per fit and kept on the fit's data object,
+and route the cross terms ``x0 e^T`` of the expected scatter through the second-moment GEMM;
+what remains beyond the complete-data E-step is the per-row conditional mean (``O(K D |m|)``),
+the per-pattern Cholesky factors and the ``e e^T`` corrections. Tied is below 1x because its
+complete-data E-step is the fused non-BLAS kernel while the missing-data one shares the GEMM
+pass of the full covariance. Before (same machine, load 4.6-8.6): full 2.19-2.25x.
 """
 
 import argparse
@@ -89,12 +95,16 @@ def main(argv=None):
 
         args = (np.log(start.weights_), start.means_, start.precisions_cholesky_, a.cov)
         shift = X.mean(axis=0)
+        w = np.ones(a.n)
+        cache = {}  # as a fit keeps it: the pattern-ordered rows are built once, then reused
+        missing_gaussian_e_step(Xm, *args, shift=shift, sample_weight=w, cache=cache)
         best = {}
         for _ in range(a.repeats * 2):
-            for name, fn, data in (("complete", gaussian_mixture_e_step, X),
-                                   ("missing", missing_gaussian_e_step, Xm)):
+            for name, fn, data, kw in (("complete", gaussian_mixture_e_step, X, {}),
+                                       ("missing", missing_gaussian_e_step, Xm,
+                                        {"cache": cache})):
                 t = time.perf_counter()
-                fn(data, *args, shift=shift)
+                fn(data, *args, shift=shift, sample_weight=w, **kw)
                 best[name] = min(best.get(name, np.inf), time.perf_counter() - t)
         print(f"E-step alone: complete {best['complete'] * 1e3:.1f} ms, marginalised "
               f"{best['missing'] * 1e3:.1f} ms, ratio {best['missing'] / best['complete']:.2f}x")

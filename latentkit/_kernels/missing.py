@@ -1,16 +1,22 @@
 """numba kernels of the missing-data Gaussian block (:mod:`latentkit.distributions._missing`).
 
-:func:`missing_full_parallel` is the full/tied E-step with missing entries: the rows, grouped by
-missing pattern, are cut into partitions fixed by their number; ``prange`` runs over the
-partitions. Inside one, chunks of rows: ``x0`` (shifted, zeros at the missing coordinates),
-``Y = x0 [U_1 ... U_K]`` (one single-threaded BLAS GEMM), then per row the middle: for each
-pattern met, the ``q x q`` blocks ``Lambda_k,mm`` of the precisions factorised once (Cholesky,
-``C_k = Lambda_k,mm^{-1}``, the conditional covariance); for each row and component ``y0 =
-Y - (mu_k - shift) U_k``, ``g = U_k[m, :] y0``, the conditional mean of the missing entries
-``e = -C_k g``, the marginal Mahalanobis distance ``||y0||^2 + e . g``, the marginal log
-density, log-sum-exp and log-responsibilities, and the low-rank corrections of the statistics
-on the missing coordinates (``sum r e``, ``sum r (x0 e^T + e x0^T + e e^T)``, ``(sum r)
-C_k``); then the ``x0 x0^T`` part of the second moments as one GEMM on ``Z = r x0``.
+:func:`missing_full_parallel` is the full/tied E-step with missing entries. Its input is the
+rows grouped by missing pattern, shifted, with zeros at the missing coordinates: a contiguous
+copy made once by :func:`pattern_sorted_rows` (and kept by a fit between iterations), so each
+chunk streams memory instead of gathering rows scattered over ``X``. The rows are cut into
+partitions fixed by their number; ``prange`` runs over the partitions. Inside one, chunks of
+rows: ``Y = x0 [Lambda_1 ... Lambda_K]`` (one single-threaded BLAS GEMM of the size of the
+complete-data E-step's), then per row the middle: for each pattern met, the ``q x q`` blocks
+``Lambda_k,mm`` of the precisions factorised once (Cholesky, ``C_k = Lambda_k,mm^{-1}``, the
+conditional covariance); for each row and component ``v = Y_k - (mu_k - shift) Lambda_k =
+Lambda_k (x0 - mu_k)``, whose entries at ``m`` are ``g = Lambda_k,m: (x0 - mu_k)`` (read off,
+no product), the conditional mean of the missing entries ``e = -C_k g``, the marginal
+Mahalanobis distance ``(x0 - mu_k) . v + e . g``, the marginal log density, log-sum-exp and
+responsibilities; then the
+second moments as one GEMM ``x0^T [r_1 (x0 + 2 e_1), ..., r_K (x0 + 2 e_K)]`` whose symmetric
+part (taken by the caller) is ``sum r (x0 x0^T + x0 e^T + e x0^T)``, so the cross terms cost
+``|m|`` writes per row and component instead of ``|m| D`` multiply-adds; only ``sum r e``,
+``sum r e e^T`` and ``(sum r) C_k`` are accumulated per pattern.
 :func:`missing_diag_parallel` is the fused diag/spherical pass (coordinates independent given
 the component), also over partitions. Each partition writes only its own slot of the
 accumulators and the caller sums the slots in index order: bit-identical results for any
@@ -26,23 +32,10 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag", "nan_column_stats",
-           "nan_row_keys"]
+__all__ = ["missing_diag_parallel", "missing_full_parallel", "missing_rows_diag",
+           "nan_column_stats", "nan_row_keys", "pattern_sorted_rows"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-
-
-@jit
-def _normalise_row(lp, best, i, log_resp, lse):
-    """Row ``i``: ``lse[i] = log sum_k exp(lp_k)`` (``best`` = max lp) and the
-    log-responsibilities ``lp_k - lse[i]``."""
-    tot = 0.0
-    for k in range(lp.shape[0]):
-        tot += math.exp(lp[k] - best)
-    ls = best + math.log(tot)
-    lse[i] = ls
-    for k in range(lp.shape[0]):
-        log_resp[i, k] = lp[k] - ls
 
 
 @jit
@@ -51,9 +44,16 @@ def _missing_rows_diag_kernel(X, shift, means_c, prec, log_pc, const, w, log_res
     n, D = X.shape
     K = means_c.shape[0]
     lp = np.zeros(K)
+    ex = np.zeros(K)
     xc = np.zeros(D)
     ob = np.zeros(D)  # 1.0 where observed: branch-free (vectorisable) inner loops
     half_log_2pi = 0.5 * _LOG_2PI
+    lc = np.empty((K, D))  # per-coordinate log normaliser and moment, hoisted out of the rows
+    mm = np.empty((K, D))
+    for k in range(K):
+        for d in range(D):
+            lc[k, d] = log_pc[k, d] - half_log_2pi
+            mm[k, d] = means_c[k, d] * means_c[k, d] + 1.0 / prec[k, d]
     for i in range(n):
         best = -np.inf
         for d in range(D):
@@ -68,19 +68,29 @@ def _missing_rows_diag_kernel(X, shift, means_c, prec, log_pc, const, w, log_res
             s = const[k]
             for d in range(D):
                 z = xc[d] - means_c[k, d]
-                s += ob[d] * (log_pc[k, d] - half_log_2pi - 0.5 * prec[k, d] * z * z)
+                s += ob[d] * (lc[k, d] - 0.5 * prec[k, d] * z * z)
             lp[k] = s
             if s > best:
                 best = s
-        _normalise_row(lp, best, i, log_resp, lse)
+        # one exp per row and component (the responsibilities reuse the normaliser's terms)
         for k in range(K):
-            r = math.exp(log_resp[i, k]) * w[i]
+            ex[k] = math.exp(lp[k] - best)
+        tot = 0.0
+        for k in range(K):
+            tot += ex[k]
+        ls = best + math.log(tot)
+        lse[i] = ls
+        for k in range(K):
+            log_resp[i, k] = lp[k] - ls
+        wt = w[i] / tot
+        for k in range(K):
+            r = ex[k] * wt
             nk[k] += r
             for d in range(D):
                 mu = means_c[k, d]
                 u = 1.0 - ob[d]
                 sx[k, d] += r * (xc[d] + u * mu)
-                sxx[k, d] += r * (xc[d] * xc[d] + u * (mu * mu + 1.0 / prec[k, d]))
+                sxx[k, d] += r * (xc[d] * xc[d] + u * mm[k, d])
 
 
 def missing_rows_diag(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, nk, sx, sxx):
@@ -132,11 +142,13 @@ def missing_rows_diag(X, shift, means_c, prec, log_pc, const, w, log_resp, lse, 
 
 
 @jit
-def _pattern_factors(P, m, q, L, C, log_det):
-    """For each component ``k``: the Cholesky factor of ``Lambda_k,mm`` (``q x q``, in ``L``),
-    ``C[k] = Lambda_k,mm^{-1}`` (top-left ``q x q``) and ``log_det[k] = log det L``."""
+def _pattern_factors(P, m, q, L, W, rd, C, log_det):
+    """For each component ``k``: the Cholesky factor ``L`` of ``Lambda_k,mm`` (``q x q``,
+    lower), ``W = L^{-1}``, ``C[k] = Lambda_k,mm^{-1} = W^T W`` (top-left ``q x q``) and
+    ``log_det[k] = log det L``; ``rd`` holds ``1 / diag(L)`` (one division per pivot)."""
     K = P.shape[0]
     for k in range(K):
+        ld = 0.0
         for a in range(q):
             for b in range(a + 1):
                 s = P[k, m[a], m[b]]
@@ -144,47 +156,36 @@ def _pattern_factors(P, m, q, L, C, log_det):
                     s -= L[a, c] * L[b, c]
                 if a == b:
                     L[a, a] = math.sqrt(s)
+                    rd[a] = 1.0 / L[a, a]
+                    ld += math.log(L[a, a])
                 else:
-                    L[a, b] = s / L[b, b]
-        ld = 0.0
-        for a in range(q):
-            ld += math.log(L[a, a])
+                    L[a, b] = s * rd[b]
         log_det[k] = ld
-        # L^{-1} (lower), column by column, into C[k]; then C = L^{-T} L^{-1} in place
-        for j in range(q):
-            for a in range(q):
-                C[k, a, j] = 0.0
-            for a in range(j, q):
-                s = 1.0 if a == j else 0.0
+        for j in range(q):  # W = L^{-1}, lower, column by column
+            W[j, j] = rd[j]
+            for a in range(j + 1, q):
+                s = 0.0
                 for c in range(j, a):
-                    s -= L[a, c] * C[k, c, j]
-                C[k, a, j] = s / L[a, a]
-        for a in range(q):
+                    s -= L[a, c] * W[c, j]
+                W[a, j] = s * rd[a]
+        for a in range(q):  # C = W^T W
             for b in range(a + 1):
                 s = 0.0
                 for c in range(a, q):
-                    s += C[k, c, a] * C[k, c, b]
-                L[a, b] = s
-        for a in range(q):
-            for b in range(a + 1):
-                C[k, a, b] = L[a, b]
-                C[k, b, a] = L[a, b]
+                    s += W[c, a] * W[c, b]
+                C[k, a, b] = s
+                C[k, b, a] = s
 
 
 @jit
-def _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc, sxxc):
-    """Scatter one pattern's accumulators onto its missing coordinates and zero them
-    (``x0`` is 0 on ``m``, so the cross term has no ``m x m`` part)."""
-    K, D = sxc.shape
+def _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc):
+    """Scatter one pattern's accumulators onto its missing coordinates and zero them: ``sum r
+    e`` and ``sum r e e^T + (sum r) C`` (the cross terms ``x0 e^T`` went through the GEMM)."""
+    K = sxc.shape[0]
     for k in range(K):
         for a in range(q):
             sxc[k, m[a]] += acc_x[k, a]
             acc_x[k, a] = 0.0
-            for d in range(D):
-                v = acc_cross[k, a, d]
-                sxxc[k, m[a], d] += v
-                sxxc[k, d, m[a]] += v
-                acc_cross[k, a, d] = 0.0
             for b in range(q):
                 sxxc[k, m[a], m[b]] += acc_ee[k, a, b] + mass[k] * C[k, a, b]
                 acc_ee[k, a, b] = 0.0
@@ -192,115 +193,111 @@ def _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc, sxxc):
 
 
 @jit(parallel=True)
-def _missing_full_parallel_kernel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat, bcat,
-                                  U, P, const, w, tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p,
+def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, pcat, hcat, means_c, P,
+                                  const, tied, lse, log_resp, store, nk_p, sx_p, sxx_p, sxc_p,
                                   sxxc_p):
-    D = X.shape[1]
+    D = Xs.shape[1]
     K = const.shape[0]
     KD = sxx_p.shape[2]
     for p in prange(edges.shape[0] - 1):
-        Xc = np.empty((chunk, D))
+        # separate allocations (not views of one scratch buffer): LLVM then knows they do not
+        # alias and vectorises the loops over d
         Y = np.empty((chunk, K * D))
-        Z = np.zeros((chunk, KD))
-        R = np.zeros((chunk, K))
+        Z = np.empty((chunk, KD))
+        R = np.empty((chunk, K))
         T1 = np.empty((D, KD))
         T2 = np.empty((K, D))
         L = np.zeros((D, D))
+        W = np.zeros((D, D))
+        rd = np.zeros(D)
         C = np.zeros((K, D, D))
         log_det = np.zeros(K)
-        g = np.zeros((K, D))
+        g = np.zeros(D)
         e = np.zeros((K, D))
         lp = np.zeros(K)
         ex = np.zeros(K)
-        y = np.zeros(D)
         mass = np.zeros(K)
         acc_x = np.zeros((K, D))
-        acc_cross = np.zeros((K, D, D))
         acc_ee = np.zeros((K, D, D))
+        nk = nk_p[p]
         cur = -1
         q = 0
         m = miss[0]
         for a0 in range(edges[p], edges[p + 1], chunk):
             B = min(edges[p + 1], a0 + chunk) - a0
-            if B < chunk:  # zero rows add nothing to the GEMMs
-                Xc[:, :] = 0.0
-                R[:, :] = 0.0
-                Z[:, :] = 0.0
-            for i in range(B):
-                src = order[a0 + i]
-                for d in range(D):
-                    v = X[src, d]
-                    Xc[i, d] = 0.0 if math.isnan(v) else v - shift[d]
-            np.dot(Xc, ucat, Y)
+            Xv = Xs[a0:a0 + B]
+            Yv, Zv, Rv = Y[:B], Z[:B], R[:B]
+            np.dot(Xv, pcat, Yv)
             for i in range(B):
                 pi = pat[a0 + i]
                 if pi != cur:  # rows are sorted by pattern: a new pattern starts here
                     if cur >= 0:
-                        _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc_p[p],
-                                       sxxc_p[p])
+                        _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc_p[p], sxxc_p[p])
                     cur = pi
                     q = n_miss[pi]
                     m = miss[pi]
-                    _pattern_factors(P, m, q, L, C, log_det)
+                    _pattern_factors(P, m, q, L, W, rd, C, log_det)
                 best = -np.inf
                 for k in range(K):
+                    # Y_k - h_k = Lambda_k (x0 - mu_k): the Mahalanobis distance is its dot
+                    # with x0 - mu_k, and g = Lambda_k,m: (x0 - mu_k) is read off at m
                     ss = 0.0
                     for d in range(D):
-                        v = Y[i, k * D + d] - bcat[k * D + d]
-                        y[d] = v
-                        ss += v * v
-                    eg = 0.0
-                    ld = 0.0
+                        ss += (Xv[i, d] - means_c[k, d]) * (Y[i, k * D + d] - hcat[k * D + d])
+                    lpk = const[k] - 0.5 * ss
                     if q > 0:
                         for a in range(q):
-                            s = 0.0
-                            for d in range(m[a], D):  # U upper triangular
-                                s += U[k, m[a], d] * y[d]
-                            g[k, a] = s
+                            g[a] = Y[i, k * D + m[a]] - hcat[k * D + m[a]]
                         for a in range(q):
                             s = 0.0
                             for b in range(q):
-                                s -= C[k, a, b] * g[k, b]
+                                s -= C[k, a, b] * g[b]
                             e[k, a] = s
-                            eg += s * g[k, a]
-                        ld = 0.5 * q * _LOG_2PI - log_det[k]
-                    lp[k] = const[k] + ld - 0.5 * (ss + eg)
-                    if lp[k] > best:
-                        best = lp[k]
-                # two loops (store, then reduce): see latentkit._kernels.gaussian._rows_full
+                        eg = 0.0
+                        for a in range(q):
+                            eg += e[k, a] * g[a]
+                        lpk += 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * eg
+                    lp[k] = lpk
+                    best = max(best, lpk)
                 for k in range(K):
                     ex[k] = math.exp(lp[k] - best)
                 tot = 0.0
                 for k in range(K):
                     tot += ex[k]
                 ls = best + math.log(tot)
-                row = order[a0 + i]
-                lse[row] = ls
-                ws = w[row] / tot
+                lse[a0 + i] = ls
+                wt = ws[a0 + i] / tot
+                if store:
+                    for k in range(K):
+                        log_resp[a0 + i, k] = lp[k] - ls
                 for k in range(K):
-                    log_resp[row, k] = lp[k] - ls
-                    r = ex[k] * ws
+                    r = ex[k] * wt
                     R[i, k] = r
-                    nk_p[p, k] += r
+                    nk[k] += r
                     mass[k] += r
+                if tied:
+                    rs = 0.0
+                    for k in range(K):
+                        rs += R[i, k]
+                    for d in range(D):
+                        Z[i, d] = rs * Xv[i, d]
+                for k in range(K):
+                    r = R[i, k]
+                    off = 0 if tied else k * D
                     if not tied:
                         for d in range(D):
-                            Z[i, k * D + d] = r * Xc[i, d]
+                            Z[i, off + d] = r * Xv[i, d]
+                    # Z = r (x0 + 2 e) on the missing coordinates (x0 is 0 there): the GEMM
+                    # gives x0 x0^T + 2 x0 e^T, whose symmetric part, taken by the caller, is
+                    # x0 x0^T + x0 e^T + e x0^T
                     for a in range(q):
                         re = r * e[k, a]
+                        Z[i, off + m[a]] += 2.0 * re
                         acc_x[k, a] += re
-                        for d in range(D):
-                            acc_cross[k, a, d] += re * Xc[i, d]
                         for b in range(q):
                             acc_ee[k, a, b] += re * e[k, b]
-                if tied:
-                    s = 0.0
-                    for k in range(K):
-                        s += R[i, k]
-                    for d in range(D):
-                        Z[i, d] = s * Xc[i, d]
-            np.dot(R.T, Xc, T2)
-            np.dot(Xc.T, Z, T1)
+            np.dot(Rv.T, Xv, T2)
+            np.dot(Xv.T, Zv, T1)
             for k in range(K):
                 for d in range(D):
                     sx_p[p, k, d] += T2[k, d]
@@ -308,60 +305,66 @@ def _missing_full_parallel_kernel(X, order, pat, miss, n_miss, edges, chunk, shi
                 for j in range(KD):
                     sxx_p[p, d, j] += T1[d, j]
         if cur >= 0:
-            _flush_pattern(m, q, mass, acc_x, acc_cross, acc_ee, C, sxc_p[p], sxxc_p[p])
+            _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc_p[p], sxxc_p[p])
 
 
-def missing_full_parallel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat, bcat, U, P,
-                          const, w, tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p, sxxc_p):
+def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, pcat, hcat, means_c, P, const,
+                          tied, lse, log_resp, nk_p, sx_p, sxx_p, sxc_p, sxxc_p):
     """Full/tied-covariance E-step with missing entries, parallel over row partitions.
 
-    The rows, taken in the order ``order`` (grouped by missing pattern), are cut into the
-    partitions ``edges`` (fixed by the number of rows only); ``prange`` runs over the
-    partitions, each writes only its own slot of the accumulators, and BLAS must be limited
+    The rows come grouped by missing pattern, shifted, with zeros at the missing entries
+    (:func:`pattern_sorted_rows`: a contiguous copy, so every chunk streams memory). They are
+    cut into the partitions ``edges`` (fixed by the number of rows only); ``prange`` runs over
+    the partitions, each writes only its own slot of the accumulators, and BLAS must be limited
     to one thread by the caller, so the caller's index-order sum of the slots is bit-identical
-    for any number of threads. Inside a partition, chunks of ``chunk`` rows: gather ``x0``
-    (shifted, 0 at NaN), ``Y = x0 [U_1 ... U_K]`` (one GEMM), the per-row middle of
-    :func:`missing_rows_full` (conditional means, marginal log densities, responsibilities,
-    low-rank corrections accumulated per pattern, the pattern's ``Lambda_k,mm`` factorised
-    once per partition it meets), then ``R^T x0`` and ``x0^T [r_1 x0, ..., r_K x0]`` (full) or
-    ``x0^T ((sum_k r_k) x0)`` (tied) as GEMMs.
+    for any number of threads. Inside a partition, chunks of ``chunk`` rows: ``Y = x0
+    [Lambda_1 ... Lambda_K]`` (one GEMM); per row and component ``v = Y_k - h_k = Lambda_k (x0
+    - mu_k)``, ``g = v[m]``, the conditional mean of the missing entries ``e = -C_k g`` with
+    ``C_k = Lambda_k,mm^{-1}`` (factorised once per pattern and partition), the marginal log
+    density ``const_k + |m|/2 log(2 pi) - log det chol(Lambda_k,mm) - ((x0 - mu_k) . v + e .
+    g) / 2``, the
+    log-sum-exp and responsibilities; then ``R^T x0`` and ``x0^T [r_1 (x0 + 2 e_1), ..., r_K
+    (x0 + 2 e_K)]`` (full; tied: ``x0^T sum_k r_k (x0 + 2 e_k)``) as GEMMs, whose symmetric
+    part is ``sum r (x0 x0^T + x0 e^T + e x0^T)``; ``sum r e`` and ``sum r e e^T + (sum r) C_k``
+    are accumulated per pattern on its missing coordinates.
 
     Parameters
     ----------
-    X : ndarray (n, D), float64
-        NaN marks a missing entry (any row, complete or not).
-    order : ndarray (n,), int64
-        Rows grouped by pattern.
+    Xs : ndarray (n, D), float64
+        Rows in pattern order, minus the shift, 0 at the missing entries.
+    ws : ndarray (n,)
+        Sample weights in the same order.
     pat : ndarray (n,), int64
-        Pattern of ``order[j]`` (non-decreasing).
+        Pattern of each row of ``Xs`` (non-decreasing).
     miss, n_miss : ndarray (n_patterns, D), (n_patterns,), int64
         Missing coordinates (ascending, padded) and their number (0 for complete rows).
     edges : ndarray (n_parts + 1,), int64
-        Partition boundaries in ``order``.
+        Partition boundaries.
     chunk : int
         Rows per GEMM.
-    shift : ndarray (D,)
-    ucat : ndarray (D, K D)
-        ``[U_1 ... U_K]``.
-    bcat : ndarray (K D,)
-        ``(mu_k - shift) U_k`` stacked.
-    U, P : ndarray (K, D, D)
-        Upper-triangular precision Cholesky factors and precisions ``U U^T``.
+    pcat : ndarray (D, K D)
+        ``[Lambda_1 ... Lambda_K]``, the precisions side by side.
+    hcat : ndarray (K D,)
+        ``(mu_k - shift) Lambda_k`` stacked.
+    means_c : ndarray (K, D)
+        ``mu_k - shift``.
+    P : ndarray (K, D, D)
+        The precisions ``Lambda_k`` (their ``m x m`` blocks are factorised per pattern).
     const : ndarray (K,)
         ``log_weights_k + log det U_k - D/2 log(2 pi)`` (nats).
-    w : ndarray (n,)
-        Sample weights (original row order).
     tied : bool
         Second moments summed over components (``sxx_p`` of shape (n_parts, D, D)).
-    lse, log_resp : ndarray (n,), (n, K)
-        Outputs, original row order: log-likelihood of each row's observed entries (nats) and
-        log-responsibilities.
+    lse : ndarray (n,)
+        Output (order of ``Xs``): log-likelihood of each row's observed entries, nats.
+    log_resp : ndarray (n, K) or None
+        Output (order of ``Xs``): log-responsibilities; not computed when None.
     nk_p, sx_p : ndarray (n_parts, K), (n_parts, K, D)
         Added to: per-partition ``sum w r`` and ``sum w r x0``.
     sxx_p : ndarray (n_parts, D, K D) or (n_parts, D, D) (tied)
-        Added to: per-partition ``x0 x0^T`` moments.
+        Added to: per-partition ``x0^T Z`` (not yet symmetrised).
     sxc_p, sxxc_p : ndarray (n_parts, K, D), (n_parts, K, D, D)
-        Added to: per-partition corrections on the missing coordinates.
+        Added to: per-partition ``sum r e`` and ``sum r e e^T + (sum r) C`` on the missing
+        coordinates.
 
     Raises
     ------
@@ -370,36 +373,93 @@ def missing_full_parallel(X, order, pat, miss, n_miss, edges, chunk, shift, ucat
 
     Source: Ghahramani & Jordan (1994) section 3; Bishop (2006) eqs. (2.73)-(2.75).
     """
-    n, D = X.shape
+    n, D = Xs.shape
     K = const.shape[0]
     n_parts = edges.shape[0] - 1
     n_pat = n_miss.shape[0]
     KD = D if tied else K * D
-    for name, arr, shape, dt in (
-            ("X", X, (n, D), np.float64), ("order", order, (n,), np.int64),
-            ("pat", pat, (n,), np.int64), ("miss", miss, (n_pat, D), np.int64),
-            ("n_miss", n_miss, (n_pat,), np.int64), ("edges", edges, (n_parts + 1,), np.int64),
-            ("shift", shift, (D,), np.float64), ("ucat", ucat, (D, K * D), np.float64),
-            ("bcat", bcat, (K * D,), np.float64), ("U", U, (K, D, D), np.float64),
-            ("P", P, (K, D, D), np.float64), ("const", const, (K,), np.float64),
-            ("w", w, (n,), np.float64), ("lse", lse, (n,), np.float64),
-            ("log_resp", log_resp, (n, K), np.float64), ("nk_p", nk_p, (n_parts, K), np.float64),
-            ("sx_p", sx_p, (n_parts, K, D), np.float64),
-            ("sxx_p", sxx_p, (n_parts, D, KD), np.float64),
-            ("sxc_p", sxc_p, (n_parts, K, D), np.float64),
-            ("sxxc_p", sxxc_p, (n_parts, K, D, D), np.float64)):
+    shapes = [("Xs", Xs, (n, D), np.float64), ("ws", ws, (n,), np.float64),
+              ("pat", pat, (n,), np.int64), ("miss", miss, (n_pat, D), np.int64),
+              ("n_miss", n_miss, (n_pat,), np.int64), ("edges", edges, (n_parts + 1,), np.int64),
+              ("pcat", pcat, (D, K * D), np.float64), ("hcat", hcat, (K * D,), np.float64),
+              ("means_c", means_c, (K, D), np.float64), ("P", P, (K, D, D), np.float64),
+              ("const", const, (K,), np.float64), ("lse", lse, (n,), np.float64),
+              ("nk_p", nk_p, (n_parts, K), np.float64),
+              ("sx_p", sx_p, (n_parts, K, D), np.float64),
+              ("sxx_p", sxx_p, (n_parts, D, KD), np.float64),
+              ("sxc_p", sxc_p, (n_parts, K, D), np.float64),
+              ("sxxc_p", sxxc_p, (n_parts, K, D, D), np.float64)]
+    if log_resp is not None:
+        shapes.append(("log_resp", log_resp, (n, K), np.float64))
+    _check_arrays(shapes)
+    if n_parts < 1 or edges[0] != 0 or edges[-1] != n or np.any(np.diff(edges) < 0):
+        raise ValueError(f"edges must be non-decreasing from 0 to n={n}, got {edges!r}.")
+    if int(chunk) < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
+    store = log_resp is not None
+    _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, int(chunk), pcat, hcat,
+                                  means_c, P, const, bool(tied), lse,
+                                  log_resp if store else np.empty((1, K)), store, nk_p, sx_p,
+                                  sxx_p, sxc_p, sxxc_p)
+
+
+def _check_arrays(specs):
+    """Raise ``ValueError`` unless each ``(name, array, shape, dtype)`` is a C-contiguous
+    ndarray of that shape and dtype."""
+    for name, arr, shape, dt in specs:
         if not (isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == shape
                 and arr.flags.c_contiguous):
             raise ValueError(f"{name} must be a C-contiguous {np.dtype(dt).name} array of shape "
                              f"{shape}, got {getattr(arr, 'dtype', None)} "
                              f"{getattr(arr, 'shape', None)}.")
-    if n_parts < 1 or edges[0] != 0 or edges[-1] != n or np.any(np.diff(edges) < 0):
-        raise ValueError(f"edges must be non-decreasing from 0 to n={n}, got {edges!r}.")
-    if int(chunk) < 1:
-        raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
-    _missing_full_parallel_kernel(X, order, pat, miss, n_miss, edges, int(chunk), shift, ucat,
-                                  bcat, U, P, const, w, bool(tied), lse, log_resp, nk_p, sx_p,
-                                  sxx_p, sxc_p, sxxc_p)
+
+
+@jit(parallel=True)
+def _pattern_sorted_rows_kernel(X, order, shift, w, Xs, ws):
+    n, D = X.shape
+    n_blocks = (n + 4095) // 4096
+    for b in prange(n_blocks):
+        for j in range(b * 4096, min(n, (b + 1) * 4096)):
+            src = order[j]
+            ws[j] = w[src]
+            for d in range(D):
+                v = X[src, d]
+                Xs[j, d] = 0.0 if math.isnan(v) else v - shift[d]
+
+
+def pattern_sorted_rows(X, order, shift, w):
+    """The rows of ``X`` in the order ``order``, minus ``shift``, with 0 at the NaN entries,
+    and the weights in the same order (the input of :func:`missing_full_parallel`).
+
+    Parameters
+    ----------
+    X : ndarray (n, D), float64, C-contiguous
+        NaN marks a missing entry.
+    order : ndarray (n,), int64
+        A permutation of ``range(n)``.
+    shift : ndarray (D,), float64
+    w : ndarray (n,), float64
+
+    Returns
+    -------
+    Xs : ndarray (n, D)
+    ws : ndarray (n,)
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, dtypes or layouts, or ``order`` out of range.
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2):
+        raise ValueError("X must be a 2-D array.")
+    n, D = X.shape
+    _check_arrays((("X", X, (n, D), np.float64), ("order", order, (n,), np.int64),
+                   ("shift", shift, (D,), np.float64), ("w", w, (n,), np.float64)))
+    if n and (order.min() < 0 or order.max() >= n):
+        raise ValueError(f"order must hold row indices in [0, {n}).")
+    Xs, ws = np.empty((n, D)), np.empty(n)
+    _pattern_sorted_rows_kernel(X, order, shift, w, Xs, ws)
+    return Xs, ws
 
 
 @jit

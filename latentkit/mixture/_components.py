@@ -167,9 +167,11 @@ class ConjugateComponent:
             lr = np.hstack((lr, (tail + log_tail).reshape(-1, 1)))
         return lr
 
-    def e_step(self, params, prior, X, w, log_weights, log_tail):
+    def e_step(self, params, prior, X, w, log_weights, log_tail, cache=None):
         """Responsibilities ``r_ik ~ exp(log_weights_k + E_q[log p(x_i | theta_k)])`` (and the
-        tail's, at the prior) and their statistics (Blei & Jordan 2006, eq. 22)."""
+        tail's, at the prior) and their statistics (Blei & Jordan 2006, eq. 22). ``cache`` is
+        a dict kept with the fit's data (for arrays derived from ``X`` once per fit; unused
+        here)."""
         lr = self._log_rho(params, prior, X, log_weights, log_tail)
         lse = logsumexp(lr, axis=1)
         r = np.exp(lr - lse[:, None]) * w[:, None]

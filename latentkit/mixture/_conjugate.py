@@ -172,7 +172,7 @@ class _ConjugateMixture(LatentModel):
     def _e_step(self, data):
         elog, log_tail = self._log_weights()
         return self._component().e_step(self._params, self._prior, data.X, data.w, elog,
-                                        log_tail)
+                                        log_tail, cache=getattr(data, "cache", None))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         K = self._n_components()

@@ -34,11 +34,12 @@ class _Rows:
     """Validated rows plus their sample weights; slicing keeps them together (so the base
     class's chunking and the common contract's chunked E-step work unchanged)."""
 
-    __slots__ = ("X", "w")
+    __slots__ = ("X", "w", "cache")
 
     def __init__(self, X, w):
         self.X = X
         self.w = w
+        self.cache = {}  # derived from X for this fit (missing data: rows by pattern)
 
     @property
     def shape(self):
@@ -52,6 +53,7 @@ class _Rows:
 
     def __setstate__(self, state):
         self.X, self.w = state
+        self.cache = {}
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,7 +410,8 @@ class GaussianMixture(LatentModel):
         if self.missing == "marginalize":
             return _missing.missing_gaussian_e_step(
                 data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
-                self.covariance_type, sample_weight=data.w, shift=self._shift)
+                self.covariance_type, sample_weight=data.w, shift=self._shift,
+                cache=getattr(data, "cache", None))
         return gaussian_mixture_e_step(
             data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
             self.covariance_type, sample_weight=data.w, shift=self._shift)

@@ -298,10 +298,14 @@ class GaussianComponent(ConjugateComponent):
         return _missing.missing_gaussian_e_step if self._marginalize() else \
             gaussian_mixture_e_step
 
-    def e_step(self, params, prior, X, w, log_weights, log_tail):
+    def e_step(self, params, prior, X, w, log_weights, log_tail, cache=None):
         offs, means, U = self._log_rho_offsets(params, prior, log_weights, log_tail)
-        return self._e_step_fn()(X, offs, means, U, self.covariance_type, sample_weight=w,
-                                 shift=params["shift"])
+        if self._marginalize():  # the rows copied in pattern order once per fit (cache)
+            return _missing.missing_gaussian_e_step(X, offs, means, U, self.covariance_type,
+                                                    sample_weight=w, shift=params["shift"],
+                                                    cache=cache)
+        return gaussian_mixture_e_step(X, offs, means, U, self.covariance_type, sample_weight=w,
+                                       shift=params["shift"])
 
     def log_resp(self, params, prior, X, log_weights, log_tail):
         offs, means, U = self._log_rho_offsets(params, prior, log_weights, log_tail)
