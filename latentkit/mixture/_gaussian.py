@@ -395,10 +395,14 @@ class GaussianMixture(LatentModel):
         from ..spectral import spectral_init_gmm
         from ..spectral._gmm_start import model_lookahead
 
+        lookahead = model_lookahead(self, X, w)
         params, self.spectral_report_ = spectral_init_gmm(
             X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
-            sample_weight=w, random_state=rng, lookahead=model_lookahead(self, X, w),
-            return_report=True)
+            sample_weight=w, random_state=rng, lookahead=lookahead, return_report=True)
+        fitted = getattr(lookahead, "optimum", None)  # the search's optimum: the fit continues its run
+        if fitted is not None:
+            return {"weights": fitted.weights_, "means": fitted.means_,
+                    "precisions": fitted.precisions_}
         return params
 
     def _empty_stats(self):
