@@ -367,7 +367,8 @@ class LatentModel(ParamsMixin):
                     self._init_params(init_data, rng)
                     warm = self._warm_state() if data is init_data else None  # in-memory only
                     monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,
-                                                 verbose=bool(getattr(self, "verbose", False)))
+                                                 verbose=bool(getattr(self, "verbose", False)),
+                                                 previous=vars(self).pop("_start_bound", None))
                     for n_iter in range(1, max_iter + 1):
                         elbo = self._iterate(data, warm)
                         monitor.report(elbo)

@@ -401,6 +401,7 @@ class GaussianMixture(LatentModel):
             sample_weight=w, random_state=rng, lookahead=lookahead, return_report=True)
         fitted = getattr(lookahead, "optimum", None)  # the search's optimum: the fit continues its run
         if fitted is not None:
+            self._start_bound = fitted.lower_bound_  # the fit's monitor goes on from it
             return {"weights": fitted.weights_, "means": fitted.means_,
                     "precisions": fitted.precisions_}
         return params
