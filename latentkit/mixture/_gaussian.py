@@ -402,8 +402,8 @@ class GaussianMixture(LatentModel):
         params, self.spectral_report_ = spectral_init_gmm(
             X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
             sample_weight=w, random_state=rng, lookahead=lookahead, return_report=True)
-        fitted = getattr(lookahead, "optimum", None)  # the search's optimum: the fit continues its run
-        if fitted is not None:
+        fitted = getattr(lookahead, "optimum", None)  # the search's optimum
+        if fitted is not None:  # the fit continues its run
             self._start_bound = fitted.lower_bound_  # the fit's monitor goes on from it
             return {"weights": fitted.weights_, "means": fitted.means_,
                     "precisions": fitted.precisions_}
