@@ -163,6 +163,8 @@ class _ConjugateMixture(LatentModel):
             from ..spectral._gmm_start import adopt_parameters
 
             adopt_parameters(self, fitted)
+            if np.isnan(X).any():  # the search ran on mean-filled rows: its bounds are not ours
+                del self._start_bound
             return
         self._init_weight_factor()
         self._params, stats = comp.start(X, w, R)

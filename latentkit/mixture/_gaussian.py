@@ -335,6 +335,8 @@ class GaussianMixture(LatentModel):
             base_init = "kmeans++"
         elif init == "spectral":
             given = self._check_init_dict(self._spectral_start(X, w, rng), D)
+            if X is not data.X:  # the search ran on mean-filled rows: its bounds are not ours
+                vars(self).pop("_start_bound", None)
             base_init = "kmeans++"
         else:
             base_init = init

@@ -471,3 +471,23 @@ def test_the_monitor_measures_the_first_change_from_the_continued_runs_last_boun
     assert not ConvergenceMonitor(1e-3, 10).report(-1.9995)  # no run continued: 2 needed
     with pytest.warns(ELBODecreaseWarning, match="iteration 1"):
         ConvergenceMonitor(1e-3, 10, previous=-2.0).report(-2.5)
+
+
+def test_with_missing_entries_the_fit_does_not_measure_from_the_searchs_bound():
+    # the search runs on mean-filled rows, the fit on the observed entries: a different
+    # objective, so the fit's monitor starts afresh (two own bounds to converge)
+    X, _ = planted_spherical(300, 3, 5, 4, sep=2.0)
+    Xm = X.copy()
+    Xm[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
+    for make in (lambda: GaussianMixture(3, init="spectral", tol=1e-6, random_state=0,
+                                         missing="marginalize"),
+                 lambda: DirichletProcessMixture(8, init="spectral", tol=1e-6, random_state=0,
+                                                 missing="marginalize")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpectralInitWarning)
+            full, miss = make().fit(X), make().fit(Xm)
+        assert full.spectral_report_["objective"] is not None
+        assert full.monitor_.previous == full.spectral_report_["objective"]
+        assert miss.spectral_report_["objective"] is not None
+        assert miss.monitor_.previous is None and miss.n_iter_ >= 2
+        assert "_start_bound" not in vars(miss) and "_start_bound" not in vars(full)
