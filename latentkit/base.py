@@ -364,6 +364,7 @@ class LatentModel(ParamsMixin):
                 for _ in range(n_init):
                     monitor, last = None, None
                     self._running_stats = None
+                    vars(self).pop("_start_bound", None)  # only this _init_params may set it
                     self._init_params(init_data, rng)
                     warm = self._warm_state() if data is init_data else None  # in-memory only
                     monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,

@@ -491,3 +491,13 @@ def test_with_missing_entries_the_fit_does_not_measure_from_the_searchs_bound():
         assert miss.spectral_report_["objective"] is not None
         assert miss.monitor_.previous is None and miss.n_iter_ >= 2
         assert "_start_bound" not in vars(miss) and "_start_bound" not in vars(full)
+
+
+def test_a_partial_fit_start_leaves_no_bound_for_a_later_fit():
+    X, _ = planted_spherical(300, 3, 5, 4, sep=2.0)
+    m = GaussianMixture(3, init="spectral", tol=1e-6, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpectralInitWarning)
+        m.partial_fit(X)
+    m.set_params(init="kmeans++").fit(X)
+    assert m.monitor_.previous is None and m.n_iter_ >= 2
