@@ -28,6 +28,11 @@ class ConvergenceMonitor:
         Window length of the noisy rule.
     verbose : bool, default False
         Print one line per iteration.
+    previous : float, optional
+        The ELBO reported last by the run this fit continues (a start that is itself a fit,
+        e.g. the optimum of the mixtures' spectral start, whose parameters the fit adopts):
+        with the exact rule the first value's change is measured from it, so a start that is
+        already converged is confirmed in one iteration. It is not part of :attr:`history`.
 
     Attributes
     ----------
@@ -36,7 +41,7 @@ class ConvergenceMonitor:
     converged : bool
     """
 
-    def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False):
+    def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False, previous=None):
         if rule not in ("exact", "noisy"):
             raise ValueError(f"rule must be 'exact' or 'noisy', got {rule!r}.")
         self.tol = tol
@@ -44,6 +49,7 @@ class ConvergenceMonitor:
         self.rule = rule
         self.window = window
         self.verbose = verbose
+        self.previous = previous
         self.history = []
         self.converged = False
 
@@ -77,12 +83,13 @@ class ConvergenceMonitor:
                 "reg_covar or the priors; for gradient-trained models (VAE) lower learning_rate."
             )
         if self.rule == "exact":
-            if len(h) >= 2:
-                delta = h[-1] - h[-2]
-                if delta < -1e-9 * max(1.0, abs(h[-2])):
+            before = h[-2] if len(h) >= 2 else self.previous
+            if before is not None:
+                delta = h[-1] - before
+                if delta < -1e-9 * max(1.0, abs(before)):
                     warnings.warn(
                         f"The ELBO decreased by {-delta:.3g} nats per sample at iteration "
-                        f"{len(h)} ({h[-2]:.12g} -> {h[-1]:.12g}); an exact EM/VB bound must "
+                        f"{len(h)} ({before:.12g} -> {h[-1]:.12g}); an exact EM/VB bound must "
                         "not decrease.", ELBODecreaseWarning, stacklevel=3)
                 self.converged = abs(delta) < self.tol
         else:

@@ -364,10 +364,12 @@ class LatentModel(ParamsMixin):
                 for _ in range(n_init):
                     monitor, last = None, None
                     self._running_stats = None
+                    vars(self).pop("_start_bound", None)  # only this _init_params may set it
                     self._init_params(init_data, rng)
                     warm = self._warm_state() if data is init_data else None  # in-memory only
                     monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,
-                                                 verbose=bool(getattr(self, "verbose", False)))
+                                                 verbose=bool(getattr(self, "verbose", False)),
+                                                 previous=vars(self).pop("_start_bound", None))
                     for n_iter in range(1, max_iter + 1):
                         elbo = self._iterate(data, warm)
                         monitor.report(elbo)

@@ -141,10 +141,11 @@ class _ConjugateMixture(LatentModel):
         K = self._n_components()
         k = self._spectral_start_components(X, w)
         _check_n_samples(w, k, self._k_name, " for init='spectral'", "use init='random'")
+        lookahead = model_lookahead(self, X, w)
         R, self.spectral_report_ = spectral_responsibilities(
             X, k, self.covariance_type, reg_covar=self.reg_covar, sample_weight=w,
-            random_state=rng, n_columns=K, lookahead=model_lookahead(self, X, w),
-            return_report=True)
+            random_state=rng, n_columns=K, lookahead=lookahead, return_report=True)
+        self._spectral_optimum = getattr(lookahead, "optimum", None)  # taken by _init_params
         return R
 
     def _init_params(self, data, rng):
@@ -157,6 +158,14 @@ class _ConjugateMixture(LatentModel):
         else:
             rows = np.zeros((X.shape[0], 1))  # random rows or init dict: the values are unused
         R = self._initial_responsibilities(_Rows(rows, w), rng, n_lloyd=comp.n_lloyd)
+        fitted = vars(self).pop("_spectral_optimum", None)
+        if fitted is not None:  # init='spectral' ended at the search's optimum: continue it
+            from ..spectral._gmm_start import adopt_parameters
+
+            adopt_parameters(self, fitted)
+            if np.isnan(X).any():  # the search ran on mean-filled rows: its bounds are not ours
+                del self._start_bound
+            return
         self._init_weight_factor()
         self._params, stats = comp.start(X, w, R)
         self._m_step(stats)

@@ -228,7 +228,10 @@ class GaussianMixture(LatentModel):
     spectral_report_ : dict
         Only after a fit with ``init='spectral'``: the start's check and search
         (:func:`latentkit.spectral.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
-        the iterations run inside the start, which ``n_iter_`` does not.
+        the iterations run inside the start, which ``n_iter_`` does not. When the search ran,
+        the fit continues from the parameters of the optimum it reached: ``lower_bounds_``
+        and ``n_iter_`` are the fit's own, and its first change is measured from that
+        optimum's last bound (``'objective'``), so a converged optimum takes one iteration.
 
     Raises
     ------
@@ -334,6 +337,8 @@ class GaussianMixture(LatentModel):
             base_init = "kmeans++"
         elif init == "spectral":
             given = self._check_init_dict(self._spectral_start(X, w, rng), D)
+            if X is not data.X:  # the search ran on mean-filled rows: its bounds are not ours
+                vars(self).pop("_start_bound", None)
             base_init = "kmeans++"
         else:
             base_init = init
@@ -397,10 +402,15 @@ class GaussianMixture(LatentModel):
         from ..spectral import spectral_init_gmm
         from ..spectral._gmm_start import model_lookahead
 
+        lookahead = model_lookahead(self, X, w)
         params, self.spectral_report_ = spectral_init_gmm(
             X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
-            sample_weight=w, random_state=rng, lookahead=model_lookahead(self, X, w),
-            return_report=True)
+            sample_weight=w, random_state=rng, lookahead=lookahead, return_report=True)
+        fitted = getattr(lookahead, "optimum", None)  # the search's optimum
+        if fitted is not None:  # the fit continues its run
+            self._start_bound = fitted.lower_bound_  # the fit's monitor goes on from it
+            return {"weights": fitted.weights_, "means": fitted.means_,
+                    "precisions": fitted.precisions_}
         return params
 
     def _empty_stats(self):

@@ -121,7 +121,10 @@ class VariationalGaussianMixture(_ConjugateMixture):
     spectral_report_ : dict
         Only after a fit with ``init='spectral'``: the start's check and search
         (:func:`latentkit.spectral.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
-        the iterations run inside the start, which ``n_iter_`` does not.
+        the iterations run inside the start, which ``n_iter_`` does not. When the search ran,
+        the fit continues from the parameters of the optimum it reached: ``lower_bounds_``
+        and ``n_iter_`` are the fit's own, and its first change is measured from that
+        optimum's last bound (``'objective'``), so a converged optimum takes one iteration.
 
     Notes
     -----

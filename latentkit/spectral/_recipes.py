@@ -121,10 +121,10 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
         unweighted).
     random_state : None, int or numpy.random.Generator
     lookahead : callable, optional
-        ``lookahead(resp, max_iter=None, tol=None) -> (objective, n_iter, responsibilities)``:
-        the model fitted from responsibilities ``resp`` (n_samples, n_components), objective
-        in nats per sample (:func:`latentkit.spectral._gmm_start.model_lookahead` of the
-        user's model). Default: a GaussianMixture of ``covariance_type`` and ``reg_covar``
+        ``lookahead(start, max_iter=None, tol=None) -> (objective, n_iter, fitted)``: the
+        model fitted from responsibilities ``start`` (n_samples, n_components) or continued
+        from a fitted model, objective in nats per sample
+        (:class:`latentkit.spectral._gmm_start.ModelLookahead` of the user's model). Default: a GaussianMixture of ``covariance_type`` and ``reg_covar``
         with its default ``max_iter`` and ``tol``.
     return_report : bool, default False
         Also return the report of the start.
