@@ -240,15 +240,6 @@ def test_gmmhmm_refuses_more_gaussians_than_time_steps():
     GMMHMM(2, n_mix=10, max_iter=2).fit(X)  # 20 Gaussians, 20 steps: allowed
 
 
-@pytest.mark.parametrize("init", ["random", "cvb0"])
-def test_lda_refuses_a_corpus_without_tokens(init):
-    # before: lower_bound_ 0.0 and the prior as topics, silently
-    from latentkit.topic import LatentDirichletAllocation
-
-    with pytest.raises(ValueError, match="X contains no tokens"):
-        LatentDirichletAllocation(3, init=init).fit(np.zeros((5, 4)))
-
-
 def test_csv_missing_values_as_pandas_and_r_write_them_are_nan(tmp_path):
     # before: "line 2: '' is not a number" for pandas' empty field and R's NA
     from latentkit.datasets import read_numeric_csv

@@ -292,11 +292,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def _set_data_defaults(self, summary):
         """``mean_doc_length_`` and ``tol_`` from all training documents; refuse a declared
-        vocabulary far wider than the words used before the K x V topics are allocated, and
-        a corpus without tokens (nothing to fit: the topics would be the prior)."""
-        if summary.total <= 0:
-            raise ValueError("X contains no tokens (all counts are zero); LDA needs at least "
-                             "one word occurrence to fit.")
+        vocabulary far wider than the words used before the K x V topics are allocated. A
+        corpus without tokens is accepted, as in scikit-learn: the posterior of the topics is
+        then exactly the prior and the bound 0 (``test_empty_documents_contribute_nothing``),
+        unlike PLSA, whose maximum-likelihood estimate does not exist without tokens."""
         check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
                           unit="columns (words)", owner="LatentDirichletAllocation",
                           what="topic-word matrix")
