@@ -20,7 +20,8 @@ from ._whitening import Whitening, whiten
 from ._moments import GMMMoments, HMMMoments, LDAMoments, project_simplex
 from ._estimators import SpectralGMM, SpectralHMM, SpectralLDA
 # spectral starts of the likelihood models
-from ._gmm_start import SpectralInitWarning, n_components_from_spectrum, spectral_labels
+from ._gmm_start import SpectralInitWarning, spectral_labels
+from ._spectrum_components import n_components_from_spectrum
 from ._recipes import (spectral_init_gmm, spectral_init_hmm, spectral_init_lda,
                        spectral_responsibilities)
 from ._multiview_hmm import spectral_init_gaussian_hmm, spectral_init_poisson_hmm
