@@ -141,44 +141,43 @@ def run_sklearn(X, k, bs, epochs, seed, n_jobs):
 
 def run_gensim(X, k, bs, epochs, seed, float32=False, workers=None):
     """gensim's LdaModel, or with ``workers`` its LdaMulticore (that many worker processes
-    for the E-step, online updates as in LdaModel)."""
+    for the E-step, online updates as in LdaModel), as a user calls them: one constructor call
+    with ``passes=epochs``. Snapshots of lambda every half pass are taken in ``do_mstep`` (the
+    copy's time excluded), the same granularity as for the others."""
     from gensim.matutils import Sparse2Corpus
     from gensim.models import LdaModel, LdaMulticore
-    from gensim.models.callbacks import Metric
 
     corpus = Sparse2Corpus(X, documents_columns=False)
     snaps = []
-    t0 = [None]
+    clock = {"t0": None, "docs": 0, "next": 0.0}
+    half = X.shape[0] / 2.0
 
-    class Snapshot(Metric):
-        logger = None
-        title = "snapshot"
-
-        def get_value(self, **kw):
+    def snapshot(model, other):
+        clock["docs"] += other.numdocs
+        if clock["docs"] + 0.5 >= clock["next"] + half:
             s = time.perf_counter()
-            snaps.append((s - t0[0], kw["model"].state.get_lambda().copy()))
-            t0[0] += time.perf_counter() - s  # exclude the copy
+            snaps.append((s - clock["t0"], model.state.get_lambda().copy()))
+            clock["next"] += half
+            clock["t0"] += time.perf_counter() - s  # exclude the copy
+
+    base = LdaModel if workers is None else LdaMulticore
+
+    class Timed(base):
+        def do_mstep(self, rho, other, extra_pass=False):
+            super().do_mstep(rho, other, extra_pass)
+            snapshot(self, other)
 
     kw = dict(num_topics=k, id2word={i: str(i) for i in range(X.shape[1])},
               alpha=np.full(k, 1.0 / k), eta=1.0 / k, chunksize=bs, passes=epochs,
               decay=KAPPA, offset=TAU, iterations=100, gamma_threshold=1e-3,
-              eval_every=None, random_state=seed, callbacks=[Snapshot()],
+              eval_every=None, random_state=seed,
               dtype=np.float32 if float32 else np.float64)
     if workers is None:
-        t0[0] = time.perf_counter()
-        LdaModel(corpus, update_every=1, **kw)
-        return snaps
-    # LdaMulticore takes no callbacks: one pass per update() call, timed around it (its step
-    # size keeps decaying with its update count; the pass index term stays 0)
-    kw.pop("callbacks")
-    kw["passes"] = 1
-    model = LdaMulticore(workers=workers, **kw)
-    elapsed = 0.0
-    for _ in range(epochs):
-        s = time.perf_counter()
-        model.update(corpus)
-        elapsed += time.perf_counter() - s
-        snaps.append((elapsed, model.state.get_lambda().copy()))
+        kw["update_every"] = 1
+    else:
+        kw["workers"] = workers
+    clock["t0"] = time.perf_counter()
+    Timed(corpus, **kw)
     return snaps
 
 
