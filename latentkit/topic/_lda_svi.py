@@ -75,7 +75,7 @@ class LDAStochasticStepper:
         self.model._set_components(np.ascontiguousarray(self.eta + self.u_t.T))
         self.synced = True
 
-    def step(self, X, rho, record_global=False):
+    def step(self, X, rho, record_global=False, gamma0=None):
         """One SVI step on the minibatch ``X`` with step size ``rho``.
 
         Parameters
@@ -85,6 +85,14 @@ class LDAStochasticStepper:
         rho : float in (0, 1]
         record_global : bool
             Also record the global ELBO term at the topics entering the step (needs a sync).
+        gamma0 : ndarray of shape (n_documents, K), optional
+            Starting gamma of the documents' coordinate ascent (e.g. their gamma from the
+            previous epoch); default ``alpha + N_d / K``.
+
+        Returns
+        -------
+        gamma : ndarray of shape (n_documents, K)
+            The documents' final gamma.
 
         Sets ``model._step_elbo = (sum of the documents' local ELBO, |B|, global term or
         None)`` and advances ``model.n_steps_``, as ``partial_fit`` does.
@@ -111,13 +119,14 @@ class LDAStochasticStepper:
                                exp_beta_t, shift)
         indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
         data = np.ascontiguousarray(X.data, dtype=np.float64)
-        gamma = np.empty((D, K))
+        warm = gamma0 is not None
+        gamma = np.array(gamma0, dtype=np.float64, order="C") if warm else np.empty((D, K))
         exp_theta = np.empty((D, K))
         ratio = np.empty(data.shape[0])
         doc_elbo = np.empty(D)
         n_iter = np.empty(D, dtype=np.int64)
         _k.lda_e_step(indptr, local, data, exp_beta_t, shift, float(model.doc_topic_prior_),
-                      gamma, False, int(model.max_doc_update_iter),
+                      gamma, warm, int(model.max_doc_update_iter),
                       float(model.mean_change_tol), exp_theta, ratio, doc_elbo, n_iter)
         ss_t = np.empty_like(exp_beta_t)
         _k.lda_suff_stats(indptr, local, ratio, exp_theta, exp_beta_t, ss_t)
@@ -141,3 +150,5 @@ class LDAStochasticStepper:
         self.synced = False
         model._step_elbo = (float(doc_elbo.sum()), float(D), glob)
         model.n_steps_ = getattr(model, "n_steps_", 0) + 1
+        self.last_n_iter = n_iter
+        return gamma
