@@ -226,11 +226,38 @@ def counting_class(base=None):
     return Counted
 
 
+def fit_on_cluster(factory, X, X_warm, workers, n_blocks):
+    """Fit ``factory(cb)`` on the Dask array ``X`` on a fresh LocalCluster (after a warm-up fit
+    on ``X_warm`` that compiles the kernels on the workers); returns :func:`timed`'s record
+    plus the model deserialisations on the workers and their bytes (see ``counting_class``)."""
+    import distributed
+
+    # one numba thread per worker process: the workers are the parallelism (2 workers x 2
+    # numba threads on 2 cores would oversubscribe them)
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40,
+                                       env={"NUMBA_NUM_THREADS": "1"})
+    try:
+        with distributed.Client(cluster) as client:
+            timed(factory, X_warm)
+            for name in ("_latentkit_model_loads", "_latentkit_model_bytes"):
+                client.run(lambda dask_worker, name=name: setattr(dask_worker, name, 0))
+            out = timed(factory, X)
+            loads, nbytes = (client.run(lambda dask_worker, name=name: getattr(dask_worker,
+                                                                               name, 0))
+                             for name in ("_latentkit_model_loads", "_latentkit_model_bytes"))
+    finally:
+        cluster.close()
+    out["model_loads"] = int(sum(loads.values()))
+    out["model_bytes"] = int(sum(nbytes.values()))
+    out["n_blocks"] = n_blocks
+    return out
+
+
 def run_dask(path, n, iters, chunk_rows, workers):
     import cloudpickle
     import dask
     import dask.array as da
-    import distributed
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     start = start_params(path)
@@ -241,28 +268,11 @@ def run_dask(path, n, iters, chunk_rows, workers):
     Counted = counting_class()
     # one numba thread per worker process: the workers are the parallelism (2 workers x 2
     # numba threads on 2 cores would oversubscribe them)
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40,
-                                       env={"NUMBA_NUM_THREADS": "1"})
-    try:
-        with distributed.Client(cluster) as client:
-            def factory(cb):
-                return Counted(K, init=start, max_iter=iters, tol=0, callback=cb)
+    def factory(cb):
+        return Counted(K, init=start, max_iter=iters, tol=0, callback=cb)
 
-            timed(factory, X[:4 * chunk_rows] if n > 4 * chunk_rows else X)  # warm workers
-            client.run(lambda dask_worker: setattr(dask_worker, "_latentkit_model_loads", 0))
-            client.run(lambda dask_worker: setattr(dask_worker, "_latentkit_model_bytes", 0))
-            out = timed(factory, X)
-            loads = client.run(lambda dask_worker: getattr(dask_worker,
-                                                           "_latentkit_model_loads", 0))
-            nbytes = client.run(lambda dask_worker: getattr(dask_worker,
-                                                            "_latentkit_model_bytes", 0))
-    finally:
-        cluster.close()
-    out["model_loads"] = int(sum(loads.values()))
-    out["model_bytes"] = int(sum(nbytes.values()))
-    out["n_blocks"] = len(blocks)
-    return out
+    return fit_on_cluster(factory, X, X[:4 * chunk_rows] if n > 4 * chunk_rows else X,
+                          workers, len(blocks))
 
 
 # ---- LDA ---------------------------------------------------------------------------------------
@@ -373,7 +383,6 @@ def run_dask_lda(paths, iters, workers):
     import cloudpickle
     import dask
     import dask.array as da
-    import distributed
     import scipy.sparse as sp
 
     from latentkit.topic import LatentDirichletAllocation
@@ -385,27 +394,7 @@ def run_dask_lda(paths, iters, workers):
                               dtype=np.float64, meta=meta) for p, m in zip(paths, sizes)]
     X = da.concatenate(blocks, axis=0)
     factory = lda_factory(counting_class(LatentDirichletAllocation), iters)
-    # one numba thread per worker process: the workers are the parallelism (2 workers x 2
-    # numba threads on 2 cores would oversubscribe them)
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40,
-                                       env={"NUMBA_NUM_THREADS": "1"})
-    try:
-        with distributed.Client(cluster) as client:
-            timed(factory, X[:min(sum(sizes), 4000)])  # warm the workers (compile)
-            client.run(lambda dask_worker: setattr(dask_worker, "_latentkit_model_loads", 0))
-            client.run(lambda dask_worker: setattr(dask_worker, "_latentkit_model_bytes", 0))
-            out = timed(factory, X)
-            loads = client.run(lambda dask_worker: getattr(dask_worker,
-                                                           "_latentkit_model_loads", 0))
-            nbytes = client.run(lambda dask_worker: getattr(dask_worker,
-                                                            "_latentkit_model_bytes", 0))
-    finally:
-        cluster.close()
-    out["model_loads"] = int(sum(loads.values()))
-    out["model_bytes"] = int(sum(nbytes.values()))
-    out["n_blocks"] = len(blocks)
-    return out
+    return fit_on_cluster(factory, X, X[:min(sum(sizes), 4000)], workers, len(blocks))
 
 
 def run_lda_child(mode, paths, iters):
