@@ -664,6 +664,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             total_samples = self.total_samples
         return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
 
+    #: Fitted attributes that ``_set_state`` rebuilds from ``components_`` (not sent to Dask
+    #: workers with every iteration's tasks)
+    _derived_attributes = ("exp_dirichlet_component_",)
+
     def _svi_stepper(self, total_samples):
         """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;
         :mod:`latentkit.topic._lda_svi`), or None for a subclass with its own steps."""
