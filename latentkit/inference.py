@@ -134,6 +134,13 @@ class StochasticVI(ParamsMixin):
     -----
     With ``learning_offset=0`` the first step size is ``1^-kappa = 1``, so a single step with
     the full data as one batch equals one batch VB / EM iteration.
+
+    A model may provide a cheaper equivalent of its ``partial_fit`` step (``_svi_stepper``):
+    LatentDirichletAllocation's touches only the minibatch's words, keeping
+    ``lambda = eta + S U`` with the common factor ``S`` of the words outside the minibatch
+    (:mod:`latentkit.topic._lda_svi`; equal to ``partial_fit`` to rounding). The first step
+    always goes through ``partial_fit`` (initialisation); the model is brought up to date
+    before every evaluation, callback and at the end.
     """
 
     def __init__(self, model, batch_size=256, learning_offset=10.0, learning_decay=0.7,
