@@ -39,7 +39,7 @@ minutes).
 Run (the machine may be shared; times vary with the load, memory does not):
 
     python benchmarks/bench_bigdata.py [--model gmm|lda|both] [--rows 2000000]
-        [--chunk-rows 200000] [--docs 100000] [--chunk-docs 20000] [--full] [--iters 4]
+        [--chunk-rows 200000] [--docs 100000] [--chunk-docs 10000] [--full] [--iters 4]
         [--workers 2] [--skip-dask] [--json PATH]
 """
 
@@ -462,7 +462,8 @@ def main():
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--chunk-rows", type=int, default=200_000)
     ap.add_argument("--docs", type=int, default=100_000, help="LDA documents")
-    ap.add_argument("--chunk-docs", type=int, default=20_000, help="LDA documents per file")
+    ap.add_argument("--chunk-docs", type=int, default=10_000,
+                    help="LDA documents per file (default 10,000: 10 blocks, 5 per worker)")
     ap.add_argument("--full", action="store_true",
                     help="the issue's sizes: 20,000,000 rows (chunks of 1,000,000) and "
                          "1,000,000 documents (files of 100,000)")
