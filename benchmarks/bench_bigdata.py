@@ -186,12 +186,16 @@ def _count_on_worker(nbytes):
 
 class _Probe:
     """Travels inside the model state of every E-step task; unpickling it on a worker counts
-    one model deserialisation of ``nbytes`` bytes (the state's pickled size)."""
+    one model deserialisation of ``nbytes`` bytes: the pickled size of the state as it is
+    sent (measured when the probe is pickled, after the driver has trimmed the state)."""
 
-    def __init__(self, nbytes):
-        self.nbytes = nbytes
+    def __init__(self, nbytes=None, state=None):
+        self.nbytes, self.state = nbytes, state
 
     def __reduce__(self):
+        if self.nbytes is None:
+            rest = {k: v for k, v in self.state.items() if v is not self}
+            self.nbytes = len(pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL))
         return _probe_loaded, (self.nbytes,)
 
 
@@ -209,7 +213,7 @@ def counting_class(base=None):
     class Counted(base):
         def _get_state(self):
             state = super()._get_state()
-            state["probe"] = _Probe(len(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)))
+            state["probe"] = _Probe(state=state)
             return state
 
         def _set_state(self, state):
