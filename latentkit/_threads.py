@@ -15,10 +15,13 @@ it is called, so it is never handed out unentered).
 """
 
 import contextlib
+import functools
+import threading
 
-__all__ = ["blas_controller", "blas_single_thread"]
+__all__ = ["blas_controller", "blas_single_thread", "blas_scoped"]
 
 _CONTROLLER = None
+_DEPTH = threading.local()  # nesting depth of blas_single_thread in this thread
 
 
 def blas_controller():
@@ -50,5 +53,41 @@ def blas_single_thread():
     ------
     None
     """
-    with blas_controller().limit(limits=1, user_api="blas"):
+    depth = getattr(_DEPTH, "n", 0)
+    if depth:  # already limited by an enclosing block: nothing to apply or restore
         yield
+        return
+    with blas_controller().limit(limits=1, user_api="blas"):
+        _DEPTH.n = 1
+        try:
+            yield
+        finally:
+            _DEPTH.n = 0
+
+
+def blas_scoped(method):
+    """Decorator: run ``method`` inside :func:`blas_single_thread` (used by
+    :class:`latentkit.base.LatentModel` for the inference methods called outside ``fit``:
+    ``score``, ``predict`` ... run the same threaded kernels as the fit loop, whose small BLAS
+    products would otherwise wake OpenBLAS threads that spin on the cores numba's threads
+    need).
+
+    Parameters
+    ----------
+    method : callable
+
+    Returns
+    -------
+    callable
+        The wrapped method (``__wrapped__`` is ``method``; signature and docstring kept).
+    """
+    if getattr(method, "_blas_scoped", False):
+        return method
+
+    @functools.wraps(method)
+    def scoped(*args, **kwargs):
+        with blas_single_thread():
+            return method(*args, **kwargs)
+
+    scoped._blas_scoped = True
+    return scoped

@@ -34,7 +34,7 @@ import warnings
 
 import numpy as np
 
-from ._threads import blas_single_thread
+from ._threads import blas_scoped, blas_single_thread
 from ._steps import step_size_schedule
 from ._validation import check_random_state, check_scalar
 from .parallel.dask import DaskData
@@ -95,6 +95,15 @@ class LatentModel(ParamsMixin):
     _convergence_rule = "exact"
     _sample_unit = "sample"
     _tol_may_be_none = False  # a model whose tol=None means "resolved from the data" (tol_)
+    #: Inference methods run with BLAS on one thread, as the fit loop is (latentkit._threads)
+    _blas_scoped_methods = ("elbo", "score", "score_samples", "predict", "predict_proba",
+                            "transform", "perplexity")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in cls._blas_scoped_methods:
+            if inspect.isfunction(cls.__dict__.get(name)):
+                setattr(cls, name, blas_scoped(cls.__dict__[name]))
 
     # ---- template (subclasses) -------------------------------------------------------------
     def _validate_params(self):
@@ -513,6 +522,7 @@ class LatentModel(ParamsMixin):
         self.n_steps_ = t + 1
         return self
 
+    @blas_scoped
     def elbo(self, X, **kw):
         """Mean per-sample ELBO of ``X``: local factors optimised, global ones fixed.
 

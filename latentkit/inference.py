@@ -50,6 +50,14 @@ def _whole_data_summary(model, X, source, fit_params):
         return probe._data_summary(probe._validate_data(X, reset=True, **fit_params))
 
 
+def _model_stepper(model, n):
+    """The model's dedicated SVI step (``model._svi_stepper(N)``: an object with
+    ``step(batch, rho, record_global)`` and ``sync()``, equal to ``partial_fit`` but cheaper),
+    or None: then every step is ``partial_fit``."""
+    hook = getattr(model, "_svi_stepper", None)
+    return None if hook is None else hook(n)
+
+
 class StochasticVI(ParamsMixin):
     """Stochastic variational inference (and stepwise EM) for any latentkit model.
 
@@ -127,6 +135,13 @@ class StochasticVI(ParamsMixin):
     -----
     With ``learning_offset=0`` the first step size is ``1^-kappa = 1``, so a single step with
     the full data as one batch equals one batch VB / EM iteration.
+
+    A model may provide a cheaper equivalent of its ``partial_fit`` step (``_svi_stepper``):
+    LatentDirichletAllocation's touches only the minibatch's words, keeping
+    ``lambda = eta + S U`` with the common factor ``S`` of the words outside the minibatch
+    (:mod:`latentkit.topic._lda_svi`; equal to ``partial_fit`` to rounding). The first step
+    always goes through ``partial_fit`` (initialisation); the model is brought up to date
+    before every evaluation, callback and at the end.
     """
 
     def __init__(self, model, batch_size=256, learning_offset=10.0, learning_decay=0.7,
@@ -285,6 +300,7 @@ class StochasticVI(ParamsMixin):
         epoch = 0
         self.model_ = model  # visible to callbacks during the fit
         last = None  # the model after the last completed step
+        stepper = None  # the model's own sparse step, once partial_fit has initialised it
         epoch_bounds = []
         try:
             for epoch in range(1, self.n_epochs + 1):
@@ -296,8 +312,14 @@ class StochasticVI(ParamsMixin):
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
                     rho = step_size_schedule(t + 1, self.learning_offset, self.learning_decay)
-                    model.partial_fit(batch, step_size=min(1.0, rho), total_samples=n,
-                                      **fit_params, **kw)
+                    if stepper is not None:
+                        stepper.step(batch, min(1.0, rho), record_global=model.__dict__.pop(
+                            "_record_global_term", False))
+                    else:
+                        model.partial_fit(batch, step_size=min(1.0, rho), total_samples=n,
+                                          **fit_params, **kw)
+                        if t == 0 and not fit_params and not kw:
+                            stepper = _model_stepper(model, n)
                     t += 1
                     model.__dict__.pop("_record_global_term", None)
                     step = model.__dict__.pop("_step_elbo", None)
@@ -311,9 +333,12 @@ class StochasticVI(ParamsMixin):
                             epoch_bounds.append(bound)
                         else:
                             epoch_bounds[-1] = bound
-                    last = model._shallow_state()
+                    if stepper is None:
+                        last = model._shallow_state()
                     elapsed += time.perf_counter() - t0
                     if heldout is not None and t % every == 0:
+                        if stepper is not None:
+                            stepper.sync()
                         value = model.elbo(heldout, **heldout_kw)
                         bounds.append(value)
                         steps.append(t)
@@ -329,6 +354,9 @@ class StochasticVI(ParamsMixin):
                     break
         except KeyboardInterrupt:
             # keep the model of the last completed step (or no model before the first one)
+            if stepper is not None:  # its state changes only once a step is complete
+                stepper.sync()
+                last = model._shallow_state()
             if last is None:
                 del self.model_
                 raise
@@ -339,6 +367,8 @@ class StochasticVI(ParamsMixin):
             monitor.converged = False
             self._record_fit(model, bounds, steps, times, t, epoch, monitor, epoch_bounds)
             raise
+        if stepper is not None:
+            stepper.sync()
         self._record_fit(model, bounds, steps, times, t, epoch, monitor, epoch_bounds)
         return self
 

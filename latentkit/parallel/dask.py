@@ -172,6 +172,8 @@ class DaskData:
         dask = self._dask
         state = model._get_state()
         state.pop("monitor_", None)  # not needed by an E-step
+        for name in getattr(model, "_derived_attributes", ()):  # rebuilt by _set_state
+            state.pop(name, None)
         m = dask.delayed((type(model), model.get_params(deep=False), state), traverse=False)
         if self._blocks is None:
             self._blocks = dask.persist(*[dask.delayed(_validate_block)(m, b, p)

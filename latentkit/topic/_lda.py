@@ -528,6 +528,20 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         finally:
             del self._stochastic_step
 
+    #: Fitted attributes that ``_set_state`` rebuilds from ``components_`` (not sent to Dask
+    #: workers with every iteration's tasks)
+    _derived_attributes = ("exp_dirichlet_component_",)
+
+    def _svi_stepper(self, total_samples):
+        """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;
+        :mod:`latentkit.topic._lda_svi`), or None for a subclass with its own steps."""
+        base = LatentDirichletAllocation
+        if any(getattr(type(self), f) is not getattr(base, f) for f in
+               ("partial_fit", "_e_step", "_m_step", "_local_step", "_validate_data")):
+            return None
+        from ._lda_svi import LDAStochasticStepper
+        return LDAStochasticStepper(self, total_samples)
+
     def _doc_topic(self, X):
         self._check_is_fitted()
         X = self._validate_data(counts_from_texts(self, X), reset=False)  # raw texts allowed

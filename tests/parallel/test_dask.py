@@ -113,3 +113,19 @@ def test_gmm_hmm_on_a_cluster_equals_local(client):
     remote = copy.deepcopy(model).fit(da.from_array(X, chunks=(300, 2)), lengths=lengths)
     _compare(local, remote)
     np.testing.assert_allclose(remote.covariances_, local.covariances_, rtol=1e-10)
+
+
+def test_lda_derived_tables_are_rebuilt_on_the_workers_not_sent():
+    """reduce_stats leaves ``_derived_attributes`` out of the state sent with every iteration
+    (for LDA it halves the bytes); the worker's _set_state rebuilds them exactly."""
+    from latentkit.parallel.dask import _model_from_state
+
+    X, _ = make_lda_corpus(60, 3, 30, doc_length=20, random_state=1)
+    lda = LatentDirichletAllocation(3, max_iter=2, tol=0, random_state=0).fit(X)
+    state = lda._get_state()
+    assert set(lda._derived_attributes) <= set(state)
+    for name in lda._derived_attributes:
+        del state[name]
+    rebuilt = _model_from_state((type(lda), lda.get_params(deep=False), state))
+    np.testing.assert_array_equal(rebuilt.exp_dirichlet_component_,
+                                  lda.exp_dirichlet_component_)

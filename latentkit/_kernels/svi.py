@@ -1,0 +1,103 @@
+"""numba kernels of the sparse stochastic variational step of LDA.
+
+One SVI step (Hoffman, Blei & Bach 2010, Algorithm 2; Hoffman, Blei, Wang & Paisley 2013,
+Algorithm 1) needs ``exp(E[log beta_kw])`` only for the words ``w`` of its minibatch, and it
+changes ``lambda_kw - eta`` by the common factor ``1 - rho`` for every other word. The driver
+(:mod:`latentkit.topic._lda_svi`) therefore stores ``lambda = eta + S * U`` with a scalar ``S``
+and ``U`` of shape (V, K) (topics transposed), and these kernels
+
+* gather the minibatch's columns into the compact E-step tables (:func:`lda_compact_tables`):
+  ``E[log beta_kw] = psi(eta + S U_wk) - psi(sum_w lambda_kw)``, shifted per word by its
+  maximum over topics exactly as :func:`latentkit._kernels.topic.lda_e_step` expects;
+* relabel the minibatch's word ids to compact ids (:func:`compact_columns`).
+
+Both are O(nnz + V_B K) per step instead of the O(V K) of the whole table. Each output entry
+is written by one iteration of a ``prange`` loop, so results do not depend on the thread count.
+
+Imports only numpy, math and numba (DESIGN.md section 4).
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit, prange
+from .topic import digamma
+
+__all__ = ["compact_columns", "lda_compact_tables"]
+
+
+@jit
+def compact_columns(indices, mark, n_cols):
+    """Distinct column ids of ``indices`` in increasing order, and ``indices`` relabelled.
+
+    Parameters
+    ----------
+    indices : int32 or int64[nnz]
+        Column ids (CSR ``indices`` of a minibatch), each in ``[0, n_cols)``.
+    mark : int64[n_cols] (scratch)
+        Overwritten; its content on entry is ignored.
+    n_cols : int
+        V, the vocabulary size.
+
+    Returns
+    -------
+    cols : int64[V_B]
+        The distinct ids, sorted.
+    local : int64[nnz]
+        ``local[j]`` is the position of ``indices[j]`` in ``cols``.
+    """
+    for w in range(n_cols):
+        mark[w] = -1
+    nnz = indices.shape[0]
+    for j in range(nnz):
+        mark[indices[j]] = 0
+    n = 0
+    for w in range(n_cols):
+        if mark[w] == 0:
+            mark[w] = n
+            n += 1
+    cols = np.empty(n, dtype=np.int64)
+    for w in range(n_cols):
+        if mark[w] >= 0:
+            cols[mark[w]] = w
+    local = np.empty(nnz, dtype=np.int64)
+    for j in range(nnz):
+        local[j] = mark[indices[j]]
+    return cols, local
+
+
+@jit(parallel=True)
+def lda_compact_tables(u_t, cols, scale, eta, psi_row, exp_beta_t, shift):
+    """The E-step tables of the words ``cols`` from ``lambda = eta + scale * u_t.T``.
+
+    Parameters
+    ----------
+    u_t : float64[V, K]
+        ``(lambda - eta) / scale``, topics transposed.
+    cols : int64[V_B]
+        Word ids of the minibatch.
+    scale : float
+        S > 0.
+    eta : float
+        Symmetric topic-word prior.
+    psi_row : float64[K]
+        ``psi(sum_w lambda_kw)``.
+    exp_beta_t : float64[V_B, K] (out)
+        ``exp(E[log beta_{k, cols_i}] - shift_i)``.
+    shift : float64[V_B] (out)
+        ``shift_i = max_k E[log beta_{k, cols_i}]``.
+    """
+    K = u_t.shape[1]
+    for i in prange(cols.shape[0]):
+        row = u_t[cols[i]]
+        out = exp_beta_t[i]
+        mx = -np.inf
+        for k in range(K):
+            v = digamma(eta + scale * row[k]) - psi_row[k]
+            out[k] = v
+            if v > mx:
+                mx = v
+        for k in range(K):
+            out[k] = math.exp(out[k] - mx)
+        shift[i] = mx

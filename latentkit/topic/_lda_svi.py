@@ -1,0 +1,154 @@
+"""The stochastic variational step of LDA on the minibatch's vocabulary only.
+
+:class:`latentkit.inference.StochasticVI` takes its steps through this stepper (the model's
+``_svi_stepper`` hook) once ``partial_fit`` has initialised the model. Each step is exactly
+the natural-gradient step of Hoffman, Blei & Bach (2010, Algorithm 2) and Hoffman, Blei, Wang &
+Paisley (2013, Algorithm 1, eq. 26)::
+
+    lambda <- (1 - rho) lambda + rho (eta + (N / |B|) sstats_B)
+
+computed without touching the K x V topics outside the minibatch's words ``W_B``:
+
+* ``lambda = eta + S * U`` (``U`` stored transposed, V x K). The step multiplies
+  ``lambda - eta`` by ``1 - rho`` everywhere (``S <- (1 - rho) S``, one scalar) and adds
+  ``rho (N/|B|) sstats_B / S_new`` to the columns ``W_B`` of ``U``. When ``S`` falls below
+  ``1e-100`` it is folded into ``U`` (``U <- S U``, ``S <- 1``: O(VK), rare).
+* The row sums ``sum_w lambda_kw = V eta + S sum_w U_wk`` are updated by the same column
+  increments, so ``psi(sum_w lambda_kw)`` costs O(K).
+* The E-step reads ``exp(E[log beta])`` on ``W_B`` only (:func:`lda_compact_tables`), with the
+  minibatch's word ids relabelled to ``0 .. |W_B| - 1``.
+
+Per step this is O(nnz_B K iterations + |W_B| K) instead of adding O(V K) for the full table
+and the dense blend, i.e. the cost of the minibatch, not of the vocabulary. ``sync`` writes
+``components_`` (and the model's full E-step tables) back whenever the model is read.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import psi
+
+from .._kernels import svi as _ks
+from .._kernels import topic as _k
+
+__all__ = ["LDAStochasticStepper"]
+
+#: Below this, the running factor S of lambda - eta is folded into U.
+_MIN_SCALE = 1e-100
+
+
+class LDAStochasticStepper:
+    """Sparse natural-gradient steps on a fitted (initialised) LatentDirichletAllocation.
+
+    Parameters
+    ----------
+    model : LatentDirichletAllocation
+        Initialised (``components_`` set, e.g. by a first ``partial_fit``); its topics are
+        taken over and written back by :meth:`sync`.
+    total_samples : int
+        N, the number of training documents (minibatch statistics are scaled by N / |B|).
+    """
+
+    def __init__(self, model, total_samples):
+        self.model = model
+        self.n_total = float(total_samples)
+        self.eta = float(model.topic_word_prior_)
+        lam = np.asarray(model.components_, dtype=np.float64)
+        self.K, self.V = lam.shape
+        self.u_t = np.ascontiguousarray((lam - self.eta).T)  # (V, K)
+        self.scale = 1.0
+        self.row_u = self.u_t.sum(axis=0)  # (K,)
+        self._mark = np.empty(self.V, dtype=np.int64)
+        self.synced = True
+
+    def _row_sums(self):
+        return self.V * self.eta + self.scale * self.row_u
+
+    def sync(self):
+        """Write ``lambda = eta + S U`` back into the model (``components_`` and its full
+        E-step tables); exact row sums are recomputed at the same time."""
+        if self.synced:
+            return
+        if self.scale != 1.0:
+            self.u_t *= self.scale
+            self.scale = 1.0
+        self.row_u = self.u_t.sum(axis=0)
+        self.model._set_components(np.ascontiguousarray(self.eta + self.u_t.T))
+        self.synced = True
+
+    def step(self, X, rho, record_global=False, gamma0=None):
+        """One SVI step on the minibatch ``X`` with step size ``rho``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_documents, V)
+            The minibatch (validated as ``partial_fit`` does).
+        rho : float in (0, 1]
+        record_global : bool
+            Also record the global ELBO term at the topics entering the step (needs a sync).
+        gamma0 : ndarray of shape (n_documents, K), optional
+            Starting gamma of the documents' coordinate ascent (e.g. their gamma from the
+            previous epoch); default ``alpha + N_d / K``.
+
+        Returns
+        -------
+        gamma : ndarray of shape (n_documents, K)
+            The documents' final gamma.
+
+        Sets ``model._step_elbo = (sum of the documents' local ELBO, |B|, global term or
+        None)`` and advances ``model.n_steps_``, as ``partial_fit`` does.
+        """
+        model = self.model
+        X = model._validate_data(X, reset=False)
+        if not sp.isspmatrix_csr(X):
+            X = sp.csr_matrix(X)
+        D = X.shape[0]
+        if D == 0:
+            raise ValueError("partial_fit received an empty minibatch.")
+        if D > self.n_total:
+            raise ValueError(f"total_samples={int(self.n_total)} is smaller than the minibatch "
+                             f"({D} documents); it must be the size of the whole data set.")
+        glob = None
+        if record_global:
+            self.sync()
+            glob = float(model._global_elbo_terms())
+        cols, local = _ks.compact_columns(X.indices, self._mark, self.V)
+        K = self.K
+        exp_beta_t = np.empty((cols.shape[0], K))
+        shift = np.empty(cols.shape[0])
+        _ks.lda_compact_tables(self.u_t, cols, self.scale, self.eta, psi(self._row_sums()),
+                               exp_beta_t, shift)
+        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        warm = gamma0 is not None
+        gamma = np.array(gamma0, dtype=np.float64, order="C") if warm else np.empty((D, K))
+        exp_theta = np.empty((D, K))
+        ratio = np.empty(data.shape[0])
+        doc_elbo = np.empty(D)
+        n_iter = np.empty(D, dtype=np.int64)
+        _k.lda_e_step(indptr, local, data, exp_beta_t, shift, float(model.doc_topic_prior_),
+                      gamma, warm, int(model.max_doc_update_iter),
+                      float(model.mean_change_tol), exp_theta, ratio, doc_elbo, n_iter)
+        ss_t = np.empty_like(exp_beta_t)
+        _k.lda_suff_stats(indptr, local, ratio, exp_theta, exp_beta_t, ss_t)
+        # lambda - eta <- (1 - rho)(lambda - eta) + rho (N/|B|) sstats
+        dense = True
+        if rho >= 1.0:
+            self.u_t[:] = 0.0
+            self.scale = 1.0
+        elif (1.0 - rho) * self.scale < _MIN_SCALE:
+            self.u_t *= (1.0 - rho) * self.scale
+            self.scale = 1.0
+        else:
+            self.scale *= 1.0 - rho
+            dense = False
+        inc = (rho * self.n_total / D / self.scale) * ss_t
+        self.u_t[cols] += inc
+        if dense:
+            self.row_u = self.u_t.sum(axis=0)
+        else:
+            self.row_u += inc.sum(axis=0)
+        self.synced = False
+        model._step_elbo = (float(doc_elbo.sum()), float(D), glob)
+        model.n_steps_ = getattr(model, "n_steps_", 0) + 1
+        self.last_n_iter = n_iter
+        return gamma

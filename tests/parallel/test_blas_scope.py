@@ -1,0 +1,58 @@
+"""Inference methods of every LatentModel (score, score_samples, predict, predict_proba,
+transform, elbo, perplexity) run with BLAS on one thread, as the fit loop does, and restore
+the caller's BLAS thread count afterwards (latentkit._threads.blas_scoped)."""
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from latentkit._threads import blas_single_thread
+from latentkit.mixture import GaussianMixture
+from latentkit.topic import LatentDirichletAllocation
+
+
+def _blas_threads():
+    return [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"]
+
+
+@pytest.fixture(scope="module")
+def blas_two_threads():
+    if not _blas_threads():
+        pytest.skip("no BLAS library reported by threadpoolctl")
+    with threadpool_limits(limits=2, user_api="blas"):
+        yield
+
+
+def test_inference_methods_run_with_one_blas_thread_and_restore(blas_two_threads):
+    seen = []
+
+    class Recording(GaussianMixture):
+        def _weighted_log_prob(self, X):
+            seen.append(_blas_threads())
+            return super()._weighted_log_prob(X)
+
+    X = np.random.default_rng(0).standard_normal((200, 3))
+    m = Recording(2, max_iter=2, tol=0.0, random_state=0).fit(X)
+    before = _blas_threads()
+    assert max(before) == 2
+    seen.clear()
+    ref = GaussianMixture(2, max_iter=2, tol=0.0, random_state=0).fit(X)
+    for name in ("score_samples", "score", "predict", "predict_proba"):
+        got = getattr(m, name)(X)
+        np.testing.assert_array_equal(got, getattr(ref, name)(X))  # same answer
+    assert len(seen) == 4 and all(max(s) == 1 for s in seen)
+    assert _blas_threads() == before  # restored
+    # the methods keep their signature and docstring
+    assert Recording.score_samples.__doc__ == GaussianMixture.score_samples.__wrapped__.__doc__
+
+
+def test_lda_transform_and_nested_scopes(blas_two_threads):
+    X = np.random.default_rng(1).poisson(1.0, size=(30, 12))
+    lda = LatentDirichletAllocation(2, max_iter=2, random_state=0).fit(X)
+    assert hasattr(LatentDirichletAllocation.transform, "__wrapped__")
+    with blas_single_thread():
+        assert max(_blas_threads()) == 1
+        with blas_single_thread():  # nested: nothing re-applied, nothing restored early
+            lda.transform(X)
+        assert max(_blas_threads()) == 1
+    assert max(_blas_threads()) == 2
