@@ -29,6 +29,7 @@ batch, chunked/streaming, stochastic (SVI) and distributed (Dask) fitting share 
 
 import contextlib
 import copy
+import inspect
 import numbers
 import warnings
 
@@ -102,8 +103,11 @@ class LatentModel(ParamsMixin):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         for name in cls._blas_scoped_methods:
-            if inspect.isfunction(cls.__dict__.get(name)):
-                setattr(cls, name, blas_scoped(cls.__dict__[name]))
+            # defined here, or inherited from a mixin that is not a LatentModel (the HMMs'
+            # and the VAE's inference mixins); blas_scoped leaves a wrapped method as it is
+            method = getattr(cls, name, None)
+            if inspect.isfunction(method):
+                setattr(cls, name, blas_scoped(method))
 
     # ---- template (subclasses) -------------------------------------------------------------
     def _validate_params(self):

@@ -56,3 +56,19 @@ def test_lda_transform_and_nested_scopes(blas_two_threads):
             lda.transform(X)
         assert max(_blas_threads()) == 1
     assert max(_blas_threads()) == 2
+
+
+def test_every_public_model_scopes_its_inference_methods_mixins_included():
+    # the HMMs' score/predict live in HMMInferenceMixin and the VAE's in VAEBoundsMixin,
+    # which are not LatentModel subclasses: they must be wrapped too
+    import latentkit
+    from latentkit.base import LatentModel
+
+    models = [getattr(latentkit, n) for n in latentkit.__all__]
+    models = [c for c in models if isinstance(c, type) and issubclass(c, LatentModel)]
+    assert len(models) >= 10
+    unscoped = {c.__name__: [n for n in LatentModel._blas_scoped_methods
+                             if callable(getattr(c, n, None))
+                             and not getattr(getattr(c, n), "_blas_scoped", False)]
+                for c in models}
+    assert not {k: v for k, v in unscoped.items() if v}, unscoped
