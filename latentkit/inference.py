@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._chunking import split_sequences
-from ._validation import check_random_state, check_scalar
+from ._validation import check_lengths, check_random_state, check_scalar
 from ._steps import check_learning_rate, step_size_schedule
 from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
 from .sources import (  # noqa: F401 (re-exported: latentkit.inference.ArraySource etc.)
@@ -217,6 +217,21 @@ class StochasticVI(ParamsMixin):
                 for s, e in zip(bounds[:-1], bounds[1:]):
                     yield chunk[offsets[s]:offsets[e]], {**kw, "lengths": lengths[s:e]}
 
+    def _sequences_as_source(self, X, fit_params):
+        """In-memory sequences (``lengths``) as one chunk of whole sequences, which
+        :meth:`_minibatches` cuts into minibatches of whole sequences (the same path as a
+        ChunkSource of ``(X, {'lengths': ...})`` chunks)."""
+        if isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool):
+            raise ValueError("holdout as a fraction of the rows would cut sequences apart; with "
+                             "lengths give holdout=(X_heldout, {'lengths': lengths_heldout}).")
+        X = np.asarray(X) if not hasattr(X, "shape") else X
+        if getattr(X, "ndim", 2) == 0:
+            raise TypeError(f"X must be an array, got {type(X).__name__}.")
+        fit_params = dict(fit_params)
+        offsets = check_lengths(fit_params.pop("lengths"), X.shape[0])
+        chunk = (X, {**fit_params, "lengths": np.diff(offsets)})
+        return IterableSource([chunk], n_samples=X.shape[0]), {}
+
     def fit(self, X, y=None, total_samples=None, **fit_params):
         """Fit ``model_`` by stochastic steps over minibatches of ``X``.
 
@@ -229,15 +244,17 @@ class StochasticVI(ParamsMixin):
             N, the number of training samples; default the size of ``X`` or
             ``X.n_samples``. Given with an in-memory ``X`` it must equal its size.
         **fit_params
-            Passed to the model's ``partial_fit`` (e.g. ``lengths`` is not supported here:
-            give HMM sequences as a ChunkSource of ``(X, {'lengths': ...})`` chunks; their
-            minibatches are whole sequences of about ``batch_size`` time steps).
+            Passed to the model's ``partial_fit``. ``lengths`` (HMM sequences in memory)
+            makes minibatches of whole sequences of about ``batch_size`` time steps, as a
+            ChunkSource of ``(X, {'lengths': ...})`` chunks does.
 
         Returns
         -------
         self
         """
         self._check_params()
+        if not isinstance(X, ChunkSource) and fit_params.get("lengths") is not None:
+            X, fit_params = self._sequences_as_source(X, fit_params)
         rng = check_random_state(self.random_state)
         model = clone(self.model)
         if hasattr(model, "random_state"):

@@ -256,3 +256,42 @@ def test_csv_missing_values_as_pandas_and_r_write_them_are_nan(tmp_path):
     with pytest.raises(ValueError, match="'x' is not a number"):
         (tmp_path / "bad.csv").write_text("a,b\n1,2\nx,3\n", encoding="utf-8")
         read_numeric_csv(tmp_path / "bad.csv")
+
+
+def test_stochastic_vi_takes_in_memory_sequences_as_whole_sequence_minibatches():
+    # before: the full lengths went with every minibatch ("lengths[0] = 50 is longer than X,
+    # which has 1 rows"); now in-memory sequences take the ChunkSource path of whole sequences
+    from latentkit.inference import StochasticVI
+    from latentkit.sources import IterableSource
+
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(20, 40, size=12)
+    X = np.r_[rng.normal(0, 1, (lengths.sum() // 2, 2)),
+              rng.normal(4, 1, (lengths.sum() - lengths.sum() // 2, 2))]
+    kw = dict(batch_size=60, n_epochs=3, random_state=0, holdout=None)
+    a = StochasticVI(GaussianHMM(2, random_state=0), **kw).fit(X, lengths=lengths).model_
+    b = StochasticVI(GaussianHMM(2, random_state=0), **kw).fit(
+        IterableSource([(X, {"lengths": lengths})], n_samples=len(X))).model_
+    np.testing.assert_array_equal(a.means_, b.means_)
+    np.testing.assert_array_equal(a.transmat_, b.transmat_)
+    with pytest.raises(ValueError, match="would cut sequences apart"):
+        StochasticVI(GaussianHMM(2), batch_size=60, holdout=0.1).fit(X, lengths=lengths)
+    with pytest.raises(ValueError, match="lengths"):
+        StochasticVI(GaussianHMM(2), batch_size=60, holdout=None).fit(X, lengths=[5, 5])
+
+
+@pytest.mark.parametrize("holdout", [None, 0.25])
+def test_online_lda_batch_size_over_the_corpus_is_one_minibatch_as_scikit_learn(holdout):
+    # before: "batch_size=128 is larger than the number of training samples N=40" with the
+    # default batch_size on a 40-document corpus (scikit-learn fits it)
+    from latentkit.topic import LatentDirichletAllocation
+    from latentkit.topic._lda_svi import online_batch_size
+
+    X = np.random.default_rng(0).poisson(1.0, (40, 10))
+    kw = dict(learning_method="online", max_iter=3, random_state=0, holdout=holdout)
+    n_train = 40 if holdout is None else 30
+    assert online_batch_size(128, 40, holdout) == n_train
+    assert online_batch_size(16, 40, holdout) == 16
+    big = LatentDirichletAllocation(3, **kw).fit(X)
+    exact = LatentDirichletAllocation(3, batch_size=n_train, **kw).fit(X)
+    np.testing.assert_array_equal(big.components_, exact.components_)

@@ -298,7 +298,6 @@ def test_svi_mistakes_on_lda(corpus, svi_kw, fit_kw, msg):
 
 @pytest.mark.parametrize("kw,msg", [
     ({"learning_decay": 0.5}, r"kappa"),
-    ({"batch_size": 5000}, r"larger than the number of training samples"),
     ({"total_samples": 7}, r"total_samples=7 is inconsistent"),
     ({"n_init": 2}, r"n_init"),
     ({"batch_size": 0}, r"batch_size"),

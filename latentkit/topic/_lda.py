@@ -23,6 +23,7 @@ from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
 from ._words import TopWordsMixin
+from ._lda_svi import online_batch_size, stochastic_stepper
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step, _run_local, _suff_stats,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
@@ -123,7 +124,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     learning_decay : float, default 0.7
         kappa of that step size, in (0.5, 1] for convergence.
     batch_size : int, default 128
-        Documents per minibatch of the online fit (must not exceed the number of documents).
+        Documents per minibatch of the online fit; more than the training documents means
+        one minibatch of all of them (as scikit-learn).
     total_samples : int, optional
         N, the number of documents of the whole corpus. ``partial_fit`` scales the minibatch
         statistics by ``N / |B|`` when given (scikit-learn's meaning; default no scaling); the
@@ -452,9 +454,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
                           what="topic-word matrix")
         mean_len = float(summary.total / max(summary.n_rows, 1.0))
         template = self._clone_for_online()
+        batch_size = online_batch_size(self.batch_size, summary.n_rows, self.holdout)
         user_cb = self.callback
         cb = None if user_cb is None else (lambda svi, t, v: user_cb(svi.model_, t, v))
-        svi = StochasticVI(template, batch_size=self.batch_size,
+        svi = StochasticVI(template, batch_size=batch_size,
                            learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay, n_epochs=self.max_iter,
                            holdout=self.holdout,
@@ -535,12 +538,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     def _svi_stepper(self, total_samples):
         """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;
         :mod:`latentkit.topic._lda_svi`), or None for a subclass with its own steps."""
-        base = LatentDirichletAllocation
-        if any(getattr(type(self), f) is not getattr(base, f) for f in
-               ("partial_fit", "_e_step", "_m_step", "_local_step", "_validate_data")):
-            return None
-        from ._lda_svi import LDAStochasticStepper
-        return LDAStochasticStepper(self, total_samples)
+        return stochastic_stepper(self, LatentDirichletAllocation, total_samples)
 
     def _doc_topic(self, X):
         self._check_is_fitted()

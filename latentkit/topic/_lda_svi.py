@@ -23,6 +23,8 @@ and the dense blend, i.e. the cost of the minibatch, not of the vocabulary. ``sy
 ``components_`` (and the model's full E-step tables) back whenever the model is read.
 """
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import psi
@@ -30,7 +32,28 @@ from scipy.special import psi
 from .._kernels import svi as _ks
 from .._kernels import topic as _k
 
-__all__ = ["LDAStochasticStepper"]
+__all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]
+
+
+def stochastic_stepper(model, base, total_samples):
+    """:class:`LDAStochasticStepper` for ``model``, or None when its class overrides one of
+    the steps of ``base`` (LatentDirichletAllocation) that the stepper replaces: such a
+    subclass keeps its own ``partial_fit`` steps."""
+    if any(getattr(type(model), f) is not getattr(base, f) for f in
+           ("partial_fit", "_e_step", "_m_step", "_local_step", "_validate_data")):
+        return None
+    return LDAStochasticStepper(model, total_samples)
+
+
+def online_batch_size(batch_size, n_documents, holdout):
+    """Minibatch size of ``learning_method='online'``: ``batch_size``, or all the training
+    documents when it exceeds them (scikit-learn's behaviour; StochasticVI itself refuses a
+    batch larger than the data). ``holdout`` as a fraction removes its documents first, with
+    StochasticVI's rounding."""
+    n_train = int(n_documents)
+    if isinstance(holdout, numbers.Real) and not isinstance(holdout, bool):
+        n_train -= max(1, int(round(float(holdout) * n_train)))
+    return max(1, min(int(batch_size), n_train))
 
 #: Below this, the running factor S of lambda - eta is folded into U.
 _MIN_SCALE = 1e-100
