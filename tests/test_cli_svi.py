@@ -53,7 +53,6 @@ def test_fit_lda_svi_holdout_trace_in_text_output():
     (["--method", "svi", "--dask-scheduler", "tcp://127.0.0.1:1"], "use it with --method batch"),
     (["--batch-size", "64"], "--batch-size apply to --method svi only"),
     (["--method", "svi", "--learning-decay", "0.5"], "kappa"),
-    (["--method", "svi", "--batch-size", "100000"], "larger than the number of training"),
     (["--dataset", "kos", "--level", "paragraph"], "--level applies to --dataset "
                                                     "gutenberg_novels only"),
 ])

@@ -57,6 +57,7 @@ def add_lda_args(p):
 
 def run_lda(args, progress):
     from ..topic import LatentDirichletAllocation  # lazy: numba, ~2 s start-up
+    from ..topic._lda_svi import online_batch_size  # local: with the model above
 
     if getattr(args, "private", False):
         return run_private_spectral_lda(args, progress)
@@ -99,7 +100,8 @@ def run_lda(args, progress):
         f"model       LatentDirichletAllocation(n_components={k}, "
         f"doc_topic_prior={model.doc_topic_prior_:.4g}, topic_word_prior={model.topic_word_prior_:.4g})",
         *([f"method      stochastic VI: {model.n_steps_} minibatch steps of "
-           f"{model.batch_size} documents, kappa={model.learning_decay}, "
+           f"{online_batch_size(model.batch_size, n_docs, model.holdout)} documents, "
+           f"kappa={model.learning_decay}, "
            f"tau={model.learning_offset}"] if svi else
           [f"method      batch VB on the dask cluster {args.dask_scheduler}"]
           if args.dask_scheduler else []),
