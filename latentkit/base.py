@@ -106,7 +106,7 @@ class LatentModel(ParamsMixin):
             # defined here, or inherited from a mixin that is not a LatentModel (the HMMs'
             # and the VAE's inference mixins); blas_scoped leaves a wrapped method as it is
             method = getattr(cls, name, None)
-            if inspect.isfunction(method):
+            if inspect.isfunction(method) and not getattr(method, "_blas_scoped", False):
                 setattr(cls, name, blas_scoped(method))
 
     # ---- template (subclasses) -------------------------------------------------------------
