@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from .._kernels import cvb0 as _k
+from .._threads import blas_scoped
 from .._validation import check_counts, check_random_state, check_scalar
 
 __all__ = ["cvb0_topics"]
@@ -15,6 +16,7 @@ __all__ = ["cvb0_topics"]
 SERIAL_BELOW = 200_000
 
 
+@blas_scoped  # numba's threads do the work; idle OpenBLAS threads would spin on their cores
 def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_sweeps=100,
                 random_state=None, callback=None, init="documents"):
     """Topic-word Dirichlet parameters of LDA from CVB0 sweeps.
