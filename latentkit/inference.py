@@ -58,6 +58,12 @@ def _model_stepper(model, n):
     return None if hook is None else hook(n)
 
 
+def _heldout_count(frac, n):
+    """Rows that ``holdout`` as a fraction ``frac`` takes from ``n``: at least one, rounded.
+    The one rule of :meth:`StochasticVI.fit` and of LDA's online minibatch size."""
+    return max(1, int(round(frac * n)))
+
+
 class StochasticVI(ParamsMixin):
     """Stochastic variational inference (and stepwise EM) for any latentkit model.
 
@@ -273,7 +279,7 @@ class StochasticVI(ParamsMixin):
                 frac = check_scalar(self.holdout, "holdout", numbers.Real, low=0.0, high=1.0,
                                     low_inclusive=False, high_inclusive=False)
                 perm = rng.permutation(X.shape[0])
-                n_hold = max(1, int(round(frac * X.shape[0])))
+                n_hold = _heldout_count(frac, X.shape[0])
                 hold_idx, train_idx = np.sort(perm[:n_hold]), np.sort(perm[n_hold:])
                 heldout, X = X[hold_idx], X[train_idx]
             n = X.shape[0]

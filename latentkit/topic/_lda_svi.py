@@ -31,6 +31,7 @@ from scipy.special import psi
 
 from .._kernels import svi as _ks
 from .._kernels import topic as _k
+from ..inference import _heldout_count
 
 __all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]
 
@@ -52,7 +53,7 @@ def online_batch_size(batch_size, n_documents, holdout):
     StochasticVI's rounding."""
     n_train = int(n_documents)
     if isinstance(holdout, numbers.Real) and not isinstance(holdout, bool):
-        n_train -= max(1, int(round(float(holdout) * n_train)))
+        n_train -= _heldout_count(float(holdout), n_train)
     return max(1, min(int(batch_size), n_train))
 
 #: Below this, the running factor S of lambda - eta is folded into U.
