@@ -58,6 +58,12 @@ def _model_stepper(model, n):
     return None if hook is None else hook(n)
 
 
+def _is_fraction(holdout):
+    """Whether ``holdout`` is a fraction of the rows (a real number, not a bool), not a
+    held-out data set."""
+    return isinstance(holdout, numbers.Real) and not isinstance(holdout, bool)
+
+
 def _heldout_count(frac, n):
     """Rows that ``holdout`` as a fraction ``frac`` takes from ``n``: at least one, rounded.
     The one rule of :meth:`StochasticVI.fit` and of LDA's online minibatch size."""
@@ -227,7 +233,7 @@ class StochasticVI(ParamsMixin):
         """In-memory sequences (``lengths``) as one chunk of whole sequences, which
         :meth:`_minibatches` cuts into minibatches of whole sequences (the same path as a
         ChunkSource of ``(X, {'lengths': ...})`` chunks)."""
-        if isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool):
+        if _is_fraction(self.holdout):
             raise ValueError("holdout as a fraction of the rows would cut sequences apart; with "
                              "lengths give holdout=(X_heldout, {'lengths': lengths_heldout}).")
         X = np.asarray(X) if not hasattr(X, "shape") else X
@@ -275,7 +281,7 @@ class StochasticVI(ParamsMixin):
                                 f"{type(X).__name__}.")
             if sp.issparse(X):
                 X = sp.csr_matrix(X)
-            if isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool):
+            if _is_fraction(self.holdout):
                 frac = check_scalar(self.holdout, "holdout", numbers.Real, low=0.0, high=1.0,
                                     low_inclusive=False, high_inclusive=False)
                 perm = rng.permutation(X.shape[0])
@@ -284,7 +290,7 @@ class StochasticVI(ParamsMixin):
                 heldout, X = X[hold_idx], X[train_idx]
             n = X.shape[0]
         else:
-            if isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool):
+            if _is_fraction(self.holdout):
                 raise ValueError("holdout as a fraction needs in-memory data; give a held-out "
                                  "data set with a ChunkSource.")
             n = source.n_samples

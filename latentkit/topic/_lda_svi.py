@@ -23,7 +23,6 @@ and the dense blend, i.e. the cost of the minibatch, not of the vocabulary. ``sy
 ``components_`` (and the model's full E-step tables) back whenever the model is read.
 """
 
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,7 +30,7 @@ from scipy.special import psi
 
 from .._kernels import svi as _ks
 from .._kernels import topic as _k
-from ..inference import _heldout_count
+from ..inference import _heldout_count, _is_fraction
 
 __all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]
 
@@ -52,7 +51,7 @@ def online_batch_size(batch_size, n_documents, holdout):
     batch larger than the data). ``holdout`` as a fraction removes its documents first, with
     StochasticVI's rounding."""
     n_train = int(n_documents)
-    if isinstance(holdout, numbers.Real) and not isinstance(holdout, bool):
+    if _is_fraction(holdout):
         n_train -= _heldout_count(float(holdout), n_train)
     return max(1, min(int(batch_size), n_train))
 
