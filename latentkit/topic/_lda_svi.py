@@ -23,7 +23,6 @@ and the dense blend, i.e. the cost of the minibatch, not of the vocabulary. ``sy
 ``components_`` (and the model's full E-step tables) back whenever the model is read.
 """
 
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import psi
