@@ -58,9 +58,14 @@ def _csr_arrays(X):
 def _run_local(X, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None):
     """Per-document kernel on a validated CSR matrix. ``max_iter=0`` with ``gamma0`` only
     evaluates the given gamma. Returns gamma, exp_theta, ratio, doc_elbo, n_iter."""
-    D = X.shape[0]
+    return _local_kernel(*_csr_arrays(X), exp_beta_t, shift, alpha, max_iter, tol, gamma0)
+
+
+def _local_kernel(indptr, indices, data, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None):
+    """:func:`_run_local` on CSR arrays (int64 ``indptr``, ``indices`` into the rows of
+    ``exp_beta_t``; float64 ``data``)."""
+    D = indptr.shape[0] - 1
     K = exp_beta_t.shape[1]
-    indptr, indices, data = _csr_arrays(X)
     if gamma0 is None:
         gamma = np.empty((D, K))
     else:

@@ -29,6 +29,7 @@ from scipy.special import psi
 
 from .._kernels import svi as _ks
 from .._kernels import topic as _k
+from ._lda_estep import _local_kernel
 from ..inference import _heldout_count, _is_fraction
 
 __all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]
@@ -141,15 +142,9 @@ class LDAStochasticStepper:
                                exp_beta_t, shift)
         indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
         data = np.ascontiguousarray(X.data, dtype=np.float64)
-        warm = gamma0 is not None
-        gamma = np.array(gamma0, dtype=np.float64, order="C") if warm else np.empty((D, K))
-        exp_theta = np.empty((D, K))
-        ratio = np.empty(data.shape[0])
-        doc_elbo = np.empty(D)
-        n_iter = np.empty(D, dtype=np.int64)
-        _k.lda_e_step(indptr, local, data, exp_beta_t, shift, float(model.doc_topic_prior_),
-                      gamma, warm, int(model.max_doc_update_iter),
-                      float(model.mean_change_tol), exp_theta, ratio, doc_elbo, n_iter)
+        gamma, exp_theta, ratio, doc_elbo, n_iter = _local_kernel(
+            indptr, local, data, exp_beta_t, shift, model.doc_topic_prior_,
+            model.max_doc_update_iter, model.mean_change_tol, gamma0)
         ss_t = np.empty_like(exp_beta_t)
         _k.lda_suff_stats(indptr, local, ratio, exp_theta, exp_beta_t, ss_t)
         # lambda - eta <- (1 - rho)(lambda - eta) + rho (N/|B|) sstats
