@@ -449,7 +449,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
                                                self.beta)
         full = np.zeros((data.n_total, self.n_components))
         full[data.offset:data.offset + D] = doc
-        n_tok = float(data.X.data.sum() - data.X.data[self._unseen()[data.X.indices]].sum())
+        n_tok = self._n_scorable(data.X, warn=False)
         return PLSAStats(n=float(D), data_term=float(fe.sum()), topic_word=tw, doc_topic=full,
                          n_tokens=n_tok)
 
