@@ -26,7 +26,7 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     reaches the held-out quality of collapsed Gibbs sampling in about as many passes (KOS,
     K=20: held-out perplexity 2044 after 100 sweeps from the document start, tomotopy 2096
     after 100 iterations), and its topics make a start for :class:`LatentDirichletAllocation`
-    that lands in a better optimum than the random or spectral starts (KOS: 2037 against 2117;
+    that lands in a better optimum than the random or spectral starts (KOS: 2046 against 2116;
     ``benchmarks/bench_lda_curve.py``); it is that class's default start for batch fits
     (``init='auto'``)::
 

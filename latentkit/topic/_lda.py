@@ -95,8 +95,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         better optimum than the random or spectral starts (K=20, 2 threads, best held-out
         perplexity within the budgets of ``benchmarks/bench_lda_curve.py``: KOS 2046, NIPS
         1583, Gutenberg paragraphs 3317, against 2116, 1609 and 3768 from the random or
-        spectral starts and 2058, 1587 and 3314 for tomotopy's collapsed Gibbs sampler after
-        400-800 iterations), ahead of tomotopy over most of the time-to-quality curve
+        spectral starts and 2067, 1591 and 3314 for tomotopy's collapsed Gibbs sampler in
+        the same budgets; the README's table), ahead of tomotopy over most of the time-to-quality curve
         (README, "LDA against tomotopy"). CVB0 from its symmetric random start
         (``cvb0_topics(init='random')``, passed as a dict) ends 0.3-0.5% lower still (2040,
         1576, 3307) but takes 2-6 times as long to reach the quality of tomotopy's 10th
