@@ -33,7 +33,8 @@ After each M-step the point estimates ``startprob_``, ``transmat_``, ``emissionp
 import numpy as np
 
 from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
-from ._hmm import HiddenMarkovModel, _attr, _spectral_start
+from ._hmm import HiddenMarkovModel, _attr
+from ._spectral_start import _spectral_start
 from ._variational_emissions import (
     VariationalCategoricalEmission,
     VariationalGaussianEmission,
