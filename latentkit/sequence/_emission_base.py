@@ -82,14 +82,7 @@ class Emission(ParamsMixin):
         log_offset : ndarray of shape (n_samples,)
             The row maxima, nats.
         """
-        # local: numba loads on first use, not at import
-        from .._kernels.hmm import scaled_frame_from_log
-
-        logp = np.ascontiguousarray(self.log_likelihood(params, X), dtype=np.float64)
-        frame = np.empty_like(logp)
-        off = np.empty(logp.shape[0])
-        scaled_frame_from_log(logp, frame, off)
-        return frame, off
+        return _scaled_frame(self.log_likelihood(params, X))
 
     def log_prior(self, params):
         """Log prior density of the emission parameters, nats (0: maximum likelihood)."""
@@ -102,6 +95,19 @@ class Emission(ParamsMixin):
 
     def set_data_defaults(self, summary, n_components):
         """Resolve data-derived values from the summary of all training observations."""
+
+
+def _scaled_frame(logp):
+    """``(frame, log_offset)`` of log-likelihoods ``logp`` (n_samples, n_components): see
+    :meth:`Emission.frame`."""
+    # local: numba loads on first use, not at import
+    from .._kernels.hmm import scaled_frame_from_log
+
+    logp = np.ascontiguousarray(logp, dtype=np.float64)
+    frame = np.empty_like(logp)
+    off = np.empty(logp.shape[0])
+    scaled_frame_from_log(logp, frame, off)
+    return frame, off
 
 
 def _locate(row, offsets):

@@ -140,7 +140,7 @@ class GaussianEmission(Emission):
         Lloyd iterations; ``'random'``: means at random rows; covariances: the data covariance
         plus ``max(reg_covar, 1e-6)`` on the diagonal, in every state."""
         D = X.shape[1]
-        X = _mean_fill(X)
+        X = mean_fill(X)  # NaN (missing='marginalize') by column means, for the start only
         if init == "kmeans++":
             means = kmeans_plusplus(X, n_components, rng, n_local_trials=1, n_lloyd=10)[0]
         else:
@@ -231,11 +231,6 @@ class GaussianEmission(Emission):
         for k in range(K):
             out[states == k] = draws[labels == k]
         return out
-
-
-def _mean_fill(X):
-    """NaN (missing='marginalize') replaced by column means, for the start only."""
-    return mean_fill(X)
 
 
 def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):

@@ -288,8 +288,8 @@ class GMMEmission(em.GaussianEmission):
         K, M = w.shape
         cdf = np.cumsum(w, axis=1)
         u = rng.random(len(states))
-        comp = np.array([min(int(np.searchsorted(cdf[s], v * cdf[s, -1], side="right")), M - 1)
-                         for s, v in zip(states, u)], dtype=np.int64)
+        rows = cdf[states]  # searchsorted(row, v, side="right") = count of row <= v (sorted)
+        comp = np.minimum((rows <= (u * rows[:, -1])[:, None]).sum(axis=1), M - 1)
         flat = states * M + comp
         counts = np.bincount(flat, minlength=K * M)
         draws, labels = sample_gaussian(np.asarray(params["means"]).reshape(K * M, -1),

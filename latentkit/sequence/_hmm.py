@@ -25,7 +25,7 @@ from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
 from ._forward_backward import (  # noqa: F401 (_BLOCKED_MIN_LENGTH read by tests)
     _BLOCKED_MIN_LENGTH, SequenceData, _forward_backward_any)
 from ._hmm_inference import HMMInferenceMixin
-from ._spectral_start import _spectral_ok, _spectral_start  # noqa: F401 (used by _variational)
+from ._spectral_start import _spectral_ok, _spectral_start
 from ..base import NotFittedError
 from ..distributions import compute_precision_cholesky
 from ..distributions._missing import check_array_missing, conditional_impute

@@ -34,10 +34,10 @@ def _spectral_start(emission, data, K, rng):
         return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
                                  random_state=rng)
     lengths = np.diff(data.offsets)
-    X = data.X
-    if getattr(emission, "_marginalize", lambda: False)():
-        X = mean_fill(X)  # the moments of the mean-filled data, as the mixtures' start
     if isinstance(emission, em.PoissonEmission):
-        return mv.spectral_init_poisson_hmm(X, lengths, K, random_state=rng)
+        return mv.spectral_init_poisson_hmm(data.X, lengths, K, random_state=rng)
+    X = data.X
+    if emission._marginalize():  # a GaussianEmission from here on
+        X = mean_fill(X)  # the moments of the mean-filled data, as the mixtures' start
     return mv.spectral_init_gaussian_hmm(X, lengths, K, emission.covariance_type,
                                          random_state=rng)

@@ -33,7 +33,9 @@ After each M-step the point estimates ``startprob_``, ``transmat_``, ``emissionp
 import numpy as np
 
 from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
-from ._hmm import HiddenMarkovModel, _attr, _spectral_start
+from ._emission_base import _scaled_frame
+from ._hmm import HiddenMarkovModel, _attr
+from ._spectral_start import _spectral_start
 from ._variational_emissions import (
     VariationalCategoricalEmission,
     VariationalGaussianEmission,
@@ -241,13 +243,8 @@ class VariationalHMM(HiddenMarkovModel):
     def _vb_forward_backward(self, data):
         """Forward-backward on the sub-normalised expected parameters (Beal 2003, eqs.
         3.68-3.70): ``(gamma, log_pred, xi, log_z)`` as :meth:`_forward_backward`."""
-        # local: numba loads on first use, not at import
-        from .._kernels.hmm import scaled_frame_from_log
-
-        logp = self.emission_.expected_log_likelihood(self._emission_posterior(), data.X)
-        frame = np.empty_like(logp)
-        off = np.empty(logp.shape[0])
-        scaled_frame_from_log(logp, frame, off)
+        frame, off = _scaled_frame(
+            self.emission_.expected_log_likelihood(self._emission_posterior(), data.X))
         start = np.exp(dirichlet_expectation(self.startprob_posterior_))
         trans = np.exp(dirichlet_expectation(self.transmat_posterior_))
         return self._forward_backward(data, (frame, off, start, trans))
