@@ -201,7 +201,7 @@ def gmm_estep_seconds(X, reps=5):
     from latentkit.distributions import compute_precision_cholesky, gaussian_mixture_e_step
 
     rng = np.random.default_rng(1)
-    K, D = 8, X.shape[1]
+    K = 8
     means = X[rng.choice(X.shape[0], K, replace=False)]
     pc, _ = compute_precision_cholesky(np.repeat(np.cov(X.T)[None], K, axis=0), "full")
     logw = np.full(K, -np.log(K))

@@ -3,11 +3,25 @@
 (re-exported by :mod:`latentkit.base`)."""
 
 import copy
+import functools
 import inspect
 
 import numpy as np
 
 __all__ = ["ParamsMixin", "clone"]
+
+
+@functools.lru_cache(maxsize=None)
+def _init_param_names(init):
+    """Sorted names of the parameters of ``init``, cached per function: the fit loop asks for
+    them in every iteration (``LatentModel._shallow_state``), and ``inspect.signature`` costs
+    tens of microseconds."""
+    names = []
+    for p in inspect.signature(init).parameters.values():
+        if p.name == "self" or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            continue
+        names.append(p.name)
+    return tuple(sorted(names))
 
 
 class ParamsMixin:
@@ -21,13 +35,7 @@ class ParamsMixin:
         init = cls.__init__
         if init is object.__init__:
             return []
-        sig = inspect.signature(init)
-        names = []
-        for p in sig.parameters.values():
-            if p.name == "self" or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-                continue
-            names.append(p.name)
-        return sorted(names)
+        return list(_init_param_names(init))
 
     def get_params(self, deep=True):
         """Hyper-parameters as a dict (``deep=True`` adds ``sub__param`` of nested models).

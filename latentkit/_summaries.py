@@ -178,14 +178,11 @@ class MissingMomentSummary(MomentSummary):
             mu = np.where(col_w > 0, (w @ Y) / np.where(col_w > 0, col_w, 1.0), 0.0)
             Y -= mu
             Y *= obs_f  # 0 at the missing entries
-            if diagonal:
-                pw, pm, pc = col_w, mu, w @ (Y * Y)
-            else:
-                pw = (obs_f * w[:, None]).T @ obs_f
-                Yw = Y * w[:, None]
-                dm = np.where(pw > 0, (Yw.T @ obs_f) / np.where(pw > 0, pw, 1.0), 0.0)
-                pm = np.where(pw > 0, mu[:, None] + dm, 0.0)
-                pc = Yw.T @ Y - pw * dm * dm.T
+            pw = (obs_f * w[:, None]).T @ obs_f
+            Yw = Y * w[:, None]
+            dm = np.where(pw > 0, (Yw.T @ obs_f) / np.where(pw > 0, pw, 1.0), 0.0)
+            pm = np.where(pw > 0, mu[:, None] + dm, 0.0)
+            pc = Yw.T @ Y - pw * dm * dm.T
         if n:  # fmin/fmax skip NaN; NaN only for a column without observed entries
             omin, omax = np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0)
             omin = np.where(np.isnan(omin), np.inf, omin)

@@ -431,20 +431,22 @@ class LatentModel(ParamsMixin):
         the higher bound, with ``lower_bounds_`` up to that point and ``converged_=False``; a
         fit interrupted before any iteration completed leaves the model unfitted."""
         params = set(self._get_param_names())
-        current = None
-        if last is not None and monitor is not None and monitor.history:
+
+        def clear_fitted():
             for k in [k for k in vars(self) if k not in params]:
                 delattr(self, k)
+
+        current = None
+        if last is not None and monitor is not None and monitor.history:
+            clear_fitted()
             vars(self).update(last)
             self._record_run(monitor)
             current = self.lower_bound_
         if best_state is not None and (current is None or best_bound >= current):
-            for k in [k for k in vars(self) if k not in params]:
-                delattr(self, k)
+            clear_fitted()
             vars(self).update(best_state)
         elif current is None:  # no iteration completed: the model is left unfitted
-            for k in [k for k in vars(self) if k not in params]:
-                delattr(self, k)
+            clear_fitted()
             return
         self.converged_ = False
         self._rng = rng

@@ -95,18 +95,14 @@ def run_gmm(args, progress):
     return FitResult(model, summary, lines, n, plot_data={"X": X, "feature_names": names})
 
 
-def _add_bayes_mixture_args(p):
-    add_gmm_args(p)  # the same covariance, initialisation and scaling options
-
-
 def add_vgmm_args(p):
-    _add_bayes_mixture_args(p)
+    add_gmm_args(p)  # the same covariance, initialisation and scaling options
     p.add_argument("--weight-concentration-prior", type=float, default=None,
                    help="Dirichlet alpha_0 of the weights (default 1/k)")
 
 
 def add_dpmm_args(p):
-    _add_bayes_mixture_args(p)
+    add_gmm_args(p)
     p.add_argument("--concentration", type=float, default=None,
                    help="alpha of the Beta(1, alpha) sticks (default 1)")
     p.add_argument("--truncation-method", default="fixed", choices=["fixed", "tail"],

@@ -88,8 +88,7 @@ class VAEBoundsMixin:
         X = self._check_X(X, reset=False)
         rng = np.random.default_rng(self._eval_seed) if random_state is None \
             else check_random_state(random_state)
-        with blas_single_thread():
-            draws = self._elbo_draws(X, n_samples, rng)
+        draws = self._elbo_draws(X, n_samples, rng)
         value = float(draws.mean())
         if return_std:
             return value, float(draws.std(ddof=1) / np.sqrt(n_samples))
