@@ -19,22 +19,11 @@ from ..topic._words import TopWordsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments, check_moment_scale
 from ._power import HistoryStateMixin, robust_tensor_power
 from ._tensors import SymmetricTensor
-from .._threads import blas_single_thread
+from .._threads import blas_scoped
 from ._whitening import Whitening, whiten
 from ._sparse import sparse_spectral_gmm
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
-
-
-def _single_blas_thread(fit):
-    """Run ``fit`` with BLAS limited to one thread (see :mod:`latentkit._threads`)."""
-    import functools
-
-    @functools.wraps(fit)
-    def wrapper(self, *args, **kwargs):
-        with blas_single_thread():
-            return fit(self, *args, **kwargs)
-    return wrapper
 
 
 def _check_common(est):
@@ -220,7 +209,7 @@ class SpectralGMM(_SpectralBase):
         self.random_state = random_state
         self.sparsity = sparsity
 
-    @_single_blas_thread
+    @blas_scoped
     def fit(self, X, y=None):
         """Estimate the mixture from X of shape (n_samples, n_features); returns self.
 
@@ -431,7 +420,7 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
         self.tol = tol
         self.random_state = random_state
 
-    @_single_blas_thread
+    @blas_scoped
     def fit(self, X, y=None):
         """Estimate topics from word counts X of shape (n_documents, n_features); returns self.
 
@@ -569,7 +558,7 @@ class SpectralHMM(_SpectralBase):
         self.random_state = random_state
         self.target_view = target_view
 
-    @_single_blas_thread
+    @blas_scoped
     def fit(self, X, lengths=None):
         """Estimate the HMM from symbol sequences; returns self.
 
