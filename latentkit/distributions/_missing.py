@@ -81,6 +81,7 @@ __all__ = [
     "data_summary",
     "mean_fill",
     "missing_gaussian_e_step",
+    "policy_e_step",
 ]
 
 MISSING_OPTIONS = ("error", "marginalize")
@@ -270,6 +271,20 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
     stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift,
                                   return_log_resp, cache)
     return (stats, log_resp) if return_log_resp else stats
+
+
+def policy_e_step(missing, X, log_weights, means, precisions_cholesky, covariance_type, *,
+                  sample_weight=None, shift=None, return_log_resp=False, cache=None):
+    """The E-step for a model's ``missing`` policy: :func:`missing_gaussian_e_step` (with the
+    fit's ``cache``) for 'marginalize', else :func:`gaussian_mixture_e_step` (which ignores
+    ``cache``). The one place GaussianMixture and GaussianComponent make that choice."""
+    if missing == "marginalize":
+        return missing_gaussian_e_step(X, log_weights, means, precisions_cholesky,
+                                       covariance_type, sample_weight=sample_weight, shift=shift,
+                                       return_log_resp=return_log_resp, cache=cache)
+    return gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covariance_type,
+                                   sample_weight=sample_weight, shift=shift,
+                                   return_log_resp=return_log_resp)
 
 
 def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):

@@ -22,7 +22,6 @@ from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        log_gaussian_prob, n_gaussian_parameters,
                                        precision_cholesky_from_precisions,
                                        precisions_from_cholesky, sample_gaussian)
-from ..distributions._gaussian_estep import gaussian_mixture_e_step
 from ..distributions import _missing
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
@@ -417,14 +416,10 @@ class GaussianMixture(LatentModel):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)
 
     def _e_step(self, data):
-        if self.missing == "marginalize":
-            return _missing.missing_gaussian_e_step(
-                data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
-                self.covariance_type, sample_weight=data.w, shift=self._shift,
-                cache=getattr(data, "cache", None))
-        return gaussian_mixture_e_step(
-            data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
-            self.covariance_type, sample_weight=data.w, shift=self._shift)
+        return _missing.policy_e_step(
+            self.missing, data.X, np.log(self.weights_), self.means_,
+            self.precisions_cholesky_, self.covariance_type, sample_weight=data.w,
+            shift=self._shift, cache=getattr(data, "cache", None))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         s = self._blend_stats(stats, step_size, scale)
