@@ -93,6 +93,20 @@ def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
     return nk, sx, sxx
 
 
+def e_step_inputs(X, means, covariance_type, shift, sample_weight):
+    """The checked inputs of an E-step (this one and the missing-data one): ``X`` C-contiguous
+    float64, ``means`` float64, ``shift`` (default the origin) and the weights (default 1)
+    C-contiguous float64."""
+    check_covariance_type(covariance_type)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    n, D = X.shape
+    shift = np.zeros(D) if shift is None else np.ascontiguousarray(shift, dtype=np.float64)
+    w = np.ones(n) if sample_weight is None else \
+        np.ascontiguousarray(sample_weight, dtype=np.float64)
+    return X, means, shift, w
+
+
 def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covariance_type, *,
                             sample_weight=None, shift=None, return_log_resp=False):
     """One fused E-step of a Gaussian mixture: log densities, normalisation, responsibilities
@@ -127,14 +141,9 @@ def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covarian
 
     Source: Bishop (2006) eqs. (9.23), (9.28).
     """
-    check_covariance_type(covariance_type)
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    means = np.asarray(means, dtype=np.float64)
+    X, means, shift, w = e_step_inputs(X, means, covariance_type, shift, sample_weight)
     n, D = X.shape
     K = means.shape[0]
-    shift = np.zeros(D) if shift is None else np.ascontiguousarray(shift, dtype=np.float64)
-    w = np.ones(n) if sample_weight is None else \
-        np.ascontiguousarray(sample_weight, dtype=np.float64)
     const = np.asarray(log_weights, dtype=np.float64) + \
         log_det_cholesky(precisions_cholesky, covariance_type, D) - 0.5 * D * _LOG_2PI
     const = np.ascontiguousarray(np.broadcast_to(const, (K,)), dtype=np.float64)

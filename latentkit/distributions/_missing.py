@@ -61,8 +61,8 @@ import math
 import numpy as np
 
 from .._validation import check_array, check_n_features
-from ._gaussian import GaussianStats, check_covariance_type, log_det_cholesky
-from ._gaussian_estep import gaussian_mixture_e_step
+from ._gaussian import GaussianStats, log_det_cholesky
+from ._gaussian_estep import e_step_inputs, gaussian_mixture_e_step
 from ._missing_conditional import (_diag_prec, _full_factors, _pattern_index,  # noqa: F401
                                    accumulate_missing_gaussian_stats, conditional_impute,
                                    group_missing_patterns, marginal_log_gaussian_prob,
@@ -252,24 +252,19 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
 
     Source: Ghahramani & Jordan (1994), section 3; Little & Rubin (2002) section 11.2.
     """
-    check_covariance_type(covariance_type)
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    means = np.asarray(means, dtype=np.float64)
-    n, D = X.shape
+    X, means, shift, w = e_step_inputs(X, means, covariance_type, shift, sample_weight)
     K = means.shape[0]
-    shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     lw = np.broadcast_to(np.asarray(log_weights, dtype=np.float64), (K,))
     if not np.isnan(np.add.reduce(X, axis=None)):  # one pass, no (n, D) mask: no NaN
         return gaussian_mixture_e_step(X, lw, means, precisions_cholesky, covariance_type,
                                        sample_weight=w, shift=shift,
                                        return_log_resp=return_log_resp)
     if covariance_type in ("diag", "spherical"):  # one fused pass over all rows
-        st, lr = _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type,
-                                     np.ascontiguousarray(shift))
-        return (st, lr) if return_log_resp else st
-    stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift,
-                                  return_log_resp, cache)
+        stats, log_resp = _diag_partial_stats(X, w, lw, means, precisions_cholesky,
+                                              covariance_type, shift)
+    else:
+        stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type,
+                                      shift, return_log_resp, cache)
     return (stats, log_resp) if return_log_resp else stats
 
 
