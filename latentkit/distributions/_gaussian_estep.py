@@ -51,10 +51,10 @@ def _gemm_estep_available():
     return _threads.blas_controller() is not None
 
 
-def _gemm_partitions(n):
-    """Row edges (int64, P + 1) of the partitions of the BLAS E-step: a function of ``n``
-    only, never of the thread count."""
-    P = max(1, -(-n // _GEMM_PART_ROWS))
+def _gemm_partitions(n, part_rows=_GEMM_PART_ROWS):
+    """Row edges (int64, P + 1) of the partitions of the BLAS E-step (``part_rows`` rows
+    each, about): a function of ``n`` only, never of the thread count."""
+    P = max(1, -(-n // part_rows))
     return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
 
 

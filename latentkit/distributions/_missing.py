@@ -62,7 +62,7 @@ import numpy as np
 
 from .._validation import check_array, check_n_features
 from ._gaussian import GaussianStats, log_det_cholesky
-from ._gaussian_estep import e_step_inputs, gaussian_mixture_e_step
+from ._gaussian_estep import _gemm_partitions, e_step_inputs, gaussian_mixture_e_step
 from ._missing_conditional import (_diag_prec, _full_factors, _pattern_index,  # noqa: F401
                                    accumulate_missing_gaussian_stats, conditional_impute,
                                    group_missing_patterns, marginal_log_gaussian_prob,
@@ -298,7 +298,6 @@ def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, s
     log_resp = np.empty((n, K))
     lse = np.empty(n)
     nk_p, sx_p, sxx_p = np.zeros((P, K)), np.zeros((P, K, D)), np.zeros((P, K, D))
-    w = np.ascontiguousarray(w)
     with numba.parallel_chunksize(1):
         missing_diag_parallel(X, shift, np.ascontiguousarray(means - shift),
                               np.ascontiguousarray(prec), np.ascontiguousarray(log_pc),
@@ -326,8 +325,7 @@ _GEMM_ROWS = 256
 
 def _partitions(n):
     """Partition edges (int64, P + 1) of ``n`` rows: a function of ``n`` only."""
-    P = max(1, -(-n // _PART_ROWS))
-    return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
+    return _gemm_partitions(n, _PART_ROWS)
 
 
 #: The last missing-pattern index: ``(key, shape, index)``. The key is the rows' missing
@@ -410,9 +408,7 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
     n, D = X.shape
     K = means.shape[0]
     tied = covariance_type == "tied"
-    shift = np.ascontiguousarray(shift)
-    (order, _, miss, n_miss, pat), Xs, ws = _pattern_rows(X, np.ascontiguousarray(w), shift,
-                                                          cache)
+    (order, _, miss, n_miss, pat), Xs, ws = _pattern_rows(X, w, shift, cache)
     edges = _partitions(n)
     n_parts = edges.shape[0] - 1
     _, P = _full_factors(precisions_cholesky, covariance_type, K, D)
