@@ -15,11 +15,11 @@ from .._steps import check_learning_rate
 from .._validation import check_array, check_n_features, check_sample_weight, check_scalar
 from .._summaries import check_second_moments as _check_second_moments
 from ..base import LatentModel
-from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
-                                       check_covariance_type, check_gaussian_parameters,
-                                       compute_precision_cholesky, covariances_from_precisions,
-                                       estimate_gaussian_parameters,
-                                       log_gaussian_prob, n_gaussian_parameters,
+from ..distributions._gaussian import (GaussianStats, check_covariance_type,
+                                       check_gaussian_parameters, compute_precision_cholesky,
+                                       covariances_from_precisions,
+                                       estimate_gaussian_parameters, log_gaussian_prob,
+                                       n_gaussian_parameters, params_from_resp,
                                        precision_cholesky_from_precisions,
                                        precisions_from_cholesky, sample_gaussian)
 from ..distributions import _missing
@@ -348,13 +348,8 @@ class GaussianMixture(LatentModel):
                 resp = _random_responsibilities(n, K, rng)
             else:
                 resp = _kmeans_responsibilities(X, K, rng, w)
-            nk, sx, sxx = accumulate_gaussian_stats(X, resp, ct, sample_weight=w,
-                                                    shift=self._shift)
-            means, cov, _ = estimate_gaussian_parameters(nk, sx, sxx, ct,
-                                                         reg_covar=self.reg_covar,
-                                                         shift=self._shift, warn=False)
-            nks = nk + 10.0 * np.finfo(np.float64).eps
-            weights = nks / nks.sum()
+            start = params_from_resp(X, resp, ct, self.reg_covar, w)  # about self._shift
+            weights, means, cov = start["weights"], start["means"], start["covariances"]
         self.weights_ = given.get("weights", weights if need_resp else None)
         self.means_ = given.get("means", means if need_resp else None)
         if "precisions" in given:
