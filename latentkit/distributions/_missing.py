@@ -56,12 +56,10 @@ approach*, NIPS 6, section 3 (E-step eqs. for the missing block); Little & Rubin
 Gaussians).
 """
 
-import math
-
 import numpy as np
 
 from .._validation import check_array, check_n_features
-from ._gaussian import GaussianStats, log_det_cholesky
+from ._gaussian import _LOG_2PI, GaussianStats, log_det_cholesky
 from ._gaussian_estep import _gemm_partitions, e_step_inputs, gaussian_mixture_e_step
 from ._missing_conditional import (_diag_prec, _full_factors, _pattern_index,  # noqa: F401
                                    accumulate_missing_gaussian_stats, conditional_impute,
@@ -85,7 +83,6 @@ __all__ = [
 ]
 
 MISSING_OPTIONS = ("error", "marginalize")
-_LOG_2PI = math.log(2.0 * math.pi)
 
 
 def check_missing(missing):
