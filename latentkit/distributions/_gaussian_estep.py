@@ -58,6 +58,16 @@ def _gemm_partitions(n, part_rows=_GEMM_PART_ROWS):
     return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
 
 
+def _sum_partitions(parts):
+    """``parts[0] + parts[1] + ...`` over the first axis, added in index order (not
+    ``parts.sum(axis=0)``, whose pairwise order differs): the same result for any thread
+    count that filled the partitions."""
+    total = parts[0].copy()
+    for p in range(1, parts.shape[0]):
+        total += parts[p]
+    return total
+
+
 def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
     """Full-covariance E-step as two BLAS GEMMs per chunk of rows: ``Y = (X - c) [U_1 ...
     U_K]`` (n x D times D x K D) for all K log densities, and ``(X - c)^T [r_1 (X - c), ...,
@@ -82,11 +92,7 @@ def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
     with _threads.blas_single_thread(), numba.parallel_chunksize(1):
         _kern.mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, _GEMM_CHUNK, nk_p,
                                       sx_p, sxx_p, lse, log_resp)
-    nk, sx, sxx = nk_p[0].copy(), sx_p[0].copy(), sxx_p[0].copy()
-    for p in range(1, P):  # index order, whatever the thread count
-        nk += nk_p[p]
-        sx += sx_p[p]
-        sxx += sxx_p[p]
+    nk, sx, sxx = _sum_partitions(nk_p), _sum_partitions(sx_p), _sum_partitions(sxx_p)
     sxx = np.ascontiguousarray(sxx.reshape(D, K, D).transpose(1, 0, 2))
     iu = np.triu_indices(D, 1)
     sxx[:, iu[1], iu[0]] = sxx[:, iu[0], iu[1]]  # exactly symmetric, like the fused kernel

@@ -60,7 +60,8 @@ import numpy as np
 
 from .._validation import check_array, check_n_features
 from ._gaussian import _LOG_2PI, GaussianStats, log_det_cholesky
-from ._gaussian_estep import _gemm_partitions, e_step_inputs, gaussian_mixture_e_step
+from ._gaussian_estep import (_gemm_partitions, _sum_partitions, e_step_inputs,
+                              gaussian_mixture_e_step)
 from ._missing_conditional import (_diag_prec, _full_factors, _pattern_index,  # noqa: F401
                                    accumulate_missing_gaussian_stats, conditional_impute,
                                    group_missing_patterns, marginal_log_gaussian_prob,
@@ -300,11 +301,7 @@ def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, s
                               np.ascontiguousarray(prec), np.ascontiguousarray(log_pc),
                               np.ascontiguousarray(lw), w, edges, log_resp, lse, nk_p, sx_p,
                               sxx_p)
-    nk, sx, sxx = nk_p[0].copy(), sx_p[0].copy(), sxx_p[0].copy()
-    for p in range(1, P):  # index order, whatever the thread count
-        nk += nk_p[p]
-        sx += sx_p[p]
-        sxx += sxx_p[p]
+    nk, sx, sxx = _sum_partitions(nk_p), _sum_partitions(sx_p), _sum_partitions(sxx_p)
     if covariance_type == "spherical":
         sxx = sxx.sum(axis=1)
     return GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx,
@@ -425,12 +422,10 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
         missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, _GEMM_ROWS, pcat, hcat,
                               means_c, P, const, tied, lse, lr_sorted, nk_p, sx_p, sxx_p, sxc_p,
                               sxxc_p)
-    nk, sx, sxx, sxx_c = nk_p[0].copy(), sx_p[0] + sxc_p[0], sxx_p[0].copy(), sxxc_p[0].copy()
+    nk, sxx, sxx_c = _sum_partitions(nk_p), _sum_partitions(sxx_p), _sum_partitions(sxxc_p)
+    sx = sx_p[0] + sxc_p[0]
     for p in range(1, n_parts):  # index order, whatever the thread count
-        nk += nk_p[p]
         sx += sx_p[p] + sxc_p[p]
-        sxx += sxx_p[p]
-        sxx_c += sxxc_p[p]
     if tied:
         sxx = sxx + sxx_c.sum(axis=0)
         sxx = 0.5 * (sxx + sxx.T)
