@@ -364,6 +364,26 @@ def estimate_gaussian_parameters(nk, sx, sxx, covariance_type, *, reg_covar=1e-6
     return means, cov, collapsed
 
 
+def params_from_resp(X, resp, covariance_type, reg_covar, w):
+    """The mixture's parameters from responsibilities (one-hot or soft): one M-step about the
+    weighted mean of ``X``, as :class:`~latentkit.mixture.GaussianMixture` starts from its
+    k-means++ or random responsibilities (also the spectral start's, from its labels).
+
+    Returns
+    -------
+    dict
+        ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type), K =
+        ``resp.shape[1]``.
+    """
+    shift = (w @ X) / w.sum()
+    nk, sx, sxx = accumulate_gaussian_stats(X, resp, covariance_type, sample_weight=w,
+                                            shift=shift)
+    means, cov, _ = estimate_gaussian_parameters(nk, sx, sxx, covariance_type,
+                                                 reg_covar=reg_covar, shift=shift, warn=False)
+    nks = nk + 10.0 * np.finfo(np.float64).eps
+    return {"weights": nks / nks.sum(), "means": means, "covariances": cov}
+
+
 # --------------------------------------------------------------------------------------------
 # Sampling
 # --------------------------------------------------------------------------------------------

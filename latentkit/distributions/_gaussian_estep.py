@@ -51,11 +51,21 @@ def _gemm_estep_available():
     return _threads.blas_controller() is not None
 
 
-def _gemm_partitions(n):
-    """Row edges (int64, P + 1) of the partitions of the BLAS E-step: a function of ``n``
-    only, never of the thread count."""
-    P = max(1, -(-n // _GEMM_PART_ROWS))
+def _gemm_partitions(n, part_rows=_GEMM_PART_ROWS):
+    """Row edges (int64, P + 1) of the partitions of the BLAS E-step (``part_rows`` rows
+    each, about): a function of ``n`` only, never of the thread count."""
+    P = max(1, -(-n // part_rows))
     return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
+
+
+def _sum_partitions(parts):
+    """``parts[0] + parts[1] + ...`` over the first axis, added in index order (not
+    ``parts.sum(axis=0)``, whose pairwise order differs): the same result for any thread
+    count that filled the partitions."""
+    total = parts[0].copy()
+    for p in range(1, parts.shape[0]):
+        total += parts[p]
+    return total
 
 
 def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
@@ -82,15 +92,25 @@ def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
     with _threads.blas_single_thread(), numba.parallel_chunksize(1):
         _kern.mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, _GEMM_CHUNK, nk_p,
                                       sx_p, sxx_p, lse, log_resp)
-    nk, sx, sxx = nk_p[0].copy(), sx_p[0].copy(), sxx_p[0].copy()
-    for p in range(1, P):  # index order, whatever the thread count
-        nk += nk_p[p]
-        sx += sx_p[p]
-        sxx += sxx_p[p]
+    nk, sx, sxx = _sum_partitions(nk_p), _sum_partitions(sx_p), _sum_partitions(sxx_p)
     sxx = np.ascontiguousarray(sxx.reshape(D, K, D).transpose(1, 0, 2))
     iu = np.triu_indices(D, 1)
     sxx[:, iu[1], iu[0]] = sxx[:, iu[0], iu[1]]  # exactly symmetric, like the fused kernel
     return nk, sx, sxx
+
+
+def e_step_inputs(X, means, covariance_type, shift, sample_weight):
+    """The checked inputs of an E-step (this one and the missing-data one): ``X`` C-contiguous
+    float64, ``means`` float64, ``shift`` (default the origin) and the weights (default 1)
+    C-contiguous float64."""
+    check_covariance_type(covariance_type)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    n, D = X.shape
+    shift = np.zeros(D) if shift is None else np.ascontiguousarray(shift, dtype=np.float64)
+    w = np.ones(n) if sample_weight is None else \
+        np.ascontiguousarray(sample_weight, dtype=np.float64)
+    return X, means, shift, w
 
 
 def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covariance_type, *,
@@ -127,14 +147,9 @@ def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covarian
 
     Source: Bishop (2006) eqs. (9.23), (9.28).
     """
-    check_covariance_type(covariance_type)
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    means = np.asarray(means, dtype=np.float64)
+    X, means, shift, w = e_step_inputs(X, means, covariance_type, shift, sample_weight)
     n, D = X.shape
     K = means.shape[0]
-    shift = np.zeros(D) if shift is None else np.ascontiguousarray(shift, dtype=np.float64)
-    w = np.ones(n) if sample_weight is None else \
-        np.ascontiguousarray(sample_weight, dtype=np.float64)
     const = np.asarray(log_weights, dtype=np.float64) + \
         log_det_cholesky(precisions_cholesky, covariance_type, D) - 0.5 * D * _LOG_2PI
     const = np.ascontiguousarray(np.broadcast_to(const, (K,)), dtype=np.float64)

@@ -56,13 +56,12 @@ approach*, NIPS 6, section 3 (E-step eqs. for the missing block); Little & Rubin
 Gaussians).
 """
 
-import math
-
 import numpy as np
 
 from .._validation import check_array, check_n_features
-from ._gaussian import GaussianStats, check_covariance_type, log_det_cholesky
-from ._gaussian_estep import gaussian_mixture_e_step
+from ._gaussian import _LOG_2PI, GaussianStats, log_det_cholesky
+from ._gaussian_estep import (_gemm_partitions, _sum_partitions, e_step_inputs,
+                              gaussian_mixture_e_step)
 from ._missing_conditional import (_diag_prec, _full_factors, _pattern_index,  # noqa: F401
                                    accumulate_missing_gaussian_stats, conditional_impute,
                                    group_missing_patterns, marginal_log_gaussian_prob,
@@ -81,10 +80,10 @@ __all__ = [
     "data_summary",
     "mean_fill",
     "missing_gaussian_e_step",
+    "policy_e_step",
 ]
 
 MISSING_OPTIONS = ("error", "marginalize")
-_LOG_2PI = math.log(2.0 * math.pi)
 
 
 def check_missing(missing):
@@ -251,25 +250,34 @@ def missing_gaussian_e_step(X, log_weights, means, precisions_cholesky, covarian
 
     Source: Ghahramani & Jordan (1994), section 3; Little & Rubin (2002) section 11.2.
     """
-    check_covariance_type(covariance_type)
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    means = np.asarray(means, dtype=np.float64)
-    n, D = X.shape
+    X, means, shift, w = e_step_inputs(X, means, covariance_type, shift, sample_weight)
     K = means.shape[0]
-    shift = np.zeros(D) if shift is None else np.asarray(shift, dtype=np.float64)
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     lw = np.broadcast_to(np.asarray(log_weights, dtype=np.float64), (K,))
     if not np.isnan(np.add.reduce(X, axis=None)):  # one pass, no (n, D) mask: no NaN
         return gaussian_mixture_e_step(X, lw, means, precisions_cholesky, covariance_type,
                                        sample_weight=w, shift=shift,
                                        return_log_resp=return_log_resp)
     if covariance_type in ("diag", "spherical"):  # one fused pass over all rows
-        st, lr = _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type,
-                                     np.ascontiguousarray(shift))
-        return (st, lr) if return_log_resp else st
-    stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift,
-                                  return_log_resp, cache)
+        stats, log_resp = _diag_partial_stats(X, w, lw, means, precisions_cholesky,
+                                              covariance_type, shift)
+    else:
+        stats, log_resp = _full_stats(X, w, lw, means, precisions_cholesky, covariance_type,
+                                      shift, return_log_resp, cache)
     return (stats, log_resp) if return_log_resp else stats
+
+
+def policy_e_step(missing, X, log_weights, means, precisions_cholesky, covariance_type, *,
+                  sample_weight=None, shift=None, return_log_resp=False, cache=None):
+    """The E-step for a model's ``missing`` policy: :func:`missing_gaussian_e_step` (with the
+    fit's ``cache``) for 'marginalize', else :func:`gaussian_mixture_e_step` (which ignores
+    ``cache``). The one place GaussianMixture and GaussianComponent make that choice."""
+    if missing == "marginalize":
+        return missing_gaussian_e_step(X, log_weights, means, precisions_cholesky,
+                                       covariance_type, sample_weight=sample_weight, shift=shift,
+                                       return_log_resp=return_log_resp, cache=cache)
+    return gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covariance_type,
+                                   sample_weight=sample_weight, shift=shift,
+                                   return_log_resp=return_log_resp)
 
 
 def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift):
@@ -288,17 +296,12 @@ def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, s
     log_resp = np.empty((n, K))
     lse = np.empty(n)
     nk_p, sx_p, sxx_p = np.zeros((P, K)), np.zeros((P, K, D)), np.zeros((P, K, D))
-    w = np.ascontiguousarray(w)
     with numba.parallel_chunksize(1):
         missing_diag_parallel(X, shift, np.ascontiguousarray(means - shift),
                               np.ascontiguousarray(prec), np.ascontiguousarray(log_pc),
                               np.ascontiguousarray(lw), w, edges, log_resp, lse, nk_p, sx_p,
                               sxx_p)
-    nk, sx, sxx = nk_p[0].copy(), sx_p[0].copy(), sxx_p[0].copy()
-    for p in range(1, P):  # index order, whatever the thread count
-        nk += nk_p[p]
-        sx += sx_p[p]
-        sxx += sxx_p[p]
+    nk, sx, sxx = _sum_partitions(nk_p), _sum_partitions(sx_p), _sum_partitions(sxx_p)
     if covariance_type == "spherical":
         sxx = sxx.sum(axis=1)
     return GaussianStats(n=float(w.sum()), data_term=float(w @ lse), nk=nk, sx=sx,
@@ -316,8 +319,7 @@ _GEMM_ROWS = 256
 
 def _partitions(n):
     """Partition edges (int64, P + 1) of ``n`` rows: a function of ``n`` only."""
-    P = max(1, -(-n // _PART_ROWS))
-    return np.array([n * p // P for p in range(P + 1)], dtype=np.int64)
+    return _gemm_partitions(n, _PART_ROWS)
 
 
 #: The last missing-pattern index: ``(key, shape, index)``. The key is the rows' missing
@@ -400,9 +402,7 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
     n, D = X.shape
     K = means.shape[0]
     tied = covariance_type == "tied"
-    shift = np.ascontiguousarray(shift)
-    (order, _, miss, n_miss, pat), Xs, ws = _pattern_rows(X, np.ascontiguousarray(w), shift,
-                                                          cache)
+    (order, _, miss, n_miss, pat), Xs, ws = _pattern_rows(X, w, shift, cache)
     edges = _partitions(n)
     n_parts = edges.shape[0] - 1
     _, P = _full_factors(precisions_cholesky, covariance_type, K, D)
@@ -422,12 +422,10 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
         missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, _GEMM_ROWS, pcat, hcat,
                               means_c, P, const, tied, lse, lr_sorted, nk_p, sx_p, sxx_p, sxc_p,
                               sxxc_p)
-    nk, sx, sxx, sxx_c = nk_p[0].copy(), sx_p[0] + sxc_p[0], sxx_p[0].copy(), sxxc_p[0].copy()
+    nk, sxx, sxx_c = _sum_partitions(nk_p), _sum_partitions(sxx_p), _sum_partitions(sxxc_p)
+    sx = sx_p[0] + sxc_p[0]
     for p in range(1, n_parts):  # index order, whatever the thread count
-        nk += nk_p[p]
         sx += sx_p[p] + sxc_p[p]
-        sxx += sxx_p[p]
-        sxx_c += sxxc_p[p]
     if tied:
         sxx = sxx + sxx_c.sum(axis=0)
         sxx = 0.5 * (sxx + sxx.T)

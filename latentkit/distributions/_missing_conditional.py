@@ -12,12 +12,10 @@ Source: Bishop (2006) section 2.3.1-2.3.2 (partitioned Gaussians), eqs. (2.73)-(
 (2.92)-(2.93); Ghahramani & Jordan (1994) section 3; Little & Rubin (2002) section 11.2.
 """
 
-import math
-
 import numpy as np
 
-from ._gaussian import (accumulate_gaussian_stats, check_covariance_type, log_det_cholesky,
-                        log_gaussian_prob)
+from ._gaussian import (_LOG_2PI, accumulate_gaussian_stats, check_covariance_type,
+                        log_det_cholesky, log_gaussian_prob)
 from ._normal_wishart import student_t_logpdf
 
 __all__ = [
@@ -27,8 +25,6 @@ __all__ = [
     "marginal_log_gaussian_prob",
     "marginal_log_predictive",
 ]
-
-_LOG_2PI = math.log(2.0 * math.pi)
 
 
 def group_missing_patterns(mask):

@@ -15,14 +15,13 @@ from .._steps import check_learning_rate
 from .._validation import check_array, check_n_features, check_sample_weight, check_scalar
 from .._summaries import check_second_moments as _check_second_moments
 from ..base import LatentModel
-from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
-                                       check_covariance_type, check_gaussian_parameters,
-                                       compute_precision_cholesky, covariances_from_precisions,
-                                       estimate_gaussian_parameters,
-                                       log_gaussian_prob, n_gaussian_parameters,
+from ..distributions._gaussian import (GaussianStats, check_covariance_type,
+                                       check_gaussian_parameters, compute_precision_cholesky,
+                                       covariances_from_precisions,
+                                       estimate_gaussian_parameters, log_gaussian_prob,
+                                       n_gaussian_parameters, params_from_resp,
                                        precision_cholesky_from_precisions,
                                        precisions_from_cholesky, sample_gaussian)
-from ..distributions._gaussian_estep import gaussian_mixture_e_step
 from ..distributions import _missing
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
@@ -349,13 +348,8 @@ class GaussianMixture(LatentModel):
                 resp = _random_responsibilities(n, K, rng)
             else:
                 resp = _kmeans_responsibilities(X, K, rng, w)
-            nk, sx, sxx = accumulate_gaussian_stats(X, resp, ct, sample_weight=w,
-                                                    shift=self._shift)
-            means, cov, _ = estimate_gaussian_parameters(nk, sx, sxx, ct,
-                                                         reg_covar=self.reg_covar,
-                                                         shift=self._shift, warn=False)
-            nks = nk + 10.0 * np.finfo(np.float64).eps
-            weights = nks / nks.sum()
+            start = params_from_resp(X, resp, ct, self.reg_covar, w)  # about self._shift
+            weights, means, cov = start["weights"], start["means"], start["covariances"]
         self.weights_ = given.get("weights", weights if need_resp else None)
         self.means_ = given.get("means", means if need_resp else None)
         if "precisions" in given:
@@ -417,14 +411,10 @@ class GaussianMixture(LatentModel):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)
 
     def _e_step(self, data):
-        if self.missing == "marginalize":
-            return _missing.missing_gaussian_e_step(
-                data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
-                self.covariance_type, sample_weight=data.w, shift=self._shift,
-                cache=getattr(data, "cache", None))
-        return gaussian_mixture_e_step(
-            data.X, np.log(self.weights_), self.means_, self.precisions_cholesky_,
-            self.covariance_type, sample_weight=data.w, shift=self._shift)
+        return _missing.policy_e_step(
+            self.missing, data.X, np.log(self.weights_), self.means_,
+            self.precisions_cholesky_, self.covariance_type, sample_weight=data.w,
+            shift=self._shift, cache=getattr(data, "cache", None))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         s = self._blend_stats(stats, step_size, scale)

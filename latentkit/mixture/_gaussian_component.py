@@ -22,7 +22,6 @@ from .._validation import check_array, check_scalar
 from ..distributions import _missing
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        precisions_from_cholesky, sample_gaussian)
-from ..distributions._gaussian_estep import gaussian_mixture_e_step
 from ..distributions._normal_wishart import NormalWishart
 from ._components import ConjugateComponent
 
@@ -294,23 +293,17 @@ class GaussianComponent(ConjugateComponent):
             U = np.concatenate((U, pr.precisions_cholesky()), axis=0)
         return offs, means, U
 
-    def _e_step_fn(self):
-        return _missing.missing_gaussian_e_step if self._marginalize() else \
-            gaussian_mixture_e_step
-
     def e_step(self, params, prior, X, w, log_weights, log_tail, cache=None):
         offs, means, U = self._log_rho_offsets(params, prior, log_weights, log_tail)
-        if self._marginalize():  # the rows copied in pattern order once per fit (cache)
-            return _missing.missing_gaussian_e_step(X, offs, means, U, self.covariance_type,
-                                                    sample_weight=w, shift=params["shift"],
-                                                    cache=cache)
-        return gaussian_mixture_e_step(X, offs, means, U, self.covariance_type, sample_weight=w,
-                                       shift=params["shift"])
+        # missing='marginalize': the rows copied in pattern order once per fit (cache)
+        return _missing.policy_e_step(self.missing, X, offs, means, U, self.covariance_type,
+                                      sample_weight=w, shift=params["shift"], cache=cache)
 
     def log_resp(self, params, prior, X, log_weights, log_tail):
         offs, means, U = self._log_rho_offsets(params, prior, log_weights, log_tail)
-        _, log_resp = self._e_step_fn()(X, offs, means, U, self.covariance_type,
-                                        shift=params["shift"], return_log_resp=True)
+        _, log_resp = _missing.policy_e_step(self.missing, X, offs, means, U,
+                                             self.covariance_type, shift=params["shift"],
+                                             return_log_resp=True)
         return log_resp
 
     # ---- M-step -------------------------------------------------------------------------------

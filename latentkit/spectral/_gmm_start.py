@@ -80,10 +80,9 @@ from scipy.special import logsumexp
 from .._kmeans import kmeans_plusplus, lloyd
 from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
 from ..distributions._gaussian import (
-    accumulate_gaussian_stats,
     compute_precision_cholesky,
-    estimate_gaussian_parameters,
     log_gaussian_prob,
+    params_from_resp,
 )
 
 __all__ = ["spectral_labels", "start_log_likelihood"]
@@ -204,25 +203,6 @@ def one_hot(labels, n_columns):
     R = np.zeros((labels.shape[0], n_columns))
     R[np.arange(labels.shape[0]), labels] = 1.0
     return R
-
-
-def params_from_resp(X, resp, covariance_type, reg_covar, w):
-    """The mixture's parameters from responsibilities (one-hot or soft): one M-step, exactly as
-    :class:`~latentkit.mixture.GaussianMixture` does from its k-means++ labels.
-
-    Returns
-    -------
-    dict
-        ``'weights'`` (K,), ``'means'`` (K, D), ``'covariances'`` (shape of the type), K =
-        ``resp.shape[1]``.
-    """
-    shift = (w @ X) / w.sum()
-    nk, sx, sxx = accumulate_gaussian_stats(X, resp, covariance_type, sample_weight=w,
-                                            shift=shift)
-    means, cov, _ = estimate_gaussian_parameters(nk, sx, sxx, covariance_type,
-                                                 reg_covar=reg_covar, shift=shift, warn=False)
-    nks = nk + 10.0 * np.finfo(np.float64).eps
-    return {"weights": nks / nks.sum(), "means": means, "covariances": cov}
 
 
 def params_from_labels(X, labels, n_components, covariance_type, reg_covar, w):
