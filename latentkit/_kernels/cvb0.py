@@ -21,7 +21,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["cvb0_sweep", "cvb0_topic_word", "rows_by_word"]
+__all__ = ["cvb0_sequential_pass", "cvb0_sweep", "cvb0_topic_word", "rows_by_word"]
 
 
 @jit(parallel=True)
@@ -73,6 +73,59 @@ def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk)
                 nd[k] += n * (new - ph[k])
                 ph[k] = new
         ndk[d] = nd
+
+
+@jit
+def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta, n_features):
+    """The first CVB0 pass, sequential: every entry's responsibilities from the entries before it.
+
+    Documents are visited in ``order``; within a document, entries in order. Entry j (word w,
+    count n) gets ``phi_jk ∝ (N_dk + alpha) (N_wk + eta) / (N_k + V eta)`` with ``N_dk`` the
+    counts of the document's earlier entries and ``N_wk``, ``N_k`` the counts of every earlier
+    entry of the pass plus the starting pseudo-counts in ``nwk``/``nk``; then ``n phi_j`` is
+    added to all three. Entries not yet visited count nothing (no "own" term to remove), so
+    the topics grow from the pseudo-counts as the pass goes, the expected-count form of the
+    sequential initialisation of collapsed Gibbs samplers (Canini, Shi & Griffiths 2009).
+    Serial (the counts follow every entry), hence deterministic.
+
+    Parameters
+    ----------
+    order : int64[D]
+        Document order (a permutation of ``range(D)``).
+    indptr : int64[D + 1]; indices : int64[nnz]; data : float64[nnz]
+        CSR count matrix.
+    phi : float64[nnz, K] (out)
+        Responsibilities of every entry (rows sum to 1).
+    nwk : float64[V, K] (in/out); nk : float64[K] (in/out)
+        Starting pseudo-counts and their column sums; on return they also hold the pass's
+        expected counts.
+    alpha, eta : float
+        Symmetric document-topic and topic-word priors (> 0).
+    n_features : int
+        V.
+    """
+    K = phi.shape[1]
+    v_eta = n_features * eta
+    nd = np.zeros(K)
+    p = np.empty(K)
+    for t in range(order.shape[0]):
+        d = order[t]
+        for k in range(K):
+            nd[k] = 0.0
+        for j in range(indptr[d], indptr[d + 1]):
+            nw = nwk[indices[j]]
+            n = data[j]
+            tot = 0.0
+            for k in range(K):
+                p[k] = (nd[k] + alpha) * (nw[k] + eta) / (nk[k] + v_eta)
+                tot += p[k]
+            inv = 1.0 / tot
+            for k in range(K):
+                new = p[k] * inv
+                phi[j, k] = new
+                nd[k] += n * new
+                nw[k] += n * new
+                nk[k] += n * new
 
 
 @jit

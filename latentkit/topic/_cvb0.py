@@ -18,7 +18,7 @@ SERIAL_BELOW = 200_000
 
 @blas_scoped  # numba's threads do the work; idle OpenBLAS threads would spin on their cores
 def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_sweeps=100,
-                random_state=None, callback=None, init="documents"):
+                random_state=None, callback=None, init="sequential"):
     """Topic-word Dirichlet parameters of LDA from CVB0 sweeps.
 
     Zero-order collapsed variational Bayes (Asuncion et al. 2009) iterates, for every
@@ -90,20 +90,30 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     indices = np.ascontiguousarray(X.indices, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)
     V = X.shape[1]
-    if init not in ("documents", "random"):
-        raise ValueError(f"init must be 'documents' or 'random', got {init!r}.")
+    if init not in ("sequential", "documents", "random"):
+        raise ValueError(f"init must be 'sequential', 'documents' or 'random', got {init!r}.")
     threads = numba.get_num_threads()
     if data.shape[0] * K < SERIAL_BELOW:
         numba.set_num_threads(1)   # same result (the kernels are thread-count independent)
     try:
         nwk = np.empty((V, K))
-        if init == "documents":
+        first = 1
+        if init == "sequential":
+            phi = np.empty((data.shape[0], K))
+            nwk[:] = seed_counts(X, K, rng)
+            _k.cvb0_sequential_pass(rng.permutation(X.shape[0]).astype(np.int64), indptr,
+                                    indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
+                                    float(eta), V)
+            first = 2   # the sequential pass is the first sweep
+        elif init == "documents":
             phi = seed_responsibilities(X, K, rng)
         else:
             phi = rng.dirichlet(np.ones(K), size=data.shape[0])
-        _k.cvb0_topic_word(indices, data, phi, nwk)
+        _k.cvb0_topic_word(indices, data, phi, nwk)   # (drops the seeds' pseudo-counts)
+        if first == 2 and callback is not None and callback(1, eta + nwk.T):
+            return np.ascontiguousarray(eta + nwk.T)
         ndk = np.empty((X.shape[0], K))
-        for sweep in range(1, n_sweeps + 1):
+        for sweep in range(first, n_sweeps + 1):
             _k.cvb0_sweep(indptr, indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
                           float(eta), V, ndk)
             _k.cvb0_topic_word(indices, data, phi, nwk)
@@ -112,6 +122,50 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     finally:
         numba.set_num_threads(threads)
     return np.ascontiguousarray(eta + nwk.T)
+
+
+def _draw_seeds(X, K, rng):
+    """K distinct non-empty documents drawn with probability proportional to their length
+    (with replacement when there are fewer than K): ``(seeds, few)``; ``(None, False)`` when
+    ``X`` has no tokens."""
+    lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    nonempty = np.flatnonzero(lengths > 0)
+    if nonempty.size == 0:
+        return None, False
+    few = nonempty.size < K  # seeds must repeat: the callers' noise tells the copies apart
+    return rng.choice(nonempty, K, replace=few, p=lengths[nonempty] / lengths.sum()), few
+
+
+def seed_counts(X, n_components, rng):
+    """Starting pseudo-counts of the sequential pass (``init='sequential'``): the word counts
+    of K seed documents, one topic each (:func:`_draw_seeds`).
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+        Validated counts.
+    n_components : int
+        K.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_components)
+        Column k holds the counts of seed document k. With fewer non-empty documents than K,
+        seeds repeat and every count is multiplied by ``Uniform(0.5, 1.5)`` noise, so repeated
+        seeds still differ; with no tokens, zeros (the pass then gives uniform rows, and there
+        is no token for them to weigh).
+    """
+    K = int(n_components)
+    out = np.zeros((X.shape[1], K))
+    seeds, few = _draw_seeds(X, K, rng)
+    if seeds is None:
+        return out
+    for k, d in enumerate(seeds):
+        lo, hi = X.indptr[d], X.indptr[d + 1]
+        counts = X.data[lo:hi] * (rng.uniform(0.5, 1.5, size=hi - lo) if few else 1.0)
+        np.add.at(out[:, k], X.indices[lo:hi], counts)
+    return out
 
 
 #: Pseudo-count added to every word of a seed document's topic (``init='documents'``).
@@ -149,12 +203,9 @@ def seed_responsibilities(X, n_components, rng, smoothing=None):
     """
     smoothing = SEED_SMOOTHING if smoothing is None else float(smoothing)
     K, V = int(n_components), X.shape[1]
-    lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-    nonempty = np.flatnonzero(lengths > 0)
-    if nonempty.size == 0:  # no tokens: nothing to seed from (phi has no tokens to weigh)
+    seeds, few = _draw_seeds(X, K, rng)
+    if seeds is None:  # no tokens: nothing to seed from (phi has no tokens to weigh)
         return rng.dirichlet(np.ones(K), size=X.data.shape[0])
-    few = nonempty.size < K  # seeds must repeat: noise below tells the copies apart
-    seeds = rng.choice(nonempty, K, replace=few, p=lengths[nonempty] / lengths.sum())
     topics = np.full((K, V), smoothing)
     for k, d in enumerate(seeds):
         lo, hi = X.indptr[d], X.indptr[d + 1]

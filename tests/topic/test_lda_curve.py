@@ -216,8 +216,66 @@ def test_document_seeding_matches_brute_force_and_the_sweeps_the_oracle(corpus):
     assert len(set(seeds.tolist())) == 3
     got = seed_responsibilities(X, 3, np.random.default_rng(5))
     np.testing.assert_allclose(got, phi, rtol=1e-12)
-    lam = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5)   # init='documents'
+    lam = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5, init="documents")
     np.testing.assert_allclose(lam, _cvb0_oracle(X, 3, 0.3, 0.2, 3, phi=phi), rtol=1e-10)
+
+
+def _sequential_oracle(X, K, alpha, eta, seed):
+    """Brute-force sequential first pass: the draws of ``init='sequential'`` (K length-weighted
+    seed documents, then a document order), every entry's responsibilities from the counts of
+    the entries visited before it plus the seed documents' counts, then added to them."""
+    X = sp.csr_matrix(X)
+    V = X.shape[1]
+    rng = np.random.default_rng(seed)
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    ne = np.flatnonzero(lengths > 0)
+    seeds = rng.choice(ne, K, replace=False, p=lengths[ne] / lengths.sum())
+    dense = X.toarray()
+    nwk = np.stack([dense[d] for d in seeds], axis=1)   # (V, K) pseudo-counts
+    phi = np.empty((X.nnz, K))
+    for d in rng.permutation(X.shape[0]):
+        nd = np.zeros(K)
+        for j in range(X.indptr[d], X.indptr[d + 1]):
+            w, n = X.indices[j], X.data[j]
+            p = (nd + alpha) * (nwk[w] + eta) / (nwk.sum(axis=0) + V * eta)
+            phi[j] = p / p.sum()
+            nd += n * phi[j]
+            nwk[w] += n * phi[j]
+    return phi
+
+
+def test_sequential_pass_matches_brute_force_and_the_sweeps_the_oracle(corpus):
+    from latentkit.topic import cvb0_topics
+
+    X = corpus[:30]
+    phi = _sequential_oracle(X, 3, 0.3, 0.2, 5)
+    np.testing.assert_allclose(phi.sum(axis=1), 1.0)
+    one = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=1, random_state=5)   # the default init
+    np.testing.assert_allclose(one, _cvb0_oracle(X, 3, 0.3, 0.2, 0, phi=phi), rtol=1e-10)
+    three = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5, init="sequential")
+    np.testing.assert_allclose(three, _cvb0_oracle(X, 3, 0.3, 0.2, 2, phi=phi), rtol=1e-10)
+    # the seeds' pseudo-counts are dropped: column sums are the word counts
+    np.testing.assert_allclose((three - 0.2).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(),
+                               rtol=1e-12, atol=1e-9)
+
+
+def test_sequential_pass_beats_the_seeded_sweep_after_one_pass():
+    """The point of the sequential pass: counts that follow every entry separate the topics
+    within the first pass, so after one pass the held-out bound is better than after the
+    first sweep from the seeded responsibilities, and after a few sweeps too."""
+    from latentkit.topic import cvb0_topics
+
+    X, _ = make_lda_corpus(400, n_components=5, vocab_size=150, doc_length=15, random_state=3)
+    X = sp.csr_matrix(X)
+    train, test = X[:340], X[340:]
+    perp = {}
+    for init in ("documents", "sequential"):
+        for n_sweeps in (1, 3):
+            lam = cvb0_topics(train, 5, n_sweeps=n_sweeps, random_state=0, init=init)
+            m = LatentDirichletAllocation(5, init={"components": lam}, max_iter=1, tol=0)
+            perp[init, n_sweeps] = m.fit(train).perplexity(test, include_prior_kl=False)
+    assert perp["sequential", 1] < perp["documents", 1]
+    assert perp["sequential", 3] < perp["documents", 3]
 
 
 def test_document_seeding_separates_topics_before_the_first_sweep():
@@ -241,14 +299,22 @@ def test_document_seeding_separates_topics_before_the_first_sweep():
 
 def test_document_seeding_with_fewer_documents_than_topics():
     from latentkit.topic import cvb0_topics
-    from latentkit.topic._cvb0 import seed_responsibilities
+    from latentkit.topic._cvb0 import seed_counts, seed_responsibilities
 
     X = sp.csr_matrix(np.array([[2.0, 0, 1, 0], [0, 0, 0, 0], [0, 3, 0, 1]]))
     phi = seed_responsibilities(X, 4, np.random.default_rng(0))
     np.testing.assert_allclose(phi.sum(axis=1), 1.0)
     assert len({tuple(np.round(c, 12)) for c in phi.T}) == 4   # repeated seeds still differ
+    lam = cvb0_topics(X, 4, n_sweeps=5, random_state=0, init="documents")
+    assert np.all(np.isfinite(lam)) and np.all(lam > 0)
+    counts = seed_counts(X, 4, np.random.default_rng(0))   # the sequential pass's seeds
+    assert len({tuple(np.round(c, 12)) for c in counts.T}) == 4   # repeated seeds still differ
     lam = cvb0_topics(X, 4, n_sweeps=5, random_state=0)
     assert np.all(np.isfinite(lam)) and np.all(lam > 0)
+    assert len({tuple(np.round(c, 12)) for c in lam}) == 4
+    np.testing.assert_array_equal(seed_counts(sp.csr_matrix((2, 4)), 3, np.random.default_rng(0)),
+                                  0.0)
+    np.testing.assert_allclose(cvb0_topics(sp.csr_matrix((2, 4)), 3, n_sweeps=2), 1.0 / 3)
     empty = seed_responsibilities(sp.csr_matrix((2, 4)), 3, np.random.default_rng(0))
     assert empty.shape == (0, 3)
 
