@@ -90,16 +90,16 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         trajectory, so possibly another local optimum).
     init : {'auto', 'cvb0', 'random', 'spectral'} or dict, default 'auto'
         The starting topics lambda. ``'cvb0'``: the topics of 100 sweeps of zero-order
-        collapsed VB from K seed documents (:func:`latentkit.topic.cvb0_topics`; Asuncion et
-        al. 2009), a start that costs about as much as 100 Gibbs iterations and lands in a
-        better optimum than the random or spectral starts (K=20, 2 threads, best held-out
-        perplexity within the budgets of ``benchmarks/bench_lda_curve.py``: KOS 2046, NIPS
-        1583, Gutenberg paragraphs 3317, against 2116, 1609 and 3768 from the random or
-        spectral starts and 2067, 1591 and 3314 for tomotopy's collapsed Gibbs sampler in
-        the same budgets; the README's table), ahead of tomotopy over most of the time-to-quality curve
-        (README, "LDA against tomotopy"). CVB0 from its symmetric random start
-        (``cvb0_topics(init='random')``, passed as a dict) ends 0.3-0.5% lower still (2040,
-        1576, 3307) but takes 2-6 times as long to reach the quality of tomotopy's 10th
+        collapsed VB (:func:`latentkit.topic.cvb0_topics`; Asuncion et al. 2009), the first a
+        sequential pass from K seed documents, a start that costs about as much as 100 Gibbs
+        iterations and lands in a better optimum than the random or spectral starts (K=20,
+        2 threads, held-out perplexity of ``benchmarks/bench_lda_curve.py``: KOS 2026, NIPS
+        1575, Gutenberg paragraphs 3327, against 2116, 1609 and 3768 from the random or
+        spectral starts and 2041, 1591 and 3298 for tomotopy's collapsed Gibbs sampler at the
+        end of the same budgets), ahead of tomotopy over the time-to-quality curve (README, "LDA
+        against tomotopy"). CVB0 from its symmetric random start
+        (``cvb0_topics(init='random')``, passed as a dict) takes 2-6 times as long to reach
+        the quality of tomotopy's 10th
         iteration. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
         scikit-learn's and gensim's initialisation; pass it for results that match theirs).
         ``'spectral'``: topics from the method of moments
