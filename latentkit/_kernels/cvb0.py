@@ -12,7 +12,8 @@ contribution removed (all ``n_j`` tokens of a word in a document share one ``phi
 Schedule (deterministic, thread-count independent): within a document the entries are updated
 in order and ``N_dk`` follows every update (Gauss-Seidel); the topic-word counts ``N_wk`` and
 ``N_k`` are those of the previous sweep (Jacobi across documents, so documents run in
-parallel with ``prange``), recomputed serially in document order after each sweep.
+parallel with ``prange``), recomputed serially in document order after each sweep. The
+optional first pass (:func:`cvb0_sequential_pass`) is serial: every count follows every entry.
 
 Imports only numpy, math and numba (DESIGN.md section 4).
 """
