@@ -77,6 +77,7 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
+from .._acceleration import squarem_fit
 from .._kmeans import kmeans_plusplus, lloyd
 from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
 from ..distributions._gaussian import (
@@ -243,7 +244,7 @@ def start_log_likelihood(X, params, covariance_type, reg_covar, w):
 #: when a fit continues from another fit's parameters (:func:`adopt_parameters`).
 _RUN_RECORD = frozenset({"lower_bound_", "lower_bounds_", "n_iter_", "converged_", "monitor_",
                          "n_steps_", "_rng", "_sample_rng", "_running_stats", "spectral_report_",
-                         "spectral_n_components_", "_init_params"})
+                         "spectral_n_components_", "_init_params", "squarem_"})
 
 
 def adopt_parameters(model, fitted):
@@ -299,6 +300,7 @@ class ModelLookahead:
         self._gmm = isinstance(model, GaussianMixture)
         self.penalised = not self._gmm
         self.optimum = None
+        self.accelerate = True
 
     def __call__(self, start, max_iter=None, tol=None):
         from ..base import clone
@@ -320,7 +322,10 @@ class ModelLookahead:
             m.set_params(max_iter=max_iter, tol=tol)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m.fit(self.X, sample_weight=self.w)
+            if max_iter is None and self.accelerate:  # a run to the optimum: SQUAREM
+                squarem_fit(m, self.X, sample_weight=self.w)
+            else:
+                m.fit(self.X, sample_weight=self.w)
         return float(m.lower_bound_), int(m.n_iter_), m
 
 
