@@ -316,11 +316,17 @@ def test_births_split_the_cluster_two_gaussians_explain_best_into_an_empty_colum
     X, h = _four_blobs(1)
     start = h.copy()
     start[h == 1] = 0  # blobs 0 and 1 together, column 1 empty
-    cands = _gmm_start._split_merge_candidates(X, _gmm_start.one_hot(start, 4), "full", 1e-6,
-                                               np.ones(X.shape[0]), 2)
+    R, w = _gmm_start.one_hot(start, 4), np.ones(X.shape[0])
+    # every split, whatever its predicted gain (the threshold lowered to -inf)
+    cands = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, w, 2, False, -np.inf)
     assert len(cands) == 2 and adjusted_rand_score(h, cands[0]) == 1.0
     assert np.all(np.bincount(cands[0], minlength=4) > 0)  # the empty column took a half
     assert adjusted_rand_score(h, cands[1]) < 1.0  # a true blob cut: ranked below
+    # ... which, refined by 2-means, does not even raise the partition's likelihood
+    # (measured -0.13 nats against +63.9): only the true split is worth a trial
+    assert _gmm_start._predicted_gain(X, start, cands[1], "full", 1e-6, w) < 0
+    only = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, w, 2)
+    assert len(only) == 1 and np.array_equal(only[0], cands[0])
 
 
 def test_the_reported_iterations_are_those_the_start_ran(monkeypatch):
@@ -426,14 +432,14 @@ def test_the_fit_continues_the_searchs_optimum_and_every_iteration_is_counted(mo
     # and the user's) are exactly spectral_report_['n_iter'] + n_iter_
     X, _ = planted_spherical(300, 3, 5, 4, sep=2.0)
     for cls, kw in ((GaussianMixture, {}), (DirichletProcessMixture, {"n_components": 8})):
-        ran = []
-        real_iterate = cls._iterate
+        ran = []  # every E-step of the model's updates (plain fit or SQUAREM run)
+        real_e_step = cls._e_step
 
-        def iterate(self, data, warm=None):
+        def e_step(self, *args, **kw):
             ran.append(1)
-            return real_iterate(self, data, warm)
+            return real_e_step(self, *args, **kw)
 
-        monkeypatch.setattr(cls, "_iterate", iterate)
+        monkeypatch.setattr(cls, "_e_step", e_step)
         kw = {"n_components": 3, **kw}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SpectralInitWarning)
