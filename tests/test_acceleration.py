@@ -24,23 +24,23 @@ def _overlapping(seed=0, n=300):
 
 @pytest.mark.parametrize("cls", [GaussianMixture, VariationalGaussianMixture])
 def test_squarem_reaches_plain_em_optimum_in_fewer_e_steps_and_is_monotone(cls):
-    X = _overlapping()
+    X = _overlapping(0, 150)
     kw = dict(n_components=3, covariance_type="full", random_state=0, max_iter=5000)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing escapes either run
-        plain = cls(tol=1e-13, **kw).fit(X)
-        fast = squarem_fit(cls(tol=1e-13, **kw), X)
+        plain = cls(tol=1e-11, **kw).fit(X)
+        fast = squarem_fit(cls(tol=1e-11, **kw), X)
     assert plain.converged_ and fast.converged_
     # the same fixed point of the same map, from the same start (plain EM, creeping, stops
-    # farther from it: measured 2e-12 nats lower, weights 1.6e-6 and means 8e-6 apart)
-    assert fast.lower_bound_ == pytest.approx(plain.lower_bound_, abs=1e-10)
-    assert fast.lower_bound_ >= plain.lower_bound_ - 1e-13
+    # farther from it: measured 4e-11 nats lower, weights 5e-6 and means 1.1e-5 apart)
+    assert fast.lower_bound_ == pytest.approx(plain.lower_bound_, abs=2e-10)
+    assert fast.lower_bound_ >= plain.lower_bound_ - 1e-12
     np.testing.assert_allclose(fast.means_, plain.means_, atol=5e-5)
     np.testing.assert_allclose(fast.weights_, plain.weights_, atol=1e-5)
     # every E-step counted, rejected extrapolations included
     assert fast.n_iter_ == fast.lower_bounds_.shape[0]
     assert fast.squarem_["accepted"] >= 1
-    # measured 53 against 390 E-steps (GaussianMixture), 41 against 264 (variational)
+    # measured 68 against 240 E-steps (GaussianMixture), 56 against 171 (variational)
     assert fast.n_iter_ < 0.5 * plain.n_iter_, (fast.n_iter_, plain.n_iter_)
     acc = np.asarray(fast.monitor_.history)
     assert np.all(np.diff(acc) >= -1e-12)  # the safeguard: accepted points never go down
@@ -77,7 +77,7 @@ def test_when_every_extrapolation_is_invalid_the_run_is_plain_em(monkeypatch):
     # a step length far out of range makes every proposal invalid or worse: each cycle keeps
     # the plain point, so the run is exactly plain EM, plus one counted E-step per rejected
     # extrapolation that got as far as its E-step; no exception, NaN or warning escapes
-    X = _overlapping(2)
+    X = _overlapping(2, 150)
     monkeypatch.setattr(_acceleration, "squarem_step_length", lambda *s: -1e9)
     kw = dict(n_components=3, random_state=0, tol=1e-8, max_iter=2000)
     with warnings.catch_warnings():
