@@ -105,7 +105,7 @@ class _Run:
     def __init__(self, model, data, max_iter):
         self.model, self.data, self.max_iter = model, data, max_iter
         self.bounds = []  # objective of every E-step, in order (n_iter_ of them)
-        self.accepted = []  # objectives of the accepted points, in order (non-decreasing)
+        self.accepted = []  # objectives of the accepted points, in order
         self.n_extrapolated = self.n_taken = self.n_invalid = 0
 
     @property
@@ -224,10 +224,13 @@ def squarem_fit(model, X, *, max_iter=None, tol=None, previous=None, **fit_param
         Fitted: parameters one M-step past the last accepted point; ``lower_bound_`` the
         objective of that point (nats per sample); ``n_iter_`` the number of E-steps run,
         rejected extrapolations included; ``lower_bounds_`` the objective of every E-step
-        (shape (n_iter_,), not monotone: a rejected extrapolation can be lower);
-        ``converged_``; ``monitor_`` (history: the accepted points' objectives,
-        non-decreasing); ``squarem_`` (dict: ``'extrapolations'`` tried, ``'accepted'``,
-        ``'invalid'`` (statistics or parameters rejected as invalid)).
+        (shape (n_iter_,), not monotone: a rejected extrapolation can be lower, -inf where
+        its E-step failed); ``converged_``; ``monitor_`` (history: the accepted points'
+        objectives, which an extrapolation never lowers and a plain step only as the
+        model's own iteration can: EM and VB never do, except by the tiny drift a
+        GaussianMixture's ``reg_covar`` causes near convergence); ``squarem_`` (dict:
+        ``'extrapolations'`` tried, ``'accepted'``, ``'invalid'``: statistics, parameters or
+        objective rejected as invalid).
 
     Raises
     ------
