@@ -43,28 +43,32 @@ better optimum from it:
    spectral start is compared with the one from the model's own k-means++ start over the
    whole truncation, which is also the fallback.
 6. **Split and merge** (:func:`split_merge`): when the spectral start is kept, the model is
-   fitted from it to its optimum, and candidate partitions of that optimum are fitted a few
-   iterations each (Ueda et al. 2000, SMEM): merge the pair of clusters with the most
-   overlapping posteriors and split the cluster two Gaussians explain best, or, where the
-   truncation of a Dirichlet-process mixture leaves columns empty, split a cluster into an
-   empty column (a birth). A candidate is tried only when the one-M-step likelihood of its
-   partition predicts a gain over the current partition (for a birth under an ELBO, a gain
-   above one component's BIC complexity): no trial run is spent on a move that does not
-   even raise the likelihood of the hard partition. A candidate whose objective already
-   exceeds the optimum's (EM and the variational updates never go down) is continued to its
-   own, higher optimum. Every run continues from the fitted parameters of the run before it
-   (never from its responsibilities, which would be one more EM iteration, uncounted), and
-   the model adopts the parameters of the optimum reached, so its own fit continues that
-   run and only confirms convergence (in one iteration: ``n_iter_`` and ``lower_bounds_``
-   are the fit's own, its first bound is the one the search's last run would report next,
-   and its change is measured from the last bound that run reported);
-   every iteration spent inside the start is reported (``spectral_report_['n_iter']``), so
-   the cost is counted honestly. Every spectral
-   variant above (tied or per-component variance, each whitening pass, with or without
-   Lloyd) leads EM on the olive oils (3 regions) to the same optimum, -4.339 nats per sample
-   (ARI 0.49); one merge-split move from it reaches -4.247 (ARI 0.93). The look-ahead fits
-   use the model's own objective (maximum likelihood for GaussianMixture, the ELBO for the
-   variational mixtures): one candidate of 2 iterations per round, at most 2 moves.
+   fitted from it to its optimum, and candidate partitions of that optimum are fitted to
+   their own optima (Ueda et al. 2000, SMEM): merge the pair of clusters with the most
+   overlapping posteriors and split the cluster two Gaussians explain best (its
+   principal-axis halves refined by 2-means), or, where the truncation of a
+   Dirichlet-process mixture leaves columns empty, split a cluster into an empty column (a
+   birth). A candidate is tried only when the one-M-step likelihood of its partition
+   predicts a gain over the current partition (for a birth under an ELBO, a gain above one
+   component's BIC complexity): no run is spent on a move that does not even raise the
+   likelihood of the hard partition. The runs are SQUAREM-accelerated
+   (:func:`latentkit._acceleration.squarem_fit`, every E-step counted) and stopped at a
+   loose tolerance; a trial that ends clearly above the current optimum is accepted, and
+   the optimum reached is continued to the model's own tolerance. Every run continues from
+   the fitted parameters of the run before it (never from its responsibilities, which
+   would be one more EM iteration, uncounted), and the model adopts the parameters of the
+   optimum reached, so its own fit continues that run and only confirms convergence
+   (usually in one iteration: ``n_iter_`` and ``lower_bounds_`` are the fit's own, its
+   first bound is the one the search's last run would report next, and its change is
+   measured from the last bound that run reported); every iteration spent inside the start
+   is reported (``spectral_report_['n_iter']``), so the cost is counted honestly. Every
+   spectral variant above leads EM on the olive oils (3 regions) to the same optimum,
+   -4.339 nats per sample (ARI 0.49); one merge-split move from it reaches -4.130 (ARI
+   1.00), and -5.155 (ARI 1.00) for the variational mixture, whose ELBO dips below the
+   first optimum's for several iterations on the way (a short partial run rejects it).
+   The look-ahead fits use the model's own objective (maximum likelihood for
+   GaussianMixture, the ELBO for the variational mixtures): one candidate per round, at
+   most 2 moves.
 
 :func:`n_components_from_spectrum` picks a number of components from the covariance spectrum of
 the standardised data for the Dirichlet-process mixture.
@@ -77,6 +81,7 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
+from .._acceleration import squarem_fit
 from .._kmeans import kmeans_plusplus, lloyd
 from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
 from ..distributions._gaussian import (
@@ -97,10 +102,18 @@ _WITHIN_FLOOR = 1e-3
 #: Lloyd iterations of the refinement (stops earlier at a fixed point).
 _N_LLOYD = 300
 
-#: Split-and-merge search: candidates per round, partial EM iterations each, rounds.
+#: Split-and-merge search: candidates tried per round, accepted moves.
 _SMEM_CANDIDATES = 1
-_SMEM_PARTIAL = 2
 _SMEM_ROUNDS = 2
+
+#: The search's runs (SQUAREM) stop when a plain step changes the objective by less than this
+#: (nats per sample); a trial is accepted when it ends ``_SEARCH_MARGIN`` times this above the
+#: current optimum, and the optimum the search ends at is continued to the model's own tol.
+_SEARCH_TOL = 1e-3
+_SEARCH_MARGIN = 10.0
+
+#: Lloyd iterations that refine the principal-axis halves of a split (2-means in the cluster).
+_SPLIT_LLOYD = 300
 
 
 def _standardise(X, w):
@@ -243,7 +256,7 @@ def start_log_likelihood(X, params, covariance_type, reg_covar, w):
 #: when a fit continues from another fit's parameters (:func:`adopt_parameters`).
 _RUN_RECORD = frozenset({"lower_bound_", "lower_bounds_", "n_iter_", "converged_", "monitor_",
                          "n_steps_", "_rng", "_sample_rng", "_running_stats", "spectral_report_",
-                         "spectral_n_components_", "_init_params"})
+                         "spectral_n_components_", "_init_params", "squarem_"})
 
 
 def adopt_parameters(model, fitted):
@@ -276,6 +289,8 @@ class ModelLookahead:
     penalised : bool
         Whether the model's objective is an ELBO (the variational mixtures), which charges
         every extra component its parameters' complexity; False for maximum likelihood.
+    accelerate : bool
+        Runs to convergence by SQUAREM (default True) or by the model's plain ``fit``.
     optimum : fitted model or None
         Set by :func:`split_merge`: the fit at the optimum its search reached, which the
         model adopts (:func:`adopt_parameters`) so its own fit continues that run instead of
@@ -284,7 +299,11 @@ class ModelLookahead:
     Notes
     -----
     ``lookahead(start, max_iter=None, tol=None) -> (objective, n_iter, fitted)``: a clone
-    fitted from ``start`` with ``max_iter`` and ``tol`` (None: the model's own); ``start``
+    fitted from ``start``. With ``max_iter``: the model's own ``fit`` for ``max_iter``
+    iterations at ``tol``. Without: a run to convergence by SQUAREM
+    (:func:`~latentkit._acceleration.squarem_fit`, each E-step one iteration; plain ``fit``
+    when ``accelerate`` is False) at ``tol``, never below the model's own (None: the
+    model's own); ``start``
     is responsibilities (n_samples, n_columns) -- a GaussianMixture starts from one M-step of
     them, the variational mixtures from them, as from a one-hot k-means++ start -- or a fitted
     clone, whose run is continued from its final parameters. Returns the final objective
@@ -299,6 +318,7 @@ class ModelLookahead:
         self._gmm = isinstance(model, GaussianMixture)
         self.penalised = not self._gmm
         self.optimum = None
+        self.accelerate = True
 
     def __call__(self, start, max_iter=None, tol=None):
         from ..base import clone
@@ -318,9 +338,14 @@ class ModelLookahead:
             m._init_params = continue_run
         if max_iter is not None:
             m.set_params(max_iter=max_iter, tol=tol)
+        elif tol is not None:
+            m.set_params(tol=max(tol, m.tol if m.tol is not None else 0.0))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m.fit(self.X, sample_weight=self.w)
+            if max_iter is None and self.accelerate:  # a run to the optimum: SQUAREM
+                squarem_fit(m, self.X, sample_weight=self.w)
+            else:
+                m.fit(self.X, sample_weight=self.w)
         return float(m.lower_bound_), int(m.n_iter_), m
 
 
@@ -451,7 +476,9 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
 
 def _split_gain(X, sel, covariance_type, reg_covar, w):
     """Split of the cluster ``sel`` (indices) in two along its first principal axis
-    (Boley 1998): (gain, indices on the negative side). The gain is the increase of the
+    (Boley 1998), the halves refined by weighted 2-means (Lloyd 1982, at most
+    ``_SPLIT_LLOYD`` iterations, uncounted like the Lloyd steps of both starts): (gain,
+    indices of the second part). The gain is the increase of the
     cluster's log-likelihood (nats, summed over its samples) from one Gaussian to the
     two-component mixture of the halves, each fitted by one M-step; ``(-inf, None)`` when a
     half has fewer than 2 samples or the cluster no weight."""
@@ -463,6 +490,12 @@ def _split_gain(X, sel, covariance_type, reg_covar, w):
     neg = C @ axis < 0
     if min(neg.sum(), (~neg).sum()) < 2:
         return -np.inf, None
+    if ws[neg].sum() > 0 and ws[~neg].sum() > 0:  # 2-means from the two halves
+        centres = np.array([(ws[~neg] @ C[~neg]) / ws[~neg].sum(),
+                            (ws[neg] @ C[neg]) / ws[neg].sum()])
+        neg = lloyd(C, centres, ws, _SPLIT_LLOYD)[1] == 1
+        if min(neg.sum(), (~neg).sum()) < 2:
+            return -np.inf, None
     ll = [start_log_likelihood(Xs, params_from_labels(Xs, lab, k, covariance_type,
                                                       reg_covar, ws),
                                covariance_type, reg_covar, ws)
@@ -549,21 +582,21 @@ def _split_merge_candidates(X, resp, covariance_type, reg_covar, w, max_candidat
 
 
 def split_merge(X, start, lookahead, covariance_type="full", reg_covar=1e-6, w=None,
-                merges=False, max_candidates=None, n_partial=None, max_rounds=None,
+                merges=False, max_candidates=None, search_tol=None, max_rounds=None,
                 complexity=0.0):
     """Escape the local optimum a start leads to by split-and-merge moves (SMEM).
 
-    The model is fitted from ``start`` to convergence (``lookahead`` with the model's own
-    ``max_iter`` and ``tol``). From the MAP partition of that optimum, candidate partitions
-    (:func:`_split_merge_candidates`, best first: merge two clusters and split a third, or,
-    with an empty column, split one into it; with ``merges`` also the best merge alone; only
-    those whose one-M-step likelihood predicts a gain above ``complexity`` per added cluster)
-    are each fitted ``n_partial`` iterations; EM and the variational updates never lower
-    their objective, so the first candidate whose objective already exceeds the optimum's
-    leads to a strictly better optimum: its run is continued (from its fitted parameters) to
-    convergence and the search repeats from there (at most ``max_rounds`` accepted moves). A
-    round in which no candidate gains ends the search. The fit at the optimum reached is left
-    in ``lookahead.optimum``, for the model to continue its run.
+    The model is fitted from ``start`` (``lookahead``, SQUAREM-accelerated) until a plain
+    step changes its objective by less than ``search_tol``. From the MAP partition of that
+    optimum, candidate partitions (:func:`_split_merge_candidates`, best first: merge two
+    clusters and split a third, or, with an empty column, split one into it; with ``merges``
+    also the best merge alone; only those whose one-M-step likelihood predicts a gain above
+    ``complexity`` per added cluster) are each fitted the same way to their own optimum; the
+    first that ends more than ``_SEARCH_MARGIN * search_tol`` above the current optimum is
+    accepted and the search repeats from it (at most ``max_rounds`` accepted moves). A round
+    in which no candidate gains ends the search, and the optimum reached is continued to the
+    model's own ``tol``. The fit there is left in ``lookahead.optimum``, for the model to
+    continue its run.
 
     Parameters
     ----------
@@ -579,9 +612,15 @@ def split_merge(X, start, lookahead, covariance_type="full", reg_covar=1e-6, w=N
     w : ndarray of shape (n_samples,), optional
     merges : bool, default False
         Also try merging the best pair alone (for objectives that can prefer fewer clusters).
-    max_candidates, n_partial, max_rounds : int, optional
-        Candidates tried per round, iterations of each partial run, accepted moves (default
-        the module's ``_SMEM_CANDIDATES``, ``_SMEM_PARTIAL``, ``_SMEM_ROUNDS``).
+    max_candidates, max_rounds : int, optional
+        Candidates tried per round and accepted moves (default the module's
+        ``_SMEM_CANDIDATES``, ``_SMEM_ROUNDS``).
+    search_tol : float, optional
+        Convergence threshold of the search's runs, nats per sample (default
+        ``_SEARCH_TOL``, 1e-3; never below the model's ``tol``). Stopped there, a run is below
+        its limit by about ``delta * rho / (1 - rho)`` for a last change ``delta < tol`` and
+        a linear rate ``rho``: under ``_SEARCH_MARGIN * search_tol`` while ``rho <= 0.9``,
+        so a trial that ends above the current optimum by that margin has the higher limit.
     complexity : float, default 0
         Nats a move must be predicted to gain per cluster it adds (:func:`bic_complexity`
         for an ELBO; 0 for a likelihood).
@@ -601,15 +640,18 @@ def split_merge(X, start, lookahead, covariance_type="full", reg_covar=1e-6, w=N
     -----
     Source: Ueda, Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models",
     Neural Computation 12(9), section 3 (merge and split criteria, candidates tried in order,
-    partial then full EM, acceptance by the objective). Here the partial run updates all
-    components (K is small), a split is a hard partition along the principal axis instead of
-    a random perturbation of the mean, and the split criterion is a likelihood ratio. Trying
-    a candidate only when the likelihood of its hard partition predicts a gain is ours: it
-    skips the 2-iteration trials that the bundled data sets never accept.
+    partial then full EM, acceptance by the objective). Here a trial updates all components
+    (K is small) and runs to its own optimum, made cheap by SQUAREM
+    (:func:`latentkit._acceleration.squarem_fit`; a 2-iteration partial run rejected the
+    olive-oil move that leads the variational mixture to the true regions, whose ELBO first
+    dips below the optimum's); a split is a hard partition (the principal-axis halves
+    refined by 2-means, Lloyd 1982) instead of a random perturbation of the mean, and the
+    split criterion is a likelihood ratio. Trying a candidate only when the likelihood of
+    its hard partition predicts a gain is ours.
     """
     w = np.ones(X.shape[0]) if w is None else w
     max_candidates = _SMEM_CANDIDATES if max_candidates is None else max_candidates
-    n_partial = _SMEM_PARTIAL if n_partial is None else n_partial
+    search_tol = _SEARCH_TOL if search_tol is None else float(search_tol)
     max_rounds = _SMEM_ROUNDS if max_rounds is None else max_rounds
     info = {"moves": 0, "n_iter": 0, "objective": None}
     if isinstance(start, np.ndarray):
@@ -617,7 +659,7 @@ def split_merge(X, start, lookahead, covariance_type="full", reg_covar=1e-6, w=N
         n_present = np.unique(start.argmax(1)).size
         if n_present < 3 and n_present == n_columns and not merges:
             return start, info
-    best_obj, it, fitted = lookahead(start)
+    best_obj, it, fitted = lookahead(start, None, search_tol)
     info["n_iter"] += it
     resp = fitted.predict_proba(X)  # the proposals' E-step: no parameter update
     n_columns = resp.shape[1]
@@ -625,17 +667,19 @@ def split_merge(X, start, lookahead, covariance_type="full", reg_covar=1e-6, w=N
         moved = False
         for cand in _split_merge_candidates(X, resp, covariance_type, reg_covar, w,
                                             max_candidates, merges, complexity):
-            obj, it, trial = lookahead(one_hot(cand, n_columns), n_partial, 0.0)
+            obj, it, trial = lookahead(one_hot(cand, n_columns), None, search_tol)
             info["n_iter"] += it
-            if obj > best_obj + 1e-6:
-                best_obj, it, fitted = lookahead(trial)  # the trial's run, continued
-                info["n_iter"] += it
+            if obj > best_obj + _SEARCH_MARGIN * search_tol:
+                best_obj, fitted = obj, trial
                 info["moves"] += 1
                 resp = fitted.predict_proba(X)
                 moved = True
                 break
         if not moved:
             break
+    best_obj, it, fitted = lookahead(fitted)  # on to the model's own tol
+    info["n_iter"] += it
+    resp = fitted.predict_proba(X)
     info["objective"] = float(best_obj)
     lookahead.optimum = fitted  # read by the model (ModelLookahead.optimum)
     return resp, info

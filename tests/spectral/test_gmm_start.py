@@ -316,11 +316,17 @@ def test_births_split_the_cluster_two_gaussians_explain_best_into_an_empty_colum
     X, h = _four_blobs(1)
     start = h.copy()
     start[h == 1] = 0  # blobs 0 and 1 together, column 1 empty
-    cands = _gmm_start._split_merge_candidates(X, _gmm_start.one_hot(start, 4), "full", 1e-6,
-                                               np.ones(X.shape[0]), 2)
+    R, w = _gmm_start.one_hot(start, 4), np.ones(X.shape[0])
+    # every split, whatever its predicted gain (the threshold lowered to -inf)
+    cands = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, w, 2, False, -np.inf)
     assert len(cands) == 2 and adjusted_rand_score(h, cands[0]) == 1.0
     assert np.all(np.bincount(cands[0], minlength=4) > 0)  # the empty column took a half
     assert adjusted_rand_score(h, cands[1]) < 1.0  # a true blob cut: ranked below
+    # ... which, refined by 2-means, does not even raise the partition's likelihood
+    # (measured -0.13 nats against +63.9): only the true split is worth a trial
+    assert _gmm_start._predicted_gain(X, start, cands[1], "full", 1e-6, w) < 0
+    only = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, w, 2)
+    assert len(only) == 1 and np.array_equal(only[0], cands[0])
 
 
 def test_the_reported_iterations_are_those_the_start_ran(monkeypatch):
@@ -380,18 +386,50 @@ def test_olive_oil_regions_spectral_start_reaches_a_better_optimum_than_kmeans()
           for s in range(3)]
     ari_km = [adjusted_rand_score(o.target, m.predict(X)) for m in km]
     ari_sp = adjusted_rand_score(o.target, sp.predict(X))
-    assert sp.lower_bound_ > ll_bare + 0.05  # measured -4.247 against -4.339
+    assert sp.lower_bound_ > ll_bare + 0.15  # measured -4.130 against -4.339
     # the issue's criterion against the k-means++ seeds (measured there: -4.353, ARI 0.744)
     assert sp.lower_bound_ >= np.mean([m.lower_bound_ for m in km])
-    assert ari_sp >= np.mean(ari_km) - 0.02 and ari_sp > 0.9  # measured 0.927
-    # the better optimum costs iterations, and they are reported (measured 25 in the start
-    # and 1 in the fit against 27 for k-means++ on these seeds, 22 over 5 seeds): not within
-    # the issue's "no more iterations", which the README states
+    assert ari_sp >= np.mean(ari_km) - 0.02 and ari_sp > 0.95  # measured 1.000
+    # every iteration is reported, and with SQUAREM and the loose search tolerance there
+    # are no more than k-means++'s (measured 21 in the start and 1 in the fit against 27
+    # for k-means++ on these seeds, 22.0 over 5 seeds)
     rep = sp.spectral_report_
     assert rep["chosen"] == "spectral" and rep["moves"] >= 1
-    assert rep["objective"] > ll_bare + 0.05 and rep["n_iter"] > 0
+    assert rep["objective"] > ll_bare + 0.15 and rep["n_iter"] > 0
+    assert rep["n_iter"] + sp.n_iter_ <= np.mean([m.n_iter_ for m in km])
     with pytest.raises(TypeError, match="lookahead must be callable"):
         spectral_responsibilities(X, 3, lookahead=3)
+
+
+def test_variational_olive_oil_regions_search_accepts_by_the_elbo_a_move_a_short_trial_rejects():
+    # issue 19, miss 4: the ELBO of the variational mixture prefers the spectral optimum
+    # (-5.262, ARI 0.49) to the merge-split move of the principal-axis split (-5.284); the
+    # 2-means split of the same cluster dips below -5.262 for its first iterations and ends
+    # at -5.155 (ARI 1.00), above the best k-means++ seed (seed 2: -5.219, ARI 0.82). The
+    # search accepts it by the ELBO alone; no label is used.
+    o = load_olive_oil()
+    X = (o.data - o.data.mean(0)) / o.data.std(0)
+    kw = dict(tol=1e-6, max_iter=500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpectralInitWarning)
+        sp = VariationalGaussianMixture(3, init="spectral", random_state=0, **kw).fit(X)
+    km = VariationalGaussianMixture(3, random_state=2, **kw).fit(X)
+    rep = sp.spectral_report_
+    assert rep["chosen"] == "spectral" and rep["moves"] == 1
+    assert sp.lower_bound_ > km.lower_bound_ + 0.05  # measured -5.155 against -5.219
+    assert adjusted_rand_score(o.target, sp.predict(X)) > 0.95  # measured 1.000
+    # the move, replayed: from the first optimum, a 2-iteration trial of the candidate ends
+    # below it, the candidate's own optimum far above it
+    w = np.ones(len(X))
+    la = _gmm_start.model_lookahead(VariationalGaussianMixture(3, **kw), X, w)
+    lab = _gmm_start.spectral_labels(X, 3, w, np.random.default_rng(0))[-1]
+    first, _, fitted = la(_gmm_start.one_hot(lab, 3))
+    cand = _gmm_start._split_merge_candidates(X, fitted.predict_proba(X), "full", 1e-6, w,
+                                              1)[0]
+    assert la(_gmm_start.one_hot(cand, 3), 2, 0.0)[0] < first - 0.01  # -5.280 < -5.262
+    assert la(_gmm_start.one_hot(cand, 3))[0] > first + 0.1  # -5.155
+    # honest count: 22 in all against 26 for this k-means++ seed (35.4 over 5 seeds)
+    assert rep["n_iter"] + sp.n_iter_ <= km.n_iter_
 
 
 def test_predicted_gain_is_the_likelihood_difference_of_the_two_partitions():
@@ -426,14 +464,14 @@ def test_the_fit_continues_the_searchs_optimum_and_every_iteration_is_counted(mo
     # and the user's) are exactly spectral_report_['n_iter'] + n_iter_
     X, _ = planted_spherical(300, 3, 5, 4, sep=2.0)
     for cls, kw in ((GaussianMixture, {}), (DirichletProcessMixture, {"n_components": 8})):
-        ran = []
-        real_iterate = cls._iterate
+        ran = []  # every E-step of the model's updates (plain fit or SQUAREM run)
+        real_e_step = cls._e_step
 
-        def iterate(self, data, warm=None):
+        def e_step(self, *args, **kw):
             ran.append(1)
-            return real_iterate(self, data, warm)
+            return real_e_step(self, *args, **kw)
 
-        monkeypatch.setattr(cls, "_iterate", iterate)
+        monkeypatch.setattr(cls, "_e_step", e_step)
         kw = {"n_components": 3, **kw}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SpectralInitWarning)
