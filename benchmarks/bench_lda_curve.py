@@ -393,12 +393,10 @@ def throughput(train, K, seed=0, repeats=5):
     return out
 
 
-def _available(module, quiet=False):
+def _available(module):
     try:
         __import__(module)
     except ImportError:
-        if quiet:
-            return False
         print(f"  {module} is not installed (it comes with the test extra: "
               f"pip install 'latentkit[test]'); skipped.")
         return False
@@ -450,13 +448,8 @@ def warm_up(K):
     from latentkit._kernels import cvb0
 
     cvb0.rows_by_word(np.zeros(4, dtype=np.int64), np.ones((1, 2)), np.empty((4, 2)))
-    if _available("tomotopy", quiet=True):   # the peer's first train() call, likewise untimed
-        import tomotopy as tp
-
-        m = tp.LDAModel(k=3, seed=0)
-        for row in X[:20].toarray():
-            m.add_doc([str(w) for w in np.flatnonzero(row)])
-        m.train(1, workers=2)
+    # (no untimed tomotopy call here: its worker threads keep two cores busy for ~0.1 s after
+    # train() returns, which slowed the first latentkit run after it from 0.03 to 0.11 s)
 
 
 def main(argv=None):
