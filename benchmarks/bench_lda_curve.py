@@ -492,7 +492,7 @@ def main(argv=None):
     coh = None if args.no_coherence else _coherence_function()
     print(f"uptime at start: {_uptime()}")
     print(f"K={K}, alpha=eta=1/K, numba threads {numba.get_num_threads()}, peers 2 workers; "
-          f"c_npmi coherence: {'yes' if coh else 'no (latentkit.topic.coherence missing)'}")
+          f"c_npmi coherence: {'yes' if coh else 'no (--no-coherence)' if args.no_coherence else 'no (latentkit.topic.coherence missing)'}")
     warm_up(K)
     have = {"tomotopy": "tomotopy" in methods and _available("tomotopy"),
             "gensim": "gensim" in methods and _available("gensim")}
