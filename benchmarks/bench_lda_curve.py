@@ -491,8 +491,9 @@ def main(argv=None):
     default_budget = {"kos": 15.0, "nips": 45.0, "gutenberg": 30.0}
     coh = None if args.no_coherence else _coherence_function()
     print(f"uptime at start: {_uptime()}")
+    why = "--no-coherence" if args.no_coherence else "latentkit.topic.coherence missing"
     print(f"K={K}, alpha=eta=1/K, numba threads {numba.get_num_threads()}, peers 2 workers; "
-          f"c_npmi coherence: {'yes' if coh else 'no (--no-coherence)' if args.no_coherence else 'no (latentkit.topic.coherence missing)'}")
+          f"c_npmi coherence: {'yes' if coh else f'no ({why})'}")
     warm_up(K)
     have = {"tomotopy": "tomotopy" in methods and _available("tomotopy"),
             "gensim": "gensim" in methods and _available("gensim")}
