@@ -215,25 +215,18 @@ def seed_responsibilities(X, n_components, rng, smoothing=None):
     -------
     phi : ndarray of shape (nnz, n_components)
         Rows sum to 1, in the entry order of ``X``. With fewer non-empty documents than K,
-        seeds repeat and the rows are multiplied by ``Uniform(0.5, 1.5)`` noise before
-        normalising, so repeated seeds still differ; with no tokens, ``Dirichlet(1)`` rows.
+        seeds repeat and their counts carry :func:`seed_counts`' noise, so repeated seeds
+        still differ; with no tokens, ``Dirichlet(1)`` rows.
     """
     smoothing = SEED_SMOOTHING if smoothing is None else float(smoothing)
-    K, V = int(n_components), X.shape[1]
-    seeds, few = _draw_seeds(X, K, rng)
-    if seeds is None:  # no tokens: nothing to seed from (phi has no tokens to weigh)
+    K = int(n_components)
+    if not np.any(X.data > 0):  # no tokens: nothing to seed from (phi has no tokens to weigh)
         return rng.dirichlet(np.ones(K), size=X.data.shape[0])
-    topics = np.full((K, V), smoothing)
-    for k, d in enumerate(seeds):
-        lo, hi = X.indptr[d], X.indptr[d + 1]
-        np.add.at(topics[k], X.indices[lo:hi], X.data[lo:hi])
+    topics = smoothing + seed_counts(X, K, rng).T
     topics /= topics.sum(axis=1, keepdims=True)
     by_word = np.ascontiguousarray(topics.T)   # phi_j depends on the word of entry j only
     by_word /= by_word.sum(axis=1, keepdims=True)
     phi = np.empty((X.indices.shape[0], K))
     _k.rows_by_word(np.ascontiguousarray(X.indices, dtype=np.int64), by_word, phi)
-    if few:
-        phi *= rng.uniform(0.5, 1.5, size=phi.shape)
-        phi /= phi.sum(axis=1, keepdims=True)
     return np.ascontiguousarray(phi)
 
