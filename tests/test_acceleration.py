@@ -30,21 +30,29 @@ def test_squarem_reaches_plain_em_optimum_in_fewer_e_steps_and_is_monotone(cls):
         warnings.simplefilter("error")  # nothing escapes either run
         plain = cls(tol=1e-11, **kw).fit(X)
         fast = squarem_fit(cls(tol=1e-11, **kw), X)
+        limit = cls(tol=0.0, **{**kw, "max_iter": 1500}).fit(X)  # the fixed point itself
     assert plain.converged_ and fast.converged_
-    # the same fixed point of the same map, from the same start (plain EM, creeping, stops
-    # farther from it: measured 4e-11 nats lower, weights 5e-6 and means 1.1e-5 apart)
-    assert fast.lower_bound_ == pytest.approx(plain.lower_bound_, abs=2e-10)
+    # the same fixed point of the same map, from the same start; plain EM, creeping, stops
+    # farther from it (measured, GaussianMixture: means 5.3e-5 from the limit, SQUAREM's
+    # 1.9e-6; variational: 2.3e-5 and 1.2e-5)
+    assert fast.lower_bound_ == pytest.approx(limit.lower_bound_, abs=2e-10)
     assert fast.lower_bound_ >= plain.lower_bound_ - 1e-12
-    np.testing.assert_allclose(fast.means_, plain.means_, atol=5e-5)
-    np.testing.assert_allclose(fast.weights_, plain.weights_, atol=1e-5)
+    err = {name: np.abs(m.means_ - limit.means_).max() for name, m in (("fast", fast),
+                                                                        ("plain", plain))}
+    assert err["fast"] < 2e-5 and err["fast"] <= err["plain"], err
+    np.testing.assert_allclose(fast.weights_, limit.weights_, atol=1e-5)
     # every E-step counted, rejected extrapolations included
     assert fast.n_iter_ == fast.lower_bounds_.shape[0]
     assert fast.squarem_["accepted"] >= 1
-    # measured 68 against 240 E-steps (GaussianMixture), 56 against 171 (variational)
+    # measured 59 against 240 E-steps (GaussianMixture), 56 against 171 (variational)
     assert fast.n_iter_ < 0.5 * plain.n_iter_, (fast.n_iter_, plain.n_iter_)
+    # the safeguard: SQUAREM's iterates (cycle starts) never go down; a kept extrapolation
+    # may end below the plain point two steps on, never below its cycle's start
+    it = fast.squarem_["iterates"]
+    assert it.size >= 2 and np.all(np.diff(it) >= -1e-12)
     acc = np.asarray(fast.monitor_.history)
-    assert np.all(np.diff(acc) >= -1e-12)  # the safeguard: accepted points never go down
-    assert acc[-1] == fast.lower_bound_
+    assert acc[-1] == it[-1] == fast.lower_bound_
+    assert set(it) <= set(acc)
 
 
 def test_invalid_statistics_are_rejected_before_an_e_step():
