@@ -4,10 +4,10 @@ Plain EM and coordinate-ascent VB converge linearly; near a flat optimum (overla
 clusters) they creep for tens or hundreds of iterations. SQUAREM (Varadhan & Roland 2008)
 extrapolates along the last two steps of the fixed-point map and keeps the plain point
 whenever the extrapolation ends below the objective the cycle started from, so its iterates
-are monotone and converge to a fixed point of the same map. Here the map is taken over the model's sufficient statistics
-(:class:`~latentkit.base.Stats`, which add and scale), ``F(s) = E(M(s))``: one M-step then
-one E-step, and the objective of ``s`` is the ELBO (or log-likelihood) of the parameters
-``M(s)``, computed by the E-step that produces ``F(s)``. Every E-step is counted as one
+are monotone and converge to a fixed point of the same map. Here the map is taken over the
+model's sufficient statistics (:class:`~latentkit.base.Stats`, which add and scale),
+``F(s) = E(M(s))``: one M-step then one E-step, and the objective of ``s`` is the ELBO (or
+log-likelihood) of the parameters ``M(s)``, computed by the E-step that produces ``F(s)``. Every E-step is counted as one
 iteration (``n_iter_``), the rejected extrapolations' included.
 
 It drives a model through the private template of :class:`~latentkit.base.LatentModel`
@@ -235,7 +235,6 @@ def squarem_fit(model, X, *, max_iter=None, tol=None, previous=None, **fit_param
         the cycles' starting points and the final point, which never decrease except as the
         model's own plain step can: EM and VB never do, except by the tiny drift a
         GaussianMixture's ``reg_covar`` causes near convergence).
-
 
     Raises
     ------
