@@ -7,8 +7,8 @@ whenever the extrapolation ends below the objective the cycle started from, so i
 are monotone and converge to a fixed point of the same map. Here the map is taken over the
 model's sufficient statistics (:class:`~latentkit.base.Stats`, which add and scale),
 ``F(s) = E(M(s))``: one M-step then one E-step, and the objective of ``s`` is the ELBO (or
-log-likelihood) of the parameters ``M(s)``, computed by the E-step that produces ``F(s)``. Every E-step is counted as one
-iteration (``n_iter_``), the rejected extrapolations' included.
+log-likelihood) of the parameters ``M(s)``, computed by the E-step that produces ``F(s)``.
+Every E-step is counted as one iteration (``n_iter_``), the rejected extrapolations' included.
 
 It drives a model through the private template of :class:`~latentkit.base.LatentModel`
 (``_init_params``, ``_e_step_all``, ``_elbo_from_stats``, ``_m_step``); the fit it returns
