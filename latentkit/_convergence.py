@@ -33,6 +33,9 @@ class ConvergenceMonitor:
         e.g. the optimum of the mixtures' spectral start, whose parameters the fit adopts):
         with the exact rule the first value's change is measured from it, so a start that is
         already converged is confirmed in one iteration. It is not part of :attr:`history`.
+    decrease_note : str, optional
+        Why the model's bound can decrease, said by the :class:`ELBODecreaseWarning` instead of
+        "an exact EM/VB bound must not decrease" (a GaussianMixture's regularised M-step).
 
     Attributes
     ----------
@@ -41,7 +44,8 @@ class ConvergenceMonitor:
     converged : bool
     """
 
-    def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False, previous=None):
+    def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False, previous=None,
+                 decrease_note=None):
         if rule not in ("exact", "noisy"):
             raise ValueError(f"rule must be 'exact' or 'noisy', got {rule!r}.")
         self.tol = tol
@@ -50,6 +54,7 @@ class ConvergenceMonitor:
         self.window = window
         self.verbose = verbose
         self.previous = previous
+        self.decrease_note = decrease_note
         self.history = []
         self.converged = False
 
@@ -89,8 +94,9 @@ class ConvergenceMonitor:
                 if delta < -1e-9 * max(1.0, abs(before)):
                     warnings.warn(
                         f"The ELBO decreased by {-delta:.3g} nats per sample at iteration "
-                        f"{len(h)} ({before:.12g} -> {h[-1]:.12g}); an exact EM/VB bound must "
-                        "not decrease.", ELBODecreaseWarning, stacklevel=3)
+                        f"{len(h)} ({before:.12g} -> {h[-1]:.12g}); "
+                        + (self.decrease_note or "an exact EM/VB bound must not decrease."),
+                        ELBODecreaseWarning, stacklevel=3)
                 self.converged = abs(delta) < self.tol
         else:
             w = self.window

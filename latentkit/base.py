@@ -90,10 +90,12 @@ class LatentModel(ParamsMixin):
     Notes
     -----
     Class attributes a subclass may set: ``_convergence_rule`` (``'exact'`` for EM/VB,
-    ``'noisy'`` for Monte-Carlo bounds) and ``_sample_unit`` (what ``n`` counts, for messages).
+    ``'noisy'`` for Monte-Carlo bounds), ``_elbo_decrease_note`` (why an exact bound can still
+    decrease, for the warning) and ``_sample_unit`` (what ``n`` counts, for messages).
     """
 
     _convergence_rule = "exact"
+    _elbo_decrease_note = None  # why the bound can decrease (ConvergenceMonitor), if it can
     _sample_unit = "sample"
     _tol_may_be_none = False  # a model whose tol=None means "resolved from the data" (tol_)
     #: Inference methods run with BLAS on one thread, as the fit loop is (latentkit._threads)
@@ -382,7 +384,8 @@ class LatentModel(ParamsMixin):
                     warm = self._warm_state() if data is init_data else None  # in-memory only
                     monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,
                                                  verbose=bool(getattr(self, "verbose", False)),
-                                                 previous=vars(self).pop("_start_bound", None))
+                                                 previous=vars(self).pop("_start_bound", None),
+                                                 decrease_note=self._elbo_decrease_note)
                     for n_iter in range(1, max_iter + 1):
                         elbo = self._iterate(data, warm)
                         monitor.report(elbo)

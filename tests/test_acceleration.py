@@ -134,3 +134,22 @@ def test_gaussian_mixture_em_drifts_down_by_reg_covar_as_scikit_learn_does():
             steps[reg] = np.diff(ours.lower_bounds_)
     assert steps[1e-6].min() < -1e-6  # measured -1.51e-6
     assert steps[1e-10].min() > -1e-12  # plain EM: an ascent map
+
+
+def test_the_decrease_warning_of_a_gaussian_mixture_names_reg_covar():
+    # the drift above warns (a decrease over 1e-9 relative), and the warning says why instead
+    # of "an exact EM/VB bound must not decrease"; a model without a regularised M-step keeps
+    # the exact message
+    from latentkit.base import ConvergenceMonitor, ELBODecreaseWarning
+    from latentkit.datasets import load_seeds
+
+    X = load_seeds().data
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        GaussianMixture(3, random_state=0).fit(X)
+    decreases = [str(w.message) for w in caught if issubclass(w.category, ELBODecreaseWarning)]
+    assert decreases and all("reg_covar" in m and "must not" not in m for m in decreases)
+    monitor = ConvergenceMonitor(1e-3, 10)
+    monitor.report(-1.0)
+    with pytest.warns(ELBODecreaseWarning, match="an exact EM/VB bound must not decrease"):
+        monitor.report(-1.1)

@@ -271,6 +271,11 @@ class GaussianMixture(LatentModel):
     """
 
     _state_attributes = ("_shift",)  # the fixed point of the moments (see _init_params)
+    _elbo_decrease_note = (
+        "EM is monotone only up to the M-step's reg_covar, which is added to every covariance "
+        "and holds a collapsing one positive definite: near a (nearly) singular covariance the "
+        "log-likelihood can then drift down, as scikit-learn's EM does; a larger reg_covar or "
+        "fewer components avoid it.")
     _tol_may_be_none = True  # tol=None: 1e-3 / n_samples, resolved from the data (tol_)
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=None, reg_covar=1e-6,
