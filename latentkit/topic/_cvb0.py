@@ -18,7 +18,7 @@ SERIAL_BELOW = 200_000
 
 @blas_scoped  # numba's threads do the work; idle OpenBLAS threads would spin on their cores
 def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_sweeps=100,
-                random_state=None, callback=None, init="sequential"):
+                random_state=None, callback=None, init="sequential", relaxation=1.5):
     """Topic-word Dirichlet parameters of LDA from CVB0 sweeps.
 
     Zero-order collapsed variational Bayes (Asuncion et al. 2009) iterates, for every
@@ -75,6 +75,19 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         threads); the seeds' pseudo-counts are dropped after it. It is sweep 1 of
         ``n_sweeps``.
 
+    relaxation : float in [1, 2), default 1.5
+        Over-relaxation of the topic-word counts between sweeps: from the second sweep on,
+        the counts the next sweep uses are ``N + relaxation * (N_new - N)``, ``N_new`` those
+        of the sweep's responsibilities (where a count would go below 0 it is floored at 0
+        and the word's counts rescaled to its total); 1 is plain CVB0. The sweeps are a
+        Jacobi iteration of the counts, which creeps along a plateau (linear convergence);
+        stepping past each update, as successive over-relaxation does (Young 1950; for EM,
+        Salakhutdinov & Roweis 2003), moves along it faster. Measured (seed 0, K=20, held-out
+        perplexity after 50 / 100 sweeps, then after 8 VB iterations from the topics; 1 against
+        1.5): Gutenberg paragraphs 3557 / 3472 / 3328 against 3500 / 3433 / 3326; KOS 2091 /
+        2065 / 2025 against 2078 / 2058 / 2023; NIPS 1601 / 1582 / 1576 against 1595 / 1580 /
+        1574. 2 and more diverge on a plain linear iteration, hence the bound.
+
     Returns
     -------
     components : ndarray of shape (n_components, n_features)
@@ -102,6 +115,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     eta = 1.0 / K if topic_word_prior is None else check_scalar(
         topic_word_prior, "topic_word_prior", numbers.Real, low=0.0, low_inclusive=False)
     n_sweeps = check_scalar(n_sweeps, "n_sweeps", numbers.Integral, low=1)
+    relaxation = float(check_scalar(relaxation, "relaxation", numbers.Real, low=1.0, high=2.0,
+                                    high_inclusive=False))
     rng = check_random_state(random_state)
     indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(X.indices, dtype=np.int64)
@@ -130,10 +145,22 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         if first == 2 and callback is not None and callback(1, eta + nwk.T):
             return np.ascontiguousarray(eta + nwk.T)
         ndk = np.empty((X.shape[0], K))
+        new = np.empty_like(nwk)
+        word_counts = np.bincount(indices, weights=data, minlength=V)
         for sweep in range(first, n_sweeps + 1):
             _k.cvb0_sweep(indptr, indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
                           float(eta), V, ndk)
-            _k.cvb0_topic_word(indices, data, phi, nwk)
+            _k.cvb0_topic_word(indices, data, phi, new)
+            if sweep >= 2 and relaxation != 1.0:   # over-relaxed counts (see relaxation)
+                new -= nwk
+                new *= relaxation
+                nwk += new
+                if nwk.min() < 0.0:   # floored at 0, each word's total count kept
+                    np.maximum(nwk, 0.0, out=nwk)
+                    total = nwk.sum(axis=1)
+                    nwk[total > 0] *= (word_counts[total > 0] / total[total > 0])[:, None]
+            else:
+                nwk, new = new, nwk
             if callback is not None and callback(sweep, eta + nwk.T):
                 break
     finally:

@@ -149,18 +149,26 @@ def test_reduced_run_writes_json_and_png(bench, tmp_path):
 # cvb0_topics (zero-order collapsed VB) against a NumPy oracle
 # ---------------------------------------------------------------------------------------------
 
-def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None):
+def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None, relaxation=1.5,
+                 first_sweep=1):
     """Plain NumPy CVB0 with the kernel's schedule (Asuncion et al. 2009, eq. 5): entries of a
     document in order with N_dk updated after each, N_wk and N_k from the previous sweep;
-    from ``phi`` or else Dirichlet(1) responsibilities drawn with ``seed``."""
+    from ``phi`` or else Dirichlet(1) responsibilities drawn with ``seed``. Sweeps are
+    numbered from ``first_sweep``; from sweep 2 on, the counts the next sweep uses are
+    over-relaxed, ``N + relaxation (N_new - N)``, floored at 0 with each word's total kept."""
     X = sp.csr_matrix(X)
     V = X.shape[1]
     if phi is None:
         phi = np.random.default_rng(seed).dirichlet(np.ones(K), size=X.nnz)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    for _ in range(n_sweeps):
+
+    def counts(phi):
         nwk = np.zeros((V, K))
         np.add.at(nwk, X.indices, X.data[:, None] * phi)
+        return nwk
+
+    nwk = counts(phi)
+    for sweep in range(first_sweep, first_sweep + n_sweeps):
         nk = nwk.sum(axis=0)
         new_phi = phi.copy()
         for d in range(X.shape[0]):
@@ -168,13 +176,22 @@ def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None):
             nd = (X.data[js, None] * new_phi[js]).sum(axis=0)
             for j in js:
                 own = X.data[j] * new_phi[j]
-                p = (nd - own + alpha) * (nwk[X.indices[j]] - own + eta) / (nk - own + V * eta)
+                p = np.maximum((nd - own + alpha) * (nwk[X.indices[j]] - own + eta)
+                               / (nk - own + V * eta), 1e-300)
                 p /= p.sum()
                 nd += X.data[j] * (p - new_phi[j])
                 new_phi[j] = p
         phi = new_phi
-    nwk = np.zeros((V, K))
-    np.add.at(nwk, X.indices, X.data[:, None] * phi)
+        new = counts(phi)
+        if sweep >= 2:
+            nwk = nwk + relaxation * (new - nwk)
+            if nwk.min() < 0:   # floored, each word's total kept
+                nwk = np.maximum(nwk, 0.0)
+                total = nwk.sum(axis=1, keepdims=True)
+                nwk = np.where(total > 0, nwk * X.sum(axis=0).A.T / np.where(total > 0, total, 1),
+                               nwk)
+        else:
+            nwk = new
     return eta + nwk.T
 
 
@@ -253,7 +270,12 @@ def test_sequential_pass_matches_brute_force_and_the_sweeps_the_oracle(corpus):
     one = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=1, random_state=5)   # the default init
     np.testing.assert_allclose(one, _cvb0_oracle(X, 3, 0.3, 0.2, 0, phi=phi), rtol=1e-10)
     three = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5, init="sequential")
-    np.testing.assert_allclose(three, _cvb0_oracle(X, 3, 0.3, 0.2, 2, phi=phi), rtol=1e-10)
+    np.testing.assert_allclose(three, _cvb0_oracle(X, 3, 0.3, 0.2, 2, phi=phi, first_sweep=2),
+                               rtol=1e-10)
+    plain = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5, relaxation=1.0)
+    np.testing.assert_allclose(plain, _cvb0_oracle(X, 3, 0.3, 0.2, 2, phi=phi, first_sweep=2,
+                                                   relaxation=1.0), rtol=1e-10)
+    assert not np.allclose(plain, three, rtol=1e-6)   # the relaxation does something
     # the seeds' pseudo-counts are dropped: column sums are the word counts
     np.testing.assert_allclose((three - 0.2).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(),
                                rtol=1e-12, atol=1e-9)
@@ -352,7 +374,9 @@ def test_cvb0_start_beats_random_start_on_planted_topics():
 @pytest.mark.parametrize("kw, name", [({"n_components": 0}, "n_components"),
                                       ({"n_sweeps": 0}, "n_sweeps"),
                                       ({"doc_topic_prior": -1.0}, "doc_topic_prior"),
-                                      ({"topic_word_prior": 0.0}, "topic_word_prior")])
+                                      ({"topic_word_prior": 0.0}, "topic_word_prior"),
+                                      ({"relaxation": 2.0}, "relaxation"),
+                                      ({"relaxation": 0.9}, "relaxation")])
 def test_cvb0_bad_arguments_are_named(corpus, kw, name):
     from latentkit.topic import cvb0_topics
 
