@@ -152,10 +152,7 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
                           float(eta), V, ndk)
             _k.cvb0_topic_word(indices, data, phi, new)
             if sweep >= 2 and relaxation != 1.0:   # over-relaxed counts (see relaxation)
-                new -= nwk
-                new *= relaxation
-                nwk += new
-                if nwk.min() < 0.0:   # floored at 0, each word's total count kept
+                if _k.relax_counts(nwk, new, relaxation) < 0.0:   # floored, word totals kept
                     np.maximum(nwk, 0.0, out=nwk)
                     total = nwk.sum(axis=1)
                     nwk[total > 0] *= (word_counts[total > 0] / total[total > 0])[:, None]

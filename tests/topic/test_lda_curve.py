@@ -151,8 +151,9 @@ def test_reduced_run_writes_json_and_png(bench, tmp_path):
 
 def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None, relaxation=1.5,
                  first_sweep=1):
-    """Plain NumPy CVB0 with the kernel's schedule (Asuncion et al. 2009, eq. 5): entries of a
-    document in order with N_dk updated after each, N_wk and N_k from the previous sweep;
+    """Plain NumPy CVB0 with the kernel's schedule (Asuncion et al. 2009, eq. 5, the entry's
+    own count removed from N_dk and N_wk): entries of a document in order with N_dk updated
+    after each, N_wk and N_k from the previous sweep;
     from ``phi`` or else Dirichlet(1) responsibilities drawn with ``seed``. Sweeps are
     numbered from ``first_sweep``; from sweep 2 on, the counts the next sweep uses are
     over-relaxed, ``N + relaxation (N_new - N)``, floored at 0 with each word's total kept."""
@@ -177,7 +178,7 @@ def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None, relaxation=1.5
             for j in js:
                 own = X.data[j] * new_phi[j]
                 p = np.maximum((nd - own + alpha) * (nwk[X.indices[j]] - own + eta)
-                               / (nk - own + V * eta), 1e-300)
+                               / (nk + V * eta), 1e-300)
                 p /= p.sum()
                 nd += X.data[j] * (p - new_phi[j])
                 new_phi[j] = p
