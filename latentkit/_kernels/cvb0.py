@@ -89,9 +89,11 @@ def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta,
 
     Documents are visited in ``order``; within a document, entries in order. Entry j (word w,
     count n) gets ``phi_jk ∝ (N_dk + alpha) (N_wk + eta) / (N_k + V eta)`` with ``N_dk`` the
-    counts of the document's earlier entries and ``N_wk``, ``N_k`` the counts of every earlier
-    entry of the pass plus the starting pseudo-counts in ``nwk``/``nk``; then ``n phi_j`` is
-    added to all three. Entries not yet visited count nothing (no "own" term to remove), so
+    counts of the document's earlier entries and ``N_wk`` the counts of every earlier entry of
+    the pass plus the starting pseudo-counts in ``nwk``; then ``n phi_j`` is added to ``N_dk``,
+    ``N_wk`` and ``N_k``. The topic totals ``N_k`` in the denominator are those as the
+    document starts (as in :func:`cvb0_sweep`, one reciprocal per topic and document instead
+    of a division per entry and topic; a document moves ``N_k`` by its own length). Entries not yet visited count nothing (no "own" term to remove), so
     the topics grow from the pseudo-counts as the pass goes, the expected-count form of the
     sequential initialisation of collapsed Gibbs samplers (Canini, Shi & Griffiths 2009).
     Serial (the counts follow every entry), hence deterministic.
@@ -116,16 +118,18 @@ def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta,
     v_eta = n_features * eta
     nd = np.zeros(K)
     p = np.empty(K)
+    inv_den = np.empty(K)
     for t in range(order.shape[0]):
         d = order[t]
         for k in range(K):
             nd[k] = 0.0
+            inv_den[k] = 1.0 / (nk[k] + v_eta)   # N_k as the document starts
         for j in range(indptr[d], indptr[d + 1]):
             nw = nwk[indices[j]]
             n = data[j]
             tot = 0.0
             for k in range(K):
-                p[k] = (nd[k] + alpha) * (nw[k] + eta) / (nk[k] + v_eta)
+                p[k] = (nd[k] + alpha) * (nw[k] + eta) * inv_den[k]
                 tot += p[k]
             inv = 1.0 / tot
             for k in range(K):

@@ -132,16 +132,18 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         first = 1
         if init == "sequential":
             phi = np.empty((data.shape[0], K))
-            nwk[:] = seed_counts(X, K, rng)
+            seeds = seed_counts(X, K, rng)
+            nwk[:] = seeds
             _k.cvb0_sequential_pass(rng.permutation(X.shape[0]).astype(np.int64), indptr,
                                     indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
                                     float(eta), V)
+            nwk -= seeds   # the pass's own counts (no second pass over phi to recount them)
+            np.maximum(nwk, 0.0, out=nwk)   # (rounding)
             first = 2   # the sequential pass is the first sweep
-        elif init == "documents":
-            phi = seed_responsibilities(X, K, rng)
         else:
-            phi = rng.dirichlet(np.ones(K), size=data.shape[0])
-        _k.cvb0_topic_word(indices, data, phi, nwk)   # (drops the seeds' pseudo-counts)
+            phi = (seed_responsibilities(X, K, rng) if init == "documents"
+                   else rng.dirichlet(np.ones(K), size=data.shape[0]))
+            _k.cvb0_topic_word(indices, data, phi, nwk)
         if first == 2 and callback is not None and callback(1, eta + nwk.T):
             return np.ascontiguousarray(eta + nwk.T)
         ndk = np.empty((X.shape[0], K))

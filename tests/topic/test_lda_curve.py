@@ -241,7 +241,8 @@ def test_document_seeding_matches_brute_force_and_the_sweeps_the_oracle(corpus):
 def _sequential_oracle(X, K, alpha, eta, seed):
     """Brute-force sequential first pass: the draws of ``init='sequential'`` (K length-weighted
     seed documents, then a document order), every entry's responsibilities from the counts of
-    the entries visited before it plus the seed documents' counts, then added to them."""
+    the entries visited before it plus the seed documents' counts (the topic totals as its
+    document starts), then added to them."""
     X = sp.csr_matrix(X)
     V = X.shape[1]
     rng = np.random.default_rng(seed)
@@ -253,9 +254,10 @@ def _sequential_oracle(X, K, alpha, eta, seed):
     phi = np.empty((X.nnz, K))
     for d in rng.permutation(X.shape[0]):
         nd = np.zeros(K)
+        nk = nwk.sum(axis=0)   # the topic totals as the document starts
         for j in range(X.indptr[d], X.indptr[d + 1]):
             w, n = X.indices[j], X.data[j]
-            p = (nd + alpha) * (nwk[w] + eta) / (nwk.sum(axis=0) + V * eta)
+            p = (nd + alpha) * (nwk[w] + eta) / (nk + V * eta)
             phi[j] = p / p.sum()
             nd += n * phi[j]
             nwk[w] += n * phi[j]
