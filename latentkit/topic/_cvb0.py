@@ -51,8 +51,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     init : {'sequential', 'documents', 'random'}, default 'sequential'
         How the first pass starts. Held-out perplexity after 1 / 10 / 100 sweeps, K=20, seed 0
         (``benchmarks/bench_lda_curve.py``'s split), ``'sequential'`` against ``'documents'``:
-        KOS 2600 / 2185 / 2065 against 3119 / 2198 / 2081; NIPS 1923 / 1670 / 1582 against
-        2135 / 1680 / 1591; Gutenberg paragraphs 5566 / 3935 / 3472 against 6699 / 3923 / 3458.
+        KOS 2600 / 2158 / 2058 against 3119 / 2170 / 2078; NIPS 1922 / 1655 / 1580 against
+        2135 / 1667 / 1587; Gutenberg paragraphs 5565 / 3840 / 3433 against 6699 / 3829 / 3419.
 
         ``'random'``: ``Dirichlet(1)`` responsibilities per entry; every topic then starts
         alike, and the first ~10 sweeps only break that symmetry (KOS: 3673 after one sweep,
@@ -69,9 +69,9 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         entries before it, and adds to them (:func:`latentkit._kernels.cvb0.cvb0_sequential_pass`;
         the sequential initialisation of collapsed Gibbs samplers, Canini, Shi & Griffiths
         2009, in expected counts): the topics grow with the pass, as a Gibbs sampler's first
-        iteration, and on Gutenberg's 24-token paragraphs the first pass reaches 5566 where
+        iteration, and on Gutenberg's 24-token paragraphs the first pass reaches 5565 where
         the seeded sweep reaches 6699 (tomotopy's first Gibbs iteration: 5152). The pass is
-        serial (the counts follow every entry; about as long as two parallel sweeps on 2
+        serial (the counts follow every entry; about as long as 1.5 parallel sweeps on 2
         threads); the seeds' pseudo-counts are dropped after it. It is sweep 1 of
         ``n_sweeps``.
 
