@@ -26,7 +26,7 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     reaches the held-out quality of collapsed Gibbs sampling in about as many passes, and its
     topics make a start for :class:`LatentDirichletAllocation` that lands in a better optimum
     than the random or spectral starts (K=20, ``benchmarks/bench_lda_curve.py``: held-out
-    perplexity after 100 sweeps and batch VB, KOS 2026, NIPS 1575, Gutenberg paragraphs 3327,
+    perplexity after 100 sweeps and batch VB, KOS 2020, NIPS 1574, Gutenberg paragraphs 3326,
     against 2116, 1609 and 3768 from the random or spectral starts); it is that class's
     default start for batch fits (``init='auto'``)::
 

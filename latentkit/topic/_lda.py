@@ -93,9 +93,9 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         collapsed VB (:func:`latentkit.topic.cvb0_topics`; Asuncion et al. 2009), the first a
         sequential pass from K seed documents, a start that costs about as much as 100 Gibbs
         iterations and lands in a better optimum than the random or spectral starts (K=20,
-        2 threads, held-out perplexity of ``benchmarks/bench_lda_curve.py``: KOS 2026, NIPS
-        1575, Gutenberg paragraphs 3327, against 2116, 1609 and 3768 from the random or
-        spectral starts and 2041, 1591 and 3298 for tomotopy's collapsed Gibbs sampler at the
+        2 threads, held-out perplexity of ``benchmarks/bench_lda_curve.py``: KOS 2020, NIPS
+        1574, Gutenberg paragraphs 3326, against 2116, 1609 and 3768 from the random or
+        spectral starts and 2031, 1587 and 3298 for tomotopy's collapsed Gibbs sampler at the
         end of the same budgets), ahead of tomotopy over the time-to-quality curve (README, "LDA
         against tomotopy"). CVB0 from its symmetric random start
         (``cvb0_topics(init='random')``, passed as a dict) takes 2-6 times as long to reach
