@@ -71,7 +71,7 @@ def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk)
             for k in range(K):
                 own = n * ph[k]
                 # max: rounding can push a removed count a hair below 0
-                p[k] = max((nd[k] - own + alpha) * (nw[k] - own + eta) * inv_den[k], 1e-300)
+                p[k] = max((nd[k] - own + alpha) * ((nw[k] - own + eta) * inv_den[k]), 1e-300)
             tot = 0.0
             for k in range(K):
                 tot += p[k]
@@ -129,7 +129,9 @@ def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta,
             n = data[j]
             tot = 0.0
             for k in range(K):
-                p[k] = (nd[k] + alpha) * (nw[k] + eta) * inv_den[k]
+                # word factor first: (N_wk + eta) / (N_k + V eta) <= 1, so huge counts
+                # cannot overflow the product (inf / inf = NaN)
+                p[k] = (nd[k] + alpha) * ((nw[k] + eta) * inv_den[k])
                 tot += p[k]
             inv = 1.0 / tot
             for k in range(K):
