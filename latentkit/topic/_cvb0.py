@@ -44,7 +44,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     n_sweeps : int, default 100
         Passes over the corpus.
     random_state : None, int or numpy.random.Generator
-        Seeds the starting responsibilities.
+        Seeds the start: the seed documents and the sequential pass's document order, or
+        the starting responsibilities (``'random'``).
     callback : callable, optional
         ``callback(sweep, components)`` after every sweep (1-based; components as returned);
         returning True stops.
@@ -98,7 +99,7 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     ------
     ValueError, TypeError
         Bad counts, ``n_components`` or ``n_sweeps`` < 1, non-positive priors, unknown
-        ``init``.
+        ``init``, ``relaxation`` outside [1, 2), a ``callback`` that is not callable.
 
     Notes
     -----
@@ -122,8 +123,10 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     indices = np.ascontiguousarray(X.indices, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)
     V = X.shape[1]
-    if init not in ("sequential", "documents", "random"):
+    if not (isinstance(init, str) and init in ("sequential", "documents", "random")):
         raise ValueError(f"init must be 'sequential', 'documents' or 'random', got {init!r}.")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None, got {type(callback).__name__}.")
     threads = numba.get_num_threads()
     if data.shape[0] * K < SERIAL_BELOW:
         numba.set_num_threads(1)   # same result (the kernels are thread-count independent)

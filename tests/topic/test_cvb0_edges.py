@@ -35,3 +35,18 @@ def test_lda_default_start_on_huge_counts_is_finite(corpus):
     internal 'q must be finite' error."""
     model = LatentDirichletAllocation(3, max_iter=3, random_state=0).fit(corpus * 1e200)
     assert np.all(np.isfinite(model.components_))
+
+
+def test_callback_not_callable_is_named_before_any_sweep(corpus):
+    """A non-callable callback is refused up front with a TypeError naming it, not after the
+    first sweep by Python's "'int' object is not callable"."""
+    with pytest.raises(TypeError, match="callback must be callable or None, got int"):
+        cvb0_topics(corpus, 2, callback=5)
+
+
+@pytest.mark.parametrize("bad", [np.array(["sequential", "random"]), ["sequential"], 1])
+def test_init_that_is_not_a_string_is_named(corpus, bad):
+    """init given as an array, a list or a number: a ValueError naming init (an array of two
+    strings used to raise numpy's 'truth value of an array is ambiguous')."""
+    with pytest.raises(ValueError, match="init must be 'sequential', 'documents' or 'random'"):
+        cvb0_topics(corpus, 2, init=bad)
