@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from ._exceptions import ELBODecreaseWarning
+from ._user_frame import user_stacklevel
 
 __all__ = ["ConvergenceMonitor"]
 
@@ -96,7 +97,7 @@ class ConvergenceMonitor:
                         f"The ELBO decreased by {-delta:.3g} nats per sample at iteration "
                         f"{len(h)} ({before:.12g} -> {h[-1]:.12g}); "
                         + (self.decrease_note or "an exact EM/VB bound must not decrease."),
-                        ELBODecreaseWarning, stacklevel=3)
+                        ELBODecreaseWarning, stacklevel=user_stacklevel())
                 self.converged = abs(delta) < self.tol
         else:
             w = self.window

@@ -47,6 +47,7 @@ from ._exceptions import ConvergenceWarning, ELBODecreaseWarning, NotFittedError
 from ._params import ParamsMixin, clone
 from ._rng_state import _rng_from_state, _rng_to_state
 from ._stats import Stats, stats_dataclass
+from ._user_frame import user_stacklevel
 
 __all__ = [
     "LatentModel",
@@ -408,7 +409,7 @@ class LatentModel(ParamsMixin):
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={max_iter} iterations "
                 f"(last ELBO change above tol={tol:.4g}); increase max_iter or tol.",
-                ConvergenceWarning, stacklevel=2)
+                ConvergenceWarning, stacklevel=user_stacklevel())
         self.n_steps_ = 0
         return self
 

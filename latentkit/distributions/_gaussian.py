@@ -56,6 +56,7 @@ import warnings
 
 import numpy as np
 
+from .._user_frame import user_stacklevel
 from ..base import Stats, stats_dataclass
 from ._gaussian_covariance import (COVARIANCE_TYPES, CollapsedComponentWarning,
                                    check_covariance_type, check_gaussian_parameters,
@@ -360,7 +361,7 @@ def estimate_gaussian_parameters(nk, sx, sxx, covariance_type, *, reg_covar=1e-6
             f"component(s) {np.flatnonzero(collapsed).tolist()} collapsed (a singular "
             f"covariance: fewer distinct points than dimensions, duplicated samples, or no "
             f"weight); held positive definite by reg_covar={reg_covar:g}.",
-            CollapsedComponentWarning, stacklevel=2)
+            CollapsedComponentWarning, stacklevel=user_stacklevel())
     return means, cov, collapsed
 
 

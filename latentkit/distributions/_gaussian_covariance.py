@@ -15,6 +15,8 @@ import warnings
 import numpy as np
 from scipy.linalg import lapack
 
+from .._user_frame import user_stacklevel
+
 __all__ = [
     "COVARIANCE_TYPES",
     "CollapsedComponentWarning",
@@ -262,7 +264,7 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
         warnings.warn(
             f"covariance of component(s) {repaired} was not positive definite (a collapsed "
             "component); it was re-regularised. Consider fewer components, a larger reg_covar, "
-            "or removing duplicated samples.", CollapsedComponentWarning, stacklevel=2)
+            "or removing duplicated samples.", CollapsedComponentWarning, stacklevel=user_stacklevel())
     return prec, out_cov
 
 

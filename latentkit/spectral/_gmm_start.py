@@ -83,6 +83,7 @@ from scipy.special import logsumexp
 
 from .._acceleration import squarem_fit
 from .._kmeans import kmeans_plusplus, lloyd
+from .._user_frame import user_stacklevel
 from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
 from ..distributions._gaussian import (
     compute_precision_cholesky,
@@ -423,7 +424,7 @@ def choose_start(X, n_components, covariance_type, reg_covar, w, rng, n_lloyd_km
 
     def fallback(reason):
         warnings.warn(f"init='spectral': {reason}; falling back to the {what} start.",
-                      SpectralInitWarning, stacklevel=4)
+                      SpectralInitWarning, stacklevel=user_stacklevel())
         return one_hot(kmeans(cols), cols), report
 
     try:
