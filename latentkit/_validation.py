@@ -155,6 +155,9 @@ def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d
                 f"{name} is a sparse matrix, but a dense array is required; "
                 f"use {name}.toarray() to densify it."
             )
+        if X.dtype.kind == "c":  # the cast below would drop the imaginary parts silently
+            raise ValueError(f"{name} must be real, got complex data (Complex data not "
+                             "supported).")
         X = sp.csr_matrix(X, dtype=dtype if dtype is not None else X.dtype, copy=copy)
         if not X.has_canonical_format:
             X = X.copy()  # never sort or merge the caller's arrays in place

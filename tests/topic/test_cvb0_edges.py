@@ -1,5 +1,5 @@
 """Edge cases of the CVB0 start (``cvb0_topics``) found by a break-it pass: counts whose
-products overflow float64."""
+products overflow float64, a non-callable callback, a non-string init, complex sparse input."""
 
 import numpy as np
 import pytest
@@ -50,3 +50,14 @@ def test_init_that_is_not_a_string_is_named(corpus, bad):
     strings used to raise numpy's 'truth value of an array is ambiguous')."""
     with pytest.raises(ValueError, match="init must be 'sequential', 'documents' or 'random'"):
         cvb0_topics(corpus, 2, init=bad)
+
+
+@pytest.mark.parametrize("fit", [lambda X: cvb0_topics(X, 2, random_state=0),
+                                 lambda X: LatentDirichletAllocation(2, max_iter=2).fit(X)])
+def test_complex_sparse_counts_are_refused_as_dense_ones_are(corpus, fit):
+    """A complex sparse matrix gets the dense input's ValueError, not a silent cast that drops
+    the imaginary parts (numpy's ComplexWarning only)."""
+    X = corpus.astype(np.complex128)
+    X.data[0] += 5j
+    with pytest.raises(ValueError, match="X must be real, got complex data"):
+        fit(X)
