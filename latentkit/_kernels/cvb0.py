@@ -42,7 +42,8 @@ def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk)
     phi : float64[nnz, K] (in/out)
         Responsibilities of every entry (rows sum to 1).
     nwk : float64[V, K]
-        Expected topic-word counts ``sum_j [w_j = w] n_j phi_jk`` of the previous sweep.
+        Expected topic-word counts ``sum_j [w_j = w] n_j phi_jk`` of the previous sweep (or
+        their over-relaxed update, ``latentkit.topic.cvb0_topics(relaxation=)``).
     nk : float64[K]
         Their column sums.
     alpha, eta : float
