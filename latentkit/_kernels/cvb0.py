@@ -94,8 +94,9 @@ def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta,
     the pass plus the starting pseudo-counts in ``nwk``; then ``n phi_j`` is added to ``N_dk``,
     ``N_wk`` and ``N_k``. The topic totals ``N_k`` in the denominator are those as the
     document starts (as in :func:`cvb0_sweep`, one reciprocal per topic and document instead
-    of a division per entry and topic; a document moves ``N_k`` by its own length). Entries not yet visited count nothing (no "own" term to remove), so
-    the topics grow from the pseudo-counts as the pass goes, the expected-count form of the
+    of a division per entry and topic; a document moves ``N_k`` by its own length). Entries
+    not yet visited count nothing (no "own" term to remove), so the topics grow from the
+    pseudo-counts as the pass goes, the expected-count form of the
     sequential initialisation of collapsed Gibbs samplers (Canini, Shi & Griffiths 2009).
     Serial (the counts follow every entry), hence deterministic.
 

@@ -264,7 +264,8 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
         warnings.warn(
             f"covariance of component(s) {repaired} was not positive definite (a collapsed "
             "component); it was re-regularised. Consider fewer components, a larger reg_covar, "
-            "or removing duplicated samples.", CollapsedComponentWarning, stacklevel=user_stacklevel())
+            "or removing duplicated samples.", CollapsedComponentWarning,
+            stacklevel=user_stacklevel())
     return prec, out_cov
 
 

@@ -131,24 +131,24 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     if data.shape[0] * K < SERIAL_BELOW:
         numba.set_num_threads(1)   # same result (the kernels are thread-count independent)
     try:
-        nwk = np.empty((V, K))
-        first = 1
         if init == "sequential":
-            phi = np.empty((data.shape[0], K))
             seeds = seed_counts(X, K, rng)
-            nwk[:] = seeds
+            nwk = seeds.copy()
+            phi = np.empty((data.shape[0], K))
             _k.cvb0_sequential_pass(rng.permutation(X.shape[0]).astype(np.int64), indptr,
                                     indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
                                     float(eta), V)
             nwk -= seeds   # the pass's own counts (no second pass over phi to recount them)
             np.maximum(nwk, 0.0, out=nwk)   # (rounding)
             first = 2   # the sequential pass is the first sweep
+            if callback is not None and callback(1, eta + nwk.T):
+                return np.ascontiguousarray(eta + nwk.T)
         else:
             phi = (seed_responsibilities(X, K, rng) if init == "documents"
                    else rng.dirichlet(np.ones(K), size=data.shape[0]))
+            nwk = np.empty((V, K))
             _k.cvb0_topic_word(indices, data, phi, nwk)
-        if first == 2 and callback is not None and callback(1, eta + nwk.T):
-            return np.ascontiguousarray(eta + nwk.T)
+            first = 1
         ndk = np.empty((X.shape[0], K))
         new = np.empty_like(nwk)
         word_counts = np.bincount(indices, weights=data, minlength=V)
@@ -160,7 +160,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
                 if _k.relax_counts(nwk, new, relaxation) < 0.0:   # floored, word totals kept
                     np.maximum(nwk, 0.0, out=nwk)
                     total = nwk.sum(axis=1)
-                    nwk[total > 0] *= (word_counts[total > 0] / total[total > 0])[:, None]
+                    used = total > 0
+                    nwk[used] *= (word_counts[used] / total[used])[:, None]
             else:
                 nwk, new = new, nwk
             if callback is not None and callback(sweep, eta + nwk.T):
