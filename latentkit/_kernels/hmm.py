@@ -45,6 +45,22 @@ __all__ = [
 
 
 @jit
+def _propagate(prev, transmat_t, frame_row, new):
+    """One unnormalised forward step (Rabiner 1989, eq. 20):
+    ``new[j] = (sum_i prev[i] A[i, j]) * frame_row[j]`` with ``transmat_t = A.T``; returns
+    ``sum_j new[j]`` (summed in j order)."""
+    c = 0.0
+    for j in range(new.shape[0]):
+        acc = 0.0
+        for i in range(prev.shape[0]):
+            acc += prev[i] * transmat_t[j, i]
+        v = acc * frame_row[j]
+        new[j] = v
+        c += v
+    return c
+
+
+@jit
 def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
             log_scale_out, xi):
     """Scaled forward-backward of the sequence in rows ``a:b``; returns its log-likelihood."""
@@ -67,14 +83,7 @@ def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
         for k in range(K):
             gamma_out[a, k] *= inv
         for t in range(a + 1, b):
-            c = 0.0
-            for j in range(K):
-                acc = 0.0
-                for i in range(K):
-                    acc += gamma_out[t - 1, i] * transmat_t[j, i]
-                v = acc * frame[t, j]
-                gamma_out[t, j] = v
-                c += v
+            c = _propagate(gamma_out[t - 1], transmat_t, frame[t], gamma_out[t])
             log_scale_out[t] = c
             if c <= 0.0:
                 first = t
@@ -178,14 +187,7 @@ def _forward_one(frame, log_offset, startprob, transmat_t, a, b, log_scale_out):
         if dead:
             log_scale_out[t] = -np.inf
             continue
-        c = 0.0
-        for j in range(K):
-            acc = 0.0
-            for i in range(K):
-                acc += alpha[i] * transmat_t[j, i]
-            v = acc * frame[t, j]
-            new[j] = v
-            c += v
+        c = _propagate(alpha, transmat_t, frame[t], new)
         if c <= 0.0:
             dead = True
             log_scale_out[t] = -np.inf
@@ -323,17 +325,12 @@ def _fwd_run(frame, transmat_t, alpha, s, e, start, first_is_start, store_c, che
         prev[k] = start[k]
     for t in range(s, e):
         if first_is_start and t == s:
+            c = 0.0
             for j in range(K):
                 new[j] = prev[j]
+                c += prev[j]
         else:
-            for j in range(K):
-                acc = 0.0
-                for i in range(K):
-                    acc += prev[i] * transmat_t[j, i]
-                new[j] = acc * frame[t, j]
-        c = 0.0
-        for j in range(K):
-            c += new[j]
+            c = _propagate(prev, transmat_t, frame[t], new)
         if not (c > 0.0) or not math.isfinite(c):
             return -1
         inv = 1.0 / c
@@ -536,13 +533,7 @@ def _fwd_scan(frame, transmat_t, start, first_is_start, s, e, c_out, end_out, ch
                 new[j] = prev[j]
                 c += prev[j]
         else:
-            for j in range(K):
-                acc = 0.0
-                for i in range(K):
-                    acc += prev[i] * transmat_t[j, i]
-                v = acc * frame[t, j]
-                new[j] = v
-                c += v
+            c = _propagate(prev, transmat_t, frame[t], new)
         if not (c > 0.0):  # zero or NaN (frame <= 1 and normalised messages: never inf)
             return -1
         inv = 1.0 / c
@@ -550,13 +541,7 @@ def _fwd_scan(frame, transmat_t, start, first_is_start, s, e, c_out, end_out, ch
             prev[j] = new[j] * inv
         c_out[t] = c
         if check:
-            cs = 0.0
-            for j in range(K):
-                acc = 0.0
-                for i in range(K):
-                    acc += spec[i] * transmat_t[j, i]
-                spec_new[j] = acc * frame[t, j]
-                cs += spec_new[j]
+            cs = _propagate(spec, transmat_t, frame[t], spec_new)
             inv = 1.0 / cs
             for j in range(K):
                 spec[j] = spec_new[j] * inv
