@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from ._convergence import ConvergenceMonitor
+from ._start_sample import start_data
 from ._validation import check_random_state
 
 __all__ = ["squarem_fit"]
@@ -273,7 +274,7 @@ def squarem_fit(model, X, *, max_iter=None, tol=None, previous=None, **fit_param
     model._running_stats = None
     model._sample_rng = None
     vars(model).pop("_start_bound", None)
-    model._init_params(data, rng)
+    model._init_params(start_data(model, data, X, fit_params, rng), rng)
     previous = vars(model).pop("_start_bound", previous)
     run, stats, bound, converged = _accelerated_loop(model, data, tol, max_iter, previous)
     model._m_step(stats)

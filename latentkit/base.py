@@ -40,6 +40,7 @@ from ._steps import step_size_schedule
 from ._validation import check_random_state, check_scalar
 from .parallel.dask import DaskData
 from .sources import ChunkSource, ValidatedChunks
+from ._start_sample import start_data
 # The building blocks of a model, each in its own module; ``latentkit.base`` stays their public
 # import path (``from latentkit.base import Stats, ConvergenceMonitor, ...``).
 from ._convergence import ConvergenceMonitor
@@ -139,6 +140,12 @@ class LatentModel(ParamsMixin):
         """Number of samples in validated data (what ``stats.n`` counts, unweighted)."""
         return data.shape[0]
 
+    def _start_needs_data(self):
+        """Whether ``_init_params`` draws its start from the data (True); a model whose
+        start needs only the data's width returns False, and a chunked or Dask fit then skips
+        gathering the start sample (:mod:`latentkit._start_sample`)."""
+        return True
+
     def _split_data(self, data, n_chunks):
         """Split validated data into ``n_chunks`` contiguous chunks whose E-step statistics sum
         to those of the whole (rows by default; HMMs split on sequence boundaries)."""
@@ -225,18 +232,24 @@ class LatentModel(ParamsMixin):
         return self._running_stats
 
     def _warm_state(self):
-        """A fresh carrier of local state between the iterations of one in-memory batch fit,
-        passed as ``_e_step(data, warm=...)`` in every iteration (LDA's monotone guard keeps
-        the previous iteration's document posteriors in it). None (the default): the E-step is
-        a pure function of the global parameters. Chunked and distributed data get None: their
-        local state is not held between passes."""
+        """A fresh carrier of local state between the iterations of one batch fit, passed to
+        :meth:`_warm_e_step` in every iteration (LDA's monotone guard keeps the previous
+        iteration's document posteriors in it: in memory, in temporary files for a chunked
+        source, on the workers for Dask, so that every path computes the same). None (the
+        default): the E-step is a pure function of the global parameters."""
         return None
+
+    def _warm_e_step(self, data, warm):
+        """The E-step of one iteration given the fit's :meth:`_warm_state`; a model with
+        local state overrides it for all three kinds of ``data`` (in memory,
+        :class:`latentkit.sources.ValidatedChunks`, :class:`latentkit.parallel.dask.DaskData`)."""
+        return self._e_step(data, warm=warm)
 
     def _iterate(self, data, warm=None):
         """One iteration of the batch driver: E-step, ELBO, M-step. Returns the ELBO (nats per
         sample) computed at the parameters entering the iteration. ``warm``: the fit's
-        :meth:`_warm_state` (in-memory data only)."""
-        stats = self._e_step_all(data) if warm is None else self._e_step(data, warm=warm)
+        :meth:`_warm_state`."""
+        stats = self._e_step_all(data) if warm is None else self._warm_e_step(data, warm)
         elbo = self._elbo_from_stats(stats)
         self._m_step(stats)
         return elbo
@@ -336,7 +349,8 @@ class LatentModel(ParamsMixin):
         X : array-like, ChunkSource or Dask collection
             Training data in the model's input form (see the class docstring); a
             :class:`latentkit.inference.ChunkSource` is read chunk by chunk in every iteration
-            (memory bounded by one chunk; initialisation uses the first chunk, and the
+            (memory bounded by one chunk; the start is drawn from the start sample of
+            :mod:`latentkit._start_sample`, all the data up to a cap, as in memory, and the
             data-derived defaults come from one statistics pass over all chunks first), and a
             Dask array or bag runs the E-step on the workers (:mod:`latentkit.parallel.dask`).
         y : ignored
@@ -361,10 +375,11 @@ class LatentModel(ParamsMixin):
         self._check_common_params()
         self._validate_params()
         data = self._prepare_data(X, reset=True, **fit_params)
-        init_data = getattr(data, "init_data", data)  # a chunked source initialises from its first chunk
         tol = self._resolved_tol()
         max_iter = self._resolved_max_iter()
         rng = check_random_state(self.random_state)
+        # the same start sample wherever the data lives (all of it, up to a cap)
+        init_data = start_data(self, data, X, fit_params, rng)
         n_init = getattr(self, "n_init", 1)
         callback = getattr(self, "callback", None)
         best_state, best_bound = None, -np.inf
@@ -382,7 +397,7 @@ class LatentModel(ParamsMixin):
                     self._running_stats = None
                     vars(self).pop("_start_bound", None)  # only this _init_params may set it
                     self._init_params(init_data, rng)
-                    warm = self._warm_state() if data is init_data else None  # in-memory only
+                    warm = self._warm_state()  # local state across iterations (LDA)
                     monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,
                                                  verbose=bool(getattr(self, "verbose", False)),
                                                  previous=vars(self).pop("_start_bound", None),

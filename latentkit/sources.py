@@ -260,7 +260,9 @@ class ValidatedChunks:
     """A :class:`ChunkSource` seen through a model's ``_validate_data`` (used by ``fit``).
 
     The first chunk is validated with ``reset`` (it sets ``n_features_in_``) and kept as
-    ``init_data`` for ``_init_params``; ``iter_chunks`` yields validated chunks lazily. With
+    ``init_data`` (the start of a model whose start needs only the data's width; the others
+    start from the sample of :mod:`latentkit._start_sample`, gathered from ``source``, as an
+    in-memory fit draws it); ``iter_chunks`` yields validated chunks lazily. With
     ``reset``, a model with data-derived defaults (``_data_summary``) gets them from one
     statistics pass over **all** chunks (the summaries merged), never from the first chunk.
     """

@@ -12,9 +12,10 @@ lives here: a model only needs ``_e_step``, ``+`` on its statistics and its stat
 
 Blocks are validated once, on the workers, and kept there (``persist``). For HMMs, pass
 ``lengths=`` to ``fit``: the array is re-chunked on sequence boundaries so that no sequence is
-split between blocks. Initialisation (``_init_params``) sees the first block only, so give an
-explicit ``init`` dict when a fit must equal a local one exactly; the data-derived defaults
-(priors, tolerances, alphabet) come from the merged summaries of all blocks.
+split between blocks. Initialisation (``_init_params``) sees the start sample of
+:mod:`latentkit._start_sample` (all the data up to its cap), gathered from the blocks as a local
+fit draws it, and the data-derived defaults (priors, tolerances, alphabet) come from the merged
+summaries of all blocks, so a Dask fit equals the local fit.
 """
 
 import operator
@@ -111,7 +112,8 @@ class DaskData:
 
     Attributes
     ----------
-    init_data : validated first block, used by ``_init_params``.
+    init_data : validated first block (the start of a model that needs only the data's width;
+        the others start from the start sample of :mod:`latentkit._start_sample`).
     n_blocks : int
     """
 
@@ -159,16 +161,24 @@ class DaskData:
                         summary = summary + rest
             if summary is not None:
                 model._set_data_defaults(summary)
-        self._raw = list(zip(blocks, block_params))
+        self._raw = self._raw_all = list(zip(blocks, block_params))
         self._blocks = None
         self.n_blocks = len(blocks)
         self._dask = dask
 
-    def reduce_stats(self, model):
-        """E-step on every block with the current ``model``, tree-summed; returns Stats.
+    def raw_blocks(self):
+        """Iterator of the raw blocks, computed, as ``(block, fit_params)`` (empty bag
+        partitions left out): the start sample's pass (:mod:`latentkit._start_sample`)."""
+        raw = self._raw_all
+        for i in range(0, len(raw), 8):  # a few blocks in memory at a time
+            batch = raw[i:i + 8]
+            for block, (_, params) in zip(self._dask.compute(*[b for b, _ in batch]), batch):
+                if block is not None:
+                    yield block, params
 
-        On the first call the blocks are validated on the workers by the (now initialised)
-        model and kept there for the following iterations."""
+    def _spec(self, model):
+        """The model as it travels to the workers, and the validated blocks (validated on
+        the workers by the initialised model at the first call, and kept there)."""
         dask = self._dask
         state = model._get_state()
         state.pop("monitor_", None)  # not needed by an E-step
@@ -179,5 +189,44 @@ class DaskData:
             self._blocks = dask.persist(*[dask.delayed(_validate_block)(m, b, p)
                                           for b, p in self._raw])
             self._raw = None
+        return m
+
+    def reduce_stats(self, model):
+        """E-step on every block with the current ``model``, tree-summed; returns Stats.
+
+        On the first call the blocks are validated on the workers by the (now initialised)
+        model and kept there for the following iterations."""
+        dask = self._dask
+        m = self._spec(model)
         parts = [dask.delayed(_e_step_block)(m, b) for b in self._blocks]
         return _tree_sum(dask, parts, operator.add).compute()
+
+    def map_blocks(self, model, func, *args, per_block=()):
+        """``func(model, block, *args, *extra)`` on every block where it lives, with the
+        current ``model`` rebuilt there and ``extra`` the block's entries of the lists in
+        ``per_block``; returns the results kept on the workers (persisted), one per block:
+        ``(Stats, local state)`` pairs for :meth:`sum_first` and a later call's
+        ``per_block``."""
+        dask = self._dask
+        m = self._spec(model)
+        tasks = [dask.delayed(_map_block)(func, m, b, args, tuple(p[i] for p in per_block))
+                 for i, b in enumerate(self._blocks)]
+        return list(dask.persist(*tasks))
+
+    def sum_first(self, parts):
+        """The tree sum of the first entries (the statistics) of :meth:`map_blocks` results."""
+        dask = self._dask
+        firsts = [dask.delayed(operator.getitem)(p, 0) for p in parts]
+        return _tree_sum(dask, firsts, operator.add).compute()
+
+    def seconds(self, parts):
+        """The second entries (local state) of :meth:`map_blocks` results, left on the
+        workers."""
+        return [self._dask.delayed(operator.getitem)(p, 1) for p in parts]
+
+
+def _map_block(func, spec, data, args, extra):
+    model = _model_from_state(spec)
+    if data is None:  # an empty bag partition
+        return model._empty_stats(), None
+    return func(model, data, *args, *extra)

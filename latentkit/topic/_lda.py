@@ -24,7 +24,8 @@ from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
 from ._words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
-from ._lda_estep import (LDAStats, _beta_tables, _run_e_step, _run_local, _suff_stats,
+from ._lda_guard import guarded_e_step
+from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
 from ..text import counts_from_texts
@@ -78,8 +79,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     mean_change_tol : float, default 1e-3
         A document's E-step stops when the mean absolute change of its gamma is below this.
     warmup_doc_update_iter : int or None, default None
-        Batch fit of in-memory data only (chunked, Dask and online fits use
-        ``max_doc_update_iter`` throughout): cap the E-step sweeps per document of batch
+        Batch fit only (online fits use ``max_doc_update_iter`` throughout): cap the E-step sweeps per document of batch
         iteration i (1-based) at ``min(max_doc_update_iter, warmup_doc_update_iter *
         2 ** (i - 1))``, so the first iterations, whose topics are about to change anyway, are
         cheap (4 gives 4, 8, 16, 32, 64 sweeps, then ``max_doc_update_iter``). None: every
@@ -105,8 +105,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         ``'spectral'``: topics from the method of moments
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
         to the random start with a warning when the moments are degenerate. ``'auto'``:
-        ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (of in-memory data, or of the
-        first chunk or block of a chunked or Dask fit); ``'random'`` for the stochastic fits
+        ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (on the same documents wherever
+        they live: all of them up to 100,000, :mod:`latentkit._start_sample`); ``'random'`` for the stochastic fits
         (``learning_method='online'`` and ``partial_fit``), whose first step sees one
         minibatch. A dict ``{'components': array of shape (K, V)}`` gives the starting
         lambda (> 0).
@@ -181,7 +181,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     ELBO -1106.7 warm against -1084.7 cold nats per document; keeping per document the better
     of the two: -1088.4). The cold-start bound is monotone in practice (checked by the tests and
     by the monitor, which warns on any decrease) but not by construction: near convergence
-    the inexact inner loop can lower it by ~1e-8 relative. ``fit`` therefore guards it: when
+    the inexact inner loop can lower it by ~1e-8 relative. ``fit`` therefore guards it (on every path: in memory, chunked, Dask): when
     the cold-start E-step of an iteration would give a lower ELBO than the previous iteration,
     each document whose previous gamma has the higher local ELBO at the current topics keeps
     it. The M-step is exact given phi, and phi re-optimised for the previous gamma is at least
@@ -365,36 +365,19 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         # and the iteration count of the warm-up caps (warmup_doc_update_iter)
         return {"gamma": None, "elbo": None, "it": 0}
 
-    def _e_step(self, data, warm=None):
-        """Local step and statistics (cold start, class Notes). ``warm`` (inside ``fit``, from
-        :meth:`_warm_state`) holds the previous iteration's gamma and ELBO: when the cold start
-        gives a lower ELBO than that, every document whose previous gamma scores higher at the
-        current topics keeps it, so the bound of the fit never decreases; ``warm`` is then
-        updated to this iteration's gamma and ELBO."""
-        if warm is None:
-            _, ss, doc_elbo, _ = self._local_step(data)
-            return self._stats_from(data, ss, doc_elbo)
-        bt, shift, alpha = self._exp_beta_t, self._beta_shift, self.doc_topic_prior_
-        cap = int(self.max_doc_update_iter)
-        if self.warmup_doc_update_iter is not None:  # cheap first iterations (class docs)
-            cap = min(cap, int(self.warmup_doc_update_iter) * 2 ** min(warm["it"], 30))
-        warm["it"] += 1
-        gamma, exp_theta, ratio, doc_elbo, _ = _run_local(
-            data, bt, shift, alpha, cap, self.mean_change_tol)
-        glob = self._global_elbo_terms()
-        n = float(data.shape[0])
-        elbo = (float(np.sum(doc_elbo)) + glob) / n
-        if warm["elbo"] is not None and elbo < warm["elbo"]:
-            g_old, et_old, r_old, de_old, _ = _run_local(data, bt, shift, alpha, 0, 0.0,
-                                                         gamma0=warm["gamma"])
-            keep = de_old > doc_elbo
-            gamma[keep] = g_old[keep]
-            exp_theta[keep] = et_old[keep]
-            doc_elbo[keep] = de_old[keep]
-            ratio = np.where(np.repeat(keep, np.diff(data.indptr)), r_old, ratio)
-            elbo = (float(np.sum(doc_elbo)) + glob) / n
-        warm["gamma"], warm["elbo"] = gamma, elbo
-        return self._stats_from(data, _suff_stats(data, ratio, exp_theta, bt), doc_elbo)
+    def _e_step(self, data):
+        """Cold-start local step and statistics (class Notes): a pure function of the topics."""
+        _, ss, doc_elbo, _ = self._local_step(data)
+        return self._stats_from(data, ss, doc_elbo)
+
+    def _warm_e_step(self, data, warm):
+        """The E-step of a batch iteration with the monotone guard of the class Notes, the
+        same on in-memory, chunked and Dask data (:mod:`latentkit.topic._lda_guard`)."""
+        return guarded_e_step(self, data, warm)
+
+    def _start_needs_data(self):
+        init = self._resolved_init()
+        return isinstance(init, str) and init != "random"
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         eta = self.topic_word_prior_

@@ -129,3 +129,37 @@ def test_lda_derived_tables_are_rebuilt_on_the_workers_not_sent():
     rebuilt = _model_from_state((type(lda), lda.get_params(deep=False), state))
     np.testing.assert_array_equal(rebuilt.exp_dirichlet_component_,
                                   lda.exp_dirichlet_component_)
+
+
+def test_default_starts_on_a_cluster_equal_local(client):
+    """No fixed start, default tol: the Dask fit draws its start from the same start sample
+    as the local fit (issue 26, item 3): LDA's default CVB0 start on all the documents (it was
+    CVB0 on the first block: 2 against 3 iterations) and the k-means++ start of a mixture."""
+    X, _ = make_lda_corpus(300, 4, 60, doc_length=40, random_state=0)
+    local = LatentDirichletAllocation(4, random_state=0).fit(X)
+    dense = X.toarray()
+    remote = LatentDirichletAllocation(4, random_state=0).fit(
+        da.from_array(dense, chunks=(70, dense.shape[1])))
+    _compare(local, remote)
+    np.testing.assert_allclose(remote.components_, local.components_, rtol=1e-10)
+    G, _, _ = make_gmm(1500, 3, 2, random_state=2)
+    local = GaussianMixture(3, random_state=0).fit(G)
+    remote = GaussianMixture(3, random_state=0).fit(da.from_array(G, chunks=(400, 2)))
+    _compare(local, remote)
+    np.testing.assert_allclose(remote.means_, local.means_, rtol=1e-10)
+
+
+def test_lda_guard_state_stays_on_the_workers_and_matches_local(client):
+    """LDA's monotone guard keeps the previous gammas per block on the workers: at alpha =
+    1/K (where it acts, from iteration 35 on) the cluster fit follows the local one over 40
+    iterations."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(0.3, size=(600, 80)).astype(float))
+    lam0 = np.random.default_rng(1).gamma(100.0, 0.01, size=(5, 80))
+    params = dict(n_components=5, max_iter=40, tol=0, init={"components": lam0})
+    local = LatentDirichletAllocation(**params).fit(X)
+    remote = LatentDirichletAllocation(**params).fit(
+        da.from_array(X.toarray(), chunks=(150, 80)))
+    _compare(local, remote)
+    np.testing.assert_allclose(remote.components_, local.components_, rtol=1e-10)

@@ -380,7 +380,7 @@ def test_monotone_guard_lives_in_the_e_step(small_corpus):
     ELBO, each document keeps the better of its cold-start and previous gamma (local ELBOs
     compared with the kernel run from each gamma), and the warm state is updated; with no
     warm state the E-step is the plain cold start."""
-    from latentkit.topic._lda import _run_local
+    from latentkit.topic._lda_estep import _run_local
 
     X = small_corpus[0]
     m = LatentDirichletAllocation(3, max_iter=2, tol=0.0, random_state=0, init="random").fit(X)
@@ -394,12 +394,12 @@ def test_monotone_guard_lives_in_the_e_step(small_corpus):
     doc_prev = _run_local(X, *tables, 0, 0.0, gamma0=gamma_prev)[3]  # evaluated, not updated
     assert np.any(doc_prev > doc_cold) and np.any(doc_prev < doc_cold)
     warm = dict(m._warm_state(), gamma=gamma_prev, elbo=np.inf)  # forces the guard
-    guarded = m._e_step(X, warm=warm)
+    guarded = m._warm_e_step(X, warm)
     np.testing.assert_allclose(guarded.data_term, np.maximum(doc_cold, doc_prev).sum(),
                                rtol=1e-12)
     assert guarded.data_term >= cold.data_term
     assert warm["elbo"] == pytest.approx(m._elbo_from_stats(guarded), rel=1e-14)
     warm = m._warm_state()  # first iteration: the plain cold start
-    first = m._e_step(X, warm=warm)
+    first = m._warm_e_step(X, warm)
     np.testing.assert_array_equal(first.sstats, cold.sstats)
     assert not hasattr(m, "_fit_prev")
