@@ -103,9 +103,11 @@ def start_data(model, data, X, fit_params, rng, cap=None):
     seq = "lengths" in inspect.signature(model._validate_data).parameters
     raw = _raw_chunks(data, fit_params)
     if raw is None:  # in memory
-        if _units(X, fit_params, seq).sum() <= cap:
+        if model._n_samples(data) <= cap:  # rows, documents or time steps
             return data
-        raw = lambda: iter([(X, dict(fit_params))])  # noqa: E731
+        Xr = X if sp.issparse(X) else np.asarray(X)
+        kw = {k: (v if v is None else np.asarray(v)) for k, v in fit_params.items()}
+        raw = lambda: iter([(Xr, kw)])  # noqa: E731
     # one pass keeps the chunks while they fit under the cap (all of them, usually)
     parts, sizes, total = [], [], 0
     for c, kw in raw():
