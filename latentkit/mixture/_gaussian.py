@@ -23,6 +23,7 @@ from ..distributions._gaussian import (GaussianStats, check_covariance_type,
                                        precision_cholesky_from_precisions,
                                        precisions_from_cholesky, sample_gaussian)
 from ..distributions import _missing
+from ._hand_set import check_hand_set
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
 
@@ -458,6 +459,10 @@ class GaussianMixture(LatentModel):
             float64), the message naming the argument and the fix.
         """
         return super().fit(X, sample_weight=sample_weight)
+
+    def _check_is_fitted(self):
+        check_hand_set(self)  # parameters set by hand (mixture/_hand_set.py)
+        super()._check_is_fitted()
 
     def _weighted_log_prob(self, X):
         self._check_is_fitted()

@@ -24,6 +24,7 @@ from . import _emissions as em
 from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
 from ._forward_backward import (  # noqa: F401 (_BLOCKED_MIN_LENGTH read by tests)
     _BLOCKED_MIN_LENGTH, SequenceData, _forward_backward_any)
+from ._hand_set import adopt_hand_set
 from ._hmm_inference import HMMInferenceMixin
 from ._spectral_start import _spectral_ok, _spectral_start
 from ..base import NotFittedError
@@ -400,7 +401,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         return hasattr(self, "transmat_") and hasattr(self, "emission_")
 
     def _check_is_fitted(self):
-        if not self._is_fitted():
+        if not self._is_fitted() and not adopt_hand_set(self):  # hand-set parameters
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator.")

@@ -132,6 +132,9 @@ class VariationalHMM(HiddenMarkovModel):
     (2, 2)
     """
 
+    _hand_settable = False  # posteriors, not point parameters (sequence/_hand_set.py)
+    _emission_frozen_together = True  # one conjugate factor (frozen, in the class docs)
+
     _EMISSIONS = {"categorical": VariationalCategoricalEmission,
                   "gaussian": VariationalGaussianEmission}
     _INITS = ("random", "kmeans++", "spectral")
