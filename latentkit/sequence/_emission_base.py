@@ -84,6 +84,12 @@ class Emission(ParamsMixin):
         """
         return _scaled_frame(self.log_likelihood(params, X))
 
+    def free_parameter_counts(self, n_components):
+        """Free scalars of each parameter, ``{name: count}`` over ``param_names`` (BIC / AIC
+        leave out the frozen ones). A component must define it to have ``bic`` / ``aic``."""
+        raise NotImplementedError(f"{type(self).__name__} does not define "
+                                  "free_parameter_counts(n_components), needed by bic/aic.")
+
     def log_prior(self, params):
         """Log prior density of the emission parameters, nats (0: maximum likelihood)."""
         return 0.0

@@ -19,7 +19,7 @@ dict ``{name: array}`` (names without the trailing underscore; the model stores 
 ``accumulate(params, X, gamma)`` dict of expected statistics from posteriors ``gamma``
 ``m_step(params, stats, frozen)`` dict of new parameters (closed form)
 ``log_prior(params)``            log prior density of the parameters (0 for maximum likelihood)
-``n_free_parameters(n_components)``  for BIC / AIC
+``free_parameter_counts(n_components)``  free scalars of each parameter, for BIC / AIC
 ``sample(params, states, rng)``  observations for a given state sequence
 """
 import numbers
@@ -231,8 +231,8 @@ class CategoricalEmission(Emission):
         alpha = np.broadcast_to(np.asarray(self.emissionprob_prior, dtype=float), B.shape)
         return float(sum(dirichlet_logpdf(B[k], alpha[k]) for k in range(B.shape[0])))
 
-    def n_free_parameters(self, n_components):
-        return n_components * (self.n_features_ - 1)
+    def free_parameter_counts(self, n_components):
+        return {"emissionprob": n_components * (self.n_features_ - 1)}
 
     def sample(self, params, states, rng):
         B = params["emissionprob"]
@@ -369,8 +369,8 @@ class PoissonEmission(Emission):
             return float(np.sum(xlogy(a - 1.0, lam)))
         return float(np.sum(a * np.log(b) - gammaln(a) + xlogy(a - 1.0, lam) - b * lam))
 
-    def n_free_parameters(self, n_components):
-        return n_components * self.n_features_
+    def free_parameter_counts(self, n_components):
+        return {"lambdas": n_components * self.n_features_}
 
     def sample(self, params, states, rng):
         return rng.poisson(params["lambdas"][states]).astype(np.int64)

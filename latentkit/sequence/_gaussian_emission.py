@@ -219,8 +219,10 @@ class GaussianEmission(Emission):
             out["covars"] = covars
         return out
 
-    def n_free_parameters(self, n_components):
-        return n_gaussian_parameters(n_components, self.n_features_, self.covariance_type)
+    def free_parameter_counts(self, n_components):
+        K, D = n_components, self.n_features_
+        return {"means": K * D,
+                "covars": n_gaussian_parameters(K, D, self.covariance_type) - K * D}
 
     def sample(self, params, states, rng):
         K = params["means"].shape[0]

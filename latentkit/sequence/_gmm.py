@@ -277,11 +277,11 @@ class GMMEmission(em.GaussianEmission):
             out["covars"] = covars
         return out
 
-    def n_free_parameters(self, n_components):
+    def free_parameter_counts(self, n_components):
         K, M, D = n_components, self.n_mix, self.n_features_
         cov = {"full": K * M * D * (D + 1) // 2, "diag": K * M * D, "spherical": K * M,
                "tied": K * D * (D + 1) // 2}[self.covariance_type]
-        return K * (M - 1) + K * M * D + cov
+        return {"weights": K * (M - 1), "means": K * M * D, "covars": cov}
 
     def sample(self, params, states, rng):
         w = params["weights"]

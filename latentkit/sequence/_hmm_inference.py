@@ -178,16 +178,21 @@ class HMMInferenceMixin:
         X = self.emission_.sample(self._emission_params(), states, rng)
         return X, states
 
+    #: a model whose emission parameters are updated together (the variational HMMs: one
+    #: conjugate factor) keeps all of them when any is frozen
+    _emission_frozen_together = False
+
     def _n_parameters(self):
+        """Free scalars fitted: ``K - 1`` for ``startprob``, ``K (K - 1)`` for ``transmat``
+        and the emission's count of each parameter, leaving out the frozen ones."""
         K = self.n_components
-        n = 0
-        if "startprob" not in self.frozen_:
-            n += K - 1
-        if "transmat" not in self.frozen_:
-            n += K * (K - 1)
-        if not set(self.emission_.param_names) & self.frozen_:
-            n += self.emission_.n_free_parameters(K)
-        return n
+        frozen = set(self.frozen_)
+        names = set(self.emission_.param_names)
+        if self._emission_frozen_together and names & frozen:
+            frozen |= names
+        counts = {"startprob": K - 1, "transmat": K * (K - 1),
+                  **self.emission_.free_parameter_counts(K)}
+        return int(sum(n for name, n in counts.items() if name not in frozen))
 
     def bic(self, X, lengths=None):
         """Bayesian information criterion ``-2 log L + p log n`` (Schwarz 1978); lower is better.
