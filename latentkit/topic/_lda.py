@@ -12,12 +12,14 @@ the M-step is
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._steps import check_learning_rate
 from .._summaries import CountSummary
+from .._user_frame import user_stacklevel
 from .._validation import check_counts, check_dense_width, check_n_features, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
@@ -101,7 +103,9 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         (``cvb0_topics(init='random')``, passed as a dict) takes 2-6 times as long to reach
         the quality of tomotopy's 10th
         iteration. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)`` (Hoffman et al. 2010;
-        scikit-learn's and gensim's initialisation; pass it for results that match theirs).
+        scikit-learn's and gensim's distribution of the starting topics; results are close
+        to theirs, not identical: scikit-learn also draws each document's gamma at random in
+        every E-step, see the Notes).
         ``'spectral'``: topics from the method of moments
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
         to the random start with a warning when the moments are degenerate. ``'auto'``:
@@ -174,7 +178,9 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     E-step: for each document, ``gamma_d`` starts at ``alpha + N_d / K`` (Blei et al. 2003,
     Fig. 6; deterministic, so the E-step is a pure function of the topics) and is updated until
     the mean absolute change is below ``mean_change_tol``. Every iteration restarts from there
-    (a cold start, as scikit-learn and gensim do). Warm-starting each document from the
+    (a cold start, as scikit-learn and gensim do; they draw each document's start at random,
+    Gamma(100, 1/100), in every E-step, so fits with the same starting topics part from
+    theirs after the first iteration). Warm-starting each document from the
     previous iteration's gamma would make every step an exact coordinate-ascent step (a
     provably monotone bound) and is faster per iteration, but it locks documents into early
     topic assignments and ends at a markedly worse optimum (KOS subset, K=10, 60 iterations:
@@ -295,9 +301,15 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     def _set_data_defaults(self, summary):
         """``mean_doc_length_`` and ``tol_`` from all training documents; refuse a declared
         vocabulary far wider than the words used before the K x V topics are allocated. A
-        corpus without tokens is accepted, as in scikit-learn: the posterior of the topics is
-        then exactly the prior and the bound 0 (``test_empty_documents_contribute_nothing``),
-        unlike PLSA, whose maximum-likelihood estimate does not exist without tokens."""
+        corpus without tokens is accepted, as in scikit-learn (the posterior of the topics is
+        then exactly the prior and the bound 0), with a warning naming the cause; PLSA, whose
+        maximum-likelihood estimate does not exist without tokens, refuses it."""
+        if summary.total == 0:
+            warnings.warn(
+                f"X has no tokens: all {int(summary.n_rows)} documents are empty (every count is 0), "
+                "so the topics stay at their prior (topic_word_prior) and the ELBO is 0. Check "
+                "the document-term matrix (e.g. a vocabulary that matched no word).",
+                UserWarning, stacklevel=user_stacklevel())
         check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
                           unit="columns (words)", owner="LatentDirichletAllocation",
                           what="topic-word matrix")

@@ -331,11 +331,19 @@ def test_empty_documents_contribute_nothing(small_corpus):
     n, n2 = X.shape[0], extra.shape[0]
     assert m.elbo(extra) * n2 == pytest.approx(m.elbo(X) * n, rel=1e-12)
     assert m.perplexity(extra) == pytest.approx(m.perplexity(X), rel=1e-12)
-    # a corpus of only empty documents fits: the posterior of the topics is the prior
-    z = LatentDirichletAllocation(2, max_iter=3, tol=0, random_state=0, init="random").fit(
-        np.zeros((4, 6)))
+    # a corpus of only empty documents fits: the posterior of the topics is the prior, with a
+    # warning naming the cause (it was silent)
+    with pytest.warns(UserWarning, match="X has no tokens: all 4 documents are empty"):
+        z = LatentDirichletAllocation(2, max_iter=3, tol=0, random_state=0,
+                                      init="random").fit(np.zeros((4, 6)))
     np.testing.assert_allclose(z.components_, z.topic_word_prior_)
     assert z.lower_bound_ == pytest.approx(0.0, abs=1e-12)
+    # the same from a chunked source (the summary of all its chunks has no token)
+    from latentkit.inference import ArraySource
+
+    with pytest.warns(UserWarning, match="X has no tokens: all 4 documents"):
+        LatentDirichletAllocation(2, max_iter=2, tol=0, init="random").fit(
+            ArraySource(np.zeros((4, 6)), 2))
 
 
 def test_default_tol_scales_with_document_length():
