@@ -89,19 +89,24 @@ def test_every_public_model_is_covered_or_excused():
     assert names - covered - generic == set(NOT_CHUNKED), names - covered - generic
 
 
-def _poisson_corpus():
-    return sp.csr_matrix(np.random.default_rng(0).poisson(0.3, size=(600, 80)).astype(float))
+def test_lda_guard_keeps_chunked_and_dask_fits_on_the_in_memory_trajectory(monkeypatch):
+    """At alpha = 1/K, from topics near convergence (34 in-memory iterations), the monotone
+    guard acts in most of the next 8 iterations (a fixed start, tol=0); a chunked fit and a
+    Dask bag fit (uneven partitions) follow the in-memory fit through them."""
+    import latentkit.topic._lda_guard as guard
 
-
-def test_lda_guard_keeps_chunked_and_dask_fits_on_the_in_memory_trajectory():
-    """At alpha = 1/K the monotone guard acts in several of 40 iterations (a fixed start,
-    tol=0); a chunked fit and a Dask bag fit (uneven partitions) follow the in-memory fit."""
-    X = _poisson_corpus()
-    lam0 = np.random.default_rng(1).gamma(100.0, 0.01, size=(5, 80))
-    make = lambda: lk.LatentDirichletAllocation(5, max_iter=40, tol=0,  # noqa: E731
-                                                init={"components": lam0})
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(0.3, size=(300, 60)).astype(float))
+    lam0 = np.random.default_rng(1).gamma(100.0, 0.01, size=(5, 60))
+    lam = lk.LatentDirichletAllocation(5, max_iter=34, tol=0,
+                                       init={"components": lam0}).fit(X).components_
+    acted = []
+    keep_better = guard._keep_better
+    monkeypatch.setattr(guard, "_keep_better", lambda *a: acted.append(1) or keep_better(*a))
+    make = lambda: lk.LatentDirichletAllocation(5, max_iter=8, tol=0,  # noqa: E731
+                                                init={"components": lam})
     memory = _fit(make(), X)
-    chunked = _fit(make(), lk.inference.ArraySource(X, 170))
+    assert len(acted) >= 3  # the guard acted
+    chunked = _fit(make(), lk.inference.ArraySource(X, 70))
     bag = db.from_sequence([X[i] for i in range(X.shape[0])], npartitions=4)
     with dask.config.set(scheduler="synchronous"):
         on_bag = _fit(make(), bag)
