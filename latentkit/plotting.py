@@ -420,8 +420,8 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
     axes : sequence of matplotlib Axes, optional
         Two (three for a categorical HMM); default a new figure.
     symbols : sequence of str, optional
-        Names of the categorical symbols (heat-map column labels, and the top panel's y ticks
-        when it shows a single categorical series of at most 30 symbols).
+        Names of the categorical symbols (heat-map column labels, and the names on the top
+        panel's y ticks, at most 8 of them, when it shows the categorical series).
     feature : int, optional
         Draw only this column of X (default all columns).
     series : array-like of shape (n_samples,) or (n_samples, m), optional
@@ -488,11 +488,10 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
               extent=(a - 0.5, b - 0.5, lo - pad, hi + pad), zorder=0)
     ax.set_ylim(lo - pad, hi + pad)
     ax.set_ylabel(series_label or ("symbol" if categorical and series is None else "observation"))
-    if categorical and series is None and symbols is not None and feature is None and \
-            X.shape[1] == 1 and len(symbols) <= 30:
-        shown_ids = np.arange(len(symbols))
-        keep = (shown_ids >= lo - pad) & (shown_ids <= hi + pad)
-        ax.set_yticks(shown_ids[keep], [str(s) for s in np.asarray(symbols)[keep]])
+    if categorical and series is None and symbols is not None and X.shape[1] == 1:
+        ids = np.arange(0, len(symbols), -(-len(symbols) // 8))  # at most 8 named ticks
+        ids = ids[(ids >= lo - pad) & (ids <= hi + pad)]
+        ax.set_yticks(ids, [str(symbols[i]) for i in ids])
     ax.set_title(f"{type(model).__name__}: Viterbi path (bands)", fontsize="medium")
     from matplotlib.patches import Patch
 

@@ -347,6 +347,7 @@ def test_legends_sit_outside_the_data(faithful):
     assert _legend_right_of_data(axes[0]) and _legend_right_of_data(axes[1])
 
 
+@pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
 def test_viterbi_bands_have_a_state_legend_and_symbols_name_the_axis():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.choice(3, 60, p=[0.8, 0.1, 0.1]),
@@ -362,6 +363,12 @@ def test_viterbi_bands_have_a_state_legend_and_symbols_name_the_axis():
         np.testing.assert_allclose(patch.get_facecolor()[:3], cmap(k)[:3])
     assert [t.get_text() for t in axes[0].get_yticklabels()] == ["a", "b", "c"]
     assert list(axes[0].get_yticks()) == [0, 1, 2]
+    # 26 symbols: every 4th named, at most 8 ticks
+    X26 = (np.arange(120) % 26)[:, None]
+    hmm26 = lk.CategoricalHMM(2, random_state=0, max_iter=5).fit(X26)
+    letters = [chr(97 + i) for i in range(26)]
+    ax = plotting.plot_hmm(hmm26, X26, symbols=letters)[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == list("aeimquy")
 
 
 def test_plot_selection_panels_have_y_labels_units_and_integer_k():
