@@ -9,8 +9,25 @@ from matplotlib.ticker import MaxNLocator
 __all__ = ["elbo_unit", "plot_selection"]
 
 
-def _legend_outside(ax, **kw):
-    """A legend to the right of the axes, clear of the data."""
+def _legend_outside(ax, below=False, **kw):
+    """A legend clear of the data: right of the axes, or under the x label (``below``, for
+    panels drawn side by side)."""
+    if below:
+        from matplotlib import rcParams
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.transforms import offset_copy
+
+        def points(size):
+            return FontProperties(size=size).get_size_in_points()
+
+        # the height of the x tick marks, tick labels and axis label, in points
+        drop = (rcParams["xtick.major.size"] + rcParams["xtick.major.pad"]
+                + points(rcParams["xtick.labelsize"]) + rcParams["axes.labelpad"]
+                + 1.3 * points(rcParams["axes.labelsize"]) + 2.0)
+        return ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                         bbox_transform=offset_copy(ax.transAxes, fig=ax.figure, y=-drop,
+                                                    units="points"),
+                         borderaxespad=0.0, **kw)
     return ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
                      borderaxespad=0.0, **kw)
 

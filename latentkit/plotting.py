@@ -245,7 +245,7 @@ def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_si
     ``n_std`` standard deviations of its Gaussian projected on the view (``P^T Sigma_k P``).
     For the variational mixtures (models with ``n_effective_components_``) only components
     with expected weight above 0.01 are drawn, their ellipses faded in proportion to the
-    expected weight. The legend lists the weights.
+    expected weight. The legend, under the axes, lists the weights.
 
     Parameters
     ----------
@@ -309,7 +309,7 @@ def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_si
     ax.set(xlabel=xlabel, ylabel=ylabel)
     title = f"{type(model).__name__}: {shown.size} of {K} components"
     ax.set_title(title + (" (weight > 0.01)" if variational else ""))
-    _legend_outside(ax, fontsize="small")
+    _legend_outside(ax, below=True, fontsize="small", ncol=min(max(shown.size, 1), 2))
     return ax
 
 

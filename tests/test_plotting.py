@@ -306,14 +306,18 @@ def test_plot_recovery_mean_and_band():
 
 # ----------------------------------------------------------------------------- units, legends
 
-def _legend_right_of_data(ax, legend=None):
-    """The legend's box starts right of the axes' box (so it covers no data)."""
-    legend = legend or ax.get_legend()
+def _legend_right_of_data(ax, below=False):
+    """The legend's box starts right of the axes' box (``below``: under the axes' box and its
+    x tick labels), so it covers no data."""
+    legend = ax.get_legend()
     assert legend is not None
     fig = ax.figure
     fig.canvas.draw()
     r = fig.canvas.get_renderer()
-    return legend.get_window_extent(r).x0 >= ax.get_window_extent(r).x1
+    box = legend.get_window_extent(r)
+    if below:  # under the tick labels and the x label
+        return box.y1 <= ax.xaxis.get_tightbbox(r).y0
+    return box.x0 >= ax.get_window_extent(r).x1
 
 
 @pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
@@ -339,7 +343,7 @@ def test_legends_sit_outside_the_data(faithful):
     gmm = lk.GaussianMixture(2, n_init=2, max_iter=20, random_state=0, callback=trace).fit(
         faithful)
     assert _legend_right_of_data(plotting.plot_elbo(gmm, restarts=trace))
-    assert _legend_right_of_data(plotting.plot_mixture(gmm, faithful))
+    assert _legend_right_of_data(plotting.plot_mixture(gmm, faithful), below=True)
     ax = plotting.plot_recovery([1, 2, 3], [0.1, 0.5, 0.9], label="completion")
     assert _legend_right_of_data(ax)
     hmm = lk.PoissonHMM(2, random_state=0, max_iter=20).fit(load_earthquakes().data)
