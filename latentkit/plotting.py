@@ -643,7 +643,8 @@ def plot_recovery(x, values, ax=None, *, label=None, xlabel="control parameter",
         Control parameter values.
     values : array-like of shape (n_points,) or (n_points, n_trials)
         One value per point, or one per trial (NaN trials are ignored); the line is the mean
-        over trials and, with ``band``, a shaded band spans the min to max.
+        over trials and, with ``band``, a shaded band spans the min to max. Whole-number x
+        (K, steps) get whole-number ticks.
     ax : matplotlib Axes, optional
     label, xlabel, ylabel : str
     logx, logy : bool, default False
@@ -676,6 +677,8 @@ def plot_recovery(x, values, ax=None, *, label=None, xlabel="control parameter",
                         alpha=0.2, lw=0)
     if logx:
         ax.set_xscale("log")
+    elif np.all(x == np.round(x)):  # counts (K, steps): no fractional ticks
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if logy:
         ax.set_yscale("log")
     ax.set(xlabel=xlabel, ylabel=ylabel)

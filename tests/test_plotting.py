@@ -398,3 +398,14 @@ def test_plot_selection_panels_have_y_labels_units_and_integer_k():
                                         "train_elbo": -50.0, "seconds": 0.1}],
                     best=2, criterion="heldout_perplexity", rule="the lowest perplexity")
     assert "nats per document" in plotting.plot_selection(lda)[1].get_ylabel()
+
+
+def test_plot_recovery_whole_number_x_gets_whole_number_ticks():
+    ax = plotting.plot_recovery([1, 2, 3, 4, 5], [2607.0, 2322.2, 2333.9, 2358.0, 2360.0],
+                                xlabel="number of components K", ylabel="BIC")
+    ax.figure.canvas.draw()
+    ticks = [t for t in ax.get_xticks() if 1 <= t <= 5]
+    assert ticks and np.array_equal(ticks, np.round(ticks))
+    frac = plotting.plot_recovery([0.05, 0.1, 0.15], [0.0, 0.5, 1.0])
+    frac.figure.canvas.draw()
+    assert any(t != round(t) for t in frac.get_xticks())  # fractions keep their ticks
