@@ -6,8 +6,9 @@ function calls ``plt.show()``, changes the backend or touches ``rcParams``: styl
 caller's. This module is imported only on demand (``import latentkit`` never imports
 matplotlib).
 
-* :func:`plot_elbo` -- the bound per iteration (nats per sample), restarts overlaid, the
-  held-out trace of a stochastic fit, or the log distance to the final value.
+* :func:`plot_elbo` -- the bound per iteration in the model's own unit (:func:`elbo_unit`:
+  nats per document for topic models, per time step for HMMs, per sample otherwise), restarts
+  overlaid, the held-out trace of a stochastic fit, or the log distance to the final value.
 * :func:`plot_mixture` -- points coloured by responsibility with 1- and 2-sd covariance
   ellipses, on two features or the first two principal axes.
 * :func:`plot_topics` -- the most probable words of every topic as horizontal bars.
@@ -16,6 +17,10 @@ matplotlib).
 * :func:`plot_latent`, :func:`plot_decoded_grid` -- a VAE's latent means and a grid of decodes.
 * :func:`plot_recovery` -- a recovery rate or an error against a control parameter (spectral
   module: sampling rate of completion, privacy epsilon, sample size).
+* :func:`plot_selection` -- the scores of :func:`latentkit.selection.select_n_components`
+  against K, one labelled panel per score.
+
+Legends sit outside the data (right of the axes), categorical axes are labelled by name.
 """
 
 import numbers
@@ -30,8 +35,11 @@ except ImportError as exc:  # pragma: no cover - exercised only without matplotl
     raise ImportError("latentkit.plotting needs matplotlib: pip install 'latentkit[plot]'.") \
         from exc
 
-__all__ = ["ELBOTrace", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm", "plot_latent",
-           "plot_decoded_grid", "plot_recovery", "mixture_projection"]
+from ._plot_scores import _legend_outside, elbo_unit, plot_selection
+
+__all__ = ["ELBOTrace", "elbo_unit", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm",
+           "plot_latent", "plot_decoded_grid", "plot_recovery", "plot_selection",
+           "mixture_projection"]
 
 #: expected weight above which a component of a variational mixture is "effective" (the
 #: threshold of ``n_effective_components_``)
@@ -92,7 +100,7 @@ class ELBOTrace:
 
 
 def plot_elbo(model, ax=None, *, restarts=None, distance=False, label=None, color=None):
-    """Plot a fitted model's ELBO per iteration (nats per sample).
+    """Plot a fitted model's ELBO per iteration, in the model's unit (:func:`elbo_unit`).
 
     Batch fits draw ``lower_bounds_`` against the iteration number 1, 2, ...; entry i is the
     bound at the parameters entering iteration i (DESIGN.md section 2). A stochastic fit with a
@@ -130,12 +138,12 @@ def plot_elbo(model, ax=None, *, restarts=None, distance=False, label=None, colo
     if heldout.size:
         y = heldout
         x = np.asarray(getattr(model, "heldout_steps_", np.arange(1, y.size + 1)))
-        xlabel, ylabel = "minibatch step", "held-out ELBO (nats per sample)"
+        xlabel, ylabel = "minibatch step", f"held-out ELBO ({elbo_unit(model)})"
     else:
         _check_fitted(model, "lower_bounds_")
         y = np.asarray(model.lower_bounds_, dtype=np.float64)
         x = np.arange(1, y.size + 1)
-        xlabel, ylabel = "iteration", "ELBO (nats per sample)"
+        xlabel, ylabel = "iteration", f"ELBO ({elbo_unit(model)})"
     if y.size == 0:
         raise ValueError(f"{type(model).__name__} has an empty ELBO trace; nothing to plot.")
     traces = restarts.traces if isinstance(restarts, ELBOTrace) else list(restarts or [])
@@ -156,11 +164,11 @@ def plot_elbo(model, ax=None, *, restarts=None, distance=False, label=None, colo
             label=label or type(model).__name__)
     if distance:
         ax.set_yscale("log")
-        ylabel = "distance to the final ELBO (nats per sample)"
+        ylabel = f"distance to the final ELBO ({elbo_unit(model)})"
     ax.set(xlabel=xlabel, ylabel=ylabel)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if traces or label is not None:
-        ax.legend(frameon=False)
+        _legend_outside(ax)
     return ax
 
 
@@ -237,7 +245,7 @@ def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_si
     ``n_std`` standard deviations of its Gaussian projected on the view (``P^T Sigma_k P``).
     For the variational mixtures (models with ``n_effective_components_``) only components
     with expected weight above 0.01 are drawn, their ellipses faded in proportion to the
-    expected weight. The legend lists the weights.
+    expected weight. The legend, under the axes, lists the weights.
 
     Parameters
     ----------
@@ -301,7 +309,7 @@ def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_si
     ax.set(xlabel=xlabel, ylabel=ylabel)
     title = f"{type(model).__name__}: {shown.size} of {K} components"
     ax.set_title(title + (" (weight > 0.01)" if variational else ""))
-    ax.legend(frameon=False, fontsize="small", loc="best")
+    _legend_outside(ax, below=True, fontsize="small", ncol=min(max(shown.size, 1), 2))
     return ax
 
 
@@ -381,6 +389,7 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
                      fontsize="small")
         a.set_title(f"topic {t}", fontsize="medium")
         a.tick_params(axis="x", labelsize="x-small")
+        a.xaxis.set_major_locator(MaxNLocator(nbins=3))  # no overlapping probability labels
         a.set_xlabel("p(word | topic)", fontsize="x-small")
     if own:
         axes[0].figure.tight_layout()
@@ -411,7 +420,8 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
     axes : sequence of matplotlib Axes, optional
         Two (three for a categorical HMM); default a new figure.
     symbols : sequence of str, optional
-        Names of the categorical symbols (heat-map column labels).
+        Names of the categorical symbols (heat-map column labels, and the names on the top
+        panel's y ticks, at most 8 of them, when it shows the categorical series).
     feature : int, optional
         Draw only this column of X (default all columns).
     series : array-like of shape (n_samples,) or (n_samples, m), optional
@@ -424,8 +434,9 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
     -------
     ndarray of matplotlib Axes
         ``[series, posterior]`` (+ ``emission`` for a categorical HMM). The band is
-        ``axes[0].images[0]`` (its data are the Viterbi states); ``axes[1].lines[k]`` is
-        state k's posterior.
+        ``axes[0].images[0]`` (its data are the Viterbi states), named state by state in
+        ``axes[0]``'s legend; ``axes[1].lines[k]`` is state k's posterior. Legends sit right
+        of the axes.
 
     Raises
     ------
@@ -477,12 +488,20 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
               extent=(a - 0.5, b - 0.5, lo - pad, hi + pad), zorder=0)
     ax.set_ylim(lo - pad, hi + pad)
     ax.set_ylabel(series_label or ("symbol" if categorical and series is None else "observation"))
+    if categorical and series is None and symbols is not None and X.shape[1] == 1:
+        ids = np.arange(0, len(symbols), -(-len(symbols) // 8))  # at most 8 named ticks
+        ids = ids[(ids >= lo - pad) & (ids <= hi + pad)]
+        ax.set_yticks(ids, [str(symbols[i]) for i in ids])
     ax.set_title(f"{type(model).__name__}: Viterbi path (bands)", fontsize="medium")
+    from matplotlib.patches import Patch
+
+    _legend_outside(ax, fontsize="small", title="Viterbi state", handles=[
+        Patch(facecolor=colors[k], alpha=0.35, label=f"state {k}") for k in range(K)])
     ax = axes[1]
     for k in range(K):
         ax.plot(t, post[a:b, k], color=colors[k], lw=1.0, label=f"state {k}")
     ax.set(ylim=(-0.02, 1.02), xlabel="time step", ylabel="p(state | data)")
-    ax.legend(frameon=False, fontsize="small", ncol=min(K, 5), loc="upper right")
+    _legend_outside(ax, fontsize="small")
     if categorical:
         ax = axes[2]
         E = np.asarray(model.emissionprob_, dtype=np.float64)
@@ -542,7 +561,7 @@ def plot_latent(vae, X, y=None, ax=None, *, point_size=4, labels=None):
             m = y == c
             name = labels[int(c)] if labels is not None else str(c)
             ax.scatter(Z[m, 0], Z[m, 1], s=point_size, lw=0, color=colors[i], label=name)
-        ax.legend(frameon=False, fontsize="small", markerscale=3, loc="best", ncol=2)
+        _legend_outside(ax, fontsize="small", markerscale=3)
     ax.set(xlabel="z1", ylabel="z2", title="VAE latent means E[z | x]")
     return ax
 
@@ -624,7 +643,8 @@ def plot_recovery(x, values, ax=None, *, label=None, xlabel="control parameter",
         Control parameter values.
     values : array-like of shape (n_points,) or (n_points, n_trials)
         One value per point, or one per trial (NaN trials are ignored); the line is the mean
-        over trials and, with ``band``, a shaded band spans the min to max.
+        over trials and, with ``band``, a shaded band spans the min to max. Whole-number x
+        (K, steps) get whole-number ticks.
     ax : matplotlib Axes, optional
     label, xlabel, ylabel : str
     logx, logy : bool, default False
@@ -657,9 +677,11 @@ def plot_recovery(x, values, ax=None, *, label=None, xlabel="control parameter",
                         alpha=0.2, lw=0)
     if logx:
         ax.set_xscale("log")
+    elif np.all(x == np.round(x)):  # counts (K, steps): no fractional ticks
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if logy:
         ax.set_yscale("log")
     ax.set(xlabel=xlabel, ylabel=ylabel)
     if label is not None:
-        ax.legend(frameon=False)
+        _legend_outside(ax)
     return ax

@@ -114,14 +114,11 @@ class Selection:
         except ImportError:  # pragma: no cover - matplotlib is in the plot extra
             raise ImportError('plotting needs matplotlib: pip install "latentkit[plot]".') \
                 from None
-        cols = [c for c in self.columns() if c not in ("n_components", "seconds")]
-        ks = [r["n_components"] for r in self.table]
-        fig, axes = plt.subplots(1, len(cols), figsize=(3.6 * len(cols), 3.2), squeeze=False)
-        for ax, c in zip(axes[0], cols):
-            ax.plot(ks, [r[c] for r in self.table], "o-", color="#3b6ea5")
-            ax.axvline(self.best, color="#d9534f", ls="--", lw=1)
-            ax.set_xlabel("K")
-            ax.set_title(c + (" (chooses K)" if c == self.criterion else ""), fontsize=10)
+        from .plotting import plot_selection
+
+        n = len([c for c in self.columns() if c not in ("n_components", "seconds")])
+        fig, axes = plt.subplots(1, n, figsize=(3.6 * n + 1.2, 3.4), squeeze=False)
+        plot_selection(self, axes=axes[0])
         fig.suptitle(f"{self.kind}: chosen K = {self.best}, {self.rule}", fontsize=11)
         fig.tight_layout()
         fig.savefig(path, dpi=100)

@@ -302,3 +302,110 @@ def test_plot_recovery_mean_and_band():
     assert len(ax.collections) == 1 and ax.get_xscale() == "log"
     with pytest.raises(ValueError, match="values"):
         plotting.plot_recovery(x, [1.0, 2.0])
+
+
+# ----------------------------------------------------------------------------- units, legends
+
+def _legend_right_of_data(ax, below=False):
+    """The legend's box starts right of the axes' box (``below``: under the axes' box and its
+    x tick labels), so it covers no data."""
+    legend = ax.get_legend()
+    assert legend is not None
+    fig = ax.figure
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    box = legend.get_window_extent(r)
+    if below:  # under the tick labels and the x label
+        return box.y1 <= ax.xaxis.get_tightbbox(r).y0
+    return box.x0 >= ax.get_window_extent(r).x1
+
+
+@pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
+def test_elbo_axis_carries_the_model_unit(faithful):
+    X, _ = make_lda_corpus(n_docs=60, n_components=2, vocab_size=30, doc_length=20,
+                           random_state=0)
+    lda = lk.LatentDirichletAllocation(2, max_iter=5, random_state=0).fit(X)
+    assert plotting.plot_elbo(lda).get_ylabel() == "ELBO (nats per document)"
+    plsa = lk.PLSA(2, max_iter=5, random_state=0).fit(X)
+    assert plotting.plot_elbo(plsa).get_ylabel() == "ELBO (nats per document)"
+    hmm = lk.PoissonHMM(2, random_state=0, max_iter=5).fit(load_earthquakes().data)
+    assert plotting.plot_elbo(hmm, distance=True).get_ylabel() == (
+        "distance to the final ELBO (nats per time step)")
+    gmm = lk.GaussianMixture(2, max_iter=5, random_state=0).fit(faithful)
+    assert plotting.plot_elbo(gmm).get_ylabel() == "ELBO (nats per sample)"
+    svi = lk.StochasticVI(lk.LatentDirichletAllocation(2, random_state=0), batch_size=20,
+                          n_epochs=1, holdout=0.2, random_state=0).fit(X)
+    assert plotting.plot_elbo(svi).get_ylabel() == "held-out ELBO (nats per document)"
+
+
+def test_legends_sit_outside_the_data(faithful):
+    trace = plotting.ELBOTrace()
+    gmm = lk.GaussianMixture(2, n_init=2, max_iter=20, random_state=0, callback=trace).fit(
+        faithful)
+    assert _legend_right_of_data(plotting.plot_elbo(gmm, restarts=trace))
+    assert _legend_right_of_data(plotting.plot_mixture(gmm, faithful), below=True)
+    ax = plotting.plot_recovery([1, 2, 3], [0.1, 0.5, 0.9], label="completion")
+    assert _legend_right_of_data(ax)
+    hmm = lk.PoissonHMM(2, random_state=0, max_iter=20).fit(load_earthquakes().data)
+    axes = plotting.plot_hmm(hmm, load_earthquakes().data)
+    assert _legend_right_of_data(axes[0]) and _legend_right_of_data(axes[1])
+
+
+@pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
+def test_viterbi_bands_have_a_state_legend_and_symbols_name_the_axis():
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.choice(3, 60, p=[0.8, 0.1, 0.1]),
+                        rng.choice(3, 60, p=[0.1, 0.1, 0.8])])[:, None]
+    hmm = lk.CategoricalHMM(2, random_state=0, max_iter=30).fit(X)
+    axes = plotting.plot_hmm(hmm, X, symbols=["a", "b", "c"])
+    leg = axes[0].get_legend()
+    assert leg.get_title().get_text() == "Viterbi state"
+    assert [t.get_text() for t in leg.get_texts()] == ["state 0", "state 1"]
+    # each legend patch has its state's band colour
+    cmap = axes[0].images[0].get_cmap()
+    for k, patch in enumerate(leg.get_patches()):
+        np.testing.assert_allclose(patch.get_facecolor()[:3], cmap(k)[:3])
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == ["a", "b", "c"]
+    assert list(axes[0].get_yticks()) == [0, 1, 2]
+    # 26 symbols: every 4th named, at most 8 ticks
+    X26 = (np.arange(120) % 26)[:, None]
+    hmm26 = lk.CategoricalHMM(2, random_state=0, max_iter=5).fit(X26)
+    letters = [chr(97 + i) for i in range(26)]
+    ax = plotting.plot_hmm(hmm26, X26, symbols=letters)[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == list("aeimquy")
+
+
+def test_plot_selection_panels_have_y_labels_units_and_integer_k():
+    from latentkit.selection import Selection
+
+    table = [{"n_components": k, "bic": 100.0 - k, "aic": 90.0 - k,
+              "heldout_loglik": -2.0 + 0.1 * k, "train_loglik": -1.9 + 0.1 * k,
+              "seconds": 0.1} for k in (2, 3, 5)]
+    sel = Selection(kind="hmm", table=table, best=5, criterion="bic", rule="the lowest BIC")
+    axes = plotting.plot_selection(sel)
+    assert [a.get_title() for a in axes] == ["bic (chooses K)", "aic", "heldout_loglik",
+                                             "train_loglik"]
+    labels = [a.get_ylabel() for a in axes]
+    assert all(labels) and "nats per time step" in labels[2] and "BIC" in labels[0]
+    axes[0].figure.canvas.draw()
+    for a, c in zip(axes, ["bic", "aic", "heldout_loglik", "train_loglik"]):
+        np.testing.assert_array_equal(a.lines[0].get_ydata(), [r[c] for r in table])
+        assert list(a.lines[1].get_xdata()) == [5, 5]
+        ticks = a.get_xticks()
+        assert np.array_equal(ticks, np.round(ticks))
+    assert _legend_right_of_data(axes[-1])
+    lda = Selection(kind="lda", table=[{"n_components": 2, "heldout_perplexity": 9.0,
+                                        "train_elbo": -50.0, "seconds": 0.1}],
+                    best=2, criterion="heldout_perplexity", rule="the lowest perplexity")
+    assert "nats per document" in plotting.plot_selection(lda)[1].get_ylabel()
+
+
+def test_plot_recovery_whole_number_x_gets_whole_number_ticks():
+    ax = plotting.plot_recovery([1, 2, 3, 4, 5], [2607.0, 2322.2, 2333.9, 2358.0, 2360.0],
+                                xlabel="number of components K", ylabel="BIC")
+    ax.figure.canvas.draw()
+    ticks = [t for t in ax.get_xticks() if 1 <= t <= 5]
+    assert ticks and np.array_equal(ticks, np.round(ticks))
+    frac = plotting.plot_recovery([0.05, 0.1, 0.15], [0.0, 0.5, 1.0])
+    frac.figure.canvas.draw()
+    assert any(t != round(t) for t in frac.get_xticks())  # fractions keep their ticks

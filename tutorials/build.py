@@ -2,6 +2,7 @@
 
     python tutorials/build.py            # all notebooks
     python tutorials/build.py 03 05      # the notebooks whose file name starts with 03 or 05
+    python tutorials/build.py --help     # the notebooks and options
 
 Each notebook runs top to bottom in a fresh kernel (working directory ``tutorials/``, the
 checkout's ``latentkit`` first on ``PYTHONPATH``) and is saved in place with its outputs, so a
@@ -111,17 +112,36 @@ def write_gallery(nb):
     return written
 
 
+def parse_args(argv=None):
+    """The command line: notebook prefixes (``--help`` lists the notebooks)."""
+    import argparse
+
+    names = [p.name for p in notebooks()]
+    parser = argparse.ArgumentParser(
+        prog="python tutorials/build.py",
+        description="Re-execute tutorial notebooks in a fresh kernel, store them with their "
+                    "outputs and write their gallery figures. Notebooks: " + ", ".join(names),
+        epilog="example: python tutorials/build.py 03 05  (rebuilds 03_* and 05_*)")
+    parser.add_argument("prefixes", nargs="*", metavar="NN",
+                        help="rebuild the notebooks whose file name starts with NN (default all)")
+    parser.add_argument("--timeout", type=int, default=600, metavar="S",
+                        help="seconds allowed per cell (default 600)")
+    args = parser.parse_args(argv)
+    unknown = [p for p in args.prefixes if not notebooks([p])]
+    if unknown:
+        parser.error(f"no notebook starts with {', '.join(map(repr, unknown))}; the notebooks "
+                     f"are {', '.join(names)}")
+    return args
+
+
 def main(argv=None):
     import nbformat
 
-    prefixes = sys.argv[1:] if argv is None else argv
-    paths = notebooks(prefixes)
-    if not paths:
-        print(f"no notebook matches {prefixes}", file=sys.stderr)
-        return 1
+    args = parse_args(argv)
+    paths = notebooks(args.prefixes)
     for path in paths:
         start = time.perf_counter()
-        nb = execute(path)
+        nb = execute(path, timeout=args.timeout)
         nbformat.write(nb, path)
         gallery = write_gallery(nb)
         print(f"{path.name}: {time.perf_counter() - start:.1f} s, {len(images(nb))} figures, "

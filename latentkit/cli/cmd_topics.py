@@ -2,6 +2,7 @@
 CoherenceModel) and its standalone HTML report, with the reference corpus given by ``--text``,
 ``--dataset`` or ``--data``. Thin plumbing over :mod:`latentkit.topic`."""
 
+import argparse
 import json
 import os
 
@@ -36,7 +37,22 @@ def add_parsers(sub):
                                                         "none"],
                    help="coherence shown per topic (default c_v; needs a corpus)")
     p.add_argument("--top-n", type=int, default=10, help="words per topic for coherence")
+    p.add_argument("--n-docs", type=_positive_int, default=10, metavar="N",
+                   help="typical documents listed per topic, duplicates shown once (default 10)")
+    p.add_argument("--title-column", metavar="NAME", default=None,
+                   help="column / key of a .csv / .jsonl --text file that names the documents "
+                        "(default: a 'title' column, else each document's first line)")
     p.set_defaults(handler=_cmd_report)
+
+
+def _positive_int(value):
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}")
+    return n
 
 
 def _add_corpus_args(p):
@@ -121,9 +137,17 @@ def _cmd_report(args, out):
     folder = os.path.dirname(os.path.abspath(args.out))
     if not os.path.isdir(folder):
         raise CLIError(f"--out {args.out!r}: the folder {folder!r} does not exist.")
+    if args.title_column is not None:
+        columns = corpus.get("metadata") if corpus is not None else None
+        if not columns:
+            raise CLIError("--title-column needs --text with a .csv or .jsonl file (a table "
+                           "with named columns).")
+        if args.title_column not in columns:
+            raise CLIError(f"--title-column {args.title_column!r}: no such column in "
+                           f"{args.text} (columns: {', '.join(map(str, columns))}).")
     model.report(args.out, corpus, n_words=args.words,
                  coherence_measure=None if args.measure == "none" else args.measure,
-                 top_n=args.top_n)
+                 top_n=args.top_n, n_docs=args.n_docs, title_column=args.title_column)
     out.write(f"wrote {args.out} ({model.components_.shape[0]} topics"
               + ("" if corpus is None else f", {corpus.data.shape[0]} documents") + ")\n")
     return 0

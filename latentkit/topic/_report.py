@@ -1,17 +1,21 @@
 """An interactive, standalone HTML topic report (what pyLDAvis gives gensim users, and more).
 
 Everything is computed here in Python (NumPy/SciPy) and embedded as JSON in one HTML file
-whose JavaScript and CSS are inline (no network access; it opens from disk):
+whose JavaScript and CSS are inline (no network access; it opens from disk; the page itself is
+in :mod:`latentkit.topic._report_page`):
 
 * an inter-topic map: classical multidimensional scaling (Torgerson 1952; Gower 1966) of the
   Jensen-Shannon distances between the topic-word distributions, circle area proportional to
-  topic prevalence (Chuang, Manning & Heer 2012; Sievert & Shirley 2014);
-* for the selected topic, word bars ranked by relevance (Sievert & Shirley 2014, eq. 1)
+  topic prevalence, with a size legend (Chuang, Manning & Heer 2012; Sievert & Shirley 2014);
+* before any click, the corpus's most salient words (Chuang, Manning & Heer 2012, eq. 2-3);
+  for the selected topic, word bars ranked by relevance (Sievert & Shirley 2014, eq. 1)
   ``r(w, t | lambda) = lambda log p(w|t) + (1 - lambda) log(p(w|t) / p(w))`` with a slider for
-  lambda (1 = plain probability);
-* a word search that highlights the topics where the word is most probable;
-* per topic: its coherence and the titles (or first lines) of its three most typical documents
-  (largest topic proportion), when a corpus is given.
+  lambda (1 = plain probability); the bars have a scale in percent of all tokens;
+* a word search that resizes every circle to the word's topic distribution p(t|w) (circle
+  area proportional to the share of the word's tokens in the topic, as LDAvis does on a
+  hover) and rings the three topics with the largest share;
+* per topic: its coherence and its most typical documents (largest topic proportion,
+  duplicate documents shown once), titled by a column of the corpus's table if asked.
 
 The browser ranks words within a per-topic pool that contains the top ``n_words`` words for
 every lambda on the slider's grid (0, 0.01, ..., 1), so its order equals :func:`relevance` ranked
@@ -26,8 +30,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
 from ._coherence import coherence
+from ._report_page import PAGE
 
-__all__ = ["topic_report", "report_data", "relevance", "classical_mds", "TopicReportMixin"]
+__all__ = ["topic_report", "report_data", "relevance", "saliency", "classical_mds",
+           "TopicReportMixin"]
 
 _LAMBDA_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
 
@@ -109,26 +115,96 @@ def classical_mds(D, n_components=2):
     return out
 
 
-def _counts_and_titles(model, corpus):
-    """(counts CSR or None, titles or None, token streams or None) from the corpus argument."""
+def saliency(phi, prevalence, p_w):
+    """Saliency of every word (Chuang, Manning & Heer 2012, eq. 2-3): how much knowing the
+    word tells about the topic, weighted by the word's frequency.
+
+    Parameters
+    ----------
+    phi : ndarray (n_topics, n_words)
+        p(w | t), rows sum to 1.
+    prevalence : ndarray (n_topics,)
+        p(t), sums to 1.
+    p_w : ndarray (n_words,)
+        Marginal word probability p(w).
+
+    Returns
+    -------
+    ndarray (n_words,)
+        ``p(w) * KL(p(t|w) || p(t))`` in nats, with ``p(t|w) = p(w|t) p(t) / sum_t' p(w|t')
+        p(t')``.
+
+    Notes
+    -----
+    Source: Chuang, Manning & Heer (2012), "Termite: visualization techniques for assessing
+    textual topic models", eq. 2 (distinctiveness) and 3 (saliency).
+    """
+    post = _topic_given_word(phi, prevalence)
+    ratio = np.ones_like(post)
+    np.divide(post, prevalence[:, None], out=ratio, where=post > 0)
+    return p_w * np.sum(post * np.log(ratio), axis=0)
+
+
+def _topic_given_word(phi, prevalence):
+    """p(t | w) (n_topics, n_words) by Bayes' rule from p(w|t) and p(t)."""
+    joint = phi * prevalence[:, None]
+    return joint / joint.sum(axis=0, keepdims=True)
+
+
+def _corpus_parts(model, corpus, title_column):
+    """(counts CSR or None, titles or None, texts or None) from the corpus argument."""
     if corpus is None:
+        if title_column is not None:
+            raise ValueError("title_column needs a corpus with a table's columns (from "
+                             "load_texts / load_texts_for on a .csv or .jsonl file), got none.")
         return None, None, None
-    titles = tokens = None
+    titles = texts = None
     if isinstance(corpus, dict) and "data" in corpus:
-        titles = corpus.get("titles")
-        tokens = corpus.get("tokens")
-        X = corpus["data"]
+        titles, texts, X = corpus.get("titles"), corpus.get("texts"), corpus["data"]
     else:
         X = corpus
     X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
     if X.shape[1] != model.components_.shape[1]:
         raise ValueError(f"corpus has {X.shape[1]} words but the model has "
                          f"{model.components_.shape[1]}; pass the corpus the model was fitted on.")
-    return X, titles, tokens
+    if title_column is not None:
+        meta = corpus.get("metadata") if isinstance(corpus, dict) else None
+        if not meta:
+            raise ValueError(f"title_column={title_column!r} needs a corpus read from a .csv or "
+                             ".jsonl table (load_texts); this corpus has no other columns.")
+        if title_column not in meta:
+            raise ValueError(f"title_column={title_column!r} is not a column of the corpus "
+                             f"(columns: {', '.join(map(str, meta))}).")
+        column = meta[title_column]
+        titles = [str(v) if v is not None and str(v).strip() else
+                  (str(titles[d]) if titles is not None else f"document {d}")
+                  for d, v in enumerate(column)]
+    return X, titles, texts
+
+
+def _typical_docs(theta, X, titles, texts, n_docs):
+    """Per topic, the ``n_docs`` documents with the largest proportion of it, each document's
+    content (its text, else its counts) shown once."""
+    keys = ([" ".join(str(t).split()) for t in texts] if texts is not None else
+            [(X.indices[X.indptr[d]:X.indptr[d + 1]].tobytes(),
+              X.data[X.indptr[d]:X.indptr[d + 1]].tobytes()) for d in range(X.shape[0])])
+    docs = []
+    for k in range(theta.shape[1]):
+        seen, rows = set(), []
+        for d in _rank(theta[:, k]):
+            if len(rows) == n_docs:
+                break
+            if keys[d] in seen:
+                continue
+            seen.add(keys[d])
+            label = str(titles[d]) if titles is not None else f"document {d}"
+            rows.append({"doc": int(d), "title": label, "share": float(theta[d, k])})
+        docs.append(rows)
+    return docs
 
 
 def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_measure="c_v",
-                top_n=10):
+                top_n=10, n_docs=10, title_column=None):
     """The numbers a topic report shows (also embedded in the HTML as JSON).
 
     Parameters
@@ -142,28 +218,40 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     vocabulary : sequence of str, optional
         Default: the model's ``feature_names_in_``, else the corpus's ``vocabulary``.
     n_words : int, default 30
-        Bars shown per topic.
+        Bars shown per topic (and overall, before a topic is selected).
     coherence_measure : str or None, default 'c_v'
         See :func:`latentkit.topic.coherence`; None skips coherence.
     top_n : int, default 10
         Words per topic for coherence.
+    n_docs : int, default 10
+        Typical documents listed per topic; documents with the same text (or, without texts,
+        the same counts) are listed once.
+    title_column : str, optional
+        Column of the corpus's table (``corpus['metadata']``, from :func:`latentkit.text.
+        load_texts` on a .csv or .jsonl file) that names the documents. Default: the corpus's
+        ``titles`` (a ``title`` column, else each document's first line).
 
     Returns
     -------
     dict
         JSON-serialisable: ``terms`` (words used), ``topics`` (per topic: ``x``, ``y`` map
-        coordinates, ``prevalence``, ``coherence``, ``docs``, ``label``, and the word pool with
+        coordinates, ``prevalence``, ``coherence``, ``docs`` (``doc`` index, ``title``,
+        ``share`` = the topic's proportion in the document), ``label``, and the word pool with
         ``logp`` = log p(w|t), ``loglift`` = log(p(w|t)/p(w)), ``pt`` = p(w|t), ``pw`` = p(w)),
-        ``search`` (word -> the up to 3 topics with the largest p(w|t)), ``n_words``,
-        ``measure``.
+        ``overall`` (the ``n_words`` most salient words: ``words`` indices into ``terms``,
+        ``pw``, ``saliency`` in nats), ``search`` (word -> p(t|w) for every topic, rounded to
+        3 decimals), ``n_words``, ``measure``.
 
     Raises
     ------
     TypeError, ValueError
-        Not a topic model; a corpus of another width; a vocabulary of the wrong length.
+        Not a topic model; a corpus of another width; a vocabulary of the wrong length;
+        ``n_docs`` below 1; a ``title_column`` the corpus does not have.
     """
     phi = _topic_word(model)
     K, W = phi.shape
+    if isinstance(n_docs, bool) or not isinstance(n_docs, (int, np.integer)) or n_docs < 1:
+        raise ValueError(f"n_docs must be an integer >= 1, got {n_docs!r}.")
     if vocabulary is None:
         vocabulary = getattr(model, "feature_names_in_", None)
     if vocabulary is None and isinstance(corpus, dict):
@@ -171,7 +259,7 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     vocab = [str(w) for w in vocabulary] if vocabulary is not None else [str(j) for j in range(W)]
     if len(vocab) != W:
         raise ValueError(f"vocabulary has {len(vocab)} words, the model {W}.")
-    X, titles, _ = _counts_and_titles(model, corpus)
+    X, titles, texts = _corpus_parts(model, corpus, title_column)
     theta = None
     if X is not None:
         theta = model.transform(X)
@@ -202,7 +290,9 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
         for lam in _LAMBDA_GRID:
             pool.update(_rank(relevance(phi[k:k + 1], p_w, lam)[0])[:R].tolist())
         pools.append(sorted(pool))
-    used = sorted(set().union(*pools))
+    sal = saliency(phi, prevalence, p_w)
+    salient = _rank(sal)[:R].tolist()
+    used = sorted(set(salient).union(*pools))
     term_index = {j: i for i, j in enumerate(used)}
 
     coh = None
@@ -213,13 +303,8 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
                             vocabulary=vocab).per_topic
         except ValueError:
             coh = None
-    docs = [[] for _ in range(K)]
-    if theta is not None:
-        for k in range(K):
-            best = _rank(theta[:, k])[:3]
-            for d in best:
-                label = str(titles[d]) if titles is not None else f"document {d}"
-                docs[k].append({"doc": int(d), "title": label, "share": float(theta[d, k])})
+    docs = ([[] for _ in range(K)] if theta is None
+            else _typical_docs(theta, X, titles, texts, int(n_docs)))
 
     logp = np.log(phi)
     loglift = logp - np.log(p_w)[None, :]
@@ -238,15 +323,18 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
             "pt": [float(phi[k, j]) for j in pool],
             "pw": [float(p_w[j]) for j in pool],
         })
-    top3 = np.argsort(-phi, axis=0, kind="stable")[:min(3, K)].T
-    search = {vocab[j]: [int(t) for t in top3[j]] for j in range(W)}
-    return {"terms": [vocab[j] for j in used], "topics": topics, "search": search,
-            "n_words": R, "measure": coherence_measure if coh is not None else None,
+    post = np.round(_topic_given_word(phi, prevalence), 3)
+    search = {vocab[j]: [float(v) if v else 0 for v in post[:, j]] for j in range(W)}
+    overall = {"words": [term_index[j] for j in salient], "pw": [float(p_w[j]) for j in salient],
+               "saliency": [float(sal[j]) for j in salient]}
+    return {"terms": [vocab[j] for j in used], "topics": topics, "overall": overall,
+            "search": search, "n_words": R,
+            "measure": coherence_measure if coh is not None else None,
             "model": type(model).__name__}
 
 
 def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
-                 coherence_measure="c_v", top_n=10, title=None):
+                 coherence_measure="c_v", top_n=10, n_docs=10, title_column=None, title=None):
     """Write (or return) the interactive topic report as one standalone HTML file.
 
     Parameters
@@ -256,7 +344,7 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
         See :func:`report_data`.
     path : str or path-like, optional
         Where to write the HTML (UTF-8). Default: only return it.
-    vocabulary, n_words, coherence_measure, top_n
+    vocabulary, n_words, coherence_measure, top_n, n_docs, title_column
         See :func:`report_data`.
     title : str, optional
         Page title (default: the model's class and number of topics).
@@ -274,13 +362,15 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
     Notes
     -----
     Source: Sievert & Shirley (2014), "LDAvis: A method for visualizing and interpreting topics"
-    (relevance, eq. 1; the inter-topic map); Chuang, Manning & Heer (2012) (distinctiveness).
+    (relevance, eq. 1; the inter-topic map; the circles resized by a word's p(t|w));
+    Chuang, Manning & Heer (2012) (saliency, eq. 3).
     """
     data = report_data(model, corpus, vocabulary=vocabulary, n_words=n_words,
-                       coherence_measure=coherence_measure, top_n=top_n)
+                       coherence_measure=coherence_measure, top_n=top_n, n_docs=n_docs,
+                       title_column=title_column)
     title = title or f"{data['model']}: {len(data['topics'])} topics"
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    page = (_TEMPLATE.replace("__TITLE__", html.escape(title))
+    page = (PAGE.replace("__TITLE__", html.escape(title))
             .replace("__DATA__", payload))
     if path is not None:
         with open(os.fspath(path), "w", encoding="utf-8") as fh:
@@ -292,8 +382,9 @@ class TopicReportMixin:
     """Adds :meth:`report` to a topic model (``LatentDirichletAllocation``, ``PLSA``)."""
 
     def report(self, path=None, corpus=None, **kwargs):
-        """An interactive standalone HTML report of the topics (inter-topic map, relevance
-        bars with a lambda slider, word search, coherence and typical documents).
+        """An interactive standalone HTML report of the topics (inter-topic map with a size
+        legend, the most salient words, relevance bars with a lambda slider and a scale, a
+        word search that resizes the circles, coherence and typical documents).
 
         Parameters
         ----------
@@ -302,8 +393,9 @@ class TopicReportMixin:
         corpus : Corpus or count matrix (n_docs, n_features), optional
             For prevalence, p(w), coherence and the typical documents.
         **kwargs
-            ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``title``: see
-            :func:`latentkit.topic.topic_report`.
+            ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``n_docs`` (default
+            10), ``title_column`` (a column of the corpus's table naming the documents),
+            ``title``: see :func:`latentkit.topic.topic_report`.
 
         Returns
         -------
@@ -316,141 +408,3 @@ class TopicReportMixin:
         """
         self._check_is_fitted()
         return topic_report(self, corpus, path, **kwargs)
-
-
-_TEMPLATE = r"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>__TITLE__</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:16px;color:#222}
-h1{font-size:20px;margin:0 0 8px}
-#controls{margin:8px 0 12px;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
-#main{display:flex;gap:24px;align-items:flex-start}
-#map{border:1px solid #ccc;background:#fafafa}
-circle.topic{fill:#8fb3d9;fill-opacity:.6;stroke:#3b6ea5;stroke-width:1;cursor:pointer}
-circle.topic.selected{fill:#d9534f;fill-opacity:.75;stroke:#a02b27}
-circle.topic.highlight{stroke:#f0a30a;stroke-width:4}
-text.tlabel{font-size:11px;pointer-events:none;text-anchor:middle}
-#panel{min-width:420px}
-.bar-row{display:flex;align-items:center;height:18px;font-size:12px}
-.bar-row .w{width:120px;text-align:right;padding-right:6px;overflow:hidden;white-space:nowrap}
-.bar-row .track{position:relative;width:280px;height:13px}
-.bar-row .all{position:absolute;height:13px;background:#c9d8e8}
-.bar-row .top{position:absolute;height:13px;background:#d9534f}
-#info{font-size:13px;margin:6px 0 10px}
-#docs li{font-size:12px}
-#found{font-size:13px;margin-left:8px}
-</style></head><body>
-<h1>__TITLE__</h1>
-<div id="controls">
- <label>Selected topic: <span id="selected">none</span></label>
- <label>relevance &lambda; = <span id="lambda-value">1.00</span>
-  <input id="lambda" type="range" min="0" max="1" step="0.01" value="1"></label>
- <form id="search-form"><input id="search" type="search" placeholder="find a word">
-  <button type="submit" id="search-button">Search</button><span id="found"></span></form>
-</div>
-<div id="main">
- <svg id="map" width="520" height="520" role="img" aria-label="inter-topic distance map"></svg>
- <div id="panel"><div id="info">Click a topic on the map.</div>
-  <div id="bars"></div><h3 style="font-size:14px">Most typical documents</h3><ol id="docs"></ol>
- </div>
-</div>
-<p style="font-size:12px;color:#555">Map: classical multidimensional scaling of the Jensen-Shannon
-distances between topics; circle area proportional to topic prevalence. Bars: blue the word's
-overall probability p(w), red its part in the selected topic p(w|t) p(t); words ranked by relevance
-&lambda; log p(w|t) + (1 - &lambda;) log(p(w|t) / p(w)) (Sievert &amp; Shirley 2014).</p>
-<script id="report-data" type="application/json">__DATA__</script>
-<script>
-(function(){
-"use strict";
-var DATA = JSON.parse(document.getElementById("report-data").textContent);
-var NS = "http://www.w3.org/2000/svg", svg = document.getElementById("map");
-var state = {topic: null, lambda: 1};
-var T = DATA.topics, size = 520, pad = 75;
-var xs = T.map(function(t){return t.x;}), ys = T.map(function(t){return t.y;});
-var span = Math.max(Math.max.apply(null, xs) - Math.min.apply(null, xs),
-                    Math.max.apply(null, ys) - Math.min.apply(null, ys), 1e-12);
-var cx = (Math.max.apply(null, xs) + Math.min.apply(null, xs)) / 2;
-var cy = (Math.max.apply(null, ys) + Math.min.apply(null, ys)) / 2;
-var maxPrev = Math.max.apply(null, T.map(function(t){return t.prevalence;}));
-function px(v, c){ return size / 2 + (v - c) / span * (size - 2 * pad); }
-T.forEach(function(t){
-  var c = document.createElementNS(NS, "circle");
-  c.setAttribute("id", "topic-" + t.id);
-  c.setAttribute("class", "topic");
-  c.setAttribute("data-topic", t.id);
-  c.setAttribute("cx", px(t.x, cx)); c.setAttribute("cy", px(-t.y, -cy));
-  c.setAttribute("r", 8 + 40 * Math.sqrt(t.prevalence / maxPrev));
-  var tip = document.createElementNS(NS, "title");
-  tip.textContent = "topic " + t.id + ": " + t.label;
-  c.appendChild(tip);
-  c.addEventListener("click", function(){ select(t.id); });
-  svg.appendChild(c);
-  var l = document.createElementNS(NS, "text");
-  l.setAttribute("class", "tlabel");
-  l.setAttribute("x", px(t.x, cx)); l.setAttribute("y", px(-t.y, -cy) + 4);
-  l.textContent = t.id;
-  svg.appendChild(l);
-});
-function ranked(t, lam){
-  var idx = t.words.map(function(_, i){ return i; });
-  var rel = t.words.map(function(_, i){ return lam * t.logp[i] + (1 - lam) * t.loglift[i]; });
-  idx.sort(function(a, b){ return (rel[b] - rel[a]) || (t.words[a] - t.words[b]); });
-  return idx.slice(0, DATA.n_words);
-}
-function render(){
-  var bars = document.getElementById("bars"), docs = document.getElementById("docs");
-  bars.innerHTML = ""; docs.innerHTML = "";
-  if (state.topic === null) return;
-  var t = T[state.topic], order = ranked(t, state.lambda);
-  var joint = function(i){ return t.pt[i] * t.prevalence; };
-  var maxv = Math.max.apply(null, order.map(function(i){ return Math.max(joint(i), t.pw[i]); }));
-  order.forEach(function(i){
-    var row = document.createElement("div");
-    row.className = "bar-row"; row.setAttribute("data-word", DATA.terms[t.words[i]]);
-    var w = document.createElement("span"); w.className = "w";
-    w.textContent = DATA.terms[t.words[i]];
-    var track = document.createElement("span"); track.className = "track";
-    var all = document.createElement("span"); all.className = "all";
-    all.style.width = (280 * t.pw[i] / maxv) + "px";
-    var top = document.createElement("span"); top.className = "top";
-    top.style.width = (280 * joint(i) / maxv) + "px";
-    top.title = "p(w|t) = " + t.pt[i].toPrecision(3) + ", p(w) = " + t.pw[i].toPrecision(3);
-    track.appendChild(all); track.appendChild(top);
-    row.appendChild(w); row.appendChild(track); bars.appendChild(row);
-  });
-  var info = "topic " + t.id + " &middot; prevalence " + (100 * t.prevalence).toFixed(1) + "%";
-  if (t.coherence !== null) info += " &middot; coherence (" + DATA.measure + ") " +
-                                     t.coherence.toFixed(3);
-  document.getElementById("info").innerHTML = info;
-  t.docs.forEach(function(d){
-    var li = document.createElement("li");
-    li.textContent = d.title + " (" + (100 * d.share).toFixed(0) + "%)";
-    docs.appendChild(li);
-  });
-}
-function select(k){
-  state.topic = k;
-  document.querySelectorAll("circle.topic").forEach(function(c){
-    c.classList.toggle("selected", +c.getAttribute("data-topic") === k); });
-  document.getElementById("selected").textContent = "topic " + k;
-  render();
-}
-var slider = document.getElementById("lambda");
-function onLambda(){
-  state.lambda = parseFloat(slider.value);
-  document.getElementById("lambda-value").textContent = state.lambda.toFixed(2);
-  render();
-}
-slider.addEventListener("input", onLambda); slider.addEventListener("change", onLambda);
-document.getElementById("search-form").addEventListener("submit", function(ev){
-  ev.preventDefault();
-  var q = document.getElementById("search").value.trim();
-  var hits = DATA.search[q] || DATA.search[q.toLowerCase()];
-  document.querySelectorAll("circle.topic").forEach(function(c){
-    c.classList.toggle("highlight", !!hits && hits.indexOf(+c.getAttribute("data-topic")) >= 0); });
-  document.getElementById("found").textContent = !q ? "" : hits ?
-    "'" + q + "' is most probable in topics " + hits.join(", ") : "'" + q + "' is not in the vocabulary";
-});
-})();
-</script></body></html>
-"""
