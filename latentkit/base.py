@@ -75,11 +75,11 @@ class LatentModel(ParamsMixin):
     gives every model the same ``fit``, ``partial_fit``, ``elbo``, ``n_init`` best-of,
     ``callback``, ``random_state`` and convergence behaviour.
 
-    Fitted attributes set by :meth:`fit`
-    ------------------------------------
+    Attributes
+    ----------
     lower_bound_ : float
         Final ELBO, nats per sample (the last entry of ``lower_bounds_``).
-    lower_bounds_ : ndarray of shape (n_iter_,)
+    lower_bounds_ : ndarray of shape (``n_iter_``,)
         ELBO per iteration; entry ``i`` is computed in iteration ``i``'s E-step at the
         parameters entering it (as scikit-learn and hmmlearn record it).
     n_iter_ : int
@@ -88,6 +88,8 @@ class LatentModel(ParamsMixin):
         Whether ``tol`` was met.
     monitor_ : ConvergenceMonitor
         The monitor of the best initialisation.
+
+    (All set by :meth:`fit`.)
 
     Notes
     -----

@@ -86,7 +86,7 @@ class StochasticVI(ParamsMixin):
     model : LatentModel
         An unfitted template model; it is cloned into ``model_`` (never modified).
     batch_size : int, default 256
-        |B|, samples per minibatch; must not exceed N.
+        ``|B|``, samples per minibatch; must not exceed N.
     learning_offset : float, default 10.0
         tau >= 0 in ``rho_t = (t + tau)^-kappa``.
     learning_decay : float, default 0.7
@@ -117,7 +117,7 @@ class StochasticVI(ParamsMixin):
     ----------
     model_ : LatentModel
         The fitted model.
-    epoch_bounds_ : ndarray of shape (n_epochs_,)
+    epoch_bounds_ : ndarray of shape (``n_epochs_``,)
         Training ELBO of each epoch (nats per sample), estimated from its minibatches as the
         VAE's ``lower_bounds_`` is: the sum of their data terms, each at the parameters
         entering its step, divided by the samples they hold, plus the global term at the

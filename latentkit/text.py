@@ -455,7 +455,7 @@ def attach(model, vectorizer):
 
     Parameters
     ----------
-    model : fitted topic model, n_features_in_ == len(vectorizer.vocabulary_)
+    model : fitted topic model, ``n_features_in_ == len(vectorizer.vocabulary_)``
     vectorizer : fitted TextVectorizer
 
     Returns

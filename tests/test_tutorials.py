@@ -31,13 +31,16 @@ EXPECTED = {
 }
 
 
-def test_there_are_eight_tutorials_with_a_gallery():
+@pytest.mark.parametrize("page", ["README.md", "docs/tutorials.md"])
+def test_there_are_eight_tutorials_with_a_gallery(page):
     assert len(TUTORIALS) == 8
-    readme = (ROOT / "README.md").read_text()
-    pictures = re.findall(r"\(tutorials/gallery/([\w.-]+\.png)\)", readme)
+    text = (ROOT / page).read_text()
+    pictures = re.findall(r"\(tutorials/gallery/([\w.-]+\.png)\)", text)
     assert 5 <= len(pictures) <= 6
     for name in pictures:
         assert (build.GALLERY / name).is_file(), name
+    linked = set(re.findall(r"\(tutorials/(\d\d_\w+\.ipynb)\)", text))
+    assert linked == {p.name for p in TUTORIALS}, "the page links every notebook"
 
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)

@@ -60,10 +60,10 @@ class Bunch(dict):
 
 
 class Corpus(Bunch):
-    """A bag-of-words corpus.
+    """A bag-of-words corpus (each attribute is also a key: ``corpus["data"]``).
 
-    Attributes (also keys)
-    ----------------------
+    Attributes
+    ----------
     data : scipy.sparse.csr_matrix of shape (n_docs, n_words), float64
         Word counts (integers stored as float64), the input of
         :class:`latentkit.topic.LatentDirichletAllocation` and ``PLSA``.

@@ -136,7 +136,7 @@ def student_t_logpdf(maha, log_det_prec, dof, D):
     maha : ndarray
         (x - m)^T L (x - m) with L the t's precision (scale^-1) matrix.
     log_det_prec : ndarray
-        ln |L|, broadcastable to ``maha``.
+        ``ln |L|``, broadcastable to ``maha``.
     dof : ndarray
         Degrees of freedom (> 0), broadcastable.
     D : int
@@ -277,7 +277,7 @@ class NormalWishart:
         return self._moments()[0]
 
     def expected_log_det(self):
-        """E[ln |Lambda_k|], shape (K,) (float for 'tied'); Bishop (10.65) or the Gamma form
+        """``E[ln |Lambda_k|]``, shape (K,) (float for 'tied'); Bishop (10.65) or the Gamma form
         sum_j psi(a) - ln b_j."""
         return self._moments()[3]
 

@@ -141,7 +141,7 @@ class VariationalGaussianMixture(_ConjugateMixture):
     refused with a ValueError rather than rescaled internally: reg_covar and the priors are
     absolute quantities in the units of X, so a hidden rescaling would change the model.
     Standardise X, or fit ``X / s`` and scale ``means_`` by s and ``covariances_`` by s^2. For 'diag' and
-    'spherical' the M-step also agrees but E[ln |Lambda|] differs (exact Gamma factors here), and
+    'spherical' the M-step also agrees but ``E[ln |Lambda|]`` differs (exact Gamma factors here), and
     for 'tied' we use the exact conjugate update (nu = nu_0 + N) instead of scikit-learn's
     component-averaged one (nu = nu_0 + N / K). ``partial_fit`` takes a natural-gradient step on
     the global factors (Hoffman et al. 2013).

@@ -157,13 +157,13 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         when Bayesian); ``W`` has shape ``(n_in, n_out)``.
     observation_variance_ : ndarray of shape (n_features,)
         Gaussian likelihood only: the variance of each feature.
-    lower_bounds_ : ndarray of shape (n_iter_,)
+    lower_bounds_ : ndarray of shape (``n_iter_``,)
         Training ELBO (nats per sample) per epoch: the running average of the Monte-Carlo ELBO
         over the epoch's minibatches, each at the parameters entering its step (what
         deep-learning libraries report as the epoch's training loss), plus the global term.
     lower_bound_, n_iter_, converged_, monitor_
         As in :class:`~latentkit.base.LatentModel` (``n_iter_`` counts epochs).
-    validation_bounds_ : ndarray of shape (n_iter_,) or (0,)
+    validation_bounds_ : ndarray of shape (``n_iter_``,) or (0,)
         Validation ELBO per epoch (``n_mc_samples`` draws), empty without early stopping.
     best_validation_bound_ : float or None
         Best validation ELBO (the parameters kept), None without early stopping.

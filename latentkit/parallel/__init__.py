@@ -1,1 +1,3 @@
-"""Optional distributed drivers (``pip install latentkit[dask]``)."""
+"""Optional distributed drivers (``pip install latentkit[dask]``): ``latentkit.parallel.dask``."""
+
+__all__ = []  # the drivers live in the submodules (imported on demand: dask is optional)

@@ -361,8 +361,6 @@ class GMMHMM(HiddenMarkovModel):
     >>> GMMHMM(2, n_mix=2, random_state=0, max_iter=5, tol=0).fit(X).means_.shape
     (2, 2, 2)
 
-    Examples
-    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> states = np.repeat([0, 1, 0, 1], 25)

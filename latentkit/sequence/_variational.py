@@ -332,8 +332,6 @@ class VariationalCategoricalHMM(VariationalHMM):
     >>> m.emissionprob_.shape
     (2, 3)
 
-    Examples
-    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> states = np.repeat([0, 1, 0, 1], 25)

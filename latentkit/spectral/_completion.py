@@ -239,7 +239,7 @@ def complete_tensor(indices, values, shape, rank, *, symmetric=True, duplicates=
     Jain & Oh (2014), *Provable tensor factorization with missing data*, NIPS, Algorithm 1:
     robust tensor power initialisation on ``(1/p) P_Omega(T)``, optional clipping at incoherence
     ``mu``, then alternating minimisation over the observed entries only (numba kernels over the
-    COO entries; cost O(|Omega| r) per sweep, no dense n^3 array).
+    COO entries; cost ``O(|Omega| r)`` per sweep, no dense n^3 array).
 
     Parameters
     ----------
@@ -399,7 +399,7 @@ class TensorCompletion(ParamsMixin):
     ----------
     weights_ : ndarray of shape (rank,)
     factors_ : ndarray of shape (n, rank)
-    fit_errors_ : ndarray of shape (n_iter_ + 1,)
+    fit_errors_ : ndarray of shape (``n_iter_`` + 1,)
     n_iter_ : int
     converged_ : bool
     result_ : TensorCompletionResult

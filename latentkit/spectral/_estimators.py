@@ -313,7 +313,7 @@ class SpectralGMM(_SpectralBase):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, ``n_features_in_``)
 
         Returns
         -------

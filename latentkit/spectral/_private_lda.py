@@ -338,7 +338,7 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
     selected_words_ : ndarray of int
         Columns of the moments' vocabulary ``S`` (sorted); all columns for 'tensor_entry'.
     whitening_ : Whitening
-        On ``S`` (``W`` of shape (|S|, k)), from the released second moment ('document') or
+        On ``S`` (``W`` of shape (``|S|``, k)), from the released second moment ('document') or
         from the raw one ('tensor_entry').
     accountant_ : PrivacyAccountant
         Every release of the fit.
@@ -349,7 +349,7 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         Released number of documents with >= 3 tokens ('document'; exact for 'tensor_entry').
     word_frequencies_ : ndarray of shape (n_features,)
         'document' only: the released ``sum_d c_d / l_d`` (stage 1).
-    released_e2_ : ndarray of shape (|S|, |S|)
+    released_e2_ : ndarray of shape (``|S|``, ``|S|``)
         'document' only: the released ``sum_d e2(c_d)`` on ``selected_words_`` (stage 2).
     noise_scale_ : ndarray of shape (n_components,)
         Expected norm of the noise added to a power step at the released vector.

@@ -36,7 +36,7 @@ def match_components(true, est, metric="l1"):
     true, est : ndarray of shape (k, d)
         Components as rows (topics, means, eigenvectors...).
     metric : {'l1', 'l2', 'abs_cos'}, default 'l1'
-        Cost between rows: L1 distance, Euclidean distance, or 1 - |cosine| (sign-invariant).
+        Cost between rows: L1 distance, Euclidean distance, or ``1 - |cosine|`` (sign-invariant).
 
     Returns
     -------

@@ -245,7 +245,7 @@ def plsa_fold_in_oracle(X, components, beta=1.0, max_iter=100, tol=1e-8, doc_top
     max_iter : int, default 100
         Maximum sweeps per document.
     tol : float, default 1e-8
-        A document stops when max_z |P_new(z | d) - P(z | d)| < tol.
+        A document stops when ``max_z |P_new(z | d) - P(z | d)| < tol``.
     doc_topic_init : ndarray of shape (D, K), optional
         Starting P(z | d); default uniform.
 
