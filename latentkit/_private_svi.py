@@ -113,6 +113,19 @@ class _LDAPieces:
         m.n_steps_ += 1
 
 
+def release(pieces, X, q, clip, sigma, rng):
+    """One step's release: a Poisson sample of the rows of ``X`` (rate ``q``), the sum of their
+    statistics clipped to ``clip``, plus ``N(0, sigma^2 I)``; draws ``rng.random(N)`` then
+    ``rng.normal(size=shape)``. Returns the noisy sum and the sampled rows' norms (not
+    released)."""
+    rows = np.flatnonzero(rng.random(X.shape[0]) < q)
+    if rows.size:
+        S, norms = pieces.clipped_sum(X[rows], clip)
+    else:
+        S, norms = np.zeros(pieces.shape()), np.zeros(0)
+    return S + rng.normal(0.0, sigma, size=S.shape), norms
+
+
 def _pieces_for(model, owner):
     from .topic import LatentDirichletAllocation
     if isinstance(model, LatentDirichletAllocation):
@@ -157,7 +170,11 @@ class PrivateStochasticVI(ParamsMixin):
         statistics of a row clipped to ``radius``, normalised (see
         :mod:`latentkit._private_svi_mixture`); their norm is at most ``sqrt(3)``, the default.
     batch_size : int, default 256
-        Expected minibatch size ``q N``; the sampling rate is ``q = batch_size / N``.
+        Expected minibatch size ``q N``; the sampling rate is ``q = batch_size / N``, which
+        treats ``N`` as public.
+    sampling_rate : float, optional
+        ``q`` in (0, 1) given directly (then ``batch_size`` is unused, except by the
+        non-private fit at ``epsilon=inf``): nothing of the fit then depends on ``N``.
     n_epochs : float, default 10
         Steps ``T = ceil(n_epochs / q)`` (expected passes), unless ``max_steps`` is given.
     max_steps : int, optional
@@ -201,8 +218,8 @@ class PrivateStochasticVI(ParamsMixin):
         An unsupported model.
     """
 
-    def __init__(self, model, epsilon=1.0, delta=1e-5, clip=None, batch_size=256, n_epochs=10,
-                 max_steps=None, noise_multiplier=None, conversion="rdp_improved",
+    def __init__(self, model, epsilon=1.0, delta=1e-5, clip=None, batch_size=256,
+                 sampling_rate=None, n_epochs=10, max_steps=None, noise_multiplier=None, conversion="rdp_improved",
                  learning_offset=10.0, learning_decay=0.7, radius=None, center=None,
                  random_state=None):
         self.model = model
@@ -210,6 +227,7 @@ class PrivateStochasticVI(ParamsMixin):
         self.delta = delta
         self.clip = clip
         self.batch_size = batch_size
+        self.sampling_rate = sampling_rate
         self.n_epochs = n_epochs
         self.max_steps = max_steps
         self.noise_multiplier = noise_multiplier
@@ -230,6 +248,9 @@ class PrivateStochasticVI(ParamsMixin):
         check_scalar(self.delta, "delta", numbers.Real, low=0.0, high=1.0, low_inclusive=False,
                      high_inclusive=False)
         check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        if self.sampling_rate is not None:
+            check_scalar(self.sampling_rate, "sampling_rate", numbers.Real, low=0.0, high=1.0,
+                         low_inclusive=False, high_inclusive=False)
         check_scalar(self.n_epochs, "n_epochs", numbers.Real, low=0.0, low_inclusive=False)
         if self.max_steps is not None:
             check_scalar(self.max_steps, "max_steps", numbers.Integral, low=1)
@@ -277,10 +298,13 @@ class PrivateStochasticVI(ParamsMixin):
         clip = check_scalar(clip, "clip", numbers.Real, low=0.0, low_inclusive=False)
         X = pieces.check_X(X)
         n = X.shape[0]
-        if self.batch_size > n:
-            raise ValueError(f"batch_size={self.batch_size} is larger than the number of "
-                             f"rows N={n}.")
-        q = self.batch_size / n
+        if self.sampling_rate is not None:
+            q = float(self.sampling_rate)
+        elif self.batch_size >= n:
+            raise ValueError(f"batch_size={self.batch_size} must be smaller than the number "
+                             f"of rows N={n} (Poisson sampling at a rate below 1).")
+        else:
+            q = self.batch_size / n
         T = self._n_steps(q)
         delta, eps = float(self.delta), float(self.epsilon)
         if self.noise_multiplier is None:
@@ -308,14 +332,9 @@ class PrivateStochasticVI(ParamsMixin):
         acc = PrivacyAccountant(epsilon=eps, delta=delta, method=self.conversion)
         n_clipped = n_rows = 0
         for t in range(1, T + 1):
-            rows = np.flatnonzero(noise_rng.random(n) < q)
-            if rows.size:
-                S, norms = pieces.clipped_sum(X[rows], clip)
-                n_clipped += int(np.sum(norms > clip))
-                n_rows += rows.size
-            else:
-                S = np.zeros(pieces.shape())
-            noisy = S + noise_rng.normal(0.0, sigma, size=S.shape)
+            noisy, norms = release(pieces, X, q, clip, sigma, noise_rng)
+            n_clipped += int(np.sum(norms > clip))
+            n_rows += norms.size
             rho = min(1.0, step_size_schedule(t, self.learning_offset, self.learning_decay))
             pieces.step(noisy, rho, 1.0 / q)
             acc.record(clip, sigma, sampling_rate=q)
