@@ -71,12 +71,16 @@ def test_lda_statistics_and_clipping_against_a_loop():
         assert np.linalg.norm(sd) == pytest.approx(norms[d], rel=1e-12)
         total += sd * min(1.0, C / np.linalg.norm(sd))
     np.testing.assert_allclose(S_clip, total, rtol=1e-12)
-    # the noisy step is LDA's natural-gradient step on the released counts (negatives at 0)
-    noisy = S_clip - 0.5
-    lam = m.components_.copy()
+    # the noisy step is LDA's natural-gradient step on the released counts, floored at eta
+    noisy = S_clip - np.linspace(0.0, 20.0, S_clip.size).reshape(S_clip.shape)
+    ref = LatentDirichletAllocation(n_components=3)
+    ref.__dict__.update({k: v for k, v in vars(m).items() if k.endswith("_")})
+    ref._m_step(ref._empty_stats().__class__(sstats=noisy, n=0.0, data_term=0.0, n_tokens=0.0),
+                step_size=0.3, scale=4.0)
     p.step(noisy, 0.3, 4.0)
-    np.testing.assert_allclose(m.components_, 0.7 * lam + 0.3 * (m.topic_word_prior_ + 4.0 *
-                                                                 np.maximum(noisy, 0)))
+    eta = m.topic_word_prior_
+    assert np.any(ref.components_ < eta)  # the floor is exercised
+    np.testing.assert_allclose(m.components_, np.maximum(ref.components_, eta), rtol=1e-14)
 
 
 @pytest.mark.parametrize("ct", ["full", "diag", "spherical", "tied"])

@@ -101,13 +101,18 @@ def _log_a_poisson_int(q, s, alphas):
     return np.logaddexp(0.0, log_s)
 
 
-def _log_h(u, alpha):
+def _log_h(u, alpha, log_u=None):
     """log((1 + u)^alpha - 1 - alpha u) (> 0 for u > -1, u != 0, alpha > 1), elementwise over
     broadcast ``u`` and ``alpha``, without cancellation: the binomial series
     ``sum_{i >= 2} C(alpha, i) u^i`` for ``|u| < 1e-2``, ``expm1(alpha log1p(u)) - alpha u`` in
     between and ``alpha log1p(u) + log1p(-(1 + alpha u) / (1 + u)^alpha)`` where the power
-    would overflow."""
-    u, alpha = np.broadcast_arrays(np.asarray(u, dtype=float), np.asarray(alpha, dtype=float))
+    would overflow. ``log_u`` (log of the positive ``u``) keeps huge ``u`` (beyond the float
+    range) exact."""
+    if log_u is None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_u = np.log(u)
+    u, alpha, log_u = np.broadcast_arrays(np.asarray(u, dtype=float),
+                                          np.asarray(alpha, dtype=float), log_u)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         us = np.where(np.abs(u) < 1e-2, u, 0.0)
         acc, coef, power = np.zeros(u.shape), alpha * (alpha - 1.0) / 2.0, us * us
@@ -115,10 +120,12 @@ def _log_h(u, alpha):
             acc = acc + coef * power
             coef = coef * (alpha - i) / (i + 1.0)
             power = power * us
-        big = alpha * np.log1p(u)
+        pos = u > 1.0
+        l1u = np.where(pos, np.logaddexp(0.0, log_u), np.log1p(np.minimum(u, 1.0)))
+        l1au = np.where(pos, np.logaddexp(0.0, np.log(alpha) + log_u), np.log1p(alpha * u))
+        big = alpha * l1u
         mid = np.expm1(np.minimum(big, 30.0)) - alpha * u
-        out = np.where(big > 30.0, big + np.log1p(-np.exp(np.log1p(alpha * u) - big)),
-                       np.log(mid))
+        out = np.where(big > 30.0, big + np.log1p(-np.exp(l1au - big)), np.log(mid))
         return np.where(np.abs(u) < 1e-2, np.log(acc), out)
 
 
@@ -141,14 +148,18 @@ def _log_a_poisson_frac(q, s, alphas):
     hi = float(np.max(alphas)) + 14.0 * s
     z = np.arange(-14.0 * s, hi + step, step)
     log_w = math.log(step) - math.log(s * math.sqrt(2.0 * math.pi)) - 0.5 * (z / s) ** 2
-    u = q * np.expm1((2.0 * z - 1.0) / (2.0 * s * s))
+    x = (2.0 * z - 1.0) / (2.0 * s * s)
+    with np.errstate(over="ignore"):
+        u = q * np.expm1(x)  # inf where x > ~709: then log_u carries it
+    log_u = np.where(x > 0, math.log(q) + _log_expm1(np.maximum(x, 1e-300)), -np.inf)
     keep = u != 0.0
-    log_w, u = log_w[keep], u[keep]
+    log_w, u, log_u = log_w[keep], u[keep], log_u[keep]
     if u.size * alphas.size <= 4_000_000:
-        log_terms = log_w[None, :] + _log_h(u[None, :], alphas[:, None])
+        log_terms = log_w[None, :] + _log_h(u[None, :], alphas[:, None], log_u[None, :])
         return np.logaddexp(0.0, logsumexp(log_terms, axis=1))
     # a fine grid (small s): one order at a time to bound the memory
-    return np.array([np.logaddexp(0.0, logsumexp(log_w + _log_h(u, a))) for a in alphas])
+    return np.array([np.logaddexp(0.0, logsumexp(log_w + _log_h(u, a, log_u)))
+                     for a in alphas])
 
 
 def _log_a_wor_int(q, s, alpha):
