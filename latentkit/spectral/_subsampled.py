@@ -113,20 +113,28 @@ def _log_h(u, alpha, log_u=None):
             log_u = np.log(u)
     u, alpha, log_u = np.broadcast_arrays(np.asarray(u, dtype=float),
                                           np.asarray(alpha, dtype=float), log_u)
+    shape = u.shape
+    u, alpha, log_u = u.ravel(), alpha.ravel(), log_u.ravel()
+    out = np.empty(u.shape)
+    small = np.abs(u) < 1e-2
+    us, al = u[small], alpha[small]
+    acc, coef, power = np.zeros(us.shape), al * (al - 1.0) / 2.0, us * us
+    for i in range(2, 12):
+        acc += coef * power
+        coef *= (al - i) / (i + 1.0)
+        power *= us
+    with np.errstate(divide="ignore"):
+        out[small] = np.log(acc)
+    rest = ~small
+    u, alpha, log_u = u[rest], alpha[rest], log_u[rest]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        us = np.where(np.abs(u) < 1e-2, u, 0.0)
-        acc, coef, power = np.zeros(u.shape), alpha * (alpha - 1.0) / 2.0, us * us
-        for i in range(2, 12):
-            acc = acc + coef * power
-            coef = coef * (alpha - i) / (i + 1.0)
-            power = power * us
         pos = u > 1.0
         l1u = np.where(pos, np.logaddexp(0.0, log_u), np.log1p(np.minimum(u, 1.0)))
         l1au = np.where(pos, np.logaddexp(0.0, np.log(alpha) + log_u), np.log1p(alpha * u))
         big = alpha * l1u
         mid = np.expm1(np.minimum(big, 30.0)) - alpha * u
-        out = np.where(big > 30.0, big + np.log1p(-np.exp(l1au - big)), np.log(mid))
-        return np.where(np.abs(u) < 1e-2, np.log(acc), out)
+        out[rest] = np.where(big > 30.0, big + np.log1p(-np.exp(l1au - big)), np.log(mid))
+    return out.reshape(shape)
 
 
 def _log_a_poisson_frac(q, s, alphas):
