@@ -39,20 +39,12 @@ import time
 
 import numpy as np
 
+from bench_private_lda import split  # the same 90/10 split of the documents
 from latentkit.inference import PrivateStochasticVI
 from latentkit.topic import LatentDirichletAllocation
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0, math.inf)
 CLIP = {"kos": 10.0, "nips": 50.0}
-
-
-def split(X, frac=0.1, seed=0):
-    """(train, test) rows of a CSR matrix: a fixed random 10% of the documents held out (the
-    split of bench_private_lda.py)."""
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(X.shape[0])
-    n_test = max(1, int(round(frac * X.shape[0])))
-    return X[np.sort(perm[n_test:])], X[np.sort(perm[:n_test])]
 
 
 def heldout_perplexity(model, Xte):
