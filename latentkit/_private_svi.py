@@ -161,7 +161,8 @@ class PrivateStochasticVI(ParamsMixin):
     Parameters
     ----------
     model : LatentDirichletAllocation, VariationalGaussianMixture or GaussianMixture
-        Unfitted template (cloned into ``model_``). The mixtures need ``radius`` (below).
+        Unfitted template (cloned into ``model_``). The mixtures need ``radius`` (below);
+        GaussianMixture takes stepwise-EM steps (Liang & Klein 2009) on the noisy statistics.
     epsilon : float, default 1.0
         Total budget (> 0). ``inf`` runs today's non-private
         :class:`~latentkit.inference.StochasticVI` with the same ``batch_size``, learning rate,

@@ -38,10 +38,13 @@ __all__ = ["mixture_pieces"]
 
 
 def mixture_pieces(model, owner):
-    """The private-SVI pieces for a VariationalGaussianMixture, else None."""
-    from .mixture import VariationalGaussianMixture
+    """The private-SVI pieces for a VariationalGaussianMixture or a GaussianMixture (stepwise
+    EM, Liang & Klein 2009, on the same noisy statistics), else None."""
+    from .mixture import GaussianMixture, VariationalGaussianMixture
     if isinstance(model, VariationalGaussianMixture):
         return _VGMMPieces(model, owner)
+    if isinstance(model, GaussianMixture):
+        return _GMMPieces(model, owner)
     return None
 
 
@@ -106,26 +109,31 @@ class _VGMMPieces:
         m._prior = comp.prior(resolved, D)
 
     def start(self, n_features, rng):
-        from .distributions._gaussian import GaussianStats
         m = self.model
         m._check_common_params()
         m._validate_params()
         D, K = int(n_features), int(m.n_components)
         m.n_features_in_ = D
         self._public_prior(m, D, K)
-        R, ct = self.radius, m.covariance_type
+        m._rng = rng
+        m._running_stats = None
+        m.n_steps_ = 0
+        m._params = {"nw": None, "shift": self.c.copy()}
+        m._init_weight_factor()
+        m._m_step(self._start_stats(D, K, rng))
+
+    def _start_stats(self, D, K, rng):
+        """One pseudo-row per component at a random point of the ball of radius R/2 about c,
+        with covariance (R^2 / D) I: statistics about c (module notes)."""
+        from .distributions._gaussian import GaussianStats
+        R, ct = self.radius, self.model.covariance_type
         u = rng.normal(size=(K, D))
         u *= (0.5 * R * rng.random(K) ** (1.0 / D) / np.linalg.norm(u, axis=1))[:, None]
         v = R * R / D
         sxx = {"full": np.einsum("ki,kj->kij", u, u) + v * np.eye(D)[None],
                "tied": u.T @ u + K * v * np.eye(D),
                "diag": u * u + v, "spherical": np.sum(u * u, axis=1) + D * v}[ct]
-        m._rng = rng
-        m._running_stats = None
-        m.n_steps_ = 0
-        m._params = {"nw": None, "shift": self.c.copy()}
-        m._init_weight_factor()
-        m._m_step(GaussianStats(n=float(K), data_term=0.0, nk=np.ones(K), sx=u, sxx=sxx))
+        return GaussianStats(n=float(K), data_term=0.0, nk=np.ones(K), sx=u, sxx=sxx)
 
     # ---- statistics and step --------------------------------------------------------------
     def shape(self):
@@ -153,10 +161,13 @@ class _VGMMPieces:
             parts.append(r * np.sum(Yn * Yn, axis=1)[:, None])
         return np.concatenate(parts, axis=1)
 
-    def clipped_sum(self, Y, clip):
+    def _log_resp(self, Xc):
         m = self.model
         elog, log_tail = m._log_weights()
-        log_resp = m._component().log_resp(m._params, m._prior, Y, elog, log_tail)
+        return m._component().log_resp(m._params, m._prior, Xc, elog, log_tail)
+
+    def clipped_sum(self, Y, clip):
+        log_resp = self._log_resp(Y)
         r = np.exp(log_resp - np.max(log_resp, axis=1, keepdims=True))
         r /= r.sum(axis=1, keepdims=True)
         t = self._flat(r, Y)
@@ -199,3 +210,31 @@ class _VGMMPieces:
         m._m_step(GaussianStats(n=float(nk.sum()), data_term=0.0, nk=nk, sx=sx, sxx=sxx),
                   step_size=rho, scale=scale)
         m.n_steps_ += 1
+
+
+class _GMMPieces(_VGMMPieces):
+    """GaussianMixture: the same per-row statistics, start and noise; the step is the model's
+    stepwise-EM update of its running statistics. It has no prior: the public start's
+    pseudo-rows are its first running statistics."""
+
+    def start(self, n_features, rng):
+        m = self.model
+        m._check_common_params()
+        m._validate_params()
+        D, K = int(n_features), int(m.n_components)
+        m.n_features_in_ = D
+        m._shift = self.c.copy()
+        m._rng = rng
+        m._running_stats = None
+        m.n_steps_ = 0
+        m._m_step(self._start_stats(D, K, rng))
+
+    def _log_resp(self, Xc):
+        from .distributions import _missing
+        m = self.model
+        with np.errstate(divide="ignore"):
+            log_w = np.log(m.weights_)
+        _, log_resp = _missing.policy_e_step("error", Xc, log_w, m.means_,
+                                             m.precisions_cholesky_, m.covariance_type,
+                                             shift=m._shift, return_log_resp=True)
+        return log_resp

@@ -10,7 +10,7 @@ import latentkit._private_svi as psvi
 from latentkit._private_svi_mixture import mixture_pieces
 from latentkit.distributions._gaussian import accumulate_gaussian_stats
 from latentkit.inference import PrivateStochasticVI, StochasticVI
-from latentkit.mixture import VariationalGaussianMixture
+from latentkit.mixture import GaussianMixture, VariationalGaussianMixture
 from latentkit.spectral import subsampled_gaussian_rdp
 from latentkit.spectral._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon
 from latentkit.topic import LatentDirichletAllocation
@@ -30,7 +30,7 @@ def _blobs(seed=0):
 
 def test_epsilon_inf_is_todays_svi_exactly():
     X = _corpus()
-    kw = dict(batch_size=10, n_epochs=2, random_state=3, learning_offset=5.0)
+    kw = dict(batch_size=10, n_epochs=1, max_steps=4, random_state=3, learning_offset=5.0)
     a = PrivateStochasticVI(LatentDirichletAllocation(n_components=3), epsilon=math.inf,
                             clip=1.0, **kw).fit(X)
     b = StochasticVI(LatentDirichletAllocation(n_components=3), **kw).fit(X)
@@ -81,6 +81,27 @@ def test_lda_statistics_and_clipping_against_a_loop():
     eta = m.topic_word_prior_
     assert np.any(ref.components_ < eta)  # the floor is exercised
     np.testing.assert_allclose(m.components_, np.maximum(ref.components_, eta), rtol=1e-14)
+
+
+def test_gaussian_mixture_step_is_stepwise_em_on_the_released_statistics():
+    Y = _blobs()
+    owner = PrivateStochasticVI(None, radius=5.0)
+    m = GaussianMixture(n_components=2, covariance_type="diag")
+    p = mixture_pieces(m, owner)
+    Xc = p.check_X(Y)
+    p.start(2, np.random.default_rng(0))
+    flat, _ = p.clipped_sum(Xc, math.inf)
+    # the responsibilities are the model's own E-step's
+    stats = m._e_step(m._validate_data(Xc, reset=False))
+    np.testing.assert_allclose(flat[:2], stats.nk, rtol=1e-10)
+    np.testing.assert_allclose(flat[2:6].reshape(2, 2) * 5.0, stats.sx, rtol=1e-10, atol=1e-12)
+    run = m._running_stats
+    p.step(flat, 0.25, 3.0)
+    nk, _, _ = p._unflatten(flat)
+    np.testing.assert_allclose(m._running_stats.nk, 0.75 * run.nk + 0.25 * 3.0 * nk)
+    # the M-step from the blended statistics (centre 0: the means are sx / nk)
+    np.testing.assert_allclose(m.means_, m._running_stats.sx / m._running_stats.nk[:, None],
+                               rtol=1e-10)
 
 
 @pytest.mark.parametrize("ct", ["full", "diag", "spherical", "tied"])
@@ -147,10 +168,10 @@ def test_noise_comes_from_os_entropy_whatever_the_seed(monkeypatch):
     np.testing.assert_allclose(c.components_, m.components_, rtol=1e-12)
 
 
-def test_private_mixture_fit_recovers_separated_blobs_at_large_epsilon():
+@pytest.mark.parametrize("cls", [VariationalGaussianMixture, GaussianMixture])
+def test_private_mixture_fit_recovers_separated_blobs_at_large_epsilon(cls):
     Y = np.tile(_blobs(), (10, 1))
-    f = PrivateStochasticVI(VariationalGaussianMixture(n_components=2,
-                                                       covariance_type="spherical"),
+    f = PrivateStochasticVI(cls(n_components=2, covariance_type="spherical"),
                             epsilon=8.0, delta=1e-5, radius=6.0, batch_size=300, n_epochs=3,
                             random_state=0).fit(Y)
     means = f.means_[np.argsort(f.means_[:, 0])]
@@ -166,9 +187,8 @@ def test_bad_input():
         PrivateStochasticVI(VariationalGaussianMixture(n_components=2), batch_size=5).fit(
             _blobs())
     with pytest.raises(TypeError, match="supports LatentDirichletAllocation"):
-        from latentkit.mixture import GaussianMixture
-        PrivateStochasticVI(GaussianMixture(n_components=2), radius=1.0,
-                            batch_size=5).fit(_blobs())
+        from latentkit.topic import PLSA
+        PrivateStochasticVI(PLSA(n_components=2), clip=1.0, batch_size=5).fit(X)
     with pytest.raises(ValueError, match="epsilon"):
         PrivateStochasticVI(LatentDirichletAllocation(), epsilon=0.0, clip=1.0).fit(X)
     with pytest.raises(ValueError, match="batch_size"):
