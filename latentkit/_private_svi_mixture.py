@@ -1,4 +1,5 @@
-"""Private SVI pieces for the variational Gaussian mixture (see :mod:`latentkit._private_svi`).
+"""Private SVI pieces for the Gaussian mixtures (see :mod:`latentkit._private_svi`):
+VariationalGaussianMixture (natural-gradient step) and GaussianMixture (stepwise EM).
 
 **Per-row statistics.** Every row is first centred on a public ``center`` ``c`` and clipped to a
 public radius ``R``: ``y_i = (x_i - c) min(1, R / ||x_i - c||)``. With the responsibilities
