@@ -56,7 +56,7 @@ class _LDAPieces:
     """LatentDirichletAllocation: a row is a document, its statistics ``s_d`` the (K, V) matrix
     of expected topic-word counts ``n_dw phi_dwk`` (Frobenius norm clipped to ``C``)."""
 
-    unit = "document"
+    unit = "document (row)"
 
     def __init__(self, model, owner):
         self.model = model
@@ -224,9 +224,9 @@ class PrivateStochasticVI(ParamsMixin):
     """
 
     def __init__(self, model, epsilon=1.0, delta=1e-5, clip=None, batch_size=256,
-                 sampling_rate=None, n_epochs=10, max_steps=None, noise_multiplier=None, conversion="rdp_improved",
-                 learning_offset=10.0, learning_decay=0.7, radius=None, center=None,
-                 random_state=None):
+                 sampling_rate=None, n_epochs=10, max_steps=None, noise_multiplier=None,
+                 conversion="rdp_improved", learning_offset=10.0, learning_decay=0.7,
+                 radius=None, center=None, random_state=None):
         self.model = model
         self.epsilon = epsilon
         self.delta = delta
@@ -334,7 +334,7 @@ class PrivateStochasticVI(ParamsMixin):
         rng = check_random_state(self.random_state)
         pieces.start(X.shape[1], rng)
         noise_rng = _os_rng()
-        acc = PrivacyAccountant(epsilon=eps, delta=delta, method=self.conversion)
+        acc = PrivacyAccountant(epsilon=eps, delta=delta)
         n_clipped = n_rows = 0
         for t in range(1, T + 1):
             noisy, norms = release(pieces, X, q, clip, sigma, noise_rng)
@@ -352,7 +352,7 @@ class PrivateStochasticVI(ParamsMixin):
         self.n_steps_ = T
         self.epsilon_ = {"rdp": acc.spent(delta, "rdp"),
                          "rdp_improved": acc.spent(delta, "rdp_improved")}
-        self.neighbouring_relation_ = f"one {pieces.unit} (row) added or removed"
+        self.neighbouring_relation_ = f"one {pieces.unit} added or removed"
         self.clipped_fraction_ = n_clipped / max(n_rows, 1)
         return self
 

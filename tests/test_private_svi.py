@@ -176,7 +176,7 @@ def test_private_mixture_fit_recovers_separated_blobs_at_large_epsilon(cls):
                             random_state=0).fit(Y)
     means = f.means_[np.argsort(f.means_[:, 0])]
     np.testing.assert_allclose(means, [[-3.0, 0.0], [3.0, 1.0]], atol=0.5)
-    assert f.neighbouring_relation_ == "one row (row) added or removed"
+    assert f.neighbouring_relation_ == "one row added or removed"
 
 
 def test_bad_input():
