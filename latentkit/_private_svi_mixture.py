@@ -110,18 +110,24 @@ class _VGMMPieces:
         m._prior = comp.prior(resolved, D)
 
     def start(self, n_features, rng):
+        """The public start: checked hyper-parameters, then the model's own M-step on the
+        start's pseudo-rows (:meth:`_start_stats`), without the data."""
         m = self.model
         m._check_common_params()
         m._validate_params()
         D, K = int(n_features), int(m.n_components)
         m.n_features_in_ = D
-        self._public_prior(m, D, K)
         m._rng = rng
         m._running_stats = None
         m.n_steps_ = 0
+        self._prepare(m, D, K)
+        m._m_step(self._start_stats(D, K, rng))
+
+    def _prepare(self, m, D, K):
+        """The public priors and an empty factor about the centre (VGMM)."""
+        self._public_prior(m, D, K)
         m._params = {"nw": None, "shift": self.c.copy()}
         m._init_weight_factor()
-        m._m_step(self._start_stats(D, K, rng))
 
     def _start_stats(self, D, K, rng):
         """One pseudo-row per component at a random point of the ball of radius R/2 about c,
@@ -218,17 +224,9 @@ class _GMMPieces(_VGMMPieces):
     stepwise-EM update of its running statistics. It has no prior: the public start's
     pseudo-rows are its first running statistics."""
 
-    def start(self, n_features, rng):
-        m = self.model
-        m._check_common_params()
-        m._validate_params()
-        D, K = int(n_features), int(m.n_components)
-        m.n_features_in_ = D
+    def _prepare(self, m, D, K):
+        """No prior: only the centre about which the statistics are taken."""
         m._shift = self.c.copy()
-        m._rng = rng
-        m._running_stats = None
-        m.n_steps_ = 0
-        m._m_step(self._start_stats(D, K, rng))
 
     def _log_resp(self, Xc):
         from .distributions import _missing
