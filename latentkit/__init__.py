@@ -30,6 +30,7 @@ _EXPORTS = {
     "VariationalGaussianHMM": "latentkit.sequence",
     "VAE": "latentkit.neural",
     "StochasticVI": "latentkit.inference",
+    "PrivateStochasticVI": "latentkit.inference",
     "SpectralGMM": "latentkit.spectral",
     "SpectralLDA": "latentkit.spectral",
     "SpectralHMM": "latentkit.spectral",

@@ -9,6 +9,8 @@
   models' ``partial_fit``: one step is ``_m_step(S_B, step_size=rho_t, scale=N/|B|)``, i.e.
   ``lambda <- (1 - rho_t) lambda + rho_t (prior + (N/|B|) S_B)`` with
   ``rho_t = (t + tau)^-kappa``, ``t = 1, 2, ...``.
+* :class:`PrivateStochasticVI` (:mod:`latentkit._private_svi`): its differentially private
+  version for LDA and the variational Gaussian mixture (Park, Foulds, Chaudhuri & Welling 2020).
 """
 
 import numbers
@@ -31,7 +33,7 @@ from .sources import (  # noqa: F401 (re-exported: latentkit.inference.ArraySour
 )
 from .sources import __all__ as _source_names
 
-__all__ = [*_source_names, "StochasticVI", "step_size_schedule"]
+__all__ = [*_source_names, "StochasticVI", "PrivateStochasticVI", "step_size_schedule"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -425,3 +427,6 @@ class StochasticVI(ParamsMixin):
                                      f"'{name}' is available after fit.")
             raise AttributeError(name)
         return getattr(model, name)
+
+
+from ._private_svi import PrivateStochasticVI  # noqa: E402 (its module imports this one lazily)

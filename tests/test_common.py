@@ -27,6 +27,7 @@ from toy_models import ToyMixture
 NOT_MODELS = {
     "LatentModel": "the abstract base every model derives from",
     "StochasticVI": "a driver that fits a model given to it (tests/test_inference.py)",
+    "PrivateStochasticVI": "a driver that fits a model given to it (tests/test_private_svi.py)",
     "TextVectorizer": "turns texts into counts; it fits a vocabulary, not a latent model",
     "RobustTensorPower": "decomposes a given tensor, not data (tests/spectral/test_power.py)",
     "PrivateTensorPower": "decomposes a given tensor, not data (tests/spectral/test_privacy.py)",

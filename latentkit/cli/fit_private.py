@@ -17,7 +17,8 @@ def run_private_spectral_lda(args, progress):
     from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
 
     if args.init not in (None, "spectral"):
-        raise CLIError(f"--private needs --init spectral, got --init {args.init}.")
+        raise CLIError(f"--private needs --init spectral (or --method svi), got --init "
+                       f"{args.init}.")
     corpus = load_input(args, "counts")
     X, vocab = corpus.data, corpus.vocabulary
     k = 10 if args.n_components is None else args.n_components

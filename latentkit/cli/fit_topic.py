@@ -8,6 +8,7 @@ from .. import datasets as ds
 from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
                       load_input)
 from .fit_private import run_private_spectral_lda
+from .fit_private_svi import run_private_svi_lda
 
 __all__ = ["add_lda_args", "run_lda", "add_plsa_args", "run_plsa"]
 
@@ -22,7 +23,12 @@ def add_lda_args(p):
     p.add_argument("--top", type=int, default=10, help="words shown per topic (default 10)")
     p.add_argument("--private", action="store_true",
                    help="with --init spectral: differentially private spectral estimate only "
-                        "(latentkit.spectral.PrivateSpectralLDA); prints the privacy spent")
+                        "(latentkit.spectral.PrivateSpectralLDA); with --method svi: private "
+                        "stochastic VI (latentkit.inference.PrivateStochasticVI); prints the "
+                        "privacy spent")
+    p.add_argument("--clip", type=float, default=None,
+                   help="--method svi --private: norm to which each document's expected "
+                        "topic-word counts are clipped (default 10)")
     p.add_argument("--epsilon", type=float, default=1.0,
                    help="privacy epsilon of the whole pipeline (default 1; inf: no noise)")
     p.add_argument("--delta", type=float, default=1e-5, help="privacy delta (default 1e-5)")
@@ -60,7 +66,11 @@ def run_lda(args, progress):
     from ..topic._lda_svi import online_batch_size  # local: with the model above
 
     if getattr(args, "private", False):
+        if args.method == "svi":
+            return run_private_svi_lda(args, progress)
         return run_private_spectral_lda(args, progress)
+    if args.clip is not None:
+        raise CLIError("--clip applies to --method svi --private only.")
     corpus = _lda_corpus(args)
     X, vocab = corpus.data, corpus.vocabulary
     k = 10 if args.n_components is None else args.n_components

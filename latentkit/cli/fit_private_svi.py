@@ -1,0 +1,82 @@
+"""``latentkit fit lda --method svi --private``: differentially private stochastic variational
+inference for LDA (:class:`latentkit.inference.PrivateStochasticVI`), with the neighbouring
+relation, the epsilon spent under both RDP conversions and the noise multiplier in the report."""
+
+import math
+
+import numpy as np
+
+from ._common import CLIError, FitResult, _finite, load_input
+
+__all__ = ["run_private_svi_lda"]
+
+#: Default clip norm of a document's expected topic-word counts (a document's norm is at most
+#: its length): about the median of KOS's news-blog posts at a random start
+#: (benchmarks/bench_private_svi.py); give --clip for longer documents.
+DEFAULT_CLIP = 10.0
+
+
+def run_private_svi_lda(args, progress):
+    """``fit lda --method svi --private``: :class:`~latentkit.inference.PrivateStochasticVI`."""
+    from ..inference import PrivateStochasticVI  # lazy: numba, ~2 s start-up
+    from ..topic import LatentDirichletAllocation
+    from ..topic._words import top_words
+
+    if args.init not in (None, "random"):
+        raise CLIError(f"--method svi --private starts at random (without reading the "
+                       f"documents), got --init {args.init}.")
+    if args.holdout is not None:
+        raise CLIError("--holdout is not available with --private: its ELBO trace would be an "
+                       "unaccounted release of the documents.")
+    corpus = load_input(args, "counts")
+    X, vocab = corpus.data, corpus.vocabulary
+    n_docs, n_words = X.shape
+    k = 10 if args.n_components is None else args.n_components
+    clip = DEFAULT_CLIP if args.clip is None else args.clip
+    batch = args.batch_size if args.batch_size is not None else min(128, max(1, n_docs // 10))
+    kw = {n: getattr(args, n) for n in ("learning_offset", "learning_decay")
+          if getattr(args, n) is not None}
+    model = LatentDirichletAllocation(
+        n_components=k, **{n: getattr(args, n) for n in ("doc_topic_prior", "topic_word_prior")
+                           if getattr(args, n) is not None})
+    fit = PrivateStochasticVI(model, epsilon=args.epsilon, delta=args.delta, clip=clip,
+                              batch_size=batch,
+                              n_epochs=args.max_iter if args.max_iter is not None else 10,
+                              random_state=args.seed, **kw)
+    with progress:
+        try:
+            fit.fit(X)
+        except ValueError as e:
+            raise CLIError(str(e)) from None
+    lda = fit.model_
+    lda.feature_names_in_ = np.asarray(vocab, dtype=str)
+    top = top_words(lda.components_, list(vocab), args.top)
+    private = math.isfinite(args.epsilon)
+    eps_rdp, eps_imp = fit.epsilon_["rdp"], fit.epsilon_["rdp_improved"]
+    lines = [
+        f"data        {corpus['name']}: {n_docs} documents x {n_words} words "
+        f"(the number of documents is not protected)",
+        f"privacy     neighbouring relation: {fit.neighbouring_relation_}; the whole fit spends "
+        f"epsilon = {eps_imp:.4g} (improved RDP conversion; classic RDP: {eps_rdp:.4g}) at "
+        f"delta = {args.delta:g}",
+        f"noise       noise multiplier {fit.noise_multiplier_:.4g} (sigma = "
+        f"{fit.sigma_:.4g} on each of the {k} x {n_words} released counts per step), "
+        f"clip {clip:g} (Frobenius norm of a document's expected topic-word counts)",
+        f"method      private stochastic VI (Park et al. 2020): {fit.n_steps_} steps on Poisson "
+        f"minibatches, sampling rate q = {fit.q_:.4g} (expected {batch} documents), "
+        f"kappa={fit.learning_decay}, tau={fit.learning_offset}",
+    ]
+    if not private:
+        lines[1] = ("privacy     none: --epsilon inf runs today's non-private stochastic VI "
+                    "(the same fit)")
+    lines.append(f"top {args.top} words per topic:")
+    width = len(str(k - 1))
+    lines += [f"  topic {i:>{width}}: " + " ".join(w) for i, w in enumerate(top)]
+    summary = {"n_features": n_words, "topics": top, "method": "svi", "private": True,
+               "privacy": {"neighbouring": fit.neighbouring_relation_,
+                           "epsilon_rdp": _finite(eps_rdp),
+                           "epsilon_rdp_improved": _finite(eps_imp), "delta": args.delta,
+                           "noise_multiplier": fit.noise_multiplier_, "sigma": fit.sigma_,
+                           "clip": clip, "sampling_rate": fit.q_,
+                           "n_steps": int(fit.n_steps_)}}
+    return FitResult(lda, summary, lines, n_docs, plot_data={"vocabulary": list(vocab)})

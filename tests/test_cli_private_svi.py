@@ -1,0 +1,55 @@
+"""`latentkit fit lda --method svi --private` (issue 30 item 6): the relation, the accountant's
+epsilon under both conversions and the noise multiplier in the report."""
+
+import io as _io
+import json
+import math
+
+from latentkit import cli
+from latentkit.spectral import calibrate_noise_multiplier
+from test_cli_private import _write
+
+
+def run(argv):
+    out = _io.StringIO()
+    status = cli.main(argv, out=out)
+    return status, out.getvalue()
+
+
+def _base(tmp_path):
+    base = _write(tmp_path)
+    base.remove("--init"), base.remove("spectral")
+    i = base.index("--n-words")
+    del base[i:i + 2]
+    return base + ["--method", "svi", "--batch-size", "300", "--max-iter", "1"]
+
+
+def test_private_svi_cli_reports_relation_both_epsilons_and_noise(tmp_path):
+    base = _base(tmp_path)
+    status, out = run(base + ["--epsilon", "1", "--delta", "1e-5", "--clip", "4"])
+    assert status == 0
+    lines = out.splitlines()
+    priv = next(line for line in lines if line.startswith("privacy"))
+    assert "neighbouring relation: one document (row) added or removed" in priv
+    assert "spends epsilon = 1 (improved RDP conversion; classic RDP: 1.2" in priv
+    noise = next(line for line in lines if line.startswith("noise"))
+    nm = calibrate_noise_multiplier(1.0, 1e-5, 300 / 3000, 10)
+    assert f"noise multiplier {nm:.4g}" in noise and "clip 4" in noise
+    assert "10 steps on Poisson minibatches, sampling rate q = 0.1" in out
+    status, out = run(base + ["--epsilon", "1", "--json"])
+    obj = json.loads(out)["privacy"]
+    assert obj["epsilon_rdp_improved"] <= 1.0 < obj["epsilon_rdp"]
+    assert math.isclose(obj["noise_multiplier"], nm, rel_tol=1e-9) and obj["clip"] == 10.0
+    status, out = run(base + ["--epsilon", "inf"])
+    assert status == 0 and "privacy     none: --epsilon inf" in out
+
+
+def test_private_svi_cli_refusals(tmp_path, capsys):
+    base = _base(tmp_path)
+    assert run(base + ["--init", "spectral"])[0] != 0
+    assert "starts at random" in capsys.readouterr().err
+    assert run(base + ["--holdout", "0.1"])[0] != 0
+    assert "--holdout is not available with --private" in capsys.readouterr().err
+    no_private = [a for a in base if a != "--private"]
+    assert run(no_private + ["--clip", "3"])[0] != 0
+    assert "--clip applies to --method svi --private only" in capsys.readouterr().err
