@@ -75,6 +75,24 @@ def clipped_gradient_sum(model, theta, data, clip_norm, beta=1.0):
     return total, norms
 
 
+def _noisy_clipped_sum(model, batch, clip_norm, noise_std, noise_rng, beta=1.0):
+    """The release of one DP-SGD step: the clipped sum of the batch's per-example gradients
+    plus ``N(0, noise_std^2 I)`` drawn from ``noise_rng``.
+
+    Returns
+    -------
+    noisy : ndarray of shape (n_params,)
+    data_term : float
+        Sum of the batch's Monte-Carlo ELBO estimates (nats; not released).
+    """
+    if batch.X.shape[0]:
+        rec, kl, total, _ = _clipped(model, model.params_, batch, float(clip_norm), beta)
+        data_term = float(rec.sum() / rec.shape[1] - kl.sum())
+    else:  # an empty Poisson sample: the release is the noise alone
+        total, data_term = np.zeros_like(model.params_), 0.0
+    return total + noise_std * noise_rng.standard_normal(total.shape[0]), data_term
+
+
 # -- the accountant (PrivacyAccountant with Poisson-subsampled Gaussian releases) ---------------
 def _accountant():
     from ..spectral import PrivacyAccountant
@@ -372,13 +390,9 @@ class PrivateVAE(VAE):
         for _ in range(steps):
             self._beta = self._kl_beta(self._steps_per_epoch)
             rows = np.flatnonzero(rng.random(N) < q)
-            batch = self._with_noise(X[rows], rng)
-            if rows.size:
-                rec, kl, total, _ = _clipped(self, self.params_, batch, C, self._beta)
-                data_term += float(rec.sum() / rec.shape[1] - kl.sum())
-            else:
-                total = np.zeros_like(self.params_)
-            noisy = total + std * self._noise_rng.standard_normal(total.shape[0])
+            noisy, term = _noisy_clipped_sum(self, self._with_noise(X[rows], rng), C, std,
+                                             self._noise_rng, self._beta)
+            data_term += term
             glob += self._global_elbo_terms()
             seen += rows.size
             # divided by the expected batch size q N (public), not by the sample's size
