@@ -1,0 +1,49 @@
+"""`latentkit fit vae --private` (issue 30 item 6): the neighbouring relation, the accountant's
+epsilon under both conversions and the noise multiplier are printed, and they are the fitted
+model's."""
+
+import io
+import json
+
+import latentkit.neural._private as priv
+from latentkit.cli import main
+from latentkit.io import load
+from test_private_vae import GaussianOnlyAccountant
+
+ARGS = ["fit", "vae", "--private", "--epsilon", "2", "--delta", "1e-5", "--clip-norm", "0.5",
+        "--hidden", "8", "--max-iter", "1", "--batch-size", "500", "--n-importance", "2",
+        "--quiet"]
+
+
+def test_fit_vae_private_prints_relation_epsilons_and_noise(monkeypatch, tmp_path):
+    monkeypatch.setattr(priv, "_accountant", GaussianOnlyAccountant)
+    path = str(tmp_path / "pvae.npz")
+    out = io.StringIO()
+    assert main(ARGS + ["--out", path], out=out) == 0
+    text = out.getvalue()
+    assert "neighbouring relation: one example (training row) added or removed" in text
+    assert "8 steps, sampling rate q = 0.1308 (Poisson), clip norm 0.5" in text
+    model = load(path)
+    rep = model.privacy_report_
+    assert rep["steps"] == 8 and rep["epsilon_rdp_improved"] <= 2.0
+    assert f"noise multiplier {rep['noise_multiplier']:.4g}" in text
+    assert (f"epsilon = {rep['epsilon_rdp_improved']:.4g} ('rdp_improved'), "
+            f"{rep['epsilon_rdp']:.4g} ('rdp') at delta = 1e-05; budget 2") in text
+    assert "active units withheld" in text
+
+
+def test_fit_vae_private_json(monkeypatch):
+    monkeypatch.setattr(priv, "_accountant", GaussianOnlyAccountant)
+    out = io.StringIO()
+    assert main(ARGS + ["--json"], out=out) == 0
+    obj = json.loads(out.getvalue())
+    p = obj["privacy"]
+    assert p["neighbouring"] == "one example (training row) added or removed"
+    assert p["epsilon"] == 2.0 and p["steps"] == 8 and p["noise_multiplier"] > 0
+    assert obj["model"] == "PrivateVAE" and obj["lower_bound"] is None
+    assert obj["active_units"] is None
+
+
+def test_fit_vae_private_bad_budget():
+    out = io.StringIO()
+    assert main(ARGS[:3] + ["--epsilon", "0"] + ARGS[5:], out=out) == 2
