@@ -27,6 +27,8 @@ from ._recipes import (spectral_init_gmm, spectral_init_hmm, spectral_init_lda,
 from ._multiview_hmm import spectral_init_gaussian_hmm, spectral_init_poisson_hmm
 # differential privacy
 from ._accounting import PrivacyAccountant, calibrate_gaussian_noise
+from ._subsampled import (DEFAULT_RDP_ORDERS, calibrate_noise_multiplier, rdp_to_epsilon,
+                          subsampled_gaussian_rdp)
 from ._private_power import PrivateTensorPower, input_perturbation_power, private_tensor_power
 from ._private_lda import PrivacyNoiseWarning, PrivateSpectralLDA
 from ._private_gmm import PrivateSpectralGMM
@@ -44,6 +46,8 @@ __all__ = [
     "spectral_responsibilities", "n_components_from_spectrum", "spectral_labels",
     "spectral_init_gaussian_hmm", "spectral_init_poisson_hmm",
     "PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_power",
+    "subsampled_gaussian_rdp", "calibrate_noise_multiplier", "rdp_to_epsilon",
+    "DEFAULT_RDP_ORDERS",
     "PrivateTensorPower", "input_perturbation_power", "PrivateSpectralLDA",
     "PrivacyNoiseWarning", "PrivateSpectralGMM",
     "complete_tensor", "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",

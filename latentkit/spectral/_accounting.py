@@ -47,6 +47,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from .._validation import check_scalar
+from ._subsampled import SAMPLINGS, spent_on_orders
 
 __all__ = [
     "PrivacyAccountant",
@@ -378,6 +379,7 @@ class PrivacyAccountant:
         self.delta = delta
         self.method = method
         self.releases = []
+        self.subsampled_releases = []
 
     # -- calibration ------------------------------------------------------------------------
     @staticmethod
@@ -394,18 +396,30 @@ class PrivacyAccountant:
     # -- recording --------------------------------------------------------------------------
     @property
     def n_releases(self):
-        return int(sum(c for _, _, c in self.releases))
+        return int(sum(c for _, _, c in self.releases)
+                   + sum(r[2] for r in self.subsampled_releases))
 
-    def record(self, sensitivity, sigma, count=1):
+    def record(self, sensitivity, sigma, count=1, sampling_rate=1.0, sampling="poisson"):
         """Record ``count`` Gaussian releases of L2 sensitivity ``sensitivity`` with noise ``sigma``.
 
         Parameters
         ----------
         sensitivity : float
-            > 0 (same unit as the released query).
+            > 0 (same unit as the released query), under the neighbouring relation of
+            ``sampling`` when ``sampling_rate < 1`` (see :mod:`latentkit.spectral._subsampled`).
         sigma : float
             >= 0; 0 is a release without noise (infinite privacy loss).
         count : int, default 1
+        sampling_rate : float, default 1.0
+            In (0, 1]. Below 1, each release is computed on a random subsample of the rows and
+            is accounted as a subsampled Gaussian (Mironov, Talwar & Zhang 2019, or Wang, Balle
+            & Kasiviswanathan 2019); such releases are kept in ``subsampled_releases`` and only
+            the ``'rdp'`` and ``'rdp_improved'`` rules of :meth:`spent` account them.
+        sampling : {'poisson', 'without_replacement'}, default 'poisson'
+            ``'poisson'``: each row enters independently with probability ``sampling_rate``,
+            neighbours differ by one row added or removed. ``'without_replacement'``: a uniform
+            subset of ``sampling_rate * n`` rows, ``n`` public, neighbours differ by one row
+            replaced. One accountant holds one relation: mixing them raises.
 
         Returns
         -------
@@ -414,12 +428,26 @@ class PrivacyAccountant:
         Raises
         ------
         ValueError
-            Non-positive sensitivity or count, negative sigma.
+            Non-positive sensitivity or count, negative sigma, sampling rate outside (0, 1],
+            unknown sampling or a second neighbouring relation.
         """
         sensitivity = check_scalar(sensitivity, "sensitivity", numbers.Real, low=0.0,
                                    low_inclusive=False)
         sigma = check_scalar(sigma, "sigma", numbers.Real, low=0.0)
         count = check_scalar(count, "count", numbers.Integral, low=1)
+        q = check_scalar(sampling_rate, "sampling_rate", numbers.Real, low=0.0, high=1.0,
+                         low_inclusive=False)
+        if sampling not in SAMPLINGS:
+            raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
+        if q < 1.0:
+            relations = {r[4] for r in self.subsampled_releases}
+            if relations and sampling not in relations:
+                raise ValueError(
+                    f"sampling={sampling!r} has another neighbouring relation than the "
+                    f"releases already recorded ({sorted(relations)}); use one accountant per "
+                    f"relation.")
+            self.subsampled_releases.append((sensitivity, sigma, count, float(q), sampling))
+            return self
         self.releases.append((sensitivity, sigma, count))
         return self
 
@@ -440,6 +468,7 @@ class PrivacyAccountant:
     def reset(self):
         """Forget every recorded release; returns self."""
         self.releases = []
+        self.subsampled_releases = []
         return self
 
     # -- reporting --------------------------------------------------------------------------
@@ -455,8 +484,11 @@ class PrivacyAccountant:
         ----------
         delta : float, optional
             Target delta in (0, 1); defaults to the accountant's ``delta``.
-        method : {'rdp', 'advanced', 'analytic', 'drv'}, default 'rdp'
-            Composition rule (see the class notes).
+        method : {'rdp', 'rdp_improved', 'advanced', 'analytic', 'drv'}, default 'rdp'
+            Composition rule (see the class notes). ``'rdp_improved'``: the RDP curve on
+            :data:`DEFAULT_RDP_ORDERS` converted by Balle et al. (2020) / Canonne, Kamath &
+            Steinke (2020). When subsampled releases were recorded only ``'rdp'`` (classic
+            conversion, minimised over the same orders) and ``'rdp_improved'`` apply.
 
         Returns
         -------
@@ -474,7 +506,9 @@ class PrivacyAccountant:
         if delta is None:
             raise ValueError("delta must be given (the accountant has no delta budget).")
         delta = _check_delta(delta)
-        _check_method(method, ("rdp", "advanced", "analytic", "drv"))
+        _check_method(method, ("rdp", "advanced", "analytic", "drv", "rdp_improved"))
+        if self.subsampled_releases or method == "rdp_improved":
+            return spent_on_orders(self, delta, method)
         K = self.n_releases
         if K == 0:
             return 0.0
@@ -498,9 +532,14 @@ class PrivacyAccountant:
 
     def report(self, delta=None):
         """Dict ``{'n_releases', 'delta', 'epsilon_advanced', 'epsilon_rdp', 'epsilon_analytic',
-        'epsilon_drv'}``: the spent epsilon under every rule at ``delta``."""
+        'epsilon_drv'}``: the spent epsilon under every rule at ``delta``; with subsampled
+        releases ``{'n_releases', 'delta', 'epsilon_rdp', 'epsilon_rdp_improved'}``."""
         if delta is None:
             delta = self.delta
+        if self.subsampled_releases:
+            return {"n_releases": self.n_releases, "delta": delta,
+                    "epsilon_rdp": self.spent(delta, "rdp"),
+                    "epsilon_rdp_improved": self.spent(delta, "rdp_improved")}
         return {
             "n_releases": self.n_releases,
             "delta": delta,
@@ -537,6 +576,7 @@ class PrivacyAccountant:
         method = _check_method(self.method)
         trial = PrivacyAccountant()
         trial.releases = list(self.releases) + [(sensitivity, sigma, int(n_releases))]
+        trial.subsampled_releases = list(self.subsampled_releases)
         would = trial.spent(budget_delta, method)
         if would > budget_eps * (1 + 1e-9):
             raise ValueError(
