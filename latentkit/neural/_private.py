@@ -110,21 +110,9 @@ def _spent(steps, sampling_rate, noise_multiplier, delta, method):
 
 
 def _calibrate(epsilon, delta, sampling_rate, steps, method):
-    """Smallest noise multiplier (to 1e-10 relative) whose ``steps`` steps spend at most
-    ``epsilon`` (bisection on the accountant; the spent epsilon falls as the noise rises)."""
-    lo, hi = 0.0, 1.0
-    while _spent(steps, sampling_rate, hi, delta, method) > epsilon:
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e8:
-            raise ValueError(f"no noise multiplier up to 1e8 meets epsilon={epsilon} at "
-                             f"delta={delta} for {steps} steps of sampling rate {sampling_rate}.")
-    while hi - lo > 1e-10 * hi:
-        mid = 0.5 * (lo + hi)
-        if _spent(steps, sampling_rate, mid, delta, method) > epsilon:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    """Smallest noise multiplier whose ``steps`` steps spend at most ``epsilon``."""
+    from ..spectral import calibrate_noise_multiplier
+    return float(calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method=method))
 
 
 def _affordable_steps(epsilon, delta, sampling_rate, noise_multiplier, max_steps, method):

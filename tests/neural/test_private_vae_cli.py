@@ -5,18 +5,17 @@ model's."""
 import io
 import json
 
-import latentkit.neural._private as priv
 from latentkit.cli import main
 from latentkit.io import load
-from test_private_vae import GaussianOnlyAccountant
+from test_private_vae import needs_accountant
 
 ARGS = ["fit", "vae", "--private", "--epsilon", "2", "--delta", "1e-5", "--clip-norm", "0.5",
         "--hidden", "8", "--max-iter", "1", "--batch-size", "500", "--n-importance", "2",
         "--quiet"]
 
 
-def test_fit_vae_private_prints_relation_epsilons_and_noise(monkeypatch, tmp_path):
-    monkeypatch.setattr(priv, "_accountant", GaussianOnlyAccountant)
+@needs_accountant
+def test_fit_vae_private_prints_relation_epsilons_and_noise(tmp_path):
     path = str(tmp_path / "pvae.npz")
     out = io.StringIO()
     assert main(ARGS + ["--out", path], out=out) == 0
@@ -32,14 +31,15 @@ def test_fit_vae_private_prints_relation_epsilons_and_noise(monkeypatch, tmp_pat
     assert "active units withheld" in text
 
 
-def test_fit_vae_private_json(monkeypatch):
-    monkeypatch.setattr(priv, "_accountant", GaussianOnlyAccountant)
+@needs_accountant
+def test_fit_vae_private_json():
     out = io.StringIO()
-    assert main(ARGS + ["--json"], out=out) == 0
+    assert main(ARGS + ["--noise-multiplier", "1.5", "--json"], out=out) == 0
     obj = json.loads(out.getvalue())
     p = obj["privacy"]
     assert p["neighbouring"] == "one example (training row) added or removed"
-    assert p["epsilon"] == 2.0 and p["steps"] == 8 and p["noise_multiplier"] > 0
+    assert p["epsilon"] == 2.0 and p["steps"] == 8 and p["noise_multiplier"] == 1.5
+    assert p["epsilon_rdp"] >= p["epsilon_rdp_improved"] and p["epsilon_rdp_improved"] < 2.0
     assert obj["model"] == "PrivateVAE" and obj["lower_bound"] is None
     assert obj["active_units"] is None
 
