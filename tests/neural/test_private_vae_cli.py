@@ -18,14 +18,14 @@ ARGS = ["fit", "vae", "--private", "--epsilon", "2", "--delta", "1e-5", "--clip-
 def test_fit_vae_private_prints_relation_epsilons_and_noise(tmp_path):
     path = str(tmp_path / "pvae.npz")
     out = io.StringIO()
-    assert main(ARGS + ["--out", path], out=out) == 0
+    assert main(ARGS + ["--noise-multiplier", "3", "--out", path], out=out) == 0
     text = out.getvalue()
     assert "neighbouring relation: one example (training row) added or removed" in text
     assert "8 steps, sampling rate q = 0.1308 (Poisson), clip norm 0.5" in text
     model = load(path)
     rep = model.privacy_report_
     assert rep["steps"] == 8 and rep["epsilon_rdp_improved"] <= 2.0
-    assert f"noise multiplier {rep['noise_multiplier']:.4g}" in text
+    assert rep["noise_multiplier"] == 3.0 and "noise multiplier 3 (noise std 1.5)" in text
     assert (f"epsilon = {rep['epsilon_rdp_improved']:.4g} ('rdp_improved'), "
             f"{rep['epsilon_rdp']:.4g} ('rdp') at delta = 1e-05; budget 2") in text
     assert "active units withheld" in text
