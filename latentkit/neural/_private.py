@@ -110,9 +110,11 @@ def _spent(steps, sampling_rate, noise_multiplier, delta, method):
 
 
 def _calibrate(epsilon, delta, sampling_rate, steps, method):
-    """Smallest noise multiplier whose ``steps`` steps spend at most ``epsilon``."""
+    """Noise multiplier whose ``steps`` steps spend at most ``epsilon``: at most 1e-6 (relative)
+    above the smallest such (the upper end of the bisection bracket, so always within budget)."""
     from ..spectral import calibrate_noise_multiplier
-    return float(calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method=method))
+    return float(calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method=method,
+                                            rtol=1e-6))
 
 
 def _affordable_steps(epsilon, delta, sampling_rate, noise_multiplier, max_steps, method):

@@ -134,7 +134,7 @@ def test_calibration_with_the_subsampled_accountant():
     rep = m.privacy_report_
     assert rep["steps"] == 12 and rep["sampling_rate"] == 0.25
     assert rep["epsilon_rdp_improved"] <= 1.0
-    assert rep["epsilon_rdp_improved"] == pytest.approx(1.0, rel=1e-6)
+    assert rep["epsilon_rdp_improved"] == pytest.approx(1.0, rel=1e-5)  # z to 1e-6 relative
     assert rep["epsilon_rdp"] >= rep["epsilon_rdp_improved"]
     # amplification: the same noise without subsampling (q = 1) would spend more
     acc = GaussianOnlyAccountant().record(1.0, rep["noise_multiplier"], 12)

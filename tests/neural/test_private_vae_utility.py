@@ -42,7 +42,7 @@ def test_reduced_utility_curve_on_optdigits(bench, monkeypatch):
     # every private fit spent its budget (both conversions), in the planned steps
     for eps in (1.0, 8.0):
         r = by[("private", eps)]
-        assert r["steps"] == 40 and r["epsilon_rdp_improved"] == pytest.approx(eps, rel=1e-6)
+        assert r["steps"] == 40 and r["epsilon_rdp_improved"] == pytest.approx(eps, rel=1e-5)
         assert eps >= r["epsilon_rdp_improved"] and r["epsilon_rdp"] > eps
     assert by[("private", 1.0)]["noise_multiplier"] > by[("private", 8.0)]["noise_multiplier"]
     # held-out ELBO: training helps at every epsilon, more budget helps, clipping alone costs
