@@ -16,10 +16,8 @@ times per data set, vectorised, ``mask @ (G u) / sigma + N(0, 1)`` with ``G`` th
 per-example gradients, ``mask`` the Poisson sample and ``u`` the unit direction of the added row.
 """
 
-import math
 
 import numpy as np
-import pytest
 
 import latentkit.neural._private as priv
 from latentkit.neural import VAE
