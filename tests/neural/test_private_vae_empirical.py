@@ -16,7 +16,6 @@ times per data set, vectorised, ``mask @ (G u) / sigma + N(0, 1)`` with ``G`` th
 per-example gradients, ``mask`` the Poisson sample and ``u`` the unit direction of the added row.
 """
 
-
 import numpy as np
 
 import latentkit.neural._private as priv
