@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_scalar
+from ._per_example import per_example_norms
 from ._vae import VAE, VAEStats
 
 __all__ = ["PrivateVAE", "clipped_gradient_sum"]
@@ -32,8 +33,6 @@ def _noise_generator():
 
 def _clipped(model, theta, data, clip_norm, beta):
     """``rec, kl, sum_i min(1, C / ||g_i||) g_i, ||g_i||`` for the rows of ``data``."""
-    from ._per_example import per_example_norms
-
     n = data.X.shape[0]
     if math.isinf(clip_norm):
         norms, weights = np.full(n, np.nan), np.ones(n)
