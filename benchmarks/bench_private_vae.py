@@ -25,7 +25,7 @@ and are not covered by the privacy guarantee.
 
 Run:  python benchmarks/bench_private_vae.py [--epsilons 0.5 1 2 4 8 inf] [--epochs 20]
       [--batch-size 256] [--clip-norm 1] [--learning-rate 0.01] [--hidden 64]
-      [--latent-dim 2] [--seeds 1]
+      [--latent-dim 8] [--seeds 1]
 """
 
 import argparse
@@ -53,7 +53,7 @@ def _evaluate(model, Xtr, ytr, Xte, yte):
 
 
 def utility_curve(Xtr, ytr, Xte, yte, epsilons=EPSILONS, delta=1e-5, clip_norm=1.0,
-                  batch_size=256, epochs=20, learning_rate=1e-2, hidden=(64,), latent_dim=2,
+                  batch_size=256, epochs=20, learning_rate=1e-2, hidden=(64,), latent_dim=8,
                   seeds=(0,)):
     """One row (dict) per (fit, seed): ``fit`` ('private', 'non-private', 'clip only',
     'untrained'), ``epsilon``, ``seed``, ``noise_multiplier``, ``steps``, ``epsilon_rdp``,
@@ -128,7 +128,7 @@ def main(argv=None):
     ap.add_argument("--clip-norm", type=float, default=1.0)
     ap.add_argument("--learning-rate", type=float, default=1e-2)
     ap.add_argument("--hidden", type=int, nargs="*", default=[64])
-    ap.add_argument("--latent-dim", type=int, default=2)
+    ap.add_argument("--latent-dim", type=int, default=8)
     ap.add_argument("--seeds", type=int, default=1)
     args = ap.parse_args(argv)
     tr, te = load_optdigits("train", scale="binary"), load_optdigits("test", scale="binary")
