@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_scalar
+from . import _mlp
 from ._per_example import per_example_norms
 from ._vae import VAE, VAEStats
 
@@ -166,8 +167,11 @@ class PrivateVAE(VAE):
     ``sample``, ``elbo`` on other data). **Not protected**: the number of rows ``N`` (it sets
     ``q``, treated as public), hyper-parameters chosen by looking at the data (``clip_norm``,
     ``learning_rate``, the architecture, ``binarize``), repeated fits on the same data (each
-    spends its own budget), and the floating-point side channels of the Gaussian sampler
-    (Mironov 2012). With a finite budget the training-data diagnostics are withheld:
+    spends its own budget), whether ``fit`` refuses the data (the input checks, e.g. the
+    Gaussian likelihood's scale check, read it) and the floating-point side channels of the
+    Gaussian sampler (Mironov 2012). With the Gaussian likelihood a private fit starts from a
+    point that does not depend on the data (decoder output bias 0, observation variance 1,
+    instead of the data's moments): scale the features with public constants. With a finite budget the training-data diagnostics are withheld:
     ``lower_bounds_`` and ``lower_bound_`` are NaN and ``latent_activity_`` / ``active_units_``
     are not computed (they would be computed from the rows without noise); a ``callback``
     still receives the training ELBO, which stays with the caller.
@@ -319,6 +323,18 @@ class PrivateVAE(VAE):
                                   "fit() would escape the privacy accounting.")
 
     # -- the fit --------------------------------------------------------------------------------
+    def _initial_params(self, X, rng):
+        """The VAE's start, except that a private fit with the Gaussian likelihood starts the
+        decoder's output bias at 0 and the observation log-variance at 0 (unit variance) instead
+        of the feature means and log-variances of ``X``, which would be released without
+        noise."""
+        theta = super()._initial_params(X, rng)
+        if self._noisy() and self.likelihood == "gaussian":
+            lay = self._layout()
+            _mlp.unpack(theta[lay["dec"]], self._sizes()[1])[-1][1][...] = 0.0
+            theta[lay["obs"]] = 0.0
+        return theta
+
     def _init_params(self, data, rng):
         super()._init_params(data, rng)
         N = data.X.shape[0]

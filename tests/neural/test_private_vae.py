@@ -197,3 +197,29 @@ def test_estimator_part_of_the_contract(monkeypatch, tmp_path):
     loaded = load(tmp_path / "m.npz")
     np.testing.assert_array_equal(loaded.transform(X), m.transform(X))
     assert loaded.privacy_report_ == m.privacy_report_
+
+
+def test_private_start_does_not_read_the_data(monkeypatch):
+    """The Gaussian VAE starts its output bias and observation variance at the data's moments;
+    the private fit must not (they would be released without noise)."""
+    monkeypatch.setattr(priv, "_accountant", GaussianOnlyAccountant)
+    rng = np.random.default_rng(0)
+    X1 = rng.normal(size=(40, 6))
+    starts = []
+    for Xg in (X1, 3.0 * X1 + 5.0):
+        m = PrivateVAE(epsilon=5.0, noise_multiplier=2.0, likelihood="gaussian", **KW)
+        m._check_common_params()
+        m._validate_params()
+        m._check_X(Xg, reset=True)
+        m._init_params(_VAEData(Xg), np.random.default_rng(0))
+        starts.append(m.params_.copy())
+    np.testing.assert_array_equal(starts[0], starts[1])
+    v = VAE(likelihood="gaussian", **KW)  # the non-private start does read them (not vacuous)
+    v._check_common_params()
+    v._validate_params()
+    v._check_X(X1, reset=True)
+    v._init_params(_VAEData(X1), np.random.default_rng(0))
+    assert not np.array_equal(v.params_, starts[0])
+    m = PrivateVAE(epsilon=5.0, noise_multiplier=2.0, likelihood="gaussian", max_iter=2,
+                   **KW).fit(X1)
+    assert np.all(np.isfinite(m.params_))
