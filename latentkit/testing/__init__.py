@@ -12,7 +12,7 @@ from ._contract import (assert_input_unchanged, assert_stats_allclose, check_lat
 from ._sklearn import NOT_FITTED_XFAIL, check_sklearn_estimator
 from ._hmm_chains import mixing_hmm, sample_categorical_hmm
 from ._sparse_cp import cp_factor_error, planted_sparse_cp
-from ._privacy_audit import empirical_epsilon_lower_bound
+from ._privacy import empirical_epsilon_lower_bound
 
 __all__ = [
     "check_latent_model",
