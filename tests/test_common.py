@@ -33,6 +33,9 @@ NOT_MODELS = {
     "PrivateTensorPower": "decomposes a given tensor, not data (tests/spectral/test_privacy.py)",
     "TruncatedTensorPower": "decomposes a given tensor, not data (tests/spectral/test_sparse.py)",
     "TensorCompletion": "completes a given tensor, not data (tests/spectral/test_completion.py)",
+    "PrivateVAE": ("the VAE trained by DP-SGD: its noise comes from OS entropy (no two fits "
+                   "agree) and partial_fit is refused; at epsilon=inf it is the VAE's fit bit "
+                   "for bit (tests/neural/test_private_vae.py, which checks the estimator part)"),
 }
 
 #: the generic HMM classes, as a user composes them (not in _model_cases: no special data)

@@ -1,12 +1,16 @@
 """``latentkit fit vae``: a variational autoencoder (AEVB) on a table of numbers; on optdigits
 also the test ELBO, the importance-weighted test log-likelihood and a 5-NN accuracy of the test
-digits in latent space."""
+digits in latent space. ``--private`` trains a :class:`latentkit.neural.PrivateVAE` (DP-SGD) and
+prints the neighbouring relation, the accountant's epsilon (both conversions) and the noise
+multiplier."""
+
+import math
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from .. import datasets as ds
-from ._common import FitResult, _finite, _given, load_input
+from ._common import CLIError, FitResult, _finite, _given, load_input
 
 __all__ = ["add_vae_args", "run_vae"]
 
@@ -35,10 +39,39 @@ def add_vae_args(p):
                    help="hold out 10%% of the training data and stop on its ELBO")
     p.add_argument("--n-importance", type=int, default=100,
                    help="importance samples of the log-likelihood estimate (default 100)")
+    g = p.add_argument_group("differential privacy (DP-SGD)")
+    g.add_argument("--private", action="store_true",
+                   help="train by DP-SGD: Poisson-sampled minibatches, per-example gradients "
+                        "clipped to --clip-norm, Gaussian noise (protects one training row)")
+    g.add_argument("--epsilon", type=float, default=1.0,
+                   help="--private: epsilon of the whole fit (default 1; inf: no noise)")
+    g.add_argument("--delta", type=float, default=1e-5, help="--private: delta (default 1e-5)")
+    g.add_argument("--clip-norm", type=float, default=1.0,
+                   help="--private: L2 bound of every per-example gradient (default 1)")
+    g.add_argument("--noise-multiplier", type=float, default=None,
+                   help="--private: noise std over --clip-norm (default: calibrated so that "
+                        "--max-iter epochs spend the budget; given: stop when it is spent)")
+    g.add_argument("--accountant", default="rdp_improved", choices=["rdp", "rdp_improved"],
+                   help="--private: RDP-to-(epsilon, delta) conversion of the budget (default "
+                        "rdp_improved)")
+
+
+def _privacy_lines(model, delta):
+    """The privacy part of the report of ``fit vae --private``."""
+    rep = model.privacy_report_
+    return [
+        f"privacy     neighbouring relation: {rep['neighbouring']}; DP-SGD, "
+        f"{rep['steps']} steps, sampling rate q = {rep['sampling_rate']:.4g} (Poisson), "
+        f"clip norm {rep['clip_norm']:g}",
+        f"  noise     noise multiplier {rep['noise_multiplier']:.4g} (noise std "
+        f"{rep['noise_multiplier'] * rep['clip_norm']:.4g})",
+        f"  spent     epsilon = {rep['epsilon_rdp_improved']:.4g} ('rdp_improved'), "
+        f"{rep['epsilon_rdp']:.4g} ('rdp') at delta = {delta:g}; budget {rep['epsilon']:g}",
+    ]
 
 
 def run_vae(args, progress):
-    from ..neural import VAE  # lazy: numba, ~2 s start-up
+    from ..neural import VAE, PrivateVAE  # lazy: numba, ~2 s start-up
 
     X_test = y_test = None
     y = None
@@ -54,13 +87,22 @@ def run_vae(args, progress):
         y = bunch.get("target")
         name = bunch["name"]
     epochs = args.epochs if args.epochs is not None else args.max_iter
-    model = VAE(latent_dim=args.latent_dim, hidden_layer_sizes=tuple(args.hidden),
+    cls, private = VAE, {}
+    if args.private:
+        if not args.epsilon > 0 or not 0 < args.delta < 1:
+            raise CLIError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon} "
+                           f"and {args.delta}.")
+        cls = PrivateVAE
+        private = dict(epsilon=args.epsilon, delta=args.delta, clip_norm=args.clip_norm,
+                       noise_multiplier=args.noise_multiplier, accountant=args.accountant)
+    model = cls(latent_dim=args.latent_dim, hidden_layer_sizes=tuple(args.hidden),
                 activation=args.activation, likelihood=args.likelihood, binarize=binarize,
                 bayesian_decoder=args.bayesian_decoder, early_stopping=args.early_stopping,
                 random_state=args.seed, callback=progress.callback,
                 **_given(max_iter=epochs, tol=args.tol, batch_size=args.batch_size,
                        learning_rate=args.learning_rate, n_mc_samples=args.n_mc_samples,
-                       kl_warmup_epochs=args.kl_warmup_epochs, free_bits=args.free_bits))
+                       kl_warmup_epochs=args.kl_warmup_epochs, free_bits=args.free_bits),
+                **private)
     progress.total = model.max_iter
     with progress:
         model.fit(X)
@@ -75,9 +117,14 @@ def run_vae(args, progress):
         f"tol={model.tol})",
         f"train ELBO  {train_elbo:.4f} +- {train_se:.4f} nats per sample (10 draws)",
     ]
+    if args.private:
+        lines += _privacy_lines(model, args.delta)
     summary = {"n_features": int(X.shape[1]), "latent_dim": int(model.latent_dim),
                "train_elbo": _finite(train_elbo), "train_elbo_se": _finite(train_se),
-               "active_units": int(model.active_units_)}
+               "active_units": None if model.active_units_ is None else int(model.active_units_)}
+    if args.private:
+        summary["privacy"] = {k: (None if isinstance(v, float) and math.isinf(v) else v)
+                              for k, v in model.privacy_report_.items()}
     if X_test is not None:
         test_elbo, test_se = model.elbo(X_test, n_samples=10, return_std=True)
         test_ll = model.log_likelihood(X_test, n_importance=args.n_importance)
@@ -93,6 +140,8 @@ def run_vae(args, progress):
             acc = float((pred == y_test).mean())
             lines.append(f"5-NN accuracy of the test digits in latent space  {acc:.3f}")
             summary["knn_accuracy"] = acc
-    lines.append(f"active units {model.active_units_} of {model.latent_dim} (Burda et al. 2016)")
+    lines.append(f"active units {model.active_units_} of {model.latent_dim} (Burda et al. 2016)"
+                 if model.active_units_ is not None else
+                 "active units withheld (computed from the training rows without noise)")
     return FitResult(model, summary, lines, X.shape[0], plot_data={"X": X, "y": y})
 

@@ -11,6 +11,7 @@ likelihood methods of :class:`._network.VAENetworkMixin`.
 import numpy as np
 
 from . import _mlp
+from ._per_example import mlp_backward_per_example
 
 __all__ = ["VAEGradientMixin"]
 
@@ -18,7 +19,8 @@ __all__ = ["VAEGradientMixin"]
 class VAEGradientMixin:
     """The Monte-Carlo ELBO of a minibatch and its gradient (see the module)."""
 
-    def _objective(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True):
+    def _objective(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True, row_weights=None,
+                   per_example=False):
         """Monte-Carlo ELBO of the rows of ``data`` and the gradient of the training objective.
 
         Parameters
@@ -31,6 +33,14 @@ class VAEGradientMixin:
         free_bits : float
             Free-bits floor per latent dimension (nats, on the minibatch mean KL).
         need_grad : bool
+        row_weights : ndarray of shape (n,), optional
+            Weight ``c_i`` of row ``i`` in the gradient: the returned gradient is that of
+            ``sum_i c_i f_i`` (DP-SGD's clipping factors, :mod:`._private`); ``rec``, ``kl`` and
+            ``objective`` are not weighted. With weights of exactly 1 the gradient is bitwise the
+            unweighted one.
+        per_example : bool, default False
+            Return the gradient of every row apart, shape (n, n_params)
+            (:mod:`._per_example`); needs ``free_bits == 0``.
 
         Returns
         -------
@@ -41,9 +51,12 @@ class VAEGradientMixin:
         objective : float
             Sum over rows of the training objective ``mean_s rec - beta * KL`` (free bits
             applied), nats; the global term is not included.
-        grad : ndarray of shape (n_params,) or None
-            Its gradient with respect to ``theta``.
+        grad : ndarray of shape (n_params,) or (n, n_params) or None
+            Its gradient with respect to ``theta`` (per row with ``per_example``).
         """
+        if per_example and free_bits > 0.0:
+            raise ValueError("per-example gradients need free_bits == 0: free bits couple the "
+                             "rows of a minibatch.")
         X, eps_z, eps_w = data.X, data.eps_z, data.eps_w
         n = X.shape[0]
         S, L = eps_z.shape[1], eps_z.shape[2]
@@ -76,10 +89,18 @@ class VAEGradientMixin:
         if not need_grad:
             return rec, kl, objective, None
 
-        grad = np.zeros_like(theta)
-        g_dec = np.zeros(wdec.shape[0]) if self.bayesian_decoder else grad[lay["dec"]]
-        dz = _mlp.backward(dec, _mlp.unpack(g_dec, dec_sizes), cache_d,
-                           (dP * (1.0 / S)).reshape(n * S, D), act, need_input_grad=True)
+        w = None if row_weights is None else np.asarray(row_weights, dtype=np.float64)
+        dout = dP * (1.0 / S) if w is None else dP * (w[:, None, None] * (1.0 / S))
+        dout = dout.reshape(n * S, D)
+        if per_example:
+            grad = np.zeros((n, theta.shape[0]))
+            g_dec, dz = mlp_backward_per_example(dec, cache_d, dout, act, n,
+                                                 need_input_grad=True)
+        else:
+            grad = np.zeros_like(theta)
+            g_dec = np.zeros(wdec.shape[0]) if self.bayesian_decoder else grad[lay["dec"]]
+            dz = _mlp.backward(dec, _mlp.unpack(g_dec, dec_sizes), cache_d, dout, act,
+                               need_input_grad=True)
         dz = dz.reshape(n, S, L)
         g_out = np.empty((n, 2 * L))
         dmu, dlogvar = g_out[:, :L], g_out[:, L:]
@@ -89,16 +110,23 @@ class VAEGradientMixin:
         kmu, klv = mu, 0.5 * (var - 1.0)
         if mask is not None:
             kmu, klv = kmu * mask, klv * mask
+        if w is not None:
+            kmu, klv = kmu * w[:, None], klv * w[:, None]
         dmu -= beta * kmu
         dlogvar -= beta * klv
-        _mlp.backward(enc, _mlp.unpack(grad[lay["enc"]], enc_sizes), cache_e, g_out, act)
+        if per_example:
+            grad[:, lay["enc"]] = mlp_backward_per_example(enc, cache_e, g_out, act, n)[0]
+            grad[:, lay["dec"]] = g_dec
+        else:
+            _mlp.backward(enc, _mlp.unpack(grad[lay["enc"]], enc_sizes), cache_e, g_out, act)
         if self.bayesian_decoder:
-            grad[lay["dec"]] = g_dec
-            grad[lay["dec_logsigma"]] = g_dec * eps_w * np.exp(theta[lay["dec_logsigma"]])
+            grad[..., lay["dec"]] = g_dec
+            grad[..., lay["dec_logsigma"]] = g_dec * eps_w * np.exp(theta[lay["dec_logsigma"]])
         sl = lay["obs"]
         if sl.stop > sl.start:
-            g = d_obs.sum(axis=(0, 1)) / S
-            grad[sl] = g if sl.stop - sl.start > 1 else g.sum()
+            d_obs = d_obs if w is None else d_obs * w[:, None, None]
+            g = d_obs.sum(axis=1 if per_example else (0, 1)) / S
+            grad[..., sl] = g if sl.stop - sl.start > 1 else g.sum(axis=-1, keepdims=per_example)
         return rec, kl, objective, grad
 
     def _global_terms(self, theta):

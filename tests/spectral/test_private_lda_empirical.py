@@ -20,9 +20,9 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy import stats
 
 from latentkit.spectral import PrivateSpectralLDA
+from latentkit.testing import empirical_epsilon_lower_bound as _eps_lower_bound
 from test_private_lda import _tiny_neighbours
 from latentkit.spectral._private_lda import _SQRT2, _release_moments
 from latentkit.spectral._accounting import analytic_gaussian_epsilon, rho_for_budget
@@ -53,23 +53,6 @@ def _statistic(r1, r2, a, b, s1, s2):
     d1, d2 = a[0] - b[0], a[1] - b[1]
     mu = math.sqrt(d1 @ d1 / s1 ** 2 + d2 @ d2 / s2 ** 2)
     return ((r1 - b[0]) @ d1 / s1 ** 2 + (r2 - b[1]) @ d2 / s2 ** 2) / mu, mu
-
-
-def _eps_lower_bound(ta, tb, delta, alpha=1e-3, n_thresholds=60):
-    """Largest lower confidence bound on epsilon over threshold events, both directions."""
-    qs = np.quantile(np.concatenate([ta, tb]), np.linspace(0.5, 0.9995, n_thresholds))
-    level = alpha / (2 * n_thresholds)
-    best = -np.inf
-    for x, y in ((ta, tb), (-tb, -ta)):  # S = {t > q} for (a vs b), {t < q} for (b vs a)
-        thr = qs if x is ta else -qs[::-1]
-        n = len(x)
-        for q in thr:
-            ka, kb = int((x > q).sum()), int((y > q).sum())
-            pa_low = stats.beta.ppf(level, ka, n - ka + 1) if ka > 0 else 0.0
-            pb_high = stats.beta.ppf(1 - level, kb + 1, n - kb) if kb < n else 1.0
-            if pa_low - delta > 0:
-                best = max(best, math.log((pa_low - delta) / pb_high))
-    return best
 
 
 def _run(X, s1, s2, n, seed):
