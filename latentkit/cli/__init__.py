@@ -43,12 +43,12 @@ import linecache
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
 from .. import __version__
 from ..io import save
 from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
+from ._messages import WarningLines, flush_warnings, in_cli_terms, option_names
 from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
                       _save_plot, _tolist, load_input)
 from .fit_hmm import add_hmm_args, run_hmm
@@ -83,6 +83,11 @@ def _check_fit_args(args):
     """Argument errors found before any work: one line each (exit status 2)."""
     if args.data is not None and getattr(args, "dataset_given", False):
         raise CLIError("--data and --dataset are alternatives; give one of them.")
+    for flag, name in (("-k", "n_components"), ("--max-iter", "max_iter"),
+                       ("--n-init", "n_init")):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            raise CLIError(f"{flag} must be a positive integer, got {value}.")
     batch_size = getattr(args, "batch_size", None)  # used to size the progress bar first
     if batch_size is not None and batch_size < 1:
         raise CLIError(f"--batch-size must be a positive integer, got {batch_size}.")
@@ -105,12 +110,10 @@ def _cmd_fit(args, out):
     _check_fit_args(args)
     command = FIT_COMMANDS[args.model]
     progress = Progress(total=None, enabled=not args.quiet, desc=f"fit {args.model}")
-    with warnings.catch_warnings():
-        if args.quiet or args.json:
-            warnings.simplefilter("ignore")
-        start = time.perf_counter()
-        result = command.run(args, progress)
-        seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    result = command.run(args, progress)
+    seconds = time.perf_counter() - start
+    flush_warnings()  # one line each, after the progress bar and before the results
     model = result.model
     if args.out:
         save(model, args.out)
@@ -158,14 +161,25 @@ def build_parser():
     models.required = True
     for name, cmd in FIT_COMMANDS.items():
         mp = models.add_parser(name, help=cmd.help, description=cmd.description or cmd.help)
-        _add_common_args(mp, cmd.default_dataset)
+        _add_common_args(mp, cmd.default_dataset, name)
         cmd.add_arguments(mp)
     p.set_defaults(handler=_cmd_fit)
 
     cmd_show.add_parser(sub)
     cmd_topics.add_parsers(sub)  # coherence, report
     cmd_select.add_parser(sub)
+    _tag_leaves(parser)
     return parser
+
+
+def _tag_leaves(parser):
+    """Give every command's own parser as ``args.parser_`` (its flags name the errors)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        parser.set_defaults(parser_=parser)
+    for action in subs:
+        for child in action.choices.values():
+            _tag_leaves(child)
 
 
 def main(argv=None, out=None):
@@ -186,7 +200,8 @@ def main(argv=None, out=None):
     out = sys.stdout if out is None else out
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args, out)
+        with WarningLines(enabled=not getattr(args, "quiet", False)):
+            return args.handler(args, out)
     except BrokenPipeError:  # e.g. `latentkit datasets | head`: the reader left; not an error
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -200,7 +215,10 @@ def main(argv=None, out=None):
     except (CLIError, OSError, ValueError, TypeError) as exc:
         if not _is_user_error(exc):
             raise  # a bug: the traceback is what a report needs
-        sys.stderr.write(f"latentkit: error: {exc}\n")
+        message = str(exc)
+        if not isinstance(exc, CLIError):  # the library's words: name the flag, not the parameter
+            message = in_cli_terms(message, option_names(args.parser_))
+        sys.stderr.write(f"latentkit: error: {message}\n")
         return 2
 
 
