@@ -27,7 +27,7 @@ try:
     from matplotlib.patches import Ellipse
     from matplotlib.ticker import MaxNLocator
 except ImportError as exc:  # pragma: no cover - exercised only without matplotlib
-    raise ImportError("latentkit.plotting needs matplotlib: pip install 'latentkit[plot]'.") \
+    raise ImportError('latentkit.plotting needs matplotlib: pip install "latentkit[plot]".') \
         from exc
 
 __all__ = ["ELBOTrace", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm", "plot_latent",

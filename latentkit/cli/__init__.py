@@ -49,7 +49,7 @@ from .. import __version__
 from ..io import save
 from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
 from ._messages import WarningLines, flush_warnings, in_cli_terms, option_names
-from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
+from ._common import (CLIError, check_before_work, FitCommand, FitResult, Progress, _add_common_args, _finite,
                       _save_plot, _tolist, load_input)
 from .fit_hmm import add_hmm_args, run_hmm
 from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, run_gmm, run_vgmm
@@ -91,19 +91,7 @@ def _check_fit_args(args):
     batch_size = getattr(args, "batch_size", None)  # used to size the progress bar first
     if batch_size is not None and batch_size < 1:
         raise CLIError(f"--batch-size must be a positive integer, got {batch_size}.")
-    for opt, path in (("--out", args.out), ("--plot", getattr(args, "plot", None))):
-        if not path:
-            continue
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            raise CLIError(f"{opt} {path!r}: the folder {folder!r} does not exist.")
-        if not os.access(folder, os.W_OK):
-            raise CLIError(f"{opt} {path!r}: the folder {folder!r} is not writable.")
-    if getattr(args, "plot", None):
-        try:  # checked before a long fit; lazy: matplotlib is optional (the 'plot' extra)
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise CLIError("--plot needs matplotlib (pip install 'latentkit[plot]').") from None
+    check_before_work(args)
 
 
 def _cmd_fit(args, out):

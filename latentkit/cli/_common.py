@@ -58,6 +58,58 @@ class FitCommand:
     description: str = ""
 
 
+#: optional dependency -> (import names, extra): checked before any work
+_EXTRAS = {"--plot": (("matplotlib",), "plot"), "--text": (("sklearn",), "text"),
+           "--dask-scheduler": (("dask.bag", "distributed"), "dask")}
+
+
+def require_extra(flag):
+    """CLIError naming ``pip install "latentkit[<extra>]"`` when ``flag``'s optional
+    dependency cannot be imported (a one-line error at once, not a traceback after the fit)."""
+    modules, extra = _EXTRAS[flag]
+    for name in modules:
+        try:
+            __import__(name)  # lazy: the extras are optional
+        except ImportError:
+            raise CLIError(f"{flag} needs {name.split('.')[0]}, which is not installed: "
+                           f'pip install "latentkit[{extra}]".') from None
+
+
+def check_before_work(args, outputs=("out", "plot")):
+    """The checks every command makes before loading data or fitting: the folders of its
+    output files exist and are writable, and the optional dependencies of its options
+    (--plot: matplotlib, --text: scikit-learn, --dask-scheduler: dask) are installed."""
+    for dest in outputs:
+        path = getattr(args, dest, None)
+        if not path:
+            continue
+        opt = "--" + dest.replace("_", "-")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} does not exist.")
+        if not os.access(folder, os.W_OK):
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} is not writable.")
+        if os.path.isdir(path):
+            raise CLIError(f"{opt} {path!r} is a folder; give a file name.")
+    for flag in _EXTRAS:
+        if getattr(args, flag[2:].replace("-", "_"), None):
+            require_extra(flag)
+
+
+class KWarning(UserWarning):
+    """-k above the number of documents / samples of the data."""
+
+
+def warn_k_above(k, n, unit):
+    """Warn (one ``warning:`` line) when ``-k`` exceeds the ``n`` documents or samples."""
+    if k is not None and n is not None and int(k) > int(n):
+        import warnings
+
+        warnings.warn(f"-k {k} is more than the {n} {unit} of the data; with more components "
+                      f"than {unit} some have no {unit[:-1]} of their own (empty or "
+                      "duplicates): choose a smaller -k.", KWarning, stacklevel=2)
+
+
 def _finite(x):
     """JSON-safe float: None for NaN/inf."""
     x = float(x)

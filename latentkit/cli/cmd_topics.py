@@ -3,13 +3,12 @@ CoherenceModel) and its standalone HTML report, with the reference corpus given 
 ``--dataset`` or ``--data``. Thin plumbing over :mod:`latentkit.topic`."""
 
 import json
-import os
 
 import numpy as np
 
 from ..io import load
 from ..text import load_texts_for
-from ._common import CLIError, _StoreDataset, load_input
+from ._common import CLIError, _StoreDataset, check_before_work, load_input
 
 __all__ = ["add_parsers"]
 
@@ -89,6 +88,7 @@ def _load_topic_model(path):
 def _cmd_coherence(args, out):
     from ..topic import coherence  # lazy: numba, ~2 s start-up
 
+    check_before_work(args, ())
     model = _load_topic_model(args.path)
     corpus = _model_corpus(args, model)
     if corpus is None:
@@ -116,11 +116,9 @@ def _cmd_coherence(args, out):
 # ----------------------------------------------------------------------------- report
 
 def _cmd_report(args, out):
+    check_before_work(args, ("out",))
     model = _load_topic_model(args.path)
     corpus = _model_corpus(args, model)
-    folder = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(folder):
-        raise CLIError(f"--out {args.out!r}: the folder {folder!r} does not exist.")
     model.report(args.out, corpus, n_words=args.words,
                  coherence_measure=None if args.measure == "none" else args.measure,
                  top_n=args.top_n)

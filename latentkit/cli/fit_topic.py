@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import datasets as ds
 from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
-                      _vocabulary_summary, load_input)
+                      _vocabulary_summary, load_input, warn_k_above)
 from ._messages import init_summary
 from .fit_private import run_private_spectral_lda
 
@@ -66,6 +66,7 @@ def run_lda(args, progress):
     X, vocab = corpus.data, corpus.vocabulary
     svi = args.method == "svi"
     _check_lda_method_args(args)
+    warn_k_above(args.n_components, X.shape[0], "documents")
     model = LatentDirichletAllocation(
         random_state=args.seed, callback=progress.callback,
         # every default is the library's (init='auto': CVB0 sweeps for batch VB, a random start
@@ -190,6 +191,7 @@ def run_plsa(args, progress):
 
     corpus = load_input(args, "counts")
     X, vocab = corpus.data, list(corpus.vocabulary)
+    warn_k_above(args.n_components, X.shape[0], "documents")
     model = PLSA(parametrization=args.parametrization, random_state=args.seed,
                  callback=progress.callback,
                  **_given(n_components=args.n_components, beta=args.beta,
