@@ -188,7 +188,8 @@ def main(argv=None, out=None):
     out = sys.stdout if out is None else out
     args = build_parser().parse_args(argv)
     try:
-        with WarningLines(enabled=not getattr(args, "quiet", False)):
+        with WarningLines(enabled=not getattr(args, "quiet", False),
+                          names=option_names(args.parser_)):
             return args.handler(args, out)
     except BrokenPipeError:  # e.g. `latentkit datasets | head`: the reader left; not an error
         try:

@@ -33,10 +33,13 @@ class WarningLines:
         False (``--quiet``): warnings are dropped.
     stream : file-like, optional
         Where the lines go (default ``sys.stderr`` at flush time).
+    names : dict, optional
+        ``parameter -> flag`` of the command (:func:`option_names`): the lines name the flags.
     """
 
-    def __init__(self, enabled=True, stream=None):
+    def __init__(self, enabled=True, stream=None, names=None):
         self.enabled = enabled
+        self.names = names or {}
         self.stream = stream
         self.records = []
         self._seen = set()
@@ -69,7 +72,7 @@ class WarningLines:
             return
         counts = {}
         for r in self.records:
-            text = " ".join(str(r.message).split())
+            text = in_cli_terms(" ".join(str(r.message).split()), self.names)
             counts[text] = counts.get(text, 0) + 1
         self.records[:] = []
         stream = self.stream or sys.stderr
