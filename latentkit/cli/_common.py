@@ -71,7 +71,8 @@ def require_extra(flag):
         try:
             __import__(name)  # lazy: the extras are optional
         except ImportError:
-            raise CLIError(f"{flag} needs {name.split('.')[0]}, which is not installed: "
+            package = {"sklearn": "scikit-learn"}.get(name, name.split(".")[0])
+            raise CLIError(f"{flag} needs {package}, which is not installed: "
                            f'pip install "latentkit[{extra}]".') from None
 
 
