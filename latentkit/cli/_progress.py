@@ -144,3 +144,7 @@ class _Callback:
 
     def __call__(self, model, n_iter, elbo):
         return self._progress.on_iteration(model, n_iter, elbo)
+
+    def __deepcopy__(self, memo):
+        """Shared, not copied, by ``clone``: it reports to the one bar on the screen."""
+        return self
