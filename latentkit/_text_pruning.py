@@ -68,8 +68,8 @@ def pruning_summary(vectorizer, texts):
 def format_pruning(summary, vectorizer):
     """One line for the CLI: the words found, what each rule removed, the words kept."""
     v = vectorizer
-    parts = [f"stop words ({v.stop_words if isinstance(v.stop_words, str) or v.stop_words is None else 'file'}) "
-             f"-{summary['stop_words']}"]
+    chosen = v.stop_words if isinstance(v.stop_words, str) or v.stop_words is None else "list"
+    parts = [f"stop words ({chosen}) -{summary['stop_words']}"]
     if v.extra_stop_words:
         parts.append(f"--extra-stop-words -{summary['extra_stop_words']}")
     parts.append(f"min_df={v.min_df} -{summary['min_df']}")

@@ -20,8 +20,8 @@ What stands in for a fresh virtual environment per command (decision, issue 27):
   each of the three with its defaults.
 * The big bundled corpora (kos, gutenberg_novels, optdigits) are cut to their first
   ``LATENTKIT_README_SHRINK`` rows (default 60; 0 runs them whole) inside the driver, not by
-  changing the commands (and ``datasets export`` writes one book): the same options, defaults and code paths run, so a traceback or a
-  warning of the command shows; numbers, convergence and timings are not checked (the
+  changing the commands (and ``datasets export`` writes one book): the same options, defaults
+  and code paths run, so a traceback or a warning of the command shows; numbers, convergence and timings are not checked (the
   command's own tests check them). ``LATENTKIT_README_SHRINK=0`` is the release check.
 
 Not covered: the ``pip install`` step itself and a cold numba cache (compilation warnings).

@@ -5,7 +5,10 @@ registry; ``_common`` what every command shares (``CLIError``, ``FitResult``, ``
 ``Progress``, ``load_input``, the common options, the ``--plot`` figure); ``fit_mixture``
 (gmm, vgmm, dpmm), ``fit_topic`` (lda, plsa), ``fit_private`` (lda --private), ``fit_hmm`` and
 ``fit_vae`` one model family each; ``cmd_datasets``, ``cmd_show``, ``cmd_topics`` (coherence,
-report) and ``cmd_select`` the other commands. Runners hold no library logic: they load the data,
+report) and ``cmd_select`` the other commands; ``_defaults`` the ``--init`` choices and the
+library's defaults the help states, ``_messages`` warnings as ``warning:`` lines, the init
+summary and library errors in flag names, ``_progress`` the progress bar (the start phase,
+kernel compilation). Runners hold no library logic: they load the data,
 build the estimator, fit it and format what it computed.
 
 Start-up: ``latentkit datasets`` or ``--help`` must not pay for the numba model code, so the
@@ -32,9 +35,12 @@ How to add a model to ``latentkit fit`` (three small pieces, nothing else to tou
 The driver (``_cmd_fit``) times the fit, shows a tqdm progress bar on stderr (unless --quiet),
 saves the model with ``latentkit.io.save`` (--out), saves a figure with ``latentkit.plotting``
 (--plot: the ELBO trace and the model's picture) and prints text or one JSON object (--json).
-Errors in the input (bad file, unknown data set, invalid hyper-parameter) exit with status 2 and
-one line ``latentkit: error: ...`` on stderr; which exceptions count as such is fixed by
-``_is_user_error`` (anything else is a bug and shows its traceback).
+Every option that maps to a model parameter defaults to the library's default (passed only when
+given). Output paths and optional extras are checked before any work (``check_before_work``).
+Warnings are printed as one line each, ``warning: ...``, after the progress bar. Errors in the
+input (bad file, unknown data set, invalid hyper-parameter) exit with status 2 and one line
+``latentkit: error: ...`` on stderr, naming the flag (``-k``) rather than the parameter; which
+exceptions count as such is fixed by ``_is_user_error`` (anything else is a bug and shows its traceback).
 """
 
 import argparse
@@ -48,9 +54,9 @@ from pathlib import Path
 from .. import __version__
 from ..io import save
 from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
+from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
+                      _save_plot, _tolist, check_before_work, load_input)
 from ._messages import WarningLines, flush_warnings, in_cli_terms, option_names
-from ._common import (CLIError, check_before_work, FitCommand, FitResult, Progress, _add_common_args, _finite,
-                      _save_plot, _tolist, load_input)
 from .fit_hmm import add_hmm_args, run_hmm
 from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, run_gmm, run_vgmm
 from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
@@ -189,7 +195,7 @@ def main(argv=None, out=None):
     args = build_parser().parse_args(argv)
     try:
         with WarningLines(enabled=not getattr(args, "quiet", False),
-                          names=option_names(args.parser_)):
+                          names=option_names(getattr(args, "parser_", None))):
             return args.handler(args, out)
     except BrokenPipeError:  # e.g. `latentkit datasets | head`: the reader left; not an error
         try:
@@ -206,7 +212,7 @@ def main(argv=None, out=None):
             raise  # a bug: the traceback is what a report needs
         message = str(exc)
         if not isinstance(exc, CLIError):  # the library's words: name the flag, not the parameter
-            message = in_cli_terms(message, option_names(args.parser_))
+            message = in_cli_terms(message, option_names(getattr(args, "parser_", None)))
         sys.stderr.write(f"latentkit: error: {message}\n")
         return 2
 

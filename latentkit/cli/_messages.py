@@ -15,7 +15,7 @@ import re
 import sys
 import warnings
 
-__all__ = ["WarningLines", "init_summary", "in_cli_terms"]
+__all__ = ["WarningLines", "flush_warnings", "init_summary", "in_cli_terms", "option_names"]
 
 #: the WarningLines of the running command (None outside ``main``)
 current = None
@@ -129,7 +129,7 @@ def init_summary(model):
 def option_names(parser):
     """``dest -> flag`` of a (sub)parser's options, e.g. ``n_components -> -k``."""
     out = {}
-    for action in parser._actions:  # argparse keeps no public list of its actions
+    for action in getattr(parser, "_actions", ()):  # argparse keeps no public list of its actions
         flags = [o for o in action.option_strings if o.startswith("-")]
         if not flags or action.dest in ("help",):
             continue

@@ -6,8 +6,8 @@ import json
 import numpy as np
 
 from ..selection import parse_k_range, select_n_components
-from ._common import (CLIError, check_before_work, warn_k_above, _refuse_nan, _StoreDataset, _add_text_args, _load_text_corpus,
-                      load_input)
+from ._common import (CLIError, _add_text_args, _load_text_corpus, _refuse_nan, _StoreDataset,
+                      check_before_work, load_input, warn_k_above)
 
 __all__ = ["add_parser"]
 

@@ -84,8 +84,8 @@ def run_hmm(args, progress):
                     "poisson" if integer else "gaussian")
     _check_hmm_options(args, emission, X)
     common = dict(random_state=args.seed, callback=progress.callback,
-                  **_given(n_components=args.n_components, max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
-                         init=args.init))
+                  **_given(n_components=args.n_components, max_iter=args.max_iter, tol=args.tol,
+                           n_init=args.n_init, init=args.init))
     if args.variational:
         if emission == "poisson":
             raise CLIError("--variational needs categorical or gaussian emissions, got "

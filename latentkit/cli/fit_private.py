@@ -43,7 +43,8 @@ def run_private_spectral_lda(args, progress):
         f"privacy     neighbouring relation: {relation}; whole pipeline spends "
         f"epsilon = {rep['epsilon']:.4g} at delta = {args.delta:g} "
         f"({rep['n_releases']} Gaussian releases, {args.accountant} accounting)",
-        f"model       private spectral LDA (k={k}, alpha_0={float(np.sum(model.doc_topic_prior_)):.4g}, "
+        f"model       private spectral LDA (k={k}, "
+        f"alpha_0={float(np.sum(model.doc_topic_prior_)):.4g}, "
         f"L={model.n_init}, R={model.max_iter}"
         + (f", {model.selected_words_.size} words chosen by private frequency)" if doc else ")"),
         f"  bounds    same releases: Renyi-DP epsilon = {rep['epsilon_rdp']:.4g}, exact "

@@ -266,7 +266,8 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     Raises
     ------
     ValueError
-        Unknown ``measure``, ``window_counting`` or ``removed_words``; ``top_n`` < 2 or ``window_size`` < 1;
+        Unknown ``measure``, ``window_counting`` or ``removed_words``; ``top_n`` < 2 or
+        ``window_size`` < 1;
         a corpus whose width differs from the model's; a topic word absent from the reference
         corpus (its probability is 0 and the measure is undefined); words without a vocabulary.
     TypeError
