@@ -295,6 +295,11 @@ def _open(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"model file not found: {path!r}.")
+    with open(path, "rb") as fh:  # np.load reads anything else as a pickle, and its
+        magic = fh.read(6)         # refusal would advise allow_pickle
+    if magic[:4] != b"PK\x03\x04" and magic != b"\x93NUMPY":
+        raise ModelFileError(f"{path!r} is not a latentkit model file: not a .npz archive "
+                             "(latentkit.io.save and --out write .npz archives).")
     try:
         npz = np.load(path, allow_pickle=False)
     except _READ_ERRORS as exc:

@@ -32,7 +32,7 @@ try:
     from matplotlib.patches import Ellipse
     from matplotlib.ticker import MaxNLocator
 except ImportError as exc:  # pragma: no cover - exercised only without matplotlib
-    raise ImportError("latentkit.plotting needs matplotlib: pip install 'latentkit[plot]'.") \
+    raise ImportError('latentkit.plotting needs matplotlib: pip install "latentkit[plot]".') \
         from exc
 
 from ._plot_scores import _legend_outside, elbo_unit, plot_selection

@@ -96,6 +96,23 @@ def _table_rows(path, rows, text_column, columns):
     return texts, meta
 
 
+def _csv_rows(path, reader):
+    """The rows of a CSV reader; a parse error names the line where its record starts (an
+    unterminated quote otherwise swallows the rest of the file into one field)."""
+    rows, start = [], 1
+    try:
+        reader.fieldnames  # the header (line 1)
+        start = reader.line_num + 1
+        for row in reader:
+            rows.append(row)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise TextInputError(f"{path}, line {start}: not valid CSV ({exc}); a quoted field that "
+                             "starts on this line is not closed (or a quote inside a field is "
+                             "not doubled).") from None
+    return rows
+
+
 def read_texts(source, text_column=None):
     """Read documents from a folder, a file or an iterable of strings.
 
@@ -146,8 +163,8 @@ def read_texts(source, text_column=None):
         if suffix == ".csv":
             import io
 
-            reader = csv.DictReader(io.StringIO(_read_utf8(path), newline=""))
-            rows = list(reader)
+            reader = csv.DictReader(io.StringIO(_read_utf8(path), newline=""), strict=True)
+            rows = _csv_rows(path, reader)
             texts, meta = _table_rows(path, rows, text_column, reader.fieldnames or [])
         elif suffix in (".jsonl", ".ndjson"):
             rows = []

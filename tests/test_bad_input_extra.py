@@ -185,8 +185,8 @@ def test_cli_text_document_count_zero_is_a_user_error_not_a_traceback(tmp_path, 
     status, _ = _run(["fit", "lda", "--text", str(tmp_path), "-k", "2", option, value,
                       "--quiet"])
     assert status == 2
-    assert f"{option[2:].replace('-', '_')} must be a document count (int >= 1)" in \
-        capsys.readouterr().err
+    # issue 27: the message names the flag (--max-df), not the parameter (max_df)
+    assert f"{option} must be a document count (int >= 1)" in capsys.readouterr().err
 
 
 def _two_state_series_with_nan():

@@ -58,7 +58,8 @@ def test_bad_input_is_one_line_and_status_2(monkeypatch, capsys, tmp_path):
     missing = str(tmp_path / "missing.csv")
     assert _with_runner(run_fn, ["--data", missing], monkeypatch) == 2  # OSError
     assert "missing.csv" in capsys.readouterr().err
-    # the library's own validation: GaussianMixture refuses n_components=0
-    assert cli.main(["fit", "gmm", "-k", "0", "--quiet"], out=io.StringIO()) == 2
+    # the library's own validation (GaussianMixture refuses tol=-1), in the CLI's words (the
+    # flag --tol, not the parameter tol)
+    assert cli.main(["fit", "gmm", "--tol", "-1", "--quiet"], out=io.StringIO()) == 2
     err = capsys.readouterr().err
-    assert err.startswith("latentkit: error: ") and "n_components" in err
+    assert err.startswith("latentkit: error: --tol must be"), err

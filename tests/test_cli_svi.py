@@ -71,7 +71,7 @@ def test_fit_lda_on_a_local_dask_cluster_equals_the_local_fit():
                                   dashboard_address=None, silence_logs=40) as cluster:
         status, text = run(["fit", "lda", "--dataset", "gutenberg_novels", "-k", "3",
                             "--max-iter", "3", "--tol", "0", "--seed", "1", "--json", "--quiet",
-                            "--dask-scheduler", cluster.scheduler_address])
+                            "--init", "random", "--dask-scheduler", cluster.scheduler_address])
     assert status == 0, text
     res = json.loads(text)
     assert res["dask_scheduler"].startswith("inproc://") or res["dask_scheduler"].startswith("tcp")

@@ -121,8 +121,9 @@ def test_errors_are_clear(fake, tmp_path):
 
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"definitely not a zip file")
-    with pytest.raises(io.ModelFileError, match="corrupt"):
+    with pytest.raises(io.ModelFileError, match="not a latentkit model file: not a .npz") as e:
         io.load(junk)
+    assert "allow_pickle" not in str(e.value)  # issue 27: NumPy's advice misled
 
     io.save(model, path)
     truncated = tmp_path / "truncated.npz"

@@ -5,7 +5,10 @@ registry; ``_common`` what every command shares (``CLIError``, ``FitResult``, ``
 ``Progress``, ``load_input``, the common options, the ``--plot`` figure); ``fit_mixture``
 (gmm, vgmm, dpmm), ``fit_topic`` (lda, plsa), ``fit_private`` (lda --private), ``fit_hmm`` and
 ``fit_vae`` one model family each; ``cmd_datasets``, ``cmd_show``, ``cmd_topics`` (coherence,
-report) and ``cmd_select`` the other commands. Runners hold no library logic: they load the data,
+report) and ``cmd_select`` the other commands; ``_defaults`` the ``--init`` choices and the
+library's defaults the help states, ``_messages`` warnings as ``warning:`` lines, the init
+summary and library errors in flag names, ``_progress`` the progress bar (the start phase,
+kernel compilation). Runners hold no library logic: they load the data,
 build the estimator, fit it and format what it computed.
 
 Start-up: ``latentkit datasets`` or ``--help`` must not pay for the numba model code, so the
@@ -32,9 +35,12 @@ How to add a model to ``latentkit fit`` (three small pieces, nothing else to tou
 The driver (``_cmd_fit``) times the fit, shows a tqdm progress bar on stderr (unless --quiet),
 saves the model with ``latentkit.io.save`` (--out), saves a figure with ``latentkit.plotting``
 (--plot: the ELBO trace and the model's picture) and prints text or one JSON object (--json).
-Errors in the input (bad file, unknown data set, invalid hyper-parameter) exit with status 2 and
-one line ``latentkit: error: ...`` on stderr; which exceptions count as such is fixed by
-``_is_user_error`` (anything else is a bug and shows its traceback).
+Every option that maps to a model parameter defaults to the library's default (passed only when
+given). Output paths and optional extras are checked before any work (``check_before_work``).
+Warnings are printed as one line each, ``warning: ...``, after the progress bar. Errors in the
+input (bad file, unknown data set, invalid hyper-parameter) exit with status 2 and one line
+``latentkit: error: ...`` on stderr, naming the flag (``-k``) rather than the parameter; which
+exceptions count as such is fixed by ``_is_user_error`` (anything else is a bug and shows its traceback).
 """
 
 import argparse
@@ -43,14 +49,14 @@ import linecache
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
 from .. import __version__
 from ..io import save
 from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
 from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
-                      _save_plot, _tolist, load_input)
+                      _save_plot, _tolist, check_before_work, load_input)
+from ._messages import WarningLines, flush_warnings, in_cli_terms, option_names
 from .fit_hmm import add_hmm_args, run_hmm
 from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, run_gmm, run_vgmm
 from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
@@ -83,34 +89,25 @@ def _check_fit_args(args):
     """Argument errors found before any work: one line each (exit status 2)."""
     if args.data is not None and getattr(args, "dataset_given", False):
         raise CLIError("--data and --dataset are alternatives; give one of them.")
+    for flag, name in (("-k", "n_components"), ("--max-iter", "max_iter"),
+                       ("--n-init", "n_init")):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            raise CLIError(f"{flag} must be a positive integer, got {value}.")
     batch_size = getattr(args, "batch_size", None)  # used to size the progress bar first
     if batch_size is not None and batch_size < 1:
         raise CLIError(f"--batch-size must be a positive integer, got {batch_size}.")
-    for opt, path in (("--out", args.out), ("--plot", getattr(args, "plot", None))):
-        if not path:
-            continue
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            raise CLIError(f"{opt} {path!r}: the folder {folder!r} does not exist.")
-        if not os.access(folder, os.W_OK):
-            raise CLIError(f"{opt} {path!r}: the folder {folder!r} is not writable.")
-    if getattr(args, "plot", None):
-        try:  # checked before a long fit; lazy: matplotlib is optional (the 'plot' extra)
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise CLIError("--plot needs matplotlib (pip install 'latentkit[plot]').") from None
+    check_before_work(args)
 
 
 def _cmd_fit(args, out):
     _check_fit_args(args)
     command = FIT_COMMANDS[args.model]
     progress = Progress(total=None, enabled=not args.quiet, desc=f"fit {args.model}")
-    with warnings.catch_warnings():
-        if args.quiet or args.json:
-            warnings.simplefilter("ignore")
-        start = time.perf_counter()
-        result = command.run(args, progress)
-        seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    result = command.run(args, progress)
+    seconds = time.perf_counter() - start
+    flush_warnings()  # one line each, after the progress bar and before the results
     model = result.model
     if args.out:
         save(model, args.out)
@@ -158,14 +155,25 @@ def build_parser():
     models.required = True
     for name, cmd in FIT_COMMANDS.items():
         mp = models.add_parser(name, help=cmd.help, description=cmd.description or cmd.help)
-        _add_common_args(mp, cmd.default_dataset)
+        _add_common_args(mp, cmd.default_dataset, name)
         cmd.add_arguments(mp)
     p.set_defaults(handler=_cmd_fit)
 
     cmd_show.add_parser(sub)
     cmd_topics.add_parsers(sub)  # coherence, report
     cmd_select.add_parser(sub)
+    _tag_leaves(parser)
     return parser
+
+
+def _tag_leaves(parser):
+    """Give every command's own parser as ``args.parser_`` (its flags name the errors)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        parser.set_defaults(parser_=parser)
+    for action in subs:
+        for child in action.choices.values():
+            _tag_leaves(child)
 
 
 def main(argv=None, out=None):
@@ -186,7 +194,9 @@ def main(argv=None, out=None):
     out = sys.stdout if out is None else out
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args, out)
+        with WarningLines(enabled=not getattr(args, "quiet", False),
+                          names=option_names(getattr(args, "parser_", None))):
+            return args.handler(args, out)
     except BrokenPipeError:  # e.g. `latentkit datasets | head`: the reader left; not an error
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -200,7 +210,10 @@ def main(argv=None, out=None):
     except (CLIError, OSError, ValueError, TypeError) as exc:
         if not _is_user_error(exc):
             raise  # a bug: the traceback is what a report needs
-        sys.stderr.write(f"latentkit: error: {exc}\n")
+        message = str(exc)
+        if not isinstance(exc, CLIError):  # the library's words: name the flag, not the parameter
+            message = in_cli_terms(message, option_names(getattr(args, "parser_", None)))
+        sys.stderr.write(f"latentkit: error: {message}\n")
         return 2
 
 

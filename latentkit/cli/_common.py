@@ -4,15 +4,15 @@ text options, JSON-safe numbers and the ``--plot`` figure."""
 
 import argparse
 import math
-import sys
+import os
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from tqdm.auto import tqdm
-
 from .. import datasets as ds
 from ..text import attach, load_texts, stop_words_from_file
+from ._defaults import INIT_CHOICES, init_help
+from ._progress import Progress
 
 __all__ = ["CLIError", "FitCommand", "FitResult", "Progress", "load_input"]
 
@@ -58,41 +58,57 @@ class FitCommand:
     description: str = ""
 
 
-class Progress:
-    """A tqdm progress bar on stderr driven by the model's ``callback(model, n_iter, elbo)``.
+#: optional dependency -> (import names, extra): checked before any work
+_EXTRAS = {"--plot": (("matplotlib",), "plot"), "--text": (("sklearn",), "text"),
+           "--dask-scheduler": (("dask.bag", "distributed"), "dask")}
 
-    Use as ``with progress: model.fit(X)`` with ``callback=progress.callback``. Disabled by
-    --quiet; the bar appears only for fits longer than about half a second.
-    """
 
-    def __init__(self, total, enabled=True, desc="fit", delay=0.5):
-        self.total = total
-        self.delay = delay
-        self.enabled = enabled
-        self.desc = desc
-        self._bar = None
-        self.n_iter = 0
+def require_extra(flag):
+    """CLIError naming ``pip install "latentkit[<extra>]"`` when ``flag``'s optional
+    dependency cannot be imported (a one-line error at once, not a traceback after the fit)."""
+    modules, extra = _EXTRAS[flag]
+    for name in modules:
+        try:
+            __import__(name)  # lazy: the extras are optional
+        except ImportError:
+            package = {"sklearn": "scikit-learn"}.get(name, name.split(".")[0])
+            raise CLIError(f"{flag} needs {package}, which is not installed: "
+                           f'pip install "latentkit[{extra}]".') from None
 
-    def __enter__(self):
-        if self.enabled:
-            self._bar = tqdm(total=self.total, desc=self.desc, unit="it", file=sys.stderr,
-                             delay=self.delay, leave=False,
-                             dynamic_ncols=True)
-        return self
 
-    def __exit__(self, *exc):
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-        return False
+def check_before_work(args, outputs=("out", "plot")):
+    """The checks every command makes before loading data or fitting: the folders of its
+    output files exist and are writable, and the optional dependencies of its options
+    (--plot: matplotlib, --text: scikit-learn, --dask-scheduler: dask) are installed."""
+    for dest in outputs:
+        path = getattr(args, dest, None)
+        if not path:
+            continue
+        opt = "--" + dest.replace("_", "-")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} does not exist.")
+        if not os.access(folder, os.W_OK):
+            raise CLIError(f"{opt} {path!r}: the folder {folder!r} is not writable.")
+        if os.path.isdir(path):
+            raise CLIError(f"{opt} {path!r} is a folder; give a file name.")
+    for flag in _EXTRAS:
+        if getattr(args, flag[2:].replace("-", "_"), None):
+            require_extra(flag)
 
-    def callback(self, model, n_iter, elbo):
-        """``callback(model, n_iter, elbo)`` for the model: advances the bar, never stops."""
-        if self._bar is not None:
-            self._bar.update(n_iter - self.n_iter)
-            self._bar.set_postfix_str(f"ELBO {elbo:.6g}", refresh=False)
-        self.n_iter = n_iter
-        return False
+
+class KWarning(UserWarning):
+    """-k above the number of documents / samples of the data."""
+
+
+def warn_k_above(k, n, unit):
+    """Warn (one ``warning:`` line) when ``-k`` exceeds the ``n`` documents or samples."""
+    if k is not None and n is not None and int(k) > int(n):
+        import warnings
+
+        warnings.warn(f"-k {k} is more than the {n} {unit} of the data; with more components "
+                      f"than {unit} some have no {unit[:-1]} of their own (empty or "
+                      "duplicates): choose a smaller -k.", KWarning, stacklevel=2)
 
 
 def _finite(x):
@@ -172,10 +188,26 @@ def _load_text_corpus(args):
         raise CLIError("--text, --data and --dataset are alternatives; give one of them.")
     sw = args.stop_words
     stop = None if sw == "none" else "english" if sw == "english" else stop_words_from_file(sw)
+    extra = _extra_stop_words(getattr(args, "extra_stop_words", None))
     corpus = load_texts(args.text, text_column=args.text_column, stop_words=stop,
-                        min_df=args.min_df, max_df=args.max_df, max_features=args.max_features,
-                        min_length=args.min_length, bigrams=args.bigrams)
+                        extra_stop_words=extra, bigrams=args.bigrams,
+                        **_given(min_df=args.min_df, max_df=args.max_df,
+                                 max_features=args.max_features, min_length=args.min_length))
     return corpus
+
+
+def _extra_stop_words(value):
+    """--extra-stop-words: a file (one word per line) when such a file exists, else words
+    separated by commas; None when not given."""
+    if value is None:
+        return None
+    if os.path.isfile(value):
+        return stop_words_from_file(value)
+    words = [w.strip() for w in value.split(",") if w.strip()]
+    if not words or any(os.sep in w for w in words):
+        raise CLIError(f"--extra-stop-words {value!r}: neither a file nor words separated by "
+                       "commas (e.g. --extra-stop-words package,provides,library).")
+    return words
 
 
 def _count(value):
@@ -193,20 +225,35 @@ def _add_text_args(p):
                         "(one document per line), or a .csv / .jsonl file with a text column")
     g.add_argument("--text-column", metavar="NAME", default=None,
                    help="column / key holding the text in .csv / .jsonl (default 'text')")
-    g.add_argument("--min-df", type=_count, default=2, metavar="N",
+    g.add_argument("--min-df", type=_count, default=None, metavar="N",
                    help="keep words in at least N documents (a fraction if written 0.x; "
-                        "default 2)")
-    g.add_argument("--max-df", type=_count, default=0.95, metavar="F",
+                        "default 1, the library's: e.g. 2 drops words of one document)")
+    g.add_argument("--max-df", type=_count, default=None, metavar="F",
                    help="drop words in more than F of the documents: a fraction if written "
-                        "0.x, else a document count (default 0.95)")
+                        "0.x, else a document count (default 1.0, the library's: none dropped)")
     g.add_argument("--max-features", type=int, default=None, metavar="N",
-                   help="keep the N most frequent words")
-    g.add_argument("--min-length", type=int, default=2, metavar="N",
-                   help="minimum word length in letters (default 2)")
+                   help="keep the N most frequent words (default: all)")
+    g.add_argument("--min-length", type=int, default=None, metavar="N",
+                   help="minimum word length in letters (default 2, the library's)")
     g.add_argument("--stop-words", default="english", metavar="english|none|FILE",
-                   help="stop list: the bundled English list (default), none, or a file with "
-                        "one word per line")
+                   help="stop list: the bundled English list (default, the library's), none, "
+                        "or a file with one word per line")
+    g.add_argument("--extra-stop-words", default=None, metavar="FILE|WORD,WORD",
+                   help="words added to the chosen stop list: a file with one word per line, "
+                        "or words separated by commas (e.g. package,provides,library)")
     g.add_argument("--bigrams", action="store_true", help="add two-word terms")
+
+
+def _vocabulary_summary(corpus):
+    """--text: the line saying how many words each vocabulary rule removed, and its counts
+    (``([], None)`` for other corpora)."""
+    vec = corpus.get("vectorizer")
+    if vec is None or corpus.get("texts") is None:
+        return [], None
+    from .._text_pruning import format_pruning, pruning_summary  # lazy: scikit-learn
+
+    counts = pruning_summary(vec, corpus["texts"])
+    return [format_pruning(counts, vec)], counts
 
 
 def _attach_text(model, corpus):
@@ -223,7 +270,11 @@ class _StoreDataset(argparse.Action):
         namespace.dataset_given = True
 
 
-def _add_common_args(p, default_dataset):
+#: the library's default n_components of each ``fit`` model (checked by test_cli_defaults)
+_K_DEFAULTS = {"lda": 10, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2}
+
+
+def _add_common_args(p, default_dataset, model=None):
     src = p.add_argument_group("data (one of)")
     src.add_argument("--dataset", default=default_dataset, action=_StoreDataset,
                      help=f"bundled data set (see `latentkit datasets`; default {default_dataset})")
@@ -234,15 +285,18 @@ def _add_common_args(p, default_dataset):
     src.add_argument("--vocab", metavar="PATH",
                      help="vocabulary file for --data docword (one word per line)")
     p.add_argument("-k", "--n-components", type=int, default=None,
-                   help="number of components / topics / states")
-    p.add_argument("--init", default=None,
-                   help="initialisation (model-specific; see the model), e.g. random, kmeans++, "
-                        "or spectral (lda, plsa, gmm, vgmm, dpmm, hmm with categorical, "
-                        "poisson or diag/spherical gaussian emissions: method-of-moments "
-                        "start, latentkit.spectral)")
-    p.add_argument("--max-iter", type=int, default=None, help="maximum iterations")
+                   help="number of components / topics / states (default: the model's, "
+                        f"{_K_DEFAULTS.get(model, 'see the model')})")
+    if model in INIT_CHOICES:  # the VAE has no init
+        p.add_argument("--init", default=None, metavar="|".join(INIT_CHOICES[model]),
+                       help=init_help(model))
+    else:
+        p.set_defaults(init=None)
+    p.add_argument("--max-iter", type=int, default=None,
+                   help="maximum iterations (default: the model's)")
     p.add_argument("--tol", type=float, default=None,
-                   help="stop when the ELBO (nats per sample) changes by less than this")
+                   help="stop when the ELBO (nats per sample) changes by less than this "
+                        "(default: the model's)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", metavar="MODEL.npz", help="save the fitted model (latentkit.io.save)")
     p.add_argument("--plot", metavar="FILE.png",

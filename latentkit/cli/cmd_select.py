@@ -6,8 +6,8 @@ import json
 import numpy as np
 
 from ..selection import parse_k_range, select_n_components
-from ._common import (CLIError, _refuse_nan, _StoreDataset, _add_text_args, _load_text_corpus,
-                      load_input)
+from ._common import (CLIError, _add_text_args, _load_text_corpus, _refuse_nan, _StoreDataset,
+                      check_before_work, load_input, warn_k_above)
 
 __all__ = ["add_parser"]
 
@@ -27,7 +27,11 @@ def add_parser(sub):
 
 
 def _cmd_select(args, out):
-    ks = parse_k_range(args.k)
+    try:
+        ks = parse_k_range(args.k)
+    except ValueError as exc:
+        raise CLIError(f"-k {args.k!r}: {exc}") from None
+    check_before_work(args, ("plot",))  # before the fits: they can take minutes
     params = {}
     if args.max_iter is not None:
         params["max_iter"] = args.max_iter
@@ -61,23 +65,29 @@ def _cmd_select(args, out):
                     "with Gaussian emissions " if args.kind == "hmm" else "")
         if args.missing == "marginalize":
             params["missing"] = "marginalize"
+    n_units = len(lengths) if lengths is not None else np.shape(X["data"] if isinstance(X, dict)
+                                                                  else X)[0]
+    warn_k_above(max(ks), n_units, "sequences" if lengths is not None else
+                 "documents" if args.kind == "lda" else "samples")
     sel = select_n_components(args.kind, X, ks, lengths=lengths, heldout=args.heldout,
                               random_state=args.seed, progress=not args.quiet,
                               model_params=params)
-    if args.plot:
-        sel.plot(args.plot)
+    # the table (or the JSON object) first: a failing figure must not lose the fits
     if args.json:
         obj = sel.to_dict()
         obj["data"] = name
         if args.plot:
             obj["plot"] = args.plot
         out.write(json.dumps(obj) + "\n")
-        return 0
-    out.write(f"select {args.kind} on {name}: K in {ks}, held-out fraction {args.heldout}, "
-              f"seed {args.seed}\n")
-    out.write(sel.to_text() + "\n")
+    else:
+        out.write(f"select {args.kind} on {name}: K in {ks}, held-out fraction {args.heldout}, "
+                  f"seed {args.seed}\n")
+        out.write(sel.to_text() + "\n")
+    out.flush()
     if args.plot:
-        out.write(f"plot        {args.plot}\n")
+        sel.plot(args.plot)
+        if not args.json:
+            out.write(f"plot        {args.plot}\n")
     return 0
 
 

@@ -4,13 +4,12 @@ CoherenceModel) and its standalone HTML report, with the reference corpus given 
 
 import argparse
 import json
-import os
 
 import numpy as np
 
 from ..io import load
 from ..text import load_texts_for
-from ._common import CLIError, _StoreDataset, load_input
+from ._common import CLIError, _StoreDataset, check_before_work, load_input
 
 __all__ = ["add_parsers"]
 
@@ -24,6 +23,11 @@ def add_parsers(sub):
     p.add_argument("--measure", nargs="+", default=["c_v", "c_npmi", "u_mass"],
                    choices=["c_v", "c_npmi", "c_uci", "u_mass"])
     p.add_argument("--top-n", type=int, default=10, help="words per topic (default 10)")
+    p.add_argument("--removed-words", choices=["keep", "drop"], default="keep",
+                   help="--text, sliding windows: keep the positions of stop words and pruned "
+                        "words (default, the library's; equals gensim's CoherenceModel on the "
+                        "unfiltered tokenised texts) or drop them (equals CoherenceModel on the "
+                        "filtered token lists)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_cmd_coherence)
 
@@ -105,22 +109,30 @@ def _load_topic_model(path):
 def _cmd_coherence(args, out):
     from ..topic import coherence  # lazy: numba, ~2 s start-up
 
+    check_before_work(args, ())
     model = _load_topic_model(args.path)
     corpus = _model_corpus(args, model)
     if corpus is None:
         raise CLIError("coherence needs a reference corpus: --text PATH, --dataset NAME "
                               "or --data PATH.")
-    results = {m: coherence(model, corpus, m, top_n=args.top_n) for m in args.measure}
+    results = {m: coherence(model, corpus, m, top_n=args.top_n,
+                            removed_words=args.removed_words) for m in args.measure}
     topics = next(iter(results.values())).topics
     if args.json:
         out.write(json.dumps({
             "top_n": args.top_n, "topics": topics,
+            "removed_words": args.removed_words,
             "measures": {m: {"per_topic": [float(v) for v in r.per_topic], "mean": r.mean,
-                             "window_size": r.window_size} for m, r in results.items()}}) + "\n")
+                             "window_size": r.window_size, "token_streams": r.token_streams}
+                         for m, r in results.items()}}) + "\n")
         return 0
     head = "  ".join(f"{m:>8}" for m in args.measure)
     out.write(f"coherence of {len(topics)} topics (top {args.top_n} words) on "
               f"{corpus.get('name', 'the corpus')}\n")
+    streams = sorted({f"{m}: {r.token_streams}" + (f", windows of {r.window_size}"
+                                                   if r.window_size else "")
+                      for m, r in results.items()})
+    out.write(f"counted on {'; '.join(streams)}\n")
     out.write(f"  topic  {head}  words\n")
     for k, words in enumerate(topics):
         vals = "  ".join(f"{results[m].per_topic[k]:>8.4f}" for m in args.measure)
@@ -132,11 +144,9 @@ def _cmd_coherence(args, out):
 # ----------------------------------------------------------------------------- report
 
 def _cmd_report(args, out):
+    check_before_work(args, ("out",))
     model = _load_topic_model(args.path)
     corpus = _model_corpus(args, model)
-    folder = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(folder):
-        raise CLIError(f"--out {args.out!r}: the folder {folder!r} does not exist.")
     if args.title_column is not None:
         columns = corpus.get("metadata") if corpus is not None else None
         if not columns:

@@ -6,6 +6,7 @@ import numpy as np
 
 from ._common import (CLIError, FitResult, _finite, _fmt_matrix, _given, _refuse_nan, _tolist,
                       load_input)
+from ._messages import init_summary
 
 __all__ = ["add_hmm_args", "run_hmm"]
 
@@ -17,7 +18,7 @@ def add_hmm_args(p):
                         "alphabet, poisson for integer counts, else gaussian; gmm: a Gaussian "
                         "mixture per state, GMMHMM)")
     p.add_argument("--n-mix", type=int, default=None,
-                   help="--emission gmm: Gaussians per state (default 2)")
+                   help="--emission gmm: Gaussians per state (default 1, the library's)")
     p.add_argument("--covariance-type", default="diag",
                    choices=["full", "diag", "spherical", "tied"],
                    help="Gaussian emissions: covariance structure (default diag)")
@@ -82,10 +83,9 @@ def run_hmm(args, progress):
         emission = ("categorical" if alphabet is not None else
                     "poisson" if integer else "gaussian")
     _check_hmm_options(args, emission, X)
-    k = 2 if args.n_components is None else args.n_components
-    common = dict(n_components=k, random_state=args.seed, callback=progress.callback,
-                  **_given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
-                         init=args.init))
+    common = dict(random_state=args.seed, callback=progress.callback,
+                  **_given(n_components=args.n_components, max_iter=args.max_iter, tol=args.tol,
+                           n_init=args.n_init, init=args.init))
     if args.variational:
         if emission == "poisson":
             raise CLIError("--variational needs categorical or gaussian emissions, got "
@@ -101,16 +101,18 @@ def run_hmm(args, progress):
         if args.variational:
             raise CLIError("--variational needs categorical or gaussian emissions, got gmm.")
         X = X.astype(np.float64)
-        model = GMMHMM(n_mix=2 if args.n_mix is None else args.n_mix,
-                       covariance_type=args.covariance_type, **common)
+        model = GMMHMM(covariance_type=args.covariance_type, **_given(n_mix=args.n_mix),
+                       **common)
     else:
         X = X.astype(np.float64)
         model = gaussian(covariance_type=args.covariance_type, **common,
                          **({"missing": "marginalize"} if args.missing == "marginalize" else {}))
+    k = model.n_components
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:
         model.fit(X, lengths=lengths)
     n = len(X)
+    init_text, init_ran, fallback = init_summary(model)
     total = float(model.score_sequences(X, lengths).sum())
     bic = model.bic(X, lengths)
     logprob, states = model.decode(X, lengths)
@@ -126,6 +128,7 @@ def run_hmm(args, progress):
         + (f", covariance_type={args.covariance_type!r}" if emission in ("gaussian", "gmm")
            else "")
         + ")",
+        f"init        {init_text}",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol_:.3g})",
         f"log-likelihood  {total:.4f} total (-log L = {-total:.4f}), "
@@ -140,7 +143,9 @@ def run_hmm(args, progress):
     ]
     summary = {"emission": emission, "n_sequences": int(len(lengths)),
                "log_likelihood": _finite(total), "bic": _finite(bic),
-               "startprob": _tolist(model.startprob_), "transmat": _tolist(model.transmat_)}
+               "startprob": _tolist(model.startprob_), "transmat": _tolist(model.transmat_),
+               "init": model.init if isinstance(model.init, str) else "given",
+               "init_used": init_ran, "init_fallback": fallback}
     if args.variational:
         summary.update(elbo=_finite(model.lower_bound_),
                        n_effective_components=model.n_effective_components_)

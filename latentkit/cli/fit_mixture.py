@@ -5,6 +5,7 @@ import numpy as np
 
 from ._common import (CLIError, FitResult, _finite, _fmt_matrix, _given, _refuse_nan, _tolist,
                       load_input)
+from ._messages import init_summary
 
 __all__ = ["add_gmm_args", "run_gmm", "add_vgmm_args", "run_vgmm", "add_dpmm_args", "run_dpmm"]
 
@@ -48,12 +49,12 @@ def run_gmm(args, progress):
     from ..mixture import GaussianMixture  # lazy: numba, ~2 s start-up
 
     bunch, X, n_missing = _load_table(args)
-    k = 2 if args.n_components is None else args.n_components
     model = GaussianMixture(
-        n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
+        covariance_type=args.covariance_type, random_state=args.seed,
         callback=progress.callback, missing=args.missing,
-        **_given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init, init=args.init,
-               reg_covar=args.reg_covar))
+        **_given(n_components=args.n_components, max_iter=args.max_iter, tol=args.tol,
+                 n_init=args.n_init, init=args.init, reg_covar=args.reg_covar))
+    k = model.n_components
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:
         model.fit(X)
@@ -61,6 +62,7 @@ def run_gmm(args, progress):
     if names is not None and len(names) == X.shape[1]:
         model.feature_names_in_ = np.asarray(names, dtype=str)
     n, d = X.shape
+    init_text, init_ran, fallback = init_summary(model)
     per_sample = model.score(X)
     total = per_sample * n
     bic = model.bic(X)
@@ -70,7 +72,7 @@ def run_gmm(args, progress):
         + (f", {n_missing} missing entries marginalised" if n_missing else "")
         + (f" [{', '.join(map(str, names))}]" if names is not None and len(names) == d else ""),
         f"model       GaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})",
-        f"init        {model.init if isinstance(model.init, str) else 'given'}",
+        f"init        {init_text}",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol_:.3g})",
         f"log-likelihood  {total:.4f} total, {per_sample:.6f} per sample (nats)",
@@ -91,7 +93,8 @@ def run_gmm(args, progress):
     summary = {"n_features": d, "weights": _tolist(model.weights_), "means": _tolist(model.means_),
                "covariances": _tolist(cov), "covariance_type": args.covariance_type,
                "log_likelihood": _finite(total), "log_likelihood_per_sample": _finite(per_sample),
-               "bic": _finite(bic), "init": model.init if isinstance(model.init, str) else "given"}
+               "bic": _finite(bic), "init": model.init if isinstance(model.init, str) else "given",
+               "init_used": init_ran, "init_fallback": fallback}
     return FitResult(model, summary, lines, n, plot_data={"X": X, "feature_names": names})
 
 
@@ -119,24 +122,27 @@ def _run_bayes_mixture(args, progress, kind):
     common = _given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
                   init=args.init, reg_covar=args.reg_covar)
     if kind == "vgmm":
-        k = 10 if args.n_components is None else args.n_components
         model = VariationalGaussianMixture(
-            n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
+            covariance_type=args.covariance_type, random_state=args.seed,
             callback=progress.callback, missing=args.missing,
-            **_given(weight_concentration_prior=args.weight_concentration_prior), **common)
+            **_given(n_components=args.n_components,
+                     weight_concentration_prior=args.weight_concentration_prior), **common)
+        k = model.n_components
         desc = f"VariationalGaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})"
     else:
-        k = 30 if args.n_components is None else args.n_components
         model = DirichletProcessMixture(
-            n_components=k, covariance_type=args.covariance_type, random_state=args.seed,
+            covariance_type=args.covariance_type, random_state=args.seed,
             truncation_method=args.truncation_method, callback=progress.callback,
-            missing=args.missing, **_given(concentration=args.concentration), **common)
+            missing=args.missing, **_given(n_components=args.n_components,
+                                           concentration=args.concentration), **common)
+        k = model.n_components
         desc = (f"DirichletProcessMixture(n_components={k}, truncation_method="
                 f"{args.truncation_method!r}, covariance_type={args.covariance_type!r})")
     progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:
         model.fit(X)
     n, d = X.shape
+    init_text, init_ran, fallback = init_summary(model)
     keep = np.flatnonzero(model.weights_ > 0.01)
     pred = model.score(X)
     lines = [
@@ -144,6 +150,7 @@ def _run_bayes_mixture(args, progress, kind):
         + (" (standardised)" if args.standardize else "")
         + (f", {n_missing} missing entries marginalised" if n_missing else ""),
         f"model       {desc}",
+        f"init        {init_text}",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol_:.3g})",
         f"ELBO        {model.lower_bound_:.6f} nats per sample",
@@ -158,7 +165,9 @@ def _run_bayes_mixture(args, progress, kind):
                "means": _tolist(model.means_),
                "n_effective_components": int(model.n_effective_components_),
                "covariance_type": args.covariance_type,
-               "predictive_log_density_per_sample": _finite(pred)}
+               "predictive_log_density_per_sample": _finite(pred),
+               "init": model.init if isinstance(model.init, str) else "given",
+               "init_used": init_ran, "init_fallback": fallback}
     return FitResult(model, summary, lines, n, plot_data={"X": X})
 
 

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._common import CLIError, FitResult, _finite, load_input
+from ._common import CLIError, FitResult, _finite, _given, load_input
 
 __all__ = ["run_private_spectral_lda"]
 
@@ -21,11 +21,12 @@ def run_private_spectral_lda(args, progress):
                        f"{args.init}.")
     corpus = load_input(args, "counts")
     X, vocab = corpus.data, corpus.vocabulary
+    # PrivateSpectralLDA has no default n_components: LatentDirichletAllocation's (10) is used
     k = 10 if args.n_components is None else args.n_components
-    prior = 1.0 / k if args.doc_topic_prior is None else args.doc_topic_prior
-    model = PrivateSpectralLDA(k, args.epsilon, args.delta, doc_topic_prior=prior,
-                               neighbouring=args.neighbouring, n_words=args.n_words,
-                               accountant=args.accountant, random_state=args.seed)
+    model = PrivateSpectralLDA(k, args.epsilon, args.delta, neighbouring=args.neighbouring,
+                               n_words=args.n_words, accountant=args.accountant,
+                               random_state=args.seed,
+                               **_given(doc_topic_prior=args.doc_topic_prior))
     with progress, warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyNoiseWarning)  # printed below instead
         model.fit(X)
@@ -43,7 +44,8 @@ def run_private_spectral_lda(args, progress):
         f"privacy     neighbouring relation: {relation}; whole pipeline spends "
         f"epsilon = {rep['epsilon']:.4g} at delta = {args.delta:g} "
         f"({rep['n_releases']} Gaussian releases, {args.accountant} accounting)",
-        f"model       private spectral LDA (k={k}, alpha_0={k * prior:.4g}, "
+        f"model       private spectral LDA (k={k}, "
+        f"alpha_0={float(np.sum(model.doc_topic_prior_)):.4g}, "
         f"L={model.n_init}, R={model.max_iter}"
         + (f", {model.selected_words_.size} words chosen by private frequency)" if doc else ")"),
         f"  bounds    same releases: Renyi-DP epsilon = {rep['epsilon_rdp']:.4g}, exact "

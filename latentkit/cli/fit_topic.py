@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import datasets as ds
 from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
-                      load_input)
+                      _vocabulary_summary, load_input, warn_k_above)
+from ._messages import init_summary
 from .fit_private import run_private_spectral_lda
 from .fit_private_svi import run_private_svi_lda
 
@@ -44,9 +45,9 @@ def add_lda_args(p):
                    help="--dataset gutenberg_novels: one document per chapter (default), "
                         "paragraph (17,080 documents) or book")
     p.add_argument("--method", choices=["batch", "svi"], default="batch",
-                   help="batch variational Bayes (default) or stochastic variational inference "
-                        "(online VB over shuffled minibatches; --max-iter counts epochs, "
-                        "default 10)")
+                   help="batch variational Bayes (default, the library's learning_method="
+                        "'batch') or stochastic variational inference (online VB over shuffled "
+                        "minibatches; --max-iter then counts epochs, default 100)")
     p.add_argument("--batch-size", type=int, default=None,
                    help="--method svi: documents per minibatch (default 128)")
     p.add_argument("--learning-offset", type=float, default=None,
@@ -73,23 +74,20 @@ def run_lda(args, progress):
         raise CLIError("--clip applies to --method svi --private only.")
     corpus = _lda_corpus(args)
     X, vocab = corpus.data, corpus.vocabulary
-    k = 10 if args.n_components is None else args.n_components
     svi = args.method == "svi"
     _check_lda_method_args(args)
+    warn_k_above(args.n_components, X.shape[0], "documents")
     model = LatentDirichletAllocation(
-        n_components=k, random_state=args.seed, callback=progress.callback,
-        **_given(doc_topic_prior=args.doc_topic_prior, topic_word_prior=args.topic_word_prior,
-               max_iter=args.max_iter if args.max_iter is not None or not svi else 10,
-               tol=args.tol, n_init=args.n_init,
-               # spectral start by default for batch VB: on KOS (K=20, 5 seeds) it reaches the
-               # random start's final ELBO in 9-23 of its 60 iterations and ends higher
-               # (benchmarks/bench_spectral_init.py); SVI and Dask fits start at random
-               init=args.init if args.init is not None else
-               (None if svi else "random" if getattr(args, "dask_scheduler", None)
-                else "spectral"),
-               learning_method="online" if svi else None, batch_size=args.batch_size,
-               learning_offset=args.learning_offset, learning_decay=args.learning_decay,
-               holdout=args.holdout))
+        random_state=args.seed, callback=progress.callback,
+        # every default is the library's (init='auto': CVB0 sweeps for batch VB, a random start
+        # for SVI; max_iter=100 iterations or epochs): the CLI passes only what was given
+        **_given(n_components=args.n_components, doc_topic_prior=args.doc_topic_prior,
+                 topic_word_prior=args.topic_word_prior, max_iter=args.max_iter, tol=args.tol,
+                 n_init=args.n_init, init=args.init,
+                 learning_method="online" if svi else None, batch_size=args.batch_size,
+                 learning_offset=args.learning_offset, learning_decay=args.learning_decay,
+                 holdout=args.holdout))
+    k = model.n_components
     if svi:  # the callback runs at held-out evaluations, with the step number
         progress.total = model.max_iter * -(-X.shape[0] // model.batch_size)
     else:
@@ -103,10 +101,13 @@ def run_lda(args, progress):
     _attach_text(model, corpus)
     perplexity = model.perplexity(X)
     topics = model.top_words(list(vocab), n=args.top)
+    vocab_lines, pruning = _vocabulary_summary(corpus)
+    init_text, init_ran, fallback = init_summary(model)
     n_docs, n_words = X.shape
     lines = [
         f"data        {corpus['name']}: {n_docs} documents x {n_words} words, "
         f"{int(X.sum())} tokens",
+        *vocab_lines,
         f"model       LatentDirichletAllocation(n_components={k}, "
         f"doc_topic_prior={model.doc_topic_prior_:.4g}, topic_word_prior={model.topic_word_prior_:.4g})",
         *([f"method      stochastic VI: {model.n_steps_} minibatch steps of "
@@ -115,7 +116,7 @@ def run_lda(args, progress):
            f"tau={model.learning_offset}"] if svi else
           [f"method      batch VB on the dask cluster {args.dask_scheduler}"]
           if args.dask_scheduler else []),
-        f"init        {model.init if isinstance(model.init, str) else 'given'}",
+        f"init        {init_text}",
         f"{'epochs' if svi else 'iterations':<10}  {model.n_iter_} "
         f"({'converged' if model.converged_ else 'not converged'}, tol={model.tol_:.3g})",
         f"ELBO        {model.lower_bound_:.4f} nats per document"
@@ -128,7 +129,10 @@ def run_lda(args, progress):
     summary = {"n_features": n_words, "n_tokens": int(X.sum()), "perplexity": _finite(perplexity),
                "topics": topics, "doc_topic_prior": model.doc_topic_prior_,
                "topic_word_prior": model.topic_word_prior_, "method": args.method,
-               "init": model.init if isinstance(model.init, str) else "given"}
+               "init": model.init if isinstance(model.init, str) else "given",
+               "init_used": init_ran, "init_fallback": fallback}
+    if pruning is not None:
+        summary["vocabulary_pruning"] = pruning
     if svi:
         summary.update(n_steps=int(model.n_steps_), batch_size=int(model.batch_size),
                        heldout_bounds=_tolist(model.heldout_bounds_),
@@ -197,11 +201,12 @@ def run_plsa(args, progress):
 
     corpus = load_input(args, "counts")
     X, vocab = corpus.data, list(corpus.vocabulary)
-    k = 10 if args.n_components is None else args.n_components
-    model = PLSA(n_components=k, parametrization=args.parametrization, random_state=args.seed,
+    warn_k_above(args.n_components, X.shape[0], "documents")
+    model = PLSA(parametrization=args.parametrization, random_state=args.seed,
                  callback=progress.callback,
-                 **_given(beta=args.beta, max_iter=args.max_iter, tol=args.tol,
-                        init=args.init))
+                 **_given(n_components=args.n_components, beta=args.beta,
+                          max_iter=args.max_iter, tol=args.tol, init=args.init))
+    k = model.n_components
     progress.total = model.max_iter
     with progress:
         model.fit(X)
@@ -209,11 +214,13 @@ def run_plsa(args, progress):
     _attach_text(model, corpus)
     n_docs, n_words = X.shape
     topics = top_words(model.components_, vocab, args.top)
+    vocab_lines, pruning = _vocabulary_summary(corpus)
     per_token = model.lower_bound_ / model.mean_doc_length_  # lower_bound_: nats per document
     perplexity = float(np.exp(-per_token)) if args.parametrization == "asymmetric" else None
     lines = [
         f"data        {corpus['name']}: {n_docs} documents x {n_words} words, "
         f"{int(X.sum())} tokens",
+        *vocab_lines,
         f"model       PLSA(n_components={k}, parametrization={args.parametrization!r}, "
         f"beta={model.beta})",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
@@ -228,5 +235,7 @@ def run_plsa(args, progress):
     summary = {"n_features": n_words, "n_tokens": int(X.sum()), "topics": topics,
                "parametrization": args.parametrization,
                "perplexity": None if perplexity is None else _finite(perplexity)}
+    if pruning is not None:
+        summary["vocabulary_pruning"] = pruning
     return FitResult(model, summary, lines, n_docs, plot_data={"vocabulary": vocab})
 

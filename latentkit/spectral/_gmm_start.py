@@ -83,6 +83,7 @@ from scipy.special import logsumexp
 
 from .._acceleration import squarem_fit
 from .._kmeans import kmeans_plusplus, lloyd
+from .._start_phase import report_start
 from .._user_frame import user_stacklevel
 from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
 from ..distributions._gaussian import (
@@ -318,8 +319,7 @@ class ModelLookahead:
         self.model, self.X, self.w = model, X, w
         self._gmm = isinstance(model, GaussianMixture)
         self.penalised = not self._gmm
-        self.optimum = None
-        self.accelerate = True
+        self.optimum, self.accelerate, self.n_runs = None, True, 0
 
     def __call__(self, start, max_iter=None, tol=None):
         from ..base import clone
@@ -347,6 +347,8 @@ class ModelLookahead:
                 squarem_fit(m, self.X, sample_weight=self.w)
             else:
                 m.fit(self.X, sample_weight=self.w)
+        report_start(self.model, "spectral search runs", self.n_runs + 1)  # start hook
+        self.n_runs += 1
         return float(m.lower_bound_), int(m.n_iter_), m
 
 

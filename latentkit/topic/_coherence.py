@@ -52,6 +52,11 @@ class Coherence:
         None for boolean documents.
     n_windows : int
         Virtual documents (windows, or documents) the probabilities were estimated on.
+    token_streams : str
+        What was counted: ``'boolean documents'`` (``u_mass``), ``'texts, removed words'
+        positions kept'``, ``'texts, removed words dropped'`` or ``'bag of words (column
+        order)'`` (a count matrix read as token streams); see ``removed_words`` of
+        :func:`coherence`.
     """
 
     measure: str
@@ -60,6 +65,7 @@ class Coherence:
     topics: list = field(repr=False)
     window_size: object = None
     n_windows: int = 0
+    token_streams: str = ""
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -165,6 +171,15 @@ def _streams_from_texts(texts, vocabulary):
     return offsets, tokens
 
 
+def _drop_removed(offsets, tokens, n_words):
+    """Token streams without the removed words' positions (ids < 0 or >= n_words)."""
+    keep = tokens >= 0
+    if n_words is not None:
+        keep &= tokens < n_words
+    kept = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)
+    return kept[offsets], tokens[keep]
+
+
 def _csr_from_streams(offsets, tokens, n_words):
     n_docs = len(offsets) - 1
     rows = np.repeat(np.arange(n_docs), np.diff(offsets))
@@ -209,7 +224,7 @@ def _score(measure, ids_local, C, N):
 
 
 def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=None,
-              window_size=None, window_counting="gensim"):
+              window_size=None, window_counting="gensim", removed_words="keep"):
     """Coherence of topics on a reference corpus, per topic and averaged.
 
     Parameters
@@ -246,12 +261,13 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     -------
     Coherence
         ``per_topic`` (n_topics,), ``mean``, ``topics`` (the words scored), ``window_size``,
-        ``n_windows``.
+        ``n_windows``, ``token_streams`` (which streams were counted).
 
     Raises
     ------
     ValueError
-        Unknown ``measure`` or ``window_counting``; ``top_n`` < 2 or ``window_size`` < 1;
+        Unknown ``measure``, ``window_counting`` or ``removed_words``; ``top_n`` < 2 or
+        ``window_size`` < 1;
         a corpus whose width differs from the model's; a topic word absent from the reference
         corpus (its probability is 0 and the measure is undefined); words without a vocabulary.
     TypeError
@@ -265,6 +281,8 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     """
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}.")
+    if removed_words not in ("keep", "drop"):
+        raise ValueError(f"removed_words must be 'keep' or 'drop', got {removed_words!r}.")
     if window_counting not in ("gensim", "exact"):
         raise ValueError(f"window_counting must be 'gensim' or 'exact', got {window_counting!r}.")
     if not isinstance(top_n, numbers.Integral) or isinstance(top_n, bool) or top_n < 2:
@@ -298,6 +316,8 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
                         f"Corpus or a list of token lists, got {type(corpus).__name__}.")
     if texts is not None:
         offsets, tokens = _streams_from_texts(texts, vocabulary)
+        if removed_words == "drop":
+            offsets, tokens = _drop_removed(offsets, tokens, n_words)
         if n_words is None:
             n_words = int(tokens.max()) + 1 if tokens.size else 0
     max_id = max(max(t) for t in ids)
@@ -310,6 +330,10 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     relevant[relevant_words] = np.arange(len(relevant_words))
     local = [[int(relevant[w]) for w in t] for t in ids]
 
+    streams = ("boolean documents" if measure == "u_mass" else
+               "bag of words (column order)" if texts is None else
+               f"texts, removed words{chr(39)} positions kept" if removed_words == "keep" else
+               "texts, removed words dropped")
     if measure == "u_mass":
         if X is None:
             X = _csr_from_streams(offsets, tokens, n_words)
@@ -329,4 +353,4 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
                          "fitted on, or a larger one.")
     per_topic = _score(measure, local, C.astype(np.float64), float(N))
     return Coherence(measure=measure, per_topic=per_topic, mean=float(np.mean(per_topic)),
-                     topics=shown, window_size=win, n_windows=int(N))
+                     topics=shown, window_size=win, n_windows=int(N), token_streams=streams)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._kernels import cvb0 as _k
 from .._threads import blas_scoped
+from .._start_phase import sweep_callback  # noqa: F401 - for _lda (the start hook)
 from .._validation import check_counts, check_random_state, check_scalar
 
 __all__ = ["cvb0_topics"]

@@ -340,9 +340,9 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             lam = spectral_init_lda(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                                     random_state=rng)["components"]
         elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
-            from ._cvb0 import cvb0_topics
+            from ._cvb0 import cvb0_topics, sweep_callback
             lam = cvb0_topics(data, K, self.doc_topic_prior_, self.topic_word_prior_,
-                              random_state=rng)
+                              random_state=rng, callback=sweep_callback(self, "cvb0 sweeps", 100))
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         self._set_components(lam)

@@ -209,7 +209,8 @@ def test_cli_fit_hmm_emission_gmm():
     out = io.StringIO()
     assert main(["fit", "hmm", "--dataset", "geyser", "--emission", "gmm", "--max-iter", "3",
                  "--quiet"], out=out) == 0
-    assert "GMMHMM(n_components=2, n_mix=2, covariance_type='diag')" in out.getvalue()
+    # issue 27: without --n-mix the CLI builds the library's GMMHMM (n_mix=1), not its own 2
+    assert "GMMHMM(n_components=2, n_mix=1, covariance_type='diag')" in out.getvalue()
 
 
 def test_composed_model_with_gmm_emission_saves_and_loads(tmp_path):

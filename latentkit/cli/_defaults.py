@@ -1,0 +1,44 @@
+"""One set of defaults: the ``--init`` choices of each ``latentkit fit`` model, with the
+library's own default stated in ``--help``.
+
+A CLI option that maps to a model parameter has ``default=None`` and is passed to the model only
+when given (``_common._given``), so its default is the class's; its help states that default,
+read here from the class signature (without importing the numba model code at start-up: the
+values are written out and checked against the classes by ``tests/test_cli_defaults.py``).
+"""
+
+__all__ = ["INIT_CHOICES", "INIT_DEFAULTS", "init_help"]
+
+#: ``fit <model>`` -> the ``init`` strings its estimator takes.
+INIT_CHOICES = {
+    "lda": ("auto", "cvb0", "random", "spectral"),
+    "plsa": ("random", "spectral"),
+    "gmm": ("kmeans++", "random", "spectral"),
+    "vgmm": ("kmeans++", "random", "spectral"),
+    "dpmm": ("kmeans++", "random", "spectral"),
+    "hmm": ("random", "kmeans++", "spectral"),
+}
+
+#: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
+#: emission: the Gaussian and GMM HMMs start from k-means++, the categorical and Poisson HMMs
+#: at random).
+INIT_DEFAULTS = {
+    "lda": "auto", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
+    "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
+}
+
+_INIT_NOTES = {
+    "lda": "auto: CVB0 sweeps (cvb0) for batch VB, random for --method svi; spectral: "
+           "method-of-moments start (latentkit.spectral)",
+    "plsa": "spectral: method-of-moments start (latentkit.spectral)",
+    "hmm": "spectral: method-of-moments start for categorical, poisson and diag/spherical "
+           "gaussian emissions",
+}
+
+
+def init_help(model):
+    """The ``--init`` help of ``fit <model>``: choices, the library's default, notes."""
+    note = _INIT_NOTES.get(model, "spectral: method-of-moments start with a split-and-merge "
+                                  "search (latentkit.spectral)")
+    return (f"initialisation: {', '.join(INIT_CHOICES[model])} (default "
+            f"{INIT_DEFAULTS[model]}, the library's); {note}")
