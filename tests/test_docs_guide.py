@@ -88,6 +88,7 @@ def test_python_blocks_compile_and_name_real_things(path):
 
 def _command_lines(path):
     for src in blocks(path, "bash"):
+        src = src.replace("\\\n", " ")  # a line continued with a backslash is one command
         for line in src.splitlines():
             line = line.split("  #")[0].strip()
             for part in line.split("&&"):
