@@ -11,7 +11,10 @@ code path).
 
 The limit holds only inside a ``with`` block: no latentkit call changes the process's BLAS
 thread count once it returns (threadpoolctl's own ``limit()`` applies the limit as soon as
-it is called, so it is never handed out unentered).
+it is called, so it is never handed out unentered). The BLAS thread count is a process-wide
+setting, so the blocks of all threads share one reference count under a lock: the first
+block entered (in any thread) saves the counts and applies the limit, the last one left (in
+any thread) restores them, whatever the order in which threads enter and leave.
 """
 
 import contextlib
@@ -21,7 +24,9 @@ import threading
 __all__ = ["blas_controller", "blas_single_thread", "blas_scoped"]
 
 _CONTROLLER = None
-_DEPTH = threading.local()  # nesting depth of blas_single_thread in this thread
+_LOCK = threading.Lock()  # guards _CONTROLLER, _USERS and _LIMITER
+_USERS = 0  # blas_single_thread blocks open now, in all threads together
+_LIMITER = None  # threadpoolctl's limiter of the first of them (restores the saved counts)
 
 
 def blas_controller():
@@ -34,35 +39,43 @@ def blas_controller():
     threadpoolctl.ThreadpoolController
     """
     global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController  # first use only: import cost
+    with _LOCK:
+        if _CONTROLLER is None:
+            from threadpoolctl import ThreadpoolController  # first use only: import cost
 
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
+            _CONTROLLER = ThreadpoolController()
+        return _CONTROLLER
 
 
 @contextlib.contextmanager
 def blas_single_thread():
     """Context manager limiting BLAS to one thread for the duration of the ``with`` block.
 
-    The limit is applied on entering the block and the previous thread counts are restored on
-    leaving it (also on an exception); calling this function without entering the block
+    The limit is process-wide (BLAS has one thread pool per process), so the blocks of every
+    thread share one reference count under a lock: the first block entered while none is
+    open saves the thread counts and applies the limit, and the last block left restores
+    the saved counts (also on an exception), whichever threads entered and left in whichever
+    order. Nested blocks only count. Calling this function without entering the block
     changes nothing.
 
     Yields
     ------
     None
     """
-    depth = getattr(_DEPTH, "n", 0)
-    if depth:  # already limited by an enclosing block: nothing to apply or restore
+    global _USERS, _LIMITER
+    controller = blas_controller()
+    with _LOCK:
+        if _USERS == 0:
+            _LIMITER = controller.limit(limits=1, user_api="blas")
+        _USERS += 1
+    try:
         yield
-        return
-    with blas_controller().limit(limits=1, user_api="blas"):
-        _DEPTH.n = 1
-        try:
-            yield
-        finally:
-            _DEPTH.n = 0
+    finally:
+        with _LOCK:
+            _USERS -= 1
+            if _USERS == 0:
+                limiter, _LIMITER = _LIMITER, None
+                limiter.restore_original_limits()
 
 
 def blas_scoped(method):
