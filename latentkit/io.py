@@ -3,7 +3,9 @@
 File layout (a NumPy ``.npz`` zip, written with ``numpy.savez_compressed`` and read with
 ``allow_pickle=False``):
 
-- ``__metadata__``: UTF-8 JSON bytes (uint8 array) with ``format`` (``'latentkit-model'``),
+- ``__metadata__``: UTF-8 JSON bytes (uint8 array) with ``sha256`` (over every stored array
+  and the rest of the metadata as canonical JSON: format version 3; version 2 files, whose
+  checksum covers the arrays only, still load), ``format`` (``'latentkit-model'``),
   ``format_version``, ``class`` and ``module``, ``latentkit_version``, ``params`` (the
   hyper-parameters; arrays are stored as separate members and referenced), ``attributes`` (the
   name, kind, dtype and shape of every fitted attribute stored) and ``skipped`` (attributes and
@@ -43,7 +45,9 @@ from .base import LatentModel, NotFittedError, ParamsMixin, Stats
 __all__ = ["save", "load", "read_metadata", "ModelFileError"]
 
 FORMAT = "latentkit-model"
-FORMAT_VERSION = 2  # 2: the fitted state (_get_state) replaces private attributes
+FORMAT_VERSION = 3  # 2: the fitted state (_get_state) replaces private attributes;
+#                    3: the sha256 covers the metadata too
+_READABLE_VERSIONS = (2, 3)  # version 2 files load (their checksum covers the arrays only)
 _META_KEY = "__metadata__"
 
 
@@ -228,7 +232,6 @@ def save(model, path):
         raise NotFittedError(f"This {type(model).__name__} instance has no fitted attributes to "
                              "save; call 'fit' first.")
     meta = {
-        "sha256": _digest(arrays),
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "class": type(model).__qualname__,
@@ -240,6 +243,8 @@ def save(model, path):
         "state": extra,
         "skipped": sorted(set(skipped)),
     }
+    meta = json.loads(json.dumps(meta))  # the form load reads back (tuples as lists)
+    meta["sha256"] = _digest(arrays, meta)
     arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     _write_atomically(os.fspath(path), arrays)
     return path
@@ -281,13 +286,18 @@ def _write_atomically(path, arrays):
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, ValueError, OSError, EOFError)
 
 
-def _digest(arrays):
-    """sha256 over every stored array (name, dtype, shape, bytes), in name order."""
+def _digest(arrays, meta=None):
+    """sha256 over every stored array (name, dtype, shape, bytes), in name order, then (format
+    version 3) over the metadata less its ``sha256`` entry, as canonical JSON (sorted keys)."""
     h = hashlib.sha256()
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
         h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
         h.update(a.tobytes())
+    if meta is not None:
+        h.update(b"__metadata__|")
+        h.update(json.dumps({k: v for k, v in meta.items() if k != "sha256"}, sort_keys=True,
+                            separators=(",", ":")).encode("utf-8"))
     return h.hexdigest()
 
 
@@ -387,6 +397,24 @@ def _resolve_class(meta, model_class, path):
     return cls
 
 
+def _name_the_bad_attribute(cls, params, attrs, path):
+    """When ``_set_state`` failed: run the family's checks on the raw attributes, so that the
+    error names the attribute at fault where they can tell it (raises ModelFileError then;
+    returns otherwise)."""
+    try:
+        probe = cls(**params)
+        for name, value in attrs.items():
+            if name.endswith("_"):
+                setattr(probe, name, value)
+        check = getattr(probe, "_check_state", None)
+        if check is not None:
+            check()
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError,
+            ArithmeticError) as exc:
+        raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} is invalid: "
+                             f"{exc}; the file is corrupt.") from None
+
+
 def load(path, model_class=None):
     """Load a model saved by :func:`save`.
 
@@ -409,7 +437,10 @@ def load(path, model_class=None):
     ModelFileError
         The file is corrupt, is not a latentkit model file, has another format version, was
         written by another major version of latentkit, holds an unknown class, or holds a
-        fitted state the class cannot restore. No other error comes from the file's content.
+        fitted state the class cannot restore or that fails the checks of the model's family
+        (``model._check_state()``: attributes present, shapes consistent with the
+        hyper-parameters and each other, probability rows, positive-definite covariances;
+        the message names the attribute). No other error comes from the file's content.
     FileNotFoundError
 
     Notes
@@ -418,10 +449,23 @@ def load(path, model_class=None):
     """
     with _open(path) as npz:
         meta = _read_meta(npz, path)
-        if meta.get("format_version") != FORMAT_VERSION:
+        version = meta.get("format_version")
+        if isinstance(version, bool) or version not in _READABLE_VERSIONS:
             raise ModelFileError(f"{os.fspath(path)!r} uses model file format version "
-                                 f"{meta.get('format_version')!r}; this latentkit reads version "
-                                 f"{FORMAT_VERSION}.")
+                                 f"{version!r}; this latentkit reads versions "
+                                 f"{', '.join(map(str, _READABLE_VERSIONS))}.")
+        if version >= 3 and not isinstance(meta.get("sha256"), str):
+            raise ModelFileError(f"{os.fspath(path)!r} is corrupt: the metadata lack the "
+                                 "checksum ('sha256').")
+        if "sha256" in meta:  # before anything else in the metadata is believed
+            try:
+                stored = {k: npz[k] for k in npz.files if k != _META_KEY}
+            except _READ_ERRORS as exc:
+                raise ModelFileError(f"{os.fspath(path)!r} is corrupt: {type(exc).__name__}: "
+                                     f"{exc}.") from None
+            if _digest(stored, meta if version >= 3 else None) != meta["sha256"]:
+                raise ModelFileError(f"{os.fspath(path)!r} is corrupt: the stored arrays and "
+                                     "metadata do not match the checksum written with them.")
         saved, current = meta["latentkit_version"], _version()
         if _major(saved) != _major(current):
             raise ModelFileError(f"{os.fspath(path)!r} was written by latentkit {saved}; this is "
@@ -432,11 +476,6 @@ def load(path, model_class=None):
             raise ModelFileError(f"{os.fspath(path)!r} names {cls.__qualname__}, which is not a "
                                  "latentkit model; the file is corrupt.")
         try:
-            if "sha256" in meta:
-                stored = {k: npz[k] for k in npz.files if k != _META_KEY}
-                if _digest(stored) != meta["sha256"]:
-                    raise ModelFileError(f"{os.fspath(path)!r} is corrupt: the stored arrays do "
-                                         "not match the checksum written with them.")
             params = {k: _decode_param(v, npz) for k, v in meta["params"].items()}
             attrs = {}
             for name, info in meta["attributes"].items():
@@ -477,7 +516,16 @@ def load(path, model_class=None):
         model = cls(**params)
         model._set_state(attrs)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        _name_the_bad_attribute(cls, params, attrs, path)
         raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} could not be "
                              f"rebuilt ({type(exc).__name__}: {exc}); the file is corrupt or "
                              "was written by an incompatible version.") from None
+    check = getattr(model, "_check_state", None)
+    try:
+        if check is not None:
+            check()
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError,
+            ArithmeticError) as exc:
+        raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} is invalid: "
+                             f"{exc}; the file is corrupt.") from None
     return model
