@@ -22,8 +22,10 @@ fitted attributes, ending in ``_``; each model adds what resuming needs, see
 ``model._set_state(state)`` on a new instance with the saved hyper-parameters, so that
 ``save -> load -> partial_fit`` continues exactly where the original would. Nothing else
 private is stored. Entries that cannot be stored without pickle (the ``monitor_``, objects)
-are skipped and listed in the metadata. Files are written atomically: to a temporary file in
-the destination's folder, then moved over the destination with :func:`os.replace`.
+are skipped and listed in the metadata. Files are written atomically: to a temporary file
+``.NAME.<pid>.<hex>.tmp`` in the destination's folder, then moved over the destination with
+:func:`os.replace`; a save first removes such files of the same target whose writer process
+is dead (a save killed mid-write).
 """
 
 import dataclasses
@@ -250,18 +252,58 @@ def save(model, path):
     return path
 
 
+def _writer_is_dead(pid):
+    """True when no process ``pid`` exists here (POSIX; False where that cannot be told)."""
+    if os.name != "posix" or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # e.g. PermissionError: it exists, under another user
+        return False
+    return False
+
+
+def _remove_stale_temporaries(folder, base):
+    """Remove the temporary files ``.BASE.<pid>.<hex>.tmp`` that an earlier save of the same
+    target left when its process died mid-save (killed, power cut): those whose writer
+    process no longer exists. Files of live writers (another process or thread saving the same
+    target now) and of other targets are left alone; failures to list or remove are ignored
+    (the save itself goes on)."""
+    prefix = f".{base}."
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        parts = name[len(prefix):-len(".tmp")].split(".")
+        if len(parts) != 2 or not parts[0].isdigit() or len(parts[1]) != 8 \
+                or any(c not in "0123456789abcdef" for c in parts[1]):
+            continue
+        if _writer_is_dead(int(parts[0])):
+            try:
+                os.remove(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
 def _write_atomically(path, arrays):
     """Write the archive to a new file in the destination's folder, then move it over
     ``path`` with :func:`os.replace` (atomic on POSIX and Windows): a failure at any point
     leaves an existing file at ``path`` untouched and removes the partial temporary file.
     A ``path`` that is a folder, or in a folder that does not exist, is refused first, naming
-    ``path`` (not the temporary file)."""
+    ``path`` (not the temporary file). Temporary files of the same target left by writers
+    that died mid-save are removed first (:func:`_remove_stale_temporaries`)."""
     folder, base = os.path.split(os.path.abspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, "path is a folder; give a file name such as "
                                 "model.npz", path)
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, "the folder to save into does not exist", folder)
+    _remove_stale_temporaries(folder, base)
     tmp = os.path.join(folder, f".{base}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     # os.open with mode 0o666 applies the user's umask, as a plain open() would
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
