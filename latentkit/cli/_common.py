@@ -72,6 +72,7 @@ class Progress:
         self.desc = desc
         self._bar = None
         self.n_iter = 0
+        self.model = None  # the model the callback last saw
 
     def __enter__(self):
         if self.enabled:
@@ -92,6 +93,7 @@ class Progress:
             self._bar.update(n_iter - self.n_iter)
             self._bar.set_postfix_str(f"ELBO {elbo:.6g}", refresh=False)
         self.n_iter = n_iter
+        self.model = model  # what an interrupted fit leaves (see cli._cmd_fit)
         return False
 
 
