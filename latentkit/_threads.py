@@ -20,13 +20,15 @@ any thread) restores them, whatever the order in which threads enter and leave.
 import contextlib
 import functools
 import threading
+import warnings
 
-__all__ = ["blas_controller", "blas_single_thread", "blas_scoped"]
+__all__ = ["blas_controller", "blas_single_thread", "blas_scoped", "caught_warnings"]
 
 _CONTROLLER = None
 _LOCK = threading.Lock()  # guards _CONTROLLER, _USERS and _LIMITER
 _USERS = 0  # blas_single_thread blocks open now, in all threads together
 _LIMITER = None  # threadpoolctl's limiter of the first of them (restores the saved counts)
+_WARNINGS_LOCK = threading.RLock()  # one caught_warnings block at a time in the process
 
 
 def blas_controller():
@@ -104,3 +106,47 @@ def blas_scoped(method):
 
     scoped._blas_scoped = True
     return scoped
+
+
+@contextlib.contextmanager
+def caught_warnings(action="ignore", category=Warning, record=False):
+    """``warnings.catch_warnings`` plus ``simplefilter(action, category)``, safe for library
+    code run by several threads at once.
+
+    The warning filters and ``warnings.showwarning`` are process-wide and
+    ``warnings.catch_warnings`` restores what it saw on entry, so two threads whose blocks
+    overlap leave the filters of the one that entered second behind for the whole process
+    (the same mismatch as a per-thread BLAS limit), and ``record=True`` collects the warnings
+    of every thread. Here the blocks of all threads take one process-wide (re-entrant) lock,
+    so they never overlap and each restores exactly what it found; with ``record=True`` only
+    the warnings raised by the recording thread are collected, those of other threads go on
+    to where they would have gone.
+
+    Parameters
+    ----------
+    action : str, default 'ignore'
+        A ``warnings.simplefilter`` action ('ignore', 'always', 'error', ...).
+    category : type, default Warning
+    record : bool, default False
+
+    Yields
+    ------
+    list of warnings.WarningMessage or None
+        The warnings this thread raised in the block (``record=True``), else None.
+    """
+    with _WARNINGS_LOCK, warnings.catch_warnings():
+        warnings.simplefilter(action, category)
+        if not record:
+            yield None
+            return
+        caught, owner, forward = [], threading.get_ident(), warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if threading.get_ident() == owner:
+                caught.append(warnings.WarningMessage(message, category, filename, lineno,
+                                                      file, line))
+            else:
+                forward(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show  # restored by catch_warnings on leaving
+        yield caught

@@ -172,3 +172,60 @@ def test_two_threads_fitting_a_gmm_and_an_lda_leave_the_pools_as_they_were(blas_
         np.testing.assert_array_equal(out["lda"].components_, ref["lda"].components_)
         assert _blas_threads() == blas_before
         assert numba.get_num_threads() == numba_before
+
+
+def test_warning_blocks_of_two_threads_restore_the_filters_and_keep_their_warnings():
+    import warnings
+
+    before = list(warnings.filters)
+    inside_a, release_a, b_done = threading.Event(), threading.Event(), threading.Event()
+    got = {}
+
+    def a():
+        with _threads.caught_warnings("always", record=True) as caught:
+            inside_a.set()
+            assert release_a.wait(WAIT)
+            warnings.warn("from a", UserWarning)
+        got["a"] = [str(w.message) for w in caught]
+
+    def b():
+        assert inside_a.wait(WAIT)
+        with _threads.caught_warnings("ignore"):  # waits for a's block: they never overlap
+            got["b_filters"] = list(warnings.filters)
+        b_done.set()
+
+    ta, tb = threading.Thread(target=a), threading.Thread(target=b)
+    ta.start()
+    tb.start()
+    assert inside_a.wait(WAIT)
+    assert not b_done.wait(0.5)  # b is held until a leaves (were it not, it would be done)
+    release_a.set()
+    ta.join(WAIT)
+    tb.join(WAIT)
+    assert got["a"] == ["from a"]
+    assert got["b_filters"][0][0] == "ignore"
+    assert warnings.filters == before
+
+
+def test_recording_collects_only_the_recording_threads_warnings():
+    import warnings
+
+    recording, other_done = threading.Event(), threading.Event()
+    got = {}
+
+    def other():
+        assert recording.wait(WAIT)
+        warnings.warn("from the other thread", RuntimeWarning)
+        other_done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with warnings.catch_warnings(record=True) as outer:  # where the other's warning goes
+        warnings.simplefilter("always")
+        with _threads.caught_warnings("always", record=True) as caught:
+            recording.set()
+            assert other_done.wait(WAIT)
+            warnings.warn("mine", UserWarning)
+    t.join(WAIT)
+    assert [str(w.message) for w in caught] == ["mine"]
+    assert [str(w.message) for w in outer] == ["from the other thread"]
