@@ -439,6 +439,21 @@ def _resolve_class(meta, model_class, path):
     return cls
 
 
+_CHECK_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError)
+
+
+def _check_loaded(model, path):
+    """Run the model family's state checks (``model._check_state()``); a failure is a
+    ModelFileError naming the attribute."""
+    check = getattr(model, "_check_state", None)
+    try:
+        if check is not None:
+            check()
+    except _CHECK_ERRORS as exc:
+        raise ModelFileError(f"{os.fspath(path)!r}: the stored {type(model).__qualname__} is "
+                             f"invalid: {exc}; the file is corrupt.") from None
+
+
 def _name_the_bad_attribute(cls, params, attrs, path):
     """When ``_set_state`` failed: run the family's checks on the raw attributes, so that the
     error names the attribute at fault where they can tell it (raises ModelFileError then;
@@ -448,13 +463,9 @@ def _name_the_bad_attribute(cls, params, attrs, path):
         for name, value in attrs.items():
             if name.endswith("_"):
                 setattr(probe, name, value)
-        check = getattr(probe, "_check_state", None)
-        if check is not None:
-            check()
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError,
-            ArithmeticError) as exc:
-        raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} is invalid: "
-                             f"{exc}; the file is corrupt.") from None
+    except _CHECK_ERRORS:
+        return
+    _check_loaded(probe, path)
 
 
 def load(path, model_class=None):
@@ -562,12 +573,5 @@ def load(path, model_class=None):
         raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} could not be "
                              f"rebuilt ({type(exc).__name__}: {exc}); the file is corrupt or "
                              "was written by an incompatible version.") from None
-    check = getattr(model, "_check_state", None)
-    try:
-        if check is not None:
-            check()
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError,
-            ArithmeticError) as exc:
-        raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} is invalid: "
-                             f"{exc}; the file is corrupt.") from None
+    _check_loaded(model, path)
     return model
