@@ -149,9 +149,16 @@ def _conjugate_mixture(m):
     _real(m, "mean_precision_prior_", low=0.0)
     _array(m, "mean_prior_", (D,))
     _real(m, "degrees_of_freedom_prior_", low=D - 1.0)
-    _covariances(m, "covariance_prior_", "tied", (1,), D)
+    if m.covariance_type == "spherical":
+        _real(m, "covariance_prior_", low=0.0)
+    else:  # full and tied: one (D, D) matrix; diag: (D,) variances
+        _covariances(m, "covariance_prior_", "diag" if m.covariance_type == "diag" else "tied",
+                     (1,) if m.covariance_type != "diag" else (), D)
     _array(m, "mean_precision_", (K,), positive=True)
-    dof = _array(m, "degrees_of_freedom_", (K,))
+    if m.covariance_type == "tied":  # one Wishart: one number of degrees of freedom
+        dof = _array(m, "degrees_of_freedom_", ())
+    else:
+        dof = _array(m, "degrees_of_freedom_", (K,))
     if not np.all(dof > D - 1):
         raise StateCheckError("degrees_of_freedom_", f"expected values > n_features - 1 = {D - 1}")
 
@@ -180,7 +187,8 @@ def _variational_hmm(m, K, D):
     _real(m, "dof_prior_", low=0.0)
     _array(m, "means_posterior_", (K, D))
     _array(m, "beta_posterior_", (K,), positive=True)
-    _array(m, "dof_posterior_", (K,), positive=True)
+    if m.covariance_type != "tied":  # tied: one Wishart, one number
+        _array(m, "dof_posterior_", (K,), positive=True)
     if m.covariance_type in ("full", "diag"):
         _covariances(m, "scale_prior_", m.covariance_type, (), D)
         _covariances(m, "scale_posterior_", m.covariance_type, (K,), D)

@@ -185,3 +185,25 @@ def test_version_2_files_still_load(saved, tmp_path):
     _write(tmp_path / "v3.npz", arrays, meta, resign=False)
     with pytest.raises(io.ModelFileError, match="lack the checksum"):
         io.load(tmp_path / "v3.npz")
+
+
+def test_genuine_fits_of_every_covariance_type_pass_the_checks():
+    import latentkit as lk
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(40, 3)), rng.normal(size=(40, 3)) + 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for ct in ("full", "tied", "diag", "spherical"):
+            for make in (lambda: lk.GaussianMixture(2, covariance_type=ct, random_state=0),
+                         lambda: lk.VariationalGaussianMixture(2, covariance_type=ct,
+                                                               random_state=0, max_iter=5),
+                         lambda: lk.DirichletProcessMixture(2, covariance_type=ct,
+                                                            random_state=0, max_iter=5),
+                         lambda: lk.GaussianHMM(2, covariance_type=ct, random_state=0,
+                                                max_iter=3),
+                         lambda: lk.GMMHMM(2, 2, covariance_type=ct, random_state=0,
+                                           max_iter=3)):
+                check_state(make().fit(X))
+        for ct in ("full", "diag", "spherical", "tied"):
+            check_state(lk.VariationalGaussianHMM(2, ct, random_state=0, max_iter=3).fit(X))
