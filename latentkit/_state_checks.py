@@ -122,11 +122,12 @@ def _gaussian_mixture(m):
 def _conjugate_mixture(m):
     """VariationalGaussianMixture and DirichletProcessMixture (any component type)."""
     K, D = _n_components(m), _common(m)
-    _simplex(m, "weights_", (K,))
-    if type(m).__name__ == "DirichletProcessMixture":
+    if type(m).__name__ == "DirichletProcessMixture":  # (the 'tail' truncation: sum < 1)
+        _array(m, "weights_", (K,), nonnegative=True)
         _array(m, "stick_prior_", (2,), positive=True)
         _array(m, "weight_concentration_", (2, K), nonnegative=True)  # the last stick: 0
     else:
+        _simplex(m, "weights_", (K,))
         _real(m, "weight_concentration_prior_", low=0.0)
         _array(m, "weight_concentration_", (K,), positive=True)
     if getattr(m, "component_type", "gaussian") != "gaussian":
@@ -210,7 +211,7 @@ def _hmm(m):
         _simplex(m, "weights_", (K, M))
         _array(m, "means_", (K, M, D))
         _covariances(m, "covariances_", m.covariance_type, (K, M), D)
-    else:  # GaussianHMM, VariationalGaussianHMM
+    elif name in ("GaussianHMM", "VariationalGaussianHMM"):  # (other emissions: the chain)
         _array(m, "means_", (K, D))
         _covariances(m, "covariances_", m.covariance_type, (K,), D)
 
@@ -245,7 +246,7 @@ def _vae(m):
 
 def _spectral_gmm(m):
     K, D = _n_components(m), _common(m)
-    _array(m, "eigenvalues_", (K,))
+    _array(m, "eigenvalues_", (None,))  # (a sparse start may find fewer)
     _array(m, "weights_", (K,))
     _array(m, "means_", (K, D))
     _array(m, "covariances_", (K,), nonnegative=True)
