@@ -19,12 +19,12 @@ the spectral start of the Gaussian mixtures uses this driver for its runs to an 
 """
 
 import dataclasses
-import warnings
 
 import numpy as np
 
 from ._convergence import ConvergenceMonitor
 from ._start_sample import start_data
+from ._threads import caught_warnings
 from ._validation import check_random_state
 
 __all__ = ["squarem_fit"]
@@ -127,9 +127,8 @@ class _Run:
         if not (_finite_stats(stats) and _valid_counts(stats)):
             return False
         try:
-            with warnings.catch_warnings(record=True) as caught, \
+            with caught_warnings("always", record=True) as caught, \
                     np.errstate(divide="raise", invalid="raise", over="raise"):
-                warnings.simplefilter("always")
                 self.model._m_step(stats)
         except (ArithmeticError, ValueError, np.linalg.LinAlgError):
             return False
@@ -139,8 +138,7 @@ class _Run:
         """E-step at the extrapolated parameters; None if the objective or the statistics
         are not finite or it warns. Counted as an iteration either way."""
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            with caught_warnings("always", record=True) as caught:
                 stats, bound = self.e_step()
         except (ArithmeticError, ValueError, np.linalg.LinAlgError):
             self.bounds.append(-np.inf)

@@ -9,9 +9,10 @@ import gzip
 import math
 import os
 import re
-import warnings
 
 import numpy as np
+
+from ._threads import caught_warnings
 
 __all__ = ["open_text", "strip_eol", "fast_docword_body", "read_docword_header", "DocwordParser",
            "NumericCSVParser"]
@@ -58,8 +59,7 @@ def fast_docword_body(body, n_nnz=None):
         return None
     values = None
     for dtype in (np.int64, np.float64):  # integer parsing is much faster; float counts allowed
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
+        with caught_warnings("error"):
             try:
                 values = np.fromstring(body, dtype=dtype, sep=" ").astype(np.float64)
                 break

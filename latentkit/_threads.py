@@ -11,17 +11,24 @@ code path).
 
 The limit holds only inside a ``with`` block: no latentkit call changes the process's BLAS
 thread count once it returns (threadpoolctl's own ``limit()`` applies the limit as soon as
-it is called, so it is never handed out unentered).
+it is called, so it is never handed out unentered). The BLAS thread count is a process-wide
+setting, so the blocks of all threads share one reference count under a lock: the first
+block entered (in any thread) saves the counts and applies the limit, the last one left (in
+any thread) restores them, whatever the order in which threads enter and leave.
 """
 
 import contextlib
 import functools
 import threading
+import warnings
 
-__all__ = ["blas_controller", "blas_single_thread", "blas_scoped"]
+__all__ = ["blas_controller", "blas_single_thread", "blas_scoped", "caught_warnings"]
 
 _CONTROLLER = None
-_DEPTH = threading.local()  # nesting depth of blas_single_thread in this thread
+_LOCK = threading.Lock()  # guards _CONTROLLER, _USERS and _LIMITER
+_USERS = 0  # blas_single_thread blocks open now, in all threads together
+_LIMITER = None  # threadpoolctl's limiter of the first of them (restores the saved counts)
+_WARNINGS_LOCK = threading.RLock()  # one caught_warnings block at a time in the process
 
 
 def blas_controller():
@@ -34,35 +41,43 @@ def blas_controller():
     threadpoolctl.ThreadpoolController
     """
     global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController  # first use only: import cost
+    with _LOCK:
+        if _CONTROLLER is None:
+            from threadpoolctl import ThreadpoolController  # first use only: import cost
 
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
+            _CONTROLLER = ThreadpoolController()
+        return _CONTROLLER
 
 
 @contextlib.contextmanager
 def blas_single_thread():
     """Context manager limiting BLAS to one thread for the duration of the ``with`` block.
 
-    The limit is applied on entering the block and the previous thread counts are restored on
-    leaving it (also on an exception); calling this function without entering the block
+    The limit is process-wide (BLAS has one thread pool per process), so the blocks of every
+    thread share one reference count under a lock: the first block entered while none is
+    open saves the thread counts and applies the limit, and the last block left restores
+    the saved counts (also on an exception), whichever threads entered and left in whichever
+    order. Nested blocks only count. Calling this function without entering the block
     changes nothing.
 
     Yields
     ------
     None
     """
-    depth = getattr(_DEPTH, "n", 0)
-    if depth:  # already limited by an enclosing block: nothing to apply or restore
+    global _USERS, _LIMITER
+    controller = blas_controller()
+    with _LOCK:
+        if _USERS == 0:
+            _LIMITER = controller.limit(limits=1, user_api="blas")
+        _USERS += 1
+    try:
         yield
-        return
-    with blas_controller().limit(limits=1, user_api="blas"):
-        _DEPTH.n = 1
-        try:
-            yield
-        finally:
-            _DEPTH.n = 0
+    finally:
+        with _LOCK:
+            _USERS -= 1
+            if _USERS == 0:
+                limiter, _LIMITER = _LIMITER, None
+                limiter.restore_original_limits()
 
 
 def blas_scoped(method):
@@ -91,3 +106,47 @@ def blas_scoped(method):
 
     scoped._blas_scoped = True
     return scoped
+
+
+@contextlib.contextmanager
+def caught_warnings(action="ignore", category=Warning, record=False):
+    """``warnings.catch_warnings`` plus ``simplefilter(action, category)``, safe for library
+    code run by several threads at once.
+
+    The warning filters and ``warnings.showwarning`` are process-wide and
+    ``warnings.catch_warnings`` restores what it saw on entry, so two threads whose blocks
+    overlap leave the filters of the one that entered second behind for the whole process
+    (the same mismatch as a per-thread BLAS limit), and ``record=True`` collects the warnings
+    of every thread. Here the blocks of all threads take one process-wide (re-entrant) lock,
+    so they never overlap and each restores exactly what it found; with ``record=True`` only
+    the warnings raised by the recording thread are collected, those of other threads go on
+    to where they would have gone.
+
+    Parameters
+    ----------
+    action : str, default 'ignore'
+        A ``warnings.simplefilter`` action ('ignore', 'always', 'error', ...).
+    category : type, default Warning
+    record : bool, default False
+
+    Yields
+    ------
+    list of warnings.WarningMessage or None
+        The warnings this thread raised in the block (``record=True``), else None.
+    """
+    with _WARNINGS_LOCK, warnings.catch_warnings():
+        warnings.simplefilter(action, category)
+        if not record:
+            yield None
+            return
+        caught, owner, forward = [], threading.get_ident(), warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if threading.get_ident() == owner:
+                caught.append(warnings.WarningMessage(message, category, filename, lineno,
+                                                      file, line))
+            else:
+                forward(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show  # restored by catch_warnings on leaving
+        yield caught

@@ -3,7 +3,9 @@
 File layout (a NumPy ``.npz`` zip, written with ``numpy.savez_compressed`` and read with
 ``allow_pickle=False``):
 
-- ``__metadata__``: UTF-8 JSON bytes (uint8 array) with ``format`` (``'latentkit-model'``),
+- ``__metadata__``: UTF-8 JSON bytes (uint8 array) with ``sha256`` (over every stored array
+  and the rest of the metadata as canonical JSON: format version 3; version 2 files, whose
+  checksum covers the arrays only, still load), ``format`` (``'latentkit-model'``),
   ``format_version``, ``class`` and ``module``, ``latentkit_version``, ``params`` (the
   hyper-parameters; arrays are stored as separate members and referenced), ``attributes`` (the
   name, kind, dtype and shape of every fitted attribute stored) and ``skipped`` (attributes and
@@ -20,8 +22,10 @@ fitted attributes, ending in ``_``; each model adds what resuming needs, see
 ``model._set_state(state)`` on a new instance with the saved hyper-parameters, so that
 ``save -> load -> partial_fit`` continues exactly where the original would. Nothing else
 private is stored. Entries that cannot be stored without pickle (the ``monitor_``, objects)
-are skipped and listed in the metadata. Files are written atomically: to a temporary file in
-the destination's folder, then moved over the destination with :func:`os.replace`.
+are skipped and listed in the metadata. Files are written atomically: to a temporary file
+``.NAME.<pid>.<hex>.tmp`` in the destination's folder, then moved over the destination with
+:func:`os.replace`; a save first removes such files of the same target whose writer process
+is dead (a save killed mid-write).
 """
 
 import dataclasses
@@ -43,7 +47,9 @@ from .base import LatentModel, NotFittedError, ParamsMixin, Stats
 __all__ = ["save", "load", "read_metadata", "ModelFileError"]
 
 FORMAT = "latentkit-model"
-FORMAT_VERSION = 2  # 2: the fitted state (_get_state) replaces private attributes
+FORMAT_VERSION = 3  # 2: the fitted state (_get_state) replaces private attributes;
+#                    3: the sha256 covers the metadata too
+_READABLE_VERSIONS = (2, 3)  # version 2 files load (their checksum covers the arrays only)
 _META_KEY = "__metadata__"
 
 
@@ -228,7 +234,6 @@ def save(model, path):
         raise NotFittedError(f"This {type(model).__name__} instance has no fitted attributes to "
                              "save; call 'fit' first.")
     meta = {
-        "sha256": _digest(arrays),
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "class": type(model).__qualname__,
@@ -240,9 +245,49 @@ def save(model, path):
         "state": extra,
         "skipped": sorted(set(skipped)),
     }
+    meta = json.loads(json.dumps(meta))  # the form load reads back (tuples as lists)
+    meta["sha256"] = _digest(arrays, meta)
     arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     _write_atomically(os.fspath(path), arrays)
     return path
+
+
+def _writer_is_dead(pid):
+    """True when no process ``pid`` exists here (POSIX; False where that cannot be told)."""
+    if os.name != "posix" or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # e.g. PermissionError: it exists, under another user
+        return False
+    return False
+
+
+def _remove_stale_temporaries(folder, base):
+    """Remove the temporary files ``.BASE.<pid>.<hex>.tmp`` that an earlier save of the same
+    target left when its process died mid-save (killed, power cut): those whose writer
+    process no longer exists. Files of live writers (another process or thread saving the same
+    target now) and of other targets are left alone; failures to list or remove are ignored
+    (the save itself goes on)."""
+    prefix = f".{base}."
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        parts = name[len(prefix):-len(".tmp")].split(".")
+        if len(parts) != 2 or not parts[0].isdigit() or len(parts[1]) != 8 \
+                or any(c not in "0123456789abcdef" for c in parts[1]):
+            continue
+        if _writer_is_dead(int(parts[0])):
+            try:
+                os.remove(os.path.join(folder, name))
+            except OSError:
+                pass
 
 
 def _write_atomically(path, arrays):
@@ -250,13 +295,15 @@ def _write_atomically(path, arrays):
     ``path`` with :func:`os.replace` (atomic on POSIX and Windows): a failure at any point
     leaves an existing file at ``path`` untouched and removes the partial temporary file.
     A ``path`` that is a folder, or in a folder that does not exist, is refused first, naming
-    ``path`` (not the temporary file)."""
+    ``path`` (not the temporary file). Temporary files of the same target left by writers
+    that died mid-save are removed first (:func:`_remove_stale_temporaries`)."""
     folder, base = os.path.split(os.path.abspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, "path is a folder; give a file name such as "
                                 "model.npz", path)
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, "the folder to save into does not exist", folder)
+    _remove_stale_temporaries(folder, base)
     tmp = os.path.join(folder, f".{base}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     # os.open with mode 0o666 applies the user's umask, as a plain open() would
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
@@ -281,13 +328,18 @@ def _write_atomically(path, arrays):
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, ValueError, OSError, EOFError)
 
 
-def _digest(arrays):
-    """sha256 over every stored array (name, dtype, shape, bytes), in name order."""
+def _digest(arrays, meta=None):
+    """sha256 over every stored array (name, dtype, shape, bytes), in name order, then (format
+    version 3) over the metadata less its ``sha256`` entry, as canonical JSON (sorted keys)."""
     h = hashlib.sha256()
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
         h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
         h.update(a.tobytes())
+    if meta is not None:
+        h.update(b"__metadata__|")
+        h.update(json.dumps({k: v for k, v in meta.items() if k != "sha256"}, sort_keys=True,
+                            separators=(",", ":")).encode("utf-8"))
     return h.hexdigest()
 
 
@@ -392,6 +444,35 @@ def _resolve_class(meta, model_class, path):
     return cls
 
 
+_CHECK_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError)
+
+
+def _check_loaded(model, path):
+    """Run the model family's state checks (``model._check_state()``); a failure is a
+    ModelFileError naming the attribute."""
+    check = getattr(model, "_check_state", None)
+    try:
+        if check is not None:
+            check()
+    except _CHECK_ERRORS as exc:
+        raise ModelFileError(f"{os.fspath(path)!r}: the stored {type(model).__qualname__} is "
+                             f"invalid: {exc}; the file is corrupt.") from None
+
+
+def _name_the_bad_attribute(cls, params, attrs, path):
+    """When ``_set_state`` failed: run the family's checks on the raw attributes, so that the
+    error names the attribute at fault where they can tell it (raises ModelFileError then;
+    returns otherwise)."""
+    try:
+        probe = cls(**params)
+        for name, value in attrs.items():
+            if name.endswith("_"):
+                setattr(probe, name, value)
+    except _CHECK_ERRORS:
+        return
+    _check_loaded(probe, path)
+
+
 def load(path, model_class=None):
     """Load a model saved by :func:`save`.
 
@@ -414,7 +495,10 @@ def load(path, model_class=None):
     ModelFileError
         The file is corrupt, is not a latentkit model file, has another format version, was
         written by another major version of latentkit, holds an unknown class, or holds a
-        fitted state the class cannot restore. No other error comes from the file's content.
+        fitted state the class cannot restore or that fails the checks of the model's family
+        (``model._check_state()``: attributes present, shapes consistent with the
+        hyper-parameters and each other, probability rows, positive-definite covariances;
+        the message names the attribute). No other error comes from the file's content.
     FileNotFoundError
 
     Notes
@@ -423,10 +507,23 @@ def load(path, model_class=None):
     """
     with _open(path) as npz:
         meta = _read_meta(npz, path)
-        if meta.get("format_version") != FORMAT_VERSION:
+        version = meta.get("format_version")
+        if isinstance(version, bool) or version not in _READABLE_VERSIONS:
             raise ModelFileError(f"{os.fspath(path)!r} uses model file format version "
-                                 f"{meta.get('format_version')!r}; this latentkit reads version "
-                                 f"{FORMAT_VERSION}.")
+                                 f"{version!r}; this latentkit reads versions "
+                                 f"{', '.join(map(str, _READABLE_VERSIONS))}.")
+        if version >= 3 and not isinstance(meta.get("sha256"), str):
+            raise ModelFileError(f"{os.fspath(path)!r} is corrupt: the metadata lack the "
+                                 "checksum ('sha256').")
+        if "sha256" in meta:  # before anything else in the metadata is believed
+            try:
+                stored = {k: npz[k] for k in npz.files if k != _META_KEY}
+            except _READ_ERRORS as exc:
+                raise ModelFileError(f"{os.fspath(path)!r} is corrupt: {type(exc).__name__}: "
+                                     f"{exc}.") from None
+            if _digest(stored, meta if version >= 3 else None) != meta["sha256"]:
+                raise ModelFileError(f"{os.fspath(path)!r} is corrupt: the stored arrays and "
+                                     "metadata do not match the checksum written with them.")
         saved, current = meta["latentkit_version"], _version()
         if _major(saved) != _major(current):
             raise ModelFileError(f"{os.fspath(path)!r} was written by latentkit {saved}; this is "
@@ -437,11 +534,6 @@ def load(path, model_class=None):
             raise ModelFileError(f"{os.fspath(path)!r} names {cls.__qualname__}, which is not a "
                                  "latentkit model; the file is corrupt.")
         try:
-            if "sha256" in meta:
-                stored = {k: npz[k] for k in npz.files if k != _META_KEY}
-                if _digest(stored) != meta["sha256"]:
-                    raise ModelFileError(f"{os.fspath(path)!r} is corrupt: the stored arrays do "
-                                         "not match the checksum written with them.")
             params = {k: _decode_param(v, npz) for k, v in meta["params"].items()}
             attrs = {}
             for name, info in meta["attributes"].items():
@@ -482,7 +574,9 @@ def load(path, model_class=None):
         model = cls(**params)
         model._set_state(attrs)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        _name_the_bad_attribute(cls, params, attrs, path)
         raise ModelFileError(f"{os.fspath(path)!r}: the stored {cls.__qualname__} could not be "
                              f"rebuilt ({type(exc).__name__}: {exc}); the file is corrupt or "
                              "was written by an incompatible version.") from None
+    _check_loaded(model, path)
     return model

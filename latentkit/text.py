@@ -23,13 +23,13 @@ counts equal ``CountVectorizer`` with the same settings on the same texts. What 
 import csv
 import json
 import os
-import warnings
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from .datasets._corpus import Corpus, english_stop_words
+from ._threads import caught_warnings
 from .base import NotFittedError
 
 __all__ = ["TextVectorizer", "read_texts", "load_texts", "load_texts_for", "attach",
@@ -352,8 +352,7 @@ class TextVectorizer:
         texts = list(texts)
         cv = CountVectorizer(**self.count_vectorizer_params())
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # stop-list consistency notice
+            with caught_warnings("ignore", UserWarning):  # stop-list consistency notice
                 X = cv.fit_transform(texts)
         except ValueError as exc:
             msg = str(exc)
@@ -396,8 +395,7 @@ class TextVectorizer:
             raise NotFittedError("This TextVectorizer is not fitted; call fit first.")
         if isinstance(texts, str):
             raise TypeError("texts must be a list of documents, got one str; wrap it: [text].")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
+        with caught_warnings("ignore", UserWarning):
             return sp.csr_matrix(self.count_vectorizer_.transform(list(texts)), dtype=np.float64)
 
     def tokens(self, texts):

@@ -137,11 +137,16 @@ def test_errors_are_clear(fake, tmp_path):
         io.load(plain)
 
 
-def _rewrite_meta(path, out, **changes):
+def _rewrite_meta(path, out, resign=False, **changes):
+    """Copy of ``path`` with metadata entries changed; ``resign``: with the checksum made
+    consistent again (as a file written that way would be)."""
     with np.load(path, allow_pickle=False) as npz:
         arrays = {k: npz[k] for k in npz.files}
     meta = json.loads(bytes(arrays["__metadata__"]).decode())
     meta.update(changes)
+    if resign:
+        meta["sha256"] = io._digest({k: v for k, v in arrays.items() if k != "__metadata__"},
+                                    meta)
     arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     np.savez(out, **arrays)
     return out
@@ -150,13 +155,14 @@ def _rewrite_meta(path, out, **changes):
 def test_other_major_version_and_foreign_class(fake, tmp_path):
     model, _, path = fake
     io.save(model, path)
-    old = _rewrite_meta(path, tmp_path / "old.npz", latentkit_version="7.0.0")
+    old = _rewrite_meta(path, tmp_path / "old.npz", resign=True, latentkit_version="7.0.0")
     with pytest.raises(io.ModelFileError, match="another major version"):
         io.load(old)
     fmt = _rewrite_meta(path, tmp_path / "fmt.npz", format_version=99)
     with pytest.raises(io.ModelFileError, match="format version"):
         io.load(fmt)
-    foreign = _rewrite_meta(path, tmp_path / "foreign.npz", module="some_unimported_pkg.models")
+    foreign = _rewrite_meta(path, tmp_path / "foreign.npz", resign=True,
+                            module="some_unimported_pkg.models")
     with pytest.raises(io.ModelFileError, match="never imported"):
         io.load(foreign)
     assert isinstance(io.load(foreign, model_class=UnitGaussian), UnitGaussian)

@@ -11,7 +11,9 @@ policy lives in one place:
   reductions vectorise), but NaN and inf semantics are kept (no ``nnan``/``ninf``), so a NaN
   in a kernel surfaces instead of being optimised away;
 * ``LATENTKIT_DISABLE_JIT=1`` in the environment turns every kernel into plain Python
-  (``prange`` becomes ``range``), for debugging and for coverage.
+  (``prange`` becomes ``range``), for debugging and for coverage;
+* numba's TBB threading layer (fork-safe and thread-safe) is made loadable before the first
+  kernel runs (:mod:`._layer`), unless the user chose another layer.
 
 Kernels import only numpy, math and numba (DESIGN.md section 4).
 """
@@ -20,10 +22,16 @@ import os
 
 import numba
 
-__all__ = ["jit", "prange", "FASTMATH", "JIT_DISABLED"]
+from ._layer import make_tbb_loadable
+
+__all__ = ["jit", "prange", "FASTMATH", "JIT_DISABLED", "THREADING_LAYER_SETUP"]
 
 #: True when ``LATENTKIT_DISABLE_JIT`` is set to anything but ``""``/``"0"``.
 JIT_DISABLED = os.environ.get("LATENTKIT_DISABLE_JIT", "0") not in ("", "0")
+
+#: What :func:`._layer.make_tbb_loadable` did when the kernels were first imported (so that
+#: numba picks its fork-safe and thread-safe TBB layer; see :mod:`._layer`).
+THREADING_LAYER_SETUP = "jit disabled" if JIT_DISABLED else make_tbb_loadable()
 
 #: The fastmath flags used by every kernel (LLVM flags; see numba's documentation).
 FASTMATH = frozenset({"nsz", "arcp", "contract", "reassoc"})

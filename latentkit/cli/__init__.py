@@ -52,6 +52,7 @@ import time
 from pathlib import Path
 
 from .. import __version__
+from .._exceptions import NotFittedError
 from ..io import save
 from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
 from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
@@ -100,12 +101,38 @@ def _check_fit_args(args):
     check_before_work(args)
 
 
+def _save_interrupted(model, path):
+    """After Ctrl-C during ``fit ... --out PATH``: save what the model kept -- the parameters
+    of its last completed iteration, marked ``converged_ = False`` (``LatentModel.fit`` keeps
+    them on an interrupt) -- and say so on stderr, or say that nothing was saved (no iteration
+    completed, or a model that keeps nothing consistent). A second Ctrl-C during the save
+    leaves no partial file (the save is atomic)."""
+    kept = (model is not None and getattr(model, "converged_", None) is False
+            and getattr(model, "n_iter_", 0) >= 1)
+    if kept:
+        try:
+            save(model, path)
+        except (TypeError, ValueError, NotFittedError, OSError) as exc:
+            sys.stderr.write(f"latentkit: nothing was saved to {path} ({exc})\n")
+            return
+        sys.stderr.write(f"latentkit: saved the model of iteration {model.n_iter_} (not "
+                         f"converged, converged_ = False) to {path}\n")
+    else:
+        sys.stderr.write(f"latentkit: interrupted before a model iteration completed; nothing "
+                         f"was saved to {path}\n")
+
+
 def _cmd_fit(args, out):
     _check_fit_args(args)
     command = FIT_COMMANDS[args.model]
     progress = Progress(total=None, enabled=not args.quiet, desc=f"fit {args.model}")
     start = time.perf_counter()
-    result = command.run(args, progress)
+    try:
+        result = command.run(args, progress)
+    except KeyboardInterrupt:
+        if args.out:
+            _save_interrupted(progress.model, args.out)
+        raise
     seconds = time.perf_counter() - start
     flush_warnings()  # one line each, after the progress bar and before the results
     model = result.model

@@ -37,6 +37,7 @@ class Progress:
         self.desc = desc
         self._bar = None
         self.n_iter = 0
+        self.model = None       # the model the callback last saw (what Ctrl-C can save)
         self._phase = None      # the start phase shown, or None for the iterations
         self._step = 0
         self._compiled = False  # a compilation ran since the bar's rate was last reset
@@ -131,6 +132,7 @@ class Progress:
         dn = n_iter - self.n_iter if n_iter > self.n_iter else n_iter  # a new initialisation
         self._advance(dn, f"ELBO {elbo:.6g}")
         self.n_iter = n_iter
+        self.model = model  # what an interrupted fit leaves (see cli._cmd_fit)
         return False
 
 

@@ -84,6 +84,7 @@ from scipy.special import logsumexp
 from .._acceleration import squarem_fit
 from .._kmeans import kmeans_plusplus, lloyd
 from .._start_phase import report_start
+from .._threads import caught_warnings
 from .._user_frame import user_stacklevel
 from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
 from ..distributions._gaussian import (
@@ -243,8 +244,7 @@ def start_log_likelihood(X, params, covariance_type, reg_covar, w):
     float
         ``sum_i w_i log sum_k pi_k N(x_i | mu_k, Sigma_k) / sum_i w_i``.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with caught_warnings("ignore"):
         prec, _ = compute_precision_cholesky(params["covariances"], covariance_type,
                                              reg_covar=reg_covar)
     shift = (w @ X) / w.sum()
@@ -341,8 +341,7 @@ class ModelLookahead:
             m.set_params(max_iter=max_iter, tol=tol)
         elif tol is not None:
             m.set_params(tol=max(tol, m.tol if m.tol is not None else 0.0))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with caught_warnings("ignore"):
             if max_iter is None and self.accelerate:  # a run to the optimum: SQUAREM
                 squarem_fit(m, self.X, sample_weight=self.w)
             else:

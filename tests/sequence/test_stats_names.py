@@ -81,6 +81,7 @@ def _as_old_file(path, old_path, renames):
     for key in list(arrays):
         if old_key(key) != key:
             arrays[old_key(key)] = arrays.pop(key)
+    meta["format_version"] = 2  # the old writer's format: its checksum covers the arrays only
     meta["sha256"] = _digest(arrays)  # the old writer's checksum over its array names
     text = json.dumps(meta)
     for key in arrays:
