@@ -28,7 +28,7 @@ from ._multiview_hmm import spectral_init_gaussian_hmm, spectral_init_poisson_hm
 # differential privacy
 from ._accounting import PrivacyAccountant, calibrate_gaussian_noise
 from ._private_power import PrivateTensorPower, input_perturbation_power, private_tensor_power
-from ._private_lda import PrivacyNoiseWarning, PrivateSpectralLDA
+from ._private_lda import PrivacyNoiseWarning, PrivacyRelationWarning, PrivateSpectralLDA
 from ._private_gmm import PrivateSpectralGMM
 # tensor completion and sparse (truncated) tensor power
 from ._completion import TensorCompletion, complete_tensor
@@ -45,7 +45,7 @@ __all__ = [
     "spectral_init_gaussian_hmm", "spectral_init_poisson_hmm",
     "PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_power",
     "PrivateTensorPower", "input_perturbation_power", "PrivateSpectralLDA",
-    "PrivacyNoiseWarning", "PrivateSpectralGMM",
+    "PrivacyNoiseWarning", "PrivacyRelationWarning", "PrivateSpectralGMM",
     "complete_tensor", "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",
     "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM",
 ]
