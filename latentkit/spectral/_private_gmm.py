@@ -49,6 +49,22 @@ from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon
 __all__ = ["PrivateSpectralGMM"]
 
 
+def _stage3_sensitivities(W, R, n):
+    """Sensitivity functions of the stage-3 releases (module docstring) for the released
+    whitening ``W`` (d, k), clip radius ``R`` and ``n`` samples: ``(sens_power, sens_eval)``,
+    each mapping unit vectors ``U`` (k, L) to (L,) sensitivities
+    ``2 ||W||_2 R^3 ||W u||_2^2 / n`` and ``2 R^3 ||W u||_2^3 / n``."""
+    w2 = float(np.linalg.norm(W, 2))
+
+    def sens_power(Ub):
+        return 2.0 * w2 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 2 / n
+
+    def sens_eval(Ub):
+        return 2.0 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 3 / n
+
+    return sens_power, sens_eval
+
+
 class PrivateSpectralGMM(_PrivateSpectralBase):
     """Spherical Gaussian mixture (common variance) that is (epsilon, delta)-DP for each sample.
 
@@ -187,14 +203,7 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         Y = Xc @ W
         T = np.einsum("ti,tj,tk->ijk", Y, Y, Y, optimize=True) / n \
             - _sym_outer(W.T @ M1, W.T @ W)
-        w2 = float(np.linalg.norm(W, 2))
-
-        def sens_power(Ub):
-            return 2.0 * w2 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 2 / n
-
-        def sens_eval(Ub):
-            return 2.0 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 3 / n
-
+        sens_power, sens_eval = _stage3_sensitivities(W, R, n)
         lam, Vk, noise = _private_power_stage(T, k, L, R_it, rng, ratio3, sens_power, sens_eval,
                                               acc, noise_rng)
         lam_safe = np.where(np.abs(lam) > 1e-12, lam, 1e-12)

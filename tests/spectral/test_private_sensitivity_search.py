@@ -143,3 +143,54 @@ def test_tensor_entry_sensitivities_of_a_run():
     ratio = np.array(observed) / np.array(stated)
     assert len(stated) == len(observed) == res.n_releases
     assert ratio.max() <= 1 + 1e-12 and ratio.min() >= 0.9
+
+
+# ----------------------------------------------------------------------------- PrivateSpectralGMM
+
+def _gmm_candidates(R, d, rng, directions=()):
+    """Samples of norm at most R: +-R e_i, +-R (e_i + e_j)/sqrt 2, random points on and inside
+    the ball, and +-R along the given directions."""
+    E = np.eye(d)
+    pts = [R * E, -R * E]
+    pts += [R * (E[i] + E[j])[None] / np.sqrt(2) for i in range(d) for j in range(i + 1, d)]
+    Z = rng.standard_normal((30, d))
+    pts += [R * Z / np.linalg.norm(Z, axis=1, keepdims=True), 0.5 * R * Z / np.abs(Z).sum(1,
+                                                                                     keepdims=True)]
+    for v in directions:
+        pts += [R * v[None] / np.linalg.norm(v), -R * v[None] / np.linalg.norm(v)]
+    return np.concatenate(pts)
+
+
+def test_private_gmm_sensitivities_against_searched_neighbours():
+    from latentkit.spectral import PrivateSpectralGMM
+    from latentkit.spectral._private_gmm import _stage3_sensitivities as gmm_stage3
+
+    d, R, n = 4, 2.5, 50
+    rng = np.random.default_rng(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyNoiseWarning)
+        g = PrivateSpectralGMM(2, clip_norm=R, epsilon=5.0, n_init=2, max_iter=2,
+                               random_state=0).fit(rng.normal(size=(n, d)))
+    (stated1, _, _), (stated2, _, _) = g.accountant_.releases[:2]
+    P = _gmm_candidates(R, d, rng)
+    up = np.triu_indices(d)
+    assert _max_pair_distance(P) <= stated1 * (1 + 1e-12)
+    assert _max_pair_distance(P) >= 0.9 * stated1
+    outer = np.einsum("ta,tb->tab", P, P)[:, up[0], up[1]]
+    assert 0.9 * stated2 <= _max_pair_distance(outer) <= stated2 * (1 + 1e-12)
+    best_power = best_eval = 0.0
+    for W in (g.whitening_.W, rng.standard_normal((d, 2)), rng.standard_normal((d, 2))):
+        sens_power, sens_eval = gmm_stage3(W, R, n)
+        U = np.concatenate([np.linalg.svd(W)[2].T, rng.standard_normal((2, 10))], axis=1)
+        U /= np.linalg.norm(U, axis=0)
+        sp_, se_ = sens_power(U), sens_eval(U)
+        for j in range(U.shape[1]):
+            u = U[:, j]
+            X = _gmm_candidates(R, d, rng, directions=[W @ u])
+            Y = X @ W                                   # y_t = W^T x_t
+            yu = Y @ u
+            r_power = _max_pair_distance(Y * (yu ** 2)[:, None] / n) / sp_[j]
+            r_eval = _max_pair_distance((yu ** 3)[:, None] / n) / se_[j]
+            assert r_power <= 1 + 1e-9 and r_eval <= 1 + 1e-9
+            best_power, best_eval = max(best_power, r_power), max(best_eval, r_eval)
+    assert best_power >= 0.9 and best_eval >= 0.9
