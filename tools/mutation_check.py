@@ -10,7 +10,8 @@ halved, a term dropped, an index transposed, a check removed). For each mutant t
 3. runs the mutant's own test files there, ``python -m pytest -q -x -p no:cacheprovider``, with a
    fresh, empty ``NUMBA_CACHE_DIR`` (no kernel compiled from other source is reused),
 
-and prints ``killed`` (the tests failed) or ``survived`` (they passed), then the kill ratio.
+and prints ``killed`` (the tests failed; with the first failing test) or ``survived`` (they
+passed), then the kill ratio.
 Before the mutants, the same test files run once on an unmutated copy (the baseline): a
 failure there makes every kill meaningless, so the script stops.
 
@@ -54,6 +55,7 @@ class Mutant:
 
 
 MUTANTS = (
+    # the properties of issue 33 (each has a test written for it)
     Mutant("private_lda_power_sensitivity_halved", "latentkit/spectral/_private_lda.py",
            "return 2.0 * omega * np.max(np.abs(W @ Ub), axis=0) ** 2 / n_hat",
            "return 1.0 * omega * np.max(np.abs(W @ Ub), axis=0) ** 2 / n_hat",
@@ -136,6 +138,8 @@ MUTANTS = (
            "        h.update(a.tobytes())\n", "",
            ("tests/test_io_tamper.py", "tests/test_io.py"),
            "the model file's checksum no longer covers the arrays' bytes"),
+    # the rest of the core: no test was written for these mutants (a blind sample of the
+    # existing tests' strength)
     Mutant("gaussian_log_normaliser_one_dim", "latentkit/distributions/_gaussian.py",
            "out += log_det - 0.5 * D * _LOG_2PI", "out += log_det - 0.5 * _LOG_2PI",
            ("tests/distributions/test_gaussian_block.py", "tests/mixture/test_gaussian_mixture.py"),
@@ -149,6 +153,27 @@ MUTANTS = (
            "return r + math.log(x) - 0.5 / x + t", "return r + math.log(x) - 0.5 / x",
            ("tests/topic/test_lda.py", "tests/mixture/test_dirichlet_process.py"),
            "digamma without its asymptotic series (error ~ 1/(12 x^2))"),
+    Mutant("viterbi_transposed_transition", "latentkit/_kernels/hmm.py",
+           "v = delta[i] + log_transmat_t[j, i]", "v = delta[i] + log_transmat_t[i, j]",
+           ("tests/sequence/test_hmm_kernels.py", "tests/sequence/test_hmm.py"),
+           "Viterbi with the transition matrix transposed"),
+    Mutant("whitening_inverse_eigenvalue", "latentkit/spectral/_whitening.py",
+           "return cls(W=U / root, B=U * root,", "return cls(W=U / s, B=U * root,",
+           ("tests/spectral/test_estimators.py",),
+           "whitening matrix scaled by 1/s instead of 1/sqrt(s)"),
+    Mutant("kmeans_distance_cross_term", "latentkit/_kmeans.py",
+           "d = x_sq[:, None] - 2.0 * (X @ C.T)", "d = x_sq[:, None] - (X @ C.T)",
+           ("tests/mixture/test_gaussian_mixture.py", "tests/spectral/test_gmm_start.py"),
+           "k-means squared distances without the factor 2 of the cross term"),
+    Mutant("gaussian_full_without_reg_covar", "latentkit/distributions/_gaussian.py",
+           "        cov[:, np.arange(D), np.arange(D)] += reg_covar\n",
+           "        cov[:, np.arange(D), np.arange(D)] += 0.0\n",
+           ("tests/mixture/test_gaussian_mixture.py",),
+           "full covariances estimated without reg_covar on the diagonal"),
+    Mutant("dirichlet_kl_without_normaliser", "latentkit/distributions/_dirichlet.py",
+           "e_log = psi(q) - psi(q0)[..., None]", "e_log = psi(q)",
+           ("tests/topic/test_lda.py", "tests/sequence/test_variational_hmm.py"),
+           "Dirichlet KL with E[log theta] missing its - psi(q0)"),
     Mutant("hmm_transposed_transition", "latentkit/_kernels/hmm.py",
            "acc += prev[i] * transmat_t[j, i]", "acc += prev[i] * transmat_t[i, j]",
            ("tests/sequence/test_hmm_kernels.py",),
@@ -190,8 +215,9 @@ def _run_tests(dest, tests, timeout):
                                   timeout=timeout)
         except subprocess.TimeoutExpired:
             return False, "timeout"
-    tail = (proc.stdout.strip().splitlines() or [""])[-1]
-    return proc.returncode == 0, tail
+    lines = proc.stdout.strip().splitlines() or [""]
+    failed = [ln.split(" - ")[0][len("FAILED "):] for ln in lines if ln.startswith("FAILED ")]
+    return proc.returncode == 0, lines[-1] + (f"  [{failed[0]}]" if failed else "")
 
 
 def _check_mutants(mutants):
