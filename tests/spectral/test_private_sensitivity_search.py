@@ -154,8 +154,8 @@ def _gmm_candidates(R, d, rng, directions=()):
     pts = [R * E, -R * E]
     pts += [R * (E[i] + E[j])[None] / np.sqrt(2) for i in range(d) for j in range(i + 1, d)]
     Z = rng.standard_normal((30, d))
-    pts += [R * Z / np.linalg.norm(Z, axis=1, keepdims=True), 0.5 * R * Z / np.abs(Z).sum(1,
-                                                                                     keepdims=True)]
+    on_sphere = R * Z / np.linalg.norm(Z, axis=1, keepdims=True)
+    pts += [on_sphere, 0.5 * on_sphere]
     for v in directions:
         pts += [R * v[None] / np.linalg.norm(v), -R * v[None] / np.linalg.norm(v)]
     return np.concatenate(pts)
