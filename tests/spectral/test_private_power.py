@@ -39,6 +39,7 @@ def first_error(F, V):
                for j in range(V.shape[1]))
 
 
+@pytest.mark.os_entropy
 def test_release_count_and_accounting():
     lam, V = incoherent_tensor()
     res = private_tensor_power(FactorTensor(lam, V), 3, 1.0, 1e-5, n_restarts=4, n_iter=6,

@@ -10,6 +10,8 @@ import pytest
 import latentkit
 from latentkit.spectral import PrivacyNoiseWarning, PrivateSpectralGMM, PrivateSpectralLDA
 
+pytestmark = pytest.mark.os_entropy  # the real noise source (tests/spectral/conftest.py)
+
 
 def _corpus():
     rng = np.random.default_rng(0)
