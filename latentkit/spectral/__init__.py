@@ -30,7 +30,7 @@ from ._accounting import PrivacyAccountant, calibrate_gaussian_noise
 from ._subsampled import (DEFAULT_RDP_ORDERS, calibrate_noise_multiplier, rdp_to_epsilon,
                           subsampled_gaussian_rdp)
 from ._private_power import PrivateTensorPower, input_perturbation_power, private_tensor_power
-from ._private_lda import PrivacyNoiseWarning, PrivateSpectralLDA
+from ._private_lda import PrivacyNoiseWarning, PrivacyRelationWarning, PrivateSpectralLDA
 from ._private_gmm import PrivateSpectralGMM
 # tensor completion and sparse (truncated) tensor power
 from ._completion import TensorCompletion, complete_tensor
@@ -49,7 +49,7 @@ __all__ = [
     "subsampled_gaussian_rdp", "calibrate_noise_multiplier", "rdp_to_epsilon",
     "DEFAULT_RDP_ORDERS",
     "PrivateTensorPower", "input_perturbation_power", "PrivateSpectralLDA",
-    "PrivacyNoiseWarning", "PrivateSpectralGMM",
+    "PrivacyNoiseWarning", "PrivacyRelationWarning", "PrivateSpectralGMM",
     "complete_tensor", "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",
     "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM",
 ]

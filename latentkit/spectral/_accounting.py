@@ -494,7 +494,9 @@ class PrivacyAccountant:
         -------
         epsilon : float
             The epsilon spent (>= 0; 0 when nothing was released; ``inf`` when a release had no
-            noise). For 'drv' it may be ``inf`` when some release's per-release epsilon is >= 1.
+            noise). For 'advanced' and 'drv' it is ``inf`` when some release's per-release
+            epsilon is >= 1 (outside the range of the classical Gaussian mechanism, Dwork & Roth
+            2014, Thm A.1, on which both rules rest).
 
         Raises
         ------
@@ -522,10 +524,11 @@ class PrivacyAccountant:
         delta_prime = delta / (2.0 * K)
         c = math.sqrt(2.0 * math.log(1.25 / delta_prime))
         eps_i = [(c * s / g, n) for s, g, n in self.releases]
-        if method == "advanced":
-            return math.sqrt((4.0 + math.log(2.0 / delta)) * sum(n * e * e for e, n in eps_i))
+        # both rules rest on the classical Gaussian mechanism, valid for a per-release eps < 1
         if any(e >= 1.0 for e, _ in eps_i):
             return math.inf
+        if method == "advanced":
+            return math.sqrt((4.0 + math.log(2.0 / delta)) * sum(n * e * e for e, n in eps_i))
         sq = sum(n * e * e for e, n in eps_i)
         return (math.sqrt(2.0 * math.log(2.0 / delta) * sq)
                 + sum(n * e * math.expm1(e) for e, n in eps_i))

@@ -40,13 +40,29 @@ import numpy as np
 from .._deprecation import renamed_kwargs
 from .._validation import check_array, check_random_state, check_scalar
 from ._estimators import SpectralGMM
-from ._private_power import _is_inf_epsilon
+from ._private_power import _is_inf_epsilon, _noise_rng
 from ._private_lda import (_PrivateSpectralBase, _analyze_gauss_noise, _budget_sigmas,
                            _check_budget_split, _private_power_stage, _released_whitening,
                            _sym_outer)
 from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon
 
 __all__ = ["PrivateSpectralGMM"]
+
+
+def _stage3_sensitivities(W, R, n):
+    """Sensitivity functions of the stage-3 releases (module docstring) for the released
+    whitening ``W`` (d, k), clip radius ``R`` and ``n`` samples: ``(sens_power, sens_eval)``,
+    each mapping unit vectors ``U`` (k, L) to (L,) sensitivities
+    ``2 ||W||_2 R^3 ||W u||_2^2 / n`` and ``2 R^3 ||W u||_2^3 / n``."""
+    w2 = float(np.linalg.norm(W, 2))
+
+    def sens_power(Ub):
+        return 2.0 * w2 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 2 / n
+
+    def sens_eval(Ub):
+        return 2.0 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 3 / n
+
+    return sens_power, sens_eval
 
 
 class PrivateSpectralGMM(_PrivateSpectralBase):
@@ -71,6 +87,9 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
     max_iter : int, default 20
         Noisy power iterations per restart (``n_iter`` before 0.2: deprecated alias).
     random_state : None, int or numpy.random.Generator
+        Source of the starting vectors of the power method only; the privacy noise is drawn
+        from the operating system's entropy whatever ``random_state`` is, so two fits with the
+        same seed give different noise and nothing saved with the model regenerates it.
 
     Attributes
     ----------
@@ -169,9 +188,10 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         Xc = X * np.minimum(1.0, R / np.maximum(norms, 1e-300))[:, None]
         # stage 1 and 2
         sig1, sig2 = 2.0 * R * r1, math.sqrt(2.0) * R ** 2 * r2
-        s1 = Xc.sum(axis=0) + sig1 * rng.standard_normal(d)
+        noise_rng = _noise_rng()  # OS entropy, never random_state (nothing stored regenerates it)
+        s1 = Xc.sum(axis=0) + sig1 * noise_rng.standard_normal(d)
         acc.record(2.0 * R, sig1)
-        S2 = Xc.T @ Xc + _analyze_gauss_noise(d, sig2, rng)
+        S2 = Xc.T @ Xc + _analyze_gauss_noise(d, sig2, noise_rng)
         acc.record(math.sqrt(2.0) * R ** 2, sig2)
         mean, S = s1 / n, S2 / n
         cov_eig = np.linalg.eigvalsh((S + S.T) / 2 - np.outer(mean, mean))
@@ -183,16 +203,9 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         Y = Xc @ W
         T = np.einsum("ti,tj,tk->ijk", Y, Y, Y, optimize=True) / n \
             - _sym_outer(W.T @ M1, W.T @ W)
-        w2 = float(np.linalg.norm(W, 2))
-
-        def sens_power(Ub):
-            return 2.0 * w2 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 2 / n
-
-        def sens_eval(Ub):
-            return 2.0 * R ** 3 * np.linalg.norm(W @ Ub, axis=0) ** 3 / n
-
+        sens_power, sens_eval = _stage3_sensitivities(W, R, n)
         lam, Vk, noise = _private_power_stage(T, k, L, R_it, rng, ratio3, sens_power, sens_eval,
-                                              acc)
+                                              acc, noise_rng)
         lam_safe = np.where(np.abs(lam) > 1e-12, lam, 1e-12)
         w = lam_safe ** -2.0
         self.weights_ = w / w.sum()

@@ -92,7 +92,18 @@ Either triggers a :class:`PrivacyNoiseWarning`.
 tensors differing by one symmetric unit entry (sensitivities ``6 ||u||_inf^2`` and
 ``6 ||u||_inf^3``, :func:`~latentkit.spectral.private_tensor_power`). The whitening and the
 moments are then computed from the raw corpus without noise: **no document is protected**; it
-exists to reproduce the paper's setting.
+exists to reproduce the paper's setting. Such a fit warns (:class:`PrivacyRelationWarning`) and
+its ``privacy_report_['epsilon_documents']`` is None.
+
+Noise and seeds
+---------------
+Every noise draw comes from a generator seeded by the operating system's entropy
+(:func:`~latentkit.spectral._private_power._noise_rng`), never from ``random_state``, which
+drives only the starting vectors of the power method: with a seeded generator, the seed (stored
+with the model's hyper-parameters) would regenerate the noise, and subtracting it would give
+back the exact count and word sums. Documents are checked before the first release (length
+finite and at most 2**53, integer counts): the refusal depends on the corpus alone, not on the
+noise.
 """
 
 import math
@@ -106,18 +117,57 @@ from .._validation import check_counts, check_random_state, check_scalar
 from ..topic._words import TopWordsMixin
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
-from ._private_power import AccountantStateMixin, _is_inf_epsilon, _noisy_power_iterations, private_tensor_power
+from ._private_power import (AccountantStateMixin, _is_inf_epsilon, _noise_rng,
+                             _noisy_power_iterations, private_tensor_power)
 from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
 from ._tensors import SymmetricTensor
 from ._whitening import Whitening, whiten
 
-__all__ = ["PrivateSpectralLDA", "PrivacyNoiseWarning"]
+__all__ = ["PrivateSpectralLDA", "PrivacyNoiseWarning", "PrivacyRelationWarning"]
 
 _SQRT2 = math.sqrt(2.0)
+
+#: Largest document length (sum of counts) accepted: integers up to 2**53 are exact in float64.
+MAX_DOCUMENT_LENGTH = 2.0 ** 53
 
 
 class PrivacyNoiseWarning(UserWarning):
     """The privacy noise dominates part of a private estimate (see ``noise_dominated_``)."""
+
+
+class PrivacyRelationWarning(UserWarning):
+    """The fit's epsilon is for a neighbouring relation that protects no document
+    (``PrivateSpectralLDA(neighbouring='tensor_entry')``)."""
+
+
+def _check_document_lengths(X):
+    """ValueError unless every document's length (row sum of the CSR counts ``X``) is finite
+    and at most :data:`MAX_DOCUMENT_LENGTH`; run before the first release, so whether a corpus
+    is refused depends on that corpus alone (a public domain rule), never on the noise."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        ell = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    bad = np.flatnonzero(~(np.isfinite(ell) & (ell <= MAX_DOCUMENT_LENGTH)))
+    if bad.size:
+        raise ValueError(f"X: every document's length (sum of its counts) must be finite and at "
+                         f"most 2**53 for the privacy guarantee; document {int(bad[0])} has "
+                         f"length {ell[bad[0]]:.6g} ({bad.size} such document(s)).")
+    return ell
+
+
+def _stage3_sensitivities(W, n_hat):
+    """Sensitivity functions of the stage-3 releases (module docstring, item 5) for the
+    released whitening ``W`` (|S|, k) and count ``n_hat``: ``(sens_power, sens_eval)``, each
+    mapping unit vectors ``U`` (k, L) to (L,) sensitivities
+    ``2 omega ||W u||_inf^2 / n_hat`` and ``2 ||W u||_inf^3 / n_hat``."""
+    omega = float(np.sqrt((W ** 2).sum(axis=1)).max())
+
+    def sens_power(Ub):
+        return 2.0 * omega * np.max(np.abs(W @ Ub), axis=0) ** 2 / n_hat
+
+    def sens_eval(Ub):
+        return 2.0 * np.max(np.abs(W @ Ub), axis=0) ** 3 / n_hat
+
+    return sens_power, sens_eval
 
 
 def _sym_outer(m, G):
@@ -188,9 +238,11 @@ def _budget_sigmas(eps, delta, accountant, split, n_power_releases):
             1.0 / math.sqrt(2.0 * shares[2] / n_power_releases))
 
 
-def _private_power_stage(T, k, n_restarts, n_iter, rng, ratio, sens_power, sens_eval, acc):
+def _private_power_stage(T, k, n_restarts, n_iter, rng, ratio, sens_power, sens_eval, acc,
+                         noise_rng):
     """Stage 3: WA16 Algorithm 3 on the dense (k, k, k) tensor ``T`` with the given
     sensitivity functions and ``sigma = ratio * Delta``; records the releases in ``acc``.
+    Starting vectors from ``rng``, noise from ``noise_rng`` (OS entropy, :func:`_noise_rng`).
 
     Returns ``(eigenvalues (k,), eigenvectors (k, k), noise_scale (k,))`` with
     ``noise_scale_i = ratio * sens_power(v_i) * sqrt(k)``, the expected norm of the noise of a
@@ -198,7 +250,7 @@ def _private_power_stage(T, k, n_restarts, n_iter, rng, ratio, sens_power, sens_
     """
     op = SymmetricTensor(T, check_symmetric=False)
     lam, Vk, _, sens, sig = _noisy_power_iterations(op, k, k, n_restarts, n_iter, rng, ratio,
-                                                     sens_power, sens_eval)
+                                                     sens_power, sens_eval, noise_rng=noise_rng)
     acc.record_many(np.concatenate(sens), np.concatenate(sig))
     return lam, Vk, ratio * sens_power(Vk) * math.sqrt(k)
 
@@ -214,6 +266,7 @@ def _release_moments(X, ell, sig1, sig2, n_words, rng):
         on ``sum e2`` over ``S x S``, sensitivity sqrt 2); 0 for none.
     n_words : int
     rng : numpy.random.Generator
+        Source of the noise (:func:`_noise_rng`: OS entropy, never ``random_state``).
 
     Returns
     -------
@@ -318,7 +371,12 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         Noisy power iterations per restart (``n_iter`` before 0.2: deprecated alias).
         Power steps ``R`` per candidate.
     random_state : None, int or numpy.random.Generator
-        Source of the starting vectors and of all privacy noise.
+        Source of the starting vectors of the power method only. The privacy noise is always
+        drawn from a generator seeded by the operating system's entropy
+        (``numpy.random.SeedSequence()``), never from ``random_state``: two fits with the same
+        seed give different noise, and nothing stored on the model (or saved by
+        :func:`latentkit.save`) regenerates it. A seed would otherwise let anyone holding the
+        model subtract the noise and recover the exact counts.
 
     Attributes
     ----------
@@ -344,7 +402,9 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         Every release of the fit.
     privacy_report_ : dict
         ``accountant_.report(delta)`` plus ``'neighbouring'``, ``'epsilon'`` (the total spent
-        under ``accountant``) and ``'calibration'``.
+        under ``accountant``), ``'calibration'`` and ``'epsilon_documents'``: the epsilon of
+        the guarantee per document, ``'epsilon'`` for 'document' and None (not applicable)
+        for 'tensor_entry'.
     n_docs_estimate_ : float
         Released number of documents with >= 3 tokens ('document'; exact for 'tensor_entry').
     word_frequencies_ : ndarray of shape (n_features,)
@@ -367,14 +427,17 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
     Raises
     ------
     ValueError (from ``fit``)
-        Bad hyper-parameters (named), non-integer counts, no document with 3 or more tokens
-        ('tensor_entry'),
+        Bad hyper-parameters (named), non-integer counts, a document whose length (sum of
+        counts) is not finite or exceeds 2**53 (checked before the first release), no document
+        with 3 or more tokens ('tensor_entry'),
         ``n_components`` above ``n_words`` or the vocabulary size.
 
     Warns
     -----
     PrivacyNoiseWarning
         When ``noise_dominated_.any()`` or ``m2_noise_dominated_``.
+    PrivacyRelationWarning
+        With ``neighbouring='tensor_entry'``: the epsilon protects no document.
 
     Notes
     -----
@@ -458,6 +521,7 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
             raise ValueError("X must hold integer word counts for the privacy guarantee (the "
                              "per-document estimators are distributions, the sensitivity bound, "
                              "only when c_w (c_w - 1) >= 0); got non-integer counts.")
+        ell = _check_document_lengths(X)
         V = X.shape[1]
         if k > V:
             raise ValueError(f"n_components={k} exceeds the vocabulary size {V}.")
@@ -466,12 +530,18 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         acc = PrivacyAccountant(method=self.accountant if self.accountant != "advanced" else
                                 "rdp")
         if self.neighbouring == "tensor_entry":
+            warnings.warn(f"neighbouring='tensor_entry': epsilon={self.epsilon:g} is for "
+                          "moment tensors differing in one entry; the whitening and the moments "
+                          "come from the raw documents without noise, so no document is "
+                          "protected (privacy_report_['epsilon_documents'] is None). Use "
+                          "neighbouring='document' for a guarantee per document.",
+                          PrivacyRelationWarning, stacklevel=2)
             lam, Vk, wh, S, noise = self._fit_tensor_entry(X, k, eps, delta, a0, rng, acc)
         else:
             if k > min(n_words, V):
                 raise ValueError(f"n_components={k} exceeds n_words={min(n_words, V)}.")
-            lam, Vk, wh, S, noise = self._fit_document(X, k, eps, delta, a0, n_words, split,
-                                                       rng, acc)
+            lam, Vk, wh, S, noise = self._fit_document(X, ell, k, eps, delta, a0, n_words,
+                                                       split, rng, acc)
         # map back (SPECTRAL_NOTES.md 1.3); a released eigenvalue may be ~0 or negative
         lam_safe = np.where(np.abs(lam) > 1e-12, lam, 1e-12)
         alpha = 4.0 * a0 * (a0 + 1.0) / ((a0 + 2.0) ** 2 * lam_safe ** 2)
@@ -497,17 +567,19 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         self.alpha0_ = a0
         self.selected_words_ = np.asarray(S, dtype=np.int64)
         self._store_private_fit(lam, wh, acc, delta, noise, self.neighbouring)
+        self.privacy_report_["epsilon_documents"] = (
+            None if self.neighbouring == "tensor_entry" else self.privacy_report_["epsilon"])
         self.n_features_in_ = V
         self._warn_noise("topics", "fewer n_words or a larger corpus")
         return self
 
-    def _fit_document(self, X, k, eps, delta, a0, n_words, split, rng, acc):
-        ell = np.asarray(X.sum(axis=1)).ravel()
+    def _fit_document(self, X, ell, k, eps, delta, a0, n_words, split, rng, acc):
+        noise_rng = _noise_rng()  # OS entropy, never random_state (nothing stored regenerates it)
         used = ell >= 3
         K = k * self.n_init * (self.max_iter + 1)
         r1, r2, ratio3 = _budget_sigmas(eps, delta, self.accountant, split, K)
         sig1, sig2 = _SQRT2 * r1, _SQRT2 * r2  # both sensitivities are sqrt(2)
-        count, s1, S, E2 = _release_moments(X, ell, sig1, sig2, n_words, rng)
+        count, s1, S, E2 = _release_moments(X, ell, sig1, sig2, n_words, noise_rng)
         acc.record(_SQRT2, sig1)
         acc.record(_SQRT2, sig2)
         n_hat = max(count, 1.0)
@@ -529,16 +601,9 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         q = W.T @ M1
         T = T - (a0 / (a0 + 2.0)) * _sym_outer(q, W.T @ E2h @ W) \
             + (2.0 * a0 ** 2 / ((a0 + 1.0) * (a0 + 2.0))) * np.einsum("a,b,c->abc", q, q, q)
-        omega = float(np.sqrt((W ** 2).sum(axis=1)).max())
-
-        def sens_power(Ub):
-            return 2.0 * omega * np.max(np.abs(W @ Ub), axis=0) ** 2 / n_hat
-
-        def sens_eval(Ub):
-            return 2.0 * np.max(np.abs(W @ Ub), axis=0) ** 3 / n_hat
-
+        sens_power, sens_eval = _stage3_sensitivities(W, n_hat)
         lam, Vk, noise = _private_power_stage(T, k, self.n_init, self.max_iter, rng, ratio3,
-                                              sens_power, sens_eval, acc)
+                                              sens_power, sens_eval, acc, noise_rng)
         return lam, Vk, wh, S, noise
 
     def _fit_tensor_entry(self, X, k, eps, delta, a0, rng, acc):

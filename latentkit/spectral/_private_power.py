@@ -87,6 +87,15 @@ class PrivateTensorPowerResult:
         return self.accountant.report(self.delta)
 
 
+def _noise_rng():
+    """A generator for privacy noise, seeded from the operating system's entropy
+    (``numpy.random.SeedSequence()`` without a seed reads ``os.urandom``), whatever the
+    estimator's ``random_state``: the noise cannot be regenerated from a seed, and nothing that
+    would regenerate it is kept or saved. ``random_state`` drives only the non-private
+    randomness (starting vectors, restarts)."""
+    return np.random.default_rng(np.random.SeedSequence())
+
+
 def _is_inf_epsilon(epsilon):
     """True for ``epsilon = +inf`` (the non-private run with the same algorithm)."""
     return (isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool)
@@ -150,7 +159,11 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
         privacy profile of the composition (Balle & Wang 2018; Dong, Roth & Su 2022); smaller
         still (see :mod:`latentkit.spectral._accounting`).
     random_state : None, int or numpy.random.Generator
-        Source of the starting vectors and of the privacy noise.
+        Source of the starting vectors only. The privacy noise is always drawn from a
+        generator seeded by the operating system's entropy, never from ``random_state``, so a
+        fixed seed reproduces the starts but not the noise (two runs with the same seed give
+        different noisy results at finite epsilon); nothing that would regenerate the noise is
+        returned or stored.
     sensitivity_constant : float, default 6.0
         The constant ``c`` of the sensitivities ``c ||u||_inf^2`` and ``c ||u||_inf^3``
         (WA16 Thm 4.1 for symmetric neighbours; a public MATLAB implementation uses 2).
@@ -194,7 +207,7 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
     weights, factors, scores, sens, sig = _noisy_power_iterations(
         op, d, n_components, n_restarts, n_iter, rng, nu / c,
         lambda U: c * np.max(np.abs(U), axis=0) ** 2,
-        lambda U: c * np.max(np.abs(U), axis=0) ** 3, callback)
+        lambda U: c * np.max(np.abs(U), axis=0) ** 3, callback, noise_rng=_noise_rng())
     acc.record_many(np.concatenate(sens), np.concatenate(sig))
     return PrivateTensorPowerResult(weights=weights, factors=factors, nu=nu, n_releases=K,
                                     accountant=acc, epsilon=epsilon, delta=delta,
@@ -202,14 +215,15 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
 
 
 def _noisy_power_iterations(op, d, n_components, n_restarts, n_iter, rng, noise_ratio,
-                            sens_power, sens_eval, callback=None):
+                            sens_power, sens_eval, callback=None, *, noise_rng):
     """The loop of WA16 Algorithm 3 with release-dependent sensitivities.
 
     Every power step releases ``T_i(I, u, u) + noise_ratio * sens_power(u) * z`` and every
     candidate's eigenvalue ``T_i(u, u, u) + noise_ratio * sens_eval(u) * z'``, so each release is
     a Gaussian mechanism with the same ratio ``sensitivity / sigma = 1 / noise_ratio``
-    (``noise_ratio = 0``: no noise; the normal draws still happen, so the random stream is the
-    same). Deflation by the released ``(lambda_j, v_j)`` is post-processing.
+    (``noise_ratio = 0``: no noise). The starting vectors come from ``rng`` (``random_state``),
+    the noise from ``noise_rng`` (:func:`_noise_rng`, OS entropy), so the starts of a seeded run
+    do not depend on epsilon. Deflation by the released ``(lambda_j, v_j)`` is post-processing.
 
     Returns
     -------
@@ -230,8 +244,7 @@ def _noisy_power_iterations(op, d, n_components, n_restarts, n_iter, rng, noise_
             if i:  # implicit deflation: T_i(I,u,u) = T(I,u,u) - sum_j lam_j (v_j.u)^2 v_j
                 C = C - Vp @ (lp[:, None] * (Vp.T @ U) ** 2)
             s_p = np.asarray(sens_power(U), dtype=float)
-            # the draw happens at noise_ratio = 0 too, so epsilon=inf follows the same stream
-            C = C + (noise_ratio * s_p)[None, :] * rng.standard_normal((d, L))
+            C = C + (noise_ratio * s_p)[None, :] * noise_rng.standard_normal((d, L))
             sens.append(s_p)
             sig.append(noise_ratio * s_p)
             if callback is not None:
@@ -244,7 +257,7 @@ def _noisy_power_iterations(op, d, n_components, n_restarts, n_iter, rng, noise_
         if i:
             lam = lam - ((Vp.T @ U) ** 3).T @ lp
         s_e = np.asarray(sens_eval(U), dtype=float)
-        lam = lam + noise_ratio * s_e * rng.standard_normal(L)
+        lam = lam + noise_ratio * s_e * noise_rng.standard_normal(L)
         sens.append(s_e)
         sig.append(noise_ratio * s_e)
         if callback is not None:
@@ -403,7 +416,8 @@ def input_perturbation_power(T, n_components, epsilon, delta, n_restarts=10, n_i
     acc = privacy_accountant if privacy_accountant is not None else PrivacyAccountant()
     acc.check_budget(epsilon, delta, 1, sensitivity_constant, sigma)
     rng = check_random_state(random_state)
-    noisy = _symmetrize(np.asarray(arr, dtype=float) + sigma * rng.standard_normal(arr.shape))
+    noise = _noise_rng().standard_normal(arr.shape)  # OS entropy, never random_state
+    noisy = _symmetrize(np.asarray(arr, dtype=float) + sigma * noise)
     acc.record(sensitivity_constant, sigma)
     weights, factors = _rtpm(noisy, n_components, n_restarts, n_iter, rng)
     return PrivateTensorPowerResult(weights=weights, factors=factors, nu=sigma, n_releases=1,

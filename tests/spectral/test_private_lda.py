@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from latentkit.datasets._synthetic import make_lda_corpus
-from latentkit.spectral import (LDAMoments, PrivacyNoiseWarning, PrivateSpectralLDA,
-                                SpectralLDA, Whitening)
+from latentkit.spectral import (LDAMoments, PrivacyNoiseWarning, PrivacyRelationWarning,
+                                PrivateSpectralLDA, SpectralLDA, Whitening)
 from latentkit.spectral._private_lda import _e3_sum_whitened, _sym_outer
 
 
@@ -160,12 +160,13 @@ def test_noise_warning_tensor_entry_and_bad_params(corpus):
                                random_state=0).fit(X)
     assert m.noise_dominated_.any() and m.noise_scale_.shape == (3,)
     # the paper's relation stays available as an explicit option, with its constant 6
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), pytest.warns(PrivacyRelationWarning, match="no document"):
         warnings.simplefilter("ignore", PrivacyNoiseWarning)
         m = PrivateSpectralLDA(3, 1.0, doc_topic_prior=0.3, neighbouring="tensor_entry",
                                accountant="advanced", n_init=3, max_iter=5,
                                random_state=0).fit(X)
     assert m.privacy_report_["neighbouring"] == "tensor_entry"
+    assert m.privacy_report_["epsilon_documents"] is None  # the epsilon protects no document
     assert m.privacy_report_["epsilon"] == pytest.approx(1.0, rel=1e-10)
     assert m.selected_words_.size == X.shape[1]
     for kw, msg in [({"neighbouring": "word"}, "neighbouring"),
