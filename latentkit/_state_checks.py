@@ -241,6 +241,10 @@ def _vae(m):
         raise StateCheckError("hidden_layer_sizes_", f"{tuple(sizes)} disagrees with the "
                                                      f"hyper-parameter {m.hidden_layer_sizes}")
     _array(m, "params_", (m._layout()["n"],))
+    activity = np.asarray(_get(m, "latent_activity_"), dtype=float)
+    if getattr(m, "privacy_report_", None) is not None and activity.shape == (
+            int(m.latent_dim),) and np.isnan(activity).all():
+        return  # a private fit withholds its training-data diagnostics (all NaN by design)
     _array(m, "latent_activity_", (int(m.latent_dim),), nonnegative=True)
 
 
