@@ -7,7 +7,7 @@ every K) and returns a :class:`Selection` whose ``table`` has one row per K:
 kind     columns                                                     rule
 =======  ==========================================================  ======================
 lda      held-out perplexity (per-document bound), c_npmi, u_mass,   lowest held-out
-         training ELBO, seconds                                      perplexity
+         topic diversity (top 25), training ELBO, seconds            perplexity
 gmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
 vgmm     seconds
 hmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
@@ -18,7 +18,8 @@ BIC = -2 log L + p log n (Schwarz 1978), AIC = -2 log L + 2p (Akaike 1974), both
 split; held-out log-likelihoods are nats per sample (per time step for HMMs). LDA's held-out
 perplexity is ``exp(-bound / tokens)`` with the per-document bound (Hoffman, Blei & Bach 2010;
 no global KL term), and its coherences are those of :func:`latentkit.topic.coherence` on the
-whole corpus (Roeder, Both & Hinneburg 2015; Mimno et al. 2011).
+whole corpus (Roeder, Both & Hinneburg 2015; Mimno et al. 2011); its diversity is
+:func:`latentkit.topic.topic_diversity` of the top 25 words (Dieng, Ruiz & Blei 2020).
 """
 
 import math
@@ -174,7 +175,7 @@ def _split(n, heldout, rng, what):
 
 def _lda_row(K, X_train, X_test, corpus, params, seed, top_n):
     # local: load only the model family being selected
-    from .topic import LatentDirichletAllocation, coherence
+    from .topic import LatentDirichletAllocation, coherence, topic_diversity
 
     model = LatentDirichletAllocation(n_components=K, random_state=seed,
                                       **{"init": "spectral", **params})
@@ -187,6 +188,7 @@ def _lda_row(K, X_train, X_test, corpus, params, seed, top_n):
             row[m] = float(coherence(model, corpus, m, top_n=top_n).mean)
         except ValueError:  # a top word absent from the reference corpus
             row[m] = float("nan")
+    row["diversity"] = topic_diversity(model, 25)
     row["train_elbo"] = float(model.lower_bound_)
     row["seconds"] = round(seconds, 3)
     return model, row

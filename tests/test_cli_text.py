@@ -16,7 +16,7 @@ import latentkit as lk
 from latentkit import cli
 from latentkit.datasets import load_gutenberg_novels
 from latentkit.text import TextVectorizer
-from latentkit.topic import coherence
+from latentkit.topic import coherence, topic_diversity
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -76,6 +76,8 @@ def test_readme_raw_text_example_end_to_end(tmp_path, monkeypatch, capsys):
     c_v = coherence(model, tokens, "c_v", vocabulary=vocab)
     mean_line = [ln for ln in outputs[1].splitlines() if ln.strip().startswith("mean")][0]
     assert float(mean_line.split()[1]) == pytest.approx(c_v.mean, abs=5e-5)
+    div_line = [ln for ln in outputs[1].splitlines() if ln.startswith("topic diversity")][0]
+    assert float(div_line.split()[-1]) == pytest.approx(topic_diversity(model, 25), abs=5e-5)
     # the report is a standalone page with the topics and the typical documents' first lines
     html = Path("report.html").read_text(encoding="utf-8")
     assert "notes, day" in html and "<script src" not in html
@@ -104,6 +106,8 @@ def test_gutenberg_export_and_fit_on_real_raw_text(tmp_path, capsys):
                        "--measure", "u_mass"])
     assert status == 0
     assert len(json.loads(out)["measures"]["u_mass"]["per_topic"]) == 4
+    assert json.loads(out)["diversity"] == {
+        "top_n": 25, "value": topic_diversity(lk.load(str(tmp_path / "w.npz")), 25)}
 
 
 def test_select_command(tmp_path):

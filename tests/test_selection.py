@@ -6,7 +6,7 @@ import pytest
 
 from latentkit.datasets import load_earthquakes, load_old_faithful
 from latentkit.selection import parse_k_range, select_n_components
-from latentkit.topic import coherence
+from latentkit.topic import coherence, topic_diversity
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
 
@@ -63,6 +63,7 @@ def test_lda_columns_and_plot(tmp_path):
             m.perplexity(test, include_prior_kl=False), rel=1e-12)
         assert row["c_npmi"] == pytest.approx(coherence(m, X, "c_npmi").mean, rel=1e-12)
         assert row["u_mass"] == pytest.approx(coherence(m, X, "u_mass").mean, rel=1e-12)
+        assert row["diversity"] == topic_diversity(m, 25)
         assert m.init == "spectral"
     assert sel.best == min(sel.table, key=lambda r: r["heldout_perplexity"])["n_components"]
     out = sel.plot(tmp_path / "sel.png")

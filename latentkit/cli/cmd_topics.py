@@ -28,6 +28,8 @@ def add_parsers(sub):
                         "words (default, the library's; equals gensim's CoherenceModel on the "
                         "unfiltered tokenised texts) or drop them (equals CoherenceModel on the "
                         "filtered token lists)")
+    p.add_argument("--diversity-top-n", type=int, default=25,
+                   help="words per topic for topic diversity (default 25, as Dieng et al. 2020)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_cmd_coherence)
 
@@ -107,7 +109,7 @@ def _load_topic_model(path):
 # ----------------------------------------------------------------------------- coherence
 
 def _cmd_coherence(args, out):
-    from ..topic import coherence  # lazy: numba, ~2 s start-up
+    from ..topic import coherence, topic_diversity  # lazy: numba, ~2 s start-up
 
     check_before_work(args, ())
     model = _load_topic_model(args.path)
@@ -118,10 +120,15 @@ def _cmd_coherence(args, out):
     results = {m: coherence(model, corpus, m, top_n=args.top_n,
                             removed_words=args.removed_words) for m in args.measure}
     topics = next(iter(results.values())).topics
+    try:
+        diversity = topic_diversity(model, args.diversity_top_n)
+    except ValueError as exc:
+        raise CLIError(f"--diversity-top-n: {exc}") from None
     if args.json:
         out.write(json.dumps({
             "top_n": args.top_n, "topics": topics,
             "removed_words": args.removed_words,
+            "diversity": {"top_n": args.diversity_top_n, "value": diversity},
             "measures": {m: {"per_topic": [float(v) for v in r.per_topic], "mean": r.mean,
                              "window_size": r.window_size, "token_streams": r.token_streams}
                          for m, r in results.items()}}) + "\n")
@@ -138,6 +145,8 @@ def _cmd_coherence(args, out):
         vals = "  ".join(f"{results[m].per_topic[k]:>8.4f}" for m in args.measure)
         out.write(f"  {k:>5}  {vals}  {' '.join(map(str, words[:8]))}\n")
     out.write(f"   mean  {'  '.join(f'{results[m].mean:>8.4f}' for m in args.measure)}\n")
+    out.write(f"topic diversity (unique share of the top {args.diversity_top_n} words): "
+              f"{diversity:.4f}\n")
     return 0
 
 

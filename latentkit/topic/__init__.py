@@ -8,6 +8,7 @@ from ._cvb0 import cvb0_topics
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
 from ._plsa import PLSA
 from ._coherence import Coherence, coherence
+from ._diversity import topic_diversity
 from ._report import report_data, topic_report
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "PLSA",
     "coherence",
     "Coherence",
+    "topic_diversity",
     "topic_report",
     "report_data",
 ]

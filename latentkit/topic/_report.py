@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
 from ._coherence import coherence
 from ._report_page import PAGE
+from ._pyldavis import PyLDAvisMixin
 
 __all__ = ["topic_report", "report_data", "relevance", "saliency", "classical_mds",
            "TopicReportMixin"]
@@ -378,8 +379,9 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
     return page
 
 
-class TopicReportMixin:
-    """Adds :meth:`report` to a topic model (``LatentDirichletAllocation``, ``PLSA``)."""
+class TopicReportMixin(PyLDAvisMixin):
+    """Adds :meth:`report` (and, from :class:`PyLDAvisMixin`, :meth:`to_pyldavis`) to a topic
+    model (``LatentDirichletAllocation``, ``PLSA``)."""
 
     def report(self, path=None, corpus=None, **kwargs):
         """An interactive standalone HTML report of the topics (inter-topic map with a size
