@@ -56,12 +56,12 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
     Source: Sievert & Shirley (2014), "LDAvis: a method for visualizing and interpreting topics",
     ACL workshop on interactive language learning; ``pyLDAvis.prepare``'s documented arguments.
     """
-    from ._report import _counts_and_titles, _topic_word  # local: _report imports this module
+    from ._report import _corpus_parts, _topic_word  # local: _report imports this module
 
     model._check_is_fitted()
     phi = _topic_word(model)
     n_words = phi.shape[1]
-    X, _, _ = _counts_and_titles(model, counts_from_texts(model, corpus))
+    X, _, _ = _corpus_parts(model, counts_from_texts(model, corpus), None)
     if X is None:
         raise ValueError("corpus must be given: the documents to show (a count matrix, a "
                          "Corpus, or raw texts for a model fitted on texts), got None.")
