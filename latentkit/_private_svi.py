@@ -248,6 +248,10 @@ class PrivateStochasticVI(ParamsMixin):
         return isinstance(e, numbers.Real) and not isinstance(e, bool) and math.isinf(e) and e > 0
 
     def _check_params(self):
+        if not hasattr(self.model, "get_params"):
+            raise TypeError("model must be a latentkit estimator (LatentDirichletAllocation, "
+                            "VariationalGaussianMixture or GaussianMixture), got "
+                            f"{type(self.model).__name__}.")
         if not self._is_nonprivate():
             check_scalar(self.epsilon, "epsilon", numbers.Real, low=0.0, low_inclusive=False)
         check_scalar(self.delta, "delta", numbers.Real, low=0.0, high=1.0, low_inclusive=False,

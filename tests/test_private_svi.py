@@ -191,6 +191,9 @@ def test_bad_input():
         PrivateStochasticVI(PLSA(n_components=2), clip=1.0, batch_size=5).fit(X)
     with pytest.raises(ValueError, match="epsilon"):
         PrivateStochasticVI(LatentDirichletAllocation(), epsilon=0.0, clip=1.0).fit(X)
+    for eps in (1.0, np.inf):  # not an AttributeError from cloning a string
+        with pytest.raises(TypeError, match="model must be a latentkit estimator.*got str"):
+            PrivateStochasticVI("lda", epsilon=eps, clip=1.0).fit(X)
     with pytest.raises(ValueError, match="batch_size"):
         PrivateStochasticVI(LatentDirichletAllocation(), clip=1.0, batch_size=60).fit(X)
     with pytest.raises(ValueError, match="sampling_rate"):

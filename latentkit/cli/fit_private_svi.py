@@ -3,6 +3,7 @@ inference for LDA (:class:`latentkit.inference.PrivateStochasticVI`), with the n
 relation, the epsilon spent under both RDP conversions and the noise multiplier in the report."""
 
 import math
+import re
 
 import numpy as np
 
@@ -14,6 +15,20 @@ __all__ = ["run_private_svi_lda"]
 #: its length): about the median of KOS's news-blog posts at a random start
 #: (benchmarks/bench_private_svi.py); give --clip for longer documents.
 DEFAULT_CLIP = 10.0
+
+
+#: PrivateStochasticVI's argument names and the flags that set them.
+_FLAGS = {"epsilon": "--epsilon", "delta": "--delta", "clip": "--clip",
+          "batch_size": "--batch-size", "n_epochs": "--max-iter",
+          "learning_offset": "--learning-offset", "learning_decay": "--learning-decay"}
+
+
+def _flag_names(message):
+    """A library error naming an argument, reworded with the flag that sets it."""
+    name = re.match(r"(\w+)", message)
+    if name and name.group(1) in _FLAGS and message[name.end():name.end() + 1] in (" ", "="):
+        return _FLAGS[name.group(1)] + message[name.end():]
+    return message
 
 
 def run_private_svi_lda(args, progress):
@@ -47,7 +62,7 @@ def run_private_svi_lda(args, progress):
         try:
             fit.fit(X)
         except ValueError as e:
-            raise CLIError(str(e)) from None
+            raise CLIError(_flag_names(str(e))) from None
     lda = fit.model_
     lda.feature_names_in_ = np.asarray(vocab, dtype=str)
     top = top_words(lda.components_, list(vocab), args.top)

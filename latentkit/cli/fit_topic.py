@@ -30,9 +30,11 @@ def add_lda_args(p):
     p.add_argument("--clip", type=float, default=None,
                    help="--method svi --private: norm to which each document's expected "
                         "topic-word counts are clipped (default 10)")
-    p.add_argument("--epsilon", type=float, default=1.0,
-                   help="privacy epsilon of the whole pipeline (default 1; inf: no noise)")
-    p.add_argument("--delta", type=float, default=1e-5, help="privacy delta (default 1e-5)")
+    p.add_argument("--epsilon", type=float, default=None,
+                   help="--private: privacy epsilon of the whole pipeline (default 1; inf: no "
+                        "noise)")
+    p.add_argument("--delta", type=float, default=None,
+                   help="--private: privacy delta (default 1e-5)")
     p.add_argument("--accountant", default="analytic", choices=["analytic", "rdp", "advanced"],
                    help="noise calibration for --private (default analytic: exact; advanced "
                         "only with --neighbouring tensor_entry)")
@@ -67,11 +69,17 @@ def run_lda(args, progress):
     from ..topic._lda_svi import online_batch_size  # local: with the model above
 
     if getattr(args, "private", False):
+        args.epsilon = 1.0 if args.epsilon is None else args.epsilon
+        args.delta = 1e-5 if args.delta is None else args.delta
         if args.method == "svi":
             return run_private_svi_lda(args, progress)
         return run_private_spectral_lda(args, progress)
     if args.clip is not None:
         raise CLIError("--clip applies to --method svi --private only.")
+    for flag in ("epsilon", "delta"):  # else a fit the user believes private would run without
+        if getattr(args, flag) is not None:
+            raise CLIError(f"--{flag} applies to --private only; add --private for a "
+                           "differentially private fit.")
     corpus = _lda_corpus(args)
     X, vocab = corpus.data, corpus.vocabulary
     svi = args.method == "svi"

@@ -43,9 +43,9 @@ def add_vae_args(p):
     g.add_argument("--private", action="store_true",
                    help="train by DP-SGD: Poisson-sampled minibatches, per-example gradients "
                         "clipped to --clip-norm, Gaussian noise (protects one training row)")
-    g.add_argument("--epsilon", type=float, default=1.0,
+    g.add_argument("--epsilon", type=float, default=None,
                    help="--private: epsilon of the whole fit (default 1; inf: no noise)")
-    g.add_argument("--delta", type=float, default=1e-5, help="--private: delta (default 1e-5)")
+    g.add_argument("--delta", type=float, default=None, help="--private: delta (default 1e-5)")
     g.add_argument("--clip-norm", type=float, default=1.0,
                    help="--private: L2 bound of every per-example gradient (default 1)")
     g.add_argument("--noise-multiplier", type=float, default=None,
@@ -88,7 +88,13 @@ def run_vae(args, progress):
         name = bunch["name"]
     epochs = args.epochs if args.epochs is not None else args.max_iter
     cls, private = VAE, {}
+    for flag in ("epsilon", "delta"):  # else a fit the user believes private would run without
+        if not args.private and getattr(args, flag) is not None:
+            raise CLIError(f"--{flag} applies to --private only; add --private for a "
+                           "differentially private fit.")
     if args.private:
+        args.epsilon = 1.0 if args.epsilon is None else args.epsilon
+        args.delta = 1e-5 if args.delta is None else args.delta
         if not args.epsilon > 0 or not 0 < args.delta < 1:
             raise CLIError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon} "
                            f"and {args.delta}.")

@@ -40,7 +40,8 @@ def topic_diversity(topics_or_model, top_n=25):
         ``top_n`` < 1; a model whose ``components_`` is not 2-d or holds NaN; no topic, or an
         empty topic (also: a model row with no positive weight); a topic that repeats a word.
     TypeError
-        ``topics_or_model`` of an unsupported type; a non-integer ``top_n``.
+        ``topics_or_model`` of an unsupported type, or a topic that is not a list of str words or
+        int ids (e.g. a row of topic-word weights); a non-integer ``top_n``.
 
     Notes
     -----
@@ -64,7 +65,19 @@ def topic_diversity(topics_or_model, top_n=25):
             raise TypeError("topics_or_model must be a fitted topic model (with components_) or "
                             f"a list of topics (lists of words or word ids), got "
                             f"{type(topics_or_model).__name__}.")
-        listed = [[_plain(w) for w in t][:top_n] for t in topics_or_model]
+        listed = []
+        for k, t in enumerate(topics_or_model):
+            if isinstance(t, (str, bytes)) or not hasattr(t, "__iter__"):
+                raise TypeError(f"topics_or_model: topic {k} must be a list of words or word ids, "
+                                f"got {type(t).__name__}.")
+            words = [_plain(w) for w in t][:top_n]
+            for w in words:
+                if isinstance(w, bool) or not isinstance(w, (str, numbers.Integral)):
+                    raise TypeError(
+                        f"topics_or_model: topic {k} holds {w!r} of type {type(w).__name__}; "
+                        "words must be str or int column ids (for a topic-word matrix, pass the "
+                        "fitted model, whose components_ are ranked).")
+            listed.append(words)
     if not listed:
         raise ValueError("topics_or_model must hold at least one topic.")
     for k, t in enumerate(listed):

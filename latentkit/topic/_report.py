@@ -29,7 +29,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
-from ._coherence import coherence
+from ._coherence import MEASURES, coherence
 from ._report_page import PAGE
 from ._pyldavis import PyLDAvisMixin
 
@@ -247,12 +247,17 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     ------
     TypeError, ValueError
         Not a topic model; a corpus of another width; a vocabulary of the wrong length;
-        ``n_docs`` below 1; a ``title_column`` the corpus does not have.
+        ``n_docs``, ``n_words`` or ``top_n`` below 1; an unknown ``coherence_measure``; a
+        ``title_column`` the corpus does not have.
     """
     phi = _topic_word(model)
     K, W = phi.shape
-    if isinstance(n_docs, bool) or not isinstance(n_docs, (int, np.integer)) or n_docs < 1:
-        raise ValueError(f"n_docs must be an integer >= 1, got {n_docs!r}.")
+    for name, value in (("n_docs", n_docs), ("n_words", n_words), ("top_n", top_n)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}.")
+    if coherence_measure is not None and coherence_measure not in MEASURES:
+        raise ValueError(f"coherence_measure must be one of {sorted(MEASURES)} or None, got "
+                         f"{coherence_measure!r}.")
     if vocabulary is None:
         vocabulary = getattr(model, "feature_names_in_", None)
     if vocabulary is None and isinstance(corpus, dict):

@@ -74,3 +74,16 @@ def test_bad_input():
         topic_diversity([["a", "a"]])
     with pytest.raises(ValueError, match="NaN"):
         topic_diversity(_Topics([[1, np.nan]]))
+
+
+def test_a_topic_word_matrix_is_not_read_as_word_ids():
+    # 5 topics over 3 words: at most 3 distinct top words, so the diversity is at most 3/10; read
+    # as lists of float "ids" the matrix gave 1.0. A weight matrix must come as a fitted model.
+    weights = np.random.default_rng(0).dirichlet(np.ones(3), size=5)
+    with pytest.raises(TypeError, match="topic 0 holds .* float"):
+        topic_diversity(weights, top_n=2)
+    assert topic_diversity(_Topics(weights), top_n=2) <= 3 / 10
+    with pytest.raises(TypeError, match="topic 0 must be a list"):
+        topic_diversity(np.arange(3), top_n=2)
+    with pytest.raises(TypeError, match="topic 0 holds"):
+        topic_diversity([[True, False]], top_n=2)

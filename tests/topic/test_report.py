@@ -130,6 +130,20 @@ def test_typical_documents_once_each_and_titled_by_a_column(fitted, tmp_path):
         report_data(model, corpus, n_docs=0)
 
 
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n_words=0), "n_words must be an integer >= 1, got 0"),
+    (dict(n_words=-3), "n_words must be an integer >= 1, got -3"),
+    (dict(top_n=0), "top_n must be an integer >= 1, got 0"),
+    (dict(coherence_measure="cv"), "coherence_measure must be one of .* got 'cv'"),
+])
+def test_bad_report_arguments_are_errors(fitted, kwargs, match):
+    # a misspelt measure used to leave the coherence column out without a word, and n_words <= 0
+    # wrote a report with an empty (or end-sliced) overall bar chart
+    model, corpus = fitted
+    with pytest.raises(ValueError, match=match):
+        report_data(model, corpus, **kwargs)
+
+
 def test_report_command_title_column_and_n_docs(fitted, tmp_path, capsys):
     import io
 
