@@ -232,6 +232,8 @@ def subsampled_gaussian_rdp(order, sampling_rate, noise_multiplier, sampling="po
     ValueError
         An order <= 1, a sampling rate outside [0, 1], a negative noise multiplier, an unknown
         sampling.
+    TypeError
+        An order that is not a real number or a 1-d array of them (a string, a 2-d array).
 
     Notes
     -----
@@ -242,7 +244,11 @@ def subsampled_gaussian_rdp(order, sampling_rate, noise_multiplier, sampling="po
     s = check_scalar(noise_multiplier, "noise_multiplier", numbers.Real, low=0.0)
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
-    orders = np.asarray(order, dtype=float)
+    raw = np.asarray(order)
+    if raw.dtype.kind not in "iuf" or raw.ndim > 1:
+        raise TypeError(f"order must be a real number or a 1-d array of real numbers, got "
+                        f"{order!r} (dtype {raw.dtype}, {raw.ndim} dimensions).")
+    orders = raw.astype(float)
     if orders.size and not np.all(orders > 1.0):
         raise ValueError(f"order must be > 1, got {order!r}.")
     flat = orders.ravel()

@@ -195,3 +195,10 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="method"):
         rdp_to_epsilon([2.0], [1.0], 1e-5, "pld")
     assert calibrate_noise_multiplier(math.inf, 1e-5, 0.1, 10) == 0.0
+
+
+@pytest.mark.parametrize("order", ["2", ["2", "3"], [[2.0, 3.0]], np.array([True, False])])
+def test_order_of_the_wrong_kind_is_a_type_error_naming_it(order):
+    # a string was read as a float by numpy and a 2-d array gave a 2-d result
+    with pytest.raises(TypeError, match="order must be a real number or a 1-d array"):
+        subsampled_gaussian_rdp(order, 0.1, 1.0)
