@@ -436,5 +436,11 @@ def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, 
     store = log_resp is not None
     if store:
         _check("log_resp", log_resp, (n, K))
+    log_resp = log_resp if store else np.empty((1, K))
+    if P == 1:  # one partition (n <= 4096 rows from the model): the same serial function,
+        # called without the parallel kernel, whose compilation (4-5 s) never pays here
+        _partition_full_gemm(X, shift, ucat, bcat, const, w, 0, n, int(chunk), nk_p[0], sx_p[0],
+                             sxx_p[0], lse, log_resp, store)
+        return
     _estep_full_gemm_kernel(X, shift, ucat, bcat, const, w, edges, int(chunk), nk_p, sx_p,
-                            sxx_p, lse, log_resp if store else np.empty((1, K)), store)
+                            sxx_p, lse, log_resp, store)
