@@ -12,7 +12,8 @@ installs a listener for numba's ``"numba:compile"`` events (:mod:`numba.core.eve
 records every dispatcher compiled (with nesting: a kernel that calls another jitted function
 compiles the callee inside its own event) and writes JSON to a temporary file: the import time,
 the job time, and per dispatcher the number of compilations, the inclusive and the self time
-(inclusive minus the callees compiled inside it). The compile total is the sum of the outermost
+(inclusive minus the callees compiled inside it) and the dispatchers whose compilation
+triggered it (``compiled_inside``: who pulls in numba's string formatting, say). The compile total is the sum of the outermost
 events (no double counting). A warm run with zero compile events shows that ``NUMBA_CACHE_DIR``
 is honoured for the package's kernels (so the cold run is really cold).
 
@@ -129,13 +130,16 @@ def _child(family, mode, out_path):
         def on_end(self, ev):
             name, t0, inner = self.stack.pop()
             dur = time.perf_counter() - t0
-            rec = self.kernels.setdefault(name, {"n": 0, "inclusive": 0.0, "self": 0.0})
+            rec = self.kernels.setdefault(name, {"n": 0, "inclusive": 0.0, "self": 0.0,
+                                                 "compiled_inside": []})
             rec["n"] += 1
             rec["inclusive"] += dur
             rec["self"] += dur - inner
             self.n_events += 1
             if self.stack:
                 self.stack[-1][2] += dur
+                if self.stack[-1][0] not in rec["compiled_inside"]:
+                    rec["compiled_inside"].append(self.stack[-1][0])
             else:
                 self.total += dur
 
