@@ -143,6 +143,8 @@ def _child(family, mode, out_path):
             else:
                 self.total += dur
 
+    import warnings
+    warnings.simplefilter("ignore")  # the short settings do not converge; not the point here
     listener = CompileListener()
     event.register("numba:compile", listener)
     sys.path.insert(0, str(ROOT))
