@@ -31,7 +31,7 @@ dpmm      ``dpmm --dataset old_faithful -k 10`` / ``DirichletProcessMixture(10).
 hmm-cat   ``hmm --dataset lambda_phage -k 4 --max-iter 20`` / ``CategoricalHMM(4, 20)``
 hmm-pois  ``hmm --dataset earthquakes -k 3`` / ``PoissonHMM(3).fit(earthquakes)``
 hmm-gauss ``hmm --dataset geyser -k 3 --emission gaussian`` / ``GaussianHMM(3).fit(geyser)``
-vae       ``vae --dataset optdigits --epochs 3`` / ``VAE(max_iter=3).fit(optdigits)``
+vae       ``vae --dataset optdigits --epochs 3`` / ``VAE(max_iter=3).fit(optdigits)`` (binary)
 ========  ==============================================================================
 
 Small settings (stated above): PLSA 20 iterations, the categorical HMM on the 48,502-symbol
@@ -96,7 +96,7 @@ JOBS = {
                   "model = M(n_components=3, random_state=0)"),
     "vae": (["vae", "--dataset", "optdigits", "--epochs", "3"],
             "from latentkit import VAE as M\n"
-            "fit_args = (ds.load_optdigits().data,)\n"
+            "fit_args = (ds.load_optdigits('train', scale='binary').data,)\n"
             "model = M(max_iter=3, random_state=0)"),
 }
 
@@ -199,6 +199,9 @@ def measure(family, mode, timeout):
     try:
         cold = _run_child(family, mode, cache_dir, timeout)
         warm = _run_child(family, mode, cache_dir, timeout)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        print(f"FAILED: {mode} {family}: {exc}", file=sys.stderr, flush=True)
+        return None
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
     return {"family": family, "mode": mode, "cold": cold, "warm": warm}
@@ -256,7 +259,10 @@ def main():
     results = []
     for family in families:
         for mode in modes:
-            results.append(measure(family, mode, args.timeout))
+            res = measure(family, mode, args.timeout)
+            if res is None:
+                continue
+            results.append(res)
             print(f"done: {mode} {family} (cold {results[-1]['cold']['wall_s']:.1f} s, "
                   f"warm {results[-1]['warm']['wall_s']:.1f} s)", file=sys.stderr, flush=True)
     print_table(results, args.top)
