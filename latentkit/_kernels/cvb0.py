@@ -81,7 +81,8 @@ def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk)
                 new = p[k] * inv
                 nd[k] += n * (new - ph[k])
                 ph[k] = new
-        ndk[d] = nd
+        for k in range(K):  # not `ndk[d] = nd`: numba compiles its shape-mismatch error
+            ndk[d, k] = nd[k]  # message (string formatting, 3 s of a cold LDA start)
 
 
 @jit

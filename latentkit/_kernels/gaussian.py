@@ -319,39 +319,51 @@ def _rows_full(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp, store_log_resp
                 Z[i, k * D + a] = r * Xc[i, a]
 
 
+@jit
+def _partition_full_gemm(X, shift, ucat, bcat, const, w, lo, hi, chunk, nk, sx, sxx, lse,
+                         log_resp, store_log_resp):
+    """Rows ``lo:hi`` of :func:`mixture_estep_full_gemm` (one partition), serial.
+
+    Kept out of the ``prange`` body of :func:`_estep_full_gemm_kernel` so that numba's parfor
+    passes see one call instead of the GEMMs and loops: the parallel kernel compiled in 12 s
+    with this body inlined (``benchmarks/bench_cold_start.py``), in a fraction of it now."""
+    D = X.shape[1]
+    K = const.shape[0]
+    Xc = np.empty((chunk, D))
+    Y = np.empty((chunk, K * D))
+    Z = np.empty((chunk, K * D))
+    R = np.empty((chunk, K))
+    T1 = np.empty((D, K * D))
+    T2 = np.empty((K, D))
+    scratch = np.empty((2, K))
+    for a in range(lo, hi, chunk):
+        B = min(hi, a + chunk) - a
+        if B < chunk:  # last chunk of the partition: zero rows add nothing to the GEMMs
+            Xc[:, :] = 0.0
+            R[:, :] = 0.0
+            Z[:, :] = 0.0
+        for i in range(B):
+            for d in range(D):
+                Xc[i, d] = X[a + i, d] - shift[d]
+        np.dot(Xc, ucat, Y)
+        _rows_full(Y, bcat, const, w[a:], Xc, lse[a:], R, Z, nk,
+                   log_resp[a:], store_log_resp, B, scratch)
+        np.dot(R.T, Xc, T2)
+        np.dot(Xc.T, Z, T1)
+        for k in range(K):
+            for d in range(D):
+                sx[k, d] += T2[k, d]
+        for d in range(D):
+            for j in range(K * D):
+                sxx[d, j] += T1[d, j]
+
+
 @jit(parallel=True)
 def _estep_full_gemm_kernel(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, sx_p, sxx_p,
                             lse, log_resp, store_log_resp):
-    D = X.shape[1]
-    K = const.shape[0]
     for p in prange(edges.shape[0] - 1):
-        Xc = np.empty((chunk, D))
-        Y = np.empty((chunk, K * D))
-        Z = np.empty((chunk, K * D))
-        R = np.empty((chunk, K))
-        T1 = np.empty((D, K * D))
-        T2 = np.empty((K, D))
-        scratch = np.empty((2, K))
-        for a in range(edges[p], edges[p + 1], chunk):
-            B = min(edges[p + 1], a + chunk) - a
-            if B < chunk:  # last chunk of the partition: zero rows add nothing to the GEMMs
-                Xc[:, :] = 0.0
-                R[:, :] = 0.0
-                Z[:, :] = 0.0
-            for i in range(B):
-                for d in range(D):
-                    Xc[i, d] = X[a + i, d] - shift[d]
-            np.dot(Xc, ucat, Y)
-            _rows_full(Y, bcat, const, w[a:], Xc, lse[a:], R, Z, nk_p[p],
-                       log_resp[a:], store_log_resp, B, scratch)
-            np.dot(R.T, Xc, T2)
-            np.dot(Xc.T, Z, T1)
-            for k in range(K):
-                for d in range(D):
-                    sx_p[p, k, d] += T2[k, d]
-            for d in range(D):
-                for j in range(K * D):
-                    sxx_p[p, d, j] += T1[d, j]
+        _partition_full_gemm(X, shift, ucat, bcat, const, w, edges[p], edges[p + 1], chunk,
+                             nk_p[p], sx_p[p], sxx_p[p], lse, log_resp, store_log_resp)
 
 
 def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, sx_p, sxx_p,
@@ -424,5 +436,11 @@ def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, 
     store = log_resp is not None
     if store:
         _check("log_resp", log_resp, (n, K))
+    log_resp = log_resp if store else np.empty((1, K))
+    if P == 1:  # one partition (n <= 4096 rows from the model): the same serial function,
+        # called without the parallel kernel, whose compilation (4-5 s) never pays here
+        _partition_full_gemm(X, shift, ucat, bcat, const, w, 0, n, int(chunk), nk_p[0], sx_p[0],
+                             sxx_p[0], lse, log_resp, store)
+        return
     _estep_full_gemm_kernel(X, shift, ucat, bcat, const, w, edges, int(chunk), nk_p, sx_p,
-                            sxx_p, lse, log_resp if store else np.empty((1, K)), store)
+                            sxx_p, lse, log_resp, store)

@@ -98,6 +98,20 @@ def test_gemm_kernel_any_partition_matches_oracle_and_checks_edges():
     np.testing.assert_allclose(sxx.sum(0).reshape(d, k, d).transpose(1, 0, 2), o_sxx,
                                rtol=1e-10, atol=1e-10)
     assert np.all(nk[1] == 0)  # the empty partition adds nothing
+    # one partition: the serial shortcut (no parallel kernel) equals the parallel kernel bitwise
+    one = []
+    for shortcut in (True, False):
+        out = (np.zeros((1, k)), np.zeros((1, k, d)), np.zeros((1, d, k * d)), np.empty(n),
+               np.empty((n, k)))
+        call = (kern.mixture_estep_full_gemm if shortcut
+                else lambda *a: kern._estep_full_gemm_kernel(*a, True))
+        call(X, c, ucat, bcat, const, w, np.array([0, n], dtype=np.int64), 64, *out)
+        one.append(out)
+    for a, b in zip(*one):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(one[0][4], o_lr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(one[0][2][0].reshape(d, k, d).transpose(1, 0, 2), o_sxx,
+                               rtol=1e-10, atol=1e-10)
     for bad in ([0, 300, 699], [0, 400, 300, 700], [1, 700]):
         with pytest.raises(ValueError, match="edges must be"):
             kern.mixture_estep_full_gemm(X, c, ucat, bcat, const, w,
