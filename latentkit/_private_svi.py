@@ -37,15 +37,10 @@ import scipy.sparse as sp
 
 from ._steps import check_learning_rate, step_size_schedule
 from ._validation import check_random_state, check_scalar
+from ._validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from .base import ParamsMixin, clone
 
 __all__ = ["PrivateStochasticVI"]
-
-
-def _os_rng():
-    """A generator seeded from the operating system's entropy, whatever ``random_state`` is:
-    the Poisson samples and the noise must be unknown to anyone who knows the seed."""
-    return np.random.default_rng()
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,6 +28,29 @@ __all__ = [
 MAX_SPARSE_WIDTH = 100_000
 
 
+def privacy_noise_rng():
+    """A generator for privacy noise (and secret subsampling), seeded from the operating
+    system's entropy on every call, whatever an estimator's ``random_state`` is.
+
+    ``numpy.random.SeedSequence()`` without a seed reads ``os.urandom``: the noise cannot be
+    regenerated from a seed, and nothing that would regenerate it is kept or saved. Every
+    private estimator draws its noise here (one place to audit); ``random_state`` drives only
+    the non-private randomness (starts, restarts).
+
+    Returns
+    -------
+    numpy.random.Generator
+        A fresh PCG64 generator.
+
+    Notes
+    -----
+    With a seeded generator the Gaussian noise of a release is a function of the stored seed,
+    and subtracting it recovers the exact statistics (the guarantee of the Gaussian mechanism,
+    Dwork & Roth 2014, Appendix A, assumes noise unknown to the reader).
+    """
+    return np.random.default_rng(np.random.SeedSequence())
+
+
 def check_random_state(random_state):
     """Turn ``random_state`` into a :class:`numpy.random.Generator`.
 

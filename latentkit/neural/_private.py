@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_scalar
+from .._validation import privacy_noise_rng as _noise_generator  # OS entropy
 from . import _mlp
 from ._per_example import per_example_norms
 from ._vae import VAE, VAEStats
@@ -24,12 +25,6 @@ __all__ = ["PrivateVAE", "clipped_gradient_sum"]
 
 _ACCOUNTANTS = ("rdp", "rdp_improved")
 NEIGHBOURING = "one example (training row) added or removed"
-
-
-def _noise_generator():
-    """The generator of the privacy noise: fresh operating-system entropy on every call
-    (``numpy.random.SeedSequence()`` with no seed), never the model's ``random_state``."""
-    return np.random.default_rng(np.random.SeedSequence())
 
 
 def _clipped(model, theta, data, clip_norm, beta):

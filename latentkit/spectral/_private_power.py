@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_random_state, check_scalar
+from .._validation import privacy_noise_rng as _noise_rng  # OS entropy, never random_state
 from ..base import ParamsMixin
 from ._power import robust_tensor_power
 from ._tensors import as_tensor_operator, operator_dim
@@ -85,15 +86,6 @@ class PrivateTensorPowerResult:
     def privacy_spent(self):
         """Dict with the spent epsilon under 'advanced', 'rdp' and 'drv' at ``self.delta``."""
         return self.accountant.report(self.delta)
-
-
-def _noise_rng():
-    """A generator for privacy noise, seeded from the operating system's entropy
-    (``numpy.random.SeedSequence()`` without a seed reads ``os.urandom``), whatever the
-    estimator's ``random_state``: the noise cannot be regenerated from a seed, and nothing that
-    would regenerate it is kept or saved. ``random_state`` drives only the non-private
-    randomness (starting vectors, restarts)."""
-    return np.random.default_rng(np.random.SeedSequence())
 
 
 def _is_inf_epsilon(epsilon):
