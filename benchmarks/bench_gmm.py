@@ -144,7 +144,7 @@ def main():
           f"{100 * dflops / ours_iter / peak:.1f}%, sklearn {100 * dflops / sk_iter / peak:.1f}%")
 
     # score_samples outside fit: LatentModel runs it with BLAS on one thread, as the fit loop
-    # (latentkit._threads.blas_scoped); __wrapped__ is the same method without that scope
+    # (latentkit._utils.threads.blas_scoped); __wrapped__ is the same method without that scope
     def best_of(f, reps=5):
         best = np.inf
         for _ in range(reps):

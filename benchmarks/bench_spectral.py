@@ -115,7 +115,7 @@ def bench_csr_kernel():
     from latentkit._kernels import spectral as K
     from latentkit.datasets import load_kos
     from latentkit.spectral import LDAMoments, whiten
-    from latentkit._threads import blas_single_thread
+    from latentkit._utils.threads import blas_single_thread
     X = load_kos()["data"]
     k, L = 20, 20
     mom = LDAMoments(X, 1.0)

@@ -31,7 +31,7 @@ import warnings
 
 import numpy as np
 
-from latentkit._validation import check_random_state
+from latentkit._utils.validation import check_random_state
 from latentkit.datasets import load_optdigits
 from latentkit.neural import VAE
 from latentkit.neural._vae import _VAEData

@@ -35,20 +35,20 @@ import warnings
 
 import numpy as np
 
-from ._threads import blas_scoped, blas_single_thread
-from ._steps import step_size_schedule
-from ._validation import check_random_state, check_scalar
+from ._utils.threads import blas_scoped, blas_single_thread
+from ._engine.steps import step_size_schedule
+from ._utils.validation import check_random_state, check_scalar
 from .parallel.dask import DaskData
 from .sources import ChunkSource, ValidatedChunks
-from ._start_sample import start_data
+from ._engine.start_sample import start_data
 # The building blocks of a model, each in its own module; ``latentkit.base`` stays their public
 # import path (``from latentkit.base import Stats, ConvergenceMonitor, ...``).
-from ._convergence import ConvergenceMonitor
-from ._exceptions import ConvergenceWarning, ELBODecreaseWarning, NotFittedError
-from ._params import ParamsMixin, clone
-from ._rng_state import _rng_from_state, _rng_to_state
-from ._stats import Stats, stats_dataclass
-from ._user_frame import user_stacklevel
+from ._engine.convergence import ConvergenceMonitor
+from .exceptions import ConvergenceWarning, ELBODecreaseWarning, NotFittedError
+from ._engine.params import ParamsMixin, clone
+from ._utils.rng_state import _rng_from_state, _rng_to_state
+from ._engine.stats import Stats, stats_dataclass
+from ._utils.user_frame import user_stacklevel
 
 __all__ = [
     "LatentModel",
@@ -102,7 +102,7 @@ class LatentModel(ParamsMixin):
     _elbo_decrease_note = None  # why the bound can decrease (ConvergenceMonitor), if it can
     _sample_unit = "sample"
     _tol_may_be_none = False  # a model whose tol=None means "resolved from the data" (tol_)
-    #: Inference methods run with BLAS on one thread, as the fit loop is (latentkit._threads)
+    #: Inference methods run with BLAS on one thread, as the fit loop is (latentkit._utils.threads)
     _blas_scoped_methods = ("elbo", "score", "score_samples", "predict", "predict_proba",
                             "transform", "perplexity")
 
@@ -145,7 +145,7 @@ class LatentModel(ParamsMixin):
     def _start_needs_data(self):
         """Whether ``_init_params`` draws its start from the data (True); a model whose
         start needs only the data's width returns False, and a chunked or Dask fit then skips
-        gathering the start sample (:mod:`latentkit._start_sample`)."""
+        gathering the start sample (:mod:`latentkit._engine.start_sample`)."""
         return True
 
     def _split_data(self, data, n_chunks):
@@ -158,7 +158,7 @@ class LatentModel(ParamsMixin):
     # ---- data-derived defaults ---------------------------------------------------------------
     def _data_summary(self, data):
         """Mergeable summary (``+``) of validated data from which the data-derived defaults are
-        resolved (:mod:`latentkit._summaries`); None when the model has none."""
+        resolved (:mod:`latentkit._utils.summaries`); None when the model has none."""
         return None
 
     def _set_data_defaults(self, summary):
@@ -352,7 +352,7 @@ class LatentModel(ParamsMixin):
             Training data in the model's input form (see the class docstring); a
             :class:`latentkit.inference.ChunkSource` is read chunk by chunk in every iteration
             (memory bounded by one chunk; the start is drawn from the start sample of
-            :mod:`latentkit._start_sample`, all the data up to a cap, as in memory, and the
+            :mod:`latentkit._engine.start_sample`, all the data up to a cap, as in memory, and the
             data-derived defaults come from one statistics pass over all chunks first), and a
             Dask array or bag runs the E-step on the workers (:mod:`latentkit.parallel.dask`).
         y : ignored

@@ -9,7 +9,7 @@
   models' ``partial_fit``: one step is ``_m_step(S_B, step_size=rho_t, scale=N/|B|)``, i.e.
   ``lambda <- (1 - rho_t) lambda + rho_t (prior + (N/|B|) S_B)`` with
   ``rho_t = (t + tau)^-kappa``, ``t = 1, 2, ...``.
-* :class:`PrivateStochasticVI` (:mod:`latentkit._private_svi`): its differentially private
+* :class:`PrivateStochasticVI` (:mod:`latentkit._engine.private_svi`): its differentially private
   version for LDA and the variational Gaussian mixture (Park, Foulds, Chaudhuri & Welling 2020).
 """
 
@@ -19,9 +19,9 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ._chunking import split_sequences
-from ._validation import check_lengths, check_random_state, check_scalar
-from ._steps import check_learning_rate, step_size_schedule
+from ._utils.chunking import split_sequences
+from ._utils.validation import check_lengths, check_random_state, check_scalar
+from ._engine.steps import check_learning_rate, step_size_schedule
 from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
 from .sources import (  # noqa: F401 (re-exported: latentkit.inference.ArraySource etc.)
     ArraySource,
@@ -197,7 +197,7 @@ class StochasticVI(ParamsMixin):
         """Yield (batch, fit_params) for one epoch.
 
         Chunks with ``lengths`` (HMM sequences) are cut into whole sequences by
-        :func:`latentkit._chunking.split_sequences` with targets at ``batch_size, 2 batch_size,
+        :func:`latentkit._utils.chunking.split_sequences` with targets at ``batch_size, 2 batch_size,
         ...`` rows of the chunk: each minibatch ends at the sequence boundary nearest to its
         target. (Before the one splitter, minibatches were packed greedily with at most
         ``batch_size`` rows, which gave more and smaller minibatches than ``N / batch_size``;
@@ -224,7 +224,7 @@ class StochasticVI(ParamsMixin):
                         yield chunk[a:a + bs], kw
                     continue
                 # sequences (HMMs): minibatches of whole sequences cut near every bs rows
-                # of the chunk (latentkit._chunking.split_sequences, the one rule)
+                # of the chunk (latentkit._utils.chunking.split_sequences, the one rule)
                 lengths = np.asarray(lengths)
                 offsets = np.concatenate([[0], np.cumsum(lengths)])
                 bounds = split_sequences(offsets, np.arange(bs, m, bs))
@@ -429,4 +429,4 @@ class StochasticVI(ParamsMixin):
         return getattr(model, name)
 
 
-from ._private_svi import PrivateStochasticVI  # noqa: E402 (its module imports this one lazily)
+from ._engine.private_svi import PrivateStochasticVI  # noqa: E402 (its module imports this one lazily)

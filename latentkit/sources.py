@@ -13,9 +13,9 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from ._formats import (DocwordParser, NumericCSVParser, open_text, read_docword_header,
+from ._utils.formats import (DocwordParser, NumericCSVParser, open_text, read_docword_header,
                        strip_eol)
-from ._validation import check_scalar
+from ._utils.validation import check_scalar
 
 __all__ = [
     "ChunkSource",
@@ -146,7 +146,7 @@ class DocwordSource(ChunkSource):
         ranges, documents out of order, counts that are negative or not finite, or a number of
         entries other than the header's NNZ (after the last chunk). The header and the entry
         lines are parsed by the parser of :func:`latentkit.datasets.read_docword`
-        (:class:`latentkit._formats.DocwordParser`), with the same messages; only the order of
+        (:class:`latentkit._utils.formats.DocwordParser`), with the same messages; only the order of
         documents is checked here alone (chunks are cut by document).
     """
 
@@ -261,7 +261,7 @@ class ValidatedChunks:
 
     The first chunk is validated with ``reset`` (it sets ``n_features_in_``) and kept as
     ``init_data`` (the start of a model whose start needs only the data's width; the others
-    start from the sample of :mod:`latentkit._start_sample`, gathered from ``source``, as an
+    start from the sample of :mod:`latentkit._engine.start_sample`, gathered from ``source``, as an
     in-memory fit draws it); ``iter_chunks`` yields validated chunks lazily. With
     ``reset``, a model with data-derived defaults (``_data_summary``) gets them from one
     statistics pass over **all** chunks (the summaries merged), never from the first chunk.

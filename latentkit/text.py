@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .datasets._corpus import Corpus, english_stop_words
-from ._threads import caught_warnings
+from ._utils.threads import caught_warnings
 from .base import NotFittedError
 
 __all__ = ["TextVectorizer", "read_texts", "load_texts", "load_texts_for", "attach",

@@ -1,4 +1,4 @@
-"""SQUAREM over sufficient statistics (latentkit._acceleration, issue 19): the same optimum as
+"""SQUAREM over sufficient statistics (latentkit._engine.acceleration, issue 19): the same optimum as
 plain EM / VB in fewer E-steps, monotone at the accepted points, invalid extrapolations
 rejected without an exception, NaN or warning escaping."""
 
@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from latentkit import _acceleration
-from latentkit._acceleration import (squarem_extrapolate, squarem_fit,
+from latentkit._engine import acceleration as _acceleration
+from latentkit._engine.acceleration import (squarem_extrapolate, squarem_fit,
                                      squarem_step_length)
 from latentkit.distributions._gaussian import GaussianStats
 from latentkit.mixture import GaussianMixture, VariationalGaussianMixture

@@ -151,7 +151,7 @@ def test_cli_select_passes_missing_marginalize_to_every_fit(tmp_path):
                                      [1e20, 1.0]])
 def test_lengths_longer_than_x_are_named_before_the_sum_wraps(lengths):
     # before: int64 wrap-around, "lengths sum to -9223372036854775808" or "lengths[0] = -1"
-    from latentkit._validation import check_lengths
+    from latentkit._utils.validation import check_lengths
 
     with pytest.raises(ValueError, match=r"lengths\[0\] = \d.* is longer than X, which has 60"):
         check_lengths(lengths, 60)

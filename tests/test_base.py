@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import norm
 from toy_models import ToyMixture, _ToyStats
 
-from latentkit._validation import (
+from latentkit._utils.validation import (
     check_array,
     check_counts,
     check_random_state,

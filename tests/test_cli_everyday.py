@@ -169,7 +169,7 @@ def test_extra_stop_words_add_to_the_list_and_the_summary_counts_each_rule(tmp_p
 
 
 def test_pruning_summary_with_max_df_and_max_features():
-    from latentkit._text_pruning import pruning_summary
+    from latentkit._utils.text_pruning import pruning_summary
     from latentkit.text import TextVectorizer
 
     rng = np.random.default_rng(1)

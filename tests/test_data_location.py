@@ -5,7 +5,7 @@ and from a Dask collection, gives the same model to 1e-10 (issue 26, item 3).
 What made them differ before: the start drawn from the first chunk or block (k-means++, CVB0
 of ``LatentDirichletAllocation(init='auto')``, priors resolved at the start), and LDA's
 monotone guard, which kept per-document state in memory only. Now the start is drawn from the
-same start sample on every path (:mod:`latentkit._start_sample`) and the guard's state is kept
+same start sample on every path (:mod:`latentkit._engine.start_sample`) and the guard's state is kept
 per chunk (temporary files) or per block (on the workers). A real cluster:
 ``tests/parallel/test_dask.py``.
 """
@@ -17,7 +17,7 @@ import pytest
 import scipy.sparse as sp
 
 import latentkit as lk
-import latentkit._start_sample as start_sample
+import latentkit._engine.start_sample as start_sample
 from latentkit.sources import IterableSource
 
 from _model_cases import CASES, _counts, assert_same_model

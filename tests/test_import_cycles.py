@@ -127,7 +127,7 @@ def test_cycle_finder_finds_a_cycle():
 def test_graph_sees_known_edges():
     graph = import_graph()
     assert "latentkit.base" in graph["latentkit.inference"]
-    assert "latentkit._validation" in graph["latentkit.base"]
+    assert "latentkit._utils.validation" in graph["latentkit.base"]
 
 
 def test_no_import_cycle():

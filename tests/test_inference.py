@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from toy_models import ToyMixture
 
-from latentkit._validation import check_random_state
+from latentkit._utils.validation import check_random_state
 from latentkit.inference import (
     ArraySource,
     CSVSource,

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from latentkit import io
-from latentkit._state_checks import StateCheckError, check_state
+from latentkit._engine.state_checks import StateCheckError, check_state
 
 from _model_cases import CASES, SPECTRAL_CASES
 

@@ -1,7 +1,7 @@
 """Data-derived defaults with missing entries come from all the data (issue 15 item 1 with
 issue 11 item 3): the scale check, the default Normal-Wishart prior of the variational and
 Dirichlet-process mixtures and GaussianHMM's ``shift_`` are resolved from a NaN-aware,
-mergeable summary (:class:`latentkit._summaries.MissingMomentSummary`: observed weights, means
+mergeable summary (:class:`latentkit._utils.summaries.MissingMomentSummary`: observed weights, means
 and centred cross products per pair of columns), so a chunked or Dask fit equals the in-memory
 fit to 1e-10 even when the first chunk is unrepresentative (sorted by a feature, a column
 entirely missing in it).
@@ -10,7 +10,7 @@ entirely missing in it).
 import numpy as np
 import pytest
 
-from latentkit._summaries import MissingMomentSummary, MomentSummary
+from latentkit._utils.summaries import MissingMomentSummary, MomentSummary
 from latentkit.distributions._missing import mean_fill
 from latentkit.inference import ArraySource, IterableSource
 from latentkit.mixture import DirichletProcessMixture, GaussianMixture

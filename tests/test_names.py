@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import latentkit as lk
-from latentkit._deprecation import renamed_attribute, renamed_kwargs
+from latentkit._utils.deprecation import renamed_attribute, renamed_kwargs
 from latentkit.base import clone
 
 from _model_cases import _gauss

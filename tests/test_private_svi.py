@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import latentkit._private_svi as psvi
-from latentkit._private_svi_mixture import mixture_pieces
+import latentkit._engine.private_svi as psvi
+from latentkit._engine.private_svi_mixture import mixture_pieces
 from latentkit.distributions._gaussian import accumulate_gaussian_stats
 from latentkit.inference import PrivateStochasticVI, StochasticVI
 from latentkit.mixture import GaussianMixture, VariationalGaussianMixture

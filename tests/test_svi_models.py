@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from latentkit._validation import check_random_state
+from latentkit._utils.validation import check_random_state
 from latentkit.base import ConvergenceWarning
 from latentkit.datasets import make_gmm, make_lda_corpus
 from latentkit.inference import IterableSource, StochasticVI

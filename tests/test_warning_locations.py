@@ -9,8 +9,8 @@ Before: ``ConvergenceWarning`` at ``mixture/_gaussian.py`` (a subclass's ``super
 import numpy as np
 import pytest
 
-from latentkit._convergence import ConvergenceMonitor
-from latentkit._exceptions import ConvergenceWarning, ELBODecreaseWarning
+from latentkit._engine.convergence import ConvergenceMonitor
+from latentkit.exceptions import ConvergenceWarning, ELBODecreaseWarning
 from latentkit.distributions import CollapsedComponentWarning
 from latentkit.mixture import DirichletProcessMixture, GaussianMixture
 from latentkit.spectral import SpectralInitWarning

@@ -5,7 +5,7 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from latentkit._validation import check_array, check_random_state
+from latentkit._utils.validation import check_array, check_random_state
 from latentkit.base import LatentModel, Stats, stats_dataclass
 
 

@@ -161,7 +161,7 @@ MUTANTS = (
            "return cls(W=U / root, B=U * root,", "return cls(W=U / s, B=U * root,",
            ("tests/spectral/test_estimators.py",),
            "whitening matrix scaled by 1/s instead of 1/sqrt(s)"),
-    Mutant("kmeans_distance_cross_term", "latentkit/_kmeans.py",
+    Mutant("kmeans_distance_cross_term", "latentkit/_utils/kmeans.py",
            "d = x_sq[:, None] - 2.0 * (X @ C.T)", "d = x_sq[:, None] - (X @ C.T)",
            ("tests/mixture/test_gaussian_mixture.py", "tests/spectral/test_gmm_start.py"),
            "k-means squared distances without the factor 2 of the cross term"),

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 
 from .. import __version__
-from .._exceptions import NotFittedError
+from ..exceptions import NotFittedError
 from ..io import save
 from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
 from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,

@@ -250,7 +250,7 @@ def _vocabulary_summary(corpus):
     vec = corpus.get("vectorizer")
     if vec is None or corpus.get("texts") is None:
         return [], None
-    from .._text_pruning import format_pruning, pruning_summary  # lazy: scikit-learn
+    from .._utils.text_pruning import format_pruning, pruning_summary  # lazy: scikit-learn
 
     counts = pruning_summary(vec, corpus["texts"])
     return [format_pruning(counts, vec)], counts

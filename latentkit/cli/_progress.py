@@ -25,7 +25,7 @@ class Progress:
     Use as ``with progress: model.fit(X)`` with ``callback=progress.callback``. Disabled by
     --quiet; the bar appears only for fits longer than about half a second (at once while
     kernels compile). ``progress.callback.on_start(model, phase, step, total)`` is the
-    models' start hook (:mod:`latentkit._start_phase`): the start (LDA's CVB0 sweeps, the
+    models' start hook (:mod:`latentkit._engine.start_phase`): the start (LDA's CVB0 sweeps, the
     mixtures' spectral-start search runs) gets its own bar, ``fit lda: start, cvb0 sweeps``,
     before the iterations' bar.
     """

@@ -11,9 +11,9 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-from .._formats import DocwordParser, NumericCSVParser, read_docword_header
-from .._formats import open_text as _open_text
-from .._validation import check_dense_width
+from .._utils.formats import DocwordParser, NumericCSVParser, read_docword_header
+from .._utils.formats import open_text as _open_text
+from .._utils.validation import check_dense_width
 
 __all__ = ["Bunch", "Corpus", "read_docword", "read_vocab", "read_numeric_csv", "tokenize",
            "english_stop_words", "split_lines"]

@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_random_state, check_scalar
+from .._utils.validation import check_random_state, check_scalar
 
 __all__ = ["make_gmm", "make_lda_corpus"]
 

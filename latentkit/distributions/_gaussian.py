@@ -56,7 +56,7 @@ import warnings
 
 import numpy as np
 
-from .._user_frame import user_stacklevel
+from .._utils.user_frame import user_stacklevel
 from ..base import Stats, stats_dataclass
 from ._gaussian_covariance import (COVARIANCE_TYPES, CollapsedComponentWarning,
                                    check_covariance_type, check_gaussian_parameters,

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 from scipy.linalg import lapack
 
-from .._user_frame import user_stacklevel
+from .._utils.user_frame import user_stacklevel
 
 __all__ = [
     "COVARIANCE_TYPES",

@@ -10,7 +10,7 @@ once) and ``(X - c)^T [r_1 (X - c), ..., r_K (X - c)]`` (all K second moments) -
 element-wise part in between (norms, log-sum-exp, responsibilities) in the same numba kernel.
 The rows are split into partitions of about 4096 rows -- their number fixed by the data size,
 never by the thread count -- run on numba's threads with BLAS limited to one thread
-(:func:`latentkit._threads.blas_single_thread`; on a busy 2-core machine OpenBLAS's own
+(:func:`latentkit._utils.threads.blas_single_thread`; on a busy 2-core machine OpenBLAS's own
 threads fighting numba's made an earlier BLAS-chunked version 5-10x slower); partitions are
 combined in index order, so the result is bit-identical for any thread count. Measured
 2.4x faster than the fused kernel below (N=200,000, D=16, K=8).
@@ -25,7 +25,7 @@ Source: Bishop (2006), *Pattern Recognition and Machine Learning*, eqs. (9.23), 
 
 import numpy as np
 
-from .. import _threads
+from .._utils import threads as _threads
 from .._kernels import gaussian as _kern
 from ._gaussian import _LOG_2PI, GaussianStats, check_covariance_type, log_det_cholesky
 

@@ -58,7 +58,7 @@ Gaussians).
 
 import numpy as np
 
-from .._validation import check_array, check_n_features
+from .._utils.validation import check_array, check_n_features
 from ._gaussian import _LOG_2PI, GaussianStats, log_det_cholesky
 from ._gaussian_estep import (_gemm_partitions, _sum_partitions, e_step_inputs,
                               gaussian_mixture_e_step)
@@ -126,7 +126,7 @@ def check_array_missing(X, name="X"):
     Raises
     ------
     ValueError, TypeError
-        As :func:`latentkit._validation.check_array`, and for infinite entries (infinity is
+        As :func:`latentkit._utils.validation.check_array`, and for infinite entries (infinity is
         not "missing").
     """
     X = check_array(X, name, ensure_finite=False)
@@ -198,12 +198,12 @@ def data_summary(X, w, missing, diagonal=False):
 
     Returns
     -------
-    latentkit._summaries.MomentSummary
-        With ``missing='marginalize'`` a :class:`latentkit._summaries.MissingMomentSummary`:
+    latentkit._utils.summaries.MomentSummary
+        With ``missing='marginalize'`` a :class:`latentkit._utils.summaries.MissingMomentSummary`:
         means of the observed entries, the scatter over the pairs observed together, merged
         exactly across chunks, so a chunked fit takes the same defaults as the in-memory one.
     """
-    from .._summaries import MissingMomentSummary, MomentSummary
+    from .._utils.summaries import MissingMomentSummary, MomentSummary
 
     if missing == "marginalize":
         return MissingMomentSummary.of(X, w, diagonal=diagonal)
@@ -396,7 +396,7 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
     order."""
     import numba
 
-    from .. import _threads
+    from .._utils import threads as _threads
     from .._kernels.missing import missing_full_parallel
 
     n, D = X.shape

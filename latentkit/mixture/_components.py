@@ -21,7 +21,7 @@ one class; :class:`ConjugateComponent` gives the defaults marked (d):
                                         keys of ``get_state``
 ``validate(has_tail)``                  (d) check hyper-parameters (named errors)
 ``check_X(X)``                          validated rows (named errors)
-``data_summary(X, w)``                  mergeable summary of the rows (:mod:`latentkit._summaries`)
+``data_summary(X, w)``                  mergeable summary of the rows (:mod:`latentkit._utils.summaries`)
 ``summary_weight(summary)``             (d) total sample weight of the summary
 ``resolve_prior(summary, D, K)``        resolved prior hyper-parameters (dict, ``prior_names``)
 ``prior(resolved, D)``                  the prior's parameter dict
@@ -56,8 +56,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp, psi
 
-from .._summaries import CountSummary
-from .._validation import check_array, check_counts, check_dense_width
+from .._utils.summaries import CountSummary
+from .._utils.validation import check_array, check_counts, check_dense_width
 from ..base import Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._normal_wishart import gamma_kl

@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp
 
-from .._validation import check_scalar
+from .._utils.validation import check_scalar
 from ..base import LatentModel
 from ..distributions import _missing
 from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_rows,

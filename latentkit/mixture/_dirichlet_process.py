@@ -10,8 +10,8 @@ import numbers
 
 import numpy as np
 
-from .._deprecation import renamed_parameter
-from .._validation import check_scalar
+from .._utils.deprecation import renamed_parameter
+from .._utils.validation import check_scalar
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
 from ._components import BernoulliComponent, CategoricalComponent, PoissonComponent

@@ -10,10 +10,10 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp
 
-from .._kmeans import kmeans_plusplus
-from .._steps import check_learning_rate
-from .._validation import check_array, check_n_features, check_sample_weight, check_scalar
-from .._summaries import check_second_moments as _check_second_moments
+from .._utils.kmeans import kmeans_plusplus
+from .._engine.steps import check_learning_rate
+from .._utils.validation import check_array, check_n_features, check_sample_weight, check_scalar
+from .._utils.summaries import check_second_moments as _check_second_moments
 from ..base import LatentModel
 from ..distributions._gaussian import (GaussianStats, check_covariance_type,
                                        check_gaussian_parameters, compute_precision_cholesky,

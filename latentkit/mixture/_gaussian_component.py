@@ -17,8 +17,8 @@ import numbers
 
 import numpy as np
 
-from .._summaries import check_second_moments
-from .._validation import check_array, check_scalar
+from .._utils.summaries import check_second_moments
+from .._utils.validation import check_array, check_scalar
 from ..distributions import _missing
 from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
                                        precisions_from_cholesky, sample_gaussian)

@@ -12,8 +12,8 @@ mixtures hold posteriors, not point parameters, and are not set by hand.
 
 import numpy as np
 
-from .._exceptions import NotFittedError
-from .._validation import check_simplex_rows
+from ..exceptions import NotFittedError
+from .._utils.validation import check_simplex_rows
 from ..distributions._gaussian_covariance import (check_gaussian_parameters,
                                                   compute_precision_cholesky,
                                                   covariance_shape,

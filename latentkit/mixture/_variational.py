@@ -12,7 +12,7 @@ import numbers
 
 from scipy.special import psi
 
-from .._validation import check_scalar
+from .._utils.validation import check_scalar
 from ..distributions._dirichlet import dirichlet_kl
 from ._conjugate import _ConjugateMixture
 from ._gaussian_component import GaussianComponent

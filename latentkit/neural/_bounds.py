@@ -11,8 +11,8 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp
 
-from .._threads import blas_single_thread
-from .._validation import check_random_state, check_scalar
+from .._utils.threads import blas_single_thread
+from .._utils.validation import check_random_state, check_scalar
 from ._network import _VAEData
 
 __all__ = ["VAEBoundsMixin"]

@@ -15,8 +15,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_scalar
-from .._validation import privacy_noise_rng as _noise_generator  # OS entropy
+from .._utils.validation import check_scalar
+from .._utils.validation import privacy_noise_rng as _noise_generator  # OS entropy
 from . import _mlp
 from ._per_example import per_example_norms
 from ._vae import VAE, VAEStats

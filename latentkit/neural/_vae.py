@@ -29,17 +29,17 @@ import numbers
 
 import numpy as np
 
-from .._threads import blas_single_thread
+from .._utils.threads import blas_single_thread
 from ..base import LatentModel, Stats, stats_dataclass
-from .._deprecation import renamed_parameter
-from .._validation import check_array, check_n_features, check_random_state, check_scalar
+from .._utils.deprecation import renamed_parameter
+from .._utils.validation import check_array, check_n_features, check_random_state, check_scalar
 from ._bounds import VAEBoundsMixin
 from ._gradients import VAEGradientMixin
 from ._likelihoods import one_hot_groups
 from ._network import LIKELIHOOD_CLASSES, _VAEData, VAENetworkMixin
 from ._optim import Adam
-from .._summaries import MomentSummary
-from .._summaries import check_second_moments as _check_second_moments
+from .._utils.summaries import MomentSummary
+from .._utils.summaries import check_second_moments as _check_second_moments
 
 __all__ = ["VAE", "VAEStats"]
 

@@ -13,7 +13,7 @@ lives here: a model only needs ``_e_step``, ``+`` on its statistics and its stat
 Blocks are validated once, on the workers, and kept there (``persist``). For HMMs, pass
 ``lengths=`` to ``fit``: the array is re-chunked on sequence boundaries so that no sequence is
 split between blocks. Initialisation (``_init_params``) sees the start sample of
-:mod:`latentkit._start_sample` (all the data up to its cap), gathered from the blocks as a local
+:mod:`latentkit._engine.start_sample` (all the data up to its cap), gathered from the blocks as a local
 fit draws it, and the data-derived defaults (priors, tolerances, alphabet) come from the merged
 summaries of all blocks, so a Dask fit equals the local fit.
 """
@@ -23,7 +23,7 @@ import operator
 import numpy as np
 import scipy.sparse as sp
 
-from .._chunking import split_sequences
+from .._utils.chunking import split_sequences
 
 __all__ = ["DaskData"]
 
@@ -87,7 +87,7 @@ def _e_step_block(spec, data):
 
 def _sequence_chunks(lengths, row_chunks):
     """Row chunk sizes near ``row_chunks`` whose boundaries fall between sequences (the one
-    rule of :func:`latentkit._chunking.split_sequences`: each chunk boundary of the Dask array
+    rule of :func:`latentkit._utils.chunking.split_sequences`: each chunk boundary of the Dask array
     moves to the nearest sequence boundary), and the ``lengths`` of each block."""
     lengths = np.asarray(lengths)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
@@ -113,7 +113,7 @@ class DaskData:
     Attributes
     ----------
     init_data : validated first block (the start of a model that needs only the data's width;
-        the others start from the start sample of :mod:`latentkit._start_sample`).
+        the others start from the start sample of :mod:`latentkit._engine.start_sample`).
     n_blocks : int
     """
 
@@ -168,7 +168,7 @@ class DaskData:
 
     def raw_blocks(self):
         """Iterator of the raw blocks, computed, as ``(block, fit_params)`` (empty bag
-        partitions left out): the start sample's pass (:mod:`latentkit._start_sample`)."""
+        partitions left out): the start sample's pass (:mod:`latentkit._engine.start_sample`)."""
         raw = self._raw_all
         for i in range(0, len(raw), 8):  # a few blocks in memory at a time
             batch = raw[i:i + 8]

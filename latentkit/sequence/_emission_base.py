@@ -6,9 +6,9 @@ documented in :mod:`latentkit.sequence._emissions`, which collects the families.
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from .._deprecation import renamed_attribute
-from .._summaries import RowSummary
-from .._validation import check_simplex_rows
+from .._utils.deprecation import renamed_attribute
+from .._utils.summaries import RowSummary
+from .._utils.validation import check_simplex_rows
 from ..base import ParamsMixin, Stats, stats_dataclass
 
 __all__ = ["Emission", "HMMStats"]
@@ -95,7 +95,7 @@ class Emission(ParamsMixin):
         return 0.0
 
     def data_summary(self, X):
-        """Mergeable summary of validated observations (:mod:`latentkit._summaries`) from which
+        """Mergeable summary of validated observations (:mod:`latentkit._utils.summaries`) from which
         :meth:`set_data_defaults` resolves data-derived values; default: the number of rows."""
         return RowSummary(X.shape[0])
 

@@ -27,9 +27,9 @@ import numbers
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from .._kmeans import kmeans_plusplus
-from .._summaries import SymbolSummary
-from .._validation import check_dense_width, check_n_features, check_scalar
+from .._utils.kmeans import kmeans_plusplus
+from .._utils.summaries import SymbolSummary
+from .._utils.validation import check_dense_width, check_n_features, check_scalar
 from ..base import stats_dataclass
 from ._emission_base import (  # noqa: F401 (the components and helpers, found here by name)
     Emission,

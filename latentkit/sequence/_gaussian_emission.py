@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 
-from .._kmeans import kmeans_plusplus
-from .._summaries import check_second_moments as _check_second_moments
-from .._validation import check_array, check_n_features, check_scalar
+from .._utils.kmeans import kmeans_plusplus
+from .._utils.summaries import check_second_moments as _check_second_moments
+from .._utils.validation import check_array, check_n_features, check_scalar
 from ..base import stats_dataclass
 from ..distributions import (
     CollapsedComponentWarning,

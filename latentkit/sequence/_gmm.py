@@ -22,8 +22,8 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.special import logsumexp
 
-from .._kmeans import kmeans_plusplus
-from .._validation import check_scalar
+from .._utils.kmeans import kmeans_plusplus
+from .._utils.validation import check_scalar
 from ..base import stats_dataclass
 from . import _emissions as em
 from ._hmm import HiddenMarkovModel

@@ -14,8 +14,8 @@ derived from them), without this validation.
 
 import numpy as np
 
-from .._exceptions import NotFittedError
-from .._validation import check_simplex_rows
+from ..exceptions import NotFittedError
+from .._utils.validation import check_simplex_rows
 
 __all__ = ["adopt_hand_set"]
 

@@ -16,9 +16,9 @@ import numbers
 
 import numpy as np
 
-from .._chunking import split_sequences
-from .._deprecation import renamed_attribute
-from .._validation import check_lengths, check_scalar
+from .._utils.chunking import split_sequences
+from .._utils.deprecation import renamed_attribute
+from .._utils.validation import check_lengths, check_scalar
 from ..base import LatentModel, clone
 from . import _emissions as em
 from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
@@ -298,7 +298,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
 
     def _split_data(self, data, n_chunks):
         """Split into at most ``n_chunks`` chunks of whole sequences, of about equal numbers of
-        time steps (the one rule of :func:`latentkit._chunking.split_sequences`)."""
+        time steps (the one rule of :func:`latentkit._utils.chunking.split_sequences`)."""
         n_chunks = max(1, int(n_chunks))
         targets = np.linspace(0, data.n_samples, n_chunks + 1)[1:-1]
         bounds = split_sequences(data.offsets, targets)

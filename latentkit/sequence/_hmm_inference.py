@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_scalar
+from .._utils.validation import check_scalar
 from ._forward_backward import _forward_any
 
 __all__ = ["HMMInferenceMixin"]

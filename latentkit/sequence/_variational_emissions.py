@@ -22,7 +22,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_scalar
+from .._utils.validation import check_scalar
 from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
 from ..distributions._normal_wishart import NormalWishart
 from . import _emissions as em

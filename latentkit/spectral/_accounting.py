@@ -46,7 +46,7 @@ import numbers
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
-from .._validation import check_scalar
+from .._utils.validation import check_scalar
 from ._subsampled import SAMPLINGS, spent_on_orders
 
 __all__ = [

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._kernels.completion import (coo_als_update, coo_contract, coo_residual,
                                    coo_residual_update, cp_predict)
-from .._validation import check_random_state, check_scalar
+from .._utils.validation import check_random_state, check_scalar
 from ..base import ConvergenceWarning, ParamsMixin
 from ._power import robust_tensor_power
 from ..base import NotFittedError

@@ -12,14 +12,14 @@ import numbers
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .._deprecation import renamed_attribute, renamed_kwargs
-from .._validation import check_array, check_n_features, check_random_state, check_scalar
+from .._utils.deprecation import renamed_attribute, renamed_kwargs
+from .._utils.validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
 from ..topic._words import TopWordsMixin
 from ._moments import GMMMoments, HMMMoments, LDAMoments, check_moment_scale
 from ._power import HistoryStateMixin, robust_tensor_power
 from ._tensors import SymmetricTensor
-from .._threads import blas_scoped
+from .._utils.threads import blas_scoped
 from ._whitening import Whitening, whiten
 from ._sparse import sparse_spectral_gmm
 

@@ -52,7 +52,7 @@ better optimum from it:
    predicts a gain over the current partition (for a birth under an ELBO, a gain above one
    component's BIC complexity): no run is spent on a move that does not even raise the
    likelihood of the hard partition. The runs are SQUAREM-accelerated
-   (:func:`latentkit._acceleration.squarem_fit`, every E-step counted) and stopped at a
+   (:func:`latentkit._engine.acceleration.squarem_fit`, every E-step counted) and stopped at a
    loose tolerance; a trial that ends clearly above the current optimum is accepted, and
    the optimum reached is continued to the model's own tolerance. Every run continues from
    the fitted parameters of the run before it (never from its responsibilities, which
@@ -81,12 +81,12 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
-from .._acceleration import squarem_fit
-from .._kmeans import kmeans_plusplus, lloyd
-from .._start_phase import report_start
-from .._threads import caught_warnings
-from .._user_frame import user_stacklevel
-from .._validation import check_array, check_random_state, check_sample_weight, check_scalar
+from .._engine.acceleration import squarem_fit
+from .._utils.kmeans import kmeans_plusplus, lloyd
+from .._engine.start_phase import report_start
+from .._utils.threads import caught_warnings
+from .._utils.user_frame import user_stacklevel
+from .._utils.validation import check_array, check_random_state, check_sample_weight, check_scalar
 from ..distributions._gaussian import (
     compute_precision_cholesky,
     log_gaussian_prob,
@@ -303,7 +303,7 @@ class ModelLookahead:
     ``lookahead(start, max_iter=None, tol=None) -> (objective, n_iter, fitted)``: a clone
     fitted from ``start``. With ``max_iter``: the model's own ``fit`` for ``max_iter``
     iterations at ``tol``. Without: a run to convergence by SQUAREM
-    (:func:`~latentkit._acceleration.squarem_fit`, each E-step one iteration; plain ``fit``
+    (:func:`~latentkit._engine.acceleration.squarem_fit`, each E-step one iteration; plain ``fit``
     when ``accelerate`` is False) at ``tol``, never below the model's own (None: the
     model's own); ``start``
     is responsibilities (n_samples, n_columns) -- a GaussianMixture starts from one M-step of
@@ -644,7 +644,7 @@ def split_merge(X, start, lookahead, covariance_type="full", reg_covar=1e-6, w=N
     Neural Computation 12(9), section 3 (merge and split criteria, candidates tried in order,
     partial then full EM, acceptance by the objective). Here a trial updates all components
     (K is small) and runs to its own optimum, made cheap by SQUAREM
-    (:func:`latentkit._acceleration.squarem_fit`; a 2-iteration partial run rejected the
+    (:func:`latentkit._engine.acceleration.squarem_fit`; a 2-iteration partial run rejected the
     olive-oil move that leads the variational mixture to the true regions, whose ELBO first
     dips below the optimum's); a split is a hard partition (the principal-axis halves
     refined by 2-means, Lloyd 1982) instead of a random perturbation of the mean, and the

@@ -12,10 +12,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .._validation import check_array, check_counts, check_dense_width, check_scalar
+from .._utils.validation import check_array, check_counts, check_dense_width, check_scalar
 from ._tensors import ImplicitMomentTensor
-from .._summaries import MomentSummary
-from .._summaries import check_second_moments as _check_second_moments
+from .._utils.summaries import MomentSummary
+from .._utils.summaries import check_second_moments as _check_second_moments
 
 __all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex"]
 

@@ -33,8 +33,8 @@ from scipy.special import gammaln, logsumexp
 from ._power import robust_tensor_power
 from ._tensors import SymmetricTensor
 from ._whitening import whiten
-from .._validation import check_random_state, check_scalar
-from .._validation import check_lengths
+from .._utils.validation import check_random_state, check_scalar
+from .._utils.validation import check_lengths
 from ..sequence import GaussianEmission, PoissonEmission
 from ._recipes import SpectralInitWarning
 from ..distributions import check_covariance_type

@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from .._validation import check_random_state, check_scalar
+from .._utils.validation import check_random_state, check_scalar
 from ._power import TensorPowerResult
 
 __all__ = ["online_tensor_power"]

@@ -17,10 +17,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._validation import check_random_state, check_scalar
+from .._utils.validation import check_random_state, check_scalar
 from ..base import ParamsMixin
 from ._tensors import SymmetricTensor, as_tensor_operator, operator_dim
-from .._threads import blas_single_thread
+from .._utils.threads import blas_single_thread
 
 __all__ = ["robust_tensor_power", "RobustTensorPower", "TensorPowerResult"]
 

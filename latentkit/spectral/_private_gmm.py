@@ -37,8 +37,8 @@ import numbers
 
 import numpy as np
 
-from .._deprecation import renamed_kwargs
-from .._validation import check_array, check_random_state, check_scalar
+from .._utils.deprecation import renamed_kwargs
+from .._utils.validation import check_array, check_random_state, check_scalar
 from ._estimators import SpectralGMM
 from ._private_power import _is_inf_epsilon, _noise_rng
 from ._private_lda import (_PrivateSpectralBase, _analyze_gauss_noise, _budget_sigmas,

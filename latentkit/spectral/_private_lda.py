@@ -112,8 +112,8 @@ import warnings
 
 import numpy as np
 
-from .._deprecation import renamed_kwargs
-from .._validation import check_counts, check_random_state, check_scalar
+from .._utils.deprecation import renamed_kwargs
+from .._utils.validation import check_counts, check_random_state, check_scalar
 from ..topic._words import TopWordsMixin
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex

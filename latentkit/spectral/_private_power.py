@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_random_state, check_scalar
-from .._validation import privacy_noise_rng as _noise_rng  # OS entropy, never random_state
+from .._utils.validation import check_random_state, check_scalar
+from .._utils.validation import privacy_noise_rng as _noise_rng  # OS entropy, never random_state
 from ..base import ParamsMixin
 from ._power import robust_tensor_power
 from ._tensors import as_tensor_operator, operator_dim

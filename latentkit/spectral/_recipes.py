@@ -13,13 +13,13 @@ import warnings
 
 import numpy as np
 
-from .._validation import (check_array, check_counts, check_random_state, check_sample_weight,
+from .._utils.validation import (check_array, check_counts, check_random_state, check_sample_weight,
                            check_scalar)
-from .._kmeans import kmeans_plusplus
+from .._utils.kmeans import kmeans_plusplus
 from ._estimators import SpectralLDA
 from ._moments import check_moment_scale
 from ._gmm_start import SpectralInitWarning, choose_start, params_from_resp
-from .._validation import check_lengths
+from .._utils.validation import check_lengths
 from ._estimators import SpectralHMM
 
 _COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
@@ -57,7 +57,7 @@ def _check_positive_prior(value, name, shape):
 def kmeans_plusplus_centers(X, n_components, rng, sample_weight=None):
     """k-means++ seeding: ``n_components`` rows of X, each the best (lowest weighted potential)
     of ``2 + log K`` candidates drawn with probability proportional to the (weighted) squared
-    distance to the centres already drawn (:func:`latentkit._kmeans.kmeans_plusplus` without
+    distance to the centres already drawn (:func:`latentkit._utils.kmeans.kmeans_plusplus` without
     Lloyd iterations).
 
     Parameters

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._kernels.sparse_tensor import mode_contract as _mode_contract_kernel
-from .._kmeans import kmeans_plusplus
-from .._validation import check_array, check_random_state, check_scalar
-from .._deprecation import renamed_attribute, renamed_kwargs
+from .._utils.kmeans import kmeans_plusplus
+from .._utils.validation import check_array, check_random_state, check_scalar
+from .._utils.deprecation import renamed_attribute, renamed_kwargs
 from ..base import ParamsMixin
 
 __all__ = [
@@ -487,7 +487,7 @@ def select_rank_sparsity(T, ranks, sparsities, random_state=None, **kwargs):
 # ----------------------------------------------------------------------- sparse spectral GMM
 def _kmeans(Z, k, rng, n_init=10, max_iter=100):
     """Labels of the best of ``n_init`` k-means runs (by inertia), each k-means++ seeding plus
-    up to ``max_iter`` Lloyd iterations (:func:`latentkit._kmeans.kmeans_plusplus`)."""
+    up to ``max_iter`` Lloyd iterations (:func:`latentkit._utils.kmeans.kmeans_plusplus`)."""
     w = np.ones(Z.shape[0])
     best = (np.inf, None)
     for _ in range(n_init):

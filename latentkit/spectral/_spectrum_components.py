@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_array, check_sample_weight, check_scalar
+from .._utils.validation import check_array, check_sample_weight, check_scalar
 from ._gmm_start import _standardise
 
 __all__ = ["n_components_from_spectrum"]

@@ -55,7 +55,7 @@ import numbers
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from .._validation import check_scalar
+from .._utils.validation import check_scalar
 
 __all__ = ["DEFAULT_RDP_ORDERS", "subsampled_gaussian_rdp", "rdp_to_epsilon",
            "calibrate_noise_multiplier", "accountant_rdp", "spent_on_orders", "SAMPLINGS"]

@@ -30,7 +30,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from .._validation import check_array, check_counts
+from .._utils.validation import check_array, check_counts
 
 __all__ = ["SymmetricTensor", "ImplicitMomentTensor", "as_tensor_operator", "khatri_rao_self"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_random_state, check_scalar
+from .._utils.validation import check_random_state, check_scalar
 
 __all__ = ["Whitening", "whiten"]
 

@@ -6,9 +6,9 @@ import numba
 import numpy as np
 
 from .._kernels import cvb0 as _k
-from .._threads import blas_scoped
-from .._start_phase import sweep_callback  # noqa: F401 - for _lda (the start hook)
-from .._validation import check_counts, check_random_state, check_scalar
+from .._utils.threads import blas_scoped
+from .._engine.start_phase import sweep_callback  # noqa: F401 - for _lda (the start hook)
+from .._utils.validation import check_counts, check_random_state, check_scalar
 
 __all__ = ["cvb0_topics"]
 

@@ -17,10 +17,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._steps import check_learning_rate
-from .._summaries import CountSummary
-from .._user_frame import user_stacklevel
-from .._validation import check_counts, check_dense_width, check_n_features, check_scalar
+from .._engine.steps import check_learning_rate
+from .._utils.summaries import CountSummary
+from .._utils.user_frame import user_stacklevel
+from .._utils.validation import check_counts, check_dense_width, check_n_features, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
@@ -110,7 +110,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
         to the random start with a warning when the moments are degenerate. ``'auto'``:
         ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (on the same documents wherever
-        they live: all of them up to 100,000, :mod:`latentkit._start_sample`); ``'random'`` for the stochastic fits
+        they live: all of them up to 100,000, :mod:`latentkit._engine.start_sample`); ``'random'`` for the stochastic fits
         (``learning_method='online'`` and ``partial_fit``), whose first step sees one
         minibatch. A dict ``{'components': array of shape (K, V)}`` gives the starting
         lambda (> 0).

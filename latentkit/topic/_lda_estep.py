@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import psi
 
 from .._kernels import topic as _k
-from .._validation import check_counts, check_scalar
+from .._utils.validation import check_counts, check_scalar
 from ..base import Stats, stats_dataclass
 
 __all__ = ["LDAStats", "lda_e_step"]

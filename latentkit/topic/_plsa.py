@@ -12,8 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.plsa import plsa_e_step, plsa_fold_in
-from .._summaries import CountSummary
-from .._validation import (check_counts, check_dense_width, check_n_features, check_scalar,
+from .._utils.summaries import CountSummary
+from .._utils.validation import (check_counts, check_dense_width, check_n_features, check_scalar,
                            check_simplex_rows)
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.special import betaln, gammaln, logsumexp, psi
 
-from latentkit._validation import check_array
+from latentkit._utils.validation import check_array
 from latentkit.distributions import gamma_kl
 from latentkit.mixture import DirichletProcessMixture
 from latentkit.mixture._components import ConjugateComponent

@@ -1,12 +1,12 @@
 """Inference methods of every LatentModel (score, score_samples, predict, predict_proba,
 transform, elbo, perplexity) run with BLAS on one thread, as the fit loop does, and restore
-the caller's BLAS thread count afterwards (latentkit._threads.blas_scoped)."""
+the caller's BLAS thread count afterwards (latentkit._utils.threads.blas_scoped)."""
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from latentkit._threads import blas_single_thread
+from latentkit._utils.threads import blas_single_thread
 from latentkit.mixture import GaussianMixture
 from latentkit.topic import LatentDirichletAllocation
 

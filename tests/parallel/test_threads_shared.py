@@ -1,5 +1,5 @@
 """Process-wide settings under several Python threads (issue 26, item 1): the BLAS limit of
-``latentkit._threads.blas_single_thread`` is one reference count for the whole process, so
+``latentkit._utils.threads.blas_single_thread`` is one reference count for the whole process, so
 any order of entering and leaving from several threads leaves the BLAS thread count as it
 was; two threads fitting two models at once give the answers of one-at-a-time fits and leave
 the thread pools as they were."""
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from latentkit import _threads
+from latentkit._utils import threads as _threads
 from latentkit.mixture import GaussianMixture
 from latentkit.topic import LatentDirichletAllocation
 

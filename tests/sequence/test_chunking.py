@@ -4,7 +4,7 @@ places that cut sequences (HMM ``_split_data``, the Dask blocks, SVI minibatches
 import numpy as np
 import pytest
 
-from latentkit._chunking import split_sequences
+from latentkit._utils.chunking import split_sequences
 from latentkit.inference import IterableSource, StochasticVI
 from latentkit.parallel.dask import _sequence_chunks
 from latentkit.sequence import CategoricalHMM

@@ -6,7 +6,7 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 
-from latentkit._validation import check_random_state
+from latentkit._utils.validation import check_random_state
 from latentkit.inference import IterableSource, StochasticVI
 from latentkit.io import load, save
 from latentkit.sequence import GaussianHMM, GMMHMM

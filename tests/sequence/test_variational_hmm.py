@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from latentkit._validation import check_random_state
+from latentkit._utils.validation import check_random_state
 from latentkit.distributions._dirichlet import dirichlet_expectation, dirichlet_kl
 from latentkit.io import load, save
 from latentkit.sequence import VariationalCategoricalHMM, VariationalGaussianHMM

@@ -393,7 +393,7 @@ def test_cvb0_bad_arguments_are_named(corpus, kw, name):
 
 
 def test_init_cvb0_is_cvb0_topics(corpus):
-    from latentkit._validation import check_random_state
+    from latentkit._utils.validation import check_random_state
     from latentkit.topic import cvb0_topics
 
     m = LatentDirichletAllocation(3, init="cvb0", max_iter=2, tol=0, random_state=4).fit(corpus)

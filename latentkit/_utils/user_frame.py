@@ -14,7 +14,8 @@ import sys
 
 __all__ = ["user_stacklevel"]
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the latentkit package (this module lives in latentkit/_utils/)
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def user_stacklevel():

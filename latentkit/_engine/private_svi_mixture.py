@@ -1,4 +1,4 @@
-"""Private SVI pieces for the Gaussian mixtures (see :mod:`latentkit._private_svi`):
+"""Private SVI pieces for the Gaussian mixtures (see :mod:`latentkit._engine.private_svi`):
 VariationalGaussianMixture (natural-gradient step) and GaussianMixture (stepwise EM).
 
 **Per-row statistics.** Every row is first centred on a public ``center`` ``c`` and clipped to a
@@ -33,7 +33,7 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_array, check_scalar
+from .._utils.validation import check_array, check_scalar
 
 __all__ = ["mixture_pieces"]
 
@@ -41,7 +41,7 @@ __all__ = ["mixture_pieces"]
 def mixture_pieces(model, owner):
     """The private-SVI pieces for a VariationalGaussianMixture or a GaussianMixture (stepwise
     EM, Liang & Klein 2009, on the same noisy statistics), else None."""
-    from .mixture import GaussianMixture, VariationalGaussianMixture
+    from ..mixture import GaussianMixture, VariationalGaussianMixture
     if isinstance(model, VariationalGaussianMixture):
         return _VGMMPieces(model, owner)
     if isinstance(model, GaussianMixture):
@@ -91,7 +91,7 @@ class _VGMMPieces:
         public = {"mean_precision_prior": 1.0, "mean_prior": self.c.copy(),
                   "degrees_of_freedom_prior": float(D), "covariance_prior": cov}
         # the component resolves the given values (checked); the others are the public ones
-        from .mixture._gaussian_component import _given_covariance_prior
+        from ..mixture._gaussian_component import _given_covariance_prior
         resolved = {}
         for name, value in given.items():
             if value is None:
@@ -132,7 +132,7 @@ class _VGMMPieces:
     def _start_stats(self, D, K, rng):
         """One pseudo-row per component at a random point of the ball of radius R/2 about c,
         with covariance (R^2 / D) I: statistics about c (module notes)."""
-        from .distributions._gaussian import GaussianStats
+        from ..distributions._gaussian import GaussianStats
         R, ct = self.radius, self.model.covariance_type
         u = rng.normal(size=(K, D))
         u *= (0.5 * R * rng.random(K) ** (1.0 / D) / np.linalg.norm(u, axis=1))[:, None]
@@ -211,7 +211,7 @@ class _VGMMPieces:
         return nk, sx, sxx
 
     def step(self, noisy_sum, rho, scale):
-        from .distributions._gaussian import GaussianStats
+        from ..distributions._gaussian import GaussianStats
         m = self.model
         nk, sx, sxx = self._unflatten(noisy_sum)
         m._m_step(GaussianStats(n=float(nk.sum()), data_term=0.0, nk=nk, sx=sx, sxx=sxx),
@@ -229,7 +229,7 @@ class _GMMPieces(_VGMMPieces):
         m._shift = self.c.copy()
 
     def _log_resp(self, Xc):
-        from .distributions import _missing
+        from ..distributions import _missing
         m = self.model
         with np.errstate(divide="ignore"):
             log_w = np.log(m.weights_)

@@ -39,7 +39,7 @@ def split_sequences(offsets, targets):
     ----------
     offsets : array-like of int of shape (n_sequences + 1,)
         Sequence ``s`` is rows ``offsets[s]:offsets[s + 1]`` (increasing, ``offsets[0] = 0``;
-        as :func:`latentkit._validation.check_lengths` returns them).
+        as :func:`latentkit._utils.validation.check_lengths` returns them).
     targets : array-like of float of shape (n_targets,)
         Row positions where a chunk should end (any order; values outside ``(0, N)`` still
         move to the nearest interior boundary).

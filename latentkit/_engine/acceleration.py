@@ -22,10 +22,10 @@ import dataclasses
 
 import numpy as np
 
-from ._convergence import ConvergenceMonitor
-from ._start_sample import start_data
-from ._threads import caught_warnings
-from ._validation import check_random_state
+from .convergence import ConvergenceMonitor
+from .start_sample import start_data
+from .._utils.threads import caught_warnings
+from .._utils.validation import check_random_state
 
 __all__ = ["squarem_fit"]
 

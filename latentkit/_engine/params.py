@@ -130,16 +130,16 @@ class ParamsMixin:
     def _check_state(self):
         """Validate a restored fitted state (called by :func:`latentkit.load` after
         :meth:`_set_state`): the checks of the model's family in
-        :mod:`latentkit._state_checks` (attributes present, shapes consistent with the
+        :mod:`latentkit._engine.state_checks` (attributes present, shapes consistent with the
         hyper-parameters and with each other, probability rows, positive-definite
         covariances). A family with other needs overrides this method.
 
         Raises
         ------
         ValueError
-            (``latentkit._state_checks.StateCheckError``) naming the bad attribute.
+            (``latentkit._engine.state_checks.StateCheckError``) naming the bad attribute.
         """
-        from ._state_checks import check_state
+        from .state_checks import check_state
 
         check_state(self)
 

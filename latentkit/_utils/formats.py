@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ._threads import caught_warnings
+from .threads import caught_warnings
 
 __all__ = ["open_text", "strip_eol", "fast_docword_body", "read_docword_header", "DocwordParser",
            "NumericCSVParser"]

@@ -35,10 +35,10 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from ._steps import check_learning_rate, step_size_schedule
-from ._validation import check_random_state, check_scalar
-from ._validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
-from .base import ParamsMixin, clone
+from .steps import check_learning_rate, step_size_schedule
+from .._utils.validation import check_random_state, check_scalar
+from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
+from ..base import ParamsMixin, clone
 
 __all__ = ["PrivateStochasticVI"]
 
@@ -60,7 +60,7 @@ class _LDAPieces:
         return None
 
     def check_X(self, X):
-        from ._validation import check_counts
+        from .._utils.validation import check_counts
         return sp.csr_matrix(check_counts(X, "X"))
 
     def start(self, n_features, rng):
@@ -79,7 +79,7 @@ class _LDAPieces:
     def row_statistics_norms(self, X):
         """Per-document ``(ratio, exp_theta, norms)``: the E-step outputs and the Frobenius
         norms ``||s_d||_F = sqrt(sum_{w in d} ratio_dw^2 sum_k (e^theta_dk e^beta_wk)^2)``."""
-        from .topic._lda_estep import _run_local
+        from ..topic._lda_estep import _run_local
         m = self.model
         bt = m._exp_beta_t
         _, exp_theta, ratio, _, _ = _run_local(X, bt, m._beta_shift, m.doc_topic_prior_,
@@ -92,7 +92,7 @@ class _LDAPieces:
 
     def clipped_sum(self, X, clip):
         """``sum_d s_d min(1, C / ||s_d||_F)``, shape (K, V), and the norms ``||s_d||_F``."""
-        from .topic._lda_estep import _suff_stats
+        from ..topic._lda_estep import _suff_stats
         ratio, exp_theta, norms = self.row_statistics_norms(X)
         with np.errstate(divide="ignore"):
             factor = np.minimum(1.0, clip / norms) if math.isfinite(clip) else np.ones_like(norms)
@@ -126,10 +126,10 @@ def release(pieces, X, q, clip, sigma, rng):
 
 
 def _pieces_for(model, owner):
-    from .topic import LatentDirichletAllocation
+    from ..topic import LatentDirichletAllocation
     if isinstance(model, LatentDirichletAllocation):
         return _LDAPieces(model, owner)
-    from ._private_svi_mixture import mixture_pieces
+    from .private_svi_mixture import mixture_pieces
     pieces = mixture_pieces(model, owner)
     if pieces is None:
         raise TypeError(f"PrivateStochasticVI supports LatentDirichletAllocation, "
@@ -168,7 +168,7 @@ class PrivateStochasticVI(ParamsMixin):
         L2 (Frobenius) norm ``C`` > 0 to which each row's statistics are clipped. LDA: a
         document's expected topic-word counts (norm at most its length). Mixtures: the
         statistics of a row clipped to ``radius``, normalised (see
-        :mod:`latentkit._private_svi_mixture`); their norm is at most ``sqrt(3)``, the default.
+        :mod:`latentkit._engine.private_svi_mixture`); their norm is at most ``sqrt(3)``, the default.
     batch_size : int, default 256
         Expected minibatch size ``q N``; the sampling rate is ``q = batch_size / N``, which
         treats ``N`` as public.
@@ -284,8 +284,8 @@ class PrivateStochasticVI(ParamsMixin):
         -------
         self
         """
-        from .spectral import PrivacyAccountant, calibrate_noise_multiplier
-        from .spectral._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
+        from ..spectral import PrivacyAccountant, calibrate_noise_multiplier
+        from ..spectral._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
             subsampled_gaussian_rdp
 
         self._check_params()
@@ -356,8 +356,8 @@ class PrivateStochasticVI(ParamsMixin):
         return self
 
     def _fit_nonprivate(self, X):
-        from .inference import StochasticVI
-        from .spectral import PrivacyAccountant
+        from ..inference import StochasticVI
+        from ..spectral import PrivacyAccountant
         svi = StochasticVI(self.model, batch_size=self.batch_size,
                            learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay,

@@ -35,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without matplotl
     raise ImportError('latentkit.plotting needs matplotlib: pip install "latentkit[plot]".') \
         from exc
 
-from ._plot_scores import _legend_outside, elbo_unit, plot_selection
+from ._scores import _legend_outside, elbo_unit, plot_selection
 
 __all__ = ["ELBOTrace", "elbo_unit", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm",
            "plot_latent", "plot_decoded_grid", "plot_recovery", "plot_selection",
@@ -380,7 +380,7 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
     if axes.size < len(topics):
         raise ValueError(f"axes must hold at least {len(topics)} Axes, got {axes.size}.")
     # local: importing latentkit.topic loads numba, which the other plots do not need
-    from .topic._words import top_word_ids
+    from ..topic._words import top_word_ids
 
     for a, t in zip(axes, topics):
         order = top_word_ids(prob[t:t + 1], n_words)[0]  # words of probability zero left out

@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_scalar
+from .._utils.validation import check_scalar
 
 __all__ = ["step_size_schedule", "check_learning_rate"]
 

@@ -166,7 +166,7 @@ class MissingMomentSummary(MomentSummary):
             return cls(n, full.sw, np.full(shape, full.sw), pm, full.scatter, full.xmin,
                        full.xmax)
         if diagonal:  # one compiled two-pass kernel, no (n, D) temporaries
-            from ._kernels.missing import nan_column_stats
+            from .._kernels.missing import nan_column_stats
 
             col_w, mu, ss, omin, omax = nan_column_stats(np.ascontiguousarray(X, dtype=float),
                                                          np.asarray(w, dtype=float))
@@ -267,7 +267,7 @@ def check_second_moments(summary, name="X", order=2):
 
     Parameters
     ----------
-    summary : latentkit._summaries.MomentSummary
+    summary : latentkit._utils.summaries.MomentSummary
         Of all the training rows (merged over chunks): weighted mean, scatter, range.
     name : str
         The argument's name for the message.

@@ -4,8 +4,8 @@ import warnings
 
 import numpy as np
 
-from ._exceptions import ELBODecreaseWarning
-from ._user_frame import user_stacklevel
+from ..exceptions import ELBODecreaseWarning
+from .._utils.user_frame import user_stacklevel
 
 __all__ = ["ConvergenceMonitor"]
 

@@ -1,0 +1,3 @@
+"""Utilities every layer above the kernels may use: validation, deprecation, thread
+limits, warning attribution, k-means++, data summaries, chunking, file formats, generator state.
+They know no model."""
