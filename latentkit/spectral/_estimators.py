@@ -10,7 +10,6 @@ these are consistent estimators and good starting points (``init='spectral'``).
 import numbers
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from .._utils.deprecation import renamed_attribute, renamed_kwargs
 from .._utils.validation import check_array, check_n_features, check_random_state, check_scalar
@@ -588,6 +587,9 @@ class SpectralHMM(_SpectralBase):
             fits.append((res, wh) + mom.emission(wh, res.eigenvalues, res.eigenvectors, view))
         O, w = fits[0][2], fits[0][3]
         if len(fits) == 2:  # average the two adjacent-pair estimates, states matched in l1
+            # lazy: scipy.optimize costs ~0.2 s to import and only this branch needs it
+            from scipy.optimize import linear_sum_assignment
+
             O3, w3 = fits[1][2], fits[1][3]
             cost = np.abs(O[:, :, None] - O3[:, None, :]).sum(axis=0)
             _, perm = linear_sum_assignment(cost)
