@@ -219,7 +219,7 @@ def run_latentkit_batch(train, K, init, budget, max_iter, seed, **params):
     spectral topics are a snapshot of their own (computed as ``fit(init='spectral')`` does,
     then handed over as ``init={'components': ...}``, the clock covering both); a random start
     is not (its topics are noise)."""
-    from latentkit.spectral import spectral_init_lda
+    from latentkit.topic import spectral_init_lda
     from latentkit.topic import LatentDirichletAllocation
 
     rec = Recorder(budget)

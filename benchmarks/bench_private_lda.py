@@ -47,7 +47,7 @@ def _coherence(components, X):
         from latentkit.topic import coherence
     except ImportError:
         return float("nan")
-    from latentkit.topic._words import top_words
+    from latentkit._utils.words import top_words
 
     try:
         return float(coherence(top_words(components, None, 10), X, measure="u_mass",

@@ -131,16 +131,16 @@ def planted_cost(repeats=3):
     split-and-merge search, without it (the start returned as it is), and init='kmeans++';
     median seconds of ``repeats`` fits (one process) and the honest iterations."""
     from latentkit.mixture import GaussianMixture
-    from latentkit.spectral import _gmm_start
+    from latentkit.mixture import _start_check
 
     rng = np.random.default_rng(0)
     k, d, n = 8, 10, 20000
     means = rng.standard_normal((k, d)) * 2.5  # as bench_spectral_init.py
     X = means[rng.choice(k, n)] + rng.standard_normal((n, d))
-    real = _gmm_start.split_merge
+    real = _start_check.split_merge
 
     def fit(init, search=True):
-        _gmm_start.split_merge = real if search else (lambda X, start, *a, **kw: (
+        _start_check.split_merge = real if search else (lambda X, start, *a, **kw: (
             start, {"moves": 0, "n_iter": 0, "objective": None}))
         try:
             times = []
@@ -152,7 +152,7 @@ def planted_cost(repeats=3):
                                         max_iter=1000, tol=1e-6, random_state=0).fit(X)
                 times.append(time.perf_counter() - t0)
         finally:
-            _gmm_start.split_merge = real
+            _start_check.split_merge = real
         rep = getattr(m, "spectral_report_", {"n_iter": 0, "chosen": "-"})
         return np.median(times), m.n_iter_ + rep["n_iter"], m.n_iter_, m.lower_bound_, \
             rep["chosen"]

@@ -2,7 +2,7 @@
 
 import sys
 
-__all__ = ["NotFittedError", "ConvergenceWarning", "ELBODecreaseWarning"]
+__all__ = ["NotFittedError", "ConvergenceWarning", "ELBODecreaseWarning", "SpectralInitWarning"]
 
 
 class _NotFittedBase(ValueError, AttributeError):
@@ -51,3 +51,7 @@ class ConvergenceWarning(UserWarning):
 class ELBODecreaseWarning(RuntimeWarning):
     """An exact EM / coordinate-ascent bound decreased: this indicates a bug or a numerical
     breakdown, never a property of the data."""
+
+
+class SpectralInitWarning(UserWarning):
+    """The spectral start was not usable and a fallback start was used instead."""

@@ -192,7 +192,7 @@ def test_every_gaussian_model_has_the_same_scale_message(make):
 
 
 def test_spectral_scale_check_covers_third_moments():
-    from latentkit.spectral import spectral_init_gmm
+    from latentkit.mixture import spectral_init_gmm
 
     X = np.random.default_rng(0).normal(size=(50, 3)) * 1e110  # cubes overflow, squares not
     with pytest.raises(ValueError, match="sum of cubed deviations"):

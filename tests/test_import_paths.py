@@ -54,3 +54,66 @@ def test_every_all_entry_exists(module):
     mod = importlib.import_module(module)
     for name in getattr(mod, "__all__", ()):
         assert hasattr(mod, name), f"{module}.__all__ lists {name!r}, which it does not define"
+
+
+# ---------------------------------------------------------------- issue 25: spectral/ below the
+# families. What needs a model moved into the family; the old public paths keep working.
+
+MOVED_FROM_SPECTRAL = {"spectral_init_gmm": "latentkit.mixture",
+                       "spectral_responsibilities": "latentkit.mixture",
+                       "spectral_init_lda": "latentkit.topic"}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED_FROM_SPECTRAL))
+def test_moved_spectral_starts_keep_their_old_path_with_a_deprecation(name):
+    import latentkit.spectral as spectral
+
+    new = getattr(importlib.import_module(MOVED_FROM_SPECTRAL[name]), name)
+    with pytest.warns(DeprecationWarning, match=rf"latentkit\.spectral\.{name} is deprecated.*"
+                                                rf"use {MOVED_FROM_SPECTRAL[name]}\.{name}") as rec:
+        old = getattr(spectral, name)
+    assert old is new
+    assert rec[0].filename == __file__  # the user's line, not latentkit's
+    with pytest.warns(DeprecationWarning) as rec:
+        from latentkit.spectral import spectral_init_gmm  # noqa: F401
+    assert rec[0].filename == __file__
+    with pytest.raises(AttributeError, match="no attribute 'spectral_init_nothing'"):
+        spectral.spectral_init_nothing  # noqa: B018
+
+
+def test_the_hmm_starts_stay_public_in_spectral_without_a_warning():
+    import warnings
+
+    import latentkit.spectral as spectral
+    from latentkit.spectral import _multiview_hmm, _recipes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert spectral.spectral_init_hmm is _recipes.spectral_init_hmm
+        assert spectral.spectral_init_gaussian_hmm is _multiview_hmm.spectral_init_gaussian_hmm
+        assert spectral.spectral_init_poisson_hmm is _multiview_hmm.spectral_init_poisson_hmm
+
+
+def test_moved_names_have_one_home():
+    from latentkit import exceptions, mixture, spectral, topic
+    from latentkit._utils import words
+    from latentkit.spectral import _recipes
+
+    assert spectral.SpectralInitWarning is exceptions.SpectralInitWarning
+    assert _recipes.SpectralInitWarning is exceptions.SpectralInitWarning
+    assert "spectral_init_gmm" in mixture.__all__ and "spectral_init_lda" in topic.__all__
+    assert topic.LatentDirichletAllocation.top_words is words.TopWordsMixin.top_words
+    assert spectral.SpectralLDA.top_words is words.TopWordsMixin.top_words
+
+
+def test_importing_spectral_loads_no_model_family():
+    """``latentkit.spectral`` is the layer under the families (a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, latentkit.spectral; print(sorted({m.split('.')[1] for m in sys.modules "
+            "if m.startswith('latentkit.') and m.split('.')[1] in "
+            "('mixture', 'topic', 'sequence', 'neural')}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+    assert out.stdout.strip() == "[]", out.stdout

@@ -15,7 +15,7 @@ It drives a model through the private template of :class:`~latentkit.base.Latent
 is an ordinary fitted model (parameters one M-step past the last accepted E-step, as after
 :meth:`~latentkit.base.LatentModel.fit`). The default ``fit`` of every model is unchanged:
 the spectral start of the Gaussian mixtures uses this driver for its runs to an optimum
-(:class:`latentkit.spectral._gmm_start.ModelLookahead`).
+(:class:`latentkit.mixture._split_merge.ModelLookahead`).
 """
 
 import dataclasses

@@ -8,6 +8,8 @@ import inspect
 
 import numpy as np
 
+from .state_checks import check_state
+
 __all__ = ["ParamsMixin", "clone"]
 
 
@@ -139,8 +141,6 @@ class ParamsMixin:
         ValueError
             (``latentkit._engine.state_checks.StateCheckError``) naming the bad attribute.
         """
-        from .state_checks import check_state
-
         check_state(self)
 
     # scikit-learn >= 1.7 asks estimators for tags; only imported when scikit-learn calls it.

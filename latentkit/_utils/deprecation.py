@@ -13,13 +13,21 @@ The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_it
   (default None) and resolves it in ``fit`` (the DirichletProcessMixture's ``truncation``, the
   VAE's ``max_epochs``), so an old model's ``get_params`` still round-trips.
 
+* :func:`moved_names`: a module ``__getattr__`` for public names that moved to another
+  module (the spectral starts that moved from ``latentkit.spectral`` to their family): the old
+  path imports the new module on first access, with a warning.
+
 All say the release the old name goes away (``REMOVED_IN``).
 """
 
 import functools
+import importlib
 import warnings
 
-__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
+from .user_frame import user_stacklevel
+
+__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs", "renamed_parameter",
+           "moved_names"]
 
 #: the release in which the deprecated names are removed
 REMOVED_IN = "0.3"
@@ -132,3 +140,37 @@ def renamed_parameter(owner, old, new, old_value, new_value, default):
                          f"{old}={old_value!r} and {new}={new_value!r}.")
     _warn(owner, f"{old}=", f"{new}=", stacklevel=3)
     return old_value
+
+
+def moved_names(module, moved, lazy=None):
+    """A module ``__getattr__`` for names imported on first access.
+
+    Parameters
+    ----------
+    module : str
+        The module's ``__name__`` (for the messages).
+    moved : dict of str to str
+        Name -> the module it moved to: access warns (``DeprecationWarning`` at the user's
+        line, naming the new path) and returns the object there.
+    lazy : dict of str to str, optional
+        Name -> the module that defines it, imported without a warning (a name that stays
+        public here but whose module is not loaded with this one).
+
+    Returns
+    -------
+    callable
+        ``__getattr__(name)`` (PEP 562); other names raise ``AttributeError``.
+    """
+    lazy = dict(lazy or {})
+
+    def __getattr__(name):
+        if name in moved:
+            warnings.warn(f"{module}.{name} is deprecated and will be removed in latentkit "
+                          f"{REMOVED_IN}; use {moved[name]}.{name} instead.", DeprecationWarning,
+                          stacklevel=user_stacklevel())
+            return getattr(importlib.import_module(moved[name]), name)
+        if name in lazy:
+            return getattr(importlib.import_module(lazy[name]), name)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__

@@ -15,6 +15,8 @@ import re
 import sys
 import warnings
 
+from ..exceptions import SpectralInitWarning
+
 __all__ = ["WarningLines", "flush_warnings", "init_summary", "in_cli_terms", "option_names"]
 
 #: the WarningLines of the running command (None outside ``main``)
@@ -102,8 +104,6 @@ def init_summary(model):
     fallback : str or None
         The reason of a spectral fallback.
     """
-    from ..spectral import SpectralInitWarning  # lazy: the fit loaded it already
-
     init = getattr(model, "init", None)
     if not isinstance(init, str):
         return "given", "given", None

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 
+from .._utils.words import top_words
 from ..io import load, read_metadata
 from ._common import _finite, _tolist
 
@@ -57,8 +58,6 @@ def _cmd_show(args, out):
     comps, names = attrs.get("components_"), attrs.get("feature_names_in_")
     if comps is not None and names is not None and comps.ndim == 2 and comps.shape[1] == len(names):
         out.write("top words per topic:\n")
-        from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
-
         for i, words in enumerate(top_words(comps, [str(w) for w in names], 10)):
             out.write(f"  topic {i}: " + " ".join(words) + "\n")
     if meta.get("skipped"):

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .._utils.words import top_words
 from ._common import CLIError, FitResult, _finite, _given, load_input
 
 __all__ = ["run_private_spectral_lda"]
@@ -14,7 +15,6 @@ __all__ = ["run_private_spectral_lda"]
 def run_private_spectral_lda(args, progress):
     """``fit lda --init spectral --private``: :class:`~latentkit.spectral.PrivateSpectralLDA`."""
     from ..spectral import PrivacyNoiseWarning, PrivateSpectralLDA  # lazy: numba, ~2 s start-up
-    from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
 
     if args.init not in (None, "spectral"):
         raise CLIError(f"--private needs --init spectral (or --method svi), got --init "

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from .._utils.words import top_words
 from ._common import CLIError, FitResult, _finite, load_input
 
 __all__ = ["run_private_svi_lda"]
@@ -35,7 +36,6 @@ def run_private_svi_lda(args, progress):
     """``fit lda --method svi --private``: :class:`~latentkit.inference.PrivateStochasticVI`."""
     from ..inference import PrivateStochasticVI  # lazy: numba, ~2 s start-up
     from ..topic import LatentDirichletAllocation
-    from ..topic._words import top_words
 
     if args.init not in (None, "random"):
         raise CLIError(f"--method svi --private starts at random (without reading the "

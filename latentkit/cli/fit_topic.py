@@ -5,6 +5,7 @@ corpus, a UCI docword file or raw texts with ``--text``); ``--private`` hands ov
 import numpy as np
 
 from .. import datasets as ds
+from .._utils.words import top_words
 from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
                       _vocabulary_summary, load_input, warn_k_above)
 from ._messages import init_summary
@@ -205,7 +206,6 @@ def add_plsa_args(p):
 
 def run_plsa(args, progress):
     from ..topic import PLSA  # lazy: numba, ~2 s start-up
-    from ..topic._words import top_words  # lazy: importing it loads latentkit.topic
 
     corpus = load_input(args, "counts")
     X, vocab = corpus.data, list(corpus.vocabulary)

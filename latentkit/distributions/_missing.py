@@ -58,6 +58,10 @@ Gaussians).
 
 import numpy as np
 
+from .._kernels.missing import (missing_diag_parallel, missing_full_parallel, nan_column_stats,
+                                nan_row_keys, pattern_sorted_rows)
+from .._utils import threads as _threads
+from .._utils.summaries import MissingMomentSummary, MomentSummary
 from .._utils.validation import check_array, check_n_features
 from ._gaussian import _LOG_2PI, GaussianStats, log_det_cholesky
 from ._gaussian_estep import (_gemm_partitions, _sum_partitions, e_step_inputs,
@@ -171,8 +175,6 @@ def mean_fill(X, sample_weight=None):
         Only used to start EM (k-means++, spectral start); the data-derived defaults use
         :func:`data_summary`.
     """
-    from .._kernels.missing import nan_column_stats
-
     mask = np.isnan(X)
     if not mask.any():
         return X
@@ -203,8 +205,6 @@ def data_summary(X, w, missing, diagonal=False):
         means of the observed entries, the scatter over the pairs observed together, merged
         exactly across chunks, so a chunked fit takes the same defaults as the in-memory one.
     """
-    from .._utils.summaries import MissingMomentSummary, MomentSummary
-
     if missing == "marginalize":
         return MissingMomentSummary.of(X, w, diagonal=diagonal)
     return MomentSummary.of(X, w, diagonal=diagonal)
@@ -286,8 +286,6 @@ def _diag_partial_stats(X, w, lw, means, precisions_cholesky, covariance_type, s
     by ``n`` (numba's threads), summed in index order."""
     import numba
 
-    from .._kernels.missing import missing_diag_parallel
-
     n, D = X.shape
     K = means.shape[0]
     prec, log_pc = _diag_prec(precisions_cholesky, covariance_type, K, D)
@@ -332,8 +330,6 @@ def _mask_key(X):
     """Bit-packed missing mask of ``X``: one uint64 per row for ``D <= 64`` (numba, parallel),
     the packed bytes otherwise."""
     if X.shape[1] <= 64:
-        from .._kernels.missing import nan_row_keys
-
         return nan_row_keys(X)
     return np.packbits(np.isnan(X), axis=1)
 
@@ -372,8 +368,6 @@ def _pattern_rows(X, w, shift, cache):
     ``X`` (the same object) and the weights (compared exactly) and cleared when either differs;
     the rows are rebuilt when ``shift`` changes.
     """
-    from .._kernels.missing import pattern_sorted_rows
-
     if cache is None:
         cache = {}
     held = cache.get("of")
@@ -395,9 +389,6 @@ def _full_stats(X, w, lw, means, precisions_cholesky, covariance_type, shift, re
     in pattern order (:func:`_pattern_rows`), partitions fixed by ``n``, summed in index
     order."""
     import numba
-
-    from .._utils import threads as _threads
-    from .._kernels.missing import missing_full_parallel
 
     n, D = X.shape
     K = means.shape[0]

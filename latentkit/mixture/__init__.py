@@ -1,14 +1,19 @@
 """Mixture models: Gaussian mixture by EM (``_gaussian.py``), variational Gaussian mixture
 (``_variational.py``) and truncated Dirichlet-process mixture (``_dirichlet_process.py``); the
 two variational ones share the template of ``_conjugate.py`` and the component protocol of
-``_components.py`` (categorical, Poisson, Bernoulli; Gaussian in ``_gaussian_component.py``)."""
+``_components.py`` (categorical, Poisson, Bernoulli; Gaussian in ``_gaussian_component.py``).
+``init='spectral'``: ``_start_check.py`` (the spectral start against k-means++),
+``_split_merge.py`` (the search from it) and ``_spectral_start.py`` (the public functions)."""
 
 from ._dirichlet_process import DirichletProcessMixture
 from ._gaussian import GaussianMixture
 from ._variational import VariationalGaussianMixture
+from ._spectral_start import spectral_init_gmm, spectral_responsibilities
 
 __all__ = [
     "DirichletProcessMixture",
     "GaussianMixture",
     "VariationalGaussianMixture",
+    "spectral_init_gmm",
+    "spectral_responsibilities",
 ]

@@ -22,6 +22,8 @@ from ..base import LatentModel
 from ..distributions import _missing
 from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_rows,
                         _kmeans_responsibilities, _random_responsibilities, _total_bound_tol)
+from ._spectral_start import spectral_responsibilities
+from ._split_merge import adopt_parameters, model_lookahead
 
 #: A component counts as effective when its expected weight exceeds this.
 EFFECTIVE_WEIGHT_THRESHOLD = 0.01
@@ -132,12 +134,8 @@ class _ConjugateMixture(LatentModel):
 
     def _spectral_responsibilities(self, X, w, rng):
         """``init='spectral'``: the responsibilities of
-        :func:`latentkit.spectral.spectral_responsibilities` (the robust spectral start, checked
+        :func:`latentkit.mixture.spectral_responsibilities` (the robust spectral start, checked
         against the k-means++ start, then this model's split-and-merge search from it)."""
-        # local: spectral (and numba) load only for init='spectral'
-        from ..spectral import spectral_responsibilities
-        from ..spectral._gmm_start import model_lookahead
-
         K = self._n_components()
         k = self._spectral_start_components(X, w)
         _check_n_samples(w, k, self._k_name, " for init='spectral'", "use init='random'")
@@ -160,8 +158,6 @@ class _ConjugateMixture(LatentModel):
         R = self._initial_responsibilities(_Rows(rows, w), rng, n_lloyd=comp.n_lloyd)
         fitted = vars(self).pop("_spectral_optimum", None)
         if fitted is not None:  # init='spectral' ended at the search's optimum: continue it
-            from ..spectral._gmm_start import adopt_parameters
-
             adopt_parameters(self, fitted)
             if np.isnan(X).any():  # the search ran on mean-filled rows: its bounds are not ours
                 del self._start_bound

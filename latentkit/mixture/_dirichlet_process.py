@@ -12,6 +12,7 @@ import numpy as np
 
 from .._utils.deprecation import renamed_parameter
 from .._utils.validation import check_scalar
+from ..spectral import n_components_from_spectrum
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
 from ._components import BernoulliComponent, CategoricalComponent, PoissonComponent
@@ -238,9 +239,6 @@ class DirichletProcessMixture(_ConjugateMixture):
         self._component().validate(self._has_tail())
 
     def _spectral_start_components(self, X, w):
-        # local: spectral (and numba) load only for init='spectral'
-        from ..spectral import n_components_from_spectrum
-
         self.spectral_n_components_ = n_components_from_spectrum(
             X, max_components=self._n_components(), sample_weight=w)
         return self.spectral_n_components_

@@ -24,6 +24,8 @@ from ..distributions._gaussian import (GaussianStats, check_covariance_type,
                                        precisions_from_cholesky, sample_gaussian)
 from ..distributions import _missing
 from ._hand_set import check_hand_set
+from ._split_merge import model_lookahead
+from ._start_check import _checked_start
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
 
@@ -182,7 +184,7 @@ class GaussianMixture(LatentModel):
         ``'kmeans++'``: greedy k-means++ seeding plus a few Lloyd iterations, then one M-step
         from the hard labels. ``'random'``: one M-step from uniformly random responsibilities
         (scikit-learn's ``'random'``). ``'spectral'``: a method-of-moments start from
-        :func:`latentkit.spectral.spectral_init_gmm` (standardised features, per-component
+        :func:`latentkit.mixture.spectral_init_gmm` (standardised features, per-component
         spherical moments, Lloyd refinement, a within-class whitened second pass), checked
         against the k-means++ start: when the latter is more likely, it is used (the same
         start as ``init='kmeans++'``) and a ``SpectralInitWarning`` says so (ValueError when
@@ -227,7 +229,7 @@ class GaussianMixture(LatentModel):
         See :class:`latentkit.base.LatentModel`; nats per sample.
     spectral_report_ : dict
         Only after a fit with ``init='spectral'``: the start's check and search
-        (:func:`latentkit.spectral.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
+        (:func:`latentkit.mixture.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
         the iterations run inside the start, which ``n_iter_`` does not. When the search ran,
         the fit continues from the parameters of the optimum it reached: ``lower_bounds_``
         and ``n_iter_`` are the fit's own, and its first change is measured from that
@@ -278,6 +280,7 @@ class GaussianMixture(LatentModel):
         "log-likelihood can then drift down, as scikit-learn's EM does; a larger reg_covar or "
         "fewer components avoid it.")
     _tol_may_be_none = True  # tol=None: 1e-3 / n_samples, resolved from the data (tol_)
+    _start_from_parameters = True  # init dicts hold parameters (read by ModelLookahead)
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=None, reg_covar=1e-6,
                  max_iter=1000, n_init=1, init="kmeans++", random_state=None, callback=None,
@@ -395,17 +398,15 @@ class GaussianMixture(LatentModel):
         return out
 
     def _spectral_start(self, X, w, rng):
-        """Hook of ``init='spectral'``: ``latentkit.spectral.spectral_init_gmm(X, n_components,
-        covariance_type, reg_covar=..., sample_weight=..., random_state=rng)`` must return a
-        dict with keys among 'weights', 'means', 'covariances'."""
-        # local: spectral (and numba) load only for init='spectral'
-        from ..spectral import spectral_init_gmm
-        from ..spectral._gmm_start import model_lookahead
-
+        """Hook of ``init='spectral'``: the start of ``latentkit.mixture.spectral_init_gmm(X,
+        n_components, covariance_type, reg_covar=..., sample_weight=..., random_state=rng)``
+        with this model's own look-ahead (its ``_checked_start`` and one M-step): a dict with
+        keys among 'weights', 'means', 'covariances', 'precisions'."""
         lookahead = model_lookahead(self, X, w)
-        params, self.spectral_report_ = spectral_init_gmm(
-            X, self.n_components, self.covariance_type, reg_covar=self.reg_covar,
-            sample_weight=w, random_state=rng, lookahead=lookahead, return_report=True)
+        resp, self.spectral_report_ = _checked_start(
+            X, self.n_components, self.covariance_type, self.reg_covar, w, rng,
+            n_lloyd_kmeans=10, lookahead=lookahead)
+        params = params_from_resp(X, resp, self.covariance_type, self.reg_covar, w)
         fitted = getattr(lookahead, "optimum", None)  # the search's optimum
         if fitted is not None:  # the fit continues its run
             self._start_bound = fitted.lower_bound_  # the fit's monitor goes on from it

@@ -60,7 +60,7 @@ class VariationalGaussianMixture(_ConjugateMixture):
         Starting responsibilities: hard labels of k-means++ seeding followed by Lloyd
         iterations to convergence (at most 300), uniform random rows
         (scikit-learn's 'random'), the labels of the method-of-moments start
-        (:func:`latentkit.spectral.spectral_responsibilities`: standardised features,
+        (:func:`latentkit.mixture.spectral_responsibilities`: standardised features,
         per-component spherical moments, Lloyd refinement, a within-class whitened second
         pass; replaced by the k-means++ labels, with a ``SpectralInitWarning``, when those
         give a more likely start; otherwise the model is fitted from it and a split-and-merge
@@ -120,7 +120,7 @@ class VariationalGaussianMixture(_ConjugateMixture):
         ELBO trace in nats per sample (see :class:`latentkit.base.LatentModel`).
     spectral_report_ : dict
         Only after a fit with ``init='spectral'``: the start's check and search
-        (:func:`latentkit.spectral.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
+        (:func:`latentkit.mixture.spectral_init_gmm`, ``return_report``); ``'n_iter'`` counts
         the iterations run inside the start, which ``n_iter_`` does not. When the search ran,
         the fit continues from the parameters of the optimum it reached: ``lower_bounds_``
         and ``n_iter_`` are the fit's own, and its first change is measured from that

@@ -35,6 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without matplotl
     raise ImportError('latentkit.plotting needs matplotlib: pip install "latentkit[plot]".') \
         from exc
 
+from .._utils.words import top_word_ids
 from ._scores import _legend_outside, elbo_unit, plot_selection
 
 __all__ = ["ELBOTrace", "elbo_unit", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm",
@@ -379,9 +380,6 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size < len(topics):
         raise ValueError(f"axes must hold at least {len(topics)} Axes, got {axes.size}.")
-    # local: importing latentkit.topic loads numba, which the other plots do not need
-    from ..topic._words import top_word_ids
-
     for a, t in zip(axes, topics):
         order = top_word_ids(prob[t:t + 1], n_words)[0]  # words of probability zero left out
         a.barh(np.arange(order.size)[::-1], prob[t, order], color=color)

@@ -6,6 +6,7 @@ documented in :mod:`latentkit.sequence._emissions`, which collects the families.
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from .._kernels.hmm import scaled_frame_from_log
 from .._utils.deprecation import renamed_attribute
 from .._utils.summaries import RowSummary
 from .._utils.validation import check_simplex_rows
@@ -106,9 +107,6 @@ class Emission(ParamsMixin):
 def _scaled_frame(logp):
     """``(frame, log_offset)`` of log-likelihoods ``logp`` (n_samples, n_components): see
     :meth:`Emission.frame`."""
-    # local: numba loads on first use, not at import
-    from .._kernels.hmm import scaled_frame_from_log
-
     logp = np.ascontiguousarray(logp, dtype=np.float64)
     frame = np.empty_like(logp)
     off = np.empty(logp.shape[0])

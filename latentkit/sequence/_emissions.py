@@ -27,6 +27,7 @@ import numbers
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from .._kernels.hmm import categorical_emission_counts
 from .._utils.kmeans import kmeans_plusplus
 from .._utils.summaries import SymbolSummary
 from .._utils.validation import check_dense_width, check_n_features, check_scalar
@@ -209,9 +210,6 @@ class CategoricalEmission(Emission):
         return {"counts": np.zeros((n_components, self.n_features_))}
 
     def accumulate(self, params, X, gamma):
-        # local: numba loads on first use, not at import
-        from .._kernels.hmm import categorical_emission_counts
-
         counts = np.empty((gamma.shape[1], self.n_features_))
         categorical_emission_counts(gamma, X, counts)
         return {"counts": counts}

@@ -12,6 +12,8 @@ not depend on the thread count.
 
 import numpy as np
 
+from .._kernels import hmm as kernels
+
 __all__ = ["SequenceData"]
 
 #: Below this much work (time steps x states^2) or with one sequence, kernels run on one
@@ -51,8 +53,6 @@ def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma
     ``_BLOCKED_MIN_LENGTH`` steps by the blocked kernel (parallel over its time blocks), the
     runs of shorter sequences between them by the per-sequence kernels (parallel over
     sequences). Same outputs as :func:`latentkit._kernels.hmm.forward_backward_scaled`."""
-    from .._kernels import hmm as kernels  # local: numba loads on first use, not at import
-
     K = frame.shape[1]
     for s, e, long in _runs(offsets):
         a, b = int(offsets[s]), int(offsets[e])
@@ -81,8 +81,6 @@ def _forward_any(frame, log_offset, startprob, transmat, offsets, log_pred, logl
     as ``forward_scaled`` (to 1e-10 relative on the long sequences): ``log_pred`` (T,) the
     one-step predictive log-densities, ``loglik`` (n_sequences,) their sums (``-inf`` for an
     impossible sequence)."""
-    from .._kernels import hmm as kernels  # local: numba loads on first use, not at import
-
     for s, e, long in _runs(offsets):
         a, b = int(offsets[s]), int(offsets[e])
         if long and kernels.forward_blocked(frame[a:b], log_offset[a:b], startprob, transmat,

@@ -27,6 +27,7 @@ from ..distributions._gaussian import _moment_counts
 from ..distributions._missing import (
     accumulate_missing_gaussian_stats,
     check_missing,
+    data_summary,
     marginal_log_gaussian_prob,
     mean_fill,
 )
@@ -124,8 +125,6 @@ class GaussianEmission(Emission):
         return Xv
 
     def data_summary(self, X):
-        from ..distributions._missing import data_summary
-
         return data_summary(X, np.ones(X.shape[0]), getattr(self, "missing", "error"),
                             diagonal=True)
 

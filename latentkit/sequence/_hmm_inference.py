@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from .._kernels.hmm import viterbi_log
 from .._utils.validation import check_scalar
 from ._forward_backward import _forward_any
 
@@ -121,7 +122,6 @@ class HMMInferenceMixin:
         state_sequence : ndarray of shape (n_samples,) of int
         """
         data = self._validate_data(X, reset=False, lengths=lengths)
-        from .._kernels.hmm import viterbi_log  # local: numba loads on first use, not at import
         logf = self.emission_.log_likelihood(self._emission_params(), data.X)
         with np.errstate(divide="ignore"):
             log_pi = np.log(self.startprob_)

@@ -8,8 +8,17 @@ power methods (DESIGN.md section 5; formulas in SPECTRAL_NOTES.md).
 * :class:`SymmetricTensor`, :class:`ImplicitMomentTensor` -- tensors exposing ``contract(U)``
   (``T(I, u_l, u_l)`` for every column) and ``evaluate(U)`` (``T(u_l, u_l, u_l)``).
 * Moments and whitening for spherical Gaussian mixtures, single-topic/LDA and HMMs;
-  :class:`SpectralGMM`, :class:`SpectralLDA`, :class:`SpectralHMM`.
+  :class:`SpectralGMM` (its function core :func:`spectral_gmm`), :class:`SpectralLDA`,
+  :class:`SpectralHMM`.
+
+This package is the layer under the model families (docs/design.md, "Layers"): it imports no
+family when it loads. The families' spectral starts live in the families
+(``latentkit.mixture.spectral_init_gmm``, ``latentkit.topic.spectral_init_lda``); their old
+paths here still work, with a ``DeprecationWarning``.
 """
+
+from .._utils.deprecation import moved_names
+from ..exceptions import SpectralInitWarning
 
 # tensors and the tensor power method
 from ._tensors import ImplicitMomentTensor, SymmetricTensor, as_tensor_operator
@@ -18,13 +27,11 @@ from ._online import online_tensor_power
 # moments, whitening and the estimators
 from ._whitening import Whitening, whiten
 from ._moments import GMMMoments, HMMMoments, LDAMoments, project_simplex
+from ._gmm_core import SpectralGMMResult, spectral_gmm
 from ._estimators import SpectralGMM, SpectralHMM, SpectralLDA
-# spectral starts of the likelihood models
-from ._gmm_start import SpectralInitWarning, spectral_labels
+# the model-free parts of the spectral starts
+from ._gmm_start import spectral_labels
 from ._spectrum_components import n_components_from_spectrum
-from ._recipes import (spectral_init_gmm, spectral_init_hmm, spectral_init_lda,
-                       spectral_responsibilities)
-from ._multiview_hmm import spectral_init_gaussian_hmm, spectral_init_poisson_hmm
 # differential privacy
 from ._accounting import PrivacyAccountant, calibrate_gaussian_noise
 from ._subsampled import (DEFAULT_RDP_ORDERS, calibrate_noise_multiplier, rdp_to_epsilon,
@@ -41,9 +48,8 @@ __all__ = [
     "SymmetricTensor", "ImplicitMomentTensor", "as_tensor_operator", "robust_tensor_power",
     "RobustTensorPower", "TensorPowerResult", "online_tensor_power",
     "Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "project_simplex",
-    "SpectralGMM", "SpectralLDA", "SpectralHMM",
-    "SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda", "spectral_init_hmm",
-    "spectral_responsibilities", "n_components_from_spectrum", "spectral_labels",
+    "SpectralGMM", "SpectralLDA", "SpectralHMM", "spectral_gmm", "SpectralGMMResult",
+    "SpectralInitWarning", "spectral_init_hmm", "n_components_from_spectrum", "spectral_labels",
     "spectral_init_gaussian_hmm", "spectral_init_poisson_hmm",
     "PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_power",
     "subsampled_gaussian_rdp", "calibrate_noise_multiplier", "rdp_to_epsilon",
@@ -53,3 +59,15 @@ __all__ = [
     "complete_tensor", "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",
     "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM",
 ]
+
+#: Loaded on first access. The starts that moved to their family warn (``DeprecationWarning``,
+#: removed in 0.3); the HMM's (``sequence`` moves them with issue 32) load ``sequence`` only then.
+__getattr__ = moved_names(__name__, moved={
+    "spectral_init_gmm": "latentkit.mixture",
+    "spectral_responsibilities": "latentkit.mixture",
+    "spectral_init_lda": "latentkit.topic",
+}, lazy={
+    "spectral_init_hmm": "latentkit.spectral._recipes",
+    "spectral_init_gaussian_hmm": "latentkit.spectral._multiview_hmm",
+    "spectral_init_poisson_hmm": "latentkit.spectral._multiview_hmm",
+})

@@ -10,15 +10,16 @@ these are consistent estimators and good starting points (``init='spectral'``).
 import numbers
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from .._utils.deprecation import renamed_attribute, renamed_kwargs
 from .._utils.validation import check_array, check_n_features, check_random_state, check_scalar
 from ..base import NotFittedError, ParamsMixin
-from ..topic._words import TopWordsMixin
-from ._moments import GMMMoments, HMMMoments, LDAMoments, check_moment_scale
-from ._power import HistoryStateMixin, robust_tensor_power
-from ._tensors import SymmetricTensor
+from .._utils.words import TopWordsMixin
+from ._gmm_core import _decompose as _decompose_tensor
+from ._gmm_core import check_gmm_options, spectral_gmm
+from ._gmm_start import params_from_labels, spectral_labels, start_log_likelihood
+from ._moments import HMMMoments, LDAMoments, check_moment_scale
+from ._power import HistoryStateMixin
 from .._utils.threads import blas_scoped
 from ._whitening import Whitening, whiten
 from ._sparse import sparse_spectral_gmm
@@ -34,10 +35,7 @@ def _check_common(est):
 
 
 def _decompose(T, k, est, rng, dense):
-    if dense:
-        T = SymmetricTensor(T.to_dense() if hasattr(T, "to_dense") else T, check_symmetric=False)
-    return robust_tensor_power(T, k, n_restarts=est.n_init, n_iter=est.max_iter, tol=est.tol,
-                               random_state=rng, check_symmetric=False)
+    return _decompose_tensor(T, k, rng, dense, est.n_init, est.max_iter, est.tol)
 
 
 class _SpectralBase(HistoryStateMixin, ParamsMixin):
@@ -223,11 +221,7 @@ class SpectralGMM(_SpectralBase):
             Non-integer ``sparsity``.
         """
         _check_common(self)
-        if self.tensor not in ("auto", "dense", "implicit"):
-            raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
-        if self.covariance_type not in ("tied", "spherical"):
-            raise ValueError(f"covariance_type must be 'tied' or 'spherical', got "
-                             f"{self.covariance_type!r}.")
+        check_gmm_options(self.tensor, self.covariance_type)
         self._reset_fitted()
         rng = check_random_state(self.random_state)
         if self.sparsity is not None:
@@ -240,30 +234,19 @@ class SpectralGMM(_SpectralBase):
             return self._fit_sparse(X, rng)
         if self.robust:
             return self._fit_robust(X, rng)
-        mom = GMMMoments(X, self.n_components, self.variance, self.covariance_type,
-                         center=bool(self.center))
-        k = self.n_components
-        wh = whiten(mom.M2, k, random_state=rng)
-        T = mom.tensor(wh)
-        dense = self.tensor == "dense" or (self.tensor == "auto" and k <= 100)
-        res = _decompose(T, k, self, rng, dense)
-        self.weights_, self.means_, self.raw_weight_sum_ = mom.to_params(
-            wh, res.eigenvalues, res.eigenvectors)
-        self.sigma2_ = mom.sigma2
-        if self.covariance_type == "tied":
-            self.covariances_ = np.full(k, mom.sigma2)
-        else:
-            var = mom.component_variances(wh, res.eigenvalues, res.eigenvectors)
-            self.covariances_ = np.maximum(var, 1e-3 * max(mom.sigma2, 1e-300))
-        self._store_decomposition(res, wh)
-        self.n_features_in_ = mom.X.shape[1]
+        res = spectral_gmm(X, self.n_components, self.covariance_type, rng,
+                           variance=self.variance, center=self.center, tensor=self.tensor,
+                           n_init=self.n_init, max_iter=self.max_iter, tol=self.tol)
+        self.weights_, self.means_, self.raw_weight_sum_ = res.weights, res.means, \
+            res.raw_weight_sum
+        self.sigma2_ = res.sigma2
+        self.covariances_ = res.covariances
+        self._store_decomposition(res.decomposition, res.whitening)
+        self.n_features_in_ = res.means.shape[1]
         return self
 
     def _fit_robust(self, X, rng):
         """``fit`` with ``robust``: the best partition of :func:`spectral_labels`."""
-        # local: _gmm_start and _estimators use each other
-        from ._gmm_start import params_from_labels, spectral_labels, start_log_likelihood
-
         X = check_array(X, "X", ensure_min_samples=2)
         k = int(self.n_components)
         w = np.ones(X.shape[0])
@@ -604,6 +587,9 @@ class SpectralHMM(_SpectralBase):
             fits.append((res, wh) + mom.emission(wh, res.eigenvalues, res.eigenvectors, view))
         O, w = fits[0][2], fits[0][3]
         if len(fits) == 2:  # average the two adjacent-pair estimates, states matched in l1
+            # lazy: scipy.optimize costs ~0.2 s to import and only this branch needs it
+            from scipy.optimize import linear_sum_assignment
+
             O3, w3 = fits[1][2], fits[1][3]
             cost = np.abs(O[:, :, None] - O3[:, None, :]).sum(axis=0)
             _, perm = linear_sum_assignment(cost)

@@ -17,6 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._kernels.spectral import dense_power_iterate, dense_rows_contract
 from .._utils.validation import check_random_state, check_scalar
 from ..base import ParamsMixin
 from ._tensors import SymmetricTensor, as_tensor_operator, operator_dim
@@ -150,8 +151,6 @@ _PAR_MIN_WORK = 2 ** 23
 def _rtpm_dense(T, k, L, N, tol, rng):
     """The method of :func:`robust_tensor_power` for a dense symmetric array, every phase in the
     numba kernel ``dense_power_iterate`` (one call per phase; same steps and outputs)."""
-    # local: numba loads on first use, not at import
-    from .._kernels.spectral import dense_power_iterate, dense_rows_contract
     d = T.shape[0]
     lam = np.zeros(k)
     Vt = np.zeros((k, d))

@@ -114,7 +114,7 @@ import numpy as np
 
 from .._utils.deprecation import renamed_kwargs
 from .._utils.validation import check_counts, check_random_state, check_scalar
-from ..topic._words import TopWordsMixin
+from .._utils.words import TopWordsMixin
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
 from ._private_power import (AccountantStateMixin, _is_inf_epsilon, _noise_rng,

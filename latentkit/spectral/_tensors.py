@@ -30,6 +30,8 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from .._kernels import spectral as K
+from .._kernels.spectral import dense_contract
 from .._utils.validation import check_array, check_counts
 
 __all__ = ["SymmetricTensor", "ImplicitMomentTensor", "as_tensor_operator", "khatri_rao_self"]
@@ -170,8 +172,6 @@ class SymmetricTensor(_TensorBase):
         d, L = U.shape
         if d * d * L <= 2 ** 24:
             return self.array.reshape(d, d * d) @ khatri_rao_self(U.T).T
-        # local: numba loads on first use, not at import
-        from .._kernels.spectral import dense_contract
         out = np.empty((d, L))
         dense_contract(self.array, U, out)
         return out
@@ -326,7 +326,6 @@ class ImplicitMomentTensor(_TensorBase):
 
     # ------------------------------------------------------------------ contractions
     def _data_contract(self, U):
-        from .._kernels import spectral as K  # local: numba loads on first use, not at import
         P = self._payload
         k, L = U.shape
         if self.kind == "rows":

@@ -10,6 +10,7 @@ from ._plsa import PLSA
 from ._coherence import Coherence, coherence
 from ._diversity import topic_diversity
 from ._report import report_data, topic_report
+from ._spectral_start import spectral_init_lda, spectral_init_plsa
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -22,4 +23,6 @@ __all__ = [
     "topic_diversity",
     "topic_report",
     "report_data",
+    "spectral_init_lda",
+    "spectral_init_plsa",
 ]

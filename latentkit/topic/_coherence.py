@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.coherence import document_cooccurrence, window_cooccurrence
-from ._words import top_word_ids
+from .._utils.words import top_word_ids
 
 __all__ = ["coherence", "Coherence", "MEASURES"]
 

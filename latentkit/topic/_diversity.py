@@ -45,7 +45,7 @@ def topic_diversity(topics_or_model, top_n=25):
 
     Notes
     -----
-    Ties: a model's top words are those of :meth:`top_words` (the :mod:`latentkit.topic._words`
+    Ties: a model's top words are those of :meth:`top_words` (the :mod:`latentkit._utils.words`
     rule): words of weight zero are never listed (so a topic with fewer than ``top_n`` positive
     weights lists fewer words, and the denominator counts the words listed), and equal weights at
     the cut-off keep column order (the lower column index wins). Words given as lists are taken

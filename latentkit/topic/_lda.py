@@ -24,9 +24,11 @@ from .._utils.validation import check_counts, check_dense_width, check_n_feature
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
-from ._words import TopWordsMixin
+from .._utils.words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
 from ._lda_guard import guarded_e_step
+from ._cvb0 import cvb0_topics, sweep_callback
+from ._spectral_start import spectral_init_lda
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
@@ -107,7 +109,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         to theirs, not identical: scikit-learn also draws each document's gamma at random in
         every E-step, see the Notes).
         ``'spectral'``: topics from the method of moments
-        (:func:`latentkit.spectral.spectral_init_lda`; Anandkumar et al. 2012), falling back
+        (:func:`latentkit.topic.spectral_init_lda`; Anandkumar et al. 2012), falling back
         to the random start with a warning when the moments are degenerate. ``'auto'``:
         ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (on the same documents wherever
         they live: all of them up to 100,000, :mod:`latentkit._engine.start_sample`); ``'random'`` for the stochastic fits
@@ -334,13 +336,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
                                  f"(n_components, n_features), got {lam.shape}.")
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
                 raise ValueError("init['components'] must be finite and strictly positive.")
-        elif init == "spectral":  # method of moments (latentkit.spectral.spectral_init_lda)
-            # local: spectral (and numba) load only for init='spectral'
-            from ..spectral import spectral_init_lda
+        elif init == "spectral":  # method of moments (latentkit.topic.spectral_init_lda)
             lam = spectral_init_lda(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                                     random_state=rng)["components"]
         elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
-            from ._cvb0 import cvb0_topics, sweep_callback
             lam = cvb0_topics(data, K, self.doc_topic_prior_, self.topic_word_prior_,
                               random_state=rng, callback=sweep_callback(self, "cvb0 sweeps", 100))
         else:

@@ -17,7 +17,8 @@ from .._utils.validation import (check_counts, check_dense_width, check_n_featur
                            check_simplex_rows)
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
-from ._words import TopWordsMixin
+from .._utils.words import TopWordsMixin
+from ._spectral_start import spectral_init_plsa
 from ..text import counts_from_texts
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
@@ -227,7 +228,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         never decreases; ``beta = 1`` is plain EM and the log-likelihood.
     init : {'random', 'spectral'} or dict, default 'random'
         'random': P(w|z) and P(z|d) drawn uniformly on [0.5, 1.5) and normalised. 'spectral':
-        P(w|z) from the spectral LDA topics (``latentkit.spectral.spectral_init_plsa``;
+        P(w|z) from the spectral LDA topics (``latentkit.topic.spectral_init_plsa``;
         Anandkumar et al. 2012), P(z|d) at random. A dict gives
         starting parameters by attribute name without '_': 'components' (K, V) P(w|z) and
         'doc_topic' (D, K) P(z|d) (both forms; the symmetric form then takes P(d) = n_d / N),
@@ -372,8 +373,6 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         nd = np.asarray(data.X.sum(axis=1)).ravel()
         init = self.init if isinstance(self.init, dict) else {}
         if isinstance(self.init, str) and self.init == "spectral":  # P(w|z) from the moments
-            # local: spectral (and numba) load only for init='spectral'
-            from ..spectral._recipes import spectral_init_plsa
             init = spectral_init_plsa(data.X, K, random_state=rng)
         allowed = {"components", "doc_topic", "topic_prior", "doc_components"}
         unknown = set(init) - allowed

@@ -14,6 +14,7 @@ they are the same ranking.
 import numpy as np
 
 from ..text import counts_from_texts
+from ._report_inputs import _corpus_parts, _topic_word
 
 __all__ = ["pyldavis_data", "PyLDAvisMixin"]
 
@@ -56,8 +57,6 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
     Source: Sievert & Shirley (2014), "LDAvis: a method for visualizing and interpreting topics",
     ACL workshop on interactive language learning; ``pyLDAvis.prepare``'s documented arguments.
     """
-    from ._report import _corpus_parts, _topic_word  # local: _report imports this module
-
     model._check_is_fitted()
     phi = _topic_word(model)
     n_words = phi.shape[1]

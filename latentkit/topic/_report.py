@@ -32,21 +32,12 @@ from scipy.spatial.distance import jensenshannon
 from ._coherence import MEASURES, coherence
 from ._report_page import PAGE
 from ._pyldavis import PyLDAvisMixin
+from ._report_inputs import _corpus_parts, _topic_word
 
 __all__ = ["topic_report", "report_data", "relevance", "saliency", "classical_mds",
            "TopicReportMixin"]
 
 _LAMBDA_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
-
-
-def _topic_word(model):
-    comps = np.asarray(getattr(model, "components_", None), dtype=np.float64)
-    if comps.ndim != 2:
-        raise TypeError(f"model must be a fitted topic model with components_ (n_topics, "
-                        f"n_words), got {type(model).__name__}.")
-    phi = comps / comps.sum(axis=1, keepdims=True)
-    # exact zeros (PLSA) would give log 0 = -inf, which JSON cannot carry
-    return np.maximum(phi, np.finfo(np.float64).tiny)
 
 
 def relevance(phi, p_w, lam):
@@ -150,37 +141,6 @@ def _topic_given_word(phi, prevalence):
     """p(t | w) (n_topics, n_words) by Bayes' rule from p(w|t) and p(t)."""
     joint = phi * prevalence[:, None]
     return joint / joint.sum(axis=0, keepdims=True)
-
-
-def _corpus_parts(model, corpus, title_column):
-    """(counts CSR or None, titles or None, texts or None) from the corpus argument."""
-    if corpus is None:
-        if title_column is not None:
-            raise ValueError("title_column needs a corpus with a table's columns (from "
-                             "load_texts / load_texts_for on a .csv or .jsonl file), got none.")
-        return None, None, None
-    titles = texts = None
-    if isinstance(corpus, dict) and "data" in corpus:
-        titles, texts, X = corpus.get("titles"), corpus.get("texts"), corpus["data"]
-    else:
-        X = corpus
-    X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
-    if X.shape[1] != model.components_.shape[1]:
-        raise ValueError(f"corpus has {X.shape[1]} words but the model has "
-                         f"{model.components_.shape[1]}; pass the corpus the model was fitted on.")
-    if title_column is not None:
-        meta = corpus.get("metadata") if isinstance(corpus, dict) else None
-        if not meta:
-            raise ValueError(f"title_column={title_column!r} needs a corpus read from a .csv or "
-                             ".jsonl table (load_texts); this corpus has no other columns.")
-        if title_column not in meta:
-            raise ValueError(f"title_column={title_column!r} is not a column of the corpus "
-                             f"(columns: {', '.join(map(str, meta))}).")
-        column = meta[title_column]
-        titles = [str(v) if v is not None and str(v).strip() else
-                  (str(titles[d]) if titles is not None else f"document {d}")
-                  for d, v in enumerate(column)]
-    return X, titles, texts
 
 
 def _typical_docs(theta, X, titles, texts, n_docs):

@@ -369,19 +369,22 @@ def test_init_dict_partial_and_precisions():
 
 
 def test_spectral_init_hook(monkeypatch):
-    import latentkit.spectral as spectral
+    from latentkit.mixture import _gaussian
 
-    # the hook calls latentkit.spectral.spectral_init_gmm (always present: no fallback)
+    # the hook runs the checked spectral start of spectral_init_gmm with its own look-ahead
     X, _, _ = _planted("full", n=200, seed=12)
     seen = {}
 
-    def fake(X_, k, ct, *, reg_covar, sample_weight, random_state, lookahead, return_report):
-        seen.update(k=k, ct=ct, n=X_.shape[0], report=return_report)
-        return {"weights": np.full(k, 1 / k), "means": X_[:k].copy()}, {"n_iter": 0}
+    def fake(X_, k, ct, reg_covar, w, rng, *, n_lloyd_kmeans, lookahead):
+        seen.update(k=k, ct=ct, n=X_.shape[0], n_lloyd=n_lloyd_kmeans,
+                    model=type(lookahead.model))
+        resp = np.zeros((X_.shape[0], k))
+        resp[np.arange(X_.shape[0]), np.arange(X_.shape[0]) % k] = 1.0
+        return resp, {"n_iter": 0}
 
-    monkeypatch.setattr(spectral, "spectral_init_gmm", fake, raising=False)
+    monkeypatch.setattr(_gaussian, "_checked_start", fake)
     m = GaussianMixture(3, init="spectral", max_iter=1, tol=0, random_state=0).fit(X)
-    assert seen == {"k": 3, "ct": "full", "n": 200, "report": True}
+    assert seen == {"k": 3, "ct": "full", "n": 200, "n_lloyd": 10, "model": GaussianMixture}
     assert m.n_iter_ == 1 and m.spectral_report_ == {"n_iter": 0}
 
 

@@ -12,10 +12,17 @@ from latentkit.datasets import load_olive_oil, load_swiss_banknote
 from latentkit.mixture import (DirichletProcessMixture, GaussianMixture,
                                VariationalGaussianMixture)
 from latentkit.mixture._gaussian import kmeans_plusplus
+from latentkit.mixture import spectral_init_gmm, spectral_responsibilities
 from latentkit.spectral import (GMMMoments, SpectralGMM, SpectralInitWarning,
-                                n_components_from_spectrum, spectral_init_gmm,
-                                spectral_responsibilities)
+                                n_components_from_spectrum)
+from latentkit.mixture import _conjugate, _gaussian, _split_merge, _start_check
 from latentkit.spectral import _gmm_start
+
+
+def _patch_lookahead(monkeypatch, fn):
+    """Every mixture's ``init='spectral'`` hook builds its look-ahead with ``fn``."""
+    for module in (_gaussian, _conjugate):
+        monkeypatch.setattr(module, "model_lookahead", fn)
 
 MU = np.array([[3.0, 0, 0, 0, 0, 1, 0, 0], [0, 3.0, 0, 0, 1, 0, 0, 0],
                [0, 0, 3.0, 1, 0, 0, 0, 0]]) * 1.5
@@ -148,7 +155,7 @@ def test_the_check_falls_back_to_exactly_the_kmeans_start_with_a_warning(monkeyp
     def poor(X, k, w, rng):  # a partition no likelihood prefers: alternate rows
         return [np.arange(X.shape[0]) % k]
 
-    monkeypatch.setattr(_gmm_start, "spectral_labels", poor)
+    monkeypatch.setattr(_start_check, "spectral_labels", poor)
     with pytest.warns(SpectralInitWarning, match=r"below the k-means\+\+ start's"):
         sp = GaussianMixture(2, init="spectral", tol=1e-6, random_state=3).fit(X)
     km = GaussianMixture(2, init="kmeans++", tol=1e-6, random_state=3).fit(X)
@@ -267,7 +274,7 @@ def _four_blobs(seed=0, n=40):
 
 
 def _em(X, K):
-    return _gmm_start.model_lookahead(GaussianMixture(K, tol=1e-6, max_iter=500), X,
+    return _split_merge.model_lookahead(GaussianMixture(K, tol=1e-6, max_iter=500), X,
                                       np.ones(X.shape[0]))
 
 
@@ -292,15 +299,15 @@ def test_split_merge_leaves_a_local_optimum_for_the_true_partition():
     obj_bad, _, fitted = la(_gmm_start.one_hot(bad, 4))
     R = fitted.predict_proba(X)
     # the first candidate (Ueda's merge criterion, the split likelihood ratio) is the truth
-    first = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, np.ones(X.shape[0]), 1)
+    first = _split_merge._split_merge_candidates(X, R, "full", 1e-6, np.ones(X.shape[0]), 1)
     assert len(first) == 1 and adjusted_rand_score(h, first[0]) == 1.0
     la.runs.clear()
-    moved, info = _gmm_start.split_merge(X, _gmm_start.one_hot(bad, 4), la)
+    moved, info = _split_merge.split_merge(X, _gmm_start.one_hot(bad, 4), la)
     assert info["moves"] >= 1 and info["objective"] > obj_bad + 0.1
     assert info["n_iter"] == sum(la.runs)  # every iteration of the search is counted
     # the true partition: no candidate beats its optimum; the optimum's responsibilities
     # come back (a fit from them only confirms convergence), the one the search reached
-    resp, info = _gmm_start.split_merge(X, _gmm_start.one_hot(h, 4), la)
+    resp, info = _split_merge.split_merge(X, _gmm_start.one_hot(h, 4), la)
     assert info["moves"] == 0 and adjusted_rand_score(h, resp.argmax(1)) > 0.98
     assert adjusted_rand_score(resp.argmax(1), moved.argmax(1)) == 1.0
     gm = GaussianMixture(4, init=_gmm_start.params_from_resp(X, resp, "full", 1e-6,
@@ -309,7 +316,7 @@ def test_split_merge_leaves_a_local_optimum_for_the_true_partition():
     assert gm.n_iter_ <= 3 and gm.lower_bound_ >= info["objective"] - 1e-9
     # fewer than 3 clusters and no empty column: no search
     two = _gmm_start.one_hot((h >= 2).astype(int), 2)
-    assert _gmm_start.split_merge(X, two, _em(X, 2))[0] is two
+    assert _split_merge.split_merge(X, two, _em(X, 2))[0] is two
 
 
 def test_births_split_the_cluster_two_gaussians_explain_best_into_an_empty_column():
@@ -318,28 +325,28 @@ def test_births_split_the_cluster_two_gaussians_explain_best_into_an_empty_colum
     start[h == 1] = 0  # blobs 0 and 1 together, column 1 empty
     R, w = _gmm_start.one_hot(start, 4), np.ones(X.shape[0])
     # every split, whatever its predicted gain (the threshold lowered to -inf)
-    cands = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, w, 2, False, -np.inf)
+    cands = _split_merge._split_merge_candidates(X, R, "full", 1e-6, w, 2, False, -np.inf)
     assert len(cands) == 2 and adjusted_rand_score(h, cands[0]) == 1.0
     assert np.all(np.bincount(cands[0], minlength=4) > 0)  # the empty column took a half
     assert adjusted_rand_score(h, cands[1]) < 1.0  # a true blob cut: ranked below
     # ... which, refined by 2-means, does not even raise the partition's likelihood
     # (measured -0.13 nats against +63.9): only the true split is worth a trial
-    assert _gmm_start._predicted_gain(X, start, cands[1], "full", 1e-6, w) < 0
-    only = _gmm_start._split_merge_candidates(X, R, "full", 1e-6, w, 2)
+    assert _split_merge._predicted_gain(X, start, cands[1], "full", 1e-6, w) < 0
+    only = _split_merge._split_merge_candidates(X, R, "full", 1e-6, w, 2)
     assert len(only) == 1 and np.array_equal(only[0], cands[0])
 
 
 def test_the_reported_iterations_are_those_the_start_ran(monkeypatch):
     X, _ = planted_spherical(300, 3, 5, 4, sep=2.0)  # the spectral start is kept on it
     seen = []
-    real = _gmm_start.model_lookahead
+    real = _split_merge.model_lookahead
 
     def counted(model, X, w):
         la = _counting(real(model, X, w))
         seen.append(la)
         return la
 
-    monkeypatch.setattr(_gmm_start, "model_lookahead", counted)
+    _patch_lookahead(monkeypatch, counted)
     for make in (lambda: GaussianMixture(3, init="spectral", tol=1e-6, random_state=0),
                  lambda: VariationalGaussianMixture(3, init="spectral", tol=1e-6,
                                                     random_state=0),
@@ -361,7 +368,7 @@ def test_dirichlet_process_falls_back_to_exactly_its_own_kmeans_start(monkeypatc
     def poor(X, k, w, rng):  # a partition no model prefers: alternate rows
         return [np.arange(X.shape[0]) % k]
 
-    monkeypatch.setattr(_gmm_start, "spectral_labels", poor)
+    monkeypatch.setattr(_start_check, "spectral_labels", poor)
     kw = dict(covariance_type="diag", tol=1e-6, max_iter=200, random_state=5)
     with pytest.warns(SpectralInitWarning, match=r"k-means\+\+ \(10 clusters\) start"):
         sp = DirichletProcessMixture(10, init="spectral", **kw).fit(X)
@@ -421,10 +428,10 @@ def test_variational_olive_oil_regions_search_accepts_by_the_elbo_a_move_a_short
     # the move, replayed: from the first optimum, a 2-iteration trial of the candidate ends
     # below it, the candidate's own optimum far above it
     w = np.ones(len(X))
-    la = _gmm_start.model_lookahead(VariationalGaussianMixture(3, **kw), X, w)
+    la = _split_merge.model_lookahead(VariationalGaussianMixture(3, **kw), X, w)
     lab = _gmm_start.spectral_labels(X, 3, w, np.random.default_rng(0))[-1]
     first, _, fitted = la(_gmm_start.one_hot(lab, 3))
-    cand = _gmm_start._split_merge_candidates(X, fitted.predict_proba(X), "full", 1e-6, w,
+    cand = _split_merge._split_merge_candidates(X, fitted.predict_proba(X), "full", 1e-6, w,
                                               1)[0]
     assert la(_gmm_start.one_hot(cand, 3), 2, 0.0)[0] < first - 0.01  # -5.280 < -5.262
     assert la(_gmm_start.one_hot(cand, 3))[0] > first + 0.1  # -5.155
@@ -444,18 +451,18 @@ def test_predicted_gain_is_the_likelihood_difference_of_the_two_partitions():
     ll = [w.sum() * _gmm_start.start_log_likelihood(
         X, _gmm_start.params_from_labels(X, lab, 4, "full", 1e-6, w), "full", 1e-6, w)
         for lab in (old, h)]
-    gain = _gmm_start._predicted_gain(X, old, h, "full", 1e-6, w)
+    gain = _split_merge._predicted_gain(X, old, h, "full", 1e-6, w)
     assert gain == pytest.approx(ll[1] - ll[0], rel=1e-10) and gain > 0
-    assert _gmm_start._predicted_gain(X, h, old, "full", 1e-6, w) == pytest.approx(-gain)
+    assert _split_merge._predicted_gain(X, h, old, "full", 1e-6, w) == pytest.approx(-gain)
     # at the true partition no merge-split raises the likelihood: no trial is proposed, and
     # a birth into an empty column must beat a component's BIC complexity for an ELBO
-    assert _gmm_start._split_merge_candidates(X, _gmm_start.one_hot(h, 4), "full", 1e-6, w,
+    assert _split_merge._split_merge_candidates(X, _gmm_start.one_hot(h, 4), "full", 1e-6, w,
                                               3) == []
     three = _gmm_start.one_hot(np.minimum(h, 2), 4)  # blobs 2 and 3 together, column 3 empty
-    c = _gmm_start.bic_complexity(2, "full", w.sum())
+    c = _split_merge.bic_complexity(2, "full", w.sum())
     assert c == pytest.approx(0.5 * 6 * np.log(160))
-    assert len(_gmm_start._split_merge_candidates(X, three, "full", 1e-6, w, 1, False, c)) == 1
-    assert _gmm_start._split_merge_candidates(X, three, "full", 1e-6, w, 1, False, 1e9) == []
+    assert len(_split_merge._split_merge_candidates(X, three, "full", 1e-6, w, 1, False, c)) == 1
+    assert _split_merge._split_merge_candidates(X, three, "full", 1e-6, w, 1, False, 1e9) == []
 
 
 def test_the_fit_continues_the_searchs_optimum_and_every_iteration_is_counted(monkeypatch):
@@ -477,11 +484,11 @@ def test_the_fit_continues_the_searchs_optimum_and_every_iteration_is_counted(mo
             warnings.simplefilter("ignore", SpectralInitWarning)
             m = cls(init="spectral", tol=1e-6, random_state=0, **kw)
             lookaheads = []
-            real = _gmm_start.model_lookahead
-            monkeypatch.setattr(_gmm_start, "model_lookahead",
-                                lambda *a: lookaheads.append(real(*a)) or lookaheads[-1])
+            real = _split_merge.model_lookahead
+            _patch_lookahead(monkeypatch,
+                             lambda *a: lookaheads.append(real(*a)) or lookaheads[-1])
             m.fit(X)
-            monkeypatch.setattr(_gmm_start, "model_lookahead", real)
+            _patch_lookahead(monkeypatch, real)
         rep = m.spectral_report_
         assert rep["chosen"] == "spectral"
         assert len(ran) == rep["n_iter"] + m.n_iter_

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from latentkit.datasets import make_lda_corpus
-from latentkit.spectral._recipes import spectral_init_plsa
+from latentkit.topic import spectral_init_plsa
 from latentkit.testing import match_components
 from latentkit.topic import PLSA
 

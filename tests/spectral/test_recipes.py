@@ -5,7 +5,9 @@ import pytest
 import scipy.sparse as sp
 
 from latentkit.datasets import make_lda_corpus
-from latentkit.spectral import SpectralInitWarning, spectral_init_gmm, spectral_init_lda
+from latentkit.exceptions import SpectralInitWarning
+from latentkit.mixture import spectral_init_gmm
+from latentkit.topic import spectral_init_lda
 from latentkit.testing import match_components
 
 
@@ -61,7 +63,8 @@ def test_gmm_init_spectral_converges_faster():
 
 
 def test_recipes_validate_their_arguments():
-    from latentkit.spectral._recipes import kmeans_plusplus_centers, spectral_init_plsa
+    from latentkit.mixture._spectral_start import kmeans_plusplus_centers
+    from latentkit.topic import spectral_init_plsa
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 3))
     for k in (0, -1):

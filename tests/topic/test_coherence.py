@@ -139,7 +139,7 @@ def test_bad_input_is_named():
 
 
 def test_top_words_of_a_model_follow_stable_argsort_with_ties():
-    from latentkit.topic._words import top_word_ids
+    from latentkit._utils.words import top_word_ids
 
     rng = np.random.default_rng(0)
     for _ in range(50):

@@ -6,7 +6,7 @@ import pytest
 from latentkit.spectral import SpectralLDA
 from latentkit.datasets import make_lda_corpus
 from latentkit.topic import PLSA, LatentDirichletAllocation
-from latentkit.topic._words import top_words
+from latentkit._utils.words import top_words
 
 
 def test_rule_on_a_clipped_matrix():

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from .._utils.validation import check_scalar
+from .validation import check_scalar
 
 __all__ = ["top_words", "top_word_ids", "TopWordsMixin"]
 
