@@ -14,17 +14,13 @@ import numbers
 
 import numpy as np
 
+from ..exceptions import StateCheckError  # defined there; importable here as before
+
 __all__ = ["check_state", "StateCheckError"]
 
 _SUM_TOL = 1e-6  # relative tolerance of the sums of probability rows
 
 
-class StateCheckError(ValueError):
-    """A restored attribute is missing or inconsistent (``attribute`` names it)."""
-
-    def __init__(self, attribute, problem):
-        self.attribute = attribute
-        super().__init__(f"attribute {attribute}: {problem}")
 
 
 def _get(m, name):

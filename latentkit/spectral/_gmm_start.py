@@ -87,6 +87,7 @@ from .._engine.start_phase import report_start
 from .._utils.threads import caught_warnings
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_array, check_random_state, check_sample_weight, check_scalar
+from ..exceptions import SpectralInitWarning  # defined there; importable here as before
 from ..distributions._gaussian import (
     compute_precision_cholesky,
     log_gaussian_prob,
@@ -94,10 +95,6 @@ from ..distributions._gaussian import (
 )
 
 __all__ = ["spectral_labels", "start_log_likelihood"]
-
-class SpectralInitWarning(UserWarning):
-    """The spectral start was not usable and a fallback start was used instead."""
-
 
 #: Eigenvalues of the within-class covariance are floored at this fraction of the largest.
 _WITHIN_FLOOR = 1e-3
