@@ -236,7 +236,7 @@ def _vae(m):
     if tuple(sizes) != tuple(m.hidden_layer_sizes):
         raise StateCheckError("hidden_layer_sizes_", f"{tuple(sizes)} disagrees with the "
                                                      f"hyper-parameter {m.hidden_layer_sizes}")
-    _array(m, "params_", (m._layout()["n"],))
+    _array(m, "params_", (m._network.layout["n"],))
     activity = np.asarray(_get(m, "latent_activity_"), dtype=float)
     if getattr(m, "privacy_report_", None) is not None and activity.shape == (
             int(m.latent_dim),) and np.isnan(activity).all():
