@@ -86,7 +86,7 @@ SKIP = {
         "the VAE's own parameter vector",
     ("latentkit/neural/_optim.py", "Adam.step", "ValueError", "grad must have shape"):
         "the VAE's own gradient",
-    ("latentkit/neural/_gradients.py", "_objective", "ValueError",
+    ("latentkit/neural/_gradients.py", "VAEObjective.__call__", "ValueError",
      "per-example gradients need free_bits == 0"):
         "PrivateVAE._validate_params refuses free_bits with clipping first (a named check)",
     ("latentkit/plotting/__init__.py", "_full_covariances", "ValueError",
