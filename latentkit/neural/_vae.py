@@ -219,7 +219,6 @@ class VAE(LatentModel):
         tags.non_deterministic = True
         return tags
 
-    # -- validation ----------------------------------------------------------------------
     def _check_common_params(self):
         if self.max_epochs is not None:
             check_scalar(self.max_epochs, "max_epochs", numbers.Integral, low=1)
@@ -243,7 +242,6 @@ class VAE(LatentModel):
             return _VAEData(X)
         return self._with_noise(X, np.random.default_rng(self._eval_seed))
 
-    # -- the objects the VAE holds -------------------------------------------------------
     def _parts(self):
         """``(network, objective, bounds)``, built on first use after ``_init_params`` or
         ``_set_state`` (which drop them) from the hyper-parameters and ``n_features_in_``."""
@@ -257,8 +255,7 @@ class VAE(LatentModel):
     _objective = property(lambda self: self._parts()[1], doc="The :class:`VAEObjective`.")
     _bounds = property(lambda self: self._parts()[2], doc="The :class:`VAEBounds`.")
 
-    def _initial_params(self, X, rng):
-        """The starting flat parameter vector (:meth:`VAENetwork.initial_params`)."""
+    def _initial_params(self, X, rng):  # the start (a hook of PrivateVAE)
         return self._network.initial_params(X, rng)
 
     def _with_noise(self, X, rng):
@@ -267,11 +264,9 @@ class VAE(LatentModel):
     def _elbo_draws(self, X, n_samples, rng):
         return self._bounds.elbo_draws(self.params_, X, n_samples, rng)
 
-    def _eval_rng(self, random_state, offset):
-        """``random_state``'s generator, or one seeded at fit time (repeated calls agree)."""
-        if random_state is None:
-            return np.random.default_rng(self._eval_seed + offset)
-        return check_random_state(random_state)
+    def _eval_rng(self, random_state, offset):  # seeded at fit unless given: calls agree
+        return (np.random.default_rng(self._eval_seed + offset) if random_state is None
+                else check_random_state(random_state))
 
     @property
     def encoder_layers_(self):
@@ -295,8 +290,7 @@ class VAE(LatentModel):
 
     def _init_params(self, data, rng):
         self._held = None
-        theta = self._initial_params(data.X, rng)
-        self.params_ = theta
+        self.params_ = theta = self._initial_params(data.X, rng)
         self._optimizer = Adam(theta.shape[0])
         self._rng = rng
         self._eval_seed = int(rng.integers(2**31 - 1))
@@ -305,7 +299,6 @@ class VAE(LatentModel):
         self._n_fit_steps = 0
         self._clear_epoch_state()
 
-    # -- template of the ELBO interface --------------------------------------------------
     def _empty_stats(self):
         return VAEStats(n=0.0, data_term=0.0, grad=np.zeros(self._network.layout["n"]))
 
@@ -314,8 +307,7 @@ class VAE(LatentModel):
             data = self._with_noise(data.X, np.random.default_rng(self._eval_seed))
         rec, kl, _, grad = self._objective(self.params_, data, beta=self._beta,
                                            free_bits=float(self.free_bits))
-        S = rec.shape[1]
-        data_term = float(rec.sum() / S - kl.sum())
+        data_term = float(rec.sum() / rec.shape[1] - kl.sum())
         return VAEStats(n=float(rec.shape[0]), data_term=data_term, grad=grad)
 
     def _global_elbo_terms(self):
@@ -404,7 +396,6 @@ class VAE(LatentModel):
             return False
         return self._epoch - self._best[2] >= int(self.n_iter_no_change)
 
-    # -- public API ----------------------------------------------------------------------
     def fit(self, X, y=None):
         """Fit by AEVB: minibatch Adam steps on the Monte-Carlo ELBO, one epoch per iteration.
 
