@@ -1,8 +1,92 @@
-"""The library's own error and warning classes (re-exported by :mod:`latentkit.base`)."""
+"""Every error and warning class of latentkit, in one public module (as
+``sklearn.exceptions``).
+
+The classes are also importable where they were first defined (``latentkit.io.ModelFileError``,
+``latentkit.spectral.SpectralInitWarning``, ...); this module is their home and their
+documentation.
+
+Errors
+------
+:class:`InputError` (a ``ValueError``) is raised by every named check of the user's input: a
+parameter, an array, a file or a dataset that is not what the library accepts. Its message
+names the argument, what was expected and what was found. A wrong *type* raises
+:class:`InputTypeError`, which is both an :class:`InputError` and a ``TypeError`` (so
+``except TypeError`` keeps working, and ``except InputError`` catches every input error;
+scikit-learn's ``InvalidParameterError`` is likewise a ``ValueError`` and a ``TypeError``).
+The command line prints an :class:`InputError` as one line (exit status 2); any other
+exception is a bug and prints its traceback.
+
+The specialised input errors subclass :class:`InputError`: :class:`ModelFileError` (a model
+file), :class:`DatasetIntegrityError` (a bundled data file), :class:`TextInputError` (raw text)
+and :class:`StateCheckError` (a restored or hand-set fitted attribute). :class:`NotFittedError`
+(a model used before ``fit``) and :class:`CLIError` (a bad command-line option) are not input
+errors of this kind and keep their own bases.
+
+Warnings
+--------
+:class:`ConvergenceWarning`, :class:`ELBODecreaseWarning`, :class:`CollapsedComponentWarning`,
+:class:`SpectralInitWarning`, :class:`PrivacyNoiseWarning`, :class:`PrivacyRelationWarning`
+and :class:`KWarning` (the command line's ``-k`` check).
+"""
 
 import sys
 
-__all__ = ["NotFittedError", "ConvergenceWarning", "ELBODecreaseWarning", "SpectralInitWarning"]
+__all__ = [
+    "InputError", "InputTypeError", "ModelFileError", "DatasetIntegrityError", "TextInputError",
+    "StateCheckError", "NotFittedError", "CLIError",
+    "ConvergenceWarning", "ELBODecreaseWarning", "CollapsedComponentWarning",
+    "SpectralInitWarning", "PrivacyNoiseWarning", "PrivacyRelationWarning", "KWarning",
+]
+
+
+# ------------------------------------------------------------------------------------ errors
+
+class InputError(ValueError):
+    """The user's input is not what latentkit accepts: a parameter, an array, a file or a
+    dataset. The message names the argument, what was expected and what was found.
+
+    Every named input check of the library raises it (or a subclass); catch it to tell a user
+    mistake from a bug. A ``ValueError``, so code written against the plain class still works.
+    """
+
+
+class InputTypeError(InputError, TypeError):
+    """An argument of the wrong type (a string where a number is needed, a dict for an array).
+
+    Both an :class:`InputError` (so ``except InputError`` catches every input error) and a
+    ``TypeError`` (as Python and NumPy raise for a wrong type).
+    """
+
+
+class ModelFileError(InputError):
+    """A model file is corrupt, not a latentkit model file, or from an incompatible version
+    (raised by :func:`latentkit.io.load` and :func:`latentkit.io.read_metadata`)."""
+
+
+class DatasetIntegrityError(InputError):
+    """A bundled data file is missing from the MANIFEST, or its sha256 does not match
+    (raised by the loaders of :mod:`latentkit.datasets`)."""
+
+
+class TextInputError(InputError):
+    """Unreadable or unusable text input (raised by :mod:`latentkit.text`; the message names
+    the file and the fix)."""
+
+
+class StateCheckError(InputError):
+    """A restored or hand-set fitted attribute is missing or inconsistent.
+
+    Parameters
+    ----------
+    attribute : str
+        The attribute's name (kept as ``.attribute``).
+    problem : str
+        What is wrong with it.
+    """
+
+    def __init__(self, attribute, problem):
+        self.attribute = attribute
+        super().__init__(f"attribute {attribute}: {problem}")
 
 
 class _NotFittedBase(ValueError, AttributeError):
@@ -53,5 +137,31 @@ class ELBODecreaseWarning(RuntimeWarning):
     breakdown, never a property of the data."""
 
 
+class CLIError(Exception):
+    """A bad command-line option or combination of options: the ``latentkit`` command prints
+    it as one line and exits with status 2."""
+
+
+# ---------------------------------------------------------------------------------- warnings
+
+class CollapsedComponentWarning(RuntimeWarning):
+    """A Gaussian component's covariance was singular (it collapsed onto fewer points than
+    dimensions, or lost all its weight) and is held positive definite only by ``reg_covar``
+    or by an extra re-regularisation."""
+
+
 class SpectralInitWarning(UserWarning):
     """The spectral start was not usable and a fallback start was used instead."""
+
+
+class PrivacyNoiseWarning(UserWarning):
+    """The privacy noise dominates part of a private estimate (see ``noise_dominated_``)."""
+
+
+class PrivacyRelationWarning(UserWarning):
+    """The fit's epsilon is for a neighbouring relation that protects no document
+    (``PrivateSpectralLDA(neighbouring='tensor_entry')``)."""
+
+
+class KWarning(UserWarning):
+    """The command line's ``-k`` is above the number of documents / samples of the data."""

@@ -43,6 +43,7 @@ import zlib
 import numpy as np
 from . import __version__
 from .base import LatentModel, NotFittedError, ParamsMixin, Stats
+from .exceptions import ModelFileError  # defined there; importable here as before
 
 __all__ = ["save", "load", "read_metadata", "ModelFileError"]
 
@@ -51,10 +52,6 @@ FORMAT_VERSION = 3  # 2: the fitted state (_get_state) replaces private attribut
 #                    3: the sha256 covers the metadata too
 _READABLE_VERSIONS = (2, 3)  # version 2 files load (their checksum covers the arrays only)
 _META_KEY = "__metadata__"
-
-
-class ModelFileError(ValueError):
-    """A model file is corrupt, not a latentkit model file, or from an incompatible version."""
 
 
 def _version():

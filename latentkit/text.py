@@ -31,16 +31,13 @@ import scipy.sparse as sp
 from .datasets._corpus import Corpus, english_stop_words
 from ._utils.threads import caught_warnings
 from .base import NotFittedError
+from .exceptions import TextInputError  # defined there; importable here as before
 
 __all__ = ["TextVectorizer", "read_texts", "load_texts", "load_texts_for", "attach",
            "from_gensim", "from_sklearn", "stop_words_from_file", "TextInputError"]
 
 _SETTINGS_ATTR = "text_settings_"
 _BINARY_SNIFF = 8192
-
-
-class TextInputError(ValueError):
-    """Unreadable or unusable text input (the message names the file and the fix)."""
 
 
 def _require_sklearn():

@@ -1,5 +1,6 @@
 """Which exceptions `latentkit` turns into one line and exit status 2 (the user's mistake) and
-which it lets through with their traceback (a bug): `latentkit.cli._is_user_error`."""
+which it lets through with their traceback (a bug): CLIError, OSError and
+`latentkit.exceptions.InputError` are the user's; anything else is a bug."""
 
 import io
 
@@ -7,32 +8,9 @@ import numpy as np
 import pytest
 
 from latentkit import cli
+from latentkit._engine.steps import step_size_schedule
 from latentkit.cli._common import _finite
-from latentkit.datasets import load_dataset
-
-
-def _caught(fn):
-    try:
-        fn()
-    except Exception as exc:  # noqa: BLE001 - the exception itself is under test
-        return exc
-    raise AssertionError("expected an exception")
-
-
-def test_user_errors_are_latentkit_raises_oserrors_and_cli_errors():
-    assert cli._is_user_error(cli.CLIError("bad option"))
-    assert cli._is_user_error(FileNotFoundError(2, "No such file", "x.csv"))
-    # a `raise ValueError(...)` of latentkit's validation
-    assert cli._is_user_error(_caught(lambda: load_dataset("mnist")))
-
-
-def test_bugs_are_not_user_errors():
-    # raised inside NumPy
-    assert not cli._is_user_error(_caught(lambda: np.ones(2).reshape(3)))
-    # a failing expression in latentkit's code, not a `raise` statement
-    assert not cli._is_user_error(_caught(lambda: _finite("not a number")))
-    # raised outside latentkit (here: by this test file)
-    assert not cli._is_user_error(ValueError("constructed, never raised"))
+from latentkit.mixture import GaussianMixture
 
 
 def _with_runner(run_fn, argv, monkeypatch):
@@ -63,3 +41,29 @@ def test_bad_input_is_one_line_and_status_2(monkeypatch, capsys, tmp_path):
     assert cli.main(["fit", "gmm", "--tol", "-1", "--quiet"], out=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert err.startswith("latentkit: error: --tol must be"), err
+
+
+def test_a_models_own_named_check_is_one_line(monkeypatch, capsys):
+    # GaussianMixture's own check of its init dict (not a shared validation helper)
+    def run_fn(args, progress):
+        X = np.random.default_rng(0).normal(size=(20, 2))
+        return GaussianMixture(2, init={"mean": X[:2]}).fit(X)
+
+    assert _with_runner(run_fn, [], monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("latentkit: error: init dict has unknown key(s) ['mean']"), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    # a shared check (check_array): the same
+    assert _with_runner(lambda a, p: GaussianMixture(2).fit([[1.0, "x"]]), [], monkeypatch) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("bug", [
+    lambda: np.ones(2).reshape(3),  # raised inside NumPy
+    lambda: _finite("not a number"),  # a failing expression in latentkit, not a check
+    lambda: step_size_schedule(0, 10.0, 0.7),  # an internal invariant of latentkit (skip list)
+    lambda: {}["missing"],  # not a ValueError at all
+])
+def test_bugs_show_their_traceback(bug, monkeypatch):
+    with pytest.raises((ValueError, TypeError, KeyError)):
+        _with_runner(lambda args, progress: bug(), [], monkeypatch)

@@ -35,9 +35,18 @@ def test_vae_private_paths_used_by_tests_and_benchmarks():
     from latentkit.neural._vae import VAE as VAE2, VAEStats as VAEStats2, _VAEData  # noqa: F401
 
     assert VAE is VAE2 and VAEStats is VAEStats2 and latentkit.VAE is VAE
-    for name in ("_objective", "_global_terms", "_layout", "_sizes", "_with_noise",
-                 "_elbo_draws", "_iwae_rows", "elbo", "log_likelihood", "score"):
+    for name in ("_with_noise", "_elbo_draws", "elbo", "log_likelihood", "score"):
         assert callable(getattr(VAE, name)), name
+    # what the VAE holds (composition, not mixins): its networks, objective and bounds
+    from latentkit.neural._bounds import VAEBounds
+    from latentkit.neural._gradients import VAEObjective
+    from latentkit.neural._network import VAENetwork
+
+    assert VAE.__mro__[1] is base.LatentModel
+    vae = VAE(hidden_layer_sizes=(3,), max_iter=1, random_state=0).fit([[0.0, 1.0], [1.0, 0.0]])
+    assert isinstance(vae._network, VAENetwork) and isinstance(vae._bounds, VAEBounds)
+    assert isinstance(vae._objective, VAEObjective) and callable(vae._objective)
+    assert vae._objective.global_terms(vae.params_)[0] == vae._global_elbo_terms()
     # the VAE's held-out bound, not the generic one of LatentModel
     assert VAE.elbo is not base.LatentModel.elbo
 

@@ -14,17 +14,13 @@ import numbers
 
 import numpy as np
 
+from ..exceptions import StateCheckError  # defined there; importable here as before
+
 __all__ = ["check_state", "StateCheckError"]
 
 _SUM_TOL = 1e-6  # relative tolerance of the sums of probability rows
 
 
-class StateCheckError(ValueError):
-    """A restored attribute is missing or inconsistent (``attribute`` names it)."""
-
-    def __init__(self, attribute, problem):
-        self.attribute = attribute
-        super().__init__(f"attribute {attribute}: {problem}")
 
 
 def _get(m, name):
@@ -240,7 +236,7 @@ def _vae(m):
     if tuple(sizes) != tuple(m.hidden_layer_sizes):
         raise StateCheckError("hidden_layer_sizes_", f"{tuple(sizes)} disagrees with the "
                                                      f"hyper-parameter {m.hidden_layer_sizes}")
-    _array(m, "params_", (m._layout()["n"],))
+    _array(m, "params_", (m._network.layout["n"],))
     activity = np.asarray(_get(m, "latent_activity_"), dtype=float)
     if getattr(m, "privacy_report_", None) is not None and activity.shape == (
             int(m.latent_dim),) and np.isnan(activity).all():

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from ..exceptions import InputError, InputTypeError
 
 __all__ = [
     "check_array",
@@ -80,9 +81,9 @@ def check_random_state(random_state):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative int, got {random_state}.")
+            raise InputError(f"random_state must be a non-negative int, got {random_state}.")
         return np.random.default_rng(int(random_state))
-    raise TypeError(
+    raise InputTypeError(
         "random_state must be None, an int or a numpy.random.Generator, "
         f"got {type(random_state).__name__}."
     )
@@ -119,16 +120,16 @@ def check_scalar(value, name, kind=numbers.Real, *, low=None, high=None,
     """
     if isinstance(value, bool) or not isinstance(value, kind):
         want = "an int" if kind is numbers.Integral else "a real number"
-        raise TypeError(f"{name} must be {want}, got {value!r} of type {type(value).__name__}.")
+        raise InputTypeError(f"{name} must be {want}, got {value!r} of type {type(value).__name__}.")
     value = int(value) if kind is numbers.Integral else float(value)
     if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}.")
+        raise InputError(f"{name} must be finite, got {value}.")
     if low is not None and (value < low or (value == low and not low_inclusive)):
         op = ">=" if low_inclusive else ">"
-        raise ValueError(f"{name} must be {op} {low}, got {value}.")
+        raise InputError(f"{name} must be {op} {low}, got {value}.")
     if high is not None and (value > high or (value == high and not high_inclusive)):
         op = "<=" if high_inclusive else "<"
-        raise ValueError(f"{name} must be {op} {high}, got {value}.")
+        raise InputError(f"{name} must be {op} {high}, got {value}.")
     return value
 
 
@@ -174,56 +175,56 @@ def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d
     """
     if sp.issparse(X):
         if not accept_sparse:
-            raise TypeError(
+            raise InputTypeError(
                 f"{name} is a sparse matrix, but a dense array is required; "
                 f"use {name}.toarray() to densify it."
             )
         if X.dtype.kind == "c":  # the cast below would drop the imaginary parts silently
-            raise ValueError(f"{name} must be real, got complex data (Complex data not "
+            raise InputError(f"{name} must be real, got complex data (Complex data not "
                              "supported).")
         X = sp.csr_matrix(X, dtype=dtype if dtype is not None else X.dtype, copy=copy)
         if not X.has_canonical_format:
             X = X.copy()  # never sort or merge the caller's arrays in place
             X.sum_duplicates()
         if ensure_finite and X.data.size and not np.all(np.isfinite(X.data)):
-            raise ValueError(f"Input {name} contains NaN or infinity.")
+            raise InputError(f"Input {name} contains NaN or infinity.")
         _check_shape(X, name, ensure_min_samples, ensure_min_features)
         return X
     if isinstance(X, (str, bytes)):
-        raise TypeError(f"{name} must be a numeric array, got a {type(X).__name__}.")
+        raise InputTypeError(f"{name} must be a numeric array, got a {type(X).__name__}.")
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists etc.
-        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+        raise InputError(f"{name} could not be converted to an array: {exc}") from None
     if arr.dtype.kind in "OUSV":
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
             # a non-numeric object (dict, list...) is a TypeError, as documented above and as
             # numpy/scikit-learn raise it; an unparsable string stays a ValueError
-            raise type(exc)(
+            raise (InputTypeError if isinstance(exc, TypeError) else InputError)(
                 f"{name} must contain numbers, got an array of dtype {arr.dtype} "
                 f"that cannot be converted to float (dtype='numeric' expected): {exc}"
             ) from None
     if arr.dtype.kind == "c":
-        raise ValueError(f"{name} must be real, got complex data (Complex data not supported).")
+        raise InputError(f"{name} must be real, got complex data (Complex data not supported).")
     if arr.dtype.kind == "b" and dtype is not None:
         arr = arr.astype(dtype)
     if arr.ndim == 0:
-        raise ValueError(f"Expected 2D array for {name}, got a scalar: {X!r}.")
+        raise InputError(f"Expected 2D array for {name}, got a scalar: {X!r}.")
     if ensure_2d and arr.ndim == 1:
-        raise ValueError(
+        raise InputError(
             f"Expected 2D array for {name}, got 1D array instead: shape {arr.shape}. "
             f"Reshape your data either using {name}.reshape(-1, 1) if your data has a single "
             f"feature or {name}.reshape(1, -1) if it contains a single sample."
         )
     if ensure_2d and arr.ndim > 2 and not allow_nd:
-        raise ValueError(f"Expected 2D array for {name}, got {arr.ndim}D array with shape {arr.shape}.")
+        raise InputError(f"Expected 2D array for {name}, got {arr.ndim}D array with shape {arr.shape}.")
     out = np.array(arr, dtype=dtype, order="C", copy=True) if copy else \
         np.ascontiguousarray(arr, dtype=dtype)
     if ensure_finite and out.dtype.kind == "f" and not np.all(np.isfinite(out)):
         what = "NaN" if np.isnan(out).any() else "infinity"
-        raise ValueError(f"Input {name} contains {what}; remove or impute those entries.")
+        raise InputError(f"Input {name} contains {what}; remove or impute those entries.")
     if out.ndim >= 2 or not ensure_2d:
         _check_shape(out, name, ensure_min_samples, ensure_min_features if out.ndim >= 2 else 0)
     return out
@@ -232,12 +233,12 @@ def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d
 def _check_shape(X, name, ensure_min_samples, ensure_min_features):
     n = X.shape[0]
     if n < ensure_min_samples:
-        raise ValueError(
+        raise InputError(
             f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of "
             f"{ensure_min_samples} is required: {name} needs more rows."
         )
     if X.ndim >= 2 and X.shape[1] < ensure_min_features:
-        raise ValueError(
+        raise InputError(
             f"Found array with {X.shape[1]} feature(s) (shape={X.shape}) while a minimum of "
             f"{ensure_min_features} is required: {name} needs more columns."
         )
@@ -276,7 +277,7 @@ def check_counts(X, name="X", *, dtype=np.float64, ensure_min_samples=1):
     if X.data.size and X.data.min() < 0:
         rows, cols, vals = sp.find(X)
         i = int(np.argmax(vals < 0))
-        raise ValueError(
+        raise InputError(
             f"{name} must contain non-negative counts, found {vals[i]} "
             f"at (document {rows[i]}, word {cols[i]})."
         )
@@ -295,7 +296,7 @@ def check_n_features(n_features, expected, name="X", owner="the model"):
         ``"X has 3 features, but GaussianMixture is expecting 4 features as input."``
     """
     if n_features != expected:
-        raise ValueError(
+        raise InputError(
             f"{name} has {n_features} features, but {owner} is expecting {expected} "
             f"features as input."
         )
@@ -324,13 +325,13 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
         return np.ones(n_samples)
     w = np.array(sample_weight, dtype=np.float64, copy=True)
     if w.ndim != 1 or w.shape[0] != n_samples:
-        raise ValueError(
+        raise InputError(
             f"{name} must have shape ({n_samples},) to match X, got shape {w.shape}."
         )
     if not np.all(np.isfinite(w)) or (w < 0).any():
-        raise ValueError(f"{name} must be finite and non-negative.")
+        raise InputError(f"{name} must be finite and non-negative.")
     if w.sum() <= 0:
-        raise ValueError(f"{name} must have a positive sum, got all zeros.")
+        raise InputError(f"{name} must have a positive sum, got all zeros.")
     return w
 
 
@@ -366,7 +367,7 @@ def check_dense_width(width, n_used, n_rows, *, name="X", unit="columns", owner=
     width, n_used = int(width), int(n_used)
     if width > MAX_SPARSE_WIDTH and width > 100 * max(n_used, 1):
         gib = float(n_rows) * width * 8 / 2**30
-        raise ValueError(
+        raise InputError(
             f"{name} declares {width} {unit} but uses only {n_used}: {owner} would allocate a "
             f"dense {n_rows} x {width} {what} ({gib:.3g} GiB of float64). "
             f"Re-code the {unit} to 0..{max(n_used, 1) - 1} (the {n_used} used): "
@@ -405,30 +406,30 @@ def check_lengths(lengths, n_samples):
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim != 1:
-        raise ValueError(f"lengths must be a 1-D array of sequence lengths, got shape {arr.shape}.")
+        raise InputError(f"lengths must be a 1-D array of sequence lengths, got shape {arr.shape}.")
     if arr.size == 0:
-        raise ValueError("lengths is empty; give at least one sequence length.")
+        raise InputError("lengths is empty; give at least one sequence length.")
     if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
-        raise TypeError(f"lengths must contain integers, got dtype {arr.dtype}.")
+        raise InputTypeError(f"lengths must contain integers, got dtype {arr.dtype}.")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError(f"lengths must contain integers, got {arr.tolist()!r}.")
+            raise InputError(f"lengths must contain integers, got {arr.tolist()!r}.")
     bad = np.flatnonzero(arr <= 0)
     if bad.size:
         s = int(bad[0])
-        raise ValueError(f"lengths[{s}] = {arr[s].item():.0f}: every sequence must have at "
+        raise InputError(f"lengths[{s}] = {arr[s].item():.0f}: every sequence must have at "
                          "least one time step (zero-length and negative lengths are not "
                          "allowed).")
     long = np.flatnonzero(arr > n_samples)  # before the cast and the sum, which could wrap
     if long.size:
         s = int(long[0])
-        raise ValueError(f"lengths[{s}] = {arr[s].item()} is longer than X, which has {n_samples} "
+        raise InputError(f"lengths[{s}] = {arr[s].item()} is longer than X, which has {n_samples} "
                          "rows; the lengths of the stacked sequences must add up to the number "
                          "of rows of X.")
     arr = arr.astype(np.int64)
     total = int(arr.sum())
     if total != n_samples:
-        raise ValueError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "
+        raise InputError(f"lengths sum to {total}, but X has {n_samples} rows; the lengths of "
                          "the stacked sequences must add up to the number of rows of X.")
     return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
 
@@ -459,11 +460,11 @@ def check_simplex_rows(value, name, shape, *, normalize=False):
     """
     arr = np.array(value, dtype=np.float64, copy=True)
     if arr.shape != shape:
-        raise ValueError(f"{name} must have shape {shape}, got {arr.shape}.")
+        raise InputError(f"{name} must have shape {shape}, got {arr.shape}.")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must be finite and non-negative.")
+        raise InputError(f"{name} must be finite and non-negative.")
     s = arr.sum(axis=-1)
     if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"{name} must sum to 1 along its last axis (rows summing to 1, "
+        raise InputError(f"{name} must sum to 1 along its last axis (rows summing to 1, "
                          f"probabilities), got sums in [{s.min():.6g}, {s.max():.6g}].")
     return arr / s[..., None] if normalize else arr

@@ -39,20 +39,20 @@ Every option that maps to a model parameter defaults to the library's default (p
 given). Output paths and optional extras are checked before any work (``check_before_work``).
 Warnings are printed as one line each, ``warning: ...``, after the progress bar. Errors in the
 input (bad file, unknown data set, invalid hyper-parameter) exit with status 2 and one line
-``latentkit: error: ...`` on stderr, naming the flag (``-k``) rather than the parameter; which
-exceptions count as such is fixed by ``_is_user_error`` (anything else is a bug and shows its traceback).
+``latentkit: error: ...`` on stderr, naming the flag (``-k``) rather than the parameter. Such
+errors are exactly :class:`~latentkit.exceptions.CLIError` (a bad option), ``OSError`` (a path
+that cannot be read or written) and :class:`~latentkit.exceptions.InputError` (what every named
+input check of the library raises); anything else is a bug and shows its traceback.
 """
 
 import argparse
 import json
-import linecache
 import os
 import sys
 import time
-from pathlib import Path
 
 from .. import __version__
-from ..exceptions import NotFittedError
+from ..exceptions import InputError, NotFittedError
 from ..io import save
 from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
 from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
@@ -234,41 +234,12 @@ def main(argv=None, out=None):
     except KeyboardInterrupt:
         sys.stderr.write("latentkit: interrupted\n")
         return 130
-    except (CLIError, OSError, ValueError, TypeError) as exc:
-        if not _is_user_error(exc):
-            raise  # a bug: the traceback is what a report needs
+    except (CLIError, OSError, InputError) as exc:  # a user error; a bug shows its traceback
         message = str(exc)
         if not isinstance(exc, CLIError):  # the library's words: name the flag, not the parameter
             message = in_cli_terms(message, option_names(getattr(args, "parser_", None)))
         sys.stderr.write(f"latentkit: error: {message}\n")
         return 2
-
-
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
-
-
-def _is_user_error(exc):
-    """Whether ``exc`` is the user's mistake (one line, exit 2) rather than a bug (traceback).
-
-    User errors are: :class:`CLIError` (a bad option or combination); any ``OSError`` (a path
-    that does not exist, is a folder, or may not be read or written); and a ``ValueError`` or
-    ``TypeError`` raised by a ``raise`` statement in latentkit's own code, which is how the
-    library's validation reports bad input (``ModelFileError``, ``DatasetIntegrityError``,
-    ``TextInputError`` and the checks of every estimator's parameters and data are
-    ``ValueError`` subclasses). A ``ValueError``/``TypeError`` raised inside NumPy, SciPy or any
-    other library, or by a failing expression in latentkit (not a ``raise``), is a bug.
-    """
-    if isinstance(exc, (CLIError, OSError)):
-        return True
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    path = Path(tb.tb_frame.f_code.co_filename).resolve()
-    if _PACKAGE_DIR not in path.parents:
-        return False
-    return linecache.getline(str(path), tb.tb_lineno).lstrip().startswith("raise")
 
 
 if __name__ == "__main__":  # pragma: no cover

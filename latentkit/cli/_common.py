@@ -10,15 +10,12 @@ from typing import Callable
 
 import numpy as np
 from .. import datasets as ds
+from ..exceptions import CLIError, KWarning  # defined there; importable here as before
 from ..text import attach, load_texts, stop_words_from_file
 from ._defaults import INIT_CHOICES, init_help
 from ._progress import Progress
 
 __all__ = ["CLIError", "FitCommand", "FitResult", "Progress", "load_input"]
-
-
-class CLIError(Exception):
-    """A user error: printed as one line and exit status 2."""
 
 
 @dataclass
@@ -95,10 +92,6 @@ def check_before_work(args, outputs=("out", "plot")):
     for flag in _EXTRAS:
         if getattr(args, flag[2:].replace("-", "_"), None):
             require_extra(flag)
-
-
-class KWarning(UserWarning):
-    """-k above the number of documents / samples of the data."""
 
 
 def warn_k_above(k, n, unit):

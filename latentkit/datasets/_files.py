@@ -14,13 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..exceptions import DatasetIntegrityError  # defined there; importable here as before
 from ._corpus import _open_text
 
 __all__ = ["DatasetIntegrityError", "bundled_data_dir", "manifest"]
-
-
-class DatasetIntegrityError(ValueError):
-    """A bundled data file is missing from the MANIFEST, or its sha256 does not match."""
 
 
 # ----------------------------------------------------------------------------- files

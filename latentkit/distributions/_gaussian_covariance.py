@@ -16,6 +16,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from .._utils.user_frame import user_stacklevel
+from ..exceptions import CollapsedComponentWarning  # defined there; importable here too
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -32,12 +33,6 @@ __all__ = [
 ]
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
-
-
-class CollapsedComponentWarning(RuntimeWarning):
-    """A Gaussian component's covariance was singular (it collapsed onto fewer points than
-    dimensions, or lost all its weight) and is held positive definite only by ``reg_covar``
-    or by an extra re-regularisation."""
 
 
 # --------------------------------------------------------------------------------------------

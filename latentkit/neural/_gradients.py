@@ -4,8 +4,8 @@ global term of the Bayesian decoder.
 
 Sources: Kingma & Welling (2014), eq. 10 and appendices B and F; Kingma et al. (2016), eq. 15
 (free bits). Checked against central finite differences in ``tests/neural/test_mlp_gradients.py``.
-:class:`VAEGradientMixin` is a base of :class:`latentkit.neural.VAE` and uses the layout and
-likelihood methods of :class:`._network.VAENetworkMixin`.
+:class:`VAEObjective` is an object that :class:`latentkit.neural.VAE` holds
+(``vae._objective``); it evaluates the objective of the VAE's :class:`._network.VAENetwork`.
 """
 
 import numpy as np
@@ -13,14 +13,26 @@ import numpy as np
 from . import _mlp
 from ._per_example import mlp_backward_per_example
 
-__all__ = ["VAEGradientMixin"]
+__all__ = ["VAEObjective"]
 
 
-class VAEGradientMixin:
-    """The Monte-Carlo ELBO of a minibatch and its gradient (see the module)."""
+class VAEObjective:
+    """The Monte-Carlo ELBO of a minibatch and its gradient (see the module); call it.
 
-    def _objective(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True, row_weights=None,
-                   per_example=False):
+    Parameters
+    ----------
+    network : VAENetwork
+        The networks, the parameter layout and the observation model.
+    decoder_prior_std : float
+        Standard deviation of the Gaussian prior of the Bayesian decoder's weights.
+    """
+
+    def __init__(self, network, decoder_prior_std):
+        self.network = network
+        self.decoder_prior_std = decoder_prior_std
+
+    def __call__(self, theta, data, beta=1.0, free_bits=0.0, need_grad=True, row_weights=None,
+                 per_example=False):
         """Monte-Carlo ELBO of the rows of ``data`` and the gradient of the training objective.
 
         Parameters
@@ -60,11 +72,12 @@ class VAEGradientMixin:
         X, eps_z, eps_w = data.X, data.eps_z, data.eps_w
         n = X.shape[0]
         S, L = eps_z.shape[1], eps_z.shape[2]
-        act = self.activation
-        enc_sizes, dec_sizes = self._sizes()
-        lay = self._layout()
+        net = self.network
+        act = net.activation
+        enc_sizes, dec_sizes = net.enc_sizes, net.dec_sizes
+        lay = net.layout
         enc = _mlp.unpack(theta[lay["enc"]], enc_sizes)
-        wdec = self._decoder_weights(theta, eps_w)
+        wdec = net.decoder_weights(theta, eps_w)
         dec = _mlp.unpack(wdec, dec_sizes)
 
         out_e, cache_e = _mlp.forward(enc, X, act)
@@ -75,7 +88,7 @@ class VAEGradientMixin:
         P, cache_d = _mlp.forward(dec, z, act)
         D = P.shape[1]
         P = P.reshape(n, S, D)
-        rec, dP, d_obs = self._log_lik(X, P, theta, need_grad)
+        rec, dP, d_obs = net.log_lik(X, P, theta, need_grad)
         kl = 0.5 * (mu * mu + var - logvar - 1.0)
 
         kl_sum_dim = kl.sum(axis=0)
@@ -98,7 +111,7 @@ class VAEGradientMixin:
                                                  need_input_grad=True)
         else:
             grad = np.zeros_like(theta)
-            g_dec = np.zeros(wdec.shape[0]) if self.bayesian_decoder else grad[lay["dec"]]
+            g_dec = np.zeros(wdec.shape[0]) if net.bayesian_decoder else grad[lay["dec"]]
             dz = _mlp.backward(dec, _mlp.unpack(g_dec, dec_sizes), cache_d, dout, act,
                                need_input_grad=True)
         dz = dz.reshape(n, S, L)
@@ -119,7 +132,7 @@ class VAEGradientMixin:
             grad[:, lay["dec"]] = g_dec
         else:
             _mlp.backward(enc, _mlp.unpack(grad[lay["enc"]], enc_sizes), cache_e, g_out, act)
-        if self.bayesian_decoder:
+        if net.bayesian_decoder:
             grad[..., lay["dec"]] = g_dec
             grad[..., lay["dec_logsigma"]] = g_dec * eps_w * np.exp(theta[lay["dec_logsigma"]])
         sl = lay["obs"]
@@ -129,14 +142,14 @@ class VAEGradientMixin:
             grad[..., sl] = g if sl.stop - sl.start > 1 else g.sum(axis=-1, keepdims=per_example)
         return rec, kl, objective, grad
 
-    def _global_terms(self, theta):
+    def global_terms(self, theta):
         """``-KL(q(w) || p(w))`` of the Bayesian decoder's weights and its gradient.
 
         ``KL(N(m, s^2) || N(0, p^2)) = log(p / s) + (s^2 + m^2) / (2 p^2) - 1/2`` per weight.
         """
-        if not self.bayesian_decoder:
+        if not self.network.bayesian_decoder:
             return 0.0, None
-        lay = self._layout()
+        lay = self.network.layout
         m, ls = theta[lay["dec"]], theta[lay["dec_logsigma"]]
         p2 = float(self.decoder_prior_std) ** 2
         s2 = np.exp(2.0 * ls)

@@ -17,7 +17,6 @@ import numpy as np
 
 from .._utils.validation import check_scalar
 from .._utils.validation import privacy_noise_rng as _noise_generator  # OS entropy
-from . import _mlp
 from ._per_example import per_example_norms
 from ._vae import VAE, VAEStats
 
@@ -325,9 +324,8 @@ class PrivateVAE(VAE):
         noise."""
         theta = super()._initial_params(X, rng)
         if self._noisy() and self.likelihood == "gaussian":
-            lay = self._layout()
-            _mlp.unpack(theta[lay["dec"]], self._sizes()[1])[-1][1][...] = 0.0
-            theta[lay["obs"]] = 0.0
+            self._network.output_bias(theta)[...] = 0.0
+            theta[self._network.layout["obs"]] = 0.0
         return theta
 
     def _init_params(self, data, rng):

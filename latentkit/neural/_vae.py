@@ -1,28 +1,7 @@
 """Variational autoencoder: auto-encoding variational Bayes on the shared ELBO interface.
 
-Model (Kingma & Welling 2014, section 3 and appendix C): ``z ~ N(0, I_L)``,
-``x | z ~ p_theta(x | z)`` with the parameters of ``p`` given by a decoder MLP; the
-approximate posterior ``q_phi(z | x) = N(mu_phi(x), diag(exp(logvar_phi(x))))`` is given by an
-encoder MLP. The per-sample ELBO
-
-    ELBO(x) = E_q[log p_theta(x | z)] - KL(q_phi(z | x) || N(0, I))
-
-is estimated with the reparameterisation ``z = mu + exp(logvar / 2) * eps``, ``eps ~ N(0, I)``
-(their eq. 10, "SGVB estimator B"), with the KL term in closed form (their appendix B).
-
-How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
-
-* **statistics** (:class:`VAEStats`): the minibatch sum of the per-sample ELBO estimates
-  (``data_term``, nats) and the sum of their gradients with respect to every parameter
-  (``grad``); both are additive over rows, so chunked E-steps sum to the batch E-step (with the
-  same noise; the noise of a row travels with the row);
-* **M-step**: one Adam step (Kingma & Ba 2015) along ``(scale * grad + grad_global) /
-  (scale * n)``, the gradient of the per-sample ELBO of the whole data set;
-* **global terms**: ``-KL(q(w) || p(w))`` of the decoder weights when ``bayesian_decoder=True``
-  (Kingma & Welling 2014, appendix F), else 0;
-* **one iteration of the fit loop = one epoch** of shuffled minibatch steps (see
-  :meth:`VAE._iterate`); ``lower_bounds_`` is the training ELBO per epoch; convergence uses the
-  monitor's ``'noisy'`` rule because the bound is a Monte-Carlo estimate.
+The model, its estimator and how it maps onto :class:`latentkit.base.LatentModel`: see
+:mod:`latentkit.neural`.
 """
 
 import numbers
@@ -33,18 +12,14 @@ from .._utils.threads import blas_single_thread
 from ..base import LatentModel, Stats, stats_dataclass
 from .._utils.deprecation import renamed_parameter
 from .._utils.validation import check_array, check_n_features, check_random_state, check_scalar
-from ._bounds import VAEBoundsMixin
-from ._gradients import VAEGradientMixin
+from ._bounds import VAEBounds
+from ._checks import check_input, check_params, check_step
+from ._gradients import VAEObjective
 from ._likelihoods import one_hot_groups
-from ._network import LIKELIHOOD_CLASSES, _VAEData, VAENetworkMixin
+from ._network import VAENetwork, _VAEData
 from ._optim import Adam
-from .._utils.summaries import MomentSummary
-from .._utils.summaries import check_second_moments as _check_second_moments
 
 __all__ = ["VAE", "VAEStats"]
-
-_LIKELIHOODS = tuple(LIKELIHOOD_CLASSES)
-_ACTIVATIONS = ("relu", "tanh", "softplus")
 
 
 @stats_dataclass
@@ -68,7 +43,7 @@ class VAEStats(Stats):
     grad: np.ndarray
 
 
-class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
+class VAE(LatentModel):
     """Variational autoencoder fitted by auto-encoding variational Bayes (AEVB).
 
     Encoder and decoder are NumPy MLPs (:mod:`latentkit.neural._mlp`), trained by Adam on
@@ -202,10 +177,8 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
     (40, 2)
     """
 
-    # The bases hold one concern each: the networks and the parameter layout (._network), the
-    # objective and its hand-written gradient (._gradients), the held-out bounds (._bounds:
-    # elbo, log_likelihood, score); this class holds the hyper-parameters, the checks of the
-    # input and the training loop on the ELBO interface.
+    # Held objects, one per concern: networks and parameter layout (``_network``), objective
+    # and gradient (``_objective``), held-out bounds (``_bounds``); checks are functions.
     _convergence_rule = "noisy"
 
     def __init__(self, latent_dim=2, hidden_layer_sizes=(256,), activation="relu",
@@ -241,15 +214,11 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
 
     def _update_sklearn_tags(self, tags):
         from sklearn.utils import TransformerTags
-
         tags.transformer_tags = TransformerTags()
         # score_samples / elbo are Monte-Carlo estimates whose noise follows the row order
         tags.non_deterministic = True
         return tags
 
-    # ------------------------------------------------------------------------------------
-    # validation
-    # ------------------------------------------------------------------------------------
     def _check_common_params(self):
         if self.max_epochs is not None:
             check_scalar(self.max_epochs, "max_epochs", numbers.Integral, low=1)
@@ -260,75 +229,10 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
                                      self.max_iter, 100))
 
     def _validate_params(self):
-        check_scalar(self.latent_dim, "latent_dim", numbers.Integral, low=1)
-        hls = self.hidden_layer_sizes
-        if isinstance(hls, numbers.Integral) and not isinstance(hls, bool):
-            hls = (hls,)
-        try:
-            hls = tuple(hls)
-        except TypeError:
-            raise TypeError("hidden_layer_sizes must be a tuple of positive ints, got "
-                            f"{self.hidden_layer_sizes!r}.") from None
-        for h in hls:
-            check_scalar(h, "hidden_layer_sizes entries", numbers.Integral, low=1)
-        self.hidden_layer_sizes_ = tuple(int(h) for h in hls)
-        if self.activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {_ACTIVATIONS}, got {self.activation!r}.")
-        if self.likelihood not in _LIKELIHOODS:
-            raise ValueError(f"likelihood must be one of {_LIKELIHOODS}, got {self.likelihood!r}.")
-        ov = self.observation_variance
-        if isinstance(ov, str):
-            if ov not in ("diagonal", "isotropic"):
-                raise ValueError("observation_variance must be 'diagonal', 'isotropic' or a "
-                                 f"positive float, got {ov!r}.")
-        else:
-            check_scalar(ov, "observation_variance", numbers.Real, low=0.0, low_inclusive=False)
-        if self.binarize is not None:
-            check_scalar(self.binarize, "binarize", numbers.Real)
-            if self.likelihood != "bernoulli":
-                raise ValueError("binarize applies to likelihood='bernoulli' only, got "
-                                 f"likelihood={self.likelihood!r}.")
-        check_scalar(self.n_mc_samples, "n_mc_samples", numbers.Integral, low=1)
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0,
-                     low_inclusive=False)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise TypeError(f"early_stopping must be a bool, got {self.early_stopping!r}.")
-        check_scalar(self.validation_fraction, "validation_fraction", numbers.Real, low=0.0,
-                     high=1.0, low_inclusive=False, high_inclusive=False)
-        check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
-        check_scalar(self.kl_warmup_epochs, "kl_warmup_epochs", numbers.Real, low=0.0)
-        check_scalar(self.free_bits, "free_bits", numbers.Real, low=0.0)
-        if not isinstance(self.bayesian_decoder, (bool, np.bool_)):
-            raise TypeError(f"bayesian_decoder must be a bool, got {self.bayesian_decoder!r}.")
-        check_scalar(self.decoder_prior_std, "decoder_prior_std", numbers.Real, low=0.0,
-                     low_inclusive=False)
+        self.hidden_layer_sizes_ = check_params(self)
 
-    def _check_X(self, X, reset, name="X"):
-        """Validate and transform the input (binarise); never modifies the caller's array."""
-        X = check_array(X, name, dtype=np.float64)
-        if reset:
-            self.n_features_in_ = X.shape[1]
-            if self.likelihood == "gaussian":  # the scale check of every Gaussian model
-                _check_second_moments(MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True),
-                                      name)
-        else:
-            check_n_features(X.shape[1], self.n_features_in_, name, type(self).__name__)
-        if self.likelihood == "bernoulli":
-            if self.binarize is not None:
-                X = (X > self.binarize).astype(np.float64)
-            elif not np.all((X == 0.0) | (X == 1.0)):
-                bad = X[(X != 0.0) & (X != 1.0)][0]
-                raise ValueError(
-                    f"{name} must be binary (0/1) for likelihood='bernoulli', found the value "
-                    f"{bad}; pass binarize=threshold to binarise it (e.g. binarize=0.5 for data "
-                    "scaled to [0, 1]) or use likelihood='gaussian'.")
-        elif self.likelihood == "categorical":
-            if reset:
-                self._group_starts, self._group_sizes = one_hot_groups(self.n_categories,
-                                                                       X.shape[1])
-            self._likelihood_model().check_one_hot(X, name)
-        return X
+    def _check_X(self, X, reset, name="X"):  # never modifies the caller's array
+        return check_input(self, X, reset, name)
 
     def _validate_data(self, X, reset, **kw):
         if kw:
@@ -336,39 +240,78 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         X = self._check_X(X, reset)
         if reset:
             return _VAEData(X)
-        rng = np.random.default_rng(self._eval_seed)
-        return self._with_noise(X, rng)
+        return self._with_noise(X, np.random.default_rng(self._eval_seed))
+
+    def _parts(self):
+        """``(network, objective, bounds)``, built on first use after ``_init_params`` or
+        ``_set_state`` (which drop them) from the hyper-parameters and ``n_features_in_``."""
+        if self.__dict__.get("_held") is None:
+            net = VAENetwork.of(self)
+            objective = VAEObjective(net, self.decoder_prior_std)
+            self._held = (net, objective, VAEBounds(net, objective))
+        return self._held
+
+    _network = property(lambda self: self._parts()[0], doc="The :class:`VAENetwork`.")
+    _objective = property(lambda self: self._parts()[1], doc="The :class:`VAEObjective`.")
+    _bounds = property(lambda self: self._parts()[2], doc="The :class:`VAEBounds`.")
+
+    def _initial_params(self, X, rng):  # the start (a hook of PrivateVAE)
+        return self._network.initial_params(X, rng)
+
+    def _with_noise(self, X, rng):
+        return self._network.with_noise(X, rng, self.n_mc_samples)
+
+    def _elbo_draws(self, X, n_samples, rng):
+        return self._bounds.elbo_draws(self.params_, X, n_samples, rng)
+
+    def _eval_rng(self, random_state, offset):  # seeded at fit unless given: calls agree
+        return (np.random.default_rng(self._eval_seed + offset) if random_state is None
+                else check_random_state(random_state))
+
+    @property
+    def encoder_layers_(self):
+        """``[(W, b), ...]`` of the encoder (views into ``params_``)."""
+        self._check_is_fitted()
+        return self._network.encoder_layers(self.params_)
+
+    @property
+    def decoder_layers_(self):
+        """``[(W, b), ...]`` of the decoder's means (views into ``params_``)."""
+        self._check_is_fitted()
+        return self._network.decoder_layers(self.params_)
+
+    @property
+    def observation_variance_(self):
+        """The Gaussian likelihood's variance per feature, shape (n_features,)."""
+        if self.likelihood != "gaussian":
+            raise AttributeError("observation_variance_ exists for likelihood='gaussian' only.")
+        self._check_is_fitted()
+        return np.exp(self._network.obs_logvar(self.params_)) * np.ones(self.n_features_in_)
 
     def _init_params(self, data, rng):
-        theta = self._initial_params(data.X, rng)
-        self.params_ = theta
+        self._held = None
+        self.params_ = theta = self._initial_params(data.X, rng)
         self._optimizer = Adam(theta.shape[0])
         self._rng = rng
         self._eval_seed = int(rng.integers(2**31 - 1))
         self._beta = 1.0
         self._epoch = 0
         self._n_fit_steps = 0
-        self._split = None
-        self._val_history = []
-        self._best = None
+        self._clear_epoch_state()
 
-    # ------------------------------------------------------------------------------------
-    # template of the ELBO interface
-    # ------------------------------------------------------------------------------------
     def _empty_stats(self):
-        return VAEStats(n=0.0, data_term=0.0, grad=np.zeros(self._layout()["n"]))
+        return VAEStats(n=0.0, data_term=0.0, grad=np.zeros(self._network.layout["n"]))
 
     def _e_step(self, data):
         if data.eps_z is None:  # noise drawn for the rows at hand (fit-time data objects)
             data = self._with_noise(data.X, np.random.default_rng(self._eval_seed))
         rec, kl, _, grad = self._objective(self.params_, data, beta=self._beta,
                                            free_bits=float(self.free_bits))
-        S = rec.shape[1]
-        data_term = float(rec.sum() / S - kl.sum())
+        data_term = float(rec.sum() / rec.shape[1] - kl.sum())
         return VAEStats(n=float(rec.shape[0]), data_term=data_term, grad=grad)
 
     def _global_elbo_terms(self):
-        return self._global_terms(self.params_)[0]
+        return self._objective.global_terms(self.params_)[0]
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         """One Adam ascent step on the per-sample ELBO of the whole data set.
@@ -378,7 +321,7 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         per-sample ELBO of all ``N`` samples. ``step_size`` is rho in (0, 1], the fraction of
         the full step taken: Adam's learning rate for this step is ``rho * learning_rate``.
         """
-        _, g_glob = self._global_terms(self.params_)
+        _, g_glob = self._objective.global_terms(self.params_)
         g = stats.grad * scale
         if g_glob is not None:
             g = g + g_glob
@@ -453,9 +396,6 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
             return False
         return self._epoch - self._best[2] >= int(self.n_iter_no_change)
 
-    # ------------------------------------------------------------------------------------
-    # public API
-    # ------------------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Fit by AEVB: minibatch Adam steps on the Monte-Carlo ELBO, one epoch per iteration.
 
@@ -472,11 +412,9 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
 
         Raises
         ------
-        ValueError
+        ValueError, TypeError
             NaN/infinity, non-binary data with the Bernoulli likelihood, malformed one-hot
-            groups, invalid hyper-parameters (each message names the argument).
-        TypeError
-            Wrong hyper-parameter types.
+            groups, invalid hyper-parameters or their types (each message names the argument).
         FloatingPointError
             The ELBO became non-finite (learning rate too large).
         """
@@ -499,11 +437,11 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         else:
             self.best_validation_bound_ = None
         self.validation_bounds_ = np.asarray(self._val_history, dtype=np.float64)
-        self.latent_activity_ = self._latent_activity(self._check_X(X, reset=False))
+        # Cov_x(E_q[z_j | x]) per latent unit (Burda et al. 2016, section 5.2): active > 0.01
+        X = self._check_X(X, reset=False)
+        self.latent_activity_ = self._network.encode(self.params_, X)[0].var(axis=0)
         self.active_units_ = int(np.sum(self.latent_activity_ > 0.01))
-        self._split = None
-        self._best = None
-        self._val_history = []
+        self._clear_epoch_state()
 
     def partial_fit(self, X, y=None, *, step_size=1.0, total_samples=None):
         """One Adam step on a minibatch (initialising the model on the first call).
@@ -514,12 +452,11 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
             The minibatch.
         y : ignored
         step_size : float in (0, 1], default 1.0
-            rho, the fraction of the full step taken, as for every model's ``partial_fit``
-            (1: the full step). The full step of a VAE is one Adam step with ``learning_rate``
-            (DESIGN: "one optimiser step for the VAE"); rho scales it to
-            ``rho * learning_rate``. The default is 1 rather than the schedule
-            ``(t + learning_offset) ** -learning_decay`` of the conjugate models because Adam
-            adapts its own step; :class:`latentkit.inference.StochasticVI` passes its rho_t.
+            rho, the fraction of the full step taken, as for every model's ``partial_fit``: the
+            full step of a VAE is one Adam step with ``learning_rate``, rho scales it to
+            ``rho * learning_rate``. The default is 1, not the conjugate models' schedule,
+            because Adam adapts its own step; :class:`~latentkit.inference.StochasticVI` passes
+            its rho_t.
         total_samples : int, optional
             Size ``N`` of the whole data set: the minibatch gradient is scaled by
             ``N / n_batch`` so that the Bayesian decoder's KL is weighted correctly (without
@@ -542,16 +479,7 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         if first:
             self._init_params(_VAEData(X), check_random_state(self.random_state))
             self.n_steps_ = 0
-        n = X.shape[0]
-        scale = 1.0
-        if total_samples is not None:
-            total_samples = check_scalar(total_samples, "total_samples", numbers.Real, low=1)
-            if total_samples < n:
-                raise ValueError(f"total_samples={total_samples} is smaller than the minibatch "
-                                 f"({n} samples); it must be the size of the whole data set.")
-            scale = total_samples / n
-        step_size = check_scalar(step_size, "step_size", numbers.Real, low=0.0, high=1.0,
-                                 low_inclusive=False)
+        step_size, scale = check_step(step_size, total_samples, X.shape[0])
         if getattr(self, "_rng", None) is None:
             self._rng = np.random.default_rng(self._eval_seed + getattr(self, "n_steps_", 0))
         self._beta = 1.0
@@ -560,40 +488,123 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         self.n_steps_ = getattr(self, "n_steps_", 0) + 1
         return self
 
+    #: in the state with Adam's moments (``adam``) and the base state (the training generator,
+    #: whose draws ``partial_fit`` continues, and the sampling one)
+    _state_attributes = ("_eval_seed", "_epoch", "_n_fit_steps")
+
     def _get_state(self):
-        """Public fitted attributes, Adam's moments and step count, the evaluation seed, the
-        epoch and step counters, and the base state (the training generator, whose draws
-        ``partial_fit`` continues, and the sampling generator)."""
         state = super()._get_state()
-        opt = getattr(self, "_optimizer", None)
-        if opt is not None:
-            state["adam"] = opt.get_state()
-        for name in ("eval_seed", "epoch", "n_fit_steps"):
-            if getattr(self, "_" + name, None) is not None:
-                state[name] = int(getattr(self, "_" + name))
+        if getattr(self, "_optimizer", None) is not None:
+            state["adam"] = self._optimizer.get_state()
         return state
 
     def _set_state(self, state):
         state = dict(state)
         adam = state.pop("adam", None)
-        counters = {name: state.pop(name, None) for name in ("eval_seed", "epoch", "n_fit_steps")}
         super()._set_state(state)
+        self._held = None
         if adam is not None:
             self._optimizer = Adam.from_state(adam)
-        for name, value in counters.items():
-            setattr(self, "_" + name, None if value is None else int(value))
         if self.likelihood == "categorical" and hasattr(self, "n_features_in_"):
-            self._group_starts, self._group_sizes = one_hot_groups(self.n_categories,
-                                                                   self.n_features_in_)
+            groups = one_hot_groups(self.n_categories, self.n_features_in_)
+            self._group_starts, self._group_sizes = groups
         self._beta = 1.0
-        self._split = None
-        self._best = None
-        self._val_history = []
+        self._clear_epoch_state()
 
-    def _latent_activity(self, X):
-        """``Cov_x(E_q[z_j | x])`` per latent unit over validated rows ``X`` (Burda et al. 2016,
-        section 5.2); a unit is active when this exceeds 0.01."""
-        return self._encode(X)[0].var(axis=0)
+    def _clear_epoch_state(self):
+        self._split, self._best, self._val_history = None, None, []
+
+    def elbo(self, X, n_samples=10, return_std=False, random_state=None):
+        """Monte-Carlo ELBO of ``X``, mean per sample, with its standard error.
+
+        ``ELBO = (sum_i E_q[log p(x_i | z)] - KL(q(z | x_i) || p(z)) - KL(q(w) || p(w))) / n``
+        (the last term only with the Bayesian decoder), with ``n_samples`` reparameterised
+        draws per row (and one decoder-weight draw per Monte-Carlo draw).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        n_samples : int, default 10
+            Monte-Carlo draws.
+        return_std : bool, default False
+            Also return the Monte-Carlo standard error of the estimate (the standard deviation
+            of the per-draw data-set means divided by ``sqrt(n_samples)``; needs
+            ``n_samples >= 2``).
+        random_state : None, int or Generator, default None
+            Noise; ``None`` uses a seed fixed at fit time, so repeated calls agree.
+
+        Returns
+        -------
+        elbo : float
+            Nats per sample.
+        std : float
+            Standard error (nats per sample), when ``return_std``.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            Unfitted model; bad ``X`` (NaN, wrong number of features, non-binary data);
+            ``return_std`` with ``n_samples < 2``.
+
+        References
+        ----------
+        Kingma & Welling (2014), eq. 10 (SGVB estimator B).
+        """
+        self._check_is_fitted()
+        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
+        if return_std and n_samples < 2:
+            raise ValueError("return_std=True needs n_samples >= 2 to estimate a spread.")
+        X = self._check_X(X, reset=False)
+        draws = self._elbo_draws(X, n_samples, self._eval_rng(random_state, 0))
+        value = float(draws.mean())
+        if return_std:
+            return value, float(draws.std(ddof=1) / np.sqrt(n_samples))
+        return value
+
+    def log_likelihood(self, X, n_importance=100, random_state=None, per_sample=False):
+        """Importance-weighted estimate of ``log p(x)`` (Burda et al. 2016, eq. 8).
+
+        ``log p(x) ~ log (1/K) sum_k p(x, z_k) / q(z_k | x)``, ``z_k ~ q(z | x)``: a lower bound
+        in expectation that is never below the ELBO in expectation and tightens as ``K``
+        grows. With the Bayesian decoder, the decoder is evaluated at the posterior means of
+        its weights (a plug-in estimate).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        n_importance : int, default 100
+            ``K``.
+        random_state : None, int or Generator
+            ``None`` uses a seed fixed at fit time.
+        per_sample : bool, default False
+            Return the estimate of every row instead of the mean.
+
+        Returns
+        -------
+        float or ndarray of shape (n,)
+            Nats per sample.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        self._check_is_fitted()
+        n_importance = check_scalar(n_importance, "n_importance", numbers.Integral, low=1)
+        X = self._check_X(X, reset=False)
+        rng = self._eval_rng(random_state, 1)
+        with blas_single_thread():
+            rows = self._bounds.iwae_rows(self.params_, X, n_importance, rng)
+        return rows if per_sample else float(rows.mean())
+
+    def score_samples(self, X):
+        """Importance-weighted log-likelihood estimate of every row of ``X`` (n, n_features),
+        shape (n,), nats: :meth:`log_likelihood` with ``n_importance=100``."""
+        return self.log_likelihood(X, per_sample=True)
+
+    def score(self, X, y=None):
+        """Mean importance-weighted log-likelihood estimate (nats per sample); see
+        :meth:`log_likelihood`."""
+        return self.log_likelihood(X)
 
     def transform(self, X):
         """Posterior means ``E_q[z | x]``.
@@ -612,7 +623,7 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
             Unfitted; NaN, wrong number of features, non-binary data for Bernoulli.
         """
         self._check_is_fitted()
-        return self._encode(self._check_X(X, reset=False))[0]
+        return self._network.encode(self.params_, self._check_X(X, reset=False))[0]
 
     def fit_transform(self, X, y=None):
         """``fit(X).transform(X)``: posterior means of the training data, shape (n, latent_dim)."""
@@ -621,10 +632,7 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
     def transform_std(self, X):
         """Posterior standard deviations ``sqrt(Var_q[z | x])``, shape (n, latent_dim)."""
         self._check_is_fitted()
-        return np.exp(0.5 * self._encode(self._check_X(X, reset=False))[1])
-
-    def _mean_from_params(self, P):
-        return self._likelihood_model().mean(P)
+        return np.exp(0.5 * self._network.encode(self.params_, self._check_X(X, reset=False))[1])
 
     def decode(self, Z):
         """Mean of ``p(x | z)``: probabilities (Bernoulli, categorical) or means (Gaussian).
@@ -645,21 +653,13 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         self._check_is_fitted()
         Z = check_array(Z, "Z")
         check_n_features(Z.shape[1], int(self.latent_dim), "Z", "the VAE's latent space")
-        return self._mean_from_params(self._decode_params(Z))
+        return self._network.likelihood.mean(self._network.decode(self.params_, Z))
 
     inverse_transform = decode
 
     def reconstruct(self, X):
-        """``decode(transform(X))``: the decoder mean at the posterior mean.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n, n_features)
-        """
+        """``decode(transform(X))``: the decoder mean at the posterior mean of every row of
+        ``X`` (n, n_features), shape (n, n_features)."""
         return self.decode(self.transform(X))
 
     def sample(self, n_samples=1, random_state=None):
@@ -686,6 +686,6 @@ class VAE(VAENetworkMixin, VAEGradientMixin, VAEBoundsMixin, LatentModel):
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
         rng = self._sampling_rng(random_state)
         Z = rng.standard_normal((n_samples, int(self.latent_dim)))
-        P = self._decode_params(Z)
-        X = self._likelihood_model().sample(P, rng, self._lik_log_var(self.params_))
+        net = self._network
+        X = net.likelihood.sample(net.decode(self.params_, Z), rng, net.lik_log_var(self.params_))
         return X, Z

@@ -115,6 +115,7 @@ import numpy as np
 from .._utils.deprecation import renamed_kwargs
 from .._utils.validation import check_counts, check_random_state, check_scalar
 from .._utils.words import TopWordsMixin
+from ..exceptions import PrivacyNoiseWarning, PrivacyRelationWarning  # importable here too
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
 from ._private_power import (AccountantStateMixin, _is_inf_epsilon, _noise_rng,
@@ -129,15 +130,6 @@ _SQRT2 = math.sqrt(2.0)
 
 #: Largest document length (sum of counts) accepted: integers up to 2**53 are exact in float64.
 MAX_DOCUMENT_LENGTH = 2.0 ** 53
-
-
-class PrivacyNoiseWarning(UserWarning):
-    """The privacy noise dominates part of a private estimate (see ``noise_dominated_``)."""
-
-
-class PrivacyRelationWarning(UserWarning):
-    """The fit's epsilon is for a neighbouring relation that protects no document
-    (``PrivateSpectralLDA(neighbouring='tensor_entry')``)."""
 
 
 def _check_document_lengths(X):

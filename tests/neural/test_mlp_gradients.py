@@ -51,10 +51,10 @@ def _fd_check(m, data, beta=1.0, free_bits=0.0):
 
     def f(theta):
         obj = m._objective(theta, data, beta=beta, free_bits=free_bits, need_grad=False)[2]
-        return obj + m._global_terms(theta)[0]
+        return obj + m._objective.global_terms(theta)[0]
 
     _, _, _, g = m._objective(theta0, data, beta=beta, free_bits=free_bits)
-    gg = m._global_terms(theta0)[1]
+    gg = m._objective.global_terms(theta0)[1]
     if gg is not None:
         g = g + gg
     fd = np.empty_like(theta0)
@@ -64,8 +64,8 @@ def _fd_check(m, data, beta=1.0, free_bits=0.0):
         tm[k] -= H
         fd[k] = (f(tp) - f(tm)) / (2 * H)
     # compare per parameter array: every W and b of both networks, sigmas, obs variance
-    lay = m._layout()
-    enc_sizes, dec_sizes = m._sizes()
+    lay = m._network.layout
+    enc_sizes, dec_sizes = m._network.enc_sizes, m._network.dec_sizes
     blocks = []
     for name, sizes in (("enc", enc_sizes), ("dec", dec_sizes), ("dec_logsigma", dec_sizes)):
         if name not in lay:

@@ -110,7 +110,7 @@ def test_active_units_on_ppca_data():
     (We, be), = m.encoder_layers_
     We[:, [0, 3]] = 0.0
     be[[0, 3]] = 0.0
-    assert int(np.sum(m._latent_activity(X) > 0.01)) == 2
+    assert int(np.sum(m.transform(X).var(axis=0) > 0.01)) == 2
 
 
 def test_elbo_standard_error_and_determinism():
@@ -132,7 +132,7 @@ def test_bayesian_decoder_kl_closed_form():
     X = _binary(seed=2)
     m = _fit_quiet(VAE(latent_dim=2, hidden_layer_sizes=(6,), bayesian_decoder=True,
                        decoder_prior_std=0.5, max_iter=4, batch_size=40, random_state=0), X)
-    lay = m._layout()
+    lay = m._network.layout
     mu = m.params_[lay["dec"]]
     s2 = np.exp(2 * m.params_[lay["dec_logsigma"]])
     p2 = 0.25

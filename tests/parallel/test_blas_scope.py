@@ -59,8 +59,8 @@ def test_lda_transform_and_nested_scopes(blas_two_threads):
 
 
 def test_every_public_model_scopes_its_inference_methods_mixins_included():
-    # the HMMs' score/predict live in HMMInferenceMixin and the VAE's in VAEBoundsMixin,
-    # which are not LatentModel subclasses: they must be wrapped too
+    # the HMMs' score/predict live in HMMInferenceMixin, which is not a LatentModel
+    # subclass: they must be wrapped too
     import latentkit
     from latentkit.base import LatentModel
 
