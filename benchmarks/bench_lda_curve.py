@@ -467,12 +467,17 @@ def warm_up_corpus(train, K):
     cvb0_topics(train, K, n_sweeps=1, random_state=0)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_corpus_arguments(ap):
+    """--corpora, --max-docs and -k (shared with bench_plsa_curve.py)."""
     ap.add_argument("--corpora", default=",".join(CORPORA),
                     help="comma-separated subset of kos,nips,gutenberg")
     ap.add_argument("--max-docs", type=int, default=None, help="subsample documents first")
     ap.add_argument("-k", type=int, default=20, help="topics (default 20)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_corpus_arguments(ap)
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds per method and corpus (default: 15 for KOS, 45 for NIPS, "
                          "30 for Gutenberg)")

@@ -40,8 +40,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run from anywhere
 from _bigartm_peer import bigartm_python, bigartm_version, run_bigartm
-from bench_lda_curve import (CORPORA, Recorder, _uptime, dominance, load_corpus,
-                             ROOT)  # noqa: F401 (ROOT puts the checkout on sys.path)
+from bench_lda_curve import (ROOT, Recorder, _uptime, add_corpus_arguments,  # noqa: F401
+                             dominance, load_corpus)  # (ROOT: the checkout on sys.path)
 
 
 def heldout_perplexity_plsa(components, X_test, seen):
@@ -90,10 +90,7 @@ def run_plsa(train, K, budget, max_iter, seed):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpora", default=",".join(CORPORA),
-                    help="comma-separated subset of kos,nips,gutenberg")
-    ap.add_argument("--max-docs", type=int, default=None, help="subsample documents first")
-    ap.add_argument("-k", type=int, default=20, help="topics (default 20)")
+    add_corpus_arguments(ap)
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds per method and corpus (default 15 KOS, 30 NIPS and Gutenberg)")
     ap.add_argument("--max-iter", type=int, default=500, help="EM iterations / passes cap")
