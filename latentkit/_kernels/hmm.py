@@ -500,7 +500,7 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
                 xi[i, j] = 0.0
         tmp = np.empty(K)
         for t in range(s, e):
-            norm = 0.0  # sum_i alpha_t(i) b_t(i), read-only loop (see the note above _fb_one)
+            norm = 0.0  # sum_i alpha_t(i) b_t(i), read-only loop (see the "Determinism" note)
             for k in range(K):
                 norm += alpha[t, k] * beta[t, k]
             if t + 1 < T:
