@@ -225,7 +225,7 @@ def _missing_full_partition(Xs, ws, pat, miss, n_miss, lo, hi, chunk, pcat, hcat
     acc_x = np.zeros((K, D))
     acc_ee = np.zeros((K, D, D))
     cur = -1
-    q = 0
+    q = np.int64(0)   # not a literal 0: one signature of _flush_pattern
     m = miss[0]
     for a0 in range(lo, hi, chunk):
         B = min(hi, a0 + chunk) - a0
