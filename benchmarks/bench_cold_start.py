@@ -14,7 +14,10 @@ compiles the callee inside its own event) and writes JSON to a temporary file: t
 the job time, and per dispatcher the number of compilations, the inclusive and the self time
 (inclusive minus the callees compiled inside it) and the dispatchers whose compilation
 triggered it (``compiled_inside``: who pulls in numba's string formatting, say). The compile total is the sum of the outermost
-events (no double counting). A warm run with zero compile events shows that ``NUMBA_CACHE_DIR``
+events (no double counting). Each time is recorded twice: wall seconds and the compiling
+thread's CPU seconds (``time.thread_time``; numba compiles in the calling thread). On a machine
+shared with other work the CPU seconds move far less with the load than the wall seconds, so
+they are the number to compare before and after a change (``cpu`` columns). A warm run with zero compile events shows that ``NUMBA_CACHE_DIR``
 is honoured for the package's kernels (so the cold run is really cold).
 
 Jobs (``--only`` selects by family, ``--mode`` by kind):
@@ -42,7 +45,8 @@ Run (from the repository root):
     python benchmarks/bench_cold_start.py --only gmm,lda --json cold.json
     python benchmarks/bench_cold_start.py --mode cli          # every family, CLI jobs only
 
-Options: --only, --mode {cli,python,both}, --top (kernels listed per job), --json, --timeout.
+Options: --only, --mode {cli,python,both}, --top (kernels listed per job), --json, --timeout,
+--cold-only (skip the warm process: per-kernel compile times only).
 Timings on a loaded machine are inflated; the compile share (compile seconds / cold seconds)
 moves less with load than the seconds do. The script prints ``os.getloadavg()`` with the table.
 """
@@ -119,29 +123,38 @@ def _child(family, mode, out_path):
         """Per-dispatcher inclusive and self compile time, from nested compile events."""
 
         def __init__(self):
-            self.stack = []      # [name, t0, seconds of callees compiled inside]
-            self.kernels = {}    # name -> {"n": compilations, "inclusive": s, "self": s}
-            self.total = 0.0     # sum of the outermost events
+            # [name, wall t0, cpu t0, wall and cpu seconds of callees compiled inside]
+            self.stack = []
+            self.kernels = {}    # name -> {"n": compilations, "inclusive": s, "self": s, ...}
+            self.total = 0.0     # sum of the outermost events (wall s)
+            self.total_cpu = 0.0  # the same in the compiling thread's CPU s
             self.n_events = 0
 
         def on_start(self, ev):
-            self.stack.append([_dispatcher_name(ev.data["dispatcher"]), time.perf_counter(), 0.0])
+            self.stack.append([_dispatcher_name(ev.data["dispatcher"]), time.perf_counter(),
+                               time.thread_time(), 0.0, 0.0])
 
         def on_end(self, ev):
-            name, t0, inner = self.stack.pop()
+            name, t0, c0, inner, inner_cpu = self.stack.pop()
             dur = time.perf_counter() - t0
+            cpu = time.thread_time() - c0
             rec = self.kernels.setdefault(name, {"n": 0, "inclusive": 0.0, "self": 0.0,
+                                                 "inclusive_cpu": 0.0, "self_cpu": 0.0,
                                                  "compiled_inside": []})
             rec["n"] += 1
             rec["inclusive"] += dur
             rec["self"] += dur - inner
+            rec["inclusive_cpu"] += cpu
+            rec["self_cpu"] += cpu - inner_cpu
             self.n_events += 1
             if self.stack:
-                self.stack[-1][2] += dur
+                self.stack[-1][3] += dur
+                self.stack[-1][4] += cpu
                 if self.stack[-1][0] not in rec["compiled_inside"]:
                     rec["compiled_inside"].append(self.stack[-1][0])
             else:
                 self.total += dur
+                self.total_cpu += cpu
 
     import warnings
     warnings.simplefilter("ignore")  # the short settings do not converge; not the point here
@@ -171,6 +184,7 @@ def _child(family, mode, out_path):
     event.unregister("numba:compile", listener)
     Path(out_path).write_text(json.dumps({
         "import_s": t_import, "job_s": t_job, "compile_s": listener.total,
+        "compile_cpu_s": listener.total_cpu,
         "n_compile_events": listener.n_events, "kernels": listener.kernels}))
 
 
@@ -193,18 +207,21 @@ def _run_child(family, mode, cache_dir, timeout):
     return res
 
 
-def measure(family, mode, timeout):
-    """Cold then warm run of one job, in two new processes sharing a fresh cache directory."""
+def measure(family, mode, timeout, cold_only=False):
+    """Cold then warm run of one job, in two new processes sharing a fresh cache directory
+    (``cold_only``: the cold process only; ``warm`` is then None)."""
     cache_dir = Path(tempfile.mkdtemp(prefix="lk_numba_cache_"))
     try:
+        load = os.getloadavg()[0]
         cold = _run_child(family, mode, cache_dir, timeout)
-        warm = _run_child(family, mode, cache_dir, timeout)
+        warm = None if cold_only else _run_child(family, mode, cache_dir, timeout)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         print(f"FAILED: {mode} {family}: {exc}", file=sys.stderr, flush=True)
         return None
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
-    return {"family": family, "mode": mode, "cold": cold, "warm": warm}
+    return {"family": family, "mode": mode, "cold": cold, "warm": warm,
+            "loadavg_1min": [load, os.getloadavg()[0]]}
 
 
 def short_name(name):
@@ -215,23 +232,30 @@ def short_name(name):
 
 
 def _fmt_kernels(kernels, top):
-    items = sorted(kernels.items(), key=lambda kv: -kv[1]["self"])[:top]
-    return ", ".join(f"{short_name(name)} {rec['self']:.1f}"
+    items = sorted(kernels.items(), key=lambda kv: -kv[1]["self_cpu"])[:top]
+    return ", ".join(f"{short_name(name)} {rec['self_cpu']:.1f}"
                      + (f" (x{rec['n']})" if rec["n"] > 1 else "") for name, rec in items)
 
 
 def print_table(results, top):
+    """One row per job; the kernels by compile CPU seconds (self: callees excluded)."""
     print(f"load average (1, 5, 15 min): {os.getloadavg()}")
-    head = (f"{'job':<17} {'cold s':>7} {'warm s':>7} {'cold/warm':>9} {'compile s':>9} "
-            f"{'share':>6} {'kernels':>7} {'warm ev':>7} {'import s c/w':>13}  top kernels (self s)")
+    head = (f"{'job':<17} {'load':>9} {'cold s':>7} {'warm s':>7} {'cold/warm':>9} "
+            f"{'compile s':>9} {'cpu s':>6} {'share':>6} {'kernels':>7} {'warm ev':>7} "
+            f"{'import s c/w':>13}  top kernels (self compile cpu s)")
     print(head)
     print("-" * len(head))
     for r in results:
         c, w = r["cold"], r["warm"]
-        print(f"{r['mode'] + ' ' + r['family']:<17} {c['wall_s']:7.1f} {w['wall_s']:7.1f} "
-              f"{c['wall_s'] / w['wall_s']:9.1f} {c['compile_s']:9.1f} "
+        load = "{:.1f}-{:.1f}".format(*r["loadavg_1min"])
+        warm_s = f"{w['wall_s']:7.1f}" if w else f"{'-':>7}"
+        ratio = f"{c['wall_s'] / w['wall_s']:9.1f}" if w else f"{'-':>9}"
+        warm_ev = f"{w['n_compile_events']:7d}" if w else f"{'-':>7}"
+        warm_imp = f"{w['import_s']:<6.1f}" if w else f"{'-':<6}"
+        print(f"{r['mode'] + ' ' + r['family']:<17} {load:>9} {c['wall_s']:7.1f} {warm_s} "
+              f"{ratio} {c['compile_s']:9.1f} {c['compile_cpu_s']:6.1f} "
               f"{c['compile_s'] / c['wall_s']:6.0%} {len(c['kernels']):7d} "
-              f"{w['n_compile_events']:7d} {c['import_s']:6.1f}/{w['import_s']:<6.1f}  "
+              f"{warm_ev} {c['import_s']:6.1f}/{warm_imp}  "
               f"{_fmt_kernels(c['kernels'], top)}")
 
 
@@ -244,6 +268,8 @@ def main():
     ap.add_argument("--top", type=int, default=4, help="kernels listed per job (by self time)")
     ap.add_argument("--json", default=None, metavar="PATH", help="write every measurement here")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per child process")
+    ap.add_argument("--cold-only", action="store_true",
+                    help="skip the warm process (compile times only)")
     ap.add_argument("--_child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--_mode", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--_out", default=None, help=argparse.SUPPRESS)
@@ -259,12 +285,13 @@ def main():
     results = []
     for family in families:
         for mode in modes:
-            res = measure(family, mode, args.timeout)
+            res = measure(family, mode, args.timeout, args.cold_only)
             if res is None:
                 continue
             results.append(res)
-            print(f"done: {mode} {family} (cold {results[-1]['cold']['wall_s']:.1f} s, "
-                  f"warm {results[-1]['warm']['wall_s']:.1f} s)", file=sys.stderr, flush=True)
+            warm = res["warm"]["wall_s"] if res["warm"] else float("nan")
+            print(f"done: {mode} {family} (cold {res['cold']['wall_s']:.1f} s, "
+                  f"warm {warm:.1f} s)", file=sys.stderr, flush=True)
     print_table(results, args.top)
     if args.json:
         Path(args.json).write_text(json.dumps({"loadavg": os.getloadavg(), "results": results},

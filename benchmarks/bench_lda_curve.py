@@ -1,5 +1,6 @@
 """LDA time-to-quality curves: latentkit (batch VB, random and spectral starts; SVI) against
-tomotopy (collapsed Gibbs sampling) and gensim (LdaMulticore), held-out perplexity (and
+tomotopy (collapsed Gibbs sampling), gensim (LdaMulticore) and BigARTM (ARTM with the two
+smoothing regularisers, its LDA), held-out perplexity (and
 ``c_npmi`` coherence when ``latentkit.topic.coherence`` exists) against wall time.
 
 Protocol
@@ -21,7 +22,8 @@ Protocol
   from the random start (scikit-learn's) with the default caps and ``tol``; online VB (SVI,
   batches of 256, ``partial_fit``). tomotopy: snapshots after 1, 2, 5, 10, 20, 30, 50, 75,
   100, ... Gibbs iterations; gensim: after every M-step (``chunksize=2000``,
-  ``iterations=50``).
+  ``iterations=50``); BigARTM: after every collection pass (``num_processors=2``, 4 batches,
+  in its own virtual environment: ``benchmarks/_bigartm_peer.py``, ``--bigartm-python``).
 * Every method is timed from the start of its fit (latentkit: validation and initialisation,
   spectral included; tomotopy: its first ``train`` call, which draws the initial assignments;
   gensim: the ``LdaMulticore`` constructor, worker processes included). Converting the count
@@ -32,7 +34,7 @@ Protocol
 * One evaluator for all (:func:`heldout_perplexity`): latentkit's per-document held-out bound
   (Hoffman, Blei & Bach 2010, section 4; ``lda_e_step`` at the snapshot's topics, no global KL
   term) with each method's topic-word Dirichlet parameters plugged in: latentkit's and gensim's
-  lambda, tomotopy's topic-word counts plus eta.
+  lambda, tomotopy's and BigARTM's topic-word counts plus eta.
 * Dominance: for every snapshot ``(t_p, q_p)`` of a peer, the ratio ``t_ours / t_p`` where
   ``t_ours`` is the first time latentkit's curve is within 1% of ``q_p``
   (``perplexity <= 1.01 q_p``); a ratio <= 1 at every snapshot means latentkit's curve is no
@@ -68,6 +70,7 @@ import numpy as np
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 sys.path.insert(0, ROOT)  # run from a checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _bigartm_peer
 
 CORPORA = ("kos", "nips", "gutenberg")
 TOMOTOPY_ITERS = (1, 2, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1000, 1500,
@@ -464,19 +467,25 @@ def warm_up_corpus(train, K):
     cvb0_topics(train, K, n_sweeps=1, random_state=0)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_corpus_arguments(ap):
+    """--corpora, --max-docs and -k (shared with bench_plsa_curve.py)."""
     ap.add_argument("--corpora", default=",".join(CORPORA),
                     help="comma-separated subset of kos,nips,gutenberg")
     ap.add_argument("--max-docs", type=int, default=None, help="subsample documents first")
     ap.add_argument("-k", type=int, default=20, help="topics (default 20)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_corpus_arguments(ap)
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds per method and corpus (default: 15 for KOS, 45 for NIPS, "
                          "30 for Gutenberg)")
     ap.add_argument("--max-iter", type=int, default=200,
                     help="batch iterations / SVI epochs cap (default 200)")
     ap.add_argument("--methods",
-                    default="cvb0,cvb0r,defaults,spectral,random,random0,svi,tomotopy,gensim",
+                    default="cvb0,cvb0r,defaults,spectral,random,random0,svi,tomotopy,gensim,"
+                            "bigartm",
                     help="comma-separated subset of cvb0 (latentkit.topic.cvb0_topics, 100 "
                          "sweeps from seed documents, then batch VB from its topics), cvb0r "
                          "(the same from CVB0's random start), defaults (the Python defaults: "
@@ -486,10 +495,14 @@ def main(argv=None):
                          "and tol), "
                          "spectral0 "
                          "(spectral start, default E-step caps), svi (online VB), tomotopy, "
-                         "gensim (default: all but spectral0)")
+                         "gensim, bigartm (with --bigartm-python) (default: all but spectral0)")
     ap.add_argument("--out", default=".", help="folder for lda_curve.json and lda_curve.png")
     ap.add_argument("--no-coherence", action="store_true", help="skip c_npmi")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bigartm-python", default=None, metavar="PYTHON",
+                    help="interpreter of BigARTM's own virtual environment (default "
+                         "$LATENTKIT_BIGARTM_PYTHON; none: BigARTM is skipped); see "
+                         "benchmarks/_bigartm_peer.py")
     ap.add_argument("--throughput", action="store_true",
                     help="print tokens per second on one core (CVB0 sweep, VB E-step, "
                          "tomotopy iteration) per corpus, then stop")
@@ -507,8 +520,14 @@ def main(argv=None):
     print(f"K={K}, alpha=eta=1/K, numba threads {numba.get_num_threads()}, peers 2 workers; "
           f"c_npmi coherence: {'yes' if coh else f'no ({why})'}")
     warm_up(K)
+    from _bigartm_peer import bigartm_python, bigartm_version, run_bigartm
+
+    artm_py = bigartm_python(args.bigartm_python) if "bigartm" in methods else None
     have = {"tomotopy": "tomotopy" in methods and _available("tomotopy"),
-            "gensim": "gensim" in methods and _available("gensim")}
+            "gensim": "gensim" in methods and _available("gensim"),
+            "bigartm": artm_py is not None and bigartm_version(artm_py) is not None}
+    if "bigartm" in methods and artm_py is None:
+        print("  BigARTM: no --bigartm-python (or $LATENTKIT_BIGARTM_PYTHON); skipped.")
     runners = {
         "latentkit CVB0 + VB": lambda tr, b: run_latentkit_cvb0(tr, K, b, args.max_iter,
                                                                 args.seed),
@@ -522,6 +541,7 @@ def main(argv=None):
         "latentkit VB random": lambda tr, b: run_latentkit_batch(
             tr, K, "random", b, args.max_iter, args.seed, warmup_doc_update_iter=4, tol=0),
         "gensim LdaMulticore": lambda tr, b: run_gensim(tr, K, b, args.seed),
+        "BigARTM": lambda tr, b: _recorded(*run_bigartm(artm_py, tr, K, b, args.seed)),
         "latentkit VB random, default tol": lambda tr, b: run_latentkit_batch(
             tr, K, "random", b, args.max_iter, args.seed),
         "latentkit SVI": lambda tr, b: run_latentkit_svi(tr, K, b, args.max_iter, args.seed),
@@ -536,7 +556,8 @@ def main(argv=None):
               "latentkit VB random": "random" in methods,
               "latentkit VB random, default tol": "random0" in methods,
               "latentkit SVI": "svi" in methods,
-              "tomotopy": have["tomotopy"], "gensim LdaMulticore": have["gensim"]}
+              "tomotopy": have["tomotopy"], "gensim LdaMulticore": have["gensim"],
+              "BigARTM": have["bigartm"]}
     if args.throughput:
         for name in args.corpora.split(","):
             rates = throughput(load_corpus(name, args.max_docs, args.seed)[0], K, args.seed)
@@ -579,7 +600,14 @@ def main(argv=None):
     return results
 
 
-PEERS = ("tomotopy", "gensim LdaMulticore")
+PEERS = ("tomotopy", "gensim LdaMulticore", "BigARTM")
+
+
+def _recorded(times, snaps):
+    """A :class:`Recorder` holding a peer's snapshots taken in another process."""
+    rec = Recorder(None)
+    rec.times, rec.snaps = times, snaps
+    return rec
 
 
 def report_dominance(name, curves, store):

@@ -53,36 +53,47 @@ def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk)
     ndk : float64[D, K] (out)
         Expected document-topic counts after the sweep.
     """
-    D = indptr.shape[0] - 1
     K = phi.shape[1]
     inv_den = np.empty(K)
     for k in range(K):
         inv_den[k] = 1.0 / (nk[k] + n_features * eta)
-    for d in prange(D):
-        s, e = indptr[d], indptr[d + 1]
-        nd = np.zeros(K)   # local copies: no aliasing, so the loops over k vectorise
-        p = np.empty(K)
-        for j in range(s, e):
-            for k in range(K):
-                nd[k] += data[j] * phi[j, k]
-        for j in range(s, e):
-            ph = phi[j]
-            nw = nwk[indices[j]]
-            n = data[j]
-            for k in range(K):
-                own = n * ph[k]
-                # max: rounding can push a removed count a hair below 0
-                p[k] = max((nd[k] - own + alpha) * ((nw[k] - own + eta) * inv_den[k]), 1e-300)
-            tot = 0.0
-            for k in range(K):
-                tot += p[k]
-            inv = 1.0 / tot
-            for k in range(K):
-                new = p[k] * inv
-                nd[k] += n * (new - ph[k])
-                ph[k] = new
-        for k in range(K):  # not `ndk[d] = nd`: numba compiles its shape-mismatch error
-            ndk[d, k] = nd[k]  # message (string formatting, 3 s of a cold LDA start)
+    for d in prange(indptr.shape[0] - 1):
+        _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, np.int64(d))
+
+
+@jit
+def _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, d):
+    """Document ``d`` of :func:`cvb0_sweep`, serial. The whole ``prange`` body is this one
+    call, so numba's parfor passes see a call instead of the allocations and loops (compile
+    time, ``benchmarks/bench_cold_start.py``); ``d`` is passed as int64 (the parfor index is
+    uint64: one signature, one compilation)."""
+    K = phi.shape[1]
+    s, e = indptr[d], indptr[d + 1]
+    nd = np.zeros(K)   # local copies: no aliasing, so the loops over k vectorise
+    p = np.empty(K)
+    for j in range(s, e):
+        for k in range(K):
+            nd[k] += data[j] * phi[j, k]
+    for j in range(s, e):
+        ph = phi[j]
+        nw = nwk[indices[j]]
+        n = data[j]
+        for k in range(K):
+            own = n * ph[k]
+            # floored at 1e-300: rounding can push a removed count a hair below 0 (written
+            # out, not max(): the same select, without numba's generic max overload)
+            v = (nd[k] - own + alpha) * ((nw[k] - own + eta) * inv_den[k])
+            p[k] = 1e-300 if 1e-300 > v else v
+        tot = 0.0
+        for k in range(K):
+            tot += p[k]
+        inv = 1.0 / tot
+        for k in range(K):
+            new = p[k] * inv
+            nd[k] += n * (new - ph[k])
+            ph[k] = new
+    for k in range(K):  # not `ndk[d] = nd`: numba compiles its shape-mismatch error
+        ndk[d, k] = nd[k]  # message (string formatting, 3 s of a cold LDA start)
 
 
 @jit
@@ -159,19 +170,23 @@ def cvb0_topic_word(indices, data, phi, nwk):
             row[k] += n * phi[j, k]
 
 
-@jit(parallel=True)
+@jit
 def relax_counts(nwk, new, omega):
-    """``nwk <- nwk + omega * (new - nwk)`` in one parallel pass over the words; returns the
-    smallest entry, so the caller floors only when one went below 0."""
-    lowest = np.empty(nwk.shape[0])
-    for w in prange(nwk.shape[0]):
+    """``nwk <- nwk + omega * (new - nwk)`` in one pass over the words; returns the smallest
+    entry (``inf`` when ``nwk`` is empty), so the caller floors only when one went below 0.
+
+    Serial: one pass over V x K values costs a fraction of a CVB0 sweep's O(nnz K) even on
+    NIPS, while the parallel version (a ``prange`` loop and ``ndarray.min``) cost 2.5 s of
+    compilation on every cold start. The minimum is exact, so its order does not matter."""
+    low = np.inf
+    for w in range(nwk.shape[0]):
         row, fresh = nwk[w], new[w]
-        low = np.inf
         for k in range(nwk.shape[1]):
             row[k] += omega * (fresh[k] - row[k])
-            low = min(low, row[k])
-        lowest[w] = low
-    return lowest.min() if lowest.shape[0] else 0.0
+        for k in range(nwk.shape[1]):   # not min(): numba compiles its generic overload
+            if row[k] < low:
+                low = row[k]
+    return low
 
 
 @jit(parallel=True)

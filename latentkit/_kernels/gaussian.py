@@ -126,43 +126,61 @@ def _estep_full_kernel(X, shift, U, bvec, const, w, nk_b, sx_b, sxx_b, lse, log_
 @jit(parallel=True)
 def _estep_diag_kernel(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse, log_resp,
                        store_log_resp):
-    n, D = X.shape
-    K = const.shape[0]
+    n = X.shape[0]
     n_blocks = nk_b.shape[0]
     per_block = (n + n_blocks - 1) // n_blocks
     for t in prange(n_blocks):
-        xc = np.empty(D)
-        lr = np.empty(K)
-        for i in range(t * per_block, min(n, (t + 1) * per_block)):
-            for a in range(D):
-                xc[a] = X[i, a] - shift[a]
-            amax = -np.inf
-            for k in range(K):
-                s = 0.0
-                for a in range(D):
-                    d = xc[a] - means_c[k, a]
-                    s += d * d * prec[k, a]
-                v = const[k] - 0.5 * s
-                lr[k] = v
-                if v > amax:
-                    amax = v
-            if not math.isfinite(amax):
-                amax = 0.0
+        _diag_block(X, shift, means_c, prec, const, w, t * per_block,
+                    min(n, (t + 1) * per_block), nk_b[t], sx_b[t], sxx_b[t], lse, log_resp,
+                    store_log_resp)
+
+
+@jit
+def _diag_block(X, shift, means_c, prec, const, w, i0, i1, nk, sx, sxx, lse, log_resp,
+                store_log_resp):
+    """Rows ``i0:i1`` of :func:`mixture_estep_diag` (one block, adding to its slots ``nk``,
+    ``sx``, ``sxx``), serial: the whole ``prange`` body of :func:`_estep_diag_kernel` is
+    this one call (compile time, ``benchmarks/bench_cold_start.py``), and few rows call it
+    without the parallel kernel."""
+    D = X.shape[1]
+    K = const.shape[0]
+    xc = np.empty(D)
+    lr = np.empty(K)
+    for i in range(i0, i1):
+        for a in range(D):
+            xc[a] = X[i, a] - shift[a]
+        amax = -np.inf
+        for k in range(K):
             s = 0.0
-            for k in range(K):
-                s += math.exp(lr[k] - amax)
-            ls = math.log(s) + amax
-            lse[i] = ls
-            for k in range(K):
-                v = lr[k] - ls
-                if store_log_resp:
-                    log_resp[i, k] = v
-                r = math.exp(v) * w[i]
-                nk_b[t, k] += r
-                for a in range(D):
-                    c = r * xc[a]
-                    sx_b[t, k, a] += c
-                    sxx_b[t, k, a] += c * xc[a]
+            for a in range(D):
+                d = xc[a] - means_c[k, a]
+                s += d * d * prec[k, a]
+            v = const[k] - 0.5 * s
+            lr[k] = v
+            if v > amax:
+                amax = v
+        if not math.isfinite(amax):
+            amax = 0.0
+        s = 0.0
+        for k in range(K):
+            s += math.exp(lr[k] - amax)
+        ls = math.log(s) + amax
+        lse[i] = ls
+        for k in range(K):
+            v = lr[k] - ls
+            if store_log_resp:
+                log_resp[i, k] = v
+            r = math.exp(v) * w[i]
+            nk[k] += r
+            for a in range(D):
+                c = r * xc[a]
+                sx[k, a] += c
+                sxx[k, a] += c * xc[a]
+
+
+#: Rows up to which :func:`mixture_estep_diag` runs its blocks one after the other from
+#: Python instead of compiling and starting the parallel kernel (same blocks, same results).
+DIAG_SERIAL_ROWS = 4096
 
 
 def n_blocks_for(n, n_components, n_features, full=True, budget_bytes=32 << 20):
@@ -276,8 +294,16 @@ def mixture_estep_diag(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse
     _check("prec", prec, (K, D))
     _check("sxx_b", sxx_b, (T, K, D))
     store = log_resp is not None
-    _estep_diag_kernel(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse,
-                       log_resp if store else np.empty((1, 1)), store)
+    log_resp = log_resp if store else np.empty((1, 1))
+    if n <= DIAG_SERIAL_ROWS:
+        per_block = (n + T - 1) // T
+        for t in range(T):
+            _diag_block(X, shift, means_c, prec, const, w, t * per_block,
+                        min(n, (t + 1) * per_block), nk_b[t], sx_b[t], sxx_b[t], lse, log_resp,
+                        store)
+        return
+    _estep_diag_kernel(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse, log_resp,
+                       store)
 
 
 @jit

@@ -11,6 +11,9 @@ Conventions (all kernels):
 * ``prange`` runs over sequences; each sequence writes only its own rows and its own slot of
   the per-sequence outputs, so the results do not depend on the number of threads. Callers
   sum per-sequence outputs in index order.
+* A kernel's loop over sequences and its per-sequence passes are one jitted function: numba
+  re-optimises a jitted callee's code inside every caller, so a per-sequence function under
+  a loop compiled the same code twice (cold start, ``benchmarks/bench_cold_start.py``).
 
 The wrappers that validate inputs and carry the documentation live in
 :mod:`latentkit.sequence` (``_forward_backward``, ``_hmm_inference``); the naive NumPy oracles
@@ -61,78 +64,89 @@ def _propagate(prev, transmat_t, frame_row, new):
 
 
 @jit
-def _fb_one(frame, log_offset, startprob, transmat, transmat_t, a, b, gamma_out,
-            log_scale_out, xi):
-    """Scaled forward-backward of the sequence in rows ``a:b``; returns its log-likelihood."""
+def _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, s0, s1,
+                  gamma_out, log_scale_out, xi_out, loglik_out):
+    """Scaled forward-backward of the sequences ``s0:s1`` (rows ``offsets[s]:offsets[s + 1]``),
+    serial: writes their rows of ``gamma_out`` and ``log_scale_out`` and their slots of
+    ``xi_out`` and ``loglik_out``.
+
+    The sequence loop and the per-sequence passes are one function: numba re-optimises a
+    callee's code inside every caller, so a per-sequence function under a serial loop
+    compiled the same code twice (0.9 s of a cold HMM fit, ``benchmarks/bench_cold_start.py``).
+    The parallel kernel calls it with one sequence per ``prange`` step."""
     K = startprob.shape[0]
-    for i in range(K):
-        for j in range(K):
-            xi[i, j] = 0.0
-    # forward pass: alpha kept (normalised) in gamma_out, raw scale factors in log_scale_out
-    c = 0.0
-    for k in range(K):
-        v = startprob[k] * frame[a, k]
-        gamma_out[a, k] = v
-        c += v
-    log_scale_out[a] = c
-    if c <= 0.0:
-        first = a
-    else:
-        first = b
-        inv = 1.0 / c
+    for s in range(s0, s1):
+        a = offsets[s]
+        b = offsets[s + 1]
+        xi = xi_out[s]
+        for i in range(K):
+            for j in range(K):
+                xi[i, j] = 0.0
+        # forward pass: alpha kept (normalised) in gamma_out, raw scale factors in log_scale_out
+        c = 0.0
         for k in range(K):
-            gamma_out[a, k] *= inv
-        for t in range(a + 1, b):
-            c = _propagate(gamma_out[t - 1], transmat_t, frame[t], gamma_out[t])
-            log_scale_out[t] = c
-            if c <= 0.0:
-                first = t
-                break
+            v = startprob[k] * frame[a, k]
+            gamma_out[a, k] = v
+            c += v
+        log_scale_out[a] = c
+        if c <= 0.0:
+            first = a
+        else:
+            first = b
             inv = 1.0 / c
-            for j in range(K):
-                gamma_out[t, j] *= inv
-    if first < b:
-        # impossible observation at row `first`: -inf from there on, NaN posteriors
-        for u in range(a, first):
-            log_scale_out[u] = math.log(log_scale_out[u]) + log_offset[u]
-        for u in range(first, b):
-            log_scale_out[u] = -np.inf
             for k in range(K):
-                gamma_out[u, k] = np.nan
-        return -np.inf
-    # backward pass: beta kept in one row; gamma = alpha * beta; xi accumulated on the way
-    beta = np.ones(K)
-    tmp = np.empty(K)
-    for t in range(b - 2, a - 1, -1):
-        inv = 1.0 / log_scale_out[t + 1]
-        for j in range(K):
-            tmp[j] = frame[t + 1, j] * beta[j] * inv
-        for i in range(K):
-            acc = 0.0
-            ai = gamma_out[t, i]
+                gamma_out[a, k] *= inv
+            for t in range(a + 1, b):
+                c = _propagate(gamma_out[t - 1], transmat_t, frame[t], gamma_out[t])
+                log_scale_out[t] = c
+                if c <= 0.0:
+                    first = t
+                    break
+                inv = 1.0 / c
+                for j in range(K):
+                    gamma_out[t, j] *= inv
+        if first < b:
+            # impossible observation at row `first`: -inf from there on, NaN posteriors
+            for u in range(a, first):
+                log_scale_out[u] = math.log(log_scale_out[u]) + log_offset[u]
+            for u in range(first, b):
+                log_scale_out[u] = -np.inf
+                for k in range(K):
+                    gamma_out[u, k] = np.nan
+            loglik_out[s] = -np.inf
+            continue
+        # backward pass: beta kept in one row; gamma = alpha * beta; xi accumulated on the way
+        beta = np.ones(K)
+        tmp = np.empty(K)
+        for t in range(b - 2, a - 1, -1):
+            inv = 1.0 / log_scale_out[t + 1]
             for j in range(K):
-                p = transmat[i, j] * tmp[j]
-                acc += p
-                xi[i, j] += ai * p
-            beta[i] = acc
-        norm = 0.0
-        for i in range(K):
-            v = gamma_out[t, i] * beta[i]
-            gamma_out[t, i] = v
-            norm += v
-        inv = 1.0 / norm
-        for i in range(K):
-            gamma_out[t, i] *= inv
-    # (the last row already holds alpha_T = gamma_T)
-    ll = 0.0
-    for t in range(a, b):
-        v = math.log(log_scale_out[t]) + log_offset[t]
-        log_scale_out[t] = v
-        ll += v
-    return ll
+                tmp[j] = frame[t + 1, j] * beta[j] * inv
+            for i in range(K):
+                acc = 0.0
+                ai = gamma_out[t, i]
+                for j in range(K):
+                    p = transmat[i, j] * tmp[j]
+                    acc += p
+                    xi[i, j] += ai * p
+                beta[i] = acc
+            norm = 0.0
+            for i in range(K):
+                v = gamma_out[t, i] * beta[i]
+                gamma_out[t, i] = v
+                norm += v
+            inv = 1.0 / norm
+            for i in range(K):
+                gamma_out[t, i] *= inv
+        # (the last row already holds alpha_T = gamma_T)
+        ll = 0.0
+        for t in range(a, b):
+            v = math.log(log_scale_out[t]) + log_offset[t]
+            log_scale_out[t] = v
+            ll += v
+        loglik_out[s] = ll
 
 
-@jit(parallel=True)
 def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
                             gamma_out, log_scale_out, xi_out, loglik_out):
     """Scaled forward-backward over many sequences (Rabiner 1989, section V.A), parallel
@@ -145,60 +159,27 @@ def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
     impossible under the parameters (a zero scale factor) gets ``loglik = -inf``, ``-inf``
     predictive densities and NaN posteriors from the first impossible step on.
     """
-    transmat_t = np.ascontiguousarray(transmat.T)
+    _fb_parallel(frame, log_offset, startprob, transmat, np.ascontiguousarray(transmat.T),
+                 offsets, gamma_out, log_scale_out, xi_out, loglik_out)
+
+
+@jit(parallel=True)
+def _fb_parallel(frame, log_offset, startprob, transmat, transmat_t, offsets, gamma_out,
+                 log_scale_out, xi_out, loglik_out):
+    """:func:`forward_backward_scaled`'s ``prange`` over sequences (the index passed as
+    int64: the parfor index is uint64, and a second signature is a second compilation)."""
     for s in prange(offsets.shape[0] - 1):
-        loglik_out[s] = _fb_one(frame, log_offset, startprob, transmat, transmat_t,
-                                offsets[s], offsets[s + 1], gamma_out, log_scale_out, xi_out[s])
+        _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, np.int64(s),
+                      np.int64(s) + 1, gamma_out, log_scale_out, xi_out, loglik_out)
 
 
-@jit
 def forward_backward_scaled_serial(frame, log_offset, startprob, transmat, offsets,
                                    gamma_out, log_scale_out, xi_out, loglik_out):
     """:func:`forward_backward_scaled` on one thread (for few sequences or little work, where
     starting the thread pool costs more than it saves). Identical results."""
-    transmat_t = np.ascontiguousarray(transmat.T)
-    for s in range(offsets.shape[0] - 1):
-        loglik_out[s] = _fb_one(frame, log_offset, startprob, transmat, transmat_t,
-                                offsets[s], offsets[s + 1], gamma_out, log_scale_out, xi_out[s])
-
-
-@jit
-def _forward_one(frame, log_offset, startprob, transmat_t, a, b, log_scale_out):
-    K = startprob.shape[0]
-    alpha = np.empty(K)
-    new = np.empty(K)
-    c = 0.0
-    for k in range(K):
-        v = startprob[k] * frame[a, k]
-        alpha[k] = v
-        c += v
-    ll = 0.0
-    dead = c <= 0.0
-    if dead:
-        log_scale_out[a] = -np.inf
-    else:
-        inv = 1.0 / c
-        for k in range(K):
-            alpha[k] *= inv
-        v = math.log(c) + log_offset[a]
-        log_scale_out[a] = v
-        ll += v
-    for t in range(a + 1, b):
-        if dead:
-            log_scale_out[t] = -np.inf
-            continue
-        c = _propagate(alpha, transmat_t, frame[t], new)
-        if c <= 0.0:
-            dead = True
-            log_scale_out[t] = -np.inf
-            continue
-        inv = 1.0 / c
-        for j in range(K):
-            alpha[j] = new[j] * inv
-        v = math.log(c) + log_offset[t]
-        log_scale_out[t] = v
-        ll += v
-    return -np.inf if dead else ll
+    _fb_sequences(frame, log_offset, startprob, transmat, np.ascontiguousarray(transmat.T),
+                  offsets, 0, offsets.shape[0] - 1, gamma_out, log_scale_out, xi_out,
+                  loglik_out)
 
 
 @jit
@@ -209,44 +190,44 @@ def forward_scaled(frame, log_offset, startprob, transmat, offsets, log_scale_ou
     log-likelihood of each sequence (``-inf`` for an impossible sequence). One thread: it is
     used for scoring, where the data are read once."""
     transmat_t = np.ascontiguousarray(transmat.T)
+    K = startprob.shape[0]
     for s in range(offsets.shape[0] - 1):
-        loglik_out[s] = _forward_one(frame, log_offset, startprob, transmat_t, offsets[s],
-                                     offsets[s + 1], log_scale_out)
-
-
-@jit
-def _viterbi_one(log_frame, log_startprob, log_transmat_t, a, b, path_out):
-    K = log_startprob.shape[0]
-    T = b - a
-    back = np.empty((T, K), dtype=np.int64)
-    delta = np.empty(K)
-    new = np.empty(K)
-    for k in range(K):
-        delta[k] = log_startprob[k] + log_frame[a, k]
-    for t in range(1, T):
-        for j in range(K):
-            best = -np.inf
-            arg = 0
-            for i in range(K):
-                v = delta[i] + log_transmat_t[j, i]
-                if v >= best:
-                    best = v
-                    arg = i
-            back[t, j] = arg
-            new[j] = best + log_frame[a + t, j]
-        for j in range(K):
-            delta[j] = new[j]
-    best = -np.inf
-    arg = 0
-    for k in range(K):
-        if delta[k] > best:
-            best = delta[k]
-            arg = k
-    path_out[b - 1] = arg
-    for t in range(T - 1, 0, -1):
-        arg = back[t, arg]
-        path_out[a + t - 1] = arg
-    return best
+        a = offsets[s]
+        b = offsets[s + 1]
+        alpha = np.empty(K)
+        new = np.empty(K)
+        c = 0.0
+        for k in range(K):
+            v = startprob[k] * frame[a, k]
+            alpha[k] = v
+            c += v
+        ll = 0.0
+        dead = c <= 0.0
+        if dead:
+            log_scale_out[a] = -np.inf
+        else:
+            inv = 1.0 / c
+            for k in range(K):
+                alpha[k] *= inv
+            v = math.log(c) + log_offset[a]
+            log_scale_out[a] = v
+            ll += v
+        for t in range(a + 1, b):
+            if dead:
+                log_scale_out[t] = -np.inf
+                continue
+            c = _propagate(alpha, transmat_t, frame[t], new)
+            if c <= 0.0:
+                dead = True
+                log_scale_out[t] = -np.inf
+                continue
+            inv = 1.0 / c
+            for j in range(K):
+                alpha[j] = new[j] * inv
+            v = math.log(c) + log_offset[t]
+            log_scale_out[t] = v
+            ll += v
+        loglik_out[s] = -np.inf if dead else ll
 
 
 @jit
@@ -257,9 +238,40 @@ def viterbi_log(log_frame, log_startprob, log_transmat, offsets, path_out, logpr
     predecessors go to the highest state index, a tie of the final state to the lowest
     (hmmlearn 0.3's traceback convention)."""
     log_transmat_t = np.ascontiguousarray(log_transmat.T)
+    K = log_startprob.shape[0]
     for s in range(offsets.shape[0] - 1):
-        logprob_out[s] = _viterbi_one(log_frame, log_startprob, log_transmat_t, offsets[s],
-                                      offsets[s + 1], path_out)
+        a = offsets[s]
+        b = offsets[s + 1]
+        T = b - a
+        back = np.empty((T, K), dtype=np.int64)
+        delta = np.empty(K)
+        new = np.empty(K)
+        for k in range(K):
+            delta[k] = log_startprob[k] + log_frame[a, k]
+        for t in range(1, T):
+            for j in range(K):
+                best = -np.inf
+                arg = 0
+                for i in range(K):
+                    v = delta[i] + log_transmat_t[j, i]
+                    if v >= best:
+                        best = v
+                        arg = i
+                back[t, j] = arg
+                new[j] = best + log_frame[a + t, j]
+            for j in range(K):
+                delta[j] = new[j]
+        best = -np.inf
+        arg = 0
+        for k in range(K):
+            if delta[k] > best:
+                best = delta[k]
+                arg = k
+        path_out[b - 1] = arg
+        for t in range(T - 1, 0, -1):
+            arg = back[t, arg]
+            path_out[a + t - 1] = arg
+        logprob_out[s] = best
 
 
 @jit
@@ -488,7 +500,7 @@ def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamm
                 xi[i, j] = 0.0
         tmp = np.empty(K)
         for t in range(s, e):
-            norm = 0.0  # sum_i alpha_t(i) b_t(i), read-only loop (see the note above _fb_one)
+            norm = 0.0  # sum_i alpha_t(i) b_t(i), read-only loop (see the "Determinism" note)
             for k in range(K):
                 norm += alpha[t, k] * beta[t, k]
             if t + 1 < T:

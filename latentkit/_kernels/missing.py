@@ -192,120 +192,134 @@ def _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc):
         mass[k] = 0.0
 
 
+@jit
+def _missing_full_partition(Xs, ws, pat, miss, n_miss, lo, hi, chunk, pcat, hcat, means_c, P,
+                            const, tied, lse, log_resp, store, nk, sx, sxx, sxc, sxxc):
+    """Rows ``lo:hi`` of :func:`missing_full_parallel` (one partition), serial, adding to that
+    partition's accumulators ``nk, sx, sxx, sxc, sxxc``.
+
+    Kept out of the ``prange`` body so that numba's parfor passes see one call instead of the
+    GEMMs and loops: the parallel kernel with this body inlined compiled in 13 s of CPU
+    (``benchmarks/bench_cold_start.py``); and one partition calls it without any parallel
+    kernel."""
+    D = Xs.shape[1]
+    K = const.shape[0]
+    KD = sxx.shape[1]
+    # separate allocations (not views of one scratch buffer): LLVM then knows they do not
+    # alias and vectorises the loops over d
+    Y = np.empty((chunk, K * D))
+    Z = np.empty((chunk, KD))
+    R = np.empty((chunk, K))
+    T1 = np.empty((D, KD))
+    T2 = np.empty((K, D))
+    L = np.zeros((D, D))
+    W = np.zeros((D, D))
+    rd = np.zeros(D)
+    C = np.zeros((K, D, D))
+    log_det = np.zeros(K)
+    g = np.zeros(D)
+    e = np.zeros((K, D))
+    lp = np.zeros(K)
+    ex = np.zeros(K)
+    mass = np.zeros(K)
+    acc_x = np.zeros((K, D))
+    acc_ee = np.zeros((K, D, D))
+    cur = -1
+    q = np.int64(0)   # not a literal 0: one signature of _flush_pattern
+    m = miss[0]
+    for a0 in range(lo, hi, chunk):
+        B = min(hi, a0 + chunk) - a0
+        Xv = Xs[a0:a0 + B]
+        Yv, Zv, Rv = Y[:B], Z[:B], R[:B]
+        np.dot(Xv, pcat, Yv)
+        for i in range(B):
+            pi = pat[a0 + i]
+            if pi != cur:  # rows are sorted by pattern: a new pattern starts here
+                if cur >= 0:
+                    _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc)
+                cur = pi
+                q = n_miss[pi]
+                m = miss[pi]
+                _pattern_factors(P, m, q, L, W, rd, C, log_det)
+            best = -np.inf
+            for k in range(K):
+                # Y_k - h_k = Lambda_k (x0 - mu_k): the Mahalanobis distance is its dot
+                # with x0 - mu_k, and g = Lambda_k,m: (x0 - mu_k) is read off at m
+                ss = 0.0
+                for d in range(D):
+                    ss += (Xv[i, d] - means_c[k, d]) * (Y[i, k * D + d] - hcat[k * D + d])
+                lpk = const[k] - 0.5 * ss
+                if q > 0:
+                    for a in range(q):
+                        g[a] = Y[i, k * D + m[a]] - hcat[k * D + m[a]]
+                    for a in range(q):
+                        s = 0.0
+                        for b in range(q):
+                            s -= C[k, a, b] * g[b]
+                        e[k, a] = s
+                    eg = 0.0
+                    for a in range(q):
+                        eg += e[k, a] * g[a]
+                    lpk += 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * eg
+                lp[k] = lpk
+                best = max(best, lpk)
+            for k in range(K):
+                ex[k] = math.exp(lp[k] - best)
+            tot = 0.0
+            for k in range(K):
+                tot += ex[k]
+            ls = best + math.log(tot)
+            lse[a0 + i] = ls
+            wt = ws[a0 + i] / tot
+            if store:
+                for k in range(K):
+                    log_resp[a0 + i, k] = lp[k] - ls
+            for k in range(K):
+                r = ex[k] * wt
+                R[i, k] = r
+                nk[k] += r
+                mass[k] += r
+            if tied:
+                rs = 0.0
+                for k in range(K):
+                    rs += R[i, k]
+                for d in range(D):
+                    Z[i, d] = rs * Xv[i, d]
+            for k in range(K):
+                r = R[i, k]
+                off = 0 if tied else k * D
+                if not tied:
+                    for d in range(D):
+                        Z[i, off + d] = r * Xv[i, d]
+                # Z = r (x0 + 2 e) on the missing coordinates (x0 is 0 there): the GEMM
+                # gives x0 x0^T + 2 x0 e^T, whose symmetric part, taken by the caller, is
+                # x0 x0^T + x0 e^T + e x0^T
+                for a in range(q):
+                    re = r * e[k, a]
+                    Z[i, off + m[a]] += 2.0 * re
+                    acc_x[k, a] += re
+                    for b in range(q):
+                        acc_ee[k, a, b] += re * e[k, b]
+        np.dot(Rv.T, Xv, T2)
+        np.dot(Xv.T, Zv, T1)
+        for k in range(K):
+            for d in range(D):
+                sx[k, d] += T2[k, d]
+        for d in range(D):
+            for j in range(KD):
+                sxx[d, j] += T1[d, j]
+    if cur >= 0:
+        _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc, sxxc)
+
+
 @jit(parallel=True)
 def _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, chunk, pcat, hcat, means_c, P,
                                   const, tied, lse, log_resp, store, nk_p, sx_p, sxx_p, sxc_p,
                                   sxxc_p):
-    D = Xs.shape[1]
-    K = const.shape[0]
-    KD = sxx_p.shape[2]
     for p in prange(edges.shape[0] - 1):
-        # separate allocations (not views of one scratch buffer): LLVM then knows they do not
-        # alias and vectorises the loops over d
-        Y = np.empty((chunk, K * D))
-        Z = np.empty((chunk, KD))
-        R = np.empty((chunk, K))
-        T1 = np.empty((D, KD))
-        T2 = np.empty((K, D))
-        L = np.zeros((D, D))
-        W = np.zeros((D, D))
-        rd = np.zeros(D)
-        C = np.zeros((K, D, D))
-        log_det = np.zeros(K)
-        g = np.zeros(D)
-        e = np.zeros((K, D))
-        lp = np.zeros(K)
-        ex = np.zeros(K)
-        mass = np.zeros(K)
-        acc_x = np.zeros((K, D))
-        acc_ee = np.zeros((K, D, D))
-        nk = nk_p[p]
-        cur = -1
-        q = 0
-        m = miss[0]
-        for a0 in range(edges[p], edges[p + 1], chunk):
-            B = min(edges[p + 1], a0 + chunk) - a0
-            Xv = Xs[a0:a0 + B]
-            Yv, Zv, Rv = Y[:B], Z[:B], R[:B]
-            np.dot(Xv, pcat, Yv)
-            for i in range(B):
-                pi = pat[a0 + i]
-                if pi != cur:  # rows are sorted by pattern: a new pattern starts here
-                    if cur >= 0:
-                        _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc_p[p], sxxc_p[p])
-                    cur = pi
-                    q = n_miss[pi]
-                    m = miss[pi]
-                    _pattern_factors(P, m, q, L, W, rd, C, log_det)
-                best = -np.inf
-                for k in range(K):
-                    # Y_k - h_k = Lambda_k (x0 - mu_k): the Mahalanobis distance is its dot
-                    # with x0 - mu_k, and g = Lambda_k,m: (x0 - mu_k) is read off at m
-                    ss = 0.0
-                    for d in range(D):
-                        ss += (Xv[i, d] - means_c[k, d]) * (Y[i, k * D + d] - hcat[k * D + d])
-                    lpk = const[k] - 0.5 * ss
-                    if q > 0:
-                        for a in range(q):
-                            g[a] = Y[i, k * D + m[a]] - hcat[k * D + m[a]]
-                        for a in range(q):
-                            s = 0.0
-                            for b in range(q):
-                                s -= C[k, a, b] * g[b]
-                            e[k, a] = s
-                        eg = 0.0
-                        for a in range(q):
-                            eg += e[k, a] * g[a]
-                        lpk += 0.5 * q * _LOG_2PI - log_det[k] - 0.5 * eg
-                    lp[k] = lpk
-                    best = max(best, lpk)
-                for k in range(K):
-                    ex[k] = math.exp(lp[k] - best)
-                tot = 0.0
-                for k in range(K):
-                    tot += ex[k]
-                ls = best + math.log(tot)
-                lse[a0 + i] = ls
-                wt = ws[a0 + i] / tot
-                if store:
-                    for k in range(K):
-                        log_resp[a0 + i, k] = lp[k] - ls
-                for k in range(K):
-                    r = ex[k] * wt
-                    R[i, k] = r
-                    nk[k] += r
-                    mass[k] += r
-                if tied:
-                    rs = 0.0
-                    for k in range(K):
-                        rs += R[i, k]
-                    for d in range(D):
-                        Z[i, d] = rs * Xv[i, d]
-                for k in range(K):
-                    r = R[i, k]
-                    off = 0 if tied else k * D
-                    if not tied:
-                        for d in range(D):
-                            Z[i, off + d] = r * Xv[i, d]
-                    # Z = r (x0 + 2 e) on the missing coordinates (x0 is 0 there): the GEMM
-                    # gives x0 x0^T + 2 x0 e^T, whose symmetric part, taken by the caller, is
-                    # x0 x0^T + x0 e^T + e x0^T
-                    for a in range(q):
-                        re = r * e[k, a]
-                        Z[i, off + m[a]] += 2.0 * re
-                        acc_x[k, a] += re
-                        for b in range(q):
-                            acc_ee[k, a, b] += re * e[k, b]
-            np.dot(Rv.T, Xv, T2)
-            np.dot(Xv.T, Zv, T1)
-            for k in range(K):
-                for d in range(D):
-                    sx_p[p, k, d] += T2[k, d]
-            for d in range(D):
-                for j in range(KD):
-                    sxx_p[p, d, j] += T1[d, j]
-        if cur >= 0:
-            _flush_pattern(m, q, mass, acc_x, acc_ee, C, sxc_p[p], sxxc_p[p])
+        _missing_full_partition(Xs, ws, pat, miss, n_miss, edges[p], edges[p + 1], chunk, pcat,
+                                hcat, means_c, P, const, tied, lse, log_resp, store, nk_p[p],
+                                sx_p[p], sxx_p[p], sxc_p[p], sxxc_p[p])
 
 
 def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, pcat, hcat, means_c, P, const,
@@ -397,10 +411,16 @@ def missing_full_parallel(Xs, ws, pat, miss, n_miss, edges, chunk, pcat, hcat, m
     if int(chunk) < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}.")
     store = log_resp is not None
+    log_resp = log_resp if store else np.empty((1, K))
+    if n_parts == 1:  # the serial function without the parallel kernel (its compilation
+        # never pays for one partition)
+        _missing_full_partition(Xs, ws, pat, miss, n_miss, 0, n, int(chunk), pcat, hcat,
+                                means_c, P, const, bool(tied), lse, log_resp, store, nk_p[0],
+                                sx_p[0], sxx_p[0], sxc_p[0], sxxc_p[0])
+        return
     _missing_full_parallel_kernel(Xs, ws, pat, miss, n_miss, edges, int(chunk), pcat, hcat,
-                                  means_c, P, const, bool(tied), lse,
-                                  log_resp if store else np.empty((1, K)), store, nk_p, sx_p,
-                                  sxx_p, sxc_p, sxxc_p)
+                                  means_c, P, const, bool(tied), lse, log_resp, store, nk_p,
+                                  sx_p, sxx_p, sxc_p, sxxc_p)
 
 
 def _check_arrays(specs):
@@ -412,19 +432,6 @@ def _check_arrays(specs):
             raise ValueError(f"{name} must be a C-contiguous {np.dtype(dt).name} array of shape "
                              f"{shape}, got {getattr(arr, 'dtype', None)} "
                              f"{getattr(arr, 'shape', None)}.")
-
-
-@jit(parallel=True)
-def _pattern_sorted_rows_kernel(X, order, shift, w, Xs, ws):
-    n, D = X.shape
-    n_blocks = (n + 4095) // 4096
-    for b in prange(n_blocks):
-        for j in range(b * 4096, min(n, (b + 1) * 4096)):
-            src = order[j]
-            ws[j] = w[src]
-            for d in range(D):
-                v = X[src, d]
-                Xs[j, d] = 0.0 if math.isnan(v) else v - shift[d]
 
 
 def pattern_sorted_rows(X, order, shift, w):
@@ -457,9 +464,13 @@ def pattern_sorted_rows(X, order, shift, w):
                    ("shift", shift, (D,), np.float64), ("w", w, (n,), np.float64)))
     if n and (order.min() < 0 or order.max() >= n):
         raise ValueError(f"order must hold row indices in [0, {n}).")
-    Xs, ws = np.empty((n, D)), np.empty(n)
-    _pattern_sorted_rows_kernel(X, order, shift, w, Xs, ws)
-    return Xs, ws
+    # NumPy, not a kernel: one gather per fit (its rows are cached), where a parallel kernel
+    # cost 1-1.7 s of compilation on every cold start. Same values: one subtraction each.
+    Xs = X[order]
+    missing = np.isnan(Xs)
+    np.subtract(Xs, shift, out=Xs)
+    Xs[missing] = 0.0
+    return Xs, w[order]
 
 
 @jit

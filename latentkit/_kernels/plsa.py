@@ -52,42 +52,50 @@ def plsa_e_step(indptr, indices, counts, doc_factor, word_factor, beta, block_st
     Tokens whose probability is exactly 0 under every aspect are skipped (they contribute
     nothing; the caller counts them).
     """
-    n_blocks = block_starts.shape[0] - 1
+    for b in prange(block_starts.shape[0] - 1):
+        _plsa_block(indptr, indices, counts, doc_factor, word_factor, beta, block_starts[b],
+                    block_starts[b + 1], out_doc, out_word[b], out_ll, out_free)
+
+
+@jit
+def _plsa_block(indptr, indices, counts, doc_factor, word_factor, beta, d0, d1, out_doc, slab,
+                out_ll, out_free):
+    """Documents ``d0:d1`` of :func:`plsa_e_step` (one block, its word slab ``slab``), serial.
+    The whole ``prange`` body is this one call: numba's parfor passes then see a call, not
+    the loops (compile time, ``benchmarks/bench_cold_start.py``)."""
     K = doc_factor.shape[1]
-    for b in prange(n_blocks):
-        slab = out_word[b]
-        slab[:, :] = 0.0
-        p = np.empty(K)
-        for d in range(block_starts[b], block_starts[b + 1]):
-            ll = 0.0
-            fe = 0.0
+    slab[:, :] = 0.0
+    p = np.empty(K)
+    for d in range(d0, d1):
+        ll = 0.0
+        fe = 0.0
+        for k in range(K):
+            out_doc[d, k] = 0.0
+        for j in range(indptr[d], indptr[d + 1]):
+            w = indices[j]
+            c = counts[j]
+            s = 0.0
             for k in range(K):
-                out_doc[d, k] = 0.0
-            for j in range(indptr[d], indptr[d + 1]):
-                w = indices[j]
-                c = counts[j]
-                s = 0.0
+                p[k] = doc_factor[d, k] * word_factor[w, k]
+                s += p[k]
+            if not (s > 0.0):
+                continue
+            ll += c * math.log(s)
+            if beta != 1.0:
+                sb = 0.0
                 for k in range(K):
-                    p[k] = doc_factor[d, k] * word_factor[w, k]
-                    s += p[k]
-                if not (s > 0.0):
-                    continue
-                ll += c * math.log(s)
-                if beta != 1.0:
-                    sb = 0.0
-                    for k in range(K):
-                        if p[k] > 0.0:
-                            p[k] = math.exp(beta * math.log(p[k]))
-                        sb += p[k]
-                    fe += c * math.log(sb) / beta
-                    s = sb
-                scale = c / s
-                for k in range(K):
-                    r = p[k] * scale
-                    out_doc[d, k] += r
-                    slab[w, k] += r
-            out_ll[d] = ll
-            out_free[d] = ll if beta == 1.0 else fe
+                    if p[k] > 0.0:
+                        p[k] = math.exp(beta * math.log(p[k]))
+                    sb += p[k]
+                fe += c * math.log(sb) / beta
+                s = sb
+            scale = c / s
+            for k in range(K):
+                r = p[k] * scale
+                out_doc[d, k] += r
+                slab[w, k] += r
+        out_ll[d] = ll
+        out_free[d] = ll if beta == 1.0 else fe
 
 
 @jit(parallel=True)
@@ -113,54 +121,62 @@ def plsa_fold_in(indptr, indices, counts, word_factor, beta, max_iter, tol, doc_
     out_iter : int64 array of shape (n_docs,)
         Output: sweeps run per document.
     """
-    n_docs = doc_topic.shape[0]
+    for d in prange(doc_topic.shape[0]):
+        _fold_in_doc(indptr, indices, counts, word_factor, beta, max_iter, tol, doc_topic,
+                     out_ll, out_iter, np.int64(d))
+
+
+@jit
+def _fold_in_doc(indptr, indices, counts, word_factor, beta, max_iter, tol, doc_topic, out_ll,
+                 out_iter, d):
+    """Document ``d`` of :func:`plsa_fold_in`, serial (the whole ``prange`` body; ``d`` as
+    int64: the parfor index is uint64, and a second signature is a second compilation)."""
     K = doc_topic.shape[1]
-    for d in prange(n_docs):
-        p = np.empty(K)
-        acc = np.empty(K)
-        it = 0
-        while it < max_iter:
-            it += 1
-            tot = 0.0
-            for k in range(K):
-                acc[k] = 0.0
-            for j in range(indptr[d], indptr[d + 1]):
-                w = indices[j]
-                c = counts[j]
-                s = 0.0
-                for k in range(K):
-                    p[k] = doc_topic[d, k] * word_factor[w, k]
-                    s += p[k]
-                if not (s > 0.0):
-                    continue
-                if beta != 1.0:
-                    s = 0.0
-                    for k in range(K):
-                        if p[k] > 0.0:
-                            p[k] = math.exp(beta * math.log(p[k]))
-                        s += p[k]
-                scale = c / s
-                for k in range(K):
-                    acc[k] += p[k] * scale
-                tot += c
-            if tot <= 0.0:
-                break
-            delta = 0.0
-            for k in range(K):
-                v = acc[k] / tot
-                dv = abs(v - doc_topic[d, k])
-                if dv > delta:
-                    delta = dv
-                doc_topic[d, k] = v
-            if delta < tol:
-                break
-        ll = 0.0
+    p = np.empty(K)
+    acc = np.empty(K)
+    it = 0
+    while it < max_iter:
+        it += 1
+        tot = 0.0
+        for k in range(K):
+            acc[k] = 0.0
         for j in range(indptr[d], indptr[d + 1]):
             w = indices[j]
+            c = counts[j]
             s = 0.0
             for k in range(K):
-                s += doc_topic[d, k] * word_factor[w, k]
-            if s > 0.0:
-                ll += counts[j] * math.log(s)
-        out_ll[d] = ll
-        out_iter[d] = it
+                p[k] = doc_topic[d, k] * word_factor[w, k]
+                s += p[k]
+            if not (s > 0.0):
+                continue
+            if beta != 1.0:
+                s = 0.0
+                for k in range(K):
+                    if p[k] > 0.0:
+                        p[k] = math.exp(beta * math.log(p[k]))
+                    s += p[k]
+            scale = c / s
+            for k in range(K):
+                acc[k] += p[k] * scale
+            tot += c
+        if tot <= 0.0:
+            break
+        delta = 0.0
+        for k in range(K):
+            v = acc[k] / tot
+            dv = abs(v - doc_topic[d, k])
+            if dv > delta:
+                delta = dv
+            doc_topic[d, k] = v
+        if delta < tol:
+            break
+    ll = 0.0
+    for j in range(indptr[d], indptr[d + 1]):
+        w = indices[j]
+        s = 0.0
+        for k in range(K):
+            s += doc_topic[d, k] * word_factor[w, k]
+        if s > 0.0:
+            ll += counts[j] * math.log(s)
+    out_ll[d] = ll
+    out_iter[d] = it

@@ -243,7 +243,7 @@ def dense_rows_contract_par(T, Ut, n, out):  # pragma: no cover - compiled
     d = T.shape[0]
     for i in prange(d):
         acc = np.empty(max(n, 1))
-        _contract_coordinate(T, Ut, n, i, acc)
+        _contract_coordinate(T, Ut, n, np.int64(i), acc)  # int64: one signature
         for a in range(n):
             out[a, i] = acc[a]
 
