@@ -88,7 +88,7 @@ def _hashed_ids():
     lambda X: LatentDirichletAllocation(3).partial_fit(X),
     lambda X: LatentDirichletAllocation(3, learning_method="online", batch_size=2).fit(X),
     lambda X: PLSA(3).fit(X),
-    lambda X: DirichletProcessMixture(n_components=3, component_type="categorical").fit(X),
+    lambda X: DirichletProcessMixture(n_components=3, component="categorical").fit(X),
     lambda X: SpectralLDA(2).fit(X),
 ], ids=["lda", "lda-partial", "lda-online", "plsa", "dpmm-categorical", "spectral-lda"])
 def test_huge_declared_width_is_refused_before_allocating(fit):

@@ -12,6 +12,10 @@ The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_it
 * :func:`renamed_parameter`: for an estimator that keeps the old hyper-parameter in ``__init__``
   (default None) and resolves it in ``fit`` (the DirichletProcessMixture's ``truncation``, the
   VAE's ``max_epochs``), so an old model's ``get_params`` still round-trips.
+* :func:`moved_parameters`: hyper-parameters that moved into a composed object (the
+  DirichletProcessMixture's component priors, now ``component=PoissonComponent(rate_prior=...)``):
+  the warning of an ``__init__`` that still accepts them as keywords and folds them into the
+  object, so ``get_params``/``clone`` see the object only.
 
 All say the release the old name goes away (``REMOVED_IN``).
 """
@@ -19,7 +23,10 @@ All say the release the old name goes away (``REMOVED_IN``).
 import functools
 import warnings
 
-__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
+from .user_frame import user_stacklevel
+
+__all__ = ["REMOVED_IN", "moved_parameters", "renamed_attribute", "renamed_kwargs",
+           "renamed_parameter"]
 
 #: the release in which the deprecated names are removed
 REMOVED_IN = "0.3"
@@ -132,3 +139,28 @@ def renamed_parameter(owner, old, new, old_value, new_value, default):
                          f"{old}={old_value!r} and {new}={new_value!r}.")
     _warn(owner, f"{old}=", f"{new}=", stacklevel=3)
     return old_value
+
+
+def moved_parameters(owner, names, new):
+    """Warn that the keywords ``names`` of ``owner`` moved into the object ``new``.
+
+    Parameters
+    ----------
+    owner : str
+        Class name, for the message.
+    names : iterable of str
+        The deprecated keywords that were given (listed sorted in the message).
+    new : str
+        What to write instead, e.g. ``"component=PoissonComponent(...)"``.
+
+    Warns
+    -----
+    DeprecationWarning
+        One warning naming every moved keyword and ``new``, attributed to the first frame
+        outside latentkit (the user's line, :func:`latentkit._utils.user_frame.user_stacklevel`).
+    """
+    names = sorted(names)
+    old = ", ".join(f"{n}=" for n in names)
+    warnings.warn(f"{owner}: {old} {'is' if len(names) == 1 else 'are'} deprecated and will be "
+                  f"removed in latentkit {REMOVED_IN}; use {new} instead.", DeprecationWarning,
+                  stacklevel=user_stacklevel())

@@ -3,12 +3,20 @@
 two variational ones share the template of ``_conjugate.py`` and the component protocol of
 ``_components.py`` (categorical, Poisson, Bernoulli; Gaussian in ``_gaussian_component.py``)."""
 
+from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
+                          PoissonComponent)
 from ._dirichlet_process import DirichletProcessMixture
+from ._gaussian_component import GaussianComponent
 from ._gaussian import GaussianMixture
 from ._variational import VariationalGaussianMixture
 
 __all__ = [
+    "BernoulliComponent",
+    "CategoricalComponent",
+    "ConjugateComponent",
     "DirichletProcessMixture",
+    "GaussianComponent",
     "GaussianMixture",
+    "PoissonComponent",
     "VariationalGaussianMixture",
 ]

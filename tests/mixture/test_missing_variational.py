@@ -8,7 +8,8 @@ from scipy.stats import multivariate_t, t as student_t
 
 from latentkit.datasets import make_gmm
 from latentkit.distributions import COVARIANCE_TYPES
-from latentkit.mixture import DirichletProcessMixture, VariationalGaussianMixture
+from latentkit.mixture import (DirichletProcessMixture, GaussianComponent,
+                               VariationalGaussianMixture)
 from latentkit.testing import check_latent_model
 from latentkit.testing._oracles_missing import oracle_marginal_log_prob
 
@@ -90,10 +91,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="Input X contains NaN"):
         VariationalGaussianMixture(2).fit(Xm)
     with pytest.raises(ValueError, match="missing must be"):
-        DirichletProcessMixture(3, missing="yes").fit(X)
-    with pytest.raises(ValueError, match="component_type='gaussian'"):
-        DirichletProcessMixture(3, component_type="categorical",
-                                missing="marginalize").fit(np.ones((5, 3)))
+        DirichletProcessMixture(3, component=GaussianComponent(missing="yes")).fit(X)
 
 
 @pytest.mark.parametrize("cls,kw", MODELS)
