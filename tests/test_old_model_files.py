@@ -1,5 +1,5 @@
 """Model files written by latentkit before the mixture components became objects (main at
-b2345d2: ``DirichletProcessMixture(component_type=..., rate_prior=...)``, and the HMMs before
+b3245d2: ``DirichletProcessMixture(component_type=..., rate_prior=...)``, and the HMMs before
 their emissions computed with the shared distribution blocks) still load, silently, and give
 the predictions, scores and samples the code that wrote them gave (``tests/data/v01_models``,
 written by that code; ``README.json`` there)."""

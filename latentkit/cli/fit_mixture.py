@@ -132,8 +132,11 @@ def _run_bayes_mixture(args, progress, kind):
         k = model.n_components
         desc = f"VariationalGaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})"
     else:
+        component = GaussianComponent(**gaussian)  # the default one as the default string
+        if component.get_params() == GaussianComponent().get_params():
+            component = "gaussian"
         model = DirichletProcessMixture(
-            component=GaussianComponent(**gaussian), random_state=args.seed,
+            component=component, random_state=args.seed,
             truncation_method=args.truncation_method, callback=progress.callback,
             **_given(n_components=args.n_components, concentration=args.concentration),
             **common)

@@ -6,18 +6,16 @@ Before 0.2 the mixture took ``component_type='poisson'`` and every component's p
 own keywords (``rate_prior=``, ``covariance_type=``, ...), 24 parameters in all. Now it takes
 one ``component=`` object, as :class:`~latentkit.sequence.HiddenMarkovModel` takes
 ``emission=``; the old keywords still work for one release (folded into the component with a
-``DeprecationWarning``, :func:`latentkit._utils.deprecation.moved_parameters`) and model files
+``DeprecationWarning``, :func:`latentkit._utils.deprecation.moved_kwargs`) and model files
 written before are read with them folded silently (:func:`upgrade_params`, called by
 :func:`latentkit.load`).
 """
 
-from .._utils.deprecation import moved_parameters
 from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
                           PoissonComponent)
 from ._gaussian_component import GaussianComponent
 
-__all__ = ["COMPONENTS", "LEGACY_DEFAULTS", "build_component", "fold_legacy", "fold_with_warning",
-           "upgrade_params"]
+__all__ = ["COMPONENTS", "LEGACY_DEFAULTS", "build_component", "fold_legacy", "upgrade_params"]
 
 #: ``component`` shorthand -> component class; a string builds one with default priors.
 COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
@@ -85,15 +83,12 @@ def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
     Raises
     ------
     TypeError
-        An unknown keyword; a component object given together with old keywords.
+        A component object given together with old keywords.
     ValueError
         ``component_type`` and a different ``component`` shorthand given together; an unknown
         ``component_type``; ``missing='marginalize'`` for a non-Gaussian type (refused before
         as well).
     """
-    unknown = sorted(set(legacy) - set(LEGACY_DEFAULTS))
-    if unknown:
-        raise TypeError(f"{owner}.__init__() got unexpected keyword argument(s) {unknown}.")
     legacy = dict(legacy)
     if not isinstance(component, str):
         raise TypeError(f"{owner}: give the priors inside the component object, not as the "
@@ -110,14 +105,6 @@ def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
         raise ValueError(f"missing='marginalize' needs component_type='gaussian'; {kind} data "
                          f"has no missing entries, got missing={legacy['missing']!r}.")
     return cls(**{k: v for k, v in legacy.items() if k in names})
-
-
-def fold_with_warning(component, legacy, owner="DirichletProcessMixture"):
-    """:func:`fold_legacy` plus the ``DeprecationWarning`` naming the keywords given
-    (attributed to the user's line)."""
-    folded = fold_legacy(component, legacy, owner)
-    moved_parameters(owner, legacy, f"component={type(folded).__name__}(...)")
-    return folded
 
 
 def upgrade_params(params):

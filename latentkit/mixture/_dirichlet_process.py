@@ -16,7 +16,8 @@ from .._utils.deprecation import renamed_parameter
 from .._utils.validation import check_scalar
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
-from ._component_params import (COMPONENTS, LEGACY_DEFAULTS, build_component, fold_with_warning,
+from .._utils.deprecation import moved_kwargs, moved_parameters
+from ._component_params import (COMPONENTS, LEGACY_DEFAULTS, build_component, fold_legacy,
                                 upgrade_params)
 from ._components import ConjugateComponent
 from ._conjugate import _ConjugateMixture
@@ -116,12 +117,6 @@ default 'gaussian'
     truncation : int, optional
         Deprecated old name of ``n_components`` (a ``DeprecationWarning`` at fit); removed in
         the next release.
-    **deprecated
-        The flattened component keywords of latentkit < 0.2 (``component_type``,
-        ``category_prior``, ``rate_prior``, ``probability_prior``, ``covariance_type``,
-        ``reg_covar``, ``mean_precision_prior``, ``mean_prior``, ``degrees_of_freedom_prior``,
-        ``covariance_prior``, ``missing``): folded into ``component`` at construction with a
-        ``DeprecationWarning``; removed in 0.3.
 
     Attributes
     ----------
@@ -155,6 +150,13 @@ default 'gaussian'
 
     Notes
     -----
+    The flattened component keywords of latentkit < 0.2 (``component_type``,
+    ``category_prior``, ``rate_prior``, ``probability_prior``, ``covariance_type``,
+    ``reg_covar``, ``mean_precision_prior``, ``mean_prior``, ``degrees_of_freedom_prior``,
+    ``covariance_prior``, ``missing``) are still accepted by the constructor and
+    ``set_params``, folded into ``component`` with a ``DeprecationWarning``; they are removed
+    in 0.3.
+
     Sources: Blei & Jordan (2006), eqs. (18)-(23); Kurihara, Welling & Vlassis (2007), section
     3; Bishop (2006), section 10.2 for the Gaussian factors and section 2.4 for the conjugate
     Dirichlet, Gamma and Beta factors. ``_m_step`` is a natural-gradient step on (gamma, the
@@ -178,12 +180,13 @@ default 'gaussian'
     2
     """
 
+    # latentkit < 0.2's flattened component keywords, for one release (module docstring of
+    # _component_params)
+    @moved_kwargs("component", LEGACY_DEFAULTS, fold_legacy)
     def __init__(self, n_components=30, *, component="gaussian", concentration=1.0,
                  truncation_method="fixed", tol=None, max_iter=1000, n_init=1, init="kmeans++",
                  random_state=None, callback=None, verbose=False, learning_offset=10.0,
-                 learning_decay=0.7, truncation=None, **deprecated):
-        if deprecated:  # latentkit < 0.2's flattened component keywords, for one release
-            component = fold_with_warning(component, deprecated)
+                 learning_decay=0.7, truncation=None):
         self.n_components = n_components
         self.component = component
         self.concentration = concentration
@@ -218,14 +221,16 @@ default 'gaussian'
         ValueError
             An unknown parameter name.
         """
-        legacy = {k: params.pop(k) for k in list(params) if k in LEGACY_DEFAULTS}
-        if legacy:
-            comp = self.component
+        given = {k: params.pop(k) for k in list(params) if k in LEGACY_DEFAULTS}
+        if given:
+            comp, legacy = self.component, given
             kind = next((k for k, c in COMPONENTS.items() if type(comp) is c), None)
             if kind is not None:  # keep the object's other priors, change the named ones
-                legacy = {**comp.get_params(deep=False), "component_type": kind, **legacy}
+                legacy = {**comp.get_params(deep=False), "component_type": kind, **given}
                 comp = "gaussian"
-            self.component = fold_with_warning(comp, legacy)
+            self.component = fold_legacy(comp, legacy)
+            moved_parameters(type(self).__name__, given,
+                             f"component={type(self.component).__name__}(...)")
         return super().set_params(**params)
 
     @classmethod
