@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, psi, xlogy
 
+from .._kernels.hmm import categorical_emission_counts
 from ._dirichlet import dirichlet_kl, dirichlet_logpdf
 from ._family import ExponentialFamily, sparse_row_sums
 from ._normal_wishart import gamma_kl
@@ -148,9 +149,6 @@ class Categorical(ExponentialFamily):
         """Weighted counts ``sum_i resp_ik x_iv``, shape (K, V); symbols (1-d X) need
         ``n_categories``."""
         if np.ndim(X) == 1:
-            # local: numba loads on first use, not at import
-            from .._kernels.hmm import categorical_emission_counts
-
             counts = np.empty((resp.shape[1], n_categories))
             categorical_emission_counts(resp, X, counts)
             return counts

@@ -12,12 +12,17 @@ only hyper-parameters, and every method receives the current factor ``params`` a
 (K, V)}``; Gaussian: ``{'nw': NormalWishart, 'shift': (D,)}``). The prior's dict has the
 shape of one component's and serves the 'tail' components of a truncated Dirichlet process
 (their factors equal the prior). A new component type (Poisson-Gamma, Bernoulli-Beta...) is
-one class; :class:`ConjugateComponent` gives the defaults marked (d):
+one class, passed to the model as ``component=`` (no registration); its arithmetic is the
+distribution block's, so the adapter methods are one-line calls. :class:`ConjugateComponent`
+gives the defaults marked (d):
 
 ``__init__`` parameters                its hyper-parameters (``get_params``/``set_params``:
                                         the model shows them as ``component__<name>``)
 ``name``, ``prior_names``              short name ('poisson'); the resolved priors the model
                                         stores as ``name_``
+``dist``                               the distribution block the methods compute with
+                                        (:mod:`latentkit.distributions._family`), shared
+                                        with the HMM emission of the same distribution
 ``n_lloyd``, ``spectral_start``,        (d) Lloyd iterations of the k-means++ start; whether
 ``handles_missing``, ``state_names``    init='spectral' and missing='marginalize' apply; the
                                         keys of ``get_state``
