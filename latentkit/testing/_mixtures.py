@@ -3,6 +3,8 @@ hyper-parameters for tests shared by :class:`~latentkit.mixture.VariationalGauss
 (flat hyper-parameters, as scikit-learn's) and :class:`~latentkit.mixture.DirichletProcessMixture`
 (``component=GaussianComponent(...)``)."""
 
+from ..mixture import DirichletProcessMixture, GaussianComponent
+
 __all__ = ["GAUSSIAN_COMPONENT_PARAMS", "gaussian_mixture"]
 
 #: the hyper-parameters of :class:`~latentkit.mixture.GaussianComponent`
@@ -27,8 +29,6 @@ def gaussian_mixture(cls, *args, **kw):
     LatentModel
         The unfitted model.
     """
-    from ..mixture import DirichletProcessMixture, GaussianComponent
-
     if issubclass(cls, DirichletProcessMixture):
         comp = {k: kw.pop(k) for k in GAUSSIAN_COMPONENT_PARAMS if k in kw}
         if comp:
