@@ -62,15 +62,15 @@ def datasets():
 
 
 def make(model, K, ct, init, seed):
-    from latentkit.mixture import (DirichletProcessMixture, GaussianMixture,
+    from latentkit.mixture import (DirichletProcessMixture, GaussianComponent, GaussianMixture,
                                    VariationalGaussianMixture)
 
-    common = dict(covariance_type=ct, init=init, max_iter=500, tol=1e-6, random_state=seed)
+    common = dict(init=init, max_iter=500, tol=1e-6, random_state=seed)
     if model == "gmm":
-        return GaussianMixture(K, **common)
+        return GaussianMixture(K, covariance_type=ct, **common)
     if model == "vgmm":
-        return VariationalGaussianMixture(K, **common)
-    return DirichletProcessMixture(max(2 * K, 10), **common)
+        return VariationalGaussianMixture(K, covariance_type=ct, **common)
+    return DirichletProcessMixture(max(2 * K, 10), component=GaussianComponent(ct), **common)
 
 
 def run(model, X, y, K, ct, init, seeds):

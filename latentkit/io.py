@@ -562,6 +562,14 @@ def load(path, model_class=None):
         except (KeyError, TypeError, AttributeError) + _READ_ERRORS as exc:
             raise ModelFileError(f"{os.fspath(path)!r} is corrupt: {type(exc).__name__}: "
                                  f"{exc}.") from None
+    upgrade = getattr(cls, "_upgrade_params", None)  # hyper-parameters renamed since the file
+    if upgrade is not None:
+        try:
+            params = upgrade(params)
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"{os.fspath(path)!r}: the stored hyper-parameters of "
+                                 f"{cls.__qualname__} are invalid ({exc}); the file is "
+                                 "corrupt.") from None
     valid = set(cls._get_param_names()) if hasattr(cls, "_get_param_names") else set(params)
     unknown = sorted(set(params) - valid)
     if unknown:

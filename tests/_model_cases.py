@@ -72,15 +72,15 @@ CASES = {
                                                                    max_iter=20),
                                 lambda n, s: _gauss(n, s)),
     "DirichletProcessMixture-categorical": (
-        lambda: lk.DirichletProcessMixture(3, component_type="categorical", random_state=0,
+        lambda: lk.DirichletProcessMixture(3, component="categorical", random_state=0,
                                            max_iter=20),
         lambda n, s: _counts(n, s).toarray()),
     "DirichletProcessMixture-poisson": (
-        lambda: lk.DirichletProcessMixture(3, component_type="poisson", random_state=0,
+        lambda: lk.DirichletProcessMixture(3, component="poisson", random_state=0,
                                            max_iter=20),
         lambda n, s: _poisson(n, s).astype(np.float64)),
     "DirichletProcessMixture-bernoulli": (
-        lambda: lk.DirichletProcessMixture(3, component_type="bernoulli", random_state=0,
+        lambda: lk.DirichletProcessMixture(3, component="bernoulli", random_state=0,
                                            max_iter=20),
         lambda n, s: _binary(n, s)),
     "LatentDirichletAllocation": (

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from latentkit import cli
-from latentkit.mixture import (DirichletProcessMixture, GaussianMixture,
+from latentkit.mixture import (DirichletProcessMixture, GaussianComponent, GaussianMixture,
                                VariationalGaussianMixture)
 from latentkit.sequence import GaussianHMM
 from latentkit.sources import ArraySource
@@ -18,8 +18,9 @@ MODELS = {
     "gmm": lambda: GaussianMixture(2, missing="marginalize", random_state=0, max_iter=5),
     "vgmm": lambda: VariationalGaussianMixture(n_components=2, missing="marginalize",
                                                random_state=0, max_iter=5),
-    "dpmm": lambda: DirichletProcessMixture(n_components=3, missing="marginalize",
-                                            random_state=0, max_iter=5),
+    "dpmm": lambda: DirichletProcessMixture(
+        n_components=3, component=GaussianComponent(missing="marginalize"), random_state=0,
+        max_iter=5),
     "ghmm": lambda: GaussianHMM(2, missing="marginalize", random_state=0, max_iter=5),
 }
 

@@ -37,7 +37,7 @@ def test_fit_gmm_missing_marginalize(tmp_path):
 
 
 def test_fit_dpmm_missing_marginalize_reaches_the_model(tmp_path):
-    from latentkit.mixture import DirichletProcessMixture
+    from latentkit.mixture import DirichletProcessMixture, GaussianComponent
 
     X, _, _ = make_gmm(150, 2, 2, separation=6.0, random_state=3)
     Xm = np.where(np.random.default_rng(1).random(X.shape) < 0.1, np.nan, X)
@@ -47,6 +47,6 @@ def test_fit_dpmm_missing_marginalize_reaches_the_model(tmp_path):
             "--missing", "marginalize"]
     status, text = run(["fit", "dpmm", *argv, "--json"])
     assert status == 0
-    ref = DirichletProcessMixture(truncation=4, missing="marginalize", random_state=0,
-                                  max_iter=30).fit(Xm)
+    ref = DirichletProcessMixture(4, component=GaussianComponent(missing="marginalize"),
+                                  random_state=0, max_iter=30).fit(Xm)
     np.testing.assert_allclose(json.loads(text)["means"], ref.means_, rtol=1e-10)

@@ -27,6 +27,7 @@ from latentkit.sequence._emissions import GaussianEmission
 from latentkit.neural import VAE
 from latentkit.spectral import SpectralGMM, SpectralLDA
 from latentkit.topic import PLSA, LatentDirichletAllocation
+from latentkit.testing._mixtures import gaussian_mixture
 
 COV_SHAPE = {"full": (2, 1, 1), "tied": (1, 1), "diag": (2, 1), "spherical": (2,)}
 GAPS = [2e4, 2e8, 123456789.123]
@@ -64,8 +65,8 @@ def test_variational_one_point_component_scatter_is_exact(cls, ct):
     for gap in GAPS:
         X = np.array([[0.0], [gap]])
         k = {"n_components": 2} if cls is VariationalGaussianMixture else {"n_components": 2}
-        m = cls(**k, covariance_type=ct, reg_covar=0.1, mean_prior=[0.0], covariance_prior=c0,
-                init={"responsibilities": np.eye(2)})
+        m = gaussian_mixture(cls, **k, covariance_type=ct, reg_covar=0.1, mean_prior=[0.0],
+                             covariance_prior=c0, init={"responsibilities": np.eye(2)})
         m._check_common_params()
         m._validate_params()
         m._init_params(m._validate_data(X, reset=True), np.random.default_rng(0))
@@ -88,7 +89,7 @@ def _hashed_ids():
     lambda X: LatentDirichletAllocation(3).partial_fit(X),
     lambda X: LatentDirichletAllocation(3, learning_method="online", batch_size=2).fit(X),
     lambda X: PLSA(3).fit(X),
-    lambda X: DirichletProcessMixture(n_components=3, component_type="categorical").fit(X),
+    lambda X: DirichletProcessMixture(n_components=3, component="categorical").fit(X),
     lambda X: SpectralLDA(2).fit(X),
 ], ids=["lda", "lda-partial", "lda-online", "plsa", "dpmm-categorical", "spectral-lda"])
 def test_huge_declared_width_is_refused_before_allocating(fit):

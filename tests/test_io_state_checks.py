@@ -198,8 +198,9 @@ def test_genuine_fits_of_every_covariance_type_pass_the_checks():
             for make in (lambda: lk.GaussianMixture(2, covariance_type=ct, random_state=0),
                          lambda: lk.VariationalGaussianMixture(2, covariance_type=ct,
                                                                random_state=0, max_iter=5),
-                         lambda: lk.DirichletProcessMixture(2, covariance_type=ct,
-                                                            random_state=0, max_iter=5),
+                         lambda: lk.DirichletProcessMixture(
+                             2, component=lk.mixture.GaussianComponent(ct), random_state=0,
+                             max_iter=5),
                          lambda: lk.GaussianHMM(2, covariance_type=ct, random_state=0,
                                                 max_iter=3),
                          lambda: lk.GMMHMM(2, 2, covariance_type=ct, random_state=0,

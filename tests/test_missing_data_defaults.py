@@ -16,6 +16,7 @@ from latentkit.inference import ArraySource, IterableSource
 from latentkit.mixture import DirichletProcessMixture, GaussianMixture
 from latentkit.mixture._variational import VariationalGaussianMixture
 from latentkit.sequence import GaussianHMM
+from latentkit.testing._mixtures import gaussian_mixture
 
 from test_data_defaults import RTOL, _dask, _fit_dask, _fixed_init, _same_fit
 
@@ -61,7 +62,8 @@ def test_variational_priors_with_missing_entries_from_every_block(cls):
     X = np.vstack([rng.normal(-3, 1, (30, 2)), rng.normal(3, 0.5, (30, 2))])
     X = _with_holes(X[np.argsort(X[:, 0])], 0.15, 1)  # blocks of 10 sorted by coordinate 0
     k = {"n_components": 3} if cls is VariationalGaussianMixture else {"truncation": 3}
-    model = cls(**k, init="random", max_iter=10, random_state=0, missing="marginalize")
+    model = gaussian_mixture(cls, **k, init="random", max_iter=10, random_state=0,
+                             missing="marginalize")
     ref = _fixed_init(model, X).fit(X)
     assert ref.mean_prior_ == pytest.approx(np.nanmean(X, axis=0), rel=1e-13)
     for src, fit in [(ArraySource(X, 10), lambda m, s: m.fit(s)), (_dask(X, 10), _fit_dask)]:

@@ -18,7 +18,7 @@ from latentkit._utils.validation import check_random_state
 from latentkit.base import ConvergenceWarning
 from latentkit.datasets import make_gmm, make_lda_corpus
 from latentkit.inference import IterableSource, StochasticVI
-from latentkit.mixture import GaussianMixture
+from latentkit.mixture import GaussianComponent, GaussianMixture
 from latentkit.mixture._dirichlet_process import DirichletProcessMixture
 from latentkit.mixture._variational import VariationalGaussianMixture
 from latentkit.sequence import CategoricalHMM
@@ -86,9 +86,9 @@ def test_lda_full_batch_step_equals_batch_vb_step_and_second_step_blends(corpus)
 @pytest.mark.parametrize("make", [
     lambda: VariationalGaussianMixture(n_components=3, covariance_type="full"),
     lambda: VariationalGaussianMixture(n_components=3, covariance_type="diag", init="random"),
-    lambda: DirichletProcessMixture(n_components=5, covariance_type="full"),
+    lambda: DirichletProcessMixture(n_components=5, component=GaussianComponent("full")),
     lambda: DirichletProcessMixture(n_components=5, truncation_method="tail",
-                                    covariance_type="spherical", init="random"),
+                                    component=GaussianComponent("spherical"), init="random"),
 ], ids=["vgmm-full", "vgmm-diag", "dpm-fixed", "dpm-tail"])
 def test_bayesian_mixture_full_batch_step_equals_batch_vb_step(blobs, make):
     X, _ = blobs

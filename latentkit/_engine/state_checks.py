@@ -126,8 +126,8 @@ def _conjugate_mixture(m):
         _simplex(m, "weights_", (K,))
         _real(m, "weight_concentration_prior_", low=0.0)
         _array(m, "weight_concentration_", (K,), positive=True)
-    if getattr(m, "component_type", "gaussian") != "gaussian":
-        kind = m.component_type
+    kind = m._component().name  # the component's short name ('poisson', ...)
+    if kind != "gaussian":
         (_simplex if kind == "categorical" else _array)(m, "components_", (K, D))
         if kind == "poisson":
             _array(m, "rate_prior_", (2,), positive=True)

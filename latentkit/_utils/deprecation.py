@@ -17,17 +17,24 @@ The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_it
   module (the spectral starts that moved from ``latentkit.spectral`` to their family): the old
   path imports the new module on first access, with a warning.
 
+* :func:`moved_kwargs`: a decorator for an ``__init__`` whose hyper-parameters moved into a
+  composed object (the DirichletProcessMixture's component priors, now
+  ``component=PoissonComponent(rate_prior=...)``): it still accepts them as keywords and folds
+  them into the object with one warning (:func:`moved_parameters`), so ``get_params``/``clone``
+  and the signature see the object only.
+
 All say the release the old name goes away (``REMOVED_IN``).
 """
 
 import functools
 import importlib
+import inspect
 import warnings
 
 from .user_frame import user_stacklevel
 
-__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs", "renamed_parameter",
-           "moved_names"]
+__all__ = ["REMOVED_IN", "moved_kwargs", "moved_names", "moved_parameters",
+           "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
 
 #: the release in which the deprecated names are removed
 REMOVED_IN = "0.3"
@@ -174,3 +181,72 @@ def moved_names(module, moved, lazy=None):
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+def moved_parameters(owner, names, new):
+    """Warn that the keywords ``names`` of ``owner`` moved into the object ``new``.
+
+    Parameters
+    ----------
+    owner : str
+        Class name, for the message.
+    names : iterable of str
+        The deprecated keywords that were given (listed sorted in the message).
+    new : str
+        What to write instead, e.g. ``"component=PoissonComponent(...)"``.
+
+    Warns
+    -----
+    DeprecationWarning
+        One warning naming every moved keyword and ``new``, attributed to the first frame
+        outside latentkit (the user's line, :func:`latentkit._utils.user_frame.user_stacklevel`).
+    """
+    names = sorted(names)
+    old = ", ".join(f"{n}=" for n in names)
+    warnings.warn(f"{owner}: {old} {'is' if len(names) == 1 else 'are'} deprecated and will be "
+                  f"removed in latentkit {REMOVED_IN}; use {new} instead.", DeprecationWarning,
+                  stacklevel=user_stacklevel())
+
+
+def moved_kwargs(target, names, fold):
+    """Decorator for ``__init__``: accept the deprecated keywords ``names``, which moved into the
+    object hyper-parameter ``target``, and fold them into it.
+
+    Parameters
+    ----------
+    target : str
+        The hyper-parameter that holds them now, e.g. ``'component'``.
+    names : iterable of str
+        The deprecated keywords.
+    fold : callable
+        ``fold(value, legacy) -> object``: the new ``target`` from its given (or default)
+        value and the dict of deprecated keywords given; raises ``TypeError``/``ValueError``
+        for a combination it cannot express.
+
+    Returns
+    -------
+    callable
+        A decorator. The wrapped ``__init__`` keeps its signature (``functools.wraps``: the
+        deprecated keywords appear neither in ``inspect.signature`` nor in ``get_params``) and
+        warns once (``DeprecationWarning`` naming every keyword given and the class of the
+        folded object, :func:`moved_parameters`) when some are given; a keyword it knows
+        neither way is Python's ``TypeError``.
+    """
+    names = frozenset(names)
+
+    def decorate(init):
+        owner = init.__qualname__.replace(".__init__", "")
+        default = inspect.signature(init).parameters[target].default
+
+        @functools.wraps(init)
+        def wrapper(self, *args, **kwargs):
+            legacy = {k: kwargs.pop(k) for k in list(kwargs) if k in names}
+            if legacy:
+                value = fold(kwargs.get(target, default), legacy)
+                moved_parameters(owner, legacy, f"{target}={type(value).__name__}(...)")
+                kwargs[target] = value
+            return init(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorate

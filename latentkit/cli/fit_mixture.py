@@ -114,27 +114,32 @@ def add_dpmm_args(p):
 
 def _run_bayes_mixture(args, progress, kind):
     # lazy: numba, ~2 s start-up
-    from ..mixture import DirichletProcessMixture, VariationalGaussianMixture
+    from ..mixture import (DirichletProcessMixture, GaussianComponent,
+                           VariationalGaussianMixture)
 
     bunch, X, n_missing = _load_table(args)
     # the library defaults run the bound to convergence (tol_ = 1e-3 / n_samples, scikit-learn's
     # total-bound rule, and max_iter=1000): no CLI-only override
     common = _given(max_iter=args.max_iter, tol=args.tol, n_init=args.n_init,
-                  init=args.init, reg_covar=args.reg_covar)
+                  init=args.init)
+    gaussian = dict(covariance_type=args.covariance_type, missing=args.missing,
+                    **_given(reg_covar=args.reg_covar))
     if kind == "vgmm":
         model = VariationalGaussianMixture(
-            covariance_type=args.covariance_type, random_state=args.seed,
-            callback=progress.callback, missing=args.missing,
+            random_state=args.seed, callback=progress.callback, **gaussian,
             **_given(n_components=args.n_components,
                      weight_concentration_prior=args.weight_concentration_prior), **common)
         k = model.n_components
         desc = f"VariationalGaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})"
     else:
+        component = GaussianComponent(**gaussian)  # the default one as the default string
+        if component.get_params() == GaussianComponent().get_params():
+            component = "gaussian"
         model = DirichletProcessMixture(
-            covariance_type=args.covariance_type, random_state=args.seed,
+            component=component, random_state=args.seed,
             truncation_method=args.truncation_method, callback=progress.callback,
-            missing=args.missing, **_given(n_components=args.n_components,
-                                           concentration=args.concentration), **common)
+            **_given(n_components=args.n_components, concentration=args.concentration),
+            **common)
         k = model.n_components
         desc = (f"DirichletProcessMixture(n_components={k}, truncation_method="
                 f"{args.truncation_method!r}, covariance_type={args.covariance_type!r})")

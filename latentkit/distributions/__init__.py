@@ -3,6 +3,11 @@
 :mod:`._gaussian` holds the Gaussian block used by GaussianMixture, VariationalGaussianMixture,
 DirichletProcessMixture and GaussianHMM: precision Cholesky factors, log densities, sufficient
 statistics and the closed-form M-step, for covariance types full, tied, diag and spherical.
+
+The exponential-family blocks (:mod:`._family`: one set of method names; :mod:`._counts`:
+Poisson, Categorical, Bernoulli; :mod:`._gaussian_family`: Gaussian) are the one copy of each
+distribution that both the mixture components (:mod:`latentkit.mixture._components`) and the
+HMM emissions (:mod:`latentkit.sequence._emissions`) compute with.
 """
 
 from ._gaussian import (COVARIANCE_TYPES, CollapsedComponentWarning, GaussianStats,

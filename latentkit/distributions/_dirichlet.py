@@ -7,12 +7,13 @@ NumPy/SciPy (vectorised; no numba needed at these sizes).
 """
 
 import numpy as np
-from scipy.special import gammaln, psi
+from scipy.special import gammaln, psi, xlogy
 
 __all__ = [
     "dirichlet_expectation",
     "dirichlet_log_normalizer",
     "dirichlet_kl",
+    "dirichlet_logpdf",
 ]
 
 
@@ -124,3 +125,21 @@ def dirichlet_kl(q, p):
     out = (gammaln(q0) - gammaln(q).sum(axis=-1) - gammaln(p_arr.sum(axis=-1))
            + gammaln(p_arr).sum(axis=-1) + ((q - p_arr) * e_log).sum(axis=-1))
     return float(out) if out.ndim == 0 else out
+
+
+def dirichlet_logpdf(p, alpha):
+    """Log density of Dirichlet(``alpha``) at ``p`` (``0 * log 0 = 0``), nats.
+
+    Parameters
+    ----------
+    p : ndarray of shape (K,)
+        A point on the simplex.
+    alpha : ndarray of shape (K,)
+        Concentrations (> 0).
+
+    Returns
+    -------
+    float
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    return float(gammaln(alpha.sum()) - gammaln(alpha).sum() + np.sum(xlogy(alpha - 1.0, p)))

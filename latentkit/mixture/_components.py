@@ -12,10 +12,17 @@ only hyper-parameters, and every method receives the current factor ``params`` a
 (K, V)}``; Gaussian: ``{'nw': NormalWishart, 'shift': (D,)}``). The prior's dict has the
 shape of one component's and serves the 'tail' components of a truncated Dirichlet process
 (their factors equal the prior). A new component type (Poisson-Gamma, Bernoulli-Beta...) is
-one class; :class:`ConjugateComponent` gives the defaults marked (d):
+one class, passed to the model as ``component=`` (no registration); its arithmetic is the
+distribution block's, so the adapter methods are one-line calls. :class:`ConjugateComponent`
+gives the defaults marked (d):
 
-``hyper_names``, ``prior_names``       the model's hyper-parameters it takes; the resolved
-                                        priors the model stores as ``name_``
+``__init__`` parameters                its hyper-parameters (``get_params``/``set_params``:
+                                        the model shows them as ``component__<name>``)
+``name``, ``prior_names``              short name ('poisson'); the resolved priors the model
+                                        stores as ``name_``
+``dist``                               the distribution block the methods compute with
+                                        (:mod:`latentkit.distributions._family`), shared
+                                        with the HMM emission of the same distribution
 ``n_lloyd``, ``spectral_start``,        (d) Lloyd iterations of the k-means++ start; whether
 ``handles_missing``, ``state_names``    init='spectral' and missing='marginalize' apply; the
                                         keys of ``get_state``
@@ -54,14 +61,13 @@ JMLR 14 (the natural-gradient step).
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, logsumexp, psi
+from scipy.special import logsumexp
 
 from .._utils.summaries import CountSummary
 from .._utils.validation import check_array, check_counts, check_dense_width
-from ..base import Stats, stats_dataclass
-from ..distributions._dirichlet import dirichlet_kl
-from ..distributions._normal_wishart import gamma_kl
-from ..distributions._stick_breaking import beta_kl
+from ..base import ParamsMixin, Stats, stats_dataclass
+from ..distributions._counts import Bernoulli, Categorical, Poisson
+from ..distributions._family import linear_stats
 
 __all__ = ["BernoulliComponent", "CategoricalComponent", "ConjugateComponent",
            "ConjugateMixtureStats", "PoissonComponent"]
@@ -89,11 +95,6 @@ class ConjugateMixtureStats(Stats):
     counts: np.ndarray
 
 
-def _sparse_rows(X, values):
-    """Per-row sums of ``values`` given at the stored entries of the CSR matrix ``X``."""
-    return np.asarray(sp.csr_matrix((values, X.indices, X.indptr), shape=X.shape).sum(1)).ravel()
-
-
 def _refuse_entries(X, bad, expected):
     """ValueError naming X, what it must be and the first stored entry flagged in ``bad``."""
     if bad.any():
@@ -115,17 +116,19 @@ def _positive_pair(value, name, what, symmetric):
     return arr
 
 
-class ConjugateComponent:
+class ConjugateComponent(ParamsMixin):
     """Defaults of the component protocol (module docstring) for count-like components whose
     statistics are ``sum_i w_i r_ik x_i`` (:class:`ConjugateMixtureStats`).
 
-    Subclasses set ``param_names``, ``hyper_names``, ``prior_names`` and implement
+    A component holds hyper-parameters only (its ``__init__`` arguments, stored unchanged:
+    ``get_params``, ``set_params`` and ``clone`` work as for a model) and is never modified
+    by a fit. Subclasses set ``name``, ``param_names``, ``prior_names`` and implement
     ``check_X``, ``resolve_prior``, ``prior``, ``expected_log_lik``, ``posterior``,
     ``public``, ``kl``, ``log_predictive`` and ``sample_rows``.
     """
 
+    name = "conjugate"
     param_names = ()
-    hyper_names = ()
     prior_names = ()
     state_names = ()  # get_state's keys
     n_lloyd = 10  # Lloyd iterations after the k-means++ seeding of the start
@@ -158,7 +161,7 @@ class ConjugateComponent:
 
     def accumulate(self, X, resp):
         """``sum_i resp_ik x_i``, shape (K, n_features)."""
-        return np.asarray((X.T @ resp).T)
+        return linear_stats(X, resp)
 
     def _log_rho(self, params, prior, X, log_weights, log_tail):
         lr = self.expected_log_lik(params, X) + log_weights
@@ -231,8 +234,9 @@ class CategoricalComponent(ConjugateComponent):
     """
 
     param_names = ("category_concentration",)
-    hyper_names = ("category_prior",)
+    name = "categorical"
     prior_names = ("category_prior",)
+    dist = Categorical()  # the shared block (latentkit.distributions._counts)
 
     def __init__(self, category_prior=0.5):
         self.category_prior = category_prior
@@ -264,41 +268,29 @@ class CategoricalComponent(ConjugateComponent):
         return X.multiply(1.0 / np.maximum(rows, 1e-300)[:, None]).tocsr().toarray()
 
     def expected_log_lik(self, params, X):
-        lam = params["category_concentration"]
-        if lam.ndim == 1:  # the prior (tail components)
-            return np.asarray(X @ (psi(lam) - psi(lam.sum())))
-        elog_phi = psi(lam) - psi(lam.sum(1, keepdims=True))
-        return np.asarray(X @ elog_phi.T)
+        # (V,) concentrations: the prior (tail components)
+        return self.dist.expected_log_likelihood(params["category_concentration"], X)
 
     def posterior(self, prior, stats, n_components, scale=1.0):
-        return {"category_concentration": prior["category_concentration"][None, :]
-                + stats.counts * scale}
+        return {"category_concentration": self.dist.posterior(
+            prior["category_concentration"], stats.counts * scale)}
 
     def public(self, params):
         lam = params["category_concentration"]
         return {"category_concentration": lam, "components": lam / lam.sum(1, keepdims=True)}
 
     def kl(self, params, prior):
-        return float(np.sum(dirichlet_kl(params["category_concentration"],
-                                         prior["category_concentration"])))
+        return self.dist.kl(params["category_concentration"], prior["category_concentration"])
 
     def log_predictive(self, params, X):
         """``ln E_q[prod_v phi_kv^x_v] = lnG(sum lam) - lnG(sum lam + n) + sum_v [lnG(lam_v +
         x_v) - lnG(lam_v)]``, shape (n, K) (K = 1 for the prior)."""
-        lam = np.atleast_2d(params["category_concentration"])
-        n_tok = np.asarray(X.sum(1)).ravel()
-        out = np.empty((X.shape[0], lam.shape[0]))
-        Xc = sp.csr_matrix(X)
-        for k in range(lam.shape[0]):
-            li = lam[k]
-            per = _sparse_rows(Xc, gammaln(li[Xc.indices] + Xc.data) - gammaln(li[Xc.indices]))
-            out[:, k] = gammaln(li.sum()) - gammaln(li.sum() + n_tok) + per
-        return out
+        return self.dist.log_predictive(params["category_concentration"], X)
 
     def sample_rows(self, params, labels, rng, n_tokens=50):
         """``n_tokens`` tokens per row from ``E_q[phi_k]`` of each label."""
-        components = self.public(params)["components"]
-        return np.vstack([rng.multinomial(n_tokens, components[k]) for k in labels])
+        return self.dist.sample(self.public(params)["components"], labels, rng,
+                                n_tokens=n_tokens)
 
 
 class PoissonComponent(ConjugateComponent):
@@ -323,8 +315,9 @@ class PoissonComponent(ConjugateComponent):
     """
 
     param_names = ("gamma_shape", "gamma_rate")
-    hyper_names = ("rate_prior",)
+    name = "poisson"
     prior_names = ("rate_prior",)
+    dist = Poisson()  # the shared block (latentkit.distributions._counts)
 
     def __init__(self, rate_prior=(1.0, 1.0)):
         self.rate_prior = rate_prior
@@ -335,7 +328,7 @@ class PoissonComponent(ConjugateComponent):
     def check_X(self, X):
         X = check_counts(X, "X")
         _refuse_entries(X, X.data != np.round(X.data),
-                        "contain non-negative integer counts for component_type='poisson'")
+                        "contain non-negative integer counts for Poisson components")
         return X
 
     def resolve_prior(self, summary, n_features, n_components):
@@ -352,42 +345,30 @@ class PoissonComponent(ConjugateComponent):
         return np.sqrt(X.toarray())
 
     def expected_log_lik(self, params, X):
-        a = np.atleast_2d(params["gamma_shape"])
-        b = np.atleast_2d(params["gamma_rate"])
-        log_fact = _sparse_rows(X, gammaln(X.data + 1.0))
-        return (np.asarray(X @ (psi(a) - np.log(b)).T) - (a / b).sum(1)[None, :]
-                - log_fact[:, None])
+        return self.dist.expected_log_likelihood((params["gamma_shape"], params["gamma_rate"]),
+                                                 X)
 
     def posterior(self, prior, stats, n_components, scale=1.0):
         nk = stats.nk[:n_components] * scale
-        return {"gamma_shape": prior["gamma_shape"][None, :] + stats.counts * scale,
-                "gamma_rate": prior["gamma_rate"][None, :] + nk[:, None]}
+        a, b = self.dist.posterior((prior["gamma_shape"], prior["gamma_rate"]),
+                                   (nk, stats.counts * scale))
+        return {"gamma_shape": a, "gamma_rate": b}
 
     def public(self, params):
         a, b = params["gamma_shape"], params["gamma_rate"]
         return {"gamma_shape": a, "gamma_rate": b, "components": a / b}
 
     def kl(self, params, prior):
-        return float(np.sum(gamma_kl(params["gamma_shape"], params["gamma_rate"],
-                                     prior["gamma_shape"], prior["gamma_rate"])))
+        return self.dist.kl((params["gamma_shape"], params["gamma_rate"]),
+                            (prior["gamma_shape"], prior["gamma_rate"]))
 
     def log_predictive(self, params, X):
         """Product over features of the negative-binomial predictive, shape (n, K)."""
-        a = np.atleast_2d(params["gamma_shape"])
-        b = np.atleast_2d(params["gamma_rate"])
-        Xc = sp.csr_matrix(X)
-        log_fact = _sparse_rows(Xc, gammaln(Xc.data + 1.0))
-        out = np.empty((X.shape[0], a.shape[0]))
-        for k in range(a.shape[0]):
-            ai, bi = a[k][Xc.indices], b[k][Xc.indices]
-            per = _sparse_rows(Xc, gammaln(ai + Xc.data) - gammaln(ai)
-                               - Xc.data * np.log1p(bi))
-            out[:, k] = np.sum(a[k] * (np.log(b[k]) - np.log1p(b[k]))) + per - log_fact
-        return out
+        return self.dist.log_predictive((params["gamma_shape"], params["gamma_rate"]), X)
 
     def sample_rows(self, params, labels, rng, **kwargs):
         """Counts drawn from the expected rates ``E_q[lambda_k]`` of each label."""
-        return rng.poisson(self.public(params)["components"][labels])
+        return self.dist.sample(self.public(params)["components"], labels, rng)
 
 
 class BernoulliComponent(ConjugateComponent):
@@ -411,8 +392,9 @@ class BernoulliComponent(ConjugateComponent):
     """
 
     param_names = ("probability_concentration",)
-    hyper_names = ("probability_prior",)
+    name = "bernoulli"
     prior_names = ("probability_prior",)
+    dist = Bernoulli()  # the shared block (latentkit.distributions._counts)
 
     def __init__(self, probability_prior=(1.0, 1.0)):
         self.probability_prior = probability_prior
@@ -424,7 +406,7 @@ class BernoulliComponent(ConjugateComponent):
         X = check_array(X, "X", accept_sparse=True)
         X = sp.csr_matrix(X) if not sp.issparse(X) else X
         _refuse_entries(X, (X.data != 0) & (X.data != 1),
-                        "be binary (0 or 1) for component_type='bernoulli'")
+                        "be binary (0 or 1) for Bernoulli components")
         if (X.data == 0).any():
             X = X.copy()  # the caller's matrix keeps its explicit zeros
             X.eliminate_zeros()
@@ -440,41 +422,26 @@ class BernoulliComponent(ConjugateComponent):
         return {"probability_concentration": np.stack([np.full(n_features, a0),
                                                        np.full(n_features, b0)])}
 
-    @staticmethod
-    def _ab(params):
-        c = params["probability_concentration"]
-        return (c[0], c[1]) if c.ndim == 3 else (c[0][None, :], c[1][None, :])
-
     def expected_log_lik(self, params, X):
-        a, b = self._ab(params)
-        ab = psi(a + b)
-        e_log_p, e_log_q = psi(a) - ab, psi(b) - ab
-        return np.asarray(X @ (e_log_p - e_log_q).T) + e_log_q.sum(1)[None, :]
+        return self.dist.expected_log_likelihood(params["probability_concentration"], X)
 
     def posterior(self, prior, stats, n_components, scale=1.0):
         nk = stats.nk[:n_components] * scale
-        a0, b0 = prior["probability_concentration"]
-        counts = stats.counts * scale
-        return {"probability_concentration": np.stack([a0[None, :] + counts,
-                                                       b0[None, :] + (nk[:, None] - counts)])}
+        return {"probability_concentration": self.dist.posterior(
+            prior["probability_concentration"], (nk, stats.counts * scale))}
 
     def public(self, params):
-        a, b = self._ab(params)
-        return {"probability_concentration": params["probability_concentration"],
-                "components": a / (a + b)}
+        c = params["probability_concentration"]
+        return {"probability_concentration": c, "components": self.dist.mean(c)}
 
     def kl(self, params, prior):
-        a, b = self._ab(params)
-        a0, b0 = self._ab(prior)
-        return float(np.sum(beta_kl(a, b, a0, b0)))
+        return self.dist.kl(params["probability_concentration"],
+                            prior["probability_concentration"])
 
     def log_predictive(self, params, X):
         """``sum_d [x_d ln m_kd + (1 - x_d) ln(1 - m_kd)]``, m = E_q[p], shape (n, K)."""
-        a, b = self._ab(params)
-        log_m, log_1m = np.log(a) - np.log(a + b), np.log(b) - np.log(a + b)
-        return np.asarray(X @ (log_m - log_1m).T) + log_1m.sum(1)[None, :]
+        return self.dist.log_predictive(params["probability_concentration"], X)
 
     def sample_rows(self, params, labels, rng, **kwargs):
         """Binary rows with probabilities ``E_q[p_k]`` of each label."""
-        m = self.public(params)["components"][labels]
-        return (rng.random(m.shape) < m).astype(np.float64)
+        return self.dist.sample(self.public(params)["components"], labels, rng)

@@ -67,7 +67,7 @@ class _ConjugateMixture(LatentModel):
 
     # ---- validation -------------------------------------------------------------------------
     def _validate_common(self):
-        _check_mixture_params(self, self._k_name)
+        _check_mixture_params(self, self._k_name, covariance=False)  # the component's checks
         init = self.init
         if isinstance(init, dict):
             unknown = set(init) - set(self._INIT_KEYS)
@@ -136,12 +136,12 @@ class _ConjugateMixture(LatentModel):
         """``init='spectral'``: the responsibilities of
         :func:`latentkit.mixture.spectral_responsibilities` (the robust spectral start, checked
         against the k-means++ start, then this model's split-and-merge search from it)."""
-        K = self._n_components()
+        K, comp = self._n_components(), self._component()
         k = self._spectral_start_components(X, w)
         _check_n_samples(w, k, self._k_name, " for init='spectral'", "use init='random'")
         lookahead = model_lookahead(self, X, w)
         R, self.spectral_report_ = spectral_responsibilities(
-            X, k, self.covariance_type, reg_covar=self.reg_covar, sample_weight=w,
+            X, k, comp.covariance_type, reg_covar=comp.reg_covar, sample_weight=w,
             random_state=rng, n_columns=K, lookahead=lookahead, return_report=True)
         self._spectral_optimum = getattr(lookahead, "optimum", None)  # taken by _init_params
         return R

@@ -6,7 +6,9 @@ Blei & Jordan (2006), *Variational inference for Dirichlet process mixtures*, Ba
 the prior, the infinite tail summed in closed form).
 """
 
+import importlib
 import numbers
+import sys
 
 import numpy as np
 
@@ -15,16 +17,30 @@ from .._utils.validation import check_scalar
 from ..spectral import n_components_from_spectrum
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
-from ._components import BernoulliComponent, CategoricalComponent, PoissonComponent
+from .._utils.deprecation import moved_kwargs, moved_parameters
+from ._component_params import (COMPONENTS, LEGACY_DEFAULTS, build_component, fold_legacy,
+                                upgrade_params)
+from ._components import ConjugateComponent
 from ._conjugate import _ConjugateMixture
-from ._gaussian_component import GaussianComponent
 
 __all__ = ["DirichletProcessMixture"]
 
-#: ``component_type`` -> component class (:mod:`latentkit.mixture._components`); a new
-#: component is one class added here.
-COMPONENT_TYPES = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
-                   "poisson": PoissonComponent, "bernoulli": BernoulliComponent}
+
+def _component_class(spec):
+    """The component class a model file names: from latentkit or from a module the user has
+    imported (as :func:`latentkit.load` resolves model classes; nothing is imported from a
+    file outside latentkit)."""
+    module = spec.get("module", "")
+    mod = sys.modules.get(module)
+    if mod is None and module.startswith("latentkit."):
+        mod = importlib.import_module(module)
+    cls = mod
+    for part in spec["class"].split("."):
+        cls = getattr(cls, part, None)
+    if not (isinstance(cls, type) and issubclass(cls, ConjugateComponent)):
+        raise ValueError(f"unknown mixture component {module}.{spec['class']} (import its "
+                         "module before loading).")
+    return cls
 
 
 class DirichletProcessMixture(_ConjugateMixture):
@@ -33,7 +49,7 @@ class DirichletProcessMixture(_ConjugateMixture):
     The model: v_k ~ Beta(a, b) (a = 1, b = ``concentration`` for a DP), pi_k = v_k
     prod_{j<k}(1 - v_j), theta_k ~ G_0, z_i ~ Cat(pi), x_i ~ F(theta_{z_i}). G_0 is the
     Normal-Wishart prior of :class:`VariationalGaussianMixture` (Gaussian components), a
-    Dirichlet (categorical), Gamma (Poisson) or Beta (Bernoulli) prior (``component_type``).
+    Dirichlet (categorical), Gamma (Poisson) or Beta (Bernoulli) prior (``component``).
     The mean-field posterior is truncated at T components:
 
     * ``truncation_method='fixed'`` (Blei & Jordan 2006): q(v_T = 1) = 1, so the weights of the T
@@ -54,40 +70,44 @@ class DirichletProcessMixture(_ConjugateMixture):
     ----------
     n_components : int, default 30
         T, the truncation: the number of represented components.
+    component : {'gaussian', 'categorical', 'poisson', 'bernoulli'} or component object, \
+default 'gaussian'
+        The component family F and its conjugate prior G_0, an object that holds the prior's
+        hyper-parameters (as :class:`~latentkit.sequence.HiddenMarkovModel` takes
+        ``emission=``); a string builds one with default priors. ``get_params()`` lists its
+        hyper-parameters as ``component__<name>`` and ``set_params(component__rate_prior=...)``
+        sets them.
+
+        * 'gaussian' / :class:`~latentkit.mixture.GaussianComponent` (``covariance_type``,
+          ``reg_covar``, ``mean_precision_prior``, ``mean_prior``,
+          ``degrees_of_freedom_prior``, ``covariance_prior``, ``missing``): Normal-Wishart
+          (Normal-Gamma for 'diag'/'spherical') components, as in
+          :class:`VariationalGaussianMixture` (including the reg_covar jitter offset of the
+          E-step, which the tail components get too). The 'tail' truncation supports 'full',
+          'diag' and 'spherical' (a tied precision would couple the tail);
+        * 'categorical' / :class:`~latentkit.mixture.CategoricalComponent`
+          (``category_prior``): each row of X is a vector of non-negative counts of tokens
+          drawn independently from the component's categorical distribution phi_k ~
+          Dir(category_prior) (no multinomial coefficient: the tokens are an ordered
+          sequence);
+        * 'poisson' / :class:`~latentkit.mixture.PoissonComponent` (``rate_prior``): each
+          entry of X is a non-negative integer count, x_id ~ Poisson(lambda_kd), lambda_kd ~
+          Gamma(rate_prior);
+        * 'bernoulli' / :class:`~latentkit.mixture.BernoulliComponent`
+          (``probability_prior``): each entry of X is 0 or 1, x_id ~ Bernoulli(p_kd), p_kd ~
+          Beta(probability_prior).
+
+        A new component type is one class (:mod:`latentkit.mixture._components`).
     concentration : float or (float, float), default 1.0
         alpha of the Beta(1, alpha) sticks, or (a, b) for Beta(a, b) sticks (> 0).
     truncation_method : {'fixed', 'tail'}, default 'fixed'
-    component_type : {'gaussian', 'categorical', 'poisson', 'bernoulli'}, default 'gaussian'
-        The component family F and its conjugate prior G_0 (one class each, see
-        :mod:`latentkit.mixture._components`):
-
-        * 'gaussian': Normal-Wishart (Normal-Gamma for 'diag'/'spherical') components, as in
-          :class:`VariationalGaussianMixture`;
-        * 'categorical': each row of X is a vector of non-negative counts of tokens drawn
-          independently from the component's categorical distribution phi_k ~
-          Dir(category_prior) (no multinomial coefficient: the tokens are an ordered sequence);
-        * 'poisson': each entry of X is a non-negative integer count, x_id ~
-          Poisson(lambda_kd), lambda_kd ~ Gamma(rate_prior);
-        * 'bernoulli': each entry of X is 0 or 1, x_id ~ Bernoulli(p_kd), p_kd ~
-          Beta(probability_prior).
-    category_prior : float or array-like of shape (n_features,), default 0.5
-        Dirichlet concentration of the categorical components (> 0).
-    rate_prior : (float, float), default (1.0, 1.0)
-        Shape and rate of the Gamma prior of every Poisson rate (> 0).
-    probability_prior : float or (float, float), default (1.0, 1.0)
-        (a, b) of the Beta prior of every Bernoulli probability (> 0); a float c means (c, c).
-    covariance_type, reg_covar, mean_precision_prior, mean_prior, degrees_of_freedom_prior,
-    covariance_prior :
-        Gaussian components, as in :class:`VariationalGaussianMixture` (including the
-        reg_covar jitter offset of the E-step, which the tail components get too, and the
-        regularisation of a singular default covariance_prior). The 'tail' truncation
-        supports 'full', 'diag' and 'spherical' (a tied precision would couple the tail).
     tol : float or None, default None
         Nats per sample; None resolves to ``tol_ = 1e-3 / n_samples`` (scikit-learn's
         total-bound tolerance, see :class:`VariationalGaussianMixture`).
     max_iter : int, default 1000
     n_init, init, random_state, callback, verbose, learning_offset, learning_decay :
         As in :class:`VariationalGaussianMixture` (init responsibilities have T columns).
+        (``missing='marginalize'`` is a hyper-parameter of the Gaussian component.)
         ``init='spectral'`` (Gaussian components only) starts from the spectral partition into
         ``k`` clusters, ``k`` = :func:`latentkit.spectral.n_components_from_spectrum` (the
         covariance eigenvalues above the noise level; at most T); the other ``T - k``
@@ -95,9 +115,6 @@ class DirichletProcessMixture(_ConjugateMixture):
         number of components the moments suggest; splits into the empty ones are tried
         (``spectral_report_``). The check against this model's own ``init='kmeans++'`` start
         compares the ELBO after one iteration from each.
-    missing : {'error', 'marginalize'}, default 'error'
-        Gaussian components, as in :class:`VariationalGaussianMixture` (NaN entries latent,
-        marginalised exactly in the E-step).
     truncation : int, optional
         Deprecated old name of ``n_components`` (a ``DeprecationWarning`` at fit); removed in
         the next release.
@@ -134,6 +151,13 @@ class DirichletProcessMixture(_ConjugateMixture):
 
     Notes
     -----
+    The flattened component keywords of latentkit < 0.2 (``component_type``,
+    ``category_prior``, ``rate_prior``, ``probability_prior``, ``covariance_type``,
+    ``reg_covar``, ``mean_precision_prior``, ``mean_prior``, ``degrees_of_freedom_prior``,
+    ``covariance_prior``, ``missing``) are still accepted by the constructor and
+    ``set_params``, folded into ``component`` with a ``DeprecationWarning``; they are removed
+    in 0.3.
+
     Sources: Blei & Jordan (2006), eqs. (18)-(23); Kurihara, Welling & Vlassis (2007), section
     3; Bishop (2006), section 10.2 for the Gaussian factors and section 2.4 for the conjugate
     Dirichlet, Gamma and Beta factors. ``_m_step`` is a natural-gradient step on (gamma, the
@@ -157,50 +181,94 @@ class DirichletProcessMixture(_ConjugateMixture):
     2
     """
 
-    def __init__(self, n_components=30, *, concentration=1.0, truncation_method="fixed",
-                 component_type="gaussian", category_prior=0.5, rate_prior=(1.0, 1.0),
-                 probability_prior=(1.0, 1.0), covariance_type="full",
-                 tol=None, reg_covar=1e-6, max_iter=1000, n_init=1, init="kmeans++",
-                 mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
-                 covariance_prior=None, random_state=None, callback=None, verbose=False,
-                 learning_offset=10.0, learning_decay=0.7, missing="error", truncation=None):
+    # latentkit < 0.2's flattened component keywords, for one release (module docstring of
+    # _component_params)
+    @moved_kwargs("component", LEGACY_DEFAULTS, fold_legacy)
+    def __init__(self, n_components=30, *, component="gaussian", concentration=1.0,
+                 truncation_method="fixed", tol=None, max_iter=1000, n_init=1, init="kmeans++",
+                 random_state=None, callback=None, verbose=False, learning_offset=10.0,
+                 learning_decay=0.7, truncation=None):
         self.n_components = n_components
+        self.component = component
         self.concentration = concentration
         self.truncation_method = truncation_method
-        self.component_type = component_type
-        self.category_prior = category_prior
-        self.rate_prior = rate_prior
-        self.probability_prior = probability_prior
-        self.covariance_type = covariance_type
         self.tol = tol
-        self.reg_covar = reg_covar
         self.max_iter = max_iter
         self.n_init = n_init
         self.init = init
-        self.mean_precision_prior = mean_precision_prior
-        self.mean_prior = mean_prior
-        self.degrees_of_freedom_prior = degrees_of_freedom_prior
-        self.covariance_prior = covariance_prior
         self.random_state = random_state
         self.callback = callback
         self.verbose = verbose
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
-        self.missing = missing
         self.truncation = truncation
+
+    @property
+    def covariance_type(self):
+        """The Gaussian component's ``covariance_type`` (read-only; ``component__covariance_type``
+        sets it), read by the code shared with the Gaussian mixtures (plots); None for other
+        components."""
+        return getattr(self._component(), "covariance_type", None)
+
+    def set_params(self, **params):
+        """Set hyper-parameters (``component__<name>`` for the component's); returns self.
+
+        The flattened component keywords of latentkit < 0.2 (``rate_prior=``,
+        ``component_type=``...) are still accepted for one release, folded into ``component``
+        with a ``DeprecationWarning``.
+
+        Raises
+        ------
+        ValueError
+            An unknown parameter name.
+        """
+        given = {k: params.pop(k) for k in list(params) if k in LEGACY_DEFAULTS}
+        if given:
+            comp, legacy = self.component, given
+            kind = next((k for k, c in COMPONENTS.items() if type(comp) is c), None)
+            if kind is not None:  # keep the object's other priors, change the named ones
+                legacy = {**comp.get_params(deep=False), "component_type": kind, **given}
+                comp = "gaussian"
+            self.component = fold_legacy(comp, legacy)
+            moved_parameters(type(self).__name__, given,
+                             f"component={type(self.component).__name__}(...)")
+        return super().set_params(**params)
+
+    @classmethod
+    def _upgrade_params(cls, params):
+        """Hyper-parameters read from a model file (:func:`latentkit.load`) in today's form:
+        the flattened component keywords of files written before 0.2 folded into
+        ``component``, silently."""
+        return upgrade_params(params)
 
     def _n_components(self):
         """T: ``n_components``, or the deprecated ``truncation`` when given."""
         return int(self.n_components if self.truncation is None else self.truncation)
 
     def _component(self):
-        """The component object of ``component_type`` (:mod:`latentkit.mixture._components`),
-        built from the hyper-parameters it takes."""
-        cls = COMPONENT_TYPES[self.component_type]
-        return cls(**{name: getattr(self, name) for name in cls.hyper_names})
+        """The component object: ``component`` itself, or the one its shorthand names
+        (:mod:`latentkit.mixture._components`)."""
+        return build_component(self.component)
 
     def _has_tail(self):
         return self.truncation_method == "tail"
+
+    def _get_state(self):
+        """The base state, and a component object given as hyper-parameter as its class name
+        and hyper-parameters (``io`` stores no objects; :meth:`_set_state` rebuilds it)."""
+        state = super()._get_state()
+        if not isinstance(self.component, str):
+            state["component"] = {"class": type(self.component).__qualname__,
+                                  "module": type(self.component).__module__,
+                                  "params": self.component.get_params(deep=False)}
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        spec = state.pop("component", None)
+        if spec is not None and self.component is None:  # stored as the class and parameters
+            self.component = _component_class(spec)(**spec["params"])
+        super()._set_state(state)
 
     # ---- validation -------------------------------------------------------------------------
     def _validate_params(self):
@@ -209,15 +277,11 @@ class DirichletProcessMixture(_ConjugateMixture):
             renamed_parameter("DirichletProcessMixture", "truncation", "n_components",
                               self.truncation, self.n_components, 30)
         self._validate_common()
-        if not isinstance(self.component_type, str) or \
-                self.component_type not in COMPONENT_TYPES:
-            raise ValueError(f"component_type must be one of {list(COMPONENT_TYPES)}, got "
-                             f"{self.component_type!r}.")
-        comp_cls = COMPONENT_TYPES[self.component_type]
-        if self.init == "spectral" and not comp_cls.spectral_start:
-            raise ValueError("init='spectral' needs component_type='gaussian' (the moments are "
-                             "those of a Gaussian mixture), got component_type="
-                             f"{self.component_type!r}; use init='kmeans++'.")
+        comp = self._component()
+        if self.init == "spectral" and not comp.spectral_start:
+            raise ValueError("init='spectral' needs component='gaussian' (the moments are those "
+                             f"of a Gaussian mixture), got component={self.component!r}; use "
+                             "init='kmeans++'.")
         if self.truncation_method not in TRUNCATION_METHODS:
             raise ValueError(f"truncation_method must be one of {list(TRUNCATION_METHODS)}, got "
                              f"{self.truncation_method!r}.")
@@ -232,11 +296,7 @@ class DirichletProcessMixture(_ConjugateMixture):
             a = 1.0
             b = check_scalar(c, "concentration", numbers.Real, low=0.0, low_inclusive=False)
         self.stick_prior_ = np.array([a, b])
-        if not comp_cls.handles_missing and self.missing != "error":
-            raise ValueError(f"missing='marginalize' needs component_type='gaussian'; "
-                             f"{self.component_type} data has no missing entries, got "
-                             f"missing={self.missing!r}.")
-        self._component().validate(self._has_tail())
+        comp.validate(self._has_tail())
 
     def _spectral_start_components(self, X, w):
         self.spectral_n_components_ = n_components_from_spectrum(

@@ -62,9 +62,10 @@ class _Rows:
 # validation shared by the Gaussian mixtures (EM, variational, Dirichlet process)
 # --------------------------------------------------------------------------------------------
 
-def _check_mixture_params(model, k_name="n_components"):
-    """Check the hyper-parameters every Gaussian mixture has: the number of components (named
-    ``k_name``), ``covariance_type``, ``reg_covar`` and the step size of ``partial_fit``
+def _check_mixture_params(model, k_name="n_components", covariance=True):
+    """Check the hyper-parameters every mixture has: the number of components (named
+    ``k_name``), ``covariance_type`` and ``reg_covar`` (unless ``covariance`` is False: the
+    variational mixtures' component checks them) and the step size of ``partial_fit``
     (``learning_offset`` >= 0, ``learning_decay`` in (0.5, 1]).
 
     Raises
@@ -73,8 +74,9 @@ def _check_mixture_params(model, k_name="n_components"):
         Naming the hyper-parameter.
     """
     check_scalar(getattr(model, k_name), k_name, numbers.Integral, low=1)
-    check_covariance_type(model.covariance_type)
-    check_scalar(model.reg_covar, "reg_covar", numbers.Real, low=0.0)
+    if covariance:
+        check_covariance_type(model.covariance_type)
+        check_scalar(model.reg_covar, "reg_covar", numbers.Real, low=0.0)
     check_learning_rate(model.learning_offset, model.learning_decay)
 
 

@@ -20,8 +20,9 @@ import numpy as np
 from .._utils.summaries import check_second_moments
 from .._utils.validation import check_array, check_scalar
 from ..distributions import _missing
-from ..distributions._gaussian import (GaussianStats, accumulate_gaussian_stats,
-                                       precisions_from_cholesky, sample_gaussian)
+from ..distributions._gaussian import (GaussianStats, check_covariance_type,
+                                       precisions_from_cholesky)
+from ..distributions._gaussian_family import Gaussian
 from ..distributions._normal_wishart import NormalWishart
 from ._components import ConjugateComponent
 
@@ -162,8 +163,7 @@ class GaussianComponent(ConjugateComponent):
     for the natural-gradient step on (beta, beta (m - c), Q + beta (m - c)(m - c)^T, nu).
     """
 
-    hyper_names = ("covariance_type", "reg_covar", "mean_precision_prior", "mean_prior",
-                   "degrees_of_freedom_prior", "covariance_prior", "missing")
+    name = "gaussian"
     prior_names = ("mean_precision_prior", "mean_prior", "degrees_of_freedom_prior",
                    "covariance_prior")
     state_names = ("shift", "nw_scatter")
@@ -185,8 +185,15 @@ class GaussianComponent(ConjugateComponent):
     def _marginalize(self):
         return self.missing == "marginalize"
 
+    def _dist(self):
+        """The shared Gaussian block (:mod:`latentkit.distributions._gaussian_family`) of
+        these hyper-parameters."""
+        return Gaussian(self.covariance_type, self.reg_covar, self.missing)
+
     # ---- hyper-parameters, data and priors ---------------------------------------------------
     def validate(self, has_tail):
+        check_covariance_type(self.covariance_type)
+        check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
         _missing.check_missing(self.missing)
         if self.mean_precision_prior is not None:
             check_scalar(self.mean_precision_prior, "mean_precision_prior", numbers.Real,
@@ -261,8 +268,7 @@ class GaussianComponent(ConjugateComponent):
         starting responsibilities about it."""
         X = _missing.mean_fill(X, w)
         shift = (w @ X) / w.sum()
-        nk, sx, sxx = accumulate_gaussian_stats(X, resp, self.covariance_type,
-                                                sample_weight=w, shift=shift)
+        nk, sx, sxx = self._dist().sufficient_stats(X, resp, shift=shift, sample_weight=w)
         return ({"nw": None, "shift": shift},
                 GaussianStats(n=float(w.sum()), data_term=0.0, nk=nk, sx=sx, sxx=sxx))
 
@@ -323,8 +329,7 @@ class GaussianComponent(ConjugateComponent):
             eta = [(1.0 - step_size) * c + step_size * e for c, e in zip(cur, eta)]
             nw = NormalWishart.from_natural(ct, eta, shift)
         else:  # the batch update in centred form (exact for one-point components)
-            nw = NormalWishart.posterior(pr, nk, stats.sx[:K] * scale, sxx * scale,
-                                         self.reg_covar, shift)
+            nw = self._dist().posterior(pr, (nk, stats.sx[:K] * scale, sxx * scale), shift)
         return {"nw": nw, "shift": shift}
 
     def public(self, params):
@@ -336,7 +341,7 @@ class GaussianComponent(ConjugateComponent):
                 "degrees_of_freedom": np.asarray(nw.dof, dtype=np.float64)}
 
     def kl(self, params, prior):
-        return params["nw"].kl(prior["nw"])
+        return self._dist().kl(params["nw"], prior["nw"])
 
     # ---- state --------------------------------------------------------------------------------
     def get_state(self, params):
@@ -356,7 +361,7 @@ class GaussianComponent(ConjugateComponent):
     def log_predictive(self, params, X):
         """Student-t posterior predictive of each component on each row's observed
         coordinates (Bishop 10.81-10.82), shape (n, K), nats."""
-        return _missing.marginal_log_predictive(params["nw"], X)  # log_predictive without NaN
+        return self._dist().log_predictive(params["nw"], X)
 
     def impute(self, params, prior, X, log_weights, log_tail, return_std=False):
         offs, means, U = self._log_rho_offsets(params, prior, log_weights, log_tail)
@@ -364,8 +369,9 @@ class GaussianComponent(ConjugateComponent):
                                            shift=params["shift"], return_std=return_std)
 
     def sample(self, params, weights, n_samples, rng, **kwargs):
-        """The plug-in mixture (weights, means_, covariances_) as scikit-learn samples it:
-        multinomial counts per component, rows in component order."""
+        """The plug-in mixture (``weights``, ``means_``, ``covariances_``) as scikit-learn
+        samples it: multinomial counts per component, rows in component order."""
         counts = rng.multinomial(n_samples, weights)
+        labels = np.repeat(np.arange(weights.shape[0]), counts)
         nw = params["nw"]
-        return sample_gaussian(nw.means, nw.covariances(), self.covariance_type, counts, rng)
+        return self._dist().sample((nw.means, nw.covariances()), labels, rng), labels

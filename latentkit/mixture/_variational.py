@@ -192,7 +192,8 @@ class VariationalGaussianMixture(_ConjugateMixture):
 
     def _component(self):
         """The Gaussian (Normal-Wishart) component of these hyper-parameters."""
-        return GaussianComponent(**{n: getattr(self, n) for n in GaussianComponent.hyper_names})
+        return GaussianComponent(**{n: getattr(self, n)
+                                    for n in GaussianComponent._get_param_names()})
 
     def _validate_params(self):
         self._validate_common()

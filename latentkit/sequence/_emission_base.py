@@ -4,13 +4,14 @@ families (observation checks, simplex rows, the Dirichlet log density). The prot
 documented in :mod:`latentkit.sequence._emissions`, which collects the families."""
 
 import numpy as np
-from scipy.special import gammaln, xlogy
 
 from .._kernels.hmm import scaled_frame_from_log
 from .._utils.deprecation import renamed_attribute
 from .._utils.summaries import RowSummary
 from .._utils.validation import check_simplex_rows
 from ..base import ParamsMixin, Stats, stats_dataclass
+from ..distributions._counts import normalize_rows as _normalize_rows  # noqa: F401 (re-export)
+from ..distributions._dirichlet import dirichlet_logpdf  # noqa: F401 (re-export)
 
 __all__ = ["Emission", "HMMStats"]
 
@@ -158,33 +159,6 @@ def _integer_column(X, name, offsets, what):
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-
-def dirichlet_logpdf(p, alpha):
-    """Log density of Dirichlet(``alpha``) at ``p`` (``0 * log 0 = 0``), nats.
-
-    Parameters
-    ----------
-    p : ndarray of shape (K,)
-        A point on the simplex.
-    alpha : ndarray of shape (K,)
-        Concentrations (> 0).
-
-    Returns
-    -------
-    float
-    """
-    alpha = np.asarray(alpha, dtype=float)
-    return float(gammaln(alpha.sum()) - gammaln(alpha).sum() + np.sum(xlogy(alpha - 1.0, p)))
-
-
-def _normalize_rows(counts, previous):
-    """Row-normalise non-negative ``counts``; a row with zero total (a state never visited)
-    keeps its previous distribution, so no 0/0 occurs."""
-    counts = np.maximum(counts, 0.0)
-    tot = counts.sum(axis=-1, keepdims=True)
-    ok = tot > 0
-    return np.where(ok, counts / np.where(ok, tot, 1.0), previous)
-
 
 def _check_stochastic(value, name, shape):
     """``init[name]`` on the simplex along its last axis, renormalised (a copy)."""

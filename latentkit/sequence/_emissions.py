@@ -25,13 +25,12 @@ dict ``{name: array}`` (names without the trailing underscore; the model stores 
 import numbers
 
 import numpy as np
-from scipy.special import gammaln, xlogy
 
-from .._kernels.hmm import categorical_emission_counts
 from .._utils.kmeans import kmeans_plusplus
 from .._utils.summaries import SymbolSummary
 from .._utils.validation import check_dense_width, check_n_features, check_scalar
 from ..base import stats_dataclass
+from ..distributions._counts import Categorical, Poisson
 from ._emission_base import (  # noqa: F401 (the components and helpers, found here by name)
     Emission,
     HMMStats,
@@ -107,6 +106,7 @@ class CategoricalEmission(Emission):
 
     param_names = ("emissionprob",)
     stats_class = CategoricalHMMStats
+    dist = Categorical()  # the shared block (latentkit.distributions._counts)
 
     def __init__(self, n_features=None, emissionprob_prior=None):
         self.n_features = n_features
@@ -198,9 +198,7 @@ class CategoricalEmission(Emission):
         return _check_stochastic(value, name, (n_components, self.n_features_))
 
     def log_likelihood(self, params, X):
-        with np.errstate(divide="ignore"):
-            logB = np.log(params["emissionprob"])
-        return np.ascontiguousarray(logB.T[X])
+        return self.dist.log_likelihood(params["emissionprob"], X)
 
     def frame(self, params, X):
         B = params["emissionprob"]
@@ -210,38 +208,24 @@ class CategoricalEmission(Emission):
         return {"counts": np.zeros((n_components, self.n_features_))}
 
     def accumulate(self, params, X, gamma):
-        counts = np.empty((gamma.shape[1], self.n_features_))
-        categorical_emission_counts(gamma, X, counts)
-        return {"counts": counts}
+        return {"counts": self.dist.sufficient_stats(X, gamma, self.n_features_)}
 
     def m_step(self, params, stats, frozen):
         if "emissionprob" in _as_frozen(frozen):
             return {}
-        counts = stats.counts
-        if self.emissionprob_prior is not None:
-            counts = counts + (np.asarray(self.emissionprob_prior, dtype=float) - 1.0)
-        return {"emissionprob": _normalize_rows(counts, params["emissionprob"])}
+        return {"emissionprob": self.dist.maximize(stats.counts, params["emissionprob"],
+                                                   self.emissionprob_prior)}
 
     def log_prior(self, params):
         if self.emissionprob_prior is None:
             return 0.0
-        B = params["emissionprob"]
-        alpha = np.broadcast_to(np.asarray(self.emissionprob_prior, dtype=float), B.shape)
-        return float(sum(dirichlet_logpdf(B[k], alpha[k]) for k in range(B.shape[0])))
+        return self.dist.log_prior(params["emissionprob"], self.emissionprob_prior)
 
     def free_parameter_counts(self, n_components):
         return {"emissionprob": n_components * (self.n_features_ - 1)}
 
     def sample(self, params, states, rng):
-        B = params["emissionprob"]
-        cdf = np.cumsum(B, axis=1)
-        u = rng.random(len(states))
-        out = np.empty(len(states), dtype=np.int64)
-        for k in range(B.shape[0]):
-            sel = states == k
-            out[sel] = np.minimum(np.searchsorted(cdf[k], u[sel] * cdf[k, -1], side="right"),
-                                  B.shape[1] - 1)
-        return out[:, None]
+        return self.dist.sample(params["emissionprob"], states, rng)[:, None]
 
 # --------------------------------------------------------------------------------------------
 # Poisson
@@ -266,6 +250,7 @@ class PoissonEmission(Emission):
 
     param_names = ("lambdas",)
     stats_class = PoissonHMMStats
+    dist = Poisson()  # the shared block (latentkit.distributions._counts)
 
     def __init__(self, lambdas_prior=None, lambdas_weight=0.0):
         self.lambdas_prior = lambdas_prior
@@ -333,45 +318,35 @@ class PoissonEmission(Emission):
         return lam
 
     def log_likelihood(self, params, X):
-        lam = params["lambdas"]
-        out = xlogy(X[:, None, :], lam[None, :, :]) - lam[None, :, :]
-        out = out.sum(axis=2) - gammaln(X + 1.0).sum(axis=1)[:, None]
-        return np.ascontiguousarray(out)
+        return self.dist.log_likelihood(params["lambdas"], X)
 
     def empty_stats(self, n_components):
         return {"nk": np.zeros(n_components),
                 "sx": np.zeros((n_components, self.n_features_))}
 
+    def _gamma_prior(self):
+        return None if self.lambdas_prior is None else (self.lambdas_prior, self.lambdas_weight)
+
     def accumulate(self, params, X, gamma):
-        return {"nk": gamma.sum(axis=0), "sx": gamma.T @ X}
+        return {"nk": gamma.sum(axis=0), "sx": self.dist.sufficient_stats(X, gamma)}
 
     def m_step(self, params, stats, frozen):
         if "lambdas" in _as_frozen(frozen):
             return {}
-        num = stats.sx
-        den = stats.nk[:, None] + 0.0 * num
-        if self.lambdas_prior is not None:
-            num = num + (self.lambdas_prior - 1.0)
-            den = den + self.lambdas_weight
-        old = params["lambdas"]
-        ok = den > 0
-        lam = np.where(ok, num / np.where(ok, den, 1.0), old)  # unvisited state keeps its rates
-        return {"lambdas": lam}
+        # an unvisited state keeps its rates
+        return {"lambdas": self.dist.maximize((stats.nk, stats.sx), params["lambdas"],
+                                              self._gamma_prior())}
 
     def log_prior(self, params):
         if self.lambdas_prior is None:
             return 0.0
-        a, b = float(self.lambdas_prior), float(self.lambdas_weight)
-        lam = params["lambdas"]
-        if b <= 0:  # improper Gamma(a, 0): kernel only, as a MAP objective
-            return float(np.sum(xlogy(a - 1.0, lam)))
-        return float(np.sum(a * np.log(b) - gammaln(a) + xlogy(a - 1.0, lam) - b * lam))
+        return self.dist.log_prior(params["lambdas"], self._gamma_prior())
 
     def free_parameter_counts(self, n_components):
         return {"lambdas": n_components * self.n_features_}
 
     def sample(self, params, states, rng):
-        return rng.poisson(params["lambdas"][states]).astype(np.int64)
+        return self.dist.sample(params["lambdas"], states, rng).astype(np.int64)
 
 
 #: Emission components defined in sibling modules, found by name when a saved model is rebuilt

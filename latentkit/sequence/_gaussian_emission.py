@@ -13,24 +13,14 @@ from .._utils.validation import check_array, check_n_features, check_scalar
 from ..base import stats_dataclass
 from ..distributions import (
     CollapsedComponentWarning,
-    accumulate_gaussian_stats,
     check_covariance_type,
     check_gaussian_parameters,
-    compute_precision_cholesky,
     covariance_shape,
-    estimate_gaussian_parameters,
-    log_gaussian_prob,
     n_gaussian_parameters,
-    sample_gaussian,
 )
 from ..distributions._gaussian import _moment_counts
-from ..distributions._missing import (
-    accumulate_missing_gaussian_stats,
-    check_missing,
-    data_summary,
-    marginal_log_gaussian_prob,
-    mean_fill,
-)
+from ..distributions._gaussian_family import Gaussian
+from ..distributions._missing import check_missing, data_summary, mean_fill
 from ._emission_base import Emission, HMMStats, _as_frozen, _old_stats_names, _where
 
 __all__ = ["GaussianEmission", "GaussianHMMStats"]
@@ -93,6 +83,11 @@ class GaussianEmission(Emission):
 
     def _marginalize(self):
         return getattr(self, "missing", "error") == "marginalize"
+
+    def _dist(self):
+        """The shared Gaussian block (:mod:`latentkit.distributions._gaussian_family`) of
+        these hyper-parameters."""
+        return Gaussian(self.covariance_type, self.reg_covar, getattr(self, "missing", "error"))
 
     def validate(self, n_components):
         check_covariance_type(self.covariance_type)
@@ -165,10 +160,8 @@ class GaussianEmission(Emission):
                                          n_components, D)
 
     def log_likelihood(self, params, X):
-        prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
-                                                  reg_covar=self.reg_covar)
-        log_prob = marginal_log_gaussian_prob if self._marginalize() else log_gaussian_prob
-        return log_prob(X, params["means"], prec_chol, self.covariance_type, shift=self.shift_)
+        return self._dist().log_likelihood((params["means"], params["covars"]), X,
+                                           shift=self.shift_)
 
     def empty_stats(self, n_components):
         D = self.n_features_
@@ -176,14 +169,9 @@ class GaussianEmission(Emission):
                 "sxx": np.zeros(covariance_shape(self.covariance_type, n_components, D))}
 
     def accumulate(self, params, X, gamma):
-        if self._marginalize():
-            prec_chol, _ = compute_precision_cholesky(params["covars"], self.covariance_type,
-                                                      reg_covar=self.reg_covar)
-            nk, sx, sxx = accumulate_missing_gaussian_stats(
-                X, gamma, params["means"], prec_chol, self.covariance_type, shift=self.shift_)
-            return {"nk": nk, "sx": sx, "sxx": sxx}
-        nk, sx, sxx = accumulate_gaussian_stats(X, gamma, self.covariance_type,
-                                                    shift=self.shift_)
+        # missing='marginalize': the expected moments of the missing entries under params
+        point = (params["means"], params["covars"]) if self._marginalize() else None
+        nk, sx, sxx = self._dist().sufficient_stats(X, gamma, shift=self.shift_, params=point)
         return {"nk": nk, "sx": sx, "sxx": sxx}
 
     def m_step(self, params, stats, frozen):
@@ -191,9 +179,8 @@ class GaussianEmission(Emission):
         if "means" in frozen and "covars" in frozen:
             return {}
         ct = self.covariance_type
-        means, covars, collapsed = estimate_gaussian_parameters(
-            stats.nk, stats.sx, stats.sxx, ct, reg_covar=self.reg_covar,
-            shift=self.shift_, warn=False)
+        means, covars, collapsed = self._dist().maximize((stats.nk, stats.sx, stats.sxx),
+                                                         shift=self.shift_)
         # a state without posterior weight keeps its parameters (no 0/0, no jump to the shift)
         empty = stats.nk <= 1e-8 * max(float(stats.nk.sum()), 1e-300)
         if empty.any():
@@ -224,14 +211,7 @@ class GaussianEmission(Emission):
                 "covars": n_gaussian_parameters(K, D, self.covariance_type) - K * D}
 
     def sample(self, params, states, rng):
-        K = params["means"].shape[0]
-        counts = np.bincount(states, minlength=K)
-        draws, labels = sample_gaussian(params["means"], params["covars"],
-                                        self.covariance_type, counts, rng)
-        out = np.empty((len(states), self.n_features_))
-        for k in range(K):
-            out[states == k] = draws[labels == k]
-        return out
+        return self._dist().sample((params["means"], params["covars"]), states, rng)
 
 
 def _covars_about(stats, means, shift, ct, reg_covar, previous, empty):

@@ -11,9 +11,8 @@ from scipy.special import betaln, gammaln, logsumexp, psi
 
 from latentkit._utils.validation import check_array
 from latentkit.distributions import gamma_kl
-from latentkit.mixture import DirichletProcessMixture
+from latentkit.mixture import BernoulliComponent, DirichletProcessMixture, PoissonComponent
 from latentkit.mixture._components import ConjugateComponent
-from latentkit.mixture._dirichlet_process import COMPONENT_TYPES
 from latentkit.testing import check_latent_model
 
 TYPES = ("poisson", "bernoulli")
@@ -48,11 +47,12 @@ def test_one_component_elbo_is_the_exact_log_evidence(kind):
     prior = {"poisson": {"rate_prior": (2.0, 0.5)},
              "bernoulli": {"probability_prior": (0.7, 1.3)}}[kind]
     a0, b0 = list(prior.values())[0]
-    m = DirichletProcessMixture(1, component_type=kind, **prior, random_state=0).fit(X)
+    comp = {"poisson": PoissonComponent, "bernoulli": BernoulliComponent}[kind](**prior)
+    m = DirichletProcessMixture(1, component=comp, random_state=0).fit(X)
     np.testing.assert_allclose(m.elbo(X) * X.shape[0], _log_evidence(kind, X, a0, b0),
                                rtol=1e-12)
     w = np.arange(X.shape[0]) % 3 + 1.0
-    mw = DirichletProcessMixture(1, component_type=kind, **prior, random_state=0)
+    mw = DirichletProcessMixture(1, component=comp, random_state=0)
     mw.fit(X, sample_weight=w)
     Xr = np.repeat(X, w.astype(int), axis=0)
     np.testing.assert_allclose(mw.elbo(X, sample_weight=w) * w.sum(),
@@ -96,7 +96,7 @@ def _reference_elbo(kind, m, X):
 @pytest.mark.parametrize("kind", TYPES)
 def test_elbo_against_term_by_term_reference_and_predictive_against_scipy(kind):
     X, _ = _data(kind, 60, 2)
-    m = DirichletProcessMixture(4, component_type=kind, random_state=0, max_iter=5,
+    m = DirichletProcessMixture(4, component=kind, random_state=0, max_iter=5,
                                 tol=0.0).fit(X)
     np.testing.assert_allclose(m.elbo(X), _reference_elbo(kind, m, X), rtol=1e-10)
     if kind == "poisson":  # negative binomial predictive of every count
@@ -115,7 +115,7 @@ def test_elbo_against_term_by_term_reference_and_predictive_against_scipy(kind):
 def test_monotone_elbo_and_known_parameters_recovered(kind, method):
     X, z = _data(kind, 600, 3)
     # n_init=3: a single start can stop in a local optimum with a true component split in two
-    m = DirichletProcessMixture(8, component_type=kind, truncation_method=method, n_init=3,
+    m = DirichletProcessMixture(8, component=kind, truncation_method=method, n_init=3,
                                 random_state=0).fit(X)
     lb = m.lower_bounds_
     assert np.all(np.diff(lb) >= -1e-10 * np.abs(lb[:-1]))
@@ -141,7 +141,7 @@ def test_monotone_elbo_and_known_parameters_recovered(kind, method):
 @pytest.mark.parametrize("kind", TYPES)
 def test_sparse_input_gives_the_dense_fit(kind):
     X, _ = _data(kind, 80, 4)
-    make = lambda: DirichletProcessMixture(3, component_type=kind, random_state=0, max_iter=20)
+    make = lambda: DirichletProcessMixture(3, component=kind, random_state=0, max_iter=20)
     a, b = make().fit(X), make().fit(sp.csr_matrix(X))
     np.testing.assert_allclose(a.lower_bounds_, b.lower_bounds_, rtol=1e-12)
     np.testing.assert_allclose(a.components_, b.components_, rtol=1e-12)
@@ -152,26 +152,24 @@ def test_bad_input_is_refused_with_named_errors():
     Xp, _ = _data("poisson", 20)
     Xb, _ = _data("bernoulli", 20)
     with pytest.raises(ValueError, match="X must contain non-negative"):
-        D(2, component_type="poisson").fit(-Xp)
+        D(2, component="poisson").fit(-Xp)
     with pytest.raises(ValueError, match=r"X must contain non-negative integer counts.*1.5"):
-        D(2, component_type="poisson").fit(Xp + 0.5 * (Xp == 1))
+        D(2, component="poisson").fit(Xp + 0.5 * (Xp == 1))
     with pytest.raises(ValueError, match=r"X must be binary .*found 2 at \(row 0, col"):
-        D(2, component_type="bernoulli").fit(np.vstack([np.full(6, 2.0), Xb]))
+        D(2, component="bernoulli").fit(np.vstack([np.full(6, 2.0), Xb]))
     with pytest.raises(ValueError, match="X must be binary"):
-        D(2, component_type="bernoulli").fit(-Xb)
+        D(2, component="bernoulli").fit(-Xb)
     with pytest.raises(ValueError, match="NaN"):
-        D(2, component_type="bernoulli").fit(np.where(Xb == 1, np.nan, Xb))
+        D(2, component="bernoulli").fit(np.where(Xb == 1, np.nan, Xb))
     with pytest.raises(ValueError, match="rate_prior"):
-        D(2, component_type="poisson", rate_prior=(1.0, -1.0)).fit(Xp)
+        D(2, component=PoissonComponent(rate_prior=(1.0, -1.0))).fit(Xp)
     with pytest.raises(ValueError, match="rate_prior"):
-        D(2, component_type="poisson", rate_prior=2.0).fit(Xp)
+        D(2, component=PoissonComponent(rate_prior=2.0)).fit(Xp)
     with pytest.raises(ValueError, match="probability_prior"):
-        D(2, component_type="bernoulli", probability_prior=(0.0, 1.0)).fit(Xb)
-    with pytest.raises(ValueError, match="missing='marginalize' needs component_type"):
-        D(2, component_type="poisson", missing="marginalize").fit(Xp)
+        D(2, component=BernoulliComponent(probability_prior=(0.0, 1.0))).fit(Xb)
     with pytest.raises(ValueError, match="init='spectral' needs"):
-        D(2, component_type="bernoulli", init="spectral").fit(Xb)
-    m = D(2, component_type="poisson", random_state=0, max_iter=5).fit(Xp)
+        D(2, component="bernoulli", init="spectral").fit(Xb)
+    m = D(2, component="poisson", random_state=0, max_iter=5).fit(Xp)
     with pytest.raises(TypeError, match="impute needs Gaussian"):
         m.impute(Xp)
     with pytest.raises(ValueError, match="integer"):
@@ -187,7 +185,7 @@ class _ExponentialComponent(ConjugateComponent):
     def check_X(self, X):
         X = check_array(X, "X")
         if (X < 0).any():
-            raise ValueError("X must be non-negative for component_type='exponential'.")
+            raise ValueError("X must be non-negative for Exponential components.")
         return X
 
     def start_rows(self, X, w):
@@ -226,18 +224,17 @@ class _ExponentialComponent(ConjugateComponent):
 
 
 @pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
-def test_a_new_component_is_one_class(monkeypatch):
+def test_a_new_component_is_one_class():
     """A component built in the test from the protocol alone runs in DirichletProcessMixture:
     with one component its bound is the exact log evidence of the Exponential-Gamma model, and
     it passes the common contract (state, chunks, partial_fit, pickling)."""
-    monkeypatch.setitem(COMPONENT_TYPES, "exponential", _ExponentialComponent)
     rng = np.random.default_rng(5)
     X = rng.exponential([[1.0, 0.2]], size=(50, 2))
-    m = DirichletProcessMixture(1, component_type="exponential", random_state=0).fit(X)
+    m = DirichletProcessMixture(1, component=_ExponentialComponent(), random_state=0).fit(X)
     n, s = X.shape[0], X.sum(0)
     evidence = np.sum(2.0 * np.log(1.0) - gammaln(2.0) + gammaln(2.0 + n)
                       - (2.0 + n) * np.log(1.0 + s))
     np.testing.assert_allclose(m.elbo(X) * n, evidence, rtol=1e-12)
     X3 = np.vstack([X, rng.exponential([[0.05, 3.0]], size=(50, 2))])
-    check_latent_model(DirichletProcessMixture(3, component_type="exponential",
+    check_latent_model(DirichletProcessMixture(3, component=_ExponentialComponent(),
                                                random_state=0, max_iter=15), X3)

@@ -12,6 +12,7 @@ from latentkit.datasets import load_old_faithful, load_olive_oil
 from latentkit.distributions._stick_breaking import (beta_kl, stick_expected_log_weights,
                                                      stick_expected_weights, stick_kl,
                                                      stick_posterior)
+from latentkit.mixture import CategoricalComponent, GaussianComponent
 from latentkit.mixture._dirichlet_process import DirichletProcessMixture
 from latentkit.testing import check_latent_model
 
@@ -86,7 +87,7 @@ def test_common_contract_categorical_tail():
     rng = np.random.default_rng(0)
     phi = rng.dirichlet(np.full(12, 0.3), size=3)
     X = np.vstack([rng.multinomial(30, phi[k]) for k in rng.integers(0, 3, 60)]).astype(float)
-    check_latent_model(DirichletProcessMixture(5, component_type="categorical",
+    check_latent_model(DirichletProcessMixture(5, component="categorical",
                                                truncation_method="tail", max_iter=15, tol=0.0,
                                                random_state=0), X)
 
@@ -150,7 +151,7 @@ def test_categorical_components_recover_clusters():
     phi = rng.dirichlet(np.full(20, 0.2), size=3)
     z = rng.integers(0, 3, 150)
     X = np.vstack([rng.multinomial(40, phi[k]) for k in z]).astype(float)
-    m = DirichletProcessMixture(10, component_type="categorical", max_iter=200, tol=1e-8,
+    m = DirichletProcessMixture(10, component="categorical", max_iter=200, tol=1e-8,
                                 random_state=0).fit(X)
     assert adjusted_rand_score(z, m.predict(X)) > 0.95
     assert m.n_effective_components_ == 3
@@ -221,18 +222,24 @@ def test_bad_input_and_priors():
         D(5, concentration=(1.0, 0.0)).fit(X)
     with pytest.raises(TypeError, match="n_components"):
         D(2.5).fit(X)
-    with pytest.raises(ValueError, match="component_type"):
-        D(5, component_type="gamma").fit(X)
+    with pytest.raises(ValueError, match="component must be one of"):
+        D(5, component="gamma").fit(X)
+    with pytest.raises(TypeError, match="component must be one of .* got dict"):
+        D(5, component={"rate_prior": 1.0}).fit(X)
     with pytest.raises(ValueError, match="tied"):
-        D(5, truncation_method="tail", covariance_type="tied").fit(X)
+        D(5, truncation_method="tail", component=GaussianComponent("tied")).fit(X)
     with pytest.raises(ValueError, match="category_prior"):
-        D(5, component_type="categorical", category_prior=-1.0).fit(np.ones((10, 3)))
+        D(5, component=CategoricalComponent(category_prior=-1.0)).fit(np.ones((10, 3)))
     with pytest.raises(ValueError, match="non-negative"):
-        D(5, component_type="categorical").fit(-np.ones((10, 3)))
+        D(5, component="categorical").fit(-np.ones((10, 3)))
     with pytest.raises(ValueError, match="covariance_prior"):
-        D(5, covariance_prior=np.eye(3)).fit(X)
+        D(5, component=GaussianComponent(covariance_prior=np.eye(3))).fit(X)
     with pytest.raises(ValueError, match="degrees_of_freedom_prior"):
-        D(5, degrees_of_freedom_prior=0.5).fit(X)
+        D(5, component=GaussianComponent(degrees_of_freedom_prior=0.5)).fit(X)
+    with pytest.raises(ValueError, match="covariance_type"):
+        D(5, component=GaussianComponent("round")).fit(X)
+    with pytest.raises(ValueError, match="reg_covar"):
+        D(5, component=GaussianComponent(reg_covar=-1.0)).fit(X)
     with pytest.raises(ValueError, match="infinity"):
         Xi = X.copy()
         Xi[2, 1] = np.inf
@@ -244,8 +251,8 @@ def test_save_load_round_trip(tmp_path, method):
     from latentkit.io import load, save
 
     X = _faithful()
-    m = DirichletProcessMixture(6, truncation_method=method, covariance_type="diag", max_iter=20,
-                                tol=0.0, random_state=0).fit(X)
+    m = DirichletProcessMixture(6, truncation_method=method, component=GaussianComponent("diag"),
+                                max_iter=20, tol=0.0, random_state=0).fit(X)
     save(m, tmp_path / "dpmm.npz")
     m2 = load(tmp_path / "dpmm.npz")
     np.testing.assert_allclose(m2.score_samples(X), m.score_samples(X), rtol=1e-12)

@@ -13,6 +13,7 @@ from latentkit.datasets import make_gmm
 from latentkit.distributions import COVARIANCE_TYPES, CollapsedComponentWarning
 from latentkit.mixture import GaussianMixture
 from latentkit.testing import check_latent_model, match_components
+from latentkit.testing._mixtures import gaussian_mixture
 
 def _faithful():
     from latentkit.datasets import load_old_faithful
@@ -218,7 +219,7 @@ def _three_mixtures():
 
     return [lambda **kw: GaussianMixture(2, **kw),
             lambda **kw: VariationalGaussianMixture(2, **kw),
-            lambda **kw: DirichletProcessMixture(3, **kw)]
+            lambda **kw: gaussian_mixture(DirichletProcessMixture, 3, **kw)]
 
 
 @pytest.mark.parametrize("make", _three_mixtures(), ids=["em", "variational", "dp"])

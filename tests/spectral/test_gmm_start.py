@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from latentkit.datasets import load_olive_oil, load_swiss_banknote
-from latentkit.mixture import (DirichletProcessMixture, GaussianMixture,
+from latentkit.mixture import (DirichletProcessMixture, GaussianComponent, GaussianMixture,
                                VariationalGaussianMixture)
 from latentkit.mixture._gaussian import kmeans_plusplus
 from latentkit.mixture import spectral_init_gmm, spectral_responsibilities
@@ -124,8 +124,8 @@ def test_bad_settings_are_named():
         SpectralGMM(3, robust=True, sparsity=3).fit(X)
     with pytest.raises(ValueError, match="n_columns"):
         spectral_responsibilities(X, 3, n_columns=2)
-    with pytest.raises(ValueError, match="component_type='gaussian'"):
-        DirichletProcessMixture(3, component_type="categorical", init="spectral").fit(
+    with pytest.raises(ValueError, match="component='gaussian'"):
+        DirichletProcessMixture(3, component="categorical", init="spectral").fit(
             np.ones((10, 4)))
 
 
@@ -219,12 +219,12 @@ def test_number_of_components_from_the_spectrum():
 
 def test_dirichlet_process_spectral_start_begins_at_the_moments_k():
     X, h = planted_spherical(600, 4, 10, 7)
-    dp = DirichletProcessMixture(10, init="spectral", covariance_type="spherical",
+    dp = DirichletProcessMixture(10, init="spectral", component=GaussianComponent("spherical"),
                                  max_iter=100, tol=1e-5, random_state=0).fit(X)
     assert dp.spectral_n_components_ == 4
     assert dp.n_effective_components_ == 4
     assert adjusted_rand_score(h, dp.predict(X)) > 0.99
-    km = DirichletProcessMixture(10, init="kmeans++", covariance_type="spherical",
+    km = DirichletProcessMixture(10, init="kmeans++", component=GaussianComponent("spherical"),
                                  max_iter=100, tol=1e-5, random_state=0).fit(X)
     assert dp.lower_bound_ >= km.lower_bound_ - 1e-3
     assert dp.n_iter_ + dp.spectral_report_["n_iter"] <= km.n_iter_  # the honest count
@@ -369,7 +369,7 @@ def test_dirichlet_process_falls_back_to_exactly_its_own_kmeans_start(monkeypatc
         return [np.arange(X.shape[0]) % k]
 
     monkeypatch.setattr(_start_check, "spectral_labels", poor)
-    kw = dict(covariance_type="diag", tol=1e-6, max_iter=200, random_state=5)
+    kw = dict(component=GaussianComponent("diag"), tol=1e-6, max_iter=200, random_state=5)
     with pytest.warns(SpectralInitWarning, match=r"k-means\+\+ \(10 clusters\) start"):
         sp = DirichletProcessMixture(10, init="spectral", **kw).fit(X)
     km = DirichletProcessMixture(10, init="kmeans++", **kw).fit(X)
@@ -526,8 +526,9 @@ def test_with_missing_entries_the_fit_does_not_measure_from_the_searchs_bound():
     Xm[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
     for make in (lambda: GaussianMixture(3, init="spectral", tol=1e-6, random_state=0,
                                          missing="marginalize"),
-                 lambda: DirichletProcessMixture(8, init="spectral", tol=1e-6, random_state=0,
-                                                 missing="marginalize")):
+                 lambda: DirichletProcessMixture(
+                     8, init="spectral", tol=1e-6, random_state=0,
+                     component=GaussianComponent(missing="marginalize"))):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SpectralInitWarning)
             full, miss = make().fit(X), make().fit(Xm)

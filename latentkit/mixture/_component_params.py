@@ -1,0 +1,130 @@
+"""The component hyper-parameter of :class:`~latentkit.mixture.DirichletProcessMixture`:
+the string shorthands, the check of a given component, and the deprecated flattened
+spelling of latentkit < 0.2.
+
+Before 0.2 the mixture took ``component_type='poisson'`` and every component's priors as its
+own keywords (``rate_prior=``, ``covariance_type=``, ...), 24 parameters in all. Now it takes
+one ``component=`` object, as :class:`~latentkit.sequence.HiddenMarkovModel` takes
+``emission=``; the old keywords still work for one release (folded into the component with a
+``DeprecationWarning``, :func:`latentkit._utils.deprecation.moved_kwargs`) and model files
+written before are read with them folded silently (:func:`upgrade_params`, called by
+:func:`latentkit.load`).
+"""
+
+from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
+                          PoissonComponent)
+from ._gaussian_component import GaussianComponent
+
+__all__ = ["COMPONENTS", "LEGACY_DEFAULTS", "build_component", "fold_legacy", "upgrade_params"]
+
+#: ``component`` shorthand -> component class; a string builds one with default priors.
+COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
+              "poisson": PoissonComponent, "bernoulli": BernoulliComponent}
+
+#: The flattened keywords of latentkit < 0.2 and their defaults then.
+LEGACY_DEFAULTS = {"component_type": "gaussian", "category_prior": 0.5,
+                   "rate_prior": (1.0, 1.0), "probability_prior": (1.0, 1.0),
+                   "covariance_type": "full", "reg_covar": 1e-6, "mean_precision_prior": None,
+                   "mean_prior": None, "degrees_of_freedom_prior": None,
+                   "covariance_prior": None, "missing": "error"}
+
+
+def build_component(component):
+    """The component object of the hyper-parameter ``component`` (a shorthand string builds
+    one with its defaults; an object is used as it is, the model never modifies it).
+
+    Parameters
+    ----------
+    component : str or ConjugateComponent
+
+    Returns
+    -------
+    ConjugateComponent
+
+    Raises
+    ------
+    ValueError
+        An unknown shorthand.
+    TypeError
+        Neither a string nor a component object.
+    """
+    if isinstance(component, str):
+        if component not in COMPONENTS:
+            raise ValueError(f"component must be one of {list(COMPONENTS)} or a component "
+                             f"object (e.g. PoissonComponent(rate_prior=(2.0, 1.0))), got "
+                             f"{component!r}.")
+        return COMPONENTS[component]()
+    if not isinstance(component, ConjugateComponent):
+        raise TypeError(f"component must be one of {list(COMPONENTS)} or a component object "
+                        f"(a ConjugateComponent such as GaussianComponent), got "
+                        f"{type(component).__name__}.")
+    return component
+
+
+def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
+    """The component object that the deprecated keywords ``legacy`` describe.
+
+    Parameters
+    ----------
+    component : str or ConjugateComponent
+        The ``component`` argument given with them ('gaussian' when it was left out).
+    legacy : dict
+        Deprecated keywords (names of :data:`LEGACY_DEFAULTS`) and their values.
+    owner : str
+        Class name, for the messages.
+
+    Returns
+    -------
+    ConjugateComponent
+        ``component_type``'s class (or ``component``'s shorthand) built from the keywords it
+        takes; the keywords of other component types are dropped, as they had no effect
+        before either.
+
+    Raises
+    ------
+    TypeError
+        A component object given together with old keywords.
+    ValueError
+        ``component_type`` and a different ``component`` shorthand given together; an unknown
+        ``component_type``; ``missing='marginalize'`` for a non-Gaussian type (refused before
+        as well).
+    """
+    legacy = dict(legacy)
+    if not isinstance(component, str):
+        raise TypeError(f"{owner}: give the priors inside the component object, not as the "
+                        f"deprecated keywords {sorted(legacy)} next to component={component!r}.")
+    kind = legacy.pop("component_type", component)
+    if kind != component and component != "gaussian":
+        raise ValueError(f"{owner}: give component= only (component_type= is its deprecated "
+                         f"name); got component={component!r} and component_type={kind!r}.")
+    if not isinstance(kind, str) or kind not in COMPONENTS:
+        raise ValueError(f"component_type must be one of {list(COMPONENTS)}, got {kind!r}.")
+    cls = COMPONENTS[kind]
+    names = set(cls._get_param_names())
+    if "missing" not in names and legacy.get("missing", "error") != "error":
+        raise ValueError(f"missing='marginalize' needs component_type='gaussian'; {kind} data "
+                         f"has no missing entries, got missing={legacy['missing']!r}.")
+    return cls(**{k: v for k, v in legacy.items() if k in names})
+
+
+def upgrade_params(params):
+    """The hyper-parameters of a model file written before 0.2 (flattened component
+    keywords) in today's form, folded silently (the file is not the user's code).
+
+    Parameters
+    ----------
+    params : dict
+        The stored hyper-parameters.
+
+    Returns
+    -------
+    dict
+        ``params`` without the old keywords and with ``component`` the object they describe
+        (unchanged when the file has none of them).
+    """
+    legacy = {k: params[k] for k in params if k in LEGACY_DEFAULTS}
+    if not legacy:
+        return params
+    out = {k: v for k, v in params.items() if k not in LEGACY_DEFAULTS}
+    out["component"] = fold_legacy(out.get("component", "gaussian"), legacy)
+    return out
