@@ -22,7 +22,9 @@ import scipy.sparse as sp
 from ._utils.chunking import split_sequences
 from ._utils.validation import check_lengths, check_random_state, check_scalar
 from ._engine.steps import check_learning_rate, step_size_schedule
-from .base import ConvergenceMonitor, NotFittedError, ParamsMixin, clone
+from .base import ConvergenceMonitor, LatentModel, NotFittedError, ParamsMixin, clone
+from ._engine.fitting import StochasticStart, shallow_state
+from ._engine.hook_state import deferred_data_defaults
 from .sources import (  # noqa: F401 (re-exported: latentkit.inference.ArraySource etc.)
     ArraySource,
     ChunkSource,
@@ -48,8 +50,28 @@ def _whole_data_summary(model, X, source, fit_params):
     probe._validate_params()
     if source is not None:
         return ValidatedChunks(probe, source, reset=True, fit_params=fit_params).summary
-    with probe._deferred_data_defaults():
+    with deferred_data_defaults(probe):
         return probe._data_summary(probe._validate_data(X, reset=True, **fit_params))
+
+
+class SVIRun:
+    """The record of one stochastic fit (:meth:`StochasticVI._fit_into`): the model, the
+    held-out trace (``bounds``, ``steps``, ``times``), the epochs' training bounds, the steps
+    ``t`` and epochs taken, and the noisy monitor of the held-out ELBO."""
+
+    def __init__(self, model, monitor):
+        self.model, self.monitor = model, monitor
+        self.bounds, self.steps, self.times, self.epoch_bounds = [], [], [], []
+        self.t = self.epoch = 0
+
+
+def _template_step(model):
+    """``model._partial_step`` (the step of the template's ``partial_fit``, returning its ELBO
+    pieces) when the model's ``partial_fit`` is the template's; None for a model with its own
+    ``partial_fit`` (the VAE), which StochasticVI then calls."""
+    if getattr(type(model), "partial_fit", None) is LatentModel.partial_fit:
+        return model._partial_step
+    return None
 
 
 def _model_stepper(model, n):
@@ -267,12 +289,23 @@ class StochasticVI(ParamsMixin):
         self
         """
         self._check_params()
-        if not isinstance(X, ChunkSource) and fit_params.get("lengths") is not None:
-            X, fit_params = self._sequences_as_source(X, fit_params)
         rng = check_random_state(self.random_state)
         model = clone(self.model)
         if hasattr(model, "random_state"):
             model.set_params(random_state=int(rng.integers(2**31 - 1)))
+        return self._fit_into(model, X, rng, total_samples, fit_params,
+                              record=self._record_fit)
+
+    def _fit_into(self, model, X, rng, total_samples, fit_params, *, start_rng=None,
+                  record):
+        """The stochastic fit of ``model`` itself (unfitted; :meth:`fit` passes a clone of
+        ``model``, LDA's ``learning_method='online'`` the estimator): ``rng`` draws the
+        hold-out split and the shuffles, ``start_rng`` (default: the model's
+        ``random_state``) its start. ``record(run)`` receives the :class:`SVIRun` at the end,
+        and after an interrupt once a step completed (then the model is that of the last
+        completed step and the interrupt is raised again)."""
+        if not isinstance(X, ChunkSource) and fit_params.get("lengths") is not None:
+            X, fit_params = self._sequences_as_source(X, fit_params)
         source = X if isinstance(X, ChunkSource) else None
         heldout = None
         if source is None:
@@ -319,75 +352,74 @@ class StochasticVI(ParamsMixin):
         else:
             heldout_kw = {}
         # data-derived defaults (priors, alphabet, scale checks) from all the training data,
-        # not from the first minibatch: one statistics pass, kept for partial_fit's first step
-        model._whole_data_summary = _whole_data_summary(model, X, source, fit_params)
+        # not from the first minibatch: one statistics pass, given to the first step
+        start = StochasticStart(_whole_data_summary(model, X, source, fit_params), start_rng)
+        step = _template_step(model)
         every = self.evaluate_every or max(1, int(np.ceil(n / self.batch_size)) // 10)
         max_steps = self.max_steps if self.max_steps is not None else np.inf
-        monitor = ConvergenceMonitor(self.tol, np.inf, rule="noisy", window=self.window)
-        bounds, steps, times = [], [], []
-        t = 0
+        run = SVIRun(model, ConvergenceMonitor(self.tol, np.inf, rule="noisy",
+                                               window=self.window))
         elapsed = 0.0
         stop = False
-        epoch = 0
         self.model_ = model  # visible to callbacks during the fit
         last = None  # the model after the last completed step
         stepper = None  # the model's own sparse step, once partial_fit has initialised it
-        epoch_bounds = []
         try:
-            for epoch in range(1, self.n_epochs + 1):
+            for run.epoch in range(1, self.n_epochs + 1):
                 epoch_sum = [0.0, 0.0, None]  # data terms, samples, global term
                 for batch, kw in self._minibatches(X, source, rng):
-                    if epoch_sum[2] is None:  # the first step of the epoch
-                        model._record_global_term = True
                     if batch.shape[0] == 0:
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
-                    rho = step_size_schedule(t + 1, self.learning_offset, self.learning_decay)
+                    rho = min(1.0, step_size_schedule(run.t + 1, self.learning_offset,
+                                                      self.learning_decay))
+                    with_global = epoch_sum[2] is None  # the epoch's first step (or none yet)
                     if stepper is not None:
-                        stepper.step(batch, min(1.0, rho), record_global=model.__dict__.pop(
-                            "_record_global_term", False))
-                    else:
-                        model.partial_fit(batch, step_size=min(1.0, rho), total_samples=n,
-                                          **fit_params, **kw)
-                        if t == 0 and not fit_params and not kw:
+                        result = stepper.step(batch, rho, record_global=with_global)
+                    elif step is not None:
+                        result = step(batch, step_size=rho, total_samples=n,
+                                      with_global=with_global, start=start, **fit_params, **kw)
+                        if run.t == 0 and not fit_params and not kw:
                             stepper = _model_stepper(model, n)
-                    t += 1
-                    model.__dict__.pop("_record_global_term", None)
-                    step = model.__dict__.pop("_step_elbo", None)
-                    if step is not None:
-                        epoch_sum[0] += step[0]
-                        epoch_sum[1] += step[1]
+                    else:  # a model with its own partial_fit (the VAE): no step ELBO
+                        model.partial_fit(batch, step_size=rho, total_samples=n, **fit_params,
+                                          **kw)
+                        result = None
+                    run.t += 1
+                    if result is not None:
+                        epoch_sum[0] += result.data_term
+                        epoch_sum[1] += result.n
                         if epoch_sum[2] is None:
-                            epoch_sum[2] = step[2]
+                            epoch_sum[2] = result.global_term
                         bound = epoch_sum[0] / epoch_sum[1] + epoch_sum[2] / n
-                        if len(epoch_bounds) < epoch:
-                            epoch_bounds.append(bound)
+                        if len(run.epoch_bounds) < run.epoch:
+                            run.epoch_bounds.append(bound)
                         else:
-                            epoch_bounds[-1] = bound
+                            run.epoch_bounds[-1] = bound
                     if stepper is None:
-                        last = model._shallow_state()
+                        last = shallow_state(model)
                     elapsed += time.perf_counter() - t0
-                    if heldout is not None and t % every == 0:
+                    if heldout is not None and run.t % every == 0:
                         if stepper is not None:
                             stepper.sync()
                         value = model.elbo(heldout, **heldout_kw)
-                        bounds.append(value)
-                        steps.append(t)
-                        times.append(elapsed)
-                        monitor.report(value)
-                        if self.callback is not None and self.callback(self, t, value):
+                        run.bounds.append(value)
+                        run.steps.append(run.t)
+                        run.times.append(elapsed)
+                        run.monitor.report(value)
+                        if self.callback is not None and self.callback(self, run.t, value):
                             stop = True
-                        if monitor.converged:
+                        if run.monitor.converged:
                             stop = True
-                    if stop or t >= max_steps:
+                    if stop or run.t >= max_steps:
                         break
-                if stop or t >= max_steps:
+                if stop or run.t >= max_steps:
                     break
         except KeyboardInterrupt:
             # keep the model of the last completed step (or no model before the first one)
             if stepper is not None:  # its state changes only once a step is complete
                 stepper.sync()
-                last = model._shallow_state()
+                last = shallow_state(model)
             if last is None:
                 del self.model_
                 raise
@@ -395,25 +427,24 @@ class StochasticVI(ParamsMixin):
             for k in [k for k in vars(model) if k not in last and k not in params]:
                 delattr(model, k)
             vars(model).update(last)
-            monitor.converged = False
-            self._record_fit(model, bounds, steps, times, t, epoch, monitor, epoch_bounds)
+            run.monitor.converged = False
+            record(run)
             raise
         if stepper is not None:
             stepper.sync()
-        self._record_fit(model, bounds, steps, times, t, epoch, monitor, epoch_bounds)
+        record(run)
         return self
 
-    def _record_fit(self, model, bounds, steps, times, t, epoch, monitor, epoch_bounds):
-        model.__dict__.pop("_whole_data_summary", None)
-        self.model_ = model
-        self.epoch_bounds_ = np.asarray(epoch_bounds, dtype=float)
-        self.heldout_bounds_ = np.asarray(bounds, dtype=float)
-        self.heldout_steps_ = np.asarray(steps, dtype=int)
-        self.heldout_times_ = np.asarray(times, dtype=float)
-        self.n_steps_ = t
-        self.n_epochs_ = epoch
-        self.converged_ = bool(monitor.converged)
-        self.monitor_ = monitor
+    def _record_fit(self, run):
+        self.model_ = run.model
+        self.epoch_bounds_ = np.asarray(run.epoch_bounds, dtype=float)
+        self.heldout_bounds_ = np.asarray(run.bounds, dtype=float)
+        self.heldout_steps_ = np.asarray(run.steps, dtype=int)
+        self.heldout_times_ = np.asarray(run.times, dtype=float)
+        self.n_steps_ = run.t
+        self.n_epochs_ = run.epoch
+        self.converged_ = bool(run.monitor.converged)
+        self.monitor_ = run.monitor
 
     def __getattr__(self, name):
         # Forward fitted attributes and inference methods (components_, transform, elbo,

@@ -24,6 +24,7 @@ from ..distributions._gaussian import (GaussianStats, check_covariance_type,
                                        precisions_from_cholesky, sample_gaussian)
 from ..distributions import _missing
 from ._hand_set import check_hand_set
+from ._private_svi import GMMPrivatePieces
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
 
@@ -412,6 +413,11 @@ class GaussianMixture(LatentModel):
             return {"weights": fitted.weights_, "means": fitted.means_,
                     "precisions": fitted.precisions_}
         return params
+
+    def _private_svi_pieces(self, owner):
+        """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for this mixture
+        (stepwise EM on the noisy statistics; :mod:`latentkit.mixture._private_svi`)."""
+        return GMMPrivatePieces(self, owner)
 
     def _empty_stats(self):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)
