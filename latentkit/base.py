@@ -24,7 +24,11 @@ docstring says which). A model implements a small private template and this modu
 
 so that ``ELBO = (stats.data_term + _global_elbo_terms()) / stats.n`` with no second pass, and
 batch, chunked/streaming, stochastic (SVI) and distributed (Dask) fitting share one code path
-(DESIGN.md section 2).
+(DESIGN.md section 2). The drivers are functions of :mod:`latentkit._engine.fitting` (the batch
+loop, the stochastic step), :mod:`latentkit._engine.acceleration` (SQUAREM) and
+:class:`latentkit.inference.StochasticVI`; the class below holds only the hooks they call (the
+template above, then hooks with defaults a model overrides when it needs to) and the helpers a
+model calls, in that order. ``docs/design.md`` (section 3) lists every hook with its contract.
 """
 
 import copy
@@ -111,7 +115,7 @@ class LatentModel(ParamsMixin):
             if inspect.isfunction(method) and not getattr(method, "_blas_scoped", False):
                 setattr(cls, name, blas_scoped(method))
 
-    # ---- template (subclasses) -------------------------------------------------------------
+    # ---- the template: hooks every model implements (docs/design.md, section 3) -----------------
     def _validate_params(self):
         """Check hyper-parameters; store resolved defaults as ``name_``."""
 
@@ -120,12 +124,6 @@ class LatentModel(ParamsMixin):
 
     def _init_params(self, data, rng):  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _stochastic_init(self, data, rng):
-        """The start of a stochastic fit (the first :meth:`partial_fit` step, the first step of
-        :class:`latentkit.inference.StochasticVI`) from its first minibatch: ``_init_params``
-        by default (LDA's ``init='auto'`` starts at random here)."""
-        self._init_params(data, rng)
 
     def _empty_stats(self):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -140,6 +138,7 @@ class LatentModel(ParamsMixin):
         """Sum of ``-KL(q || p)`` over global factors; 0 for maximum likelihood."""
         return 0.0
 
+    # ---- hooks with defaults: the data ----------------------------------------------------------
     def _n_samples(self, data):
         """Number of samples in validated data (what ``stats.n`` counts, unweighted)."""
         return data.shape[0]
@@ -157,7 +156,13 @@ class LatentModel(ParamsMixin):
         bounds = np.linspace(0, n, n_chunks + 1).astype(int)
         return [data[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
-    # ---- data-derived defaults ---------------------------------------------------------------
+    def _stochastic_init(self, data, rng):
+        """The start of a stochastic fit (the first :meth:`partial_fit` step, the first step of
+        :class:`latentkit.inference.StochasticVI`) from its first minibatch: ``_init_params``
+        by default (LDA's ``init='auto'`` starts at random here)."""
+        self._init_params(data, rng)
+
+    # ---- hooks: data-derived defaults -----------------------------------------------------------
     def _data_summary(self, data):
         """Mergeable summary (``+``) of validated data from which the data-derived defaults are
         resolved (:mod:`latentkit._utils.summaries`); None when the model has none."""
@@ -167,17 +172,7 @@ class LatentModel(ParamsMixin):
         """Resolve the data-derived defaults (``mean_doc_length_``, priors, alphabet, scale
         checks...) from the summary of **all** the training data."""
 
-    def _resolve_data_defaults(self, data):
-        """Called by ``_validate_data(reset=True)``: resolve the defaults from ``data``, unless
-        a driver (chunked source, Dask, StochasticVI) is merging the summaries of all chunks first
-        (:func:`latentkit._engine.fitting.deferred_data_defaults`)."""
-        if self.__dict__.get("_defer_data_defaults"):
-            return
-        summary = self._data_summary(data)
-        if summary is not None:
-            self._set_data_defaults(summary)
-
-    # ---- shared machinery ------------------------------------------------------------------
+    # ---- hooks with defaults: the fit loop, checks and the fitted state -------------------------
     def _prepare_data(self, X, reset, **fit_params):
         """Validate ``X`` for the drivers: in-memory input goes through ``_validate_data``; a
         :class:`latentkit.sources.ChunkSource` (chunks read lazily, e.g. from a file) and a
@@ -188,26 +183,6 @@ class LatentModel(ParamsMixin):
         if type(X).__module__.partition(".")[0] == "dask":
             return DaskData(self, X, reset=reset, fit_params=fit_params)
         return self._validate_data(X, reset=reset, **fit_params)
-
-    def _elbo_from_stats(self, stats):
-        """``(stats.data_term + _global_elbo_terms()) / stats.n``, nats per sample."""
-        if stats.n <= 0:
-            raise ValueError("Cannot compute an ELBO from statistics of zero samples.")
-        return (float(stats.data_term) + float(self._global_elbo_terms())) / float(stats.n)
-
-    def _blend_stats(self, stats, step_size=1.0, scale=1.0):
-        """Stepwise-EM helper for point-estimate models (Liang & Klein 2009):
-        ``s <- (1 - rho) s + rho * scale * stats``; ``rho = 1`` replaces ``s``.
-
-        Returns the blended statistics, also kept as the running statistics of ``partial_fit``.
-        """
-        new = stats * scale if scale != 1.0 else stats
-        prev = getattr(self, "_running_stats", None)
-        if step_size >= 1.0 or prev is None:
-            self._running_stats = new
-        else:
-            self._running_stats = prev * (1.0 - step_size) + new * step_size
-        return self._running_stats
 
     def _warm_state(self):
         """A fresh carrier of local state between the iterations of one batch fit, passed to
@@ -246,20 +221,6 @@ class LatentModel(ParamsMixin):
         """``tol``, or ``tol_`` resolved from the training data when ``tol`` is None."""
         return float(self.tol if self.tol is not None else self.tol_)
 
-    def _is_fitted(self):
-        return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
-
-    def _check_is_fitted(self):
-        if not self._is_fitted():
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
-
-    def _fit_state(self):
-        params = set(self._get_param_names())
-        return {k: copy.deepcopy(v) for k, v in vars(self).items() if k not in params}
-
     #: Private attributes that belong to the fitted state (a moment shift, running
     #: statistics kept outside ``Stats``), stored under their names without the underscore.
     _state_attributes = ()
@@ -292,6 +253,67 @@ class LatentModel(ParamsMixin):
             setattr(self, "_" + name, None if value is None else _rng_from_state(value))
         super()._set_state(state)
 
+    def _check_common_params(self):
+        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        if self.tol is not None or not self._tol_may_be_none:
+            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        if hasattr(self, "n_init"):
+            check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
+        cb = getattr(self, "callback", None)
+        if cb is not None and not callable(cb):
+            raise TypeError(f"callback must be callable or None, got {type(cb).__name__}.")
+
+    # ---- helpers a model calls (not overridden) -------------------------------------------------
+    def _resolve_data_defaults(self, data):
+        """Called by ``_validate_data(reset=True)``: resolve the defaults from ``data``, unless
+        a driver (chunked source, Dask, StochasticVI) is merging the summaries of all chunks first
+        (:func:`latentkit._engine.fitting.deferred_data_defaults`)."""
+        if self.__dict__.get("_defer_data_defaults"):
+            return
+        summary = self._data_summary(data)
+        if summary is not None:
+            self._set_data_defaults(summary)
+
+
+    def _elbo_from_stats(self, stats):
+        """``(stats.data_term + _global_elbo_terms()) / stats.n``, nats per sample."""
+        if stats.n <= 0:
+            raise ValueError("Cannot compute an ELBO from statistics of zero samples.")
+        return (float(stats.data_term) + float(self._global_elbo_terms())) / float(stats.n)
+
+
+    def _blend_stats(self, stats, step_size=1.0, scale=1.0):
+        """Stepwise-EM helper for point-estimate models (Liang & Klein 2009):
+        ``s <- (1 - rho) s + rho * scale * stats``; ``rho = 1`` replaces ``s``.
+
+        Returns the blended statistics, also kept as the running statistics of ``partial_fit``.
+        """
+        new = stats * scale if scale != 1.0 else stats
+        prev = getattr(self, "_running_stats", None)
+        if step_size >= 1.0 or prev is None:
+            self._running_stats = new
+        else:
+            self._running_stats = prev * (1.0 - step_size) + new * step_size
+        return self._running_stats
+
+
+    def _is_fitted(self):
+        return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
+
+
+    def _check_is_fitted(self):
+        if not self._is_fitted():
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+
+
+    def _fit_state(self):
+        params = set(self._get_param_names())
+        return {k: copy.deepcopy(v) for k, v in vars(self).items() if k not in params}
+
+
     def _sampling_rng(self, random_state=None):
         """The generator of :meth:`sample`: ``random_state`` when given, else the model's own
         sampling generator, created from the ``random_state`` hyper-parameter on first use and
@@ -305,17 +327,8 @@ class LatentModel(ParamsMixin):
             rng = self._sample_rng = check_random_state(self.random_state)
         return rng
 
-    def _check_common_params(self):
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        if self.tol is not None or not self._tol_may_be_none:
-            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        if hasattr(self, "n_init"):
-            check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
-        cb = getattr(self, "callback", None)
-        if cb is not None and not callable(cb):
-            raise TypeError(f"callback must be callable or None, got {type(cb).__name__}.")
 
-    # ---- public API --------------------------------------------------------------------------
+    # ---- public API -----------------------------------------------------------------------------
     def fit(self, X, y=None, **fit_params):
         """Fit the model by raising the ELBO until its change is below ``tol``.
 
