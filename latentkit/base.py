@@ -176,8 +176,8 @@ class LatentModel(ParamsMixin):
     def _prepare_data(self, X, reset, **fit_params):
         """Validate ``X`` for the drivers: in-memory input goes through ``_validate_data``; a
         :class:`latentkit.sources.ChunkSource` (chunks read lazily, e.g. from a file) and a
-        Dask collection are wrapped so that ``_e_step_all`` sums statistics over chunks or
-        blocks without holding the whole data."""
+        Dask collection are wrapped so that ``e_step_all`` (:mod:`latentkit._engine.fitting`)
+        sums statistics over chunks or blocks without holding the whole data."""
         if isinstance(X, ChunkSource):
             return ValidatedChunks(self, X, reset=reset, fit_params=fit_params)
         if type(X).__module__.partition(".")[0] == "dask":
