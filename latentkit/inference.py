@@ -42,7 +42,7 @@ __all__ = [*_source_names, "StochasticVI", "PrivateStochasticVI", "step_size_sch
 # Stochastic variational inference
 # --------------------------------------------------------------------------------------------
 
-def _whole_data_summary(model, X, source, fit_params):
+def _training_summary(model, X, source, fit_params):
     """The merged ``_data_summary`` of all the training data (or None), computed on a probe
     copy so that ``model`` stays unfitted for ``partial_fit``'s initialisation."""
     probe = clone(model)
@@ -147,8 +147,8 @@ class StochasticVI(ParamsMixin):
         entering its step, divided by the samples they hold, plus the global term at the
         parameters entering the epoch divided by N (evaluated once per epoch). With
         ``batch_size = N`` entry i is exactly the training ELBO at the parameters entering
-        epoch i. Empty for a model whose ``partial_fit`` does not expose its step's ELBO (the
-        VAE).
+        epoch i. Empty for a model with its own ``partial_fit`` (the VAE), whose step
+        returns no ELBO.
     heldout_bounds_ : ndarray of shape (n_evaluations,)
         Held-out ELBO (nats per sample) at each evaluation.
     heldout_steps_ : ndarray of int
@@ -171,6 +171,12 @@ class StochasticVI(ParamsMixin):
     -----
     With ``learning_offset=0`` the first step size is ``1^-kappa = 1``, so a single step with
     the full data as one batch equals one batch VB / EM iteration.
+
+    Each step is the model's ``_partial_step`` (the step of the template's ``partial_fit``,
+    :func:`latentkit._engine.fitting.partial_step`), which returns the minibatch's ELBO pieces
+    for ``epoch_bounds_``; the first one starts the model from the summary of all the training
+    data (its data-derived defaults) and from ``random_state``. A model with its own
+    ``partial_fit`` (the VAE) is stepped through it.
 
     A model may provide a cheaper equivalent of its ``partial_fit`` step (``_svi_stepper``):
     LatentDirichletAllocation's touches only the minibatch's words, keeping
@@ -353,7 +359,7 @@ class StochasticVI(ParamsMixin):
             heldout_kw = {}
         # data-derived defaults (priors, alphabet, scale checks) from all the training data,
         # not from the first minibatch: one statistics pass, given to the first step
-        start = StochasticStart(_whole_data_summary(model, X, source, fit_params), start_rng)
+        start = StochasticStart(_training_summary(model, X, source, fit_params), start_rng)
         step = _template_step(model)
         every = self.evaluate_every or max(1, int(np.ceil(n / self.batch_size)) // 10)
         max_steps = self.max_steps if self.max_steps is not None else np.inf
@@ -460,4 +466,10 @@ class StochasticVI(ParamsMixin):
         return getattr(model, name)
 
 
-from ._engine.private_svi import PrivateStochasticVI  # noqa: E402 (its module imports this one lazily)
+def __getattr__(name):
+    # PrivateStochasticVI lives with its driver (latentkit._engine.private_svi), which builds on
+    # StochasticVI above: re-exported on first use, so neither module imports the other at load
+    if name == "PrivateStochasticVI":
+        from ._engine.private_svi import PrivateStochasticVI
+        return PrivateStochasticVI
+    raise AttributeError(f"module 'latentkit.inference' has no attribute {name!r}")

@@ -38,6 +38,7 @@ from .steps import check_learning_rate, step_size_schedule
 from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
+from ..inference import StochasticVI
 
 __all__ = ["PrivateStochasticVI"]
 
@@ -220,6 +221,8 @@ class PrivateStochasticVI(ParamsMixin):
         -------
         self
         """
+        # local: the privacy accounting lives in spectral/ (above this layer; spectral and
+        # numba load only for a private fit)
         from ..spectral import PrivacyAccountant, calibrate_noise_multiplier
         from ..spectral._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
             subsampled_gaussian_rdp
@@ -289,8 +292,7 @@ class PrivateStochasticVI(ParamsMixin):
         return self
 
     def _fit_nonprivate(self, X):
-        from ..inference import StochasticVI
-        from ..spectral import PrivacyAccountant
+        from ..spectral import PrivacyAccountant  # local: as in fit
         svi = StochasticVI(self.model, batch_size=self.batch_size,
                            learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay,
