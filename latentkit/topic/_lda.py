@@ -438,7 +438,9 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         Notes
         -----
         Blei, Ng & Jordan (2003), section 5.3 (variational EM); Hoffman, Blei & Bach (2010),
-        Algorithm 1 (batch VB).
+        Algorithm 1 (batch VB). With ``learning_method='online'``,
+        :class:`latentkit.inference.StochasticVI` fits this estimator itself (Algorithm 2);
+        the record of its run becomes this model's (class Attributes).
         """
         if self.learning_method == "online":
             return self._fit_online(X)
