@@ -15,6 +15,7 @@ from .._engine.steps import check_learning_rate
 from .._utils.validation import check_array, check_n_features, check_sample_weight, check_scalar
 from .._utils.summaries import check_second_moments as _check_second_moments
 from ..base import LatentModel
+from ._private_svi import GMMPrivatePieces
 from ..distributions._gaussian import (GaussianStats, check_covariance_type,
                                        check_gaussian_parameters, compute_precision_cholesky,
                                        covariances_from_precisions,
@@ -24,7 +25,6 @@ from ..distributions._gaussian import (GaussianStats, check_covariance_type,
                                        precisions_from_cholesky, sample_gaussian)
 from ..distributions import _missing
 from ._hand_set import check_hand_set
-from ._private_svi import GMMPrivatePieces
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
 
