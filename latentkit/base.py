@@ -403,7 +403,8 @@ class LatentModel(ParamsMixin):
     def _partial_step(self, X, step_size=None, total_samples=None, *, with_global=False,
                       start=None, **fit_params):
         """The step of :meth:`partial_fit`, returning its ELBO pieces
-        (:class:`latentkit._engine.fitting.StepResult`; :func:`latentkit._engine.fitting.partial_step`).
+        (:class:`latentkit._engine.fitting.StepResult`;
+        :func:`latentkit._engine.fitting.partial_step`).
         :class:`latentkit.inference.StochasticVI` calls it directly: ``with_global`` asks for
         the global term at the parameters entering the step, ``start`` (a
         :class:`~latentkit._engine.fitting.StochasticStart`) gives an unfitted model the

@@ -37,8 +37,8 @@ HELPERS = {"_resolve_data_defaults", "_elbo_from_stats", "_blend_stats", "_is_fi
 STATE = {"_running_stats", "_rng", "_sample_rng", "_get_param_names"}
 
 DRIVERS = ["_engine/fitting.py", "_engine/acceleration.py", "_engine/start_sample.py",
-           "_engine/private_svi.py", "_engine/hook_state.py", "inference.py", "sources.py",
-           "parallel/dask.py"]
+           "_engine/private_svi.py", "_engine/hook_state.py", "_engine/stochastic_vi.py",
+           "sources.py", "parallel/dask.py"]
 
 #: how the drivers name the model they drive
 _MODEL_NAMES = {"model", "probe"}

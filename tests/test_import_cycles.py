@@ -126,7 +126,7 @@ def test_cycle_finder_finds_a_cycle():
 
 def test_graph_sees_known_edges():
     graph = import_graph()
-    assert "latentkit.base" in graph["latentkit.inference"]
+    assert "latentkit.base" in graph["latentkit._engine.stochastic_vi"]
     assert "latentkit._utils.validation" in graph["latentkit.base"]
 
 

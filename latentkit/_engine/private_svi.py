@@ -38,7 +38,7 @@ from .steps import check_learning_rate, step_size_schedule
 from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
-from ..inference import StochasticVI
+from .stochastic_vi import StochasticVI
 
 __all__ = ["PrivateStochasticVI"]
 
