@@ -40,7 +40,7 @@ _EXPORTS = {
 
 _SUBMODULES = ("base", "datasets", "distributions", "inference", "io", "mixture", "neural",
                "sequence", "spectral", "testing", "topic", "parallel", "text", "selection",
-               "plotting")
+               "plotting", "utils")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -24,23 +24,24 @@ docstring says which). A model implements a small private template and this modu
 
 so that ``ELBO = (stats.data_term + _global_elbo_terms()) / stats.n`` with no second pass, and
 batch, chunked/streaming, stochastic (SVI) and distributed (Dask) fitting share one code path
-(DESIGN.md section 2).
+(DESIGN.md section 2). The drivers are functions of :mod:`latentkit._engine.fitting` (the batch
+loop, the stochastic step), :mod:`latentkit._engine.acceleration` (SQUAREM) and
+:class:`latentkit.inference.StochasticVI`; the class below holds only the hooks they call (the
+template above, then hooks with defaults a model overrides when it needs to) and the helpers a
+model calls, in that order. ``docs/design.md`` (section 3) lists every hook with its contract.
 """
 
-import contextlib
 import copy
 import inspect
 import numbers
-import warnings
 
 import numpy as np
 
-from ._utils.threads import blas_scoped, blas_single_thread
-from ._engine.steps import step_size_schedule
+from ._utils.threads import blas_scoped
 from ._utils.validation import check_random_state, check_scalar
 from .parallel.dask import DaskData
 from .sources import ChunkSource, ValidatedChunks
-from ._engine.start_sample import start_data
+from ._engine.fitting import e_step_all, fit_model, partial_step
 # The building blocks of a model, each in its own module; ``latentkit.base`` stays their public
 # import path (``from latentkit.base import Stats, ConvergenceMonitor, ...``).
 from ._engine.convergence import ConvergenceMonitor
@@ -48,7 +49,6 @@ from .exceptions import ConvergenceWarning, ELBODecreaseWarning, NotFittedError
 from ._engine.params import ParamsMixin, clone
 from ._utils.rng_state import _rng_from_state, _rng_to_state
 from ._engine.stats import Stats, stats_dataclass
-from ._utils.user_frame import user_stacklevel
 
 __all__ = [
     "LatentModel",
@@ -115,7 +115,7 @@ class LatentModel(ParamsMixin):
             if inspect.isfunction(method) and not getattr(method, "_blas_scoped", False):
                 setattr(cls, name, blas_scoped(method))
 
-    # ---- template (subclasses) -------------------------------------------------------------
+    # ---- the template: hooks every model implements (docs/design.md, section 3) -----------------
     def _validate_params(self):
         """Check hyper-parameters; store resolved defaults as ``name_``."""
 
@@ -138,6 +138,7 @@ class LatentModel(ParamsMixin):
         """Sum of ``-KL(q || p)`` over global factors; 0 for maximum likelihood."""
         return 0.0
 
+    # ---- hooks with defaults: the data ----------------------------------------------------------
     def _n_samples(self, data):
         """Number of samples in validated data (what ``stats.n`` counts, unweighted)."""
         return data.shape[0]
@@ -155,7 +156,13 @@ class LatentModel(ParamsMixin):
         bounds = np.linspace(0, n, n_chunks + 1).astype(int)
         return [data[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
-    # ---- data-derived defaults ---------------------------------------------------------------
+    def _stochastic_init(self, data, rng):
+        """The start of a stochastic fit (the first :meth:`partial_fit` step, the first step of
+        :class:`latentkit.inference.StochasticVI`) from its first minibatch: ``_init_params``
+        by default (LDA's ``init='auto'`` starts at random here)."""
+        self._init_params(data, rng)
+
+    # ---- hooks: data-derived defaults -----------------------------------------------------------
     def _data_summary(self, data):
         """Mergeable summary (``+``) of validated data from which the data-derived defaults are
         resolved (:mod:`latentkit._utils.summaries`); None when the model has none."""
@@ -165,73 +172,17 @@ class LatentModel(ParamsMixin):
         """Resolve the data-derived defaults (``mean_doc_length_``, priors, alphabet, scale
         checks...) from the summary of **all** the training data."""
 
-    def _resolve_data_defaults(self, data):
-        """Called by ``_validate_data(reset=True)``: resolve the defaults from ``data``, unless
-        a driver (chunked source, Dask) is merging the summaries of all chunks first."""
-        if self.__dict__.get("_defer_data_defaults"):
-            return
-        summary = self.__dict__.get("_whole_data_summary")  # set by StochasticVI
-        if summary is None:
-            summary = self._data_summary(data)
-        if summary is not None:
-            self._set_data_defaults(summary)
-
-    @contextlib.contextmanager
-    def _deferred_data_defaults(self):
-        """While active, ``_validate_data(reset=True)`` leaves the data-derived defaults unset
-        and chunk validation does not check against them; the driver merges the chunks'
-        ``_data_summary`` and calls ``_set_data_defaults`` once."""
-        self._defer_data_defaults = True
-        try:
-            yield
-        finally:
-            self.__dict__.pop("_defer_data_defaults", None)
-
-    # ---- shared machinery ------------------------------------------------------------------
+    # ---- hooks with defaults: the fit loop, checks and the fitted state -------------------------
     def _prepare_data(self, X, reset, **fit_params):
         """Validate ``X`` for the drivers: in-memory input goes through ``_validate_data``; a
         :class:`latentkit.sources.ChunkSource` (chunks read lazily, e.g. from a file) and a
-        Dask collection are wrapped so that ``_e_step_all`` sums statistics over chunks or
-        blocks without holding the whole data."""
+        Dask collection are wrapped so that ``e_step_all`` (:mod:`latentkit._engine.fitting`)
+        sums statistics over chunks or blocks without holding the whole data."""
         if isinstance(X, ChunkSource):
             return ValidatedChunks(self, X, reset=reset, fit_params=fit_params)
         if type(X).__module__.partition(".")[0] == "dask":
             return DaskData(self, X, reset=reset, fit_params=fit_params)
         return self._validate_data(X, reset=reset, **fit_params)
-
-    def _e_step_all(self, data):
-        """E-step over all of ``data``: one call, a sum over the chunks of a chunked source
-        (in chunk order), or a map-reduce over the blocks of a distributed collection."""
-        reduce_stats = getattr(data, "reduce_stats", None)
-        if reduce_stats is not None:
-            return reduce_stats(self)
-        chunks = getattr(data, "iter_chunks", None)
-        if chunks is None:
-            return self._e_step(data)
-        total = self._empty_stats()
-        for chunk in chunks():
-            total = total + self._e_step(chunk)
-        return total
-
-    def _elbo_from_stats(self, stats):
-        """``(stats.data_term + _global_elbo_terms()) / stats.n``, nats per sample."""
-        if stats.n <= 0:
-            raise ValueError("Cannot compute an ELBO from statistics of zero samples.")
-        return (float(stats.data_term) + float(self._global_elbo_terms())) / float(stats.n)
-
-    def _blend_stats(self, stats, step_size=1.0, scale=1.0):
-        """Stepwise-EM helper for point-estimate models (Liang & Klein 2009):
-        ``s <- (1 - rho) s + rho * scale * stats``; ``rho = 1`` replaces ``s``.
-
-        Returns the blended statistics, also kept as the running statistics of ``partial_fit``.
-        """
-        new = stats * scale if scale != 1.0 else stats
-        prev = getattr(self, "_running_stats", None)
-        if step_size >= 1.0 or prev is None:
-            self._running_stats = new
-        else:
-            self._running_stats = prev * (1.0 - step_size) + new * step_size
-        return self._running_stats
 
     def _warm_state(self):
         """A fresh carrier of local state between the iterations of one batch fit, passed to
@@ -251,7 +202,7 @@ class LatentModel(ParamsMixin):
         """One iteration of the batch driver: E-step, ELBO, M-step. Returns the ELBO (nats per
         sample) computed at the parameters entering the iteration. ``warm``: the fit's
         :meth:`_warm_state`."""
-        stats = self._e_step_all(data) if warm is None else self._warm_e_step(data, warm)
+        stats = e_step_all(self, data) if warm is None else self._warm_e_step(data, warm)
         elbo = self._elbo_from_stats(stats)
         self._m_step(stats)
         return elbo
@@ -269,20 +220,6 @@ class LatentModel(ParamsMixin):
     def _resolved_tol(self):
         """``tol``, or ``tol_`` resolved from the training data when ``tol`` is None."""
         return float(self.tol if self.tol is not None else self.tol_)
-
-    def _is_fitted(self):
-        return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
-
-    def _check_is_fitted(self):
-        if not self._is_fitted():
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
-
-    def _fit_state(self):
-        params = set(self._get_param_names())
-        return {k: copy.deepcopy(v) for k, v in vars(self).items() if k not in params}
 
     #: Private attributes that belong to the fitted state (a moment shift, running
     #: statistics kept outside ``Stats``), stored under their names without the underscore.
@@ -316,6 +253,67 @@ class LatentModel(ParamsMixin):
             setattr(self, "_" + name, None if value is None else _rng_from_state(value))
         super()._set_state(state)
 
+    def _check_common_params(self):
+        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        if self.tol is not None or not self._tol_may_be_none:
+            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        if hasattr(self, "n_init"):
+            check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
+        cb = getattr(self, "callback", None)
+        if cb is not None and not callable(cb):
+            raise TypeError(f"callback must be callable or None, got {type(cb).__name__}.")
+
+    # ---- helpers a model calls (not overridden) -------------------------------------------------
+    def _resolve_data_defaults(self, data):
+        """Called by ``_validate_data(reset=True)``: resolve the defaults from ``data``, unless
+        a driver (chunked source, Dask, StochasticVI) is merging the summaries of all chunks first
+        (:func:`latentkit._engine.fitting.deferred_data_defaults`)."""
+        if self.__dict__.get("_defer_data_defaults"):
+            return
+        summary = self._data_summary(data)
+        if summary is not None:
+            self._set_data_defaults(summary)
+
+
+    def _elbo_from_stats(self, stats):
+        """``(stats.data_term + _global_elbo_terms()) / stats.n``, nats per sample."""
+        if stats.n <= 0:
+            raise ValueError("Cannot compute an ELBO from statistics of zero samples.")
+        return (float(stats.data_term) + float(self._global_elbo_terms())) / float(stats.n)
+
+
+    def _blend_stats(self, stats, step_size=1.0, scale=1.0):
+        """Stepwise-EM helper for point-estimate models (Liang & Klein 2009):
+        ``s <- (1 - rho) s + rho * scale * stats``; ``rho = 1`` replaces ``s``.
+
+        Returns the blended statistics, also kept as the running statistics of ``partial_fit``.
+        """
+        new = stats * scale if scale != 1.0 else stats
+        prev = getattr(self, "_running_stats", None)
+        if step_size >= 1.0 or prev is None:
+            self._running_stats = new
+        else:
+            self._running_stats = prev * (1.0 - step_size) + new * step_size
+        return self._running_stats
+
+
+    def _is_fitted(self):
+        return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
+
+
+    def _check_is_fitted(self):
+        if not self._is_fitted():
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+
+
+    def _fit_state(self):
+        params = set(self._get_param_names())
+        return {k: copy.deepcopy(v) for k, v in vars(self).items() if k not in params}
+
+
     def _sampling_rng(self, random_state=None):
         """The generator of :meth:`sample`: ``random_state`` when given, else the model's own
         sampling generator, created from the ``random_state`` hyper-parameter on first use and
@@ -329,17 +327,8 @@ class LatentModel(ParamsMixin):
             rng = self._sample_rng = check_random_state(self.random_state)
         return rng
 
-    def _check_common_params(self):
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        if self.tol is not None or not self._tol_may_be_none:
-            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        if hasattr(self, "n_init"):
-            check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
-        cb = getattr(self, "callback", None)
-        if cb is not None and not callable(cb):
-            raise TypeError(f"callback must be callable or None, got {type(cb).__name__}.")
 
-    # ---- public API --------------------------------------------------------------------------
+    # ---- public API -----------------------------------------------------------------------------
     def fit(self, X, y=None, **fit_params):
         """Fit the model by raising the ELBO until its change is below ``tol``.
 
@@ -374,112 +363,7 @@ class LatentModel(ParamsMixin):
         ConvergenceWarning
             When no initialisation converged within ``max_iter``.
         """
-        self._check_common_params()
-        self._validate_params()
-        data = self._prepare_data(X, reset=True, **fit_params)
-        tol = self._resolved_tol()
-        max_iter = self._resolved_max_iter()
-        rng = check_random_state(self.random_state)
-        # the same start sample wherever the data lives (all of it, up to a cap)
-        init_data = start_data(self, data, X, fit_params, rng)
-        n_init = getattr(self, "n_init", 1)
-        callback = getattr(self, "callback", None)
-        best_state, best_bound = None, -np.inf
-        stopped = False
-        monitor, last = None, None
-        self._sample_rng = None  # a refit restarts the draws of sample()
-        try:
-            # the heavy loops are numba kernels with their own threads: BLAS on one thread for
-            # the whole fit (restored afterwards), so OpenBLAS's idle workers, woken by a small
-            # product between two E-steps, do not spin on the cores numba's threads need
-            # (measured: the threaded GMM E-step went from 1.0x to 2.0x on 2 threads)
-            with blas_single_thread():
-                for _ in range(n_init):
-                    monitor, last = None, None
-                    self._running_stats = None
-                    vars(self).pop("_start_bound", None)  # only this _init_params may set it
-                    self._init_params(init_data, rng)
-                    warm = self._warm_state()  # local state across iterations (LDA)
-                    monitor = ConvergenceMonitor(tol, max_iter, rule=self._convergence_rule,
-                                                 verbose=bool(getattr(self, "verbose", False)),
-                                                 previous=vars(self).pop("_start_bound", None),
-                                                 decrease_note=self._elbo_decrease_note)
-                    for n_iter in range(1, max_iter + 1):
-                        elbo = self._iterate(data, warm)
-                        monitor.report(elbo)
-                        last = self._shallow_state()  # the last completed iteration
-                        stop = callback is not None and bool(callback(self, n_iter, elbo))
-                        stop = self._stop_early() or stop
-                        stopped = stopped or stop
-                        if monitor.converged or stop:
-                            break
-                    self._record_run(monitor)
-                    if self.lower_bound_ > best_bound or best_state is None:
-                        best_bound = self.lower_bound_
-                        best_state = self._fit_state()
-        except KeyboardInterrupt:
-            self._keep_interrupted_fit(monitor, last, best_state, best_bound, rng)
-            raise
-        vars(self).update(best_state)
-        self._rng = rng  # the training generator, where the fit left it (resumed by partial_fit)
-        if not self.converged_ and tol > 0 and not stopped:
-            warnings.warn(
-                f"{type(self).__name__} did not converge in max_iter={max_iter} iterations "
-                f"(last ELBO change above tol={tol:.4g}); increase max_iter or tol.",
-                ConvergenceWarning, stacklevel=user_stacklevel())
-        self.n_steps_ = 0
-        return self
-
-    def _record_run(self, monitor):
-        """Set ``lower_bounds_``, ``lower_bound_``, ``n_iter_``, ``converged_`` and ``monitor_``
-        from the monitor of one initialisation."""
-        self.lower_bounds_ = np.asarray(monitor.history, dtype=np.float64)
-        self.lower_bound_ = float(monitor.history[-1])
-        self.n_iter_ = monitor.iter
-        self.converged_ = bool(monitor.converged)
-        self.monitor_ = monitor
-
-    def _shallow_state(self):
-        """References to the current fitted attributes (the M-steps rebind them, so this keeps
-        the parameters of the moment without copying them)."""
-        params = set(self._get_param_names())
-        return {k: v for k, v in vars(self).items() if k not in params}
-
-    def _keep_interrupted_fit(self, monitor, last, best_state, best_bound, rng):
-        """After a ``KeyboardInterrupt`` (or any interrupt raised by a callback) during
-        :meth:`fit`: keep a consistent model -- the parameters of the last completed iteration
-        of the interrupted initialisation or the best completed initialisation, whichever has
-        the higher bound, with ``lower_bounds_`` up to that point and ``converged_=False``; a
-        fit interrupted before any iteration completed leaves the model unfitted."""
-        params = set(self._get_param_names())
-
-        def clear_fitted():
-            for k in [k for k in vars(self) if k not in params]:
-                delattr(self, k)
-
-        current = None
-        if last is not None and monitor is not None and monitor.history:
-            clear_fitted()
-            vars(self).update(last)
-            self._record_run(monitor)
-            current = self.lower_bound_
-        if best_state is not None and (current is None or best_bound >= current):
-            clear_fitted()
-            vars(self).update(best_state)
-        elif current is None:  # no iteration completed: the model is left unfitted
-            clear_fitted()
-            return
-        self.converged_ = False
-        self._rng = rng
-        self.n_steps_ = 0
-
-    def _default_step_size(self, t):
-        """``rho_t = (t + tau)^-kappa`` for the 1-based step number ``t``, with the model's
-        ``learning_offset`` (tau, default 10) and ``learning_decay`` (kappa, default 0.7)
-        (Hoffman, Blei, Wang & Paisley 2013, section 2.3; scikit-learn's online LDA counts
-        steps from 1 the same way)."""
-        return step_size_schedule(t, getattr(self, "learning_offset", 10.0),
-                                  getattr(self, "learning_decay", 0.7))
+        return fit_model(self, X, fit_params)
 
     def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, **fit_params):
         """One incremental update from a minibatch.
@@ -513,41 +397,21 @@ class LatentModel(ParamsMixin):
             ``step_size`` outside (0, 1], ``total_samples`` smaller than the minibatch, empty
             minibatch.
         """
-        first = not self._is_fitted()
-        if first:
-            self._check_common_params()
-            self._validate_params()
-        data = self._validate_data(X, reset=first, **fit_params)
-        n_batch = self._n_samples(data)
-        if n_batch == 0:
-            raise ValueError("partial_fit received an empty minibatch.")
-        scale = 1.0
-        if total_samples is not None:
-            total_samples = check_scalar(total_samples, "total_samples", numbers.Real, low=1)
-            if total_samples < n_batch:
-                raise ValueError(
-                    f"total_samples={total_samples} is smaller than the minibatch "
-                    f"({n_batch} {self._sample_unit}s); it must be the size of the whole data set."
-                )
-            scale = total_samples / n_batch
-        if first:
-            self._running_stats = None
-            self._rng = check_random_state(self.random_state)
-            self._init_params(data, self._rng)
-            self.n_steps_ = 0
-        t = getattr(self, "n_steps_", 0)
-        rho = self._default_step_size(t + 1) if step_size is None else check_scalar(
-            step_size, "step_size", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
-        stats = self._e_step_all(data)
-        # the step's ELBO pieces at the parameters entering it, for StochasticVI's epoch
-        # bounds; the global term only when the driver asks (once per epoch: it costs a
-        # pass over the global factors, e.g. 20 % of an online LDA step on KOS)
-        glob = self.__dict__.pop("_record_global_term", False)
-        self._step_elbo = (float(stats.data_term), float(stats.n),
-                           float(self._global_elbo_terms()) if glob else None)
-        self._m_step(stats, step_size=rho, scale=scale)
-        self.n_steps_ = t + 1
+        self._partial_step(X, step_size, total_samples, **fit_params)
         return self
+
+    def _partial_step(self, X, step_size=None, total_samples=None, *, with_global=False,
+                      start=None, **fit_params):
+        """The step of :meth:`partial_fit`, returning its ELBO pieces
+        (:class:`latentkit._engine.fitting.StepResult`;
+        :func:`latentkit._engine.fitting.partial_step`).
+        :class:`latentkit.inference.StochasticVI` calls it directly: ``with_global`` asks for
+        the global term at the parameters entering the step, ``start`` (a
+        :class:`~latentkit._engine.fitting.StochasticStart`) gives an unfitted model the
+        summary of all the training data and the generator of its start. A model overrides
+        it to change a default of the step (LDA: ``total_samples``)."""
+        return partial_step(self, X, step_size, total_samples, fit_params,
+                            with_global=with_global, start=start)
 
     @blas_scoped
     def elbo(self, X, **kw):
@@ -565,4 +429,4 @@ class LatentModel(ParamsMixin):
         """
         self._check_is_fitted()
         data = self._prepare_data(X, reset=False, **kw)
-        return self._elbo_from_stats(self._e_step_all(data))
+        return self._elbo_from_stats(e_step_all(self, data))

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from ._utils.formats import (DocwordParser, NumericCSVParser, open_text, read_docword_header,
                        strip_eol)
 from ._utils.validation import check_scalar
+from ._engine.hook_state import deferred_data_defaults
 
 __all__ = [
     "ChunkSource",
@@ -279,7 +280,7 @@ class ValidatedChunks:
         if not reset:
             self.init_data = self._validate(first, False)
             return
-        with model._deferred_data_defaults():
+        with deferred_data_defaults(model):
             self.init_data = self._validate(first, True)
             summary = model._data_summary(self.init_data)
             if summary is not None:

@@ -24,6 +24,7 @@ from latentkit.base import (
     clone,
 )
 from latentkit.testing import check_latent_model, match_components
+from latentkit._engine.fitting import default_step_size
 
 
 @pytest.fixture
@@ -103,7 +104,7 @@ def test_partial_fit_from_scratch_then_default_schedule(X):
     for _ in range(300):
         m.partial_fit(X)
     assert m.n_steps_ == 300
-    assert m._default_step_size(1) == pytest.approx(11.0 ** -0.7)
+    assert default_step_size(m, 1) == pytest.approx(11.0 ** -0.7)
     full = ToyMixture(random_state=0).fit(X)
     np.testing.assert_allclose(np.sort(m.means_), np.sort(full.means_), atol=0.05)
 

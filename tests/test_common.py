@@ -21,6 +21,7 @@ from latentkit.testing import (assert_input_unchanged, check_latent_model,
                                check_sklearn_estimator, snapshot_input)
 
 from _model_cases import CASES, SPECTRAL_CASES, _gauss, assert_same_model
+from recipe_models import BernoulliMixture
 from toy_models import ToyMixture
 
 #: classes found by the walk that are not models of data, each with the reason
@@ -49,6 +50,9 @@ _EXTRA_CASES = {
     # built only from the recipe in docs/design.md ("Adding a model")
     "ToyMixture": (lambda: ToyMixture(2, random_state=0, max_iter=20),
                    lambda n, s: _gauss(n, s, 1)),
+    # a second one, a mixture of multivariate Bernoullis (tests/test_recipe_model.py)
+    "BernoulliMixture": (lambda: BernoulliMixture(2, random_state=0, max_iter=20),
+                         lambda n, s: (_gauss(n, s, 3) > 0.5).astype(float)),
 }
 
 _SPECTRAL_EXTRA = {

@@ -7,7 +7,6 @@ import pytest
 import scipy.sparse as sp
 
 import latentkit._engine.private_svi as psvi
-from latentkit._engine.private_svi_mixture import mixture_pieces
 from latentkit.distributions._gaussian import accumulate_gaussian_stats
 from latentkit.inference import PrivateStochasticVI, StochasticVI
 from latentkit.mixture import GaussianMixture, VariationalGaussianMixture
@@ -45,7 +44,7 @@ def test_epsilon_inf_is_todays_svi_exactly():
 
 def _lda_pieces(X, K=3, seed=1):
     m = LatentDirichletAllocation(n_components=K)
-    p = psvi._LDAPieces(m, None)
+    p = m._private_svi_pieces(None)
     p.start(X.shape[1], np.random.default_rng(seed))
     return m, p
 
@@ -87,7 +86,7 @@ def test_gaussian_mixture_step_is_stepwise_em_on_the_released_statistics():
     Y = _blobs()
     owner = PrivateStochasticVI(None, radius=5.0)
     m = GaussianMixture(n_components=2, covariance_type="diag")
-    p = mixture_pieces(m, owner)
+    p = m._private_svi_pieces(owner)
     Xc = p.check_X(Y)
     p.start(2, np.random.default_rng(0))
     flat, _ = p.clipped_sum(Xc, math.inf)
@@ -109,7 +108,7 @@ def test_mixture_statistics_norm_and_sums(ct):
     Y = _blobs()
     owner = PrivateStochasticVI(None, radius=2.0, center=[0.5, 0.0])
     m = VariationalGaussianMixture(n_components=3, covariance_type=ct)
-    p = mixture_pieces(m, owner)
+    p = m._private_svi_pieces(owner)
     Xc = p.check_X(Y)
     assert np.all(np.linalg.norm(Xc - [0.5, 0.0], axis=1) <= 2.0 + 1e-12)
     p.start(2, np.random.default_rng(0))

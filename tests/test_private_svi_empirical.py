@@ -41,7 +41,7 @@ def _neighbours():
 
 def _pieces():
     m = LatentDirichletAllocation(n_components=2)
-    p = psvi._LDAPieces(m, None)
+    p = m._private_svi_pieces(None)
     p.start(6, np.random.default_rng(0))
     return p
 

@@ -60,12 +60,12 @@ def test_sparse_steps_record_the_epoch_bounds_and_a_subclass_keeps_partial_fit(c
     class Counting(LatentDirichletAllocation):
         calls = 0
 
-        def partial_fit(self, X, y=None, **kw):
+        def _partial_step(self, X, *args, **kw):  # the step of partial_fit
             type(self).calls += 1
-            return super().partial_fit(X, y, **kw)
+            return super()._partial_step(X, *args, **kw)
 
     slow = StochasticVI(Counting(4, init={"components": lam0}), **kw).fit(X)
-    assert Counting.calls == 6  # every step through partial_fit: no sparse stepper
+    assert Counting.calls == 6  # every step through _partial_step: no sparse stepper
     np.testing.assert_allclose(svi.components_, slow.components_, rtol=1e-10)
     np.testing.assert_allclose(svi.epoch_bounds_, slow.epoch_bounds_, rtol=1e-12)
 

@@ -161,9 +161,9 @@ def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
     seen = []
 
     class Recording(CategoricalHMM):
-        def partial_fit(self, X, y=None, **kw):
+        def _partial_step(self, X, *args, **kw):  # the step StochasticVI takes
             seen.append((X.shape[0], int(np.sum(kw["lengths"]))))
-            return super().partial_fit(X, y, **kw)
+            return super()._partial_step(X, *args, **kw)
 
     svi = StochasticVI(Recording(2, n_features=3, init=init), batch_size=200,
                        learning_offset=2.0, learning_decay=0.6, n_epochs=8,

@@ -5,8 +5,8 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from latentkit._utils.validation import check_array, check_random_state
 from latentkit.base import LatentModel, Stats, stats_dataclass
+from latentkit.utils import check_array
 
 
 @stats_dataclass
@@ -71,6 +71,6 @@ class ToyMixture(LatentModel):
 
     def sample(self, n_samples, random_state=None):
         self._check_is_fitted()
-        rng = check_random_state(random_state)
+        rng = self._sampling_rng(random_state)
         z = rng.choice(self.n_components, n_samples, p=self.weights_)
         return (self.means_[z] + rng.standard_normal(n_samples))[:, None], z

@@ -11,7 +11,7 @@ log-likelihood) of the parameters ``M(s)``, computed by the E-step that produces
 Every E-step is counted as one iteration (``n_iter_``), the rejected extrapolations' included.
 
 It drives a model through the private template of :class:`~latentkit.base.LatentModel`
-(``_init_params``, ``_e_step_all``, ``_elbo_from_stats``, ``_m_step``); the fit it returns
+(``_init_params``, ``e_step_all``, ``_elbo_from_stats``, ``_m_step``); the fit it returns
 is an ordinary fitted model (parameters one M-step past the last accepted E-step, as after
 :meth:`~latentkit.base.LatentModel.fit`). The default ``fit`` of every model is unchanged:
 the spectral start of the Gaussian mixtures uses this driver for its runs to an optimum
@@ -23,9 +23,8 @@ import dataclasses
 import numpy as np
 
 from .convergence import ConvergenceMonitor
-from .start_sample import start_data
+from .fitting import e_step_all, finish_fit, prepare_fit, record_run, shallow_state, start_run
 from .._utils.threads import caught_warnings
-from .._utils.validation import check_random_state
 
 __all__ = ["squarem_fit"]
 
@@ -115,7 +114,7 @@ class _Run:
         return len(self.bounds) >= self.max_iter
 
     def e_step(self):
-        stats = self.model._e_step_all(self.data)
+        stats = e_step_all(self.model, self.data)
         bound = self.model._elbo_from_stats(stats)
         self.bounds.append(bound)
         return stats, bound
@@ -165,7 +164,7 @@ def _accelerated_loop(model, data, tol, max_iter, previous):
         if abs(L1 - L0) < tol or run.spent:
             return run, s1, L1, abs(L1 - L0) < tol
         model._m_step(s1)
-        plain = model._shallow_state()  # the plain two-step point's parameters
+        plain = shallow_state(model)  # the plain two-step point's parameters
         s2, L2 = run.e_step()
         run.accepted.append(L2)
         if abs(L2 - L1) < tol or run.spent:
@@ -260,32 +259,25 @@ def squarem_fit(model, X, *, max_iter=None, tol=None, previous=None, **fit_param
     ``_MAX_HALVINGS`` times. Convergence is tested on plain steps only (the two inside each
     cycle), where the objective's change means what the monitor of ``fit`` means by it.
     """
-    model._check_common_params()
-    model._validate_params()
-    data = model._prepare_data(X, reset=True, **fit_params)
+    setup = prepare_fit(model, X, fit_params, tol=tol, max_iter=max_iter,
+                        check=_refuse_warm_state)
+    model._sample_rng = None
+    start_bound = start_run(model, setup.init_data, setup.rng)
+    previous = previous if start_bound is None else start_bound
+    run, stats, bound, converged = _accelerated_loop(model, setup.data, setup.tol,
+                                                     setup.max_iter, previous)
+    model._m_step(stats)
+    monitor = ConvergenceMonitor(setup.tol, setup.max_iter, previous=previous)
+    monitor.history = list(run.accepted)
+    monitor.converged = bool(converged)
+    record_run(model, monitor, lower_bounds=run.bounds, n_iter=len(run.bounds))
+    model.squarem_ = {"extrapolations": run.n_extrapolated, "accepted": run.n_taken,
+                      "invalid": run.n_invalid, "iterates": np.asarray(run.starts + [bound])}
+    finish_fit(model, setup.rng)
+    return model
+
+
+def _refuse_warm_state(model):
     if model._warm_state() is not None:
         raise ValueError(f"squarem_fit does not support {type(model).__name__}: its E-step "
                          "keeps local state between iterations.")
-    tol = model._resolved_tol() if tol is None else float(tol)
-    max_iter = model._resolved_max_iter() if max_iter is None else int(max_iter)
-    rng = check_random_state(model.random_state)
-    model._running_stats = None
-    model._sample_rng = None
-    vars(model).pop("_start_bound", None)
-    model._init_params(start_data(model, data, X, fit_params, rng), rng)
-    previous = vars(model).pop("_start_bound", previous)
-    run, stats, bound, converged = _accelerated_loop(model, data, tol, max_iter, previous)
-    model._m_step(stats)
-    monitor = ConvergenceMonitor(tol, max_iter, previous=previous)
-    monitor.history = list(run.accepted)
-    monitor.converged = bool(converged)
-    model.lower_bounds_ = np.asarray(run.bounds, dtype=np.float64)
-    model.lower_bound_ = float(bound)
-    model.n_iter_ = len(run.bounds)
-    model.converged_ = bool(converged)
-    model.monitor_ = monitor
-    model.squarem_ = {"extrapolations": run.n_extrapolated, "accepted": run.n_taken,
-                      "invalid": run.n_invalid, "iterates": np.asarray(run.starts + [bound])}
-    model._rng = rng
-    model.n_steps_ = 0
-    return model

@@ -16,8 +16,8 @@ __all__ = ["ParamsMixin", "clone"]
 @functools.lru_cache(maxsize=None)
 def _init_param_names(init):
     """Sorted names of the parameters of ``init``, cached per function: the fit loop asks for
-    them in every iteration (``LatentModel._shallow_state``), and ``inspect.signature`` costs
-    tens of microseconds."""
+    them in every iteration (``latentkit._engine.fitting.shallow_state``), and
+    ``inspect.signature`` costs tens of microseconds."""
     names = []
     for p in inspect.signature(init).parameters.values():
         if p.name == "self" or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):

@@ -33,84 +33,21 @@ import math
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
 from .steps import check_learning_rate, step_size_schedule
 from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
+from .stochastic_vi import StochasticVI
 
 __all__ = ["PrivateStochasticVI"]
 
 
 # --------------------------------------------------------------------------------------------
-# Per-model pieces: a data-independent start, clipped per-row statistics, the noisy step
+# The release of one step; the per-model pieces (a data-independent start, clipped per-row
+# statistics, the noisy step) come from the model's ``_private_svi_pieces`` hook
+# (latentkit/topic/_private_svi.py, latentkit/mixture/_private_svi.py)
 # --------------------------------------------------------------------------------------------
-
-class _LDAPieces:
-    """LatentDirichletAllocation: a row is a document, its statistics ``s_d`` the (K, V) matrix
-    of expected topic-word counts ``n_dw phi_dwk`` (Frobenius norm clipped to ``C``)."""
-
-    unit = "document (row)"
-
-    def __init__(self, model, owner):
-        self.model = model
-
-    def default_clip(self):
-        return None
-
-    def check_X(self, X):
-        from .._utils.validation import check_counts
-        return sp.csr_matrix(check_counts(X, "X"))
-
-    def start(self, n_features, rng):
-        m = self.model
-        m._validate_params()
-        m.n_features_in_ = int(n_features)
-        K = int(m.n_components)
-        m._rng = rng
-        m._running_stats = None
-        m.n_steps_ = 0
-        m._set_components(rng.gamma(100.0, 0.01, size=(K, n_features)))  # LDA's 'random' start
-
-    def shape(self):
-        return (int(self.model.n_components), self.model.n_features_in_)
-
-    def row_statistics_norms(self, X):
-        """Per-document ``(ratio, exp_theta, norms)``: the E-step outputs and the Frobenius
-        norms ``||s_d||_F = sqrt(sum_{w in d} ratio_dw^2 sum_k (e^theta_dk e^beta_wk)^2)``."""
-        from ..topic._lda_estep import _run_local
-        m = self.model
-        bt = m._exp_beta_t
-        _, exp_theta, ratio, _, _ = _run_local(X, bt, m._beta_shift, m.doc_topic_prior_,
-                                               m.max_doc_update_iter, m.mean_change_tol)
-        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-        sq = ratio ** 2 * np.einsum("jk,jk->j", exp_theta[rows] * bt[X.indices],
-                                    exp_theta[rows] * bt[X.indices])
-        norms = np.sqrt(np.bincount(rows, weights=sq, minlength=X.shape[0]))
-        return ratio, exp_theta, norms
-
-    def clipped_sum(self, X, clip):
-        """``sum_d s_d min(1, C / ||s_d||_F)``, shape (K, V), and the norms ``||s_d||_F``."""
-        from ..topic._lda_estep import _suff_stats
-        ratio, exp_theta, norms = self.row_statistics_norms(X)
-        with np.errstate(divide="ignore"):
-            factor = np.minimum(1.0, clip / norms) if math.isfinite(clip) else np.ones_like(norms)
-        factor[norms == 0] = 1.0
-        scaled = ratio * np.repeat(factor, np.diff(X.indptr))
-        return _suff_stats(X, scaled, exp_theta, self.model._exp_beta_t), norms
-
-    def step(self, noisy_sum, rho, scale):
-        m = self.model
-        # LDA's natural-gradient step (LatentDirichletAllocation._m_step) on the noisy counts,
-        # then a post-processing: the Dirichlet parameters must stay positive; flooring them
-        # at the prior eta (not the released counts at 0, which would add a positive bias of
-        # 0.4 sigma to every entry) keeps the noise unbiased where lambda is above eta
-        eta = m.topic_word_prior_
-        lam = (1.0 - rho) * m.components_ + rho * (eta + scale * noisy_sum)
-        m._set_components(np.maximum(lam, eta))
-        m.n_steps_ += 1
-
 
 def release(pieces, X, q, clip, sigma, rng):
     """One step's release: a Poisson sample of the rows of ``X`` (rate ``q``), the sum of their
@@ -126,16 +63,16 @@ def release(pieces, X, q, clip, sigma, rng):
 
 
 def _pieces_for(model, owner):
-    from ..topic import LatentDirichletAllocation
-    if isinstance(model, LatentDirichletAllocation):
-        return _LDAPieces(model, owner)
-    from .private_svi_mixture import mixture_pieces
-    pieces = mixture_pieces(model, owner)
-    if pieces is None:
+    """The model's private-SVI pieces (its ``_private_svi_pieces(owner)`` hook): an object
+    with ``unit``, ``default_clip()``, ``missing_clip`` (the message when no ``clip`` is given
+    and there is no default), ``check_X(X)``, ``start(n_features, rng)``, ``shape()``,
+    ``clipped_sum(X, clip) -> (sum, norms)`` and ``step(noisy_sum, rho, scale)``."""
+    hook = getattr(model, "_private_svi_pieces", None)
+    if hook is None:
         raise TypeError(f"PrivateStochasticVI supports LatentDirichletAllocation, "
                         f"VariationalGaussianMixture and GaussianMixture, got "
                         f"{type(model).__name__}.")
-    return pieces
+    return hook(owner)
 
 
 class PrivateStochasticVI(ParamsMixin):
@@ -168,7 +105,7 @@ class PrivateStochasticVI(ParamsMixin):
         L2 (Frobenius) norm ``C`` > 0 to which each row's statistics are clipped. LDA: a
         document's expected topic-word counts (norm at most its length). Mixtures: the
         statistics of a row clipped to ``radius``, normalised (see
-        :mod:`latentkit._engine.private_svi_mixture`); their norm is at most ``sqrt(3)``, the default.
+        :mod:`latentkit.mixture._private_svi`); their norm is at most ``sqrt(3)``, the default.
     batch_size : int, default 256
         Expected minibatch size ``q N``; the sampling rate is ``q = batch_size / N``, which
         treats ``N`` as public.
@@ -284,6 +221,8 @@ class PrivateStochasticVI(ParamsMixin):
         -------
         self
         """
+        # local: the privacy accounting lives in spectral/ (above this layer; spectral and
+        # numba load only for a private fit)
         from ..spectral import PrivacyAccountant, calibrate_noise_multiplier
         from ..spectral._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
             subsampled_gaussian_rdp
@@ -295,10 +234,7 @@ class PrivateStochasticVI(ParamsMixin):
         pieces = _pieces_for(model, self)
         clip = pieces.default_clip() if self.clip is None else self.clip
         if clip is None:
-            raise ValueError("clip must be given for LatentDirichletAllocation: the norm to "
-                             "which each document's expected topic-word counts are clipped "
-                             "(choose it without looking at the data, e.g. from a public "
-                             "document-length bound).")
+            raise ValueError(pieces.missing_clip)
         clip = check_scalar(clip, "clip", numbers.Real, low=0.0, low_inclusive=False)
         X = pieces.check_X(X)
         n = X.shape[0]
@@ -356,8 +292,7 @@ class PrivateStochasticVI(ParamsMixin):
         return self
 
     def _fit_nonprivate(self, X):
-        from ..inference import StochasticVI
-        from ..spectral import PrivacyAccountant
+        from ..spectral import PrivacyAccountant  # local: as in fit
         svi = StochasticVI(self.model, batch_size=self.batch_size,
                            learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay,

@@ -15,6 +15,7 @@ import inspect
 
 import numpy as np
 import scipy.sparse as sp
+from .hook_state import deferred_data_defaults
 
 __all__ = ["START_SAMPLE_SIZE", "start_data"]
 
@@ -127,7 +128,7 @@ def start_data(model, data, X, fit_params, rng, cap=None):
             elif k.any():
                 parts.append(_take(c, kw, k, seq))
     Xs, kw = _concat(parts, seq)
-    with model._deferred_data_defaults():  # validated like the chunks of the statistics pass
+    with deferred_data_defaults(model):  # validated like the chunks of the statistics pass
         return model._validate_data(Xs, reset=False, **kw)
 
 

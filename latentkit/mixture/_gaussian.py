@@ -15,6 +15,7 @@ from .._engine.steps import check_learning_rate
 from .._utils.validation import check_array, check_n_features, check_sample_weight, check_scalar
 from .._utils.summaries import check_second_moments as _check_second_moments
 from ..base import LatentModel
+from ._private_svi import GMMPrivatePieces
 from ..distributions._gaussian import (GaussianStats, check_covariance_type,
                                        check_gaussian_parameters, compute_precision_cholesky,
                                        covariances_from_precisions,
@@ -415,6 +416,11 @@ class GaussianMixture(LatentModel):
             return {"weights": fitted.weights_, "means": fitted.means_,
                     "precisions": fitted.precisions_}
         return params
+
+    def _private_svi_pieces(self, owner):
+        """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for this mixture
+        (stepwise EM on the noisy statistics; :mod:`latentkit.mixture._private_svi`)."""
+        return GMMPrivatePieces(self, owner)
 
     def _empty_stats(self):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)

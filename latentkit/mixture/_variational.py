@@ -16,6 +16,7 @@ from .._utils.validation import check_scalar
 from ..distributions._dirichlet import dirichlet_kl
 from ._conjugate import _ConjugateMixture
 from ._gaussian_component import GaussianComponent
+from ._private_svi import VGMMPrivatePieces
 
 __all__ = ["VariationalGaussianMixture"]
 
@@ -222,3 +223,8 @@ class VariationalGaussianMixture(_ConjugateMixture):
     def _expected_weights(self):
         a = self.weight_concentration_
         return a / a.sum()
+
+    def _private_svi_pieces(self, owner):
+        """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for this mixture
+        (:mod:`latentkit.mixture._private_svi`)."""
+        return VGMMPrivatePieces(self, owner)

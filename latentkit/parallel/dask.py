@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.chunking import split_sequences
+from .._engine.hook_state import deferred_data_defaults
 
 __all__ = ["DaskData"]
 
@@ -63,7 +64,7 @@ def _block_summary(model, block, fit_params):
     model is not initialised yet: nothing is checked against the defaults being resolved)."""
     if block is None:
         return None
-    with model._deferred_data_defaults():
+    with deferred_data_defaults(model):
         return model._data_summary(model._validate_data(block, reset=False, **fit_params))
 
 
@@ -149,7 +150,7 @@ class DaskData:
             self.init_data = model._validate_data(first, reset=False, **block_params[0])
         else:
             # data-derived defaults from all blocks: their summaries are tree-merged
-            with model._deferred_data_defaults():
+            with deferred_data_defaults(model):
                 self.init_data = model._validate_data(first, reset=True, **block_params[0])
                 summary = model._data_summary(self.init_data)
                 if summary is not None and len(blocks) > 1:

@@ -21,11 +21,13 @@ from .._engine.steps import check_learning_rate
 from .._utils.summaries import CountSummary
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_counts, check_dense_width, check_n_features, check_scalar
+from .._utils.validation import check_random_state
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
+from ._private_svi import LDAPrivatePieces
 from ._lda_guard import guarded_e_step
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._spectral_start import spectral_init_lda
@@ -49,6 +51,11 @@ def _count_summary(X):
             raise ValueError("The data source yielded no chunk.")
         return total, width
     return CountSummary.of(X), X.shape[1]
+
+
+def _mean_length(summary):
+    """Mean number of tokens of the documents of ``summary``."""
+    return float(summary.total / max(summary.n_rows, 1.0))
 
 
 class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
@@ -319,16 +326,21 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
 
-    def _resolved_init(self):
-        """``init`` with ``'auto'`` resolved (class docs): ``'random'`` inside ``partial_fit``
-        (the online fit's steps included), else ``'cvb0'``."""
+    def _resolved_init(self, stochastic=False):
+        """``init`` with ``'auto'`` resolved (class docs): ``'random'`` for the start of a
+        stochastic fit (``partial_fit``, the online fit), else ``'cvb0'``."""
         if self.init != "auto":
             return self.init
-        return "random" if getattr(self, "_stochastic_step", False) else "cvb0"
+        return "random" if stochastic else "cvb0"
 
     def _init_params(self, data, rng):
+        self._start_topics(data, rng, self._resolved_init())
+
+    def _stochastic_init(self, data, rng):
+        self._start_topics(data, rng, self._resolved_init(stochastic=True))
+
+    def _start_topics(self, data, rng, init):
         K, V = int(self.n_components), data.shape[1]
-        init = self._resolved_init()
         if isinstance(init, dict):
             lam = np.array(init["components"], dtype=np.float64, copy=True)
             if lam.shape != (K, V):
@@ -425,16 +437,18 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         Notes
         -----
         Blei, Ng & Jordan (2003), section 5.3 (variational EM); Hoffman, Blei & Bach (2010),
-        Algorithm 1 (batch VB).
+        Algorithm 1 (batch VB). With ``learning_method='online'``,
+        :class:`latentkit.inference.StochasticVI` fits this estimator itself (Algorithm 2);
+        the record of its run becomes this model's (class Attributes).
         """
         if self.learning_method == "online":
             return self._fit_online(X)
         return super().fit(X, y)
 
     def _fit_online(self, X):
-        """``learning_method='online'``: :class:`latentkit.inference.StochasticVI` over
-        minibatches of ``batch_size`` documents for ``max_iter`` epochs; the fitted state is
-        copied here (see :meth:`fit`)."""
+        """``learning_method='online'``: this model fitted by
+        :class:`latentkit.inference.StochasticVI` over minibatches of ``batch_size`` documents
+        for ``max_iter`` epochs; the run's record is this model's (see :meth:`fit`)."""
         self._check_common_params()
         self._validate_params()
         if self.n_init != 1:
@@ -446,88 +460,60 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         check_dense_width(width, summary.columns.size, int(self.n_components),
                           unit="columns (words)", owner="LatentDirichletAllocation",
                           what="topic-word matrix")
-        mean_len = float(summary.total / max(summary.n_rows, 1.0))
-        template = self._clone_for_online()
         batch_size = online_batch_size(self.batch_size, summary.n_rows, self.holdout)
         user_cb = self.callback
-        cb = None if user_cb is None else (lambda svi, t, v: user_cb(svi.model_, t, v))
-        svi = StochasticVI(template, batch_size=batch_size,
-                           learning_offset=self.learning_offset,
+        cb = None if user_cb is None else (lambda svi, t, v: user_cb(self, t, v))
+        svi = StochasticVI(self, batch_size=batch_size, learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay, n_epochs=self.max_iter,
-                           holdout=self.holdout,
-                           tol=self.tol if self.tol is not None else
-                           1e-3 * max(mean_len, 1.0),
-                           random_state=self.random_state,
-                           callback=cb)
+                           holdout=self.holdout, tol=self.tol if self.tol is not None else
+                           1e-3 * max(_mean_length(summary), 1.0),
+                           random_state=self.random_state, callback=cb)
         ts = None if self.total_samples is None else int(self.total_samples)
         if ts is not None and ts != self.total_samples:
             raise ValueError(f"total_samples must be a whole number of documents, got "
                              f"{self.total_samples!r}.")
-        try:
-            svi.fit(X, total_samples=ts)
-        except KeyboardInterrupt:  # keep the last completed step (see StochasticVI.fit)
-            if hasattr(svi, "n_steps_"):
-                self._adopt_online_fit(svi, mean_len)
-            raise
-        return self._adopt_online_fit(svi, mean_len)
-
-    def _adopt_online_fit(self, svi, mean_len):
-        """Copy the state of an online fit by ``svi`` into this model (``mean_len``: the
-        mean training document length, over all documents)."""
-        vars(self).update(svi.model_._fit_state())
-        self.mean_doc_length_ = mean_len
-        self.tol_ = float(self.tol) if self.tol is not None else 1e-3 * max(mean_len, 1.0)
-        self.heldout_bounds_ = svi.heldout_bounds_
-        self.heldout_steps_ = svi.heldout_steps_
-        self.heldout_times_ = svi.heldout_times_
-        self.lower_bounds_ = svi.epoch_bounds_.copy()
-        self.lower_bound_ = float(self.lower_bounds_[-1])
-        self.n_iter_ = svi.n_epochs_
-        self.n_steps_ = svi.n_steps_
-        self.converged_ = svi.converged_
-        self.monitor_ = svi.monitor_
+        svi._check_params()
+        rng = check_random_state(self.random_state)
+        start_rng = check_random_state(int(rng.integers(2**31 - 1)))
+        params = set(self._get_param_names())
+        for key in [k for k in vars(self) if k not in params]:  # a refit starts afresh
+            delattr(self, key)
+        svi._fit_into(self, X, rng, ts, {}, start_rng=start_rng,
+                      record=lambda run: self._record_online(run, summary))
         return self
 
-    def _clone_for_online(self):
-        params = self.get_params(deep=False)
-        params.update(learning_method="batch", callback=None, holdout=None, verbose=False)
-        return type(self)(**params)
+    def _record_online(self, run, summary):
+        """The record of an online fit (``run``: :class:`latentkit.inference.SVIRun`) as this
+        model's: an iteration is an epoch (class docs); ``mean_doc_length_`` and ``tol_`` from
+        all the documents (``summary``), the held-out ones included."""
+        self.mean_doc_length_ = mean_len = _mean_length(summary)
+        self.tol_ = float(self.tol) if self.tol is not None else 1e-3 * max(mean_len, 1.0)
+        self.heldout_bounds_ = np.asarray(run.bounds, dtype=float)
+        self.heldout_steps_ = np.asarray(run.steps, dtype=int)
+        self.heldout_times_ = np.asarray(run.times, dtype=float)
+        self.lower_bounds_ = np.asarray(run.epoch_bounds, dtype=float)
+        self.lower_bound_ = float(self.lower_bounds_[-1])
+        self.n_iter_ = run.epoch
+        self.n_steps_ = run.t
+        self.converged_ = bool(run.monitor.converged)
+        self.monitor_ = run.monitor
 
-    def partial_fit(self, X, y=None, *, step_size=None, total_samples=None):
-        """One stochastic variational step on the minibatch ``X`` (Hoffman, Blei & Bach 2010,
-        Algorithm 2): ``lambda <- (1 - rho) lambda + rho (eta + (N/|B|) sstats_B)``.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            The minibatch of counts.
-        y : ignored
-        step_size : float in (0, 1], optional
-            rho; default ``(t + learning_offset) ** -learning_decay`` at step t = 1, 2, ...
-        total_samples : int, optional
-            N, the corpus size; default the ``total_samples`` hyper-parameter (None: no scaling).
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        ValueError
-            Bad counts, ``step_size`` outside (0, 1], ``total_samples`` smaller than the batch,
-            an empty minibatch.
-        """
+    def _partial_step(self, X, step_size=None, total_samples=None, **kw):
+        """The step of ``partial_fit`` (Hoffman, Blei & Bach 2010, Algorithm 2:
+        ``lambda <- (1 - rho) lambda + rho (eta + (N/|B|) sstats_B)``), with ``total_samples``
+        defaulting to the hyper-parameter (None: no scaling)."""
         if total_samples is None:
             total_samples = self.total_samples
-        self._stochastic_step = True  # init='auto' starts at random (class docs)
-        try:
-            return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
-        finally:
-            del self._stochastic_step
+        return super()._partial_step(X, step_size, total_samples, **kw)
 
     #: Fitted attributes that ``_set_state`` rebuilds from ``components_`` (not sent to Dask
     #: workers with every iteration's tasks)
     _derived_attributes = ("exp_dirichlet_component_",)
+
+    def _private_svi_pieces(self, owner):
+        """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for LDA
+        (:mod:`latentkit.topic._private_svi`)."""
+        return LDAPrivatePieces(self, owner)
 
     def _svi_stepper(self, total_samples):
         """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;

@@ -29,8 +29,9 @@ from scipy.special import psi
 
 from .._kernels import svi as _ks
 from .._kernels import topic as _k
+from .._engine.fitting import StepResult
 from ._lda_estep import _local_kernel
-from ..inference import _heldout_count, _is_fraction
+from .._engine.stochastic_vi import _heldout_count, _is_fraction
 
 __all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]
 
@@ -40,7 +41,8 @@ def stochastic_stepper(model, base, total_samples):
     the steps of ``base`` (LatentDirichletAllocation) that the stepper replaces: such a
     subclass keeps its own ``partial_fit`` steps."""
     if any(getattr(type(model), f) is not getattr(base, f) for f in
-           ("partial_fit", "_e_step", "_m_step", "_local_step", "_validate_data")):
+           ("partial_fit", "_partial_step", "_e_step", "_m_step", "_local_step",
+            "_validate_data")):
         return None
     return LDAStochasticStepper(model, total_samples)
 
@@ -114,11 +116,11 @@ class LDAStochasticStepper:
 
         Returns
         -------
-        gamma : ndarray of shape (n_documents, K)
-            The documents' final gamma.
-
-        Sets ``model._step_elbo = (sum of the documents' local ELBO, |B|, global term or
-        None)`` and advances ``model.n_steps_``, as ``partial_fit`` does.
+        StepResult
+            The sum of the documents' local ELBO, |B| and the global term (or None), as
+            ``LatentModel._partial_step`` returns them; ``model.n_steps_`` is advanced as
+            ``partial_fit`` does. The documents' final gamma is kept in ``last_gamma``
+            (n_documents, K).
         """
         model = self.model
         X = model._validate_data(X, reset=False)
@@ -165,7 +167,6 @@ class LDAStochasticStepper:
         else:
             self.row_u += inc.sum(axis=0)
         self.synced = False
-        model._step_elbo = (float(doc_elbo.sum()), float(D), glob)
         model.n_steps_ = getattr(model, "n_steps_", 0) + 1
-        self.last_n_iter = n_iter
-        return gamma
+        self.last_n_iter, self.last_gamma = n_iter, gamma
+        return StepResult(float(doc_elbo.sum()), float(D), glob)

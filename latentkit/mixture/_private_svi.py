@@ -1,5 +1,6 @@
 """Private SVI pieces for the Gaussian mixtures (see :mod:`latentkit._engine.private_svi`):
-VariationalGaussianMixture (natural-gradient step) and GaussianMixture (stepwise EM).
+VariationalGaussianMixture (natural-gradient step) and GaussianMixture (stepwise EM), returned
+by their ``_private_svi_pieces`` hook.
 
 **Per-row statistics.** Every row is first centred on a public ``center`` ``c`` and clipped to a
 public radius ``R``: ``y_i = (x_i - c) min(1, R / ||x_i - c||)``. With the responsibilities
@@ -34,22 +35,17 @@ import numbers
 import numpy as np
 
 from .._utils.validation import check_array, check_scalar
+from ..distributions import _missing
+from ..distributions._gaussian import GaussianStats
+from ._gaussian_component import _given_covariance_prior
 
-__all__ = ["mixture_pieces"]
-
-
-def mixture_pieces(model, owner):
-    """The private-SVI pieces for a VariationalGaussianMixture or a GaussianMixture (stepwise
-    EM, Liang & Klein 2009, on the same noisy statistics), else None."""
-    from ..mixture import GaussianMixture, VariationalGaussianMixture
-    if isinstance(model, VariationalGaussianMixture):
-        return _VGMMPieces(model, owner)
-    if isinstance(model, GaussianMixture):
-        return _GMMPieces(model, owner)
-    return None
+__all__ = ["GMMPrivatePieces", "VGMMPrivatePieces"]
 
 
-class _VGMMPieces:
+class VGMMPrivatePieces:
+    """VariationalGaussianMixture: the module notes' per-row statistics, public start and
+    natural-gradient step on the noisy statistics."""
+
     unit = "row"
 
     def __init__(self, model, owner):
@@ -62,6 +58,8 @@ class _VGMMPieces:
         self.center = owner.center
         if getattr(model, "missing", "error") != "error":
             raise ValueError("a private Gaussian mixture needs missing='error'.")
+
+    missing_clip = None  # the default clip always applies
 
     def default_clip(self):
         return math.sqrt(3.0)
@@ -91,7 +89,6 @@ class _VGMMPieces:
         public = {"mean_precision_prior": 1.0, "mean_prior": self.c.copy(),
                   "degrees_of_freedom_prior": float(D), "covariance_prior": cov}
         # the component resolves the given values (checked); the others are the public ones
-        from ..mixture._gaussian_component import _given_covariance_prior
         resolved = {}
         for name, value in given.items():
             if value is None:
@@ -132,7 +129,6 @@ class _VGMMPieces:
     def _start_stats(self, D, K, rng):
         """One pseudo-row per component at a random point of the ball of radius R/2 about c,
         with covariance (R^2 / D) I: statistics about c (module notes)."""
-        from ..distributions._gaussian import GaussianStats
         R, ct = self.radius, self.model.covariance_type
         u = rng.normal(size=(K, D))
         u *= (0.5 * R * rng.random(K) ** (1.0 / D) / np.linalg.norm(u, axis=1))[:, None]
@@ -211,7 +207,6 @@ class _VGMMPieces:
         return nk, sx, sxx
 
     def step(self, noisy_sum, rho, scale):
-        from ..distributions._gaussian import GaussianStats
         m = self.model
         nk, sx, sxx = self._unflatten(noisy_sum)
         m._m_step(GaussianStats(n=float(nk.sum()), data_term=0.0, nk=nk, sx=sx, sxx=sxx),
@@ -219,7 +214,7 @@ class _VGMMPieces:
         m.n_steps_ += 1
 
 
-class _GMMPieces(_VGMMPieces):
+class GMMPrivatePieces(VGMMPrivatePieces):
     """GaussianMixture: the same per-row statistics, start and noise; the step is the model's
     stepwise-EM update of its running statistics. It has no prior: the public start's
     pseudo-rows are its first running statistics."""
@@ -229,7 +224,6 @@ class _GMMPieces(_VGMMPieces):
         m._shift = self.c.copy()
 
     def _log_resp(self, Xc):
-        from ..distributions import _missing
         m = self.model
         with np.errstate(divide="ignore"):
             log_w = np.log(m.weights_)
