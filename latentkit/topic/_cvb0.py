@@ -138,7 +138,7 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         if init == "sequential":
             seeds = seed_counts(X, K, rng)
             if extra is not None:  # a prior matrix: its extra mass is in every count
-                seeds += extra
+                seeds = _prior_seeds(X, seeds, extra)
             nwk = seeds.copy()
             phi = np.empty((data.shape[0], K))
             _k.cvb0_sequential_pass(rng.permutation(X.shape[0]).astype(np.int64), indptr,
@@ -176,6 +176,20 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     finally:
         numba.set_num_threads(threads)
     return _lambda(eta, extra, nwk)
+
+
+def _prior_seeds(X, seeds, extra):
+    """The sequential pass's starting counts under a prior matrix: a topic whose prior has
+    extra mass (a seeded topic) starts from the document with the most of that mass (the
+    largest ``sum_w n_dw extra_wk``) instead of a random one, and every topic's counts carry
+    its extra mass."""
+    seeds = seeds.copy()
+    for k in np.flatnonzero(extra.any(axis=0)):
+        d = int(np.argmax(X @ extra[:, k]))
+        seeds[:, k] = 0.0
+        lo, hi = X.indptr[d], X.indptr[d + 1]
+        np.add.at(seeds[:, k], X.indices[lo:hi], X.data[lo:hi])
+    return seeds + extra
 
 
 def _lambda(eta, extra, nwk):

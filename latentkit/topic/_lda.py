@@ -72,7 +72,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         Seeded topics ``{k: [word or column index, ...]}``; words need ``feature_names_in_``
         set before ``fit`` (:func:`latentkit.text.attach`). :mod:`latentkit.topic._seeding`.
     seed_confidence : float, default 1.0
-        Extra prior mass (pseudo-counts) of topic k on each of its seed words.
+        Extra prior mass of topic k on each seed word w, as a share of w's count.
     max_iter : int, default 100
         Maximum outer (E-step + M-step) iterations.
     tol : float or None, default None
@@ -332,7 +332,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def _init_params(self, data, rng):
         K, V = int(self.n_components), data.shape[1]
-        start_priors(self, V)  # the learned priors restart; the seeded prior matrix
+        start_priors(self, data)  # the learned priors restart; the seeded prior matrix
         alpha0, eta0 = float(np.mean(self.doc_topic_prior_)), self.topic_word_prior_
         init = self._resolved_init()
         if isinstance(init, dict):

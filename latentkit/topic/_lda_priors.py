@@ -136,12 +136,12 @@ def validate_priors(model, K):
         model.doc_topic_prior_ = asymmetric_prior(K)
 
 
-def start_priors(model, n_features):
+def start_priors(model, data):
     """The priors an initialisation starts from, once V is known: ``'auto'`` alpha (K,) at
     1/K, ``'auto'`` eta (V,) at 1/K, array shapes checked against V, and the seeded topics'
     extra mass (:func:`latentkit.topic._seeding.seeded_prior`). Resets a learned prior, so
     every ``n_init`` run and every refit starts from the same values."""
-    K, V = int(model.n_components), int(n_features)
+    K, V = int(model.n_components), int(data.shape[1])
     if learns_alpha(model):
         model.doc_topic_prior_ = np.full(K, 1.0 / K)
     eta = model.topic_word_prior
@@ -152,7 +152,15 @@ def start_priors(model, n_features):
                          f"shape {np.shape(eta)}.")
     if getattr(model, "seed_topics", None) is not None:
         from ._seeding import seeded_prior
-        model.topic_word_prior_ = seeded_prior(model, model.topic_word_prior_, K, V)
+        model.topic_word_prior_ = seeded_prior(model, model.topic_word_prior_, K, V,
+                                               _word_counts(data, V))
+
+
+def _word_counts(data, V):
+    """Column sums of the start's documents (a matrix, or the chunks of a source)."""
+    if hasattr(data, "iter_chunks"):
+        return sum((np.asarray(c.sum(axis=0)).ravel() for c in data.iter_chunks()), np.zeros(V))
+    return np.asarray(data.sum(axis=0), dtype=np.float64).ravel()
 
 
 def prior_stats(model, X, ss, doc_elbo, gamma):
