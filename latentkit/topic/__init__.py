@@ -10,6 +10,7 @@ from ._plsa import PLSA
 from ._coherence import Coherence, coherence
 from ._diversity import topic_diversity
 from ._report import report_data, topic_report
+from ._seeding import SeedWordError
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -22,4 +23,5 @@ __all__ = [
     "topic_diversity",
     "topic_report",
     "report_data",
+    "SeedWordError",
 ]

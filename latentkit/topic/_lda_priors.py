@@ -132,6 +132,10 @@ def validate_priors(model, K):
                 raise ValueError(f"topic_word_prior as a matrix must have n_components={K} "
                                  f"rows, got shape {value.shape}.")
         setattr(model, name + "_", value)
+    if getattr(model, "seed_topics", None) is not None and learns_eta(model):
+        raise ValueError("seed_topics with topic_word_prior='auto' is not supported: the seeds "
+                         "are extra mass in a fixed (K, V) prior; give a number for "
+                         "topic_word_prior.")
     if isinstance(model.doc_topic_prior, str) and model.doc_topic_prior == "asymmetric":
         model.doc_topic_prior_ = asymmetric_prior(K)
 
@@ -261,6 +265,9 @@ def fit_dirichlet_prior(prior, n, logphat, max_iter=MAX_NEWTON, tol=NEWTON_TOL):
     f = _objective(a, n, logphat)
     for _ in range(int(max_iter)):
         d = _newton_direction(a, n, logphat)
+        gain = 0.5 * n * np.dot(psi(np.sum(a)) - psi(a) + logphat, d)  # predicted increase
+        if gain <= 1e-13 * abs(f):  # below f's rounding: f cannot judge it; the last step
+            return a + d if np.all(a + d > 0) else a  # is the exact Newton step (concave f)
         rho = 1.0
         while True:  # halve until the step stays positive and does not lower f
             new = a + rho * d
@@ -269,9 +276,10 @@ def fit_dirichlet_prior(prior, n, logphat, max_iter=MAX_NEWTON, tol=NEWTON_TOL):
                 if f_new >= f:
                     break
             rho *= 0.5
-            if rho < 1e-30:
+            if rho < 1e-10:  # no ascent left at the rounding of f: converged
                 return a
-        done = np.max(np.abs(new - a)) <= tol * np.max(a)
+        done = (np.max(np.abs(new - a)) <= tol * np.max(a)
+                or f_new == f)
         a, f = new, f_new
         if done:
             break

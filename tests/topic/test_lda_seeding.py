@@ -91,15 +91,20 @@ def test_seed_words_by_name_and_named_errors(shared_corpus, tmp_path):
         LatentDirichletAllocation(4, seed_topics={0: "w1"}, max_iter=1).fit(X)
     with pytest.raises(ValueError, match="seed_confidence"):
         LatentDirichletAllocation(4, seed_topics={0: [1]}, seed_confidence=0, max_iter=1).fit(X)
+    with pytest.raises(ValueError, match="topic_word_prior='auto' is not supported"):
+        LatentDirichletAllocation(4, seed_topics={0: [1]}, topic_word_prior="auto").fit(X)
     path = tmp_path / "seeds.txt"
     path.write_text("# topic per line\nw10 w11, w12\n\nw20 w21\n", encoding="utf-8")
     assert read_seed_words(path) == {0: ["w10", "w11", "w12"], 1: ["w20", "w21"]}
 
 
-def test_seeded_model_saves_and_loads(shared_corpus, tmp_path):
+def test_seeded_model_with_learned_alpha_saves_and_loads(shared_corpus, tmp_path):
     X, _ = shared_corpus
-    m = LatentDirichletAllocation(4, max_iter=3, tol=0, seed_topics=SEEDS,
+    m = LatentDirichletAllocation(4, max_iter=100, seed_topics=SEEDS, doc_topic_prior="auto",
                                   random_state=0).fit(X)
+    a, b = _own_mass(m)
+    assert np.argmax(a) == 0 and np.argmax(b) == 1 and m.doc_topic_prior_.shape == (4,)
+    assert np.all(np.diff(m.lower_bounds_) >= 0)
     io.save(m, tmp_path / "m.npz")
     back = io.load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.topic_word_prior_, m.topic_word_prior_)
