@@ -17,11 +17,16 @@ Protocol
   fixed-prior fit's in the same process. Configurations run one after the other in one
   process; ``uptime`` is printed at the start and the end (a shared machine's load moves the
   seconds, less the ratios; the iteration counts are deterministic).
+* The learned priors' own cost, less exposed to the load: on a model fitted with
+  ``alpha=eta=auto`` (3 iterations), the best of 5 timings of one E-step over the training
+  documents (with the E[log theta] statistics of alpha) and of one prior update (alpha and eta
+  Newton iterations, converged), and their ratio (``--overhead-only`` prints only this).
 
 Run::
 
     python benchmarks/bench_lda_priors.py                      # all three corpora, K=20
     python benchmarks/bench_lda_priors.py --corpora kos --max-docs 1000
+    python benchmarks/bench_lda_priors.py --overhead-only
 """
 
 import argparse
@@ -73,17 +78,49 @@ def fit_one(train, test, K, params, seed=0):
     return m.perplexity(test, include_prior_kl=False), m.n_iter_, per_iter, total, m
 
 
+def prior_update_cost(train, K, repeats=5):
+    """(seconds of one E-step, seconds of one prior update) on ``train``, best of
+    ``repeats``, for a model with ``alpha=eta=auto`` after 3 iterations."""
+    import copy
+
+    from latentkit.topic import LatentDirichletAllocation
+    from latentkit.topic._lda_priors import update_priors
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LatentDirichletAllocation(K, doc_topic_prior="auto", topic_word_prior="auto",
+                                      max_iter=3, random_state=0).fit(train)
+    data = m._validate_data(train, reset=False)
+    t_e, t_u = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        stats = m._e_step(data)
+        t_e.append(time.perf_counter() - t0)
+        probe = copy.copy(m)
+        t0 = time.perf_counter()
+        update_priors(probe, stats, 1.0)
+        t_u.append(time.perf_counter() - t0)
+    return min(t_e), min(t_u)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", nargs="+", default=list(CORPORA), choices=CORPORA)
     ap.add_argument("-k", type=int, default=20)
     ap.add_argument("--max-docs", type=int, default=None)
+    ap.add_argument("--overhead-only", action="store_true",
+                    help="only the E-step and prior-update timings")
     args = ap.parse_args(argv)
     print("start:", _uptime())
     for name in args.corpora:
         train, test = load_corpus(name, max_docs=args.max_docs)
         print(f"\n{name}: {train.shape[0]} training / {test.shape[0]} held-out documents, "
               f"V={train.shape[1]}, K={args.k}")
+        t_e, t_u = prior_update_cost(train, args.k)
+        print(f"one E-step {t_e:.3f} s, one prior update (alpha and eta) {t_u:.4f} s: "
+              f"{100 * t_u / t_e:.2f}% of an E-step", flush=True)
+        if args.overhead_only:
+            continue
         print(f"{'priors':<16}{'held-out ppl':>13}{'vs fixed':>10}{'iters':>7}"
               f"{'s/iter':>9}{'ratio':>7}{'total s':>9}  alpha (sorted, learned)")
         base = None

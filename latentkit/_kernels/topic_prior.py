@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
-from .topic import _exp_elog_shifted, _sweep, digamma
+from .topic import _exp_elog_shifted, _final_pass, _sweep, digamma
 
 __all__ = ["lda_e_step_asym"]
 
@@ -26,28 +26,17 @@ __all__ = ["lda_e_step_asym"]
 @jit
 def _final_pass_asym(indices, data, s, e, nd, exp_beta_t, beta_shift, alpha, const, g, t,
                      psi_d, ratio):
-    """The ratios n_j / phinorm_j and the local ELBO (nats) at fixed gamma, alpha a vector."""
+    """The ratios n_j / phinorm_j and the local ELBO (nats) at fixed gamma, alpha a vector:
+    the symmetric pass with alpha = 0 plus ``sum_k alpha_k E[log theta_k]``."""
     K = exp_beta_t.shape[1]
-    mx = -np.inf
+    val = _final_pass(indices, data, s, e, nd, exp_beta_t, beta_shift, 0.0, const, g, t, psi_d,
+                      ratio)
     gsum = 0.0
     for k in range(K):
-        if psi_d[k] > mx:
-            mx = psi_d[k]
         gsum += g[k]
     psi_sum = digamma(gsum)
-    lse = 0.0
-    for j in range(s, e):
-        w = indices[j]
-        row = exp_beta_t[w]
-        norm = 0.0
-        for k in range(K):
-            norm += t[k] * row[k]
-        ratio[j] = data[j] / norm
-        lse += data[j] * (math.log(norm) + beta_shift[w])
-    val = lse + nd * (mx - psi_sum)
-    val += const - math.lgamma(gsum)
     for k in range(K):
-        val += math.lgamma(g[k]) + (alpha[k] - g[k]) * (psi_d[k] - psi_sum)
+        val += alpha[k] * (psi_d[k] - psi_sum)
     return val
 
 
