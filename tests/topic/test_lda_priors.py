@@ -180,3 +180,16 @@ def test_bad_priors_are_named(planted, kw, err, msg):
     X, _ = planted
     with pytest.raises(err, match=msg):
         LatentDirichletAllocation(4, max_iter=2, **kw).fit(X)
+
+
+def test_learned_priors_chunked_equal_in_memory(planted):
+    from latentkit.sources import ArraySource
+
+    X, _ = planted
+    params = dict(n_components=4, doc_topic_prior="auto", topic_word_prior="auto", max_iter=4,
+                  tol=0, init="random", random_state=0)
+    mem = LatentDirichletAllocation(**params).fit(X)
+    chunked = LatentDirichletAllocation(**params).fit(ArraySource(X, chunk_size=150))
+    np.testing.assert_allclose(chunked.lower_bounds_, mem.lower_bounds_, rtol=1e-10)
+    np.testing.assert_allclose(chunked.doc_topic_prior_, mem.doc_topic_prior_, rtol=1e-9)
+    np.testing.assert_allclose(chunked.topic_word_prior_, mem.topic_word_prior_, rtol=1e-9)
