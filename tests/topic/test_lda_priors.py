@@ -193,3 +193,14 @@ def test_learned_priors_chunked_equal_in_memory(planted):
     np.testing.assert_allclose(chunked.lower_bounds_, mem.lower_bounds_, rtol=1e-10)
     np.testing.assert_allclose(chunked.doc_topic_prior_, mem.doc_topic_prior_, rtol=1e-9)
     np.testing.assert_allclose(chunked.topic_word_prior_, mem.topic_word_prior_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kw", [dict(doc_topic_prior="auto"), dict(topic_word_prior="auto"),
+                                dict(seed_topics={0: [1]})])
+def test_private_svi_refuses_learned_or_seeded_priors(planted, kw):
+    from latentkit.inference import PrivateStochasticVI
+
+    X, _ = planted
+    with pytest.raises(ValueError, match="private SVI needs fixed priors"):
+        PrivateStochasticVI(LatentDirichletAllocation(4, **kw), epsilon=1.0, delta=1e-5,
+                            clip=10.0, batch_size=50, n_epochs=1, random_state=0).fit(X)
