@@ -33,7 +33,7 @@ import sys
 
 __all__ = [
     "InputError", "InputTypeError", "ModelFileError", "DatasetIntegrityError", "TextInputError",
-    "StateCheckError", "NotFittedError", "CLIError",
+    "StateCheckError", "SeedWordError", "NotFittedError", "CLIError",
     "ConvergenceWarning", "ELBODecreaseWarning", "CollapsedComponentWarning",
     "SpectralInitWarning", "PrivacyNoiseWarning", "PrivacyRelationWarning", "KWarning",
 ]
@@ -135,6 +135,17 @@ class ConvergenceWarning(UserWarning):
 class ELBODecreaseWarning(RuntimeWarning):
     """An exact EM / coordinate-ascent bound decreased: this indicates a bug or a numerical
     breakdown, never a property of the data."""
+
+
+class SeedWordError(InputError):
+    """A seed word of ``seed_topics`` that is not in the model's vocabulary (or an index out
+    of range). An :class:`InputError`; ``words`` lists the offending entries and ``topic``
+    the topic that named them."""
+
+    def __init__(self, message, topic=None, words=()):
+        super().__init__(message)
+        self.topic = topic
+        self.words = list(words)
 
 
 class CLIError(Exception):

@@ -111,6 +111,10 @@ def _encode_param(value, key, arrays, skipped, name):
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {"__dict__": {k: _encode_param(v, f"{key}/{k}", arrays, skipped, name)
                              for k, v in value.items()}}
+    if isinstance(value, dict) and all(isinstance(k, numbers.Integral) and not isinstance(k, bool)
+                                       for k in value):  # e.g. LDA's seed_topics {k: words}
+        return {"__intdict__": [[int(k), _encode_param(v, f"{key}/{k}", arrays, skipped, name)]
+                                for k, v in value.items()]}
     skipped.append(name)
     return {"__dropped__": type(value).__name__}
 
@@ -158,6 +162,8 @@ def _decode_param(enc, npz):
             return tuple(items) if enc["__seq__"] == "tuple" else items
         if "__dict__" in enc:
             return {k: _decode_param(v, npz) for k, v in enc["__dict__"].items()}
+        if "__intdict__" in enc:
+            return {int(k): _decode_param(v, npz) for k, v in enc["__intdict__"]}
         if "__dropped__" in enc:
             return None
         return _json_to_scalar(enc)

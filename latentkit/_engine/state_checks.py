@@ -216,8 +216,20 @@ def _lda(m):
     K, V = _n_components(m), _common(m)
     _array(m, "components_", (K, V), positive=True)
     _array(m, "exp_dirichlet_component_", (K, V), positive=True)
-    _real(m, "doc_topic_prior_", low=0.0)
-    _real(m, "topic_word_prior_", low=0.0)
+    # a float, or the vector / matrix priors of latentkit.topic._lda_priors
+    _real_or_array(m, "doc_topic_prior_", [(K,)])
+    _real_or_array(m, "topic_word_prior_", [(V,), (K, V)])
+
+
+def _real_or_array(m, name, shapes):
+    if np.ndim(_get(m, name)) == 0:
+        _real(m, name, low=0.0)
+        return
+    a = _get(m, name)
+    if not any(np.shape(a) == s for s in shapes):
+        raise StateCheckError(name, f"expected a number or shape {' or '.join(map(str, shapes))}, "
+                                    f"found {np.shape(a)}")
+    _array(m, name, np.shape(a), positive=True)
 
 
 def _plsa(m):

@@ -9,6 +9,7 @@ from .._utils.words import top_words
 from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
                       _vocabulary_summary, load_input, warn_k_above)
 from ._messages import init_summary
+from ._topic_priors import add_prior_args, check_private_priors, prior_json, prior_text, seed_args
 from .fit_private import run_private_spectral_lda
 from .fit_private_svi import run_private_svi_lda
 
@@ -17,10 +18,7 @@ __all__ = ["add_lda_args", "run_lda", "add_plsa_args", "run_plsa"]
 
 def add_lda_args(p):
     _add_text_args(p)
-    p.add_argument("--doc-topic-prior", type=float, default=None,
-                   help="alpha (default 1/k)")
-    p.add_argument("--topic-word-prior", type=float, default=None,
-                   help="eta (default 1/k)")
+    add_prior_args(p)  # --alpha/--doc-topic-prior, --eta/--topic-word-prior, --seed-words
     p.add_argument("--n-init", type=int, default=None, help="initialisations (best ELBO kept)")
     p.add_argument("--top", type=int, default=10, help="words shown per topic (default 10)")
     p.add_argument("--private", action="store_true",
@@ -70,6 +68,7 @@ def run_lda(args, progress):
     from ..topic._lda_svi import online_batch_size  # local: with the model above
 
     if getattr(args, "private", False):
+        check_private_priors(args)
         args.epsilon = 1.0 if args.epsilon is None else args.epsilon
         args.delta = 1e-5 if args.delta is None else args.delta
         if args.method == "svi":
@@ -95,7 +94,9 @@ def run_lda(args, progress):
                  n_init=args.n_init, init=args.init,
                  learning_method="online" if svi else None, batch_size=args.batch_size,
                  learning_offset=args.learning_offset, learning_decay=args.learning_decay,
-                 holdout=args.holdout))
+                 holdout=args.holdout), **seed_args(args))
+    if model.seed_topics is not None:  # seed words are looked up in the vocabulary
+        model.feature_names_in_ = np.asarray(vocab, dtype=str)
     k = model.n_components
     if svi:  # the callback runs at held-out evaluations, with the step number
         progress.total = model.max_iter * -(-X.shape[0] // model.batch_size)
@@ -118,7 +119,8 @@ def run_lda(args, progress):
         f"{int(X.sum())} tokens",
         *vocab_lines,
         f"model       LatentDirichletAllocation(n_components={k}, "
-        f"doc_topic_prior={model.doc_topic_prior_:.4g}, topic_word_prior={model.topic_word_prior_:.4g})",
+        f"doc_topic_prior={prior_text(model.doc_topic_prior_)}, "
+        f"topic_word_prior={prior_text(model.topic_word_prior_)})",
         *([f"method      stochastic VI: {model.n_steps_} minibatch steps of "
            f"{online_batch_size(model.batch_size, n_docs, model.holdout)} documents, "
            f"kappa={model.learning_decay}, "
@@ -134,14 +136,21 @@ def run_lda(args, progress):
         f"top {args.top} words per topic:",
     ]
     width = len(str(k - 1))
-    lines += [f"  topic {i:>{width}}: " + " ".join(words) for i, words in enumerate(topics)]
+    seeded = model.seed_topics or {}
+    lines += [f"  topic {i:>{width}}{'*' if i in seeded else ''}: " + " ".join(words)
+              for i, words in enumerate(topics)]
+    if seeded:
+        lines.append("  (* seeded topic: " + "; ".join(f"{k}: {' '.join(map(str, w))}"
+                                                     for k, w in sorted(seeded.items())) + ")")
     summary = {"n_features": n_words, "n_tokens": int(X.sum()), "perplexity": _finite(perplexity),
-               "topics": topics, "doc_topic_prior": model.doc_topic_prior_,
-               "topic_word_prior": model.topic_word_prior_, "method": args.method,
+               "topics": topics, "doc_topic_prior": prior_json(model.doc_topic_prior_),
+               "topic_word_prior": prior_json(model.topic_word_prior_), "method": args.method,
                "init": model.init if isinstance(model.init, str) else "given",
                "init_used": init_ran, "init_fallback": fallback}
     if pruning is not None:
         summary["vocabulary_pruning"] = pruning
+    if seeded:
+        summary["seed_topics"] = {str(k): list(map(str, w)) for k, w in seeded.items()}
     if svi:
         summary.update(n_steps=int(model.n_steps_), batch_size=int(model.batch_size),
                        heldout_bounds=_tolist(model.heldout_bounds_),

@@ -21,6 +21,12 @@ __all__ = [
 ]
 
 
+def _alpha(doc_topic_prior):
+    """alpha as a float (symmetric) or a float64 vector (asymmetric)."""
+    a = np.asarray(doc_topic_prior, dtype=np.float64)
+    return float(a) if a.ndim == 0 else a.copy()
+
+
 def lda_doc_elbo_terms_oracle(counts, word_ids, gamma_d, components, doc_topic_prior):
     """Every term of one document's local ELBO, brute force, with phi optimal given gamma.
 
@@ -33,8 +39,8 @@ def lda_doc_elbo_terms_oracle(counts, word_ids, gamma_d, components, doc_topic_p
         Variational Dirichlet parameter of theta_d.
     components : ndarray of shape (K, V)
         Variational Dirichlet parameters lambda of the topics.
-    doc_topic_prior : float
-        alpha.
+    doc_topic_prior : float or ndarray of shape (K,)
+        alpha (symmetric, or asymmetric as a vector).
 
     Returns
     -------
@@ -45,7 +51,7 @@ def lda_doc_elbo_terms_oracle(counts, word_ids, gamma_d, components, doc_topic_p
         all in nats (Blei, Ng & Jordan 2003, appendix A.3, eq. 15).
     """
     K = components.shape[0]
-    a = float(doc_topic_prior)
+    a = _alpha(doc_topic_prior)
     elog_beta = psi(components) - psi(components.sum(axis=1, keepdims=True))
     elog_theta = psi(gamma_d) - psi(gamma_d.sum())
     logits = elog_theta[None, :] + elog_beta[:, word_ids].T          # (n_words_d, K)
@@ -58,7 +64,11 @@ def lda_doc_elbo_terms_oracle(counts, word_ids, gamma_d, components, doc_topic_p
     with np.errstate(divide="ignore", invalid="ignore"):
         plogp = np.where(phi > 0, phi * np.log(phi), 0.0)
     log_q_z = float(np.sum(n * plogp))
-    log_p_theta = float(gammaln(K * a) - K * gammaln(a) + np.sum((a - 1.0) * elog_theta))
+    if np.ndim(a):  # asymmetric: lnGamma(sum_k alpha_k) - sum_k lnGamma(alpha_k)
+        log_norm = gammaln(np.sum(a)) - np.sum(gammaln(a))
+    else:
+        log_norm = gammaln(K * a) - K * gammaln(a)
+    log_p_theta = float(log_norm + np.sum((a - 1.0) * elog_theta))
     log_q_theta = float(gammaln(gamma_d.sum()) - np.sum(gammaln(gamma_d))
                         + np.sum((gamma_d - 1.0) * elog_theta))
     total = log_p_w + log_p_z + log_p_theta - log_q_theta - log_q_z
@@ -75,8 +85,8 @@ def lda_e_step_oracle(X, components, doc_topic_prior, max_iter=100, tol=1e-3, ga
         Non-negative counts.
     components : ndarray of shape (K, V)
         lambda (> 0).
-    doc_topic_prior : float
-        alpha (> 0).
+    doc_topic_prior : float or ndarray of shape (K,)
+        alpha (> 0; symmetric, or asymmetric as a vector).
     max_iter : int, default 100
         Maximum sweeps per document.
     tol : float, default 1e-3
@@ -101,7 +111,7 @@ def lda_e_step_oracle(X, components, doc_topic_prior, max_iter=100, tol=1e-3, ga
     X = sp.csr_matrix(X, dtype=np.float64)
     D = X.shape[0]
     K, V = components.shape
-    a = float(doc_topic_prior)
+    a = _alpha(doc_topic_prior)
     elog_beta = psi(components) - psi(components.sum(axis=1, keepdims=True))
     gamma = np.empty((D, K))
     sstats = np.zeros((K, V))

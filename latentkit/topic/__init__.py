@@ -11,6 +11,7 @@ from ._coherence import Coherence, coherence
 from ._diversity import topic_diversity
 from ._report import report_data, topic_report
 from ._spectral_start import spectral_init_lda, spectral_init_plsa
+from ._seeding import SeedWordError
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -25,4 +26,5 @@ __all__ = [
     "report_data",
     "spectral_init_lda",
     "spectral_init_plsa",
+    "SeedWordError",
 ]

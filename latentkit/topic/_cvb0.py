@@ -40,8 +40,12 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         Non-negative counts.
     n_components : int
         K, >= 1.
-    doc_topic_prior, topic_word_prior : float, optional
-        alpha and eta (> 0); default ``1 / n_components`` each.
+    doc_topic_prior : float, optional
+        alpha (> 0); default ``1 / n_components``.
+    topic_word_prior : float or array-like broadcastable to (n_components, n_features), optional
+        eta (> 0); default ``1 / n_components``. An array (e.g. the seeded prior of
+        ``LatentDirichletAllocation(seed_topics=...)``) enters every sweep and the sequential
+        pass as pseudo-counts added to the topic-word counts.
     n_sweeps : int, default 100
         Passes over the corpus.
     random_state : None, int or numpy.random.Generator
@@ -114,8 +118,7 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
     alpha = 1.0 / K if doc_topic_prior is None else check_scalar(
         doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False)
-    eta = 1.0 / K if topic_word_prior is None else check_scalar(
-        topic_word_prior, "topic_word_prior", numbers.Real, low=0.0, low_inclusive=False)
+    eta, extra = _topic_word_prior(topic_word_prior, K, X.shape[1])
     n_sweeps = check_scalar(n_sweeps, "n_sweeps", numbers.Integral, low=1)
     relaxation = float(check_scalar(relaxation, "relaxation", numbers.Real, low=1.0, high=2.0,
                                     high_inclusive=False))
@@ -134,6 +137,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     try:
         if init == "sequential":
             seeds = seed_counts(X, K, rng)
+            if extra is not None:  # a prior matrix: its extra mass is in every count
+                seeds = _prior_seeds(X, seeds, extra)
             nwk = seeds.copy()
             phi = np.empty((data.shape[0], K))
             _k.cvb0_sequential_pass(rng.permutation(X.shape[0]).astype(np.int64), indptr,
@@ -142,8 +147,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
             nwk -= seeds   # the pass's own counts (no second pass over phi to recount them)
             np.maximum(nwk, 0.0, out=nwk)   # (rounding)
             first = 2   # the sequential pass is the first sweep
-            if callback is not None and callback(1, eta + nwk.T):
-                return np.ascontiguousarray(eta + nwk.T)
+            if callback is not None and callback(1, _lambda(eta, extra, nwk)):
+                return _lambda(eta, extra, nwk)
         else:
             phi = (seed_responsibilities(X, K, rng) if init == "documents"
                    else rng.dirichlet(np.ones(K), size=data.shape[0]))
@@ -154,7 +159,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         new = np.empty_like(nwk)
         word_counts = np.bincount(indices, weights=data, minlength=V)
         for sweep in range(first, n_sweeps + 1):
-            _k.cvb0_sweep(indptr, indices, data, phi, nwk, nwk.sum(axis=0), float(alpha),
+            counts = nwk if extra is None else nwk + extra
+            _k.cvb0_sweep(indptr, indices, data, phi, counts, counts.sum(axis=0), float(alpha),
                           float(eta), V, ndk)
             _k.cvb0_topic_word(indices, data, phi, new)
             if sweep >= 2 and relaxation != 1.0:   # over-relaxed counts (see relaxation)
@@ -165,11 +171,55 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
                     nwk[used] *= (word_counts[used] / total[used])[:, None]
             else:
                 nwk, new = new, nwk
-            if callback is not None and callback(sweep, eta + nwk.T):
+            if callback is not None and callback(sweep, _lambda(eta, extra, nwk)):
                 break
     finally:
         numba.set_num_threads(threads)
-    return np.ascontiguousarray(eta + nwk.T)
+    return _lambda(eta, extra, nwk)
+
+
+def _prior_seeds(X, seeds, extra):
+    """The sequential pass's starting counts under a prior matrix: a topic whose prior has
+    extra mass (a seeded topic) starts from the document with the most of that mass (the
+    largest ``sum_w n_dw extra_wk``) instead of a random one, and every topic's counts carry
+    its extra mass."""
+    seeds = seeds.copy()
+    for k in np.flatnonzero(extra.any(axis=0)):
+        d = int(np.argmax(X @ extra[:, k]))
+        seeds[:, k] = 0.0
+        lo, hi = X.indptr[d], X.indptr[d + 1]
+        np.add.at(seeds[:, k], X.indices[lo:hi], X.data[lo:hi])
+    return seeds + extra
+
+
+def _lambda(eta, extra, nwk):
+    """``eta + N_kw`` (K, V): the prior (scalar part ``eta`` plus its ``extra`` (V, K)) and
+    the counts."""
+    if extra is None:
+        return np.ascontiguousarray(eta + nwk.T)
+    return np.ascontiguousarray(eta + (nwk + extra).T)
+
+
+def _topic_word_prior(topic_word_prior, K, V):
+    """(eta, extra): a float prior as (eta, None); an array prior broadcast to (K, V) as its
+    smallest entry ``eta`` and the rest ``extra`` (V, K) >= 0, which the sweeps add to the
+    topic-word counts: ``(N_wk + extra_wk + eta) / (N_k + sum_w extra_wk + V eta)`` is CVB0 with
+    the prior ``eta + extra``."""
+    if topic_word_prior is None:
+        return 1.0 / K, None
+    if np.ndim(topic_word_prior) == 0:
+        return check_scalar(topic_word_prior, "topic_word_prior", numbers.Real, low=0.0,
+                            low_inclusive=False), None
+    prior = np.asarray(topic_word_prior, dtype=np.float64)
+    try:
+        prior = np.broadcast_to(prior, (K, V))
+    except ValueError:
+        raise ValueError(f"topic_word_prior as an array must broadcast to (n_components, "
+                         f"n_features) = ({K}, {V}), got shape {prior.shape}.") from None
+    if not np.all(np.isfinite(prior)) or np.any(prior <= 0):
+        raise ValueError("topic_word_prior must be finite and > 0 everywhere.")
+    eta = float(prior.min())
+    return eta, np.ascontiguousarray((prior - eta).T)
 
 
 def _draw_seeds(X, K, rng):

@@ -31,6 +31,8 @@ from ._private_svi import LDAPrivatePieces
 from ._lda_guard import guarded_e_step
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._spectral_start import spectral_init_lda
+from ._lda_priors import (empty_prior_stats, prior_stats, start_priors, symmetric_priors,
+                          update_priors, validate_priors)
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
@@ -68,12 +70,18 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     ----------
     n_components : int, default 10
         Number of topics K.
-    doc_topic_prior : float, optional
-        alpha, symmetric Dirichlet prior of the document-topic proportions (> 0).
-        Default ``1 / n_components`` (stored as ``doc_topic_prior_``).
-    topic_word_prior : float, optional
-        eta, symmetric Dirichlet prior of the topics (> 0). Default ``1 / n_components``
-        (stored as ``topic_word_prior_``).
+    doc_topic_prior : float, array of shape (K,), 'auto' or 'asymmetric', optional
+        alpha, Dirichlet prior of the document-topic proportions (> 0); default ``1 / K``.
+        'auto': learned (empirical Bayes, from 1/K; :mod:`latentkit.topic._lda_priors`);
+        'asymmetric': gensim's fixed ``alpha_k ∝ 1 / (k + sqrt(K))``.
+    topic_word_prior : float, array of shape (V,) or (K, V), or 'auto', optional
+        eta, Dirichlet prior of the topics (> 0); default ``1 / K``. 'auto': a (V,) prior
+        learned from 1/K.
+    seed_topics : dict of int -> list of (str or int), optional
+        Seeded topics ``{k: [word or column index, ...]}``; words need ``feature_names_in_``
+        set before ``fit`` (:func:`latentkit.text.attach`). :mod:`latentkit.topic._seeding`.
+    seed_confidence : float, default 1.0
+        Extra prior mass of topic k on each seed word w, as a share of w's count.
     max_iter : int, default 100
         Maximum outer (E-step + M-step) iterations.
     tol : float or None, default None
@@ -161,8 +169,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         Variational Dirichlet parameters lambda of the topics (pseudo-counts).
     exp_dirichlet_component_ : ndarray of shape (n_components, n_features)
         ``exp(E[log beta])`` under q.
-    doc_topic_prior_, topic_word_prior_ : float
-        The priors used.
+    doc_topic_prior_, topic_word_prior_ : float or ndarray
+        The priors used (fitted when 'auto'): float, alpha (K,), eta (V,) or (K, V).
     n_features_in_ : int
         Vocabulary size V.
     mean_doc_length_ : float
@@ -231,8 +239,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
                  warmup_doc_update_iter=None, init="auto", n_init=1, learning_method="batch",
                  learning_offset=10.0, learning_decay=0.7, batch_size=128, total_samples=None,
-                 holdout=None, random_state=None, callback=None, verbose=False):
+                 holdout=None, random_state=None, callback=None, verbose=False,
+                 seed_topics=None, seed_confidence=1.0):
         self.n_components = n_components
+        self.seed_topics, self.seed_confidence = seed_topics, seed_confidence
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
@@ -255,11 +265,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     # ---- template ----------------------------------------------------------------------------
     def _validate_params(self):
         K = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        for name in ("doc_topic_prior", "topic_word_prior"):
-            v = getattr(self, name)
-            v = 1.0 / K if v is None else check_scalar(v, name, numbers.Real, low=0.0,
-                                                          low_inclusive=False)
-            setattr(self, name + "_", float(v))
+        validate_priors(self, K)  # floats as before; 'auto', arrays, seeds: _lda_priors
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
         if self.warmup_doc_update_iter is not None:
@@ -341,6 +347,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def _start_topics(self, data, rng, init):
         K, V = int(self.n_components), data.shape[1]
+        start_priors(self, data)  # the learned priors restart; the seeded prior matrix
+        alpha0, eta0 = float(np.mean(self.doc_topic_prior_)), self.topic_word_prior_
         if isinstance(init, dict):
             lam = np.array(init["components"], dtype=np.float64, copy=True)
             if lam.shape != (K, V):
@@ -349,11 +357,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
                 raise ValueError("init['components'] must be finite and strictly positive.")
         elif init == "spectral":  # method of moments (latentkit.topic.spectral_init_lda)
-            lam = spectral_init_lda(data, K, self.doc_topic_prior_, self.topic_word_prior_,
-                                    random_state=rng)["components"]
+            lam = spectral_init_lda(data, K, alpha0, eta0, random_state=rng)["components"]
         elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
-            lam = cvb0_topics(data, K, self.doc_topic_prior_, self.topic_word_prior_,
-                              random_state=rng, callback=sweep_callback(self, "cvb0 sweeps", 100))
+            lam = cvb0_topics(data, K, alpha0, eta0, random_state=rng,
+                              callback=sweep_callback(self, "cvb0 sweeps", 100))
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         self._set_components(lam)
@@ -371,17 +378,15 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self.exp_dirichlet_component_ = self._exp_beta_t.T * np.exp(self._beta_shift)
 
     def _empty_stats(self):
-        return LDAStats(sstats=np.zeros((int(self.n_components), self.n_features_in_)),
-                        n=0.0, data_term=0.0, n_tokens=0.0)
+        return empty_prior_stats(self, int(self.n_components), self.n_features_in_)
 
     def _local_step(self, X, gamma0=None, sstats=True):
         return _run_e_step(X, self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
                            self.max_doc_update_iter, self.mean_change_tol, gamma0=gamma0,
                            sstats=sstats)
 
-    def _stats_from(self, X, ss, doc_elbo):
-        return LDAStats(sstats=ss, n=float(X.shape[0]), data_term=float(np.sum(doc_elbo)),
-                        n_tokens=float(X.data.sum()))
+    def _stats_from(self, X, ss, doc_elbo, gamma=None):
+        return prior_stats(self, X, ss, doc_elbo, gamma)  # + E[log theta] for 'auto' alpha
 
     def _warm_state(self):
         # the monotone guard of the class Notes: the previous iteration's gamma and ELBO
@@ -390,8 +395,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def _e_step(self, data):
         """Cold-start local step and statistics (class Notes): a pure function of the topics."""
-        _, ss, doc_elbo, _ = self._local_step(data)
-        return self._stats_from(data, ss, doc_elbo)
+        gamma, ss, doc_elbo, _ = self._local_step(data)
+        return self._stats_from(data, ss, doc_elbo, gamma)
 
     def _warm_e_step(self, data, warm):
         """The E-step of a batch iteration with the monotone guard of the class Notes, the
@@ -410,6 +415,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         else:
             lam = (1.0 - step_size) * self.components_ + step_size * target
         self._set_components(lam)
+        update_priors(self, stats, step_size)  # 'auto' priors: empirical Bayes (_lda_priors)
 
     def _global_elbo_terms(self):
         return -float(np.sum(dirichlet_kl(self.components_, self.topic_word_prior_)))
@@ -518,6 +524,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     def _svi_stepper(self, total_samples):
         """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;
         :mod:`latentkit.topic._lda_svi`), or None for a subclass with its own steps."""
+        if not symmetric_priors(self):  # vector priors step through partial_fit
+            return None
         return stochastic_stepper(self, LatentDirichletAllocation, total_samples)
 
     def _doc_topic(self, X):

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import psi
 
 from .._kernels import topic as _k
+from .._kernels import topic_prior as _kp
 from .._utils.validation import check_counts, check_scalar
 from ..base import Stats, stats_dataclass
 
@@ -74,6 +75,12 @@ def _local_kernel(indptr, indices, data, exp_beta_t, shift, alpha, max_iter, tol
     ratio = np.empty(data.shape[0])
     doc_elbo = np.empty(D)
     n_iter = np.empty(D, dtype=np.int64)
+    if np.ndim(alpha):  # an asymmetric prior (K,): latentkit.topic._lda_priors
+        _kp.lda_e_step_asym(indptr, indices, data, exp_beta_t, shift,
+                            np.ascontiguousarray(alpha, dtype=np.float64), gamma,
+                            gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio,
+                            doc_elbo, n_iter)
+        return gamma, exp_theta, ratio, doc_elbo, n_iter
     _k.lda_e_step(indptr, indices, data, exp_beta_t, shift, float(alpha), gamma,
                   gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio, doc_elbo,
                   n_iter)

@@ -48,8 +48,9 @@ def _keep_better(model, X, local, gamma_old):
 
 
 def _stats(model, X, local):
-    _, exp_theta, ratio, doc_elbo = local
-    return model._stats_from(X, _suff_stats(X, ratio, exp_theta, model._exp_beta_t), doc_elbo)
+    gamma, exp_theta, ratio, doc_elbo = local
+    return model._stats_from(X, _suff_stats(X, ratio, exp_theta, model._exp_beta_t), doc_elbo,
+                             gamma)
 
 
 def cold_part(model, X, cap):

@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
 from ._coherence import MEASURES, coherence
+from ._diversity import topic_diversity
 from ._report_page import PAGE
 from ._pyldavis import PyLDAvisMixin
 from ._report_inputs import _corpus_parts, _topic_word
@@ -196,12 +197,14 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     -------
     dict
         JSON-serialisable: ``terms`` (words used), ``topics`` (per topic: ``x``, ``y`` map
-        coordinates, ``prevalence``, ``coherence``, ``docs`` (``doc`` index, ``title``,
+        coordinates, ``prevalence``, ``coherence``, ``seeded`` (the seed words of a topic of
+        ``seed_topics``, else None), ``docs`` (``doc`` index, ``title``,
         ``share`` = the topic's proportion in the document), ``label``, and the word pool with
         ``logp`` = log p(w|t), ``loglift`` = log(p(w|t)/p(w)), ``pt`` = p(w|t), ``pw`` = p(w)),
         ``overall`` (the ``n_words`` most salient words: ``words`` indices into ``terms``,
         ``pw``, ``saliency`` in nats), ``search`` (word -> p(t|w) for every topic, rounded to
-        3 decimals), ``n_words``, ``measure``.
+        3 decimals), ``n_words``, ``measure``, ``diversity`` (topic diversity of the top 25
+        words, Dieng, Ruiz & Blei 2020; None when a topic has no positive weight).
 
     Raises
     ------
@@ -236,7 +239,8 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     else:
         prior = getattr(model, "topic_word_prior_", None)
         mass = np.asarray(model.components_, dtype=np.float64).sum(axis=1)
-        prevalence = (mass - W * prior) if prior is not None else np.ones(K)
+        prevalence = (mass - np.broadcast_to(prior, (K, W)).sum(axis=1)) if prior is not None \
+            else np.ones(K)
         prevalence = np.maximum(prevalence, 0) if np.any(prevalence > 0) else np.ones(K)
         p_w = None
     prevalence = prevalence / prevalence.sum()
@@ -274,6 +278,7 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
 
     logp = np.log(phi)
     loglift = logp - np.log(p_w)[None, :]
+    seeded = _seed_words(model, vocab)
     topics = []
     for k in range(K):
         pool = pools[k]
@@ -281,6 +286,7 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
             "id": k, "x": float(xy[k, 0]), "y": float(xy[k, 1]),
             "prevalence": float(prevalence[k]),
             "coherence": None if coh is None else float(coh[k]),
+            "seeded": seeded.get(k),
             "label": " ".join(vocab[j] for j in _rank(phi[k])[:3]),
             "docs": docs[k],
             "words": [term_index[j] for j in pool],
@@ -296,7 +302,27 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     return {"terms": [vocab[j] for j in used], "topics": topics, "overall": overall,
             "search": search, "n_words": R,
             "measure": coherence_measure if coh is not None else None,
+            "diversity": _diversity(model, W),
             "model": type(model).__name__}
+
+
+def _diversity(model, W):
+    """Topic diversity of the top 25 words (:func:`latentkit.topic.topic_diversity`), None
+    where a topic has no positive weight."""
+    try:
+        return float(topic_diversity(model, min(25, W)))
+    except ValueError:
+        return None
+
+
+def _seed_words(model, vocab):
+    """{topic: its seed words} of a model fitted with ``seed_topics`` (an empty dict else)."""
+    seeds = getattr(model, "seed_topics", None)
+    if not seeds:
+        return {}
+    from ._seeding import resolve_seed_topics
+    ids = resolve_seed_topics(seeds, model.components_.shape[0], len(vocab), vocab)
+    return {k: [vocab[j] for j in v] for k, v in ids.items()}
 
 
 def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,

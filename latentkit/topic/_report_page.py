@@ -135,7 +135,8 @@ T.slice().sort(function(a, b){ return b.prevalence - a.prevalence; }).forEach(fu
   c.addEventListener("click", function(ev){ ev.stopPropagation(); select(t.id); });
 });
 T.forEach(function(t){  // the numbers over all circles
-  el("text", {"class": "tlabel", x: px(t.x, cx), y: px(-t.y, -cy) + 5}, svg).textContent = t.id;
+  el("text", {"class": "tlabel", x: px(t.x, cx), y: px(-t.y, -cy) + 5}, svg).textContent =
+    t.id + (t.seeded ? "*" : "");  // * marks a seeded topic
 });
 svg.addEventListener("click", function(){ select(null); });
 function sizeCircles(){
@@ -144,7 +145,8 @@ function sizeCircles(){
     var c = document.getElementById("topic-" + t.id);
     var v = hits ? hits[t.id] : t.prevalence;
     c.setAttribute("r", radius(v, hits ? 1 : maxPrev));
-    c.firstChild.textContent = "topic " + t.id + ": " + t.label + (hits ?
+    c.firstChild.textContent = "topic " + t.id + (t.seeded ? " (seeded)" : "") + ": " +
+      t.label + (hits ?
       " (" + pct(v, 0.001) + " of '" + state.word + "')" : " (" + pct(v, 0.001) + " of tokens)");
   });
   if (hits) drawLegend(1, ["circle area: share of the word", "'" + state.word + "' in each topic"]);
@@ -201,7 +203,10 @@ function render(){
   if (state.topic === null) {
     var O = DATA.overall;
     info.textContent = "The " + O.words.length + " most salient words of the corpus " +
-      "(all " + T.length + " topics); click a topic for its own words.";
+      "(all " + T.length + " topics" + (DATA.diversity !== null && DATA.diversity !==
+      undefined ? "; topic diversity " + DATA.diversity.toFixed(3) : "") +
+      "); click a topic for its own words" + (T.some(function(t){ return t.seeded; }) ?
+      " (* seeded topic)" : "") + ".";
     head.textContent = "";
     drawBars(O.words.map(function(j, i){
       return {word: DATA.terms[j], all: O.pw[i], part: null,
@@ -219,6 +224,7 @@ function render(){
           "% of tokens";
   if (t.coherence !== null && DATA.measure)
     s += " \u00b7 coherence (" + DATA.measure + ") " + t.coherence.toFixed(3);
+  if (t.seeded) s += " \u00b7 seeded: " + t.seeded.join(" ");
   info.textContent = s;
   head.textContent = t.docs.length ? "Most typical documents (the topic's share of each)" : "";
   t.docs.forEach(function(d){

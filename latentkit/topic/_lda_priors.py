@@ -1,0 +1,307 @@
+"""LDA's Dirichlet hyper-parameters: fixed, asymmetric, seeded and learned (empirical Bayes).
+
+:class:`latentkit.topic.LatentDirichletAllocation` calls this module through a few hooks:
+
+* :func:`validate_priors` (``_validate_params``) resolves ``doc_topic_prior`` and
+  ``topic_word_prior``: ``None`` or a float keep the symmetric float priors of before (the
+  default numbers are unchanged); ``'auto'``, ``'asymmetric'`` and arrays are checked here.
+* :func:`start_priors` (``_init_params``, once the vocabulary size V is known) sets the priors
+  each initialisation starts from: alpha (K,), eta (V,) or (K, V), with the extra mass of the
+  seeded topics (:mod:`latentkit.topic._seeding`).
+* :func:`update_priors` (``_m_step``) takes the empirical-Bayes step of the learned priors
+  after the topics' update: the Newton iteration of Blei, Ng & Jordan (2003), appendix A.4.2
+  (Minka 2000, "Estimating a Dirichlet distribution", section 1; the linear-time Newton step
+  for a Hessian ``diag(q) + c 1 1^T``), run to convergence in a batch iteration (so each M-step
+  maximises the ELBO over the prior and the bound stays non-decreasing) and one step scaled by
+  the step size rho in a stochastic (online) step, as gensim's ``LdaModel.update_alpha`` and
+  ``update_eta``.
+
+The ELBO includes the priors: the local terms ``E[log p(theta_d | alpha)]`` are computed by the
+E-step kernel with the current alpha (the asymmetric kernel
+:func:`latentkit._kernels.topic_prior.lda_e_step_asym` when alpha is a vector), the global term
+is ``-sum_k KL(Dir(lambda_k) || Dir(eta_k))`` with the current eta.
+"""
+
+import numbers
+
+import numpy as np
+from scipy.special import gammaln, polygamma, psi
+
+from .._utils.validation import check_scalar
+from ..base import stats_dataclass
+from ._lda_estep import LDAStats
+
+__all__ = ["LDAPriorStats", "dirichlet_newton_step", "fit_dirichlet_prior",
+           "asymmetric_prior", "validate_priors", "start_priors", "update_priors",
+           "learns_alpha", "learns_eta", "symmetric_priors"]
+
+#: Newton iterations of a batch prior update at most, and its relative stopping tolerance.
+MAX_NEWTON = 100
+NEWTON_TOL = 1e-12
+
+
+@stats_dataclass
+class LDAPriorStats(LDAStats):
+    """:class:`latentkit.topic.LDAStats` plus what the alpha update needs.
+
+    Attributes
+    ----------
+    elog_theta : ndarray of shape (n_components,)
+        ``sum_d E_q[log theta_dk] = sum_d psi(gamma_dk) - psi(sum_k gamma_dk)`` (nats).
+    """
+
+    elog_theta: np.ndarray
+
+
+def learns_alpha(model):
+    """Whether ``model`` learns its document-topic prior (``doc_topic_prior='auto'``)."""
+    return isinstance(model.doc_topic_prior, str) and model.doc_topic_prior == "auto"
+
+
+def learns_eta(model):
+    """Whether ``model`` learns its topic-word prior (``topic_word_prior='auto'``)."""
+    return isinstance(model.topic_word_prior, str) and model.topic_word_prior == "auto"
+
+
+def symmetric_priors(model):
+    """True when both priors are the symmetric floats of the default path (no seeds)."""
+    return (np.ndim(model.doc_topic_prior_) == 0 and np.ndim(model.topic_word_prior_) == 0
+            and getattr(model, "seed_topics", None) is None)
+
+
+def asymmetric_prior(n_components):
+    """gensim's fixed asymmetric prior ``alpha_k ∝ 1 / (k + sqrt(K))``, normalised to sum 1.
+
+    Parameters
+    ----------
+    n_components : int
+        K.
+
+    Returns
+    -------
+    ndarray of shape (n_components,)
+        Decreasing, sums to 1.
+
+    Notes
+    -----
+    gensim ``LdaModel(alpha='asymmetric')`` (``init_dir_prior``).
+    """
+    K = int(n_components)
+    a = 1.0 / (np.arange(K) + np.sqrt(K))
+    return a / a.sum()
+
+
+def _positive_array(value, name, ndims):
+    try:
+        a = np.array(value, dtype=np.float64, copy=True)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a float, a string or an array of floats, got "
+                        f"{type(value).__name__}.") from None
+    if a.ndim not in ndims:
+        raise ValueError(f"{name} as an array must have {' or '.join(map(str, ndims))} "
+                         f"dimension(s), got shape {a.shape}.")
+    if not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"{name} must be finite and > 0 everywhere, got min {np.min(a)!r}.")
+    return a
+
+
+def validate_priors(model, K):
+    """Set ``doc_topic_prior_`` and ``topic_word_prior_`` as far as they are known before the
+    data (the floats of the default path exactly as before; arrays checked here, their
+    vocabulary dimension in :func:`start_priors`)."""
+    for name, words in (("doc_topic_prior", ("auto", "asymmetric")),
+                        ("topic_word_prior", ("auto",))):
+        v = getattr(model, name)
+        if v is None:
+            value = 1.0 / K
+        elif isinstance(v, str):
+            if v not in words:
+                raise ValueError(f"{name} must be a float > 0, an array, "
+                                 f"{' or '.join(repr(w) for w in words)}, got {v!r}.")
+            value = 1.0 / K  # the start of 'auto'; completed in start_priors
+        elif isinstance(v, numbers.Real) and not isinstance(v, bool):
+            value = float(check_scalar(v, name, numbers.Real, low=0.0, low_inclusive=False))
+        elif isinstance(v, bool):
+            raise TypeError(f"{name} must be a float > 0, an array or a string, got bool.")
+        else:
+            value = _positive_array(v, name, (1,) if name == "doc_topic_prior" else (1, 2))
+            if name == "doc_topic_prior" and value.shape != (K,):
+                raise ValueError(f"doc_topic_prior as an array must have shape ({K},) "
+                                 f"(n_components), got {value.shape}.")
+            if name == "topic_word_prior" and value.ndim == 2 and value.shape[0] != K:
+                raise ValueError(f"topic_word_prior as a matrix must have n_components={K} "
+                                 f"rows, got shape {value.shape}.")
+        setattr(model, name + "_", value)
+    if getattr(model, "seed_topics", None) is not None and learns_eta(model):
+        raise ValueError("seed_topics with topic_word_prior='auto' is not supported: the seeds "
+                         "are extra mass in a fixed (K, V) prior; give a number for "
+                         "topic_word_prior.")
+    if isinstance(model.doc_topic_prior, str) and model.doc_topic_prior == "asymmetric":
+        model.doc_topic_prior_ = asymmetric_prior(K)
+
+
+def start_priors(model, data):
+    """The priors an initialisation starts from, once V is known: ``'auto'`` alpha (K,) at
+    1/K, ``'auto'`` eta (V,) at 1/K, array shapes checked against V, and the seeded topics'
+    extra mass (:func:`latentkit.topic._seeding.seeded_prior`). Resets a learned prior, so
+    every ``n_init`` run and every refit starts from the same values."""
+    K, V = int(model.n_components), int(data.shape[1])
+    if learns_alpha(model):
+        model.doc_topic_prior_ = np.full(K, 1.0 / K)
+    eta = model.topic_word_prior
+    if learns_eta(model):
+        model.topic_word_prior_ = np.full(V, 1.0 / K)
+    elif np.ndim(model.topic_word_prior_) and model.topic_word_prior_.shape[-1] != V:
+        raise ValueError(f"topic_word_prior as an array must have n_features={V} columns, got "
+                         f"shape {np.shape(eta)}.")
+    if getattr(model, "seed_topics", None) is not None:
+        from ._seeding import seeded_prior
+        model.topic_word_prior_ = seeded_prior(model, model.topic_word_prior_, K, V,
+                                               _word_counts(data, V))
+
+
+def _word_counts(data, V):
+    """Column sums of the start's documents (a matrix, or the chunks of a source)."""
+    if hasattr(data, "iter_chunks"):
+        return sum((np.asarray(c.sum(axis=0)).ravel() for c in data.iter_chunks()), np.zeros(V))
+    return np.asarray(data.sum(axis=0), dtype=np.float64).ravel()
+
+
+def prior_stats(model, X, ss, doc_elbo, gamma):
+    """The E-step statistics (:class:`LDAPriorStats` when alpha is learned)."""
+    base = dict(sstats=ss, n=float(X.shape[0]), data_term=float(np.sum(doc_elbo)),
+                n_tokens=float(X.data.sum()))
+    if not learns_alpha(model):
+        return LDAStats(**base)
+    elog = psi(gamma) - psi(gamma.sum(axis=1, keepdims=True))
+    return LDAPriorStats(elog_theta=elog.sum(axis=0), **base)
+
+
+def empty_prior_stats(model, K, V):
+    """Zero statistics of the type :func:`prior_stats` returns."""
+    base = dict(sstats=np.zeros((K, V)), n=0.0, data_term=0.0, n_tokens=0.0)
+    if learns_alpha(model):
+        return LDAPriorStats(elog_theta=np.zeros(K), **base)
+    return LDAStats(**base)
+
+
+def dirichlet_newton_step(prior, n, logphat, rho=1.0):
+    """One Newton step of the Dirichlet hyper-parameter, scaled by ``rho`` (gensim's
+    ``update_dir_prior``: the step is kept only when every entry stays > 0).
+
+    Maximises ``f(a) = n (lnGamma(sum_k a_k) - sum_k lnGamma(a_k)) + n sum_k (a_k - 1) logphat_k``,
+    the expected log-density of ``n`` Dirichlet draws whose mean log is ``logphat``. The Hessian
+    is ``diag(q) + c 1 1^T`` (``q_k = -n psi'(a_k)``, ``c = n psi'(sum a)``), so the Newton
+    direction costs O(K): ``d_k = -(g_k - b) / q_k``, ``b = sum_k (g_k / q_k) / (1/c + sum_k 1/q_k)``.
+
+    Parameters
+    ----------
+    prior : ndarray of shape (m,)
+        The current hyper-parameter a (> 0).
+    n : float
+        Number of draws (documents for alpha, topics for eta); the step does not depend on it.
+    logphat : ndarray of shape (m,)
+        Mean expected log-probabilities ``(1/n) sum_i E[log p_ik]`` (nats).
+    rho : float, default 1.0
+        Step size (the SVI step size in an online fit; 1 a full Newton step).
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        ``a + rho d`` when all entries are > 0, else ``a`` unchanged (a copy).
+
+    Notes
+    -----
+    Blei, Ng & Jordan (2003), appendix A.4.2 (the linear-time Newton-Raphson step); Minka
+    (2000), "Estimating a Dirichlet distribution"; Huang (2005), "Maximum likelihood estimation
+    of Dirichlet distribution parameters"; gensim ``ldamodel.update_dir_prior``.
+    """
+    prior = np.asarray(prior, dtype=np.float64)
+    updated = rho * _newton_direction(prior, n, logphat) + prior
+    return updated if np.all(updated > 0) else prior.copy()
+
+
+def _newton_direction(a, n, logphat):
+    """The Newton direction of :func:`dirichlet_newton_step` (gensim's operations, in order)."""
+    gradf = n * (psi(np.sum(a)) - psi(a) + logphat)
+    c = n * polygamma(1, np.sum(a))
+    q = -n * polygamma(1, a)
+    b = np.sum(gradf / q) / (1 / c + np.sum(1 / q))
+    return -(gradf - b) / q
+
+
+def _objective(a, n, logphat):
+    return n * (gammaln(a.sum()) - gammaln(a).sum() + np.dot(a - 1.0, logphat))
+
+
+def fit_dirichlet_prior(prior, n, logphat, max_iter=MAX_NEWTON, tol=NEWTON_TOL):
+    """The maximiser of the Dirichlet objective of :func:`dirichlet_newton_step` by Newton
+    iterations with step halving (each accepted step raises the objective and keeps a > 0; the
+    objective is concave in a, so this converges to the global maximum from any start).
+
+    Parameters
+    ----------
+    prior : ndarray of shape (m,)
+        Starting a (> 0).
+    n : float
+        Number of draws.
+    logphat : ndarray of shape (m,)
+        Mean expected log-probabilities.
+    max_iter : int
+        Newton iterations at most.
+    tol : float
+        Stop when ``max_k |a_new - a| <= tol * max_k a``.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The fitted a (never a lower objective than ``prior``).
+
+    Notes
+    -----
+    Blei, Ng & Jordan (2003), appendix A.4.2; Minka (2000), section 1 (concavity, Newton).
+    """
+    a = np.array(prior, dtype=np.float64, copy=True)
+    f = _objective(a, n, logphat)
+    for _ in range(int(max_iter)):
+        d = _newton_direction(a, n, logphat)
+        gain = 0.5 * n * np.dot(psi(np.sum(a)) - psi(a) + logphat, d)  # predicted increase
+        if gain <= 1e-13 * abs(f):  # below f's rounding: f cannot judge it; the last step
+            return a + d if np.all(a + d > 0) else a  # is the exact Newton step (concave f)
+        rho = 1.0
+        while True:  # halve until the step stays positive and does not lower f
+            new = a + rho * d
+            if np.all(new > 0):
+                f_new = _objective(new, n, logphat)
+                if f_new >= f:
+                    break
+            rho *= 0.5
+            if rho < 1e-10:  # no ascent left at the rounding of f: converged
+                return a
+        done = (np.max(np.abs(new - a)) <= tol * np.max(a)
+                or f_new == f)
+        a, f = new, f_new
+        if done:
+            break
+    return a
+
+
+def update_priors(model, stats, step_size):
+    """The empirical-Bayes step of the learned priors after the topics' update: alpha from
+    ``stats.elog_theta``, eta from the new ``components_``. A batch iteration
+    (``step_size >= 1``) maximises each over its prior (:func:`fit_dirichlet_prior`); a
+    stochastic step takes one Newton step scaled by ``step_size`` (gensim's online updates)."""
+    batch = step_size >= 1.0
+    if learns_alpha(model) and stats.n > 0:
+        logphat = stats.elog_theta / stats.n
+        a = model.doc_topic_prior_
+        model.doc_topic_prior_ = (fit_dirichlet_prior(a, stats.n, logphat) if batch else
+                                  dirichlet_newton_step(a, stats.n, logphat, step_size))
+    if learns_eta(model):
+        lam = model.components_
+        elog_beta = psi(lam) - psi(lam.sum(axis=1, keepdims=True))
+        K = float(lam.shape[0])
+        logphat = elog_beta.sum(axis=0) / K
+        e = model.topic_word_prior_
+        model.topic_word_prior_ = (fit_dirichlet_prior(e, K, logphat) if batch else
+                                   dirichlet_newton_step(e, K, logphat, step_size))
