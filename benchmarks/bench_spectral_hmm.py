@@ -71,7 +71,7 @@ def main():
     print(f"({time.perf_counter() - t0:.0f} s)")
 
     from latentkit.sequence import CategoricalHMM
-    from latentkit.spectral._recipes import _floor_rows
+    from latentkit.sequence._spectral_start import _floor_rows
     print("\nCategoricalHMM init='spectral' (new) vs the same start from target_view=2 (old), "
           "n = 1e5 triples;\nheld-out log-likelihood per symbol (1e5 symbols) "
           "after 1 and 10 Baum-Welch steps")

@@ -13,13 +13,18 @@ The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_it
   (default None) and resolves it in ``fit`` (the DirichletProcessMixture's ``truncation``, the
   VAE's ``max_epochs``), so an old model's ``get_params`` still round-trips.
 
+* :func:`moved_name`: for a module ``__getattr__`` that re-exports, lazily, a public name that
+  moved to another module (the HMMs' spectral starts left ``latentkit.spectral`` for
+  ``latentkit.sequence``), with a warning naming the new path.
+
 All say the release the old name goes away (``REMOVED_IN``).
 """
 
 import functools
+import importlib
 import warnings
 
-__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
+__all__ = ["REMOVED_IN", "moved_name", "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
 
 #: the release in which the deprecated names are removed
 REMOVED_IN = "0.3"
@@ -132,3 +137,27 @@ def renamed_parameter(owner, old, new, old_value, new_value, default):
                          f"{old}={old_value!r} and {new}={new_value!r}.")
     _warn(owner, f"{old}=", f"{new}=", stacklevel=3)
     return old_value
+
+
+def moved_name(old_module, name, new_module):
+    """The object ``new_module.name`` for an access to ``old_module.name``, with a warning.
+
+    Meant for a module-level ``__getattr__`` (PEP 562): the new module is imported only when
+    the old name is used, so the old module need not import it at load time.
+
+    Parameters
+    ----------
+    old_module, new_module : str
+        Dotted module names, e.g. ``'latentkit.spectral'`` and ``'latentkit.sequence'``.
+    name : str
+        The public name, the same in both.
+
+    Returns
+    -------
+    object
+        ``getattr(importlib.import_module(new_module), name)``, after a ``DeprecationWarning``
+        (stacklevel: the caller's access) naming ``new_module.name``.
+    """
+    # stacklevel: _warn, this function, the module's __getattr__, then the access itself
+    _warn(old_module, f"{old_module}.{name}", f"{new_module}.{name}", 3)
+    return getattr(importlib.import_module(new_module), name)

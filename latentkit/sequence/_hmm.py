@@ -94,11 +94,11 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         Dirichlet) and the emission parameters at random; ``'kmeans++'`` seeds the emission
         means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` takes all three from the
         method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012):
-        categorical emissions by :func:`latentkit.spectral.spectral_init_hmm` (projected onto
+        categorical emissions by :func:`latentkit.sequence.spectral_init_hmm` (projected onto
         floored stochastic matrices; a random start with a ``SpectralInitWarning`` when the
         moments are degenerate), Poisson and 'diag'/'spherical' Gaussian emissions by
-        :func:`latentkit.spectral.spectral_init_poisson_hmm` and
-        :func:`~latentkit.spectral.spectral_init_gaussian_hmm` (the k-means++ start with a
+        :func:`latentkit.sequence.spectral_init_poisson_hmm` and
+        :func:`~latentkit.sequence.spectral_init_gaussian_hmm` (the k-means++ start with a
         ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
         ``'startprob'``, ``'transmat'`` and the emission's parameter names
         (``'emissionprob'``, ``'means'``, ``'covariances'``, ``'lambdas'``), the rest drawn as for

@@ -9,8 +9,14 @@ power methods (DESIGN.md section 5; formulas in SPECTRAL_NOTES.md).
   (``T(I, u_l, u_l)`` for every column) and ``evaluate(U)`` (``T(u_l, u_l, u_l)``).
 * Moments and whitening for spherical Gaussian mixtures, single-topic/LDA and HMMs;
   :class:`SpectralGMM`, :class:`SpectralLDA`, :class:`SpectralHMM`.
+
+The HMMs' spectral starts (``spectral_init_hmm``, ``spectral_init_gaussian_hmm``,
+``spectral_init_poisson_hmm``) need an emission model and live in :mod:`latentkit.sequence`;
+their old paths here still work, with a ``DeprecationWarning``, until the release
+``latentkit._utils.deprecation.REMOVED_IN``.
 """
 
+from .._utils.deprecation import moved_name
 # tensors and the tensor power method
 from ._tensors import ImplicitMomentTensor, SymmetricTensor, as_tensor_operator
 from ._power import RobustTensorPower, TensorPowerResult, robust_tensor_power
@@ -22,9 +28,7 @@ from ._estimators import SpectralGMM, SpectralHMM, SpectralLDA
 # spectral starts of the likelihood models
 from ._gmm_start import SpectralInitWarning, spectral_labels
 from ._spectrum_components import n_components_from_spectrum
-from ._recipes import (spectral_init_gmm, spectral_init_hmm, spectral_init_lda,
-                       spectral_responsibilities)
-from ._multiview_hmm import spectral_init_gaussian_hmm, spectral_init_poisson_hmm
+from ._recipes import spectral_init_gmm, spectral_init_lda, spectral_responsibilities
 # differential privacy
 from ._accounting import PrivacyAccountant, calibrate_gaussian_noise
 from ._subsampled import (DEFAULT_RDP_ORDERS, calibrate_noise_multiplier, rdp_to_epsilon,
@@ -42,9 +46,8 @@ __all__ = [
     "RobustTensorPower", "TensorPowerResult", "online_tensor_power",
     "Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "project_simplex",
     "SpectralGMM", "SpectralLDA", "SpectralHMM",
-    "SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda", "spectral_init_hmm",
+    "SpectralInitWarning", "spectral_init_gmm", "spectral_init_lda",
     "spectral_responsibilities", "n_components_from_spectrum", "spectral_labels",
-    "spectral_init_gaussian_hmm", "spectral_init_poisson_hmm",
     "PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_power",
     "subsampled_gaussian_rdp", "calibrate_noise_multiplier", "rdp_to_epsilon",
     "DEFAULT_RDP_ORDERS",
@@ -53,3 +56,14 @@ __all__ = [
     "complete_tensor", "TensorCompletion", "truncated_tensor_power", "TruncatedTensorPower",
     "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM",
 ]
+
+#: public names moved to a model family: name -> the module that holds it now (resolved lazily
+#: by ``__getattr__``, so this package imports no family; each access warns)
+_MOVED_HMM = {name: "latentkit.sequence" for name in (
+    "spectral_init_hmm", "spectral_init_gaussian_hmm", "spectral_init_poisson_hmm")}
+
+
+def __getattr__(name):
+    if name in _MOVED_HMM:
+        return moved_name(__name__, name, _MOVED_HMM[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ from ._tensors import ImplicitMomentTensor
 from .._utils.summaries import MomentSummary
 from .._utils.summaries import check_second_moments as _check_second_moments
 
-__all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex"]
+__all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex", "three_view_moments"]
 
 
 def project_simplex(V):
@@ -559,3 +559,24 @@ class HMMMoments:
         transmat (k, k), emissionprob (k, m), middle_weights (k,))."""
         return self.params_from_emission(*self.emission(whitening, eigenvalues, eigenvectors,
                                                         target))
+
+
+def three_view_moments(Phi, offsets):
+    """Windows of three consecutive feature rows inside each sequence.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n_samples, F)
+        Features of the stacked observations.
+    offsets : ndarray of shape (n_sequences + 1,) of int
+        Sequence boundaries (see :func:`latentkit.sequence.check_lengths`).
+
+    Returns
+    -------
+    A, B, C : ndarray of shape (n_windows, F)
+        ``phi(x_t)``, ``phi(x_{t+1})``, ``phi(x_{t+2})`` of every window that stays in one
+        sequence.
+    """
+    idx = np.concatenate([np.arange(a, b - 2) for a, b in zip(offsets[:-1], offsets[1:])
+                          if b - a >= 3] or [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+    return Phi[idx], Phi[idx + 1], Phi[idx + 2]

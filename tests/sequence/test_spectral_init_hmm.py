@@ -9,11 +9,8 @@ import pytest
 from latentkit.datasets import load_earthquakes
 from latentkit.sequence import GaussianHMM, PoissonHMM, check_lengths
 from latentkit.spectral import SpectralInitWarning
-from latentkit.spectral._multiview_hmm import (
-    spectral_init_gaussian_hmm,
-    spectral_init_poisson_hmm,
-    three_view_moments,
-)
+from latentkit.sequence import spectral_init_gaussian_hmm, spectral_init_poisson_hmm
+from latentkit.spectral._moments import three_view_moments
 from latentkit.testing import match_components
 
 A3 = np.array([[0.9, 0.05, 0.05], [0.05, 0.9, 0.05], [0.05, 0.05, 0.9]])
@@ -140,14 +137,14 @@ def test_spectral_start_does_not_mutate_input():
 
 def test_last_view_variant_recovers_a_slow_chain():
     # the adjacent-pair variant (inverts P_12 only; emissions from P_23 = O diag(w) M_3^T)
-    from latentkit.spectral._multiview_hmm import _multiview_estimate
+    from latentkit.spectral._multiview import multiview_estimate
 
     rng = np.random.default_rng(5)
     z = _chain(A3, 20000, rng)
     mu = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
     X = mu[z] + rng.normal(size=(z.size, 2)) * 0.7
-    mz, _, w, A, loc, scale = _multiview_estimate(X, check_lengths(None, len(X)), 3,
-                                                  np.random.default_rng(0), target_view=3)
+    mz, _, w, A, loc, scale = multiview_estimate(X, check_lengths(None, len(X)), 3,
+                                                 np.random.default_rng(0), target_view=3)
     perm, err = match_components(mu, loc + scale * mz)
     assert err.max() < 0.1
     np.testing.assert_allclose(A[np.ix_(perm, perm)], A3, atol=0.03)

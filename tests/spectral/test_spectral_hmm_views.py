@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 import pytest
 
-from latentkit.spectral import HMMMoments, SpectralHMM, spectral_init_hmm
+from latentkit.sequence import spectral_init_hmm
+from latentkit.spectral import HMMMoments, SpectralHMM
 from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
 
 def fast_chain(mix=0.3):
@@ -100,7 +101,7 @@ def test_each_variant_on_data_and_bad_target_view():
 def test_init_spectral_uses_the_adjacent_pair_estimator():
     """spectral_init_hmm (CategoricalHMM's init='spectral') = the default SpectralHMM, floored."""
     from latentkit.sequence import CategoricalHMM
-    from latentkit.spectral._recipes import _floor_rows
+    from latentkit.sequence._spectral_start import _floor_rows
     A, B, pi = fast_chain()
     x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(3))
     lengths = [1002] * 100
