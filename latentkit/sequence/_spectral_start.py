@@ -48,16 +48,22 @@ def _start_em(loglik_first, w, floor, n_iter=100):
     return _floor_rows(start, floor)
 
 
-def _run(X, offsets, K, rng, floor, build, what):
-    try:
-        out = build(*multiview_estimate(X, offsets, K, rng))
-        if not all(np.all(np.isfinite(v)) for v in out.values()):
-            raise Degenerate("non-finite spectral estimate")
-        return out
-    except (Degenerate, ValueError, np.linalg.LinAlgError) as exc:
-        warnings.warn(f"init='spectral': the moments are degenerate ({exc}); falling back to "
-                      f"the {what} start.", SpectralInitWarning, stacklevel=3)
-        return None
+def _estimate(X, offsets, K, rng, build):
+    """``build(*multiview_estimate(...))``; raises (Degenerate, ValueError, LinAlgError) when
+    the moments are degenerate or the estimate is not finite."""
+    out = build(*multiview_estimate(X, offsets, K, rng))
+    if not all(np.all(np.isfinite(v)) for v in out.values()):
+        raise Degenerate("non-finite spectral estimate")
+    return out
+
+
+#: what a degenerate moment estimate raises (caught: the caller falls back)
+_DEGENERATE = (Degenerate, ValueError, np.linalg.LinAlgError)
+
+
+def _warn_degenerate(exc, what, stacklevel=3):
+    warnings.warn(f"init='spectral': the moments are degenerate ({exc}); falling back to "
+                  f"{what}.", SpectralInitWarning, stacklevel=stacklevel)
 
 
 def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type="diag",
@@ -100,6 +106,16 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
     Source: Anandkumar, Hsu & Kakade (2012), COLT; Anandkumar, Ge, Hsu, Kakade & Telgarsky
     (2014), JMLR 15, section 3.3 and Theorem 3.6 (multi-view moments of an HMM).
     """
+    args = _gaussian_args(X, lengths, n_components, covariance_type, random_state, floor)
+    try:
+        return _estimate(*args)
+    except _DEGENERATE as exc:
+        _warn_degenerate(exc, "the k-means++ start")
+        return None
+
+
+def _gaussian_args(X, lengths, n_components, covariance_type, random_state, floor):
+    """Validated ``(X, offsets, K, rng, build)`` of :func:`spectral_init_gaussian_hmm`."""
     check_covariance_type(covariance_type)
     if covariance_type not in ("diag", "spherical"):
         raise ValueError("spectral_init_gaussian_hmm needs covariance_type 'diag' or "
@@ -117,7 +133,7 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
         return {"startprob": _start_em(ll, _floor_rows(w, floor), floor),
                 "transmat": _floor_rows(A, floor), "means": means, "covars": covars}
 
-    return _run(X, offsets, K, rng, floor, build, "k-means++")
+    return X, offsets, K, rng, build
 
 
 def spectral_init_poisson_hmm(X, lengths=None, n_components=2, random_state=None,
@@ -153,6 +169,16 @@ def spectral_init_poisson_hmm(X, lengths=None, n_components=2, random_state=None
     -----
     Source: Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3.
     """
+    args = _poisson_args(X, lengths, n_components, random_state, floor)
+    try:
+        return _estimate(*args)
+    except _DEGENERATE as exc:
+        _warn_degenerate(exc, "the k-means++ start")
+        return None
+
+
+def _poisson_args(X, lengths, n_components, random_state, floor):
+    """Validated ``(X, offsets, K, rng, build)`` of :func:`spectral_init_poisson_hmm`."""
     X, offsets, K, rng, floor = _prepare(PoissonEmission(), X, lengths, n_components,
                                          random_state, floor)
 
@@ -164,7 +190,7 @@ def spectral_init_poisson_hmm(X, lengths=None, n_components=2, random_state=None
         return {"startprob": _start_em(ll, _floor_rows(w, floor), floor),
                 "transmat": _floor_rows(A, floor), "lambdas": lam}
 
-    return _run(X, offsets, K, rng, floor, build, "k-means++")
+    return X, offsets, K, rng, build
 
 
 #: EM iterations for the first-state law (mixture weights of the first symbols; K x n_sequences
@@ -288,38 +314,43 @@ def spectral_init_hmm(X, lengths=None, n_components=2, n_features=None, random_s
     floor = float(check_scalar(floor, "floor", numbers.Real, low=0.0, high=1.0,
                                high_inclusive=False))
     rng = check_random_state(random_state)
+    try:
+        return _categorical_estimate(sym, offsets, K, M, rng, floor)
+    except _DEGENERATE as exc:
+        _warn_degenerate(exc, "a random start")
+        return _random_hmm_start(sym, K, M, rng)
+
+
+def _categorical_estimate(sym, offsets, K, M, rng, floor):
+    """The estimate of :func:`spectral_init_hmm` from validated symbols; raises ValueError
+    (or LinAlgError) when the moments are degenerate."""
     seq_len = np.diff(offsets)
     n_windows = int(np.maximum(seq_len - 2, 0).sum())
-    try:
-        if K > M:
-            raise ValueError(f"n_components={K} exceeds the number of symbols {M}")
-        if M ** 3 > _HMM_MAX_CELLS:
-            raise ValueError(f"{M} symbols: the dense third moment would have {M}^3 cells "
-                             f"(more than 2^24)")
-        if n_windows < 10 * K * M:
-            raise ValueError(f"too few triples: {n_windows} windows of 3 consecutive "
-                             f"observations, fewer than 10 n_components n_features = "
-                             f"{10 * K * M}")
-        est = SpectralHMM(K, n_features=M, random_state=rng).fit(sym, seq_len)
-        if not all(np.all(np.isfinite(a)) for a in (est.startprob_, est.transmat_,
-                                                    est.emissionprob_)):
-            raise ValueError("non-finite spectral estimate")
-        B = _floor_rows(est.emissionprob_, floor)
-        A = _floor_rows(est.transmat_, floor)
-        pi = _floor_rows(est.startprob_, floor)
-        # law of the first state: maximum likelihood of the mixture weights of the first
-        # symbols with the emission rows fixed (EM fixed point, started from pi)
-        lik = B[:, sym[offsets[:-1]]].T  # (n_sequences, K)
-        start = pi
-        for _ in range(_START_EM_ITERS):
-            post = start[None, :] * lik
-            start = (post / post.sum(axis=1, keepdims=True)).mean(axis=0)
-        start = _floor_rows(start, floor)
-        return {"startprob": start, "transmat": A, "emissionprob": B}
-    except (ValueError, np.linalg.LinAlgError) as exc:
-        warnings.warn(f"init='spectral': the moments are degenerate ({exc}); falling back to "
-                      "a random start.", SpectralInitWarning, stacklevel=2)
-        return _random_hmm_start(sym, K, M, rng)
+    if K > M:
+        raise ValueError(f"n_components={K} exceeds the number of symbols {M}")
+    if M ** 3 > _HMM_MAX_CELLS:
+        raise ValueError(f"{M} symbols: the dense third moment would have {M}^3 cells "
+                         f"(more than 2^24)")
+    if n_windows < 10 * K * M:
+        raise ValueError(f"too few triples: {n_windows} windows of 3 consecutive "
+                         f"observations, fewer than 10 n_components n_features = "
+                         f"{10 * K * M}")
+    est = SpectralHMM(K, n_features=M, random_state=rng).fit(sym, seq_len)
+    if not all(np.all(np.isfinite(a)) for a in (est.startprob_, est.transmat_,
+                                                est.emissionprob_)):
+        raise ValueError("non-finite spectral estimate")
+    B = _floor_rows(est.emissionprob_, floor)
+    A = _floor_rows(est.transmat_, floor)
+    pi = _floor_rows(est.startprob_, floor)
+    # law of the first state: maximum likelihood of the mixture weights of the first
+    # symbols with the emission rows fixed (EM fixed point, started from pi)
+    lik = B[:, sym[offsets[:-1]]].T  # (n_sequences, K)
+    start = pi
+    for _ in range(_START_EM_ITERS):
+        post = start[None, :] * lik
+        start = (post / post.sum(axis=1, keepdims=True)).mean(axis=0)
+    start = _floor_rows(start, floor)
+    return {"startprob": start, "transmat": A, "emissionprob": B}
 
 
 def _spectral_ok(emission):
@@ -330,19 +361,41 @@ def _spectral_ok(emission):
         "diag", "spherical")
 
 
+def check_spectral_emission(emission):
+    """Raise ValueError naming the emission when ``init='spectral'`` has no moment estimator
+    for it (see :func:`_spectral_ok`)."""
+    if not _spectral_ok(emission):
+        raise ValueError(
+            f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
+            f"'diag' or 'spherical' covariances (three-view moments of consecutive "
+            f"observations), got {type(emission).__name__}"
+            + (f"(covariance_type={emission.covariance_type!r})"
+               if hasattr(emission, "covariance_type") else "")
+            + "; use init='random' or 'kmeans++'.")
+
+
 def _spectral_start(emission, data, K, rng):
-    """Spectral starting parameters (None: degenerate moments, warned; keep the k-means++
-    start): categorical symbols by :func:`spectral_init_hmm`, Gaussian and Poisson observations by
-    :func:`spectral_init_gaussian_hmm` and :func:`spectral_init_poisson_hmm` (Anandkumar, Hsu &
-    Kakade 2012)."""
-    if isinstance(emission, em.CategoricalEmission):
-        return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
-                                 random_state=rng)
+    """Spectral starting parameters of an HMM's emission (a supported one, see
+    :func:`_spectral_ok`) from its validated data: the estimates of :func:`spectral_init_hmm`
+    (categorical), :func:`spectral_init_poisson_hmm` and :func:`spectral_init_gaussian_hmm`
+    (Anandkumar, Hsu & Kakade 2012), with the default floor 1e-2.
+
+    Raises
+    ------
+    Degenerate
+        When the moments are degenerate (the caller warns and falls back)."""
     lengths = np.diff(data.offsets)
-    if isinstance(emission, em.PoissonEmission):
-        return spectral_init_poisson_hmm(data.X, lengths, K, random_state=rng)
-    X = data.X
-    if emission._marginalize():  # a GaussianEmission from here on
-        X = mean_fill(X)  # the moments of the mean-filled data, as the mixtures' start
-    return spectral_init_gaussian_hmm(X, lengths, K, emission.covariance_type,
-                                         random_state=rng)
+    try:
+        if isinstance(emission, em.CategoricalEmission):
+            return _categorical_estimate(data.X, data.offsets, K, emission.n_features_, rng,
+                                         1e-2)
+        if isinstance(emission, em.PoissonEmission):
+            return _estimate(*_poisson_args(data.X, lengths, K, rng, 1e-2))
+        X = data.X
+        if emission._marginalize():  # a GaussianEmission from here on
+            X = mean_fill(X)  # the moments of the mean-filled data, as the mixtures' start
+        return _estimate(*_gaussian_args(X, lengths, K, emission.covariance_type, rng, 1e-2))
+    except Degenerate:
+        raise
+    except _DEGENERATE as exc:
+        raise Degenerate(str(exc)) from exc
