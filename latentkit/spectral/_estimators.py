@@ -530,8 +530,10 @@ class SpectralHMM(_SpectralBase):
     Source: Anandkumar, Hsu & Kakade (2012), "A method of moments for mixture models and hidden
     Markov models", COLT (the conditional means of one view recovered through the pair moment
     of the two others only, and its use for HMMs); Anandkumar et al. (2014), section 3.3 and
-    Theorem 3.6 (symmetrisation towards a view); recovery of the emission and transition
-    matrices from ``E[x_2 x_c^T]`` and ``E[x_3 x_2^T]`` as in SPECTRAL_NOTES.md section 1.5.
+    Theorem 3.6 (symmetrisation towards a view); the emission matrix from ``E[x_2 x_c^T]``
+    as in SPECTRAL_NOTES.md section 1.5, the transition matrix from the joint laws of
+    consecutive states of *both* adjacent pairs, ``O^+ P_12 O^+T + O^+ P_23 O^+T``, clipped at
+    0 and normalised by rows (:meth:`HMMMoments.params_from_emission`, issue 32).
 
     Examples
     --------

@@ -112,14 +112,15 @@ def test_init_spectral_uses_the_adjacent_pair_estimator():
     np.testing.assert_allclose(init["emissionprob"], _floor_rows(est.emissionprob_, 1e-2),
                                rtol=1e-12)
     np.testing.assert_allclose(init["transmat"], _floor_rows(est.transmat_, 1e-2), rtol=1e-12)
-    # CategoricalHMM(init='spectral') starts from it: one Baum-Welch step from there fits the
-    # data better than one step from the same start built on the middle-view estimator
+    # the start it gives (CategoricalHMM's init='spectral' before its check against the
+    # default start): one Baum-Welch step from there fits the data better than one step from
+    # the same start built on the middle-view estimator
     old = SpectralHMM(3, n_features=8, random_state=0, target_view=2).fit(x.ravel(), lengths)
     old_init = {"startprob": _floor_rows(old.startprob_, 1e-2),
                 "transmat": _floor_rows(old.transmat_, 1e-2),
                 "emissionprob": _floor_rows(old.emissionprob_, 1e-2)}
     scores = []
-    for start in ("spectral", old_init):
+    for start in (init, old_init):
         m = CategoricalHMM(3, n_features=8, init=start, max_iter=1, tol=0, random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # not converged after one step, by design
@@ -127,3 +128,40 @@ def test_init_spectral_uses_the_adjacent_pair_estimator():
         scores.append(m.score(x.reshape(-1, 1), lengths))
     print(f"log-likelihood per symbol after one step: new {scores[0]:.5f}, old {scores[1]:.5f}")
     assert scores[0] > scores[1] + 5e-4
+
+
+def _independent_triples(pi, A, B, n, rng):
+    k, m = B.shape
+    cA, cB = np.cumsum(A, axis=1), np.cumsum(B, axis=1)
+    h = [rng.choice(k, n, p=pi)]
+    for _ in range(2):
+        h.append(np.minimum((rng.random(n)[:, None] > cA[h[-1]]).sum(axis=1), k - 1))
+    x = [np.minimum((rng.random(n)[:, None] > cB[s]).sum(axis=1), m - 1) for s in h]
+    return np.stack(x, axis=1).ravel()
+
+
+def test_transitions_from_both_adjacent_pairs_beat_p23_alone_on_independent_triples():
+    """Issue 32, item 2: the transition matrix from the joint laws of both adjacent pairs
+    (``O^+ (P_12 + P_23) O^+T``, rows normalised) against the previous recovery from ``P_23``
+    alone, from the same fitted emissions: sticky chain, 1e5 independent triples, mean over 6
+    replicates of the max-abs error."""
+    A, B, pi = fast_chain(0.9)
+    pooled, p23 = [], []
+    for r in range(6):
+        n = 10 ** 5
+        x = _independent_triples(pi, A, B, n, np.random.default_rng(r))
+        est = SpectralHMM(3, n_features=8, n_init=5, random_state=r).fit(x, [3] * n)
+        perm, _ = match_components(B, est.emissionprob_, "l1")
+        mom = HMMMoments(x, [3] * n, 3, 8)
+        O = est.emissionprob_.T
+        # the NumPy oracle of the estimator: clipped joint laws, pooled, rows normalised
+        S = sum(np.maximum(np.linalg.pinv(O) @ P @ np.linalg.pinv(O).T, 0.0)
+                for P in (mom.P12, mom.P23))
+        np.testing.assert_allclose(est.transmat_, S / S.sum(1, keepdims=True), rtol=1e-10)
+        T = np.maximum(np.linalg.pinv(O) @ mom.P23.T @ np.linalg.pinv(O.T), 0.0)
+        T = (T / T.sum(0, keepdims=True)).T  # P_23 alone (the diag(w)^-1 cancels)
+        pooled.append(np.abs(est.transmat_[np.ix_(perm, perm)] - A).max())
+        p23.append(np.abs(T[np.ix_(perm, perm)] - A).max())
+    print(f"transition max-abs error: both pairs {np.mean(pooled):.4f}, P_23 alone "
+          f"{np.mean(p23):.4f}")
+    assert np.mean(pooled) < 0.95 * np.mean(p23)
