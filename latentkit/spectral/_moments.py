@@ -408,13 +408,28 @@ class HMMMoments:
         if idx.size == 0:
             raise ValueError("no sequence has 3 consecutive observations; the three-view "
                              "moments need windows of length 3.")
-        x1, x2, x3 = arr[idx], arr[idx + 1], arr[idx + 2]
-        n = idx.size
+        self._count(arr[idx], arr[idx + 1], arr[idx + 2], m, k)
+
+    @classmethod
+    def from_windows(cls, x1, x2, x3, n_features, n_components, weights=None):
+        """Moments of given windows ``(x1[i], x2[i], x3[i])`` (validated int64 symbols, shape
+        (n_windows,) each), each counted ``weights[i]`` times (non-negative; default once):
+        the moments of a resample of windows (:meth:`SpectralHMM.standard_errors`)."""
+        self = cls.__new__(cls)
+        self._count(x1, x2, x3, int(n_features), int(n_components), weights)
+        return self
+
+    def _count(self, x1, x2, x3, m, k, weights=None):
+        n = x1.size if weights is None else float(np.sum(weights))
         self.n_windows, self.n_features, self.n_components = n, m, k
-        self.P12 = np.bincount(x1 * m + x2, minlength=m * m).reshape(m, m) / n
-        self.P13 = np.bincount(x1 * m + x3, minlength=m * m).reshape(m, m) / n
-        self.P23 = np.bincount(x2 * m + x3, minlength=m * m).reshape(m, m) / n
-        self.P123 = np.bincount((x1 * m + x2) * m + x3, minlength=m ** 3).reshape(m, m, m) / n
+
+        def freq(codes, size):
+            return np.bincount(codes, weights=weights, minlength=size) / n
+
+        self.P12 = freq(x1 * m + x2, m * m).reshape(m, m)
+        self.P13 = freq(x1 * m + x3, m * m).reshape(m, m)
+        self.P23 = freq(x2 * m + x3, m * m).reshape(m, m)
+        self.P123 = freq((x1 * m + x2) * m + x3, m ** 3).reshape(m, m, m)
 
     @classmethod
     def population(cls, startprob, transmat, emissionprob):
