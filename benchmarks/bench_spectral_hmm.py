@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from latentkit.spectral import HMMMoments, SpectralHMM
-from latentkit.testing import match_components, mixing_hmm
+from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
 
 SIZES = (10 ** 4, 3 * 10 ** 4, 10 ** 5, 3 * 10 ** 5, 10 ** 6)
 
@@ -37,17 +37,6 @@ def chains():
     A = np.array([[0.1, 0.8, 0.1], [0.1, 0.1, 0.8], [0.8, 0.1, 0.1]])
     out.append(("periodic", np.full(3, 1 / 3), A, B))
     return out
-
-
-def triples(pi, A, B, n, rng):
-    """n independent windows (x_1, x_2, x_3), stacked as sequences of length 3."""
-    k, m = B.shape
-    cA, cB = np.cumsum(A, axis=1), np.cumsum(B, axis=1)
-    h = [rng.choice(k, n, p=pi)]
-    for _ in range(2):
-        h.append(np.minimum((rng.random(n)[:, None] > cA[h[-1]]).sum(axis=1), k - 1))
-    x = [np.minimum((rng.random(n)[:, None] > cB[s]).sum(axis=1), m - 1) for s in h]
-    return np.stack(x, axis=1).ravel()
 
 
 def p23_only(mom, O, w):
@@ -78,7 +67,7 @@ def main():
         for n in SIZES:
             e, t, old, views = [], [], [], set()
             for r in range(R):
-                x = triples(pi, A, B, n, np.random.default_rng(1000 * r + 7))
+                x = sample_categorical_hmm(pi, A, B, n, 3, np.random.default_rng(1000 * r + 7)).ravel()
                 est = SpectralHMM(3, n_features=8, random_state=r).fit(x, [3] * n)
                 perm, _ = match_components(B, est.emissionprob_, "l1")
                 e.append(np.abs(est.emissionprob_[perm] - B).sum(axis=1).max())

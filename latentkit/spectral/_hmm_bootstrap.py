@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from ._moments import HMMMoments
+from ._moments import HMMMoments, window_starts
 
 __all__ = ["block_bootstrap_weights", "hmm_standard_errors"]
 
@@ -31,11 +31,8 @@ __all__ = ["block_bootstrap_weights", "hmm_standard_errors"]
 def _windows(sym, lengths):
     """(x1, x2, x3, sequence id) of every window inside each sequence."""
     lengths = np.asarray(lengths, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    counts = np.maximum(lengths - 2, 0)
-    idx = np.arange(counts.sum(), dtype=np.int64) + np.repeat(
-        starts - (np.cumsum(counts) - counts), counts)
-    seq = np.repeat(np.arange(lengths.size), counts)
+    idx = window_starts(lengths)
+    seq = np.repeat(np.arange(lengths.size), np.maximum(lengths - 2, 0))
     return sym[idx], sym[idx + 1], sym[idx + 2], seq
 
 

@@ -335,6 +335,16 @@ def _normalise_columns(V):
     return np.where(s > 0, V / np.where(s > 0, s, 1.0), 1.0 / V.shape[0])
 
 
+def window_starts(lengths):
+    """First positions of the windows of three consecutive observations inside each sequence,
+    in order: int64 array of shape (sum(max(lengths - 2, 0)),) (``lengths`` non-negative)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    counts = np.maximum(lengths - 2, 0)  # windows of each sequence, from its start on
+    return np.arange(counts.sum(), dtype=np.int64) + np.repeat(
+        starts - (np.cumsum(counts) - counts), counts)
+
+
 def _pinv_rank(P, k):
     """Rank-k pseudo-inverse of P (m x m), shape (m, m)."""
     U, s, Vt = np.linalg.svd(P)
@@ -401,10 +411,7 @@ class HMMMoments:
         lengths = np.asarray(lengths, dtype=np.int64)
         if lengths.sum() != arr.size or np.any(lengths < 0):
             raise ValueError(f"lengths must be non-negative and sum to {arr.size}, got sum {lengths.sum()}.")
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-        counts = np.maximum(lengths - 2, 0)  # windows of each sequence, from its start on
-        idx = np.arange(counts.sum(), dtype=np.int64) + np.repeat(
-            starts - (np.cumsum(counts) - counts), counts)
+        idx = window_starts(lengths)
         if idx.size == 0:
             raise ValueError("no sequence has 3 consecutive observations; the three-view "
                              "moments need windows of length 3.")

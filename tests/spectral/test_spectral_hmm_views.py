@@ -130,16 +130,6 @@ def test_init_spectral_uses_the_adjacent_pair_estimator():
     assert scores[0] > scores[1] + 5e-4
 
 
-def _independent_triples(pi, A, B, n, rng):
-    k, m = B.shape
-    cA, cB = np.cumsum(A, axis=1), np.cumsum(B, axis=1)
-    h = [rng.choice(k, n, p=pi)]
-    for _ in range(2):
-        h.append(np.minimum((rng.random(n)[:, None] > cA[h[-1]]).sum(axis=1), k - 1))
-    x = [np.minimum((rng.random(n)[:, None] > cB[s]).sum(axis=1), m - 1) for s in h]
-    return np.stack(x, axis=1).ravel()
-
-
 def test_transitions_from_both_adjacent_pairs_beat_p23_alone_on_independent_triples():
     """Issue 32, item 2: the transition matrix from the joint laws of both adjacent pairs
     (``O^+ (P_12 + P_23) O^+T``, rows normalised) against the previous recovery from ``P_23``
@@ -149,7 +139,7 @@ def test_transitions_from_both_adjacent_pairs_beat_p23_alone_on_independent_trip
     pooled, p23 = [], []
     for r in range(6):
         n = 10 ** 5
-        x = _independent_triples(pi, A, B, n, np.random.default_rng(r))
+        x = sample_categorical_hmm(pi, A, B, n, 3, np.random.default_rng(r)).ravel()
         est = SpectralHMM(3, n_features=8, n_init=5, random_state=r).fit(x, [3] * n)
         perm, _ = match_components(B, est.emissionprob_, "l1")
         mom = HMMMoments(x, [3] * n, 3, 8)
