@@ -94,13 +94,11 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         Starting parameters: ``'random'`` draws ``startprob``, ``transmat`` rows (flat
         Dirichlet) and the emission parameters at random; ``'kmeans++'`` seeds the emission
         means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` takes all three from the
-        method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012):
-        categorical emissions by :func:`latentkit.sequence.spectral_init_hmm` (projected onto
-        floored stochastic matrices; a random start with a ``SpectralInitWarning`` when the
-        moments are degenerate), Poisson and 'diag'/'spherical' Gaussian emissions by
-        :func:`latentkit.sequence.spectral_init_poisson_hmm` and
-        :func:`~latentkit.sequence.spectral_init_gaussian_hmm` (the k-means++ start with a
-        ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
+        method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012;
+        :func:`latentkit.sequence.spectral_init_hmm`, ``spectral_init_poisson_hmm``,
+        ``spectral_init_gaussian_hmm``), checked against the class's default start after 10
+        iterations from each (the higher bound kept; a ``SpectralInitWarning`` when the default
+        wins or the moments are degenerate); a dict gives any of
         ``'startprob'``, ``'transmat'`` and the emission's parameter names
         (``'emissionprob'``, ``'means'``, ``'covariances'``, ``'lambdas'``), the rest drawn as for
         ``'random'``.
@@ -144,6 +142,9 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
     tol_ : float
         The tolerance used, nats per time step: ``tol``, or ``1e-3 / n_samples`` when ``tol``
         is None.
+    spectral_report_ : dict
+        After ``init='spectral'``: ``'chosen'``, the objectives compared (``'spectral'``,
+        ``'default'``) and ``'n_iter'``, the iterations inside the start (not in ``n_iter_``).
 
     Notes
     -----

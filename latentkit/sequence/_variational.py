@@ -86,8 +86,9 @@ class VariationalHMM(HiddenMarkovModel):
         start (see the components). 'spectral' (categorical, or Gaussian with 'diag' /
         'spherical' covariances): the prior plus ``n_samples / K`` pseudo-counts per state
         spread by the method-of-moments start of :class:`HiddenMarkovModel`'s
-        ``init='spectral'`` (the k-means++ start, with a ``SpectralInitWarning``, when the
-        moments are degenerate). A dict gives any of ``'startprob_posterior'``,
+        ``init='spectral'``, checked against the class's default start after 10 iterations
+        from each (the higher bound kept; a ``SpectralInitWarning`` when the default wins or
+        the moments are degenerate). A dict gives any of ``'startprob_posterior'``,
         ``'transmat_posterior'`` and the emission's posterior names; the rest are drawn.
     frozen : set of str, optional
         Posteriors kept at their start: ``'startprob'``, ``'transmat'`` or the emission's
@@ -112,6 +113,9 @@ class VariationalHMM(HiddenMarkovModel):
     lower_bound_, lower_bounds_ : float, ndarray
         The complete variational bound (Beal 2003, eq. 3.64), nats per time step, at the
         posteriors entering each iteration.
+    spectral_report_ : dict
+        After ``init='spectral'``: as :class:`HiddenMarkovModel`'s (the objectives compared
+        are the bound after the check's runs).
 
     References
     ----------
