@@ -143,8 +143,8 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         The tolerance used, nats per time step: ``tol``, or ``1e-3 / n_samples`` when ``tol``
         is None.
     spectral_report_ : dict
-        After ``init='spectral'``: ``'chosen'``, the objectives compared (``'spectral'``,
-        ``'default'``) and ``'n_iter'``, the iterations inside the start (not in ``n_iter_``).
+        After ``init='spectral'``: ``'chosen'``, the bounds compared (``'spectral'``,
+        ``'default'``), ``'n_iter'`` (iterations inside the start, not in ``n_iter_``).
 
     Notes
     -----
@@ -319,8 +319,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             setattr(self, _attr(name), np.asarray(value, dtype=float))
 
     def _start_values(self, data, rng, method):
-        """Starting parameters of ``init=method`` (a dict ``init=`` accepts); 'spectral': the
-        moment estimate, unchecked (raises ``Degenerate`` for degenerate moments)."""
+        """Starting values of ``init=method`` as an ``init`` dict ('spectral': unchecked)."""
         K = self.n_components
         params = {"startprob": rng.dirichlet(np.ones(K)),
                   "transmat": rng.dirichlet(np.ones(K), size=K),
