@@ -1,102 +1,91 @@
-"""SpectralHMM: the adjacent-pair estimator against the middle-view one, error against n.
+"""SpectralHMM: do the emission and transition errors fall as n^-1/2? (issue 32, item 2)
 
-Issue 17, item 2. Chains of 3 states and 8 symbols, from slow to fast mixing: the transition
-matrix is ``mix * A_sticky + (1 - mix) * 1 r^T`` (a rank-one part that forgets the state), so
-the second eigenvalue shrinks with ``mix``. For each chain and each number of triples n in
-{1e4, 1e5, 1e6} (sequences of length 1,002, stationary start), two estimators are fitted to
-the same data: the one symmetrised towards the middle view (``target_view=2``: inverts
-``P_13``, states two steps apart; the old default) and the default ``target_view='auto'``
-(here 'adjacent': the two variants that invert only an adjacent pair, towards views 1 and 3,
-averaged). Printed: ``sigma_3 / sigma_1`` of the population ``P_12``, ``P_23`` and ``P_13``,
-the variant 'auto' chose, and the mean over replicates of the max-abs errors of the emission
-and transition matrices (after matching the states). Last table: CategoricalHMM's
-``init='spectral'`` (which uses the default) against the same start built from the old
-estimator: held-out log-likelihood per symbol after 1 and 10 Baum-Welch steps.
+Chains of 3 states and 8 symbols (emission rows ~ Dirichlet(0.5)): sticky
+(:func:`latentkit.testing.mixing_hmm` with ``mix=0.9``: self-transitions 0.66-0.75), fast
+mixing (``mix=0.3``) and periodic (0 -> 1 -> 2 -> 0 with probability 0.8). For each chain and
+each number of independent triples n in {1e4, 3e4, 1e5, 3e5, 1e6} (first state from the
+stationary law), :class:`~latentkit.spectral.SpectralHMM` (default ``target_view='auto'``:
+the view symmetrisation whose inverted pair moments are best conditioned) is fitted to
+``--replicates`` samples. Printed per n: the view chosen, the mean over replicates of the
+largest emission column error (L1 over the symbols, after matching the states) and of the
+largest transition error (max abs), and, for comparison, the transition error of the
+previous recovery from ``P_23`` alone (``T = O^+ P_32 (O^T)^+ diag(w)^-1``, clipped, from the
+same fitted emissions). Then the log-log slopes of the errors against n (least squares over
+the five sizes and over the three largest; -0.5 for an n^-1/2 rate) and the ratio transition /
+emission error at 1e6.
 
 Run:  python benchmarks/bench_spectral_hmm.py [--replicates 10]
 """
 
 import argparse
 import time
-import warnings
 
 import numpy as np
 
 from latentkit.spectral import HMMMoments, SpectralHMM
 from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
 
-MIXES = (0.9, 0.6, 0.3, 0.2)
-LENGTH = 1002
+SIZES = (10 ** 4, 3 * 10 ** 4, 10 ** 5, 3 * 10 ** 5, 10 ** 6)
 
 
-def errors(est, A, B):
-    perm, _ = match_components(B, est.emissionprob_, "l1")
-    return (np.abs(est.emissionprob_[perm] - B).max(),
-            np.abs(est.transmat_[np.ix_(perm, perm)] - A).max())
+def chains():
+    out = []
+    for name, mix in (("sticky", 0.9), ("fast-mixing", 0.3)):
+        pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
+        out.append((name, pi, A, B))
+    _, _, B = mixing_hmm(0.9, n_features=8, random_state=0)
+    A = np.array([[0.1, 0.8, 0.1], [0.1, 0.1, 0.8], [0.8, 0.1, 0.1]])
+    out.append(("periodic", np.full(3, 1 / 3), A, B))
+    return out
+
+
+def p23_only(mom, O, w):
+    """The previous transition recovery: ``O^+ P_32 (O^T)^+ diag(w)^-1``, clipped, columns
+    normalised (transposed to rows)."""
+    T = np.linalg.pinv(O) @ (mom.P23.T @ np.linalg.pinv(O.T) / w)
+    T = np.maximum(T, 0.0)
+    return (T / np.maximum(T.sum(axis=0, keepdims=True), 1e-300)).T
+
+
+def slope(ns, errs):
+    return float(np.polyfit(np.log(ns), np.log(errs), 1)[0])
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=10)
     args = parser.parse_args()
-    warnings.simplefilter("ignore")  # ConvergenceWarning of the short Baum-Welch runs
     R = args.replicates
-    print(f"3 states, 8 symbols; mean over {R} replicates of max|B_hat - B| and max|A_hat - A|")
-    print(f"{'mix':>4} {'lambda2':>7} | {'s3/s1 P12':>9} {'P23':>6} {'P13':>6} | {'n':>7} | "
-          f"{'view':>8} | {'emis old':>8} {'emis new':>8} {'ratio':>5} | "
-          f"{'trans old':>9} {'trans new':>9} {'ratio':>5}")
+    print(f"3 states, 8 symbols, independent triples; mean over {R} replicates")
     t0 = time.perf_counter()
-    for mix in MIXES:
-        pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
+    for name, pi, A, B in chains():
         lam2 = np.sort(np.abs(np.linalg.eigvals(A)))[-2]
-        cond = HMMMoments.population(pi, A, B).pair_conditioning()
-        for n in (10 ** 4, 10 ** 5, 10 ** 6):
-            old, new, views = [], [], []
+        print(f"\n{name}: |lambda_2| = {lam2:.3f}, diag(A) = {np.round(np.diag(A), 3)}")
+        print(f"{'n':>8} {'view':>9} {'emission L1':>11} {'transition':>10} "
+              f"{'trans P23 only':>14}")
+        rows = []
+        for n in SIZES:
+            e, t, old, views = [], [], [], set()
             for r in range(R):
-                x = sample_categorical_hmm(pi, A, B, max(1, n // (LENGTH - 2)), LENGTH,
-                           np.random.default_rng(1000 * r + 1))
-                lengths = [LENGTH] * x.shape[0]
-                try:
-                    old.append(errors(SpectralHMM(3, n_features=8, random_state=r,
-                                                  target_view=2).fit(x.ravel(), lengths), A, B))
-                except ValueError:  # P_13 numerically rank-deficient
-                    old.append((np.nan, np.nan))
-                est = SpectralHMM(3, n_features=8, random_state=r).fit(x.ravel(), lengths)
-                new.append(errors(est, A, B))
-                views.append(est.target_view_)
-            o, w = np.nanmean(old, 0), np.mean(new, 0)
-            print(f"{mix:4.1f} {lam2:7.3f} | {cond[0]:9.4f} {cond[1]:6.4f} {cond[2]:6.4f} | "
-                  f"{n:7.0e} | {'/'.join(sorted(set(map(str, views)))):>8} | {o[0]:8.4f} "
-                  f"{w[0]:8.4f} {w[0] / o[0]:5.2f} | {o[1]:9.4f} {w[1]:9.4f} {w[1] / o[1]:5.2f}")
-    print(f"({time.perf_counter() - t0:.0f} s)")
-
-    from latentkit.sequence import CategoricalHMM
-    from latentkit.spectral._recipes import _floor_rows
-    print("\nCategoricalHMM init='spectral' (new) vs the same start from target_view=2 (old), "
-          "n = 1e5 triples;\nheld-out log-likelihood per symbol (1e5 symbols) "
-          "after 1 and 10 Baum-Welch steps")
-    for mix in MIXES:
-        pi, A, B = mixing_hmm(mix, n_features=8, random_state=0)
-        rng = np.random.default_rng(7)
-        x = sample_categorical_hmm(pi, A, B, 100, LENGTH, rng)
-        xt = sample_categorical_hmm(pi, A, B, 100, LENGTH, rng)
-        lengths = [LENGTH] * 100
-        truth = CategoricalHMM(3, n_features=8, init=dict(startprob=pi, transmat=A,
-                                                          emissionprob=B), max_iter=1)
-        truth.fit(x.reshape(-1, 1), lengths)  # then set to the true parameters
-        truth.startprob_, truth.transmat_, truth.emissionprob_ = pi, A, B
-        ll_true = truth.score(xt.reshape(-1, 1), lengths)
-        row = [f"{mix:4.1f} | true {ll_true:8.5f}"]
-        old = SpectralHMM(3, n_features=8, random_state=0, target_view=2).fit(x.ravel(), lengths)
-        old_init = dict(startprob=_floor_rows(old.startprob_, 1e-2),
-                        transmat=_floor_rows(old.transmat_, 1e-2),
-                        emissionprob=_floor_rows(old.emissionprob_, 1e-2))
-        for name, init in (("old", old_init), ("new", "spectral")):
-            for it in (1, 10):
-                m = CategoricalHMM(3, n_features=8, init=init, max_iter=it, tol=0,
-                                   random_state=0).fit(x.reshape(-1, 1), lengths)
-                row.append(f"{name} {it} it {m.score(xt.reshape(-1, 1), lengths):8.5f}")
-        print(" | ".join(row))
+                x = sample_categorical_hmm(pi, A, B, n, 3, np.random.default_rng(1000 * r + 7)).ravel()
+                est = SpectralHMM(3, n_features=8, random_state=r).fit(x, [3] * n)
+                perm, _ = match_components(B, est.emissionprob_, "l1")
+                e.append(np.abs(est.emissionprob_[perm] - B).sum(axis=1).max())
+                t.append(np.abs(est.transmat_[np.ix_(perm, perm)] - A).max())
+                mom = HMMMoments(x, [3] * n, 3, 8)
+                T0 = p23_only(mom, est.emissionprob_.T, est.state_weights_)
+                old.append(np.abs(T0[np.ix_(perm, perm)] - A).max())
+                views.add(str(est.target_view_))
+            rows.append((np.mean(e), np.mean(t), np.mean(old)))
+            print(f"{n:8.0e} {'/'.join(sorted(views)):>9} {rows[-1][0]:11.4f} "
+                  f"{rows[-1][1]:10.4f} {rows[-1][2]:14.4f}")
+        e, t, old = (np.array(c) for c in zip(*rows))
+        print(f"slopes (log error / log n) over 1e4-1e6: emission {slope(SIZES, e):+.2f}, "
+              f"transition {slope(SIZES, t):+.2f} (P23 only {slope(SIZES, old):+.2f}); over "
+              f"1e5-1e6: emission {slope(SIZES[2:], e[2:]):+.2f}, transition "
+              f"{slope(SIZES[2:], t[2:]):+.2f}; at 1e6 transition / emission = "
+              f"{t[-1] / e[-1]:.2f} (P23 only {old[-1] / e[-1]:.2f})")
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
 
 
 if __name__ == "__main__":

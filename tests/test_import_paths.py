@@ -90,26 +90,22 @@ def test_moved_spectral_starts_keep_their_old_path_with_a_deprecation(name):
         spectral.spectral_init_nothing  # noqa: B018
 
 
-def test_the_hmm_starts_stay_public_in_spectral_without_a_warning():
-    import warnings
-
+def test_the_hmm_starts_moved_to_sequence_with_a_warning():
+    import latentkit.sequence as sequence
     import latentkit.spectral as spectral
-    from latentkit.spectral import _multiview_hmm, _recipes
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert spectral.spectral_init_hmm is _recipes.spectral_init_hmm
-        assert spectral.spectral_init_gaussian_hmm is _multiview_hmm.spectral_init_gaussian_hmm
-        assert spectral.spectral_init_poisson_hmm is _multiview_hmm.spectral_init_poisson_hmm
+    for name in ("spectral_init_hmm", "spectral_init_gaussian_hmm", "spectral_init_poisson_hmm"):
+        with pytest.warns(DeprecationWarning, match=f"latentkit.sequence.{name}") as rec:
+            assert getattr(spectral, name) is getattr(sequence, name)
+        assert rec[0].filename == __file__
+        assert name in sequence.__all__ and name not in spectral.__all__
 
 
 def test_moved_names_have_one_home():
     from latentkit import exceptions, mixture, spectral, topic
     from latentkit._utils import words
-    from latentkit.spectral import _recipes
 
     assert spectral.SpectralInitWarning is exceptions.SpectralInitWarning
-    assert _recipes.SpectralInitWarning is exceptions.SpectralInitWarning
     assert "spectral_init_gmm" in mixture.__all__ and "spectral_init_lda" in topic.__all__
     assert topic.LatentDirichletAllocation.top_words is words.TopWordsMixin.top_words
     assert spectral.SpectralLDA.top_words is words.TopWordsMixin.top_words

@@ -33,7 +33,6 @@ LAYERS = (
                       "__main__", "")),
 )
 
-_HMM = "moves to sequence/ with issue 32's branch"
 _DRIVER = ("the private SVI driver charges its steps to the RDP accountant of spectral/ (_accounting, "
            "_subsampled), shared with the private spectral fits; moving the accountant below core "
            "is open")
@@ -44,7 +43,6 @@ _TEXT = ("a topic model fitted on raw texts turns new texts into counts with its
 #: (importer, imported) -> why this import may point up a layer, or close a circle.
 STATED_REASONS = {
     # the HMM's spectral start builds sequence emissions (issue 32 moves it into sequence/)
-    ("latentkit.spectral._multiview_hmm", "latentkit.sequence"): _HMM,
     # the private drivers hold the private LDA's and the private mixtures' parts
     ("latentkit._engine.private_svi", "latentkit.spectral"): _DRIVER,
     ("latentkit._engine.private_svi", "latentkit.spectral._subsampled"): _DRIVER,
@@ -62,8 +60,6 @@ LAZY_REASONS = {
         "the utilities load no numba; the kernel only for the one diagonal summary",
     ("latentkit.neural._private", "latentkit.spectral"):
         "the VAE loads latentkit.spectral (privacy accounting) only for PrivateVAE",
-    ("latentkit.sequence._spectral_start", "latentkit.spectral._recipes"): _HMM,
-    ("latentkit.sequence._spectral_start", "latentkit.spectral._multiview_hmm"): _HMM,
     ("latentkit.selection", "latentkit.plotting"): "only plot=True draws (matplotlib)",
     ("latentkit.selection", "latentkit.topic"): _FAMILY,
     ("latentkit.selection", "latentkit.mixture"): _FAMILY,
@@ -73,6 +69,7 @@ LAZY_REASONS = {
     ("latentkit.cli._common", "latentkit._utils.text_pruning"):
         "none left (text_pruning imports scikit-learn inside its function): hoist it once "
         "cli/_common.py is free (the InputError branch edits it)",
+    ("latentkit.cli._topic_priors", "latentkit.topic._seeding"): _CLI,
     ("latentkit.cli.cmd_topics", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_hmm", "latentkit.sequence"): _CLI,
     ("latentkit.cli.fit_mixture", "latentkit.mixture"): _CLI,

@@ -21,6 +21,11 @@ from ._hmm import (
                          SequenceData,
                          check_lengths,
 )
+from ._spectral_start import (
+                         spectral_init_gaussian_hmm,
+                         spectral_init_hmm,
+                         spectral_init_poisson_hmm,
+)
 from ._variational import (
                          VariationalCategoricalEmission,
                          VariationalCategoricalHMM,
@@ -52,4 +57,7 @@ __all__ = [
                          "VariationalGaussianHMM",
                          "VariationalHMM",
                          "check_lengths",
+                         "spectral_init_gaussian_hmm",
+                         "spectral_init_hmm",
+                         "spectral_init_poisson_hmm",
 ]

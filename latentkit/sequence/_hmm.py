@@ -26,7 +26,8 @@ from ._forward_backward import (  # noqa: F401 (_BLOCKED_MIN_LENGTH read by test
     _BLOCKED_MIN_LENGTH, SequenceData, _forward_backward_any)
 from ._hand_set import adopt_hand_set
 from ._hmm_inference import HMMInferenceMixin
-from ._spectral_start import _spectral_ok, _spectral_start
+from ._spectral_start import _spectral_start, check_spectral_emission
+from ._start_check import checked_spectral_start
 from ..base import NotFittedError
 from ..distributions import compute_precision_cholesky
 from ..distributions._missing import check_array_missing, conditional_impute
@@ -93,13 +94,11 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         Starting parameters: ``'random'`` draws ``startprob``, ``transmat`` rows (flat
         Dirichlet) and the emission parameters at random; ``'kmeans++'`` seeds the emission
         means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` takes all three from the
-        method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012):
-        categorical emissions by :func:`latentkit.spectral.spectral_init_hmm` (projected onto
-        floored stochastic matrices; a random start with a ``SpectralInitWarning`` when the
-        moments are degenerate), Poisson and 'diag'/'spherical' Gaussian emissions by
-        :func:`latentkit.spectral.spectral_init_poisson_hmm` and
-        :func:`~latentkit.spectral.spectral_init_gaussian_hmm` (the k-means++ start with a
-        ``SpectralInitWarning`` when the moments are degenerate); a dict gives any of
+        method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012;
+        :func:`latentkit.sequence.spectral_init_hmm`, ``spectral_init_poisson_hmm``,
+        ``spectral_init_gaussian_hmm``), checked against the class's default start after 10
+        iterations from each (the higher bound kept; a ``SpectralInitWarning`` when the default
+        wins or the moments are degenerate); a dict gives any of
         ``'startprob'``, ``'transmat'`` and the emission's parameter names
         (``'emissionprob'``, ``'means'``, ``'covariances'``, ``'lambdas'``), the rest drawn as for
         ``'random'``.
@@ -143,6 +142,9 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
     tol_ : float
         The tolerance used, nats per time step: ``tol``, or ``1e-3 / n_samples`` when ``tol``
         is None.
+    spectral_report_ : dict
+        After ``init='spectral'``: ``'chosen'``, the bounds compared (``'spectral'``,
+        ``'default'``), ``'n_iter'`` (iterations inside the start, not in ``n_iter_``).
 
     Notes
     -----
@@ -233,14 +235,8 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             if self.init not in _INITS:
                 raise ValueError(f"init must be one of {_INITS} or a dict of starting "
                                  f"parameters, got {self.init!r}.")
-            if self.init == "spectral" and not _spectral_ok(emission):
-                raise ValueError(
-                    f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
-                    f"'diag' or 'spherical' covariances (three-view moments of consecutive "
-                    f"observations), got {type(emission).__name__}"
-                    + (f"(covariance_type={emission.covariance_type!r})"
-                       if hasattr(emission, "covariance_type") else "")
-                    + "; use init='random' or 'kmeans++'.")
+            if self.init == "spectral":
+                check_spectral_emission(emission)
         elif isinstance(self.init, dict):
             unknown = _param_keys(self.init) - names
             if unknown:
@@ -308,13 +304,9 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         K = self.n_components
         init = self.init if isinstance(self.init, dict) else {}
         method = self.init if isinstance(self.init, str) else "random"
-        start = rng.dirichlet(np.ones(K))
-        trans = rng.dirichlet(np.ones(K), size=K)
-        emis = self.emission_.init_params(data.X, K, rng,
-                                          "kmeans++" if method == "spectral" else method)
-        params = {"startprob": start, "transmat": trans, **emis}
-        if method == "spectral":  # a supported emission (checked by _validate_params)
-            params.update(_spectral_start(self.emission_, data, K, rng) or {})
+        if method == "spectral":  # against the default start (a supported emission)
+            return checked_spectral_start(self, data, rng)
+        params = self._start_values(data, rng, method)
         for name, value in init.items():
             name = _PARAM.get(name, name)
             if name == "startprob":
@@ -325,6 +317,16 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
                 params[name] = self.emission_.check_param(name, value, K)
         for name, value in params.items():
             setattr(self, _attr(name), np.asarray(value, dtype=float))
+
+    def _start_values(self, data, rng, method):
+        """Starting values of ``init=method`` as an ``init`` dict ('spectral': unchecked)."""
+        K = self.n_components
+        params = {"startprob": rng.dirichlet(np.ones(K)),
+                  "transmat": rng.dirichlet(np.ones(K), size=K),
+                  **self.emission_.init_params(data.X, K, rng,
+                                               "kmeans++" if method == "spectral" else method)}
+        point = _spectral_start(self.emission_, data, K, rng) if method == "spectral" else {}
+        return {**params, **point}
 
     def _emission_params(self):
         return {name: getattr(self, _attr(name)) for name in self.emission_.param_names}

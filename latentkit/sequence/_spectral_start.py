@@ -1,14 +1,356 @@
-"""Spectral (method of moments) start of the HMMs, ``init='spectral'``: categorical symbols by
-:func:`latentkit.spectral.spectral_init_hmm`, Gaussian and Poisson observations by the
-three-view moments of :mod:`latentkit.spectral._multiview_hmm` (Anandkumar, Hsu & Kakade
-2012). The spectral package (and numba) load only when a spectral start is asked for."""
+"""Spectral (method of moments) start of the HMMs, ``init='spectral'``.
+
+Categorical symbols by :func:`spectral_init_hmm` (the three-view estimator
+:class:`~latentkit.spectral.SpectralHMM`), Gaussian (diagonal, spherical) and Poisson
+observations by :func:`spectral_init_gaussian_hmm` and :func:`spectral_init_poisson_hmm` (the
+three-view moments of a feature map of the observations,
+:func:`latentkit.spectral._multiview.multiview_estimate`; Anandkumar, Hsu & Kakade 2012). The
+moment and tensor algebra lives in :mod:`latentkit.spectral`; what needs an emission model (its
+input checks, its log-likelihood for the first state's law, its fallback start) lives here.
+"""
+
+import numbers
+import warnings
 
 import numpy as np
+from scipy.special import gammaln, logsumexp
 
+from .._utils.validation import check_lengths, check_random_state, check_scalar
+from ..distributions import check_covariance_type
 from ..distributions._missing import mean_fill
+from ..spectral import SpectralHMM, SpectralInitWarning
+from ..spectral._multiview import Degenerate, multiview_estimate
 from . import _emissions as em
+from ._emissions import GaussianEmission, PoissonEmission
 
-__all__ = []
+__all__ = ["spectral_init_gaussian_hmm", "spectral_init_hmm", "spectral_init_poisson_hmm"]
+
+
+def _prepare(emission, X, lengths, n_components, random_state, floor):
+    """Validated (X as float64, offsets, K, rng, floor), with the HMM emission's messages."""
+    K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
+    floor = float(check_scalar(floor, "floor", numbers.Real, low=0.0, high=1.0,
+                               high_inclusive=False))
+    n = np.shape(X)[0] if np.ndim(X) else 0
+    offsets = check_lengths(lengths, n)
+    Xv = np.asarray(emission.check_X(X, offsets, True), dtype=np.float64)
+    return Xv, offsets, K, check_random_state(random_state), floor
+
+
+def _start_em(loglik_first, w, floor, n_iter=100):
+    """Law of the first state: maximum-likelihood mixture weights of the sequences' first
+    observations with the emissions fixed (EM from ``w``)."""
+    start = w
+    for _ in range(n_iter):
+        with np.errstate(divide="ignore"):  # a state may lose all start weight
+            lp = np.log(start)[None, :] + loglik_first
+        start = np.exp(lp - logsumexp(lp, axis=1, keepdims=True)).mean(axis=0)
+    return _floor_rows(start, floor)
+
+
+def _estimate(X, offsets, K, rng, build):
+    """``build(*multiview_estimate(...))``; raises (Degenerate, ValueError, LinAlgError) when
+    the moments are degenerate or the estimate is not finite."""
+    out = build(*multiview_estimate(X, offsets, K, rng))
+    if not all(np.all(np.isfinite(v)) for v in out.values()):
+        raise Degenerate("non-finite spectral estimate")
+    return out
+
+
+#: what a degenerate moment estimate raises (caught: the caller falls back)
+_DEGENERATE = (Degenerate, ValueError, np.linalg.LinAlgError)
+
+
+def _warn_degenerate(exc, what, stacklevel=3):
+    warnings.warn(f"init='spectral': the moments are degenerate ({exc}); falling back to "
+                  f"{what}.", SpectralInitWarning, stacklevel=stacklevel)
+
+
+def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type="diag",
+                               random_state=None, floor=1e-2):
+    """Starting parameters of a Gaussian HMM (spherical or diagonal covariances) from
+    three-view moments (see the module docstring).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Finite observations, sequences stacked (hmmlearn's layout).
+    lengths : array-like of int of shape (n_sequences,), optional
+        Sequence lengths (sum ``n_samples``); default one sequence.
+    n_components : int, default 2
+        Number of states K (>= 1).
+    covariance_type : {'diag', 'spherical'}, default 'diag'
+    random_state : numpy.random.Generator, int or None
+        Restarts of the tensor power method.
+    floor : float, default 1e-2
+        ``transmat`` and ``startprob`` entries at least ``floor / K`` (rows renormalised);
+        variances at least ``floor`` times the data variance of the feature.
+
+    Returns
+    -------
+    dict or None
+        ``'startprob'`` (K,), ``'transmat'`` (K, K), ``'means'`` (K, D), ``'covars'`` (K, D)
+        diag or (K,) spherical. None, with a :class:`SpectralInitWarning`, when the moments
+        are degenerate (fewer than ``10 K F`` windows of three observations with ``F`` the
+        number of moment features, a constant feature, rank-deficient pair moments,
+        ill-conditioned or non-finite output); the caller then uses its k-means++ start.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinity in X (naming the row), lengths that do not add up, ``n_components``
+        < 1, ``floor`` outside [0, 1), a covariance_type other than 'diag' or 'spherical'.
+
+    Notes
+    -----
+    Source: Anandkumar, Hsu & Kakade (2012), COLT; Anandkumar, Ge, Hsu, Kakade & Telgarsky
+    (2014), JMLR 15, section 3.3 and Theorem 3.6 (multi-view moments of an HMM).
+    """
+    args = _gaussian_args(X, lengths, n_components, covariance_type, random_state, floor)
+    try:
+        return _estimate(*args)
+    except _DEGENERATE as exc:
+        _warn_degenerate(exc, "the k-means++ start")
+        return None
+
+
+def _gaussian_args(X, lengths, n_components, covariance_type, random_state, floor):
+    """Validated ``(X, offsets, K, rng, build)`` of :func:`spectral_init_gaussian_hmm`."""
+    check_covariance_type(covariance_type)
+    if covariance_type not in ("diag", "spherical"):
+        raise ValueError("spectral_init_gaussian_hmm needs covariance_type 'diag' or "
+                         f"'spherical', got {covariance_type!r}.")
+    X, offsets, K, rng, floor = _prepare(GaussianEmission(), X, lengths, n_components,
+                                         random_state, floor)
+
+    def build(mean_z, sq_z, w, A, loc, scale):
+        means = loc + scale * mean_z
+        var = scale ** 2 * np.maximum(sq_z - mean_z ** 2, floor)
+        first = X[offsets[:-1]]
+        ll = -0.5 * (((first[:, None, :] - means[None]) ** 2 / var[None]).sum(-1)
+                     + np.log(2 * np.pi * var).sum(-1)[None])
+        covars = var if covariance_type == "diag" else var.mean(axis=1)
+        return {"startprob": _start_em(ll, _floor_rows(w, floor), floor),
+                "transmat": _floor_rows(A, floor), "means": means, "covars": covars}
+
+    return X, offsets, K, rng, build
+
+
+def spectral_init_poisson_hmm(X, lengths=None, n_components=2, random_state=None,
+                              floor=1e-2):
+    """Starting parameters of a Poisson HMM from three-view moments of the counts (see the
+    module docstring).
+
+    Parameters
+    ----------
+    X : array-like of int of shape (n_samples, n_features)
+        Non-negative counts, sequences stacked.
+    lengths : array-like of int of shape (n_sequences,), optional
+    n_components : int, default 2
+    random_state : numpy.random.Generator, int or None
+    floor : float, default 1e-2
+        ``transmat`` / ``startprob`` entries at least ``floor / K``; rates at least ``floor``
+        times the feature's mean count.
+
+    Returns
+    -------
+    dict or None
+        ``'startprob'``, ``'transmat'``, ``'lambdas'`` (K, D); None with a
+        :class:`SpectralInitWarning` when the moments are degenerate (as
+        :func:`spectral_init_gaussian_hmm`).
+
+    Raises
+    ------
+    ValueError
+        Negative, fractional or non-finite counts (naming the row), lengths that do not add
+        up, ``n_components`` < 1, ``floor`` outside [0, 1).
+
+    Notes
+    -----
+    Source: Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3.
+    """
+    args = _poisson_args(X, lengths, n_components, random_state, floor)
+    try:
+        return _estimate(*args)
+    except _DEGENERATE as exc:
+        _warn_degenerate(exc, "the k-means++ start")
+        return None
+
+
+def _poisson_args(X, lengths, n_components, random_state, floor):
+    """Validated ``(X, offsets, K, rng, build)`` of :func:`spectral_init_poisson_hmm`."""
+    X, offsets, K, rng, floor = _prepare(PoissonEmission(), X, lengths, n_components,
+                                         random_state, floor)
+
+    def build(mean_z, sq_z, w, A, loc, scale):
+        lam = np.maximum(loc + scale * mean_z, floor * np.maximum(loc, 1e-3))
+        first = X[offsets[:-1]]
+        ll = (first[:, None, :] * np.log(lam)[None] - lam[None]
+              - gammaln(first + 1.0)[:, None, :]).sum(-1)
+        return {"startprob": _start_em(ll, _floor_rows(w, floor), floor),
+                "transmat": _floor_rows(A, floor), "lambdas": lam}
+
+    return X, offsets, K, rng, build
+
+
+#: EM iterations for the first-state law (mixture weights of the first symbols; K x n_sequences
+#: work each).
+_START_EM_ITERS = 100
+
+#: Largest alphabet for the dense three-view moments (n_features^3 cells of float64: 128 MiB).
+_HMM_MAX_CELLS = 2 ** 24
+
+
+def _check_symbols(X, n_features):
+    """Validate stacked symbols: (n,) or (n, 1) integers in ``0..n_features-1``; returns
+    (int64 array of shape (n,), n_features)."""
+    arr = np.asarray(X)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"X must have shape (n_samples,) or (n_samples, 1) of integer symbols, "
+                         f"got shape {np.shape(X)}.")
+    if arr.size == 0:
+        raise ValueError("X has 0 samples; at least one time step is required.")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("Input X contains NaN or infinity; symbols must be finite integers.")
+        if np.any(arr != np.round(arr)):
+            raise ValueError("X must contain integer symbols, found non-integer values.")
+    elif arr.dtype.kind not in "iub":
+        raise TypeError(f"X must contain integer symbols, got dtype {arr.dtype}.")
+    sym = arr.astype(np.int64)
+    if sym.min() < 0:
+        raise ValueError(f"X contains the negative symbol {sym.min()}; symbols must be integers "
+                         "in 0..n_features-1.")
+    if n_features is None:
+        n_features = int(sym.max()) + 1
+    else:
+        n_features = int(check_scalar(n_features, "n_features", numbers.Integral, low=1))
+        if sym.max() >= n_features:
+            raise ValueError(f"X contains the symbol {sym.max()}, outside 0..{n_features - 1} "
+                             f"(n_features={n_features}).")
+    return sym, n_features
+
+
+def _floor_rows(P, floor):
+    """Entries at least ``floor / n_columns``, rows renormalised to 1."""
+    P = np.maximum(np.asarray(P, dtype=np.float64), floor / P.shape[-1])
+    return P / P.sum(axis=-1, keepdims=True)
+
+
+def _random_hmm_start(sym, n_components, n_features, rng):
+    """CategoricalHMM's ``init='random'``: flat-Dirichlet ``startprob`` and ``transmat`` rows,
+    emission rows = smoothed symbol frequencies times Exponential(1) weights, renormalised."""
+    K, M = n_components, n_features
+    start = rng.dirichlet(np.ones(K))
+    trans = rng.dirichlet(np.ones(K), size=K)
+    freq = (np.bincount(sym, minlength=M) + 1.0) / (sym.shape[0] + M)
+    B = freq[None, :] * rng.exponential(size=(K, M))
+    return {"startprob": start, "transmat": trans,
+            "emissionprob": B / B.sum(axis=1, keepdims=True)}
+
+
+def spectral_init_hmm(X, lengths=None, n_components=2, n_features=None, random_state=None,
+                      floor=1e-2):
+    """Starting parameters of a categorical HMM from the three-view method of moments.
+
+    :class:`~latentkit.spectral.SpectralHMM` (Anandkumar, Hsu & Kakade 2012; windows
+    ``(x_t, x_{t+1}, x_{t+2})`` inside each sequence; its default ``target_view='auto'``
+    inverts only the better-conditioned adjacent-pair moments) gives the emission matrix, the transition
+    matrix and the law ``pi`` of the first state of a window. They are projected onto valid
+    stochastic matrices: every entry is floored at ``floor / row length`` and the rows are
+    renormalised (Baum-Welch keeps a zero at zero, so no probability may start at 0). The
+    start distribution is the maximum-likelihood mixture weight vector of the sequences' first
+    symbols with the emission rows held fixed (100 EM steps from ``pi``: ``s_j <- mean_s
+    p(h_1 = j | x_1^(s))``), an estimate of the law of the initial state, which ``pi`` is not
+    when the sequences start out of equilibrium.
+
+    Parameters
+    ----------
+    X : array-like of int of shape (n_samples,) or (n_samples, 1)
+        Stacked symbol sequences (hmmlearn's layout).
+    lengths : array-like of int of shape (n_sequences,), optional
+        Sequence lengths (sum ``n_samples``); default one sequence.
+    n_components : int, default 2
+        Number of hidden states K (>= 1).
+    n_features : int, optional
+        Number of symbols M (default ``max(X) + 1``).
+    random_state : None, int or numpy.random.Generator
+        Restarts of the tensor power method, and the fallback start.
+    floor : float, default 1e-2
+        Each probability is at least ``floor`` divided by the row length before
+        renormalisation (0 <= floor < 1).
+
+    Returns
+    -------
+    dict
+        ``'startprob'`` (K,), ``'transmat'`` (K, K) (row i: ``p(h_{t+1} | h_t = i)``),
+        ``'emissionprob'`` (K, M): strictly positive, rows summing to 1. When the moments are
+        degenerate -- fewer windows of 3 observations than ``10 K M``, ``K > M``, an alphabet
+        with more than 2^24 cells ``M^3`` for the dense third moment, rank-deficient pair
+        moments, non-finite output -- a :class:`SpectralInitWarning` is issued and
+        CategoricalHMM's random start is returned instead (flat-Dirichlet ``startprob`` and
+        ``transmat`` rows, emission rows from the smoothed symbol frequencies times
+        Exponential(1) weights).
+
+    Raises
+    ------
+    ValueError
+        Negative, fractional, NaN or out-of-range symbols; lengths that do not add up to
+        n_samples; ``n_components`` < 1; ``floor`` outside [0, 1).
+    TypeError
+        Non-integer ``n_components``/``n_features``, non-numeric X.
+
+    Notes
+    -----
+    Source: Anandkumar, Hsu & Kakade (2012), "A method of moments for mixture models and hidden
+    Markov models", COLT; Anandkumar et al. (2014), section 3.3 and Theorem 3.6;
+    SPECTRAL_NOTES.md section 1.5.
+    """
+    sym, M = _check_symbols(X, n_features)
+    offsets = check_lengths(lengths, sym.shape[0])
+    K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
+    floor = float(check_scalar(floor, "floor", numbers.Real, low=0.0, high=1.0,
+                               high_inclusive=False))
+    rng = check_random_state(random_state)
+    try:
+        return _categorical_estimate(sym, offsets, K, M, rng, floor)
+    except _DEGENERATE as exc:
+        _warn_degenerate(exc, "a random start")
+        return _random_hmm_start(sym, K, M, rng)
+
+
+def _categorical_estimate(sym, offsets, K, M, rng, floor):
+    """The estimate of :func:`spectral_init_hmm` from validated symbols; raises ValueError
+    (or LinAlgError) when the moments are degenerate."""
+    seq_len = np.diff(offsets)
+    n_windows = int(np.maximum(seq_len - 2, 0).sum())
+    if K > M:
+        raise ValueError(f"n_components={K} exceeds the number of symbols {M}")
+    if M ** 3 > _HMM_MAX_CELLS:
+        raise ValueError(f"{M} symbols: the dense third moment would have {M}^3 cells "
+                         f"(more than 2^24)")
+    if n_windows < 10 * K * M:
+        raise ValueError(f"too few triples: {n_windows} windows of 3 consecutive "
+                         f"observations, fewer than 10 n_components n_features = "
+                         f"{10 * K * M}")
+    est = SpectralHMM(K, n_features=M, random_state=rng).fit(sym, seq_len)
+    if not all(np.all(np.isfinite(a)) for a in (est.startprob_, est.transmat_,
+                                                est.emissionprob_)):
+        raise ValueError("non-finite spectral estimate")
+    B = _floor_rows(est.emissionprob_, floor)
+    A = _floor_rows(est.transmat_, floor)
+    pi = _floor_rows(est.startprob_, floor)
+    # law of the first state: maximum likelihood of the mixture weights of the first
+    # symbols with the emission rows fixed (EM fixed point, started from pi)
+    lik = B[:, sym[offsets[:-1]]].T  # (n_sequences, K)
+    start = pi
+    for _ in range(_START_EM_ITERS):
+        post = start[None, :] * lik
+        start = (post / post.sum(axis=1, keepdims=True)).mean(axis=0)
+    start = _floor_rows(start, floor)
+    return {"startprob": start, "transmat": A, "emissionprob": B}
 
 
 def _spectral_ok(emission):
@@ -19,25 +361,41 @@ def _spectral_ok(emission):
         "diag", "spherical")
 
 
+def check_spectral_emission(emission):
+    """Raise ValueError naming the emission when ``init='spectral'`` has no moment estimator
+    for it (see :func:`_spectral_ok`)."""
+    if not _spectral_ok(emission):
+        raise ValueError(
+            f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
+            f"'diag' or 'spherical' covariances (three-view moments of consecutive "
+            f"observations), got {type(emission).__name__}"
+            + (f"(covariance_type={emission.covariance_type!r})"
+               if hasattr(emission, "covariance_type") else "")
+            + "; use init='random' or 'kmeans++'.")
+
+
 def _spectral_start(emission, data, K, rng):
-    """Spectral starting parameters (None: degenerate moments, warned; keep the k-means++
-    start): categorical symbols by :func:`latentkit.spectral.spectral_init_hmm`, Gaussian and
-    Poisson observations by the three-view moments of
-    :mod:`latentkit.spectral._multiview_hmm` (Anandkumar, Hsu & Kakade 2012)."""
-    # local: spectral (and numba) load only for init='spectral'
-    from ..spectral import _multiview_hmm as mv
+    """Spectral starting parameters of an HMM's emission (a supported one, see
+    :func:`_spectral_ok`) from its validated data: the estimates of :func:`spectral_init_hmm`
+    (categorical), :func:`spectral_init_poisson_hmm` and :func:`spectral_init_gaussian_hmm`
+    (Anandkumar, Hsu & Kakade 2012), with the default floor 1e-2.
 
-    if isinstance(emission, em.CategoricalEmission):
-        # local: spectral (and numba) load only for init='spectral'
-        from ..spectral._recipes import spectral_init_hmm
-
-        return spectral_init_hmm(data.X, np.diff(data.offsets), K, emission.n_features_,
-                                 random_state=rng)
+    Raises
+    ------
+    Degenerate
+        When the moments are degenerate (the caller warns and falls back)."""
     lengths = np.diff(data.offsets)
-    if isinstance(emission, em.PoissonEmission):
-        return mv.spectral_init_poisson_hmm(data.X, lengths, K, random_state=rng)
-    X = data.X
-    if emission._marginalize():  # a GaussianEmission from here on
-        X = mean_fill(X)  # the moments of the mean-filled data, as the mixtures' start
-    return mv.spectral_init_gaussian_hmm(X, lengths, K, emission.covariance_type,
-                                         random_state=rng)
+    try:
+        if isinstance(emission, em.CategoricalEmission):
+            return _categorical_estimate(data.X, data.offsets, K, emission.n_features_, rng,
+                                         1e-2)
+        if isinstance(emission, em.PoissonEmission):
+            return _estimate(*_poisson_args(data.X, lengths, K, rng, 1e-2))
+        X = data.X
+        if emission._marginalize():  # a GaussianEmission from here on
+            X = mean_fill(X)  # the moments of the mean-filled data, as the mixtures' start
+        return _estimate(*_gaussian_args(X, lengths, K, emission.covariance_type, rng, 1e-2))
+    except Degenerate:
+        raise
+    except _DEGENERATE as exc:
+        raise Degenerate(str(exc)) from exc

@@ -36,6 +36,7 @@ from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
 from ._emission_base import _scaled_frame
 from ._hmm import HiddenMarkovModel, _attr
 from ._spectral_start import _spectral_start
+from ._start_check import checked_spectral_start
 from ._variational_emissions import (
     VariationalCategoricalEmission,
     VariationalGaussianEmission,
@@ -85,8 +86,9 @@ class VariationalHMM(HiddenMarkovModel):
         start (see the components). 'spectral' (categorical, or Gaussian with 'diag' /
         'spherical' covariances): the prior plus ``n_samples / K`` pseudo-counts per state
         spread by the method-of-moments start of :class:`HiddenMarkovModel`'s
-        ``init='spectral'`` (the k-means++ start, with a ``SpectralInitWarning``, when the
-        moments are degenerate). A dict gives any of ``'startprob_posterior'``,
+        ``init='spectral'``, checked against the class's default start after 10 iterations
+        from each (the higher bound kept; a ``SpectralInitWarning`` when the default wins or
+        the moments are degenerate). A dict gives any of ``'startprob_posterior'``,
         ``'transmat_posterior'`` and the emission's posterior names; the rest are drawn.
     frozen : set of str, optional
         Posteriors kept at their start: ``'startprob'``, ``'transmat'`` or the emission's
@@ -111,6 +113,9 @@ class VariationalHMM(HiddenMarkovModel):
     lower_bound_, lower_bounds_ : float, ndarray
         The complete variational bound (Beal 2003, eq. 3.64), nats per time step, at the
         posteriors entering each iteration.
+    spectral_report_ : dict
+        After ``init='spectral'``: as :class:`HiddenMarkovModel`'s (the objectives compared
+        are the bound after the check's runs).
 
     References
     ----------
@@ -196,27 +201,12 @@ class VariationalHMM(HiddenMarkovModel):
     # ---- initialisation ------------------------------------------------------------------------
     def _init_params(self, data, rng):
         K = self.n_components
-        X = data.X
         user = self.init if isinstance(self.init, dict) else {}
         method = self.init if isinstance(self.init, str) else "random"
-        sp = 1.0 / K if self.startprob_prior is None else self.startprob_prior
-        tp = 1.0 / K if self.transmat_prior is None else self.transmat_prior
-        prior = {"startprob_prior": _check_positive(sp, "startprob_prior", (K,)),
-                 "transmat_prior": _check_positive(tp, "transmat_prior", (K, K))}
-        prior.update(self.emission_.resolve_prior(X, K))
-        post = {"startprob_posterior": rng.dirichlet(np.full(K, 1.0 / K)) * data.n_sequences,
-                "transmat_posterior": rng.dirichlet(np.full(K, 1.0 / K), size=K)
-                * data.n_samples / K}
-        post.update(self.emission_.init_posterior(
-            X, K, rng, "kmeans++" if method == "spectral" else method, prior))
-        if method == "spectral":
-            point = _spectral_start(self.emission_, data, K, rng)
-            if point is not None:  # None: degenerate moments (warned), keep the k-means++ start
-                n_k = data.n_samples / K  # pseudo-counts per state, as the random start
-                post["startprob_posterior"] = (prior["startprob_prior"]
-                                               + point["startprob"] * data.n_sequences)
-                post["transmat_posterior"] = prior["transmat_prior"] + point["transmat"] * n_k
-                post.update(self.emission_.posterior_from_point(point, n_k, prior))
+        if method == "spectral":  # against the default start
+            return checked_spectral_start(self, data, rng)
+        prior = self._priors(data)
+        post = self._start_values(data, rng, method, prior)
         for name, value in user.items():
             if name == "startprob_posterior":
                 post[name] = _check_positive(value, f"init[{name!r}]", (K,))
@@ -228,6 +218,34 @@ class VariationalHMM(HiddenMarkovModel):
             setattr(self, name + "_", value if np.ndim(value) else float(value))
         self.state_occupancy_ = np.zeros(K)
         self._set_point_estimates()
+
+    def _priors(self, data):
+        K = self.n_components
+        sp = 1.0 / K if self.startprob_prior is None else self.startprob_prior
+        tp = 1.0 / K if self.transmat_prior is None else self.transmat_prior
+        prior = {"startprob_prior": _check_positive(sp, "startprob_prior", (K,)),
+                 "transmat_prior": _check_positive(tp, "transmat_prior", (K, K))}
+        prior.update(self.emission_.resolve_prior(data.X, K))
+        return prior
+
+    def _start_values(self, data, rng, method, prior=None):
+        """Starting posteriors of ``init=method`` (a dict ``init=`` accepts); 'spectral': from
+        the moment estimate, unchecked (raises ``Degenerate`` for degenerate moments)."""
+        K, X = self.n_components, data.X
+        prior = self._priors(data) if prior is None else prior
+        post = {"startprob_posterior": rng.dirichlet(np.full(K, 1.0 / K)) * data.n_sequences,
+                "transmat_posterior": rng.dirichlet(np.full(K, 1.0 / K), size=K)
+                * data.n_samples / K}
+        post.update(self.emission_.init_posterior(
+            X, K, rng, "kmeans++" if method == "spectral" else method, prior))
+        if method == "spectral":
+            point = _spectral_start(self.emission_, data, K, rng)
+            n_k = data.n_samples / K  # pseudo-counts per state, as the random start
+            post["startprob_posterior"] = (prior["startprob_prior"]
+                                           + point["startprob"] * data.n_sequences)
+            post["transmat_posterior"] = prior["transmat_prior"] + point["transmat"] * n_k
+            post.update(self.emission_.posterior_from_point(point, n_k, prior))
+        return post
 
     def _set_point_estimates(self):
         s, t = self.startprob_posterior_, self.transmat_posterior_

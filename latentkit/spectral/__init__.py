@@ -13,8 +13,9 @@ power methods (DESIGN.md section 5; formulas in SPECTRAL_NOTES.md).
 
 This package is the layer under the model families (docs/design.md, "Layers"): it imports no
 family when it loads. The families' spectral starts live in the families
-(``latentkit.mixture.spectral_init_gmm``, ``latentkit.topic.spectral_init_lda``); their old
-paths here still work, with a ``DeprecationWarning``.
+(``latentkit.mixture.spectral_init_gmm``, ``latentkit.topic.spectral_init_lda``,
+``latentkit.sequence.spectral_init_hmm``); their old paths here still work, with a
+``DeprecationWarning``.
 """
 
 from .._utils.deprecation import moved_names
@@ -49,8 +50,7 @@ __all__ = [
     "RobustTensorPower", "TensorPowerResult", "online_tensor_power",
     "Whitening", "whiten", "GMMMoments", "LDAMoments", "HMMMoments", "project_simplex",
     "SpectralGMM", "SpectralLDA", "SpectralHMM", "spectral_gmm", "SpectralGMMResult",
-    "SpectralInitWarning", "spectral_init_hmm", "n_components_from_spectrum", "spectral_labels",
-    "spectral_init_gaussian_hmm", "spectral_init_poisson_hmm",
+    "SpectralInitWarning", "n_components_from_spectrum", "spectral_labels",
     "PrivacyAccountant", "calibrate_gaussian_noise", "private_tensor_power",
     "subsampled_gaussian_rdp", "calibrate_noise_multiplier", "rdp_to_epsilon",
     "DEFAULT_RDP_ORDERS",
@@ -60,14 +60,13 @@ __all__ = [
     "select_rank_sparsity", "sparse_spectral_gmm", "SparseSpectralGMM",
 ]
 
-#: Loaded on first access. The starts that moved to their family warn (``DeprecationWarning``,
-#: removed in 0.3); the HMM's (``sequence`` moves them with issue 32) load ``sequence`` only then.
+#: The starts that moved to their family, loaded on first access with a ``DeprecationWarning``
+#: (removed in 0.3), so that this package imports no family when it loads.
 __getattr__ = moved_names(__name__, moved={
     "spectral_init_gmm": "latentkit.mixture",
     "spectral_responsibilities": "latentkit.mixture",
     "spectral_init_lda": "latentkit.topic",
-}, lazy={
-    "spectral_init_hmm": "latentkit.spectral._recipes",
-    "spectral_init_gaussian_hmm": "latentkit.spectral._multiview_hmm",
-    "spectral_init_poisson_hmm": "latentkit.spectral._multiview_hmm",
+    "spectral_init_hmm": "latentkit.sequence",
+    "spectral_init_gaussian_hmm": "latentkit.sequence",
+    "spectral_init_poisson_hmm": "latentkit.sequence",
 })

@@ -23,6 +23,7 @@ from ._power import HistoryStateMixin
 from .._utils.threads import blas_scoped
 from ._whitening import Whitening, whiten
 from ._sparse import sparse_spectral_gmm
+from ._hmm_bootstrap import hmm_standard_errors
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
 
@@ -513,8 +514,10 @@ class SpectralHMM(_SpectralBase):
     Source: Anandkumar, Hsu & Kakade (2012), "A method of moments for mixture models and hidden
     Markov models", COLT (the conditional means of one view recovered through the pair moment
     of the two others only, and its use for HMMs); Anandkumar et al. (2014), section 3.3 and
-    Theorem 3.6 (symmetrisation towards a view); recovery of the emission and transition
-    matrices from ``E[x_2 x_c^T]`` and ``E[x_3 x_2^T]`` as in SPECTRAL_NOTES.md section 1.5.
+    Theorem 3.6 (symmetrisation towards a view); the emission matrix from ``E[x_2 x_c^T]``
+    as in SPECTRAL_NOTES.md section 1.5, the transition matrix from the joint laws of
+    consecutive states of *both* adjacent pairs, ``O^+ P_12 O^+T + O^+ P_23 O^+T``, clipped at
+    0 and normalised by rows (:meth:`HMMMoments.params_from_emission`, issue 32).
 
     Examples
     --------
@@ -565,6 +568,60 @@ class SpectralHMM(_SpectralBase):
         self._reset_fitted()
         mom = HMMMoments(X, lengths, self.n_components, self.n_features)
         return self._fit_moments(mom)
+
+    def standard_errors(self, X, lengths=None, n_resamples=50, block_length=None,
+                        random_state=None):
+        """Bootstrap standard errors of the fitted parameters, from the data of ``fit``.
+
+        One long sequence gives sliding, dependent windows; a moving-block bootstrap of the
+        windows (blocks of ``block_length`` consecutive windows of one sequence, Kuensch 1989)
+        accounts for that dependence, where resampling single windows would understate the
+        error. Independent triples (sequences of length 3) are resampled one by one.
+
+        Parameters
+        ----------
+        X : array-like of int of shape (n_samples,) or (n_samples, 1)
+            The symbols ``fit`` was given.
+        lengths : array-like of int, optional
+            Their sequence lengths (default one sequence).
+        n_resamples : int, default 50
+            Bootstrap resamples (>= 2); each refits the estimator on resampled moments.
+        block_length : int, optional
+            Windows per block (>= 1). Default 1 when every sequence has length 3, else
+            ``ceil(n_windows^(1/3))`` (Hall, Horowitz & Jing 1995).
+        random_state : None, int or numpy.random.Generator
+            The resampling and the refits' restarts.
+
+        Returns
+        -------
+        dict
+            ``'startprob'`` (n_components,), ``'transmat'`` (n_components, n_components),
+            ``'emissionprob'`` (n_components, n_features): standard deviations over the
+            resamples, states as in the fitted attributes; ``'block_length'`` (int).
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            Bad symbols or lengths (as ``fit``), ``n_resamples`` < 2, ``block_length`` < 1.
+
+        Notes
+        -----
+        Source: Kuensch (1989), "The jackknife and the bootstrap for general stationary
+        observations", Ann. Statist. 17(3); Hall, Horowitz & Jing (1995), Biometrika 82(3).
+        """
+        if not hasattr(self, "transmat_"):
+            raise NotFittedError("This SpectralHMM instance is not fitted yet; call fit first.")
+        B = check_scalar(n_resamples, "n_resamples", numbers.Integral, low=2)
+        if block_length is not None:
+            block_length = check_scalar(block_length, "block_length", numbers.Integral, low=1)
+        mom = HMMMoments(X, lengths, self.n_components, self.n_features_in_)  # validates
+        sym = np.asarray(X).reshape(-1).astype(np.int64)
+        lengths = np.array([sym.size]) if lengths is None else np.asarray(lengths)
+        del mom
+        return hmm_standard_errors(self, sym, lengths, int(B), block_length,
+                                   check_random_state(random_state))
 
     def _fit_moments(self, mom):
         """Fit from an :class:`HMMMoments` (empirical or ``HMMMoments.population``)."""

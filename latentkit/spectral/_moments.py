@@ -17,7 +17,7 @@ from ._tensors import ImplicitMomentTensor
 from .._utils.summaries import MomentSummary
 from .._utils.summaries import check_second_moments as _check_second_moments
 
-__all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex"]
+__all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex", "three_view_moments"]
 
 
 def project_simplex(V):
@@ -328,6 +328,23 @@ class LDAMoments:
         return alpha, project_simplex(mu), sums
 
 
+def _normalise_columns(V):
+    """Columns clipped at 0 and divided by their sums (uniform where a column has no mass)."""
+    V = np.maximum(np.asarray(V, dtype=np.float64), 0.0)
+    s = V.sum(axis=0, keepdims=True)
+    return np.where(s > 0, V / np.where(s > 0, s, 1.0), 1.0 / V.shape[0])
+
+
+def window_starts(lengths):
+    """First positions of the windows of three consecutive observations inside each sequence,
+    in order: int64 array of shape (sum(max(lengths - 2, 0)),) (``lengths`` non-negative)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    counts = np.maximum(lengths - 2, 0)  # windows of each sequence, from its start on
+    return np.arange(counts.sum(), dtype=np.int64) + np.repeat(
+        starts - (np.cumsum(counts) - counts), counts)
+
+
 def _pinv_rank(P, k):
     """Rank-k pseudo-inverse of P (m x m), shape (m, m)."""
     U, s, Vt = np.linalg.svd(P)
@@ -394,19 +411,32 @@ class HMMMoments:
         lengths = np.asarray(lengths, dtype=np.int64)
         if lengths.sum() != arr.size or np.any(lengths < 0):
             raise ValueError(f"lengths must be non-negative and sum to {arr.size}, got sum {lengths.sum()}.")
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        idx = np.concatenate([np.arange(s, s + n - 2) for s, n in zip(starts, lengths) if n >= 3]
-                             or [np.zeros(0, dtype=np.int64)])
+        idx = window_starts(lengths)
         if idx.size == 0:
             raise ValueError("no sequence has 3 consecutive observations; the three-view "
                              "moments need windows of length 3.")
-        x1, x2, x3 = arr[idx], arr[idx + 1], arr[idx + 2]
-        n = idx.size
+        self._count(arr[idx], arr[idx + 1], arr[idx + 2], m, k)
+
+    @classmethod
+    def from_windows(cls, x1, x2, x3, n_features, n_components, weights=None):
+        """Moments of given windows ``(x1[i], x2[i], x3[i])`` (validated int64 symbols, shape
+        (n_windows,) each), each counted ``weights[i]`` times (non-negative; default once):
+        the moments of a resample of windows (:meth:`SpectralHMM.standard_errors`)."""
+        self = cls.__new__(cls)
+        self._count(x1, x2, x3, int(n_features), int(n_components), weights)
+        return self
+
+    def _count(self, x1, x2, x3, m, k, weights=None):
+        n = x1.size if weights is None else float(np.sum(weights))
         self.n_windows, self.n_features, self.n_components = n, m, k
-        self.P12 = np.bincount(x1 * m + x2, minlength=m * m).reshape(m, m) / n
-        self.P13 = np.bincount(x1 * m + x3, minlength=m * m).reshape(m, m) / n
-        self.P23 = np.bincount(x2 * m + x3, minlength=m * m).reshape(m, m) / n
-        self.P123 = np.bincount((x1 * m + x2) * m + x3, minlength=m ** 3).reshape(m, m, m) / n
+
+        def freq(codes, size):
+            return np.bincount(codes, weights=weights, minlength=size) / n
+
+        self.P12 = freq(x1 * m + x2, m * m).reshape(m, m)
+        self.P13 = freq(x1 * m + x3, m * m).reshape(m, m)
+        self.P23 = freq(x2 * m + x3, m * m).reshape(m, m)
+        self.P123 = freq((x1 * m + x2) * m + x3, m ** 3).reshape(m, m, m)
 
     @classmethod
     def population(cls, startprob, transmat, emissionprob):
@@ -527,35 +557,62 @@ class HMMMoments:
         return mu, w
 
     def params_from_emission(self, O, w):
-        """``OT = P_32 (O^T)^+ diag(w)^{-1}``, ``T = O^+ OT`` (columns renormalised),
-        ``pi = T^{-1} w`` (clipped, renormalised) -- SPECTRAL_NOTES.md section 1.5.
+        """Transition matrix and state laws from the emission matrix and both adjacent pairs.
+
+        With ``O^+`` the pseudo-inverse of the emission columns, ``S_12 = O^+ P_12 O^+T`` and
+        ``S_23 = O^+ P_23 O^+T`` are the joint laws of consecutive states, ``diag(pi) T`` and
+        ``diag(w) T`` (``pi`` the law of h1, ``w = T^T pi`` of h2): both have rows
+        proportional to the rows of the transition matrix. Negative entries are clipped (the
+        laws are non-negative), the two are pooled and the rows of ``S_12 + S_23`` normalised
+        give ``T`` (rows on the simplex); the row sums of ``S_12`` and ``S_23`` give ``pi`` and
+        ``w``. Exact on population moments; every adjacent window enters the transitions
+        (SPECTRAL_NOTES.md section 1.5 recovers them from ``P_23`` alone, through ``w``).
 
         Parameters
         ----------
         O : ndarray of shape (m, k)
             Emission columns.
         w : ndarray of shape (k,)
-            Law of the middle state.
+            Law of the middle state from the decomposition (used only where ``S_23`` has no
+            mass).
 
         Returns
         -------
         startprob : (k,), transmat : (k, k) row-stochastic (``transmat[i, j] = P(j | i)``),
         emissionprob : (k, m) rows on the simplex, middle_weights : (k,)
         """
-        OT = self.P23.T @ np.linalg.pinv(O.T) / w  # P_32 (O^T)^+ diag(w)^-1
-        Tm = np.linalg.pinv(O) @ OT               # columns: from-state
-        Tm = np.maximum(Tm, 0.0)
-        Tm = Tm / np.maximum(Tm.sum(axis=0, keepdims=True), 1e-300)
-        try:
-            pi = np.linalg.solve(Tm, w)
-        except np.linalg.LinAlgError:
-            pi = np.linalg.lstsq(Tm, w, rcond=None)[0]
-        pi = np.maximum(pi, 0.0)
-        pi = pi / pi.sum() if pi.sum() > 0 else np.full_like(w, 1.0 / w.size)
-        return pi, Tm.T.copy(), O.T.copy(), w
+        Op = np.linalg.pinv(O)
+        S12 = np.maximum(Op @ self.P12 @ Op.T, 0.0)  # joint law of (h1, h2)
+        S23 = np.maximum(Op @ self.P23 @ Op.T, 0.0)  # joint law of (h2, h3)
+        Tm = _normalise_columns((S12 + S23).T).T
+        pi = _normalise_columns(S12.sum(axis=1)[:, None])[:, 0]
+        mid = S23.sum(axis=1)
+        mid = mid / mid.sum() if mid.sum() > 0 else np.asarray(w, dtype=float)
+        return pi, Tm, O.T.copy(), mid
 
     def to_params(self, whitening, eigenvalues, eigenvectors, target=2):
         """:meth:`emission` then :meth:`params_from_emission`; returns (startprob (k,),
         transmat (k, k), emissionprob (k, m), middle_weights (k,))."""
         return self.params_from_emission(*self.emission(whitening, eigenvalues, eigenvectors,
                                                         target))
+
+
+def three_view_moments(Phi, offsets):
+    """Windows of three consecutive feature rows inside each sequence.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n_samples, F)
+        Features of the stacked observations.
+    offsets : ndarray of shape (n_sequences + 1,) of int
+        Sequence boundaries (see :func:`latentkit.sequence.check_lengths`).
+
+    Returns
+    -------
+    A, B, C : ndarray of shape (n_windows, F)
+        ``phi(x_t)``, ``phi(x_{t+1})``, ``phi(x_{t+2})`` of every window that stays in one
+        sequence.
+    """
+    idx = np.concatenate([np.arange(a, b - 2) for a, b in zip(offsets[:-1], offsets[1:])
+                          if b - a >= 3] or [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+    return Phi[idx], Phi[idx + 1], Phi[idx + 2]

@@ -30,6 +30,7 @@ from scipy.special import gammaln, polygamma, psi
 from .._utils.validation import check_scalar
 from ..base import stats_dataclass
 from ._lda_estep import LDAStats
+from ._seeding import seeded_prior
 
 __all__ = ["LDAPriorStats", "dirichlet_newton_step", "fit_dirichlet_prior",
            "asymmetric_prior", "validate_priors", "start_priors", "update_priors",
@@ -155,7 +156,6 @@ def start_priors(model, data):
         raise ValueError(f"topic_word_prior as an array must have n_features={V} columns, got "
                          f"shape {np.shape(eta)}.")
     if getattr(model, "seed_topics", None) is not None:
-        from ._seeding import seeded_prior
         model.topic_word_prior_ = seeded_prior(model, model.topic_word_prior_, K, V,
                                                _word_counts(data, V))
 

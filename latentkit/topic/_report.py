@@ -34,6 +34,7 @@ from ._diversity import topic_diversity
 from ._report_page import PAGE
 from ._pyldavis import PyLDAvisMixin
 from ._report_inputs import _corpus_parts, _topic_word
+from ._seeding import resolve_seed_topics
 
 __all__ = ["topic_report", "report_data", "relevance", "saliency", "classical_mds",
            "TopicReportMixin"]
@@ -320,7 +321,6 @@ def _seed_words(model, vocab):
     seeds = getattr(model, "seed_topics", None)
     if not seeds:
         return {}
-    from ._seeding import resolve_seed_topics
     ids = resolve_seed_topics(seeds, model.components_.shape[0], len(vocab), vocab)
     return {k: [vocab[j] for j in v] for k, v in ids.items()}
 

@@ -9,11 +9,8 @@ import pytest
 from latentkit.datasets import load_earthquakes
 from latentkit.sequence import GaussianHMM, PoissonHMM, check_lengths
 from latentkit.spectral import SpectralInitWarning
-from latentkit.spectral._multiview_hmm import (
-    spectral_init_gaussian_hmm,
-    spectral_init_poisson_hmm,
-    three_view_moments,
-)
+from latentkit.sequence import spectral_init_gaussian_hmm, spectral_init_poisson_hmm
+from latentkit.spectral._moments import three_view_moments
 from latentkit.testing import match_components
 
 A3 = np.array([[0.9, 0.05, 0.05], [0.05, 0.9, 0.05], [0.05, 0.05, 0.9]])
@@ -91,12 +88,13 @@ def test_gaussian_hmm_spectral_start_is_near_the_optimum():
     assert err.max() < 0.2  # L1 over 2 coordinates; sampling s.e. ~0.8 / sqrt(1000) each
 
 
-def test_degenerate_moments_fall_back_to_the_kmeans_start_with_a_warning():
+def test_degenerate_moments_fall_back_to_the_default_start_with_a_warning():
+    # the default start of the class (PoissonHMM: init='random'), issue 32
     rng = np.random.default_rng(3)
     X = rng.poisson(5.0, size=(40, 1)).astype(float)  # too few windows for K = 3
-    with pytest.warns(SpectralInitWarning, match="too few triples"):
+    with pytest.warns(SpectralInitWarning, match="too few triples.*the random start"):
         a = PoissonHMM(3, init="spectral", random_state=0, max_iter=1, tol=0).fit(X)
-    b = PoissonHMM(3, init="kmeans++", random_state=0, max_iter=1, tol=0).fit(X)
+    b = PoissonHMM(3, init="random", random_state=0, max_iter=1, tol=0).fit(X)
     np.testing.assert_array_equal(a.lower_bounds_, b.lower_bounds_)
     X = np.column_stack([rng.normal(size=3000), np.full(3000, 2.0)])  # a constant feature
     with pytest.warns(SpectralInitWarning, match="constant"):
@@ -140,14 +138,14 @@ def test_spectral_start_does_not_mutate_input():
 
 def test_last_view_variant_recovers_a_slow_chain():
     # the adjacent-pair variant (inverts P_12 only; emissions from P_23 = O diag(w) M_3^T)
-    from latentkit.spectral._multiview_hmm import _multiview_estimate
+    from latentkit.spectral._multiview import multiview_estimate
 
     rng = np.random.default_rng(5)
     z = _chain(A3, 20000, rng)
     mu = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
     X = mu[z] + rng.normal(size=(z.size, 2)) * 0.7
-    mz, _, w, A, loc, scale = _multiview_estimate(X, check_lengths(None, len(X)), 3,
-                                                  np.random.default_rng(0), target_view=3)
+    mz, _, w, A, loc, scale = multiview_estimate(X, check_lengths(None, len(X)), 3,
+                                                 np.random.default_rng(0), target_view=3)
     perm, err = match_components(mu, loc + scale * mz)
     assert err.max() < 0.1
     np.testing.assert_allclose(A[np.ix_(perm, perm)], A3, atol=0.03)

@@ -50,7 +50,7 @@ def _planted_chain():
 
 def test_categorical_hmm_init_spectral_planted_chain():
     from latentkit.sequence import CategoricalHMM
-    from latentkit.spectral import spectral_init_hmm
+    from latentkit.sequence import spectral_init_hmm
     x, lengths, pi, A, B = _planted_chain()
     start = spectral_init_hmm(x, lengths, 3, 8, random_state=0)
     for name in ("startprob", "transmat", "emissionprob"):
@@ -77,7 +77,8 @@ def test_categorical_hmm_init_spectral_planted_chain():
 
 def test_spectral_init_hmm_falls_back_on_degenerate_moments():
     from latentkit.sequence import CategoricalHMM
-    from latentkit.spectral import SpectralInitWarning, spectral_init_hmm
+    from latentkit.sequence import spectral_init_hmm
+    from latentkit.spectral import SpectralInitWarning
     rng = np.random.default_rng(0)
     short = rng.integers(0, 4, 30)
     with pytest.warns(SpectralInitWarning, match="too few triples"):

@@ -99,7 +99,7 @@ def test_recipes_validate_their_arguments():
 
 
 def test_spectral_init_hmm_validates_its_arguments():
-    from latentkit.spectral import spectral_init_hmm
+    from latentkit.sequence import spectral_init_hmm
     X = np.array([0, 1, 2, 1, 0, 2])
     with pytest.raises(ValueError, match="n_components must be >= 1"):
         spectral_init_hmm(X, None, 0)

@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 import pytest
 
-from latentkit.spectral import HMMMoments, SpectralHMM, spectral_init_hmm
+from latentkit.sequence import spectral_init_hmm
+from latentkit.spectral import HMMMoments, SpectralHMM
 from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
 
 def fast_chain(mix=0.3):
@@ -100,7 +101,7 @@ def test_each_variant_on_data_and_bad_target_view():
 def test_init_spectral_uses_the_adjacent_pair_estimator():
     """spectral_init_hmm (CategoricalHMM's init='spectral') = the default SpectralHMM, floored."""
     from latentkit.sequence import CategoricalHMM
-    from latentkit.spectral._recipes import _floor_rows
+    from latentkit.sequence._spectral_start import _floor_rows
     A, B, pi = fast_chain()
     x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(3))
     lengths = [1002] * 100
@@ -111,14 +112,15 @@ def test_init_spectral_uses_the_adjacent_pair_estimator():
     np.testing.assert_allclose(init["emissionprob"], _floor_rows(est.emissionprob_, 1e-2),
                                rtol=1e-12)
     np.testing.assert_allclose(init["transmat"], _floor_rows(est.transmat_, 1e-2), rtol=1e-12)
-    # CategoricalHMM(init='spectral') starts from it: one Baum-Welch step from there fits the
-    # data better than one step from the same start built on the middle-view estimator
+    # the start it gives (CategoricalHMM's init='spectral' before its check against the
+    # default start): one Baum-Welch step from there fits the data better than one step from
+    # the same start built on the middle-view estimator
     old = SpectralHMM(3, n_features=8, random_state=0, target_view=2).fit(x.ravel(), lengths)
     old_init = {"startprob": _floor_rows(old.startprob_, 1e-2),
                 "transmat": _floor_rows(old.transmat_, 1e-2),
                 "emissionprob": _floor_rows(old.emissionprob_, 1e-2)}
     scores = []
-    for start in ("spectral", old_init):
+    for start in (init, old_init):
         m = CategoricalHMM(3, n_features=8, init=start, max_iter=1, tol=0, random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # not converged after one step, by design
@@ -126,3 +128,30 @@ def test_init_spectral_uses_the_adjacent_pair_estimator():
         scores.append(m.score(x.reshape(-1, 1), lengths))
     print(f"log-likelihood per symbol after one step: new {scores[0]:.5f}, old {scores[1]:.5f}")
     assert scores[0] > scores[1] + 5e-4
+
+
+def test_transitions_from_both_adjacent_pairs_beat_p23_alone_on_independent_triples():
+    """Issue 32, item 2: the transition matrix from the joint laws of both adjacent pairs
+    (``O^+ (P_12 + P_23) O^+T``, rows normalised) against the previous recovery from ``P_23``
+    alone, from the same fitted emissions: sticky chain, 1e5 independent triples, mean over 6
+    replicates of the max-abs error."""
+    A, B, pi = fast_chain(0.9)
+    pooled, p23 = [], []
+    for r in range(6):
+        n = 10 ** 5
+        x = sample_categorical_hmm(pi, A, B, n, 3, np.random.default_rng(r)).ravel()
+        est = SpectralHMM(3, n_features=8, n_init=5, random_state=r).fit(x, [3] * n)
+        perm, _ = match_components(B, est.emissionprob_, "l1")
+        mom = HMMMoments(x, [3] * n, 3, 8)
+        O = est.emissionprob_.T
+        # the NumPy oracle of the estimator: clipped joint laws, pooled, rows normalised
+        S = sum(np.maximum(np.linalg.pinv(O) @ P @ np.linalg.pinv(O).T, 0.0)
+                for P in (mom.P12, mom.P23))
+        np.testing.assert_allclose(est.transmat_, S / S.sum(1, keepdims=True), rtol=1e-10)
+        T = np.maximum(np.linalg.pinv(O) @ mom.P23.T @ np.linalg.pinv(O.T), 0.0)
+        T = (T / T.sum(0, keepdims=True)).T  # P_23 alone (the diag(w)^-1 cancels)
+        pooled.append(np.abs(est.transmat_[np.ix_(perm, perm)] - A).max())
+        p23.append(np.abs(T[np.ix_(perm, perm)] - A).max())
+    print(f"transition max-abs error: both pairs {np.mean(pooled):.4f}, P_23 alone "
+          f"{np.mean(p23):.4f}")
+    assert np.mean(pooled) < 0.95 * np.mean(p23)
