@@ -55,20 +55,18 @@ def _elog_pi(sticks, elog_pi):
 
 
 @jit
-def _update_zeta(indices, s, e, elog_phi_t, varphi, elog_pi, zeta, lse, data):
-    """zeta of every entry of one document given (varphi, E[log pi]); returns
-    sum_j n_j log sum_t exp(...), the words' part of the local bound at the optimal zeta."""
-    K, T = varphi.shape
+def _update_zeta(E, varphi, elog_pi, data, s, zeta):
+    """zeta of every entry of one document given (varphi, E[log pi]) (``E``: the document's
+    rows of ``E[log phi]``, (N, T)); returns sum_j n_j log sum_t exp(...), the words' part of
+    the local bound at the optimal zeta. The (N, T) x (T, K) product goes to BLAS."""
+    K = varphi.shape[0]
+    logits = np.dot(E, np.ascontiguousarray(varphi.T))
     total = 0.0
-    for j in range(s, e):
-        row = elog_phi_t[indices[j]]
-        z = zeta[j]
+    for i in range(E.shape[0]):
+        z = zeta[s + i]
         mx = -np.inf
         for t in range(K):
-            v = elog_pi[t]
-            vt = varphi[t]
-            for k in range(T):
-                v += vt[k] * row[k]
+            v = logits[i, t] + elog_pi[t]
             z[t] = v
             if v > mx:
                 mx = v
@@ -78,8 +76,7 @@ def _update_zeta(indices, s, e, elog_phi_t, varphi, elog_pi, zeta, lse, data):
             norm += z[t]
         for t in range(K):
             z[t] /= norm
-        lse[0] = mx + math.log(norm)
-        total += data[j] * lse[0]
+        total += data[s + i] * (mx + math.log(norm))
     return total
 
 
@@ -107,23 +104,20 @@ def _update_sticks(s, e, zeta, data, alpha, sticks, counts):
 
 
 @jit
-def _update_varphi(indices, s, e, elog_phi_t, elog_beta, zeta, data, varphi, acc):
-    """varphi of the document's atoms from zeta (softmax over corpus topics)."""
+def _update_varphi(E, elog_beta, zeta, data, s, varphi):
+    """varphi of the document's atoms from zeta (softmax over corpus topics); the
+    (K, N) x (N, T) product goes to BLAS."""
     K, T = varphi.shape
-    for t in range(K):
-        for k in range(T):
-            acc[t, k] = elog_beta[k]
-    for j in range(s, e):
-        row = elog_phi_t[indices[j]]
+    N = E.shape[0]
+    w = np.empty((K, N))
+    for i in range(N):
         for t in range(K):
-            z = data[j] * zeta[j, t]
-            if z != 0.0:
-                at = acc[t]
-                for k in range(T):
-                    at[k] += z * row[k]
+            w[t, i] = data[s + i] * zeta[s + i, t]
+    acc = np.dot(w, E)
     for t in range(K):
         mx = -np.inf
         for k in range(T):
+            acc[t, k] += elog_beta[k]
             if acc[t, k] > mx:
                 mx = acc[t, k]
         norm = 0.0
@@ -196,8 +190,9 @@ def _doc_e_step(indices, data, s, e, elog_phi_t, elog_beta, alpha, varphi, stick
     K, T = varphi.shape
     elog_pi = np.empty(K)
     counts = np.empty(K)
-    acc = np.empty((K, T))
-    lse = np.empty(1)
+    E = np.empty((e - s, T))
+    for i in range(e - s):
+        E[i] = elog_phi_t[indices[s + i]]
     if not warm_start:
         _cold_start(indices, s, e, data, elog_phi_t, elog_beta, varphi, sticks, alpha,
                     np.empty(T))
@@ -205,13 +200,13 @@ def _doc_e_step(indices, data, s, e, elog_phi_t, elog_beta, alpha, varphi, stick
     it = 0
     while it < max_iter:
         it += 1
-        _update_zeta(indices, s, e, elog_phi_t, varphi, elog_pi, zeta, lse, data)
+        _update_zeta(E, varphi, elog_pi, data, s, zeta)
         change = _update_sticks(s, e, zeta, data, alpha, sticks, counts)
         _elog_pi(sticks, elog_pi)
-        _update_varphi(indices, s, e, elog_phi_t, elog_beta, zeta, data, varphi, acc)
+        _update_varphi(E, elog_beta, zeta, data, s, varphi)
         if K == 1 or change / (K - 1) < tol:
             break
-    words = _update_zeta(indices, s, e, elog_phi_t, varphi, elog_pi, zeta, lse, data)
+    words = _update_zeta(E, varphi, elog_pi, data, s, zeta)
     return words + _local_terms(sticks, varphi, elog_beta, alpha), it
 
 

@@ -57,11 +57,11 @@ def test_kernel_matches_the_naive_oracle_and_its_term_by_term_bound(T, K):
     """The numba E-step equals the NumPy oracle (same start, updates, stopping rule) to
     1e-10, and its closed-form local bound (zeta summed out by logsumexp) equals the oracle's
     bound written term by term; the statistics equal a loop over entries."""
-    X = _counts()
+    X = _counts(n=16)
     elog_phi, elog_beta = _tables(T, X.shape[1])
     varphi, sticks, zeta, elbo, _ = hdp_local(X, np.ascontiguousarray(elog_phi.T), elog_beta,
-                                              0.7, K, 50, 1e-6)
-    o_varphi, o_sticks, o_zeta, o_elbo = hdp_e_step_oracle(X, elog_phi, elog_beta, 0.7, K, 50,
+                                              0.7, K, 20, 1e-6)
+    o_varphi, o_sticks, o_zeta, o_elbo = hdp_e_step_oracle(X, elog_phi, elog_beta, 0.7, K, 20,
                                                            1e-6)
     for got, want in ((varphi, o_varphi), (sticks, o_sticks), (zeta, o_zeta), (elbo, o_elbo)):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
