@@ -241,6 +241,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
                           unit="columns (words)", owner="HierarchicalDirichletProcess",
                           what="topic-word matrix")
         self.mean_doc_length_ = float(summary.total / max(summary.n_rows, 1.0))
+        # D of the start's corpus sticks: all the training documents, wherever they live
+        self._n_start_docs = max(float(summary.n_rows), 1.0)
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
 
@@ -256,7 +258,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
 
     def _init_params(self, data, rng):
         T, V = int(self.n_components), data.shape[1]
-        n_docs = max(data.shape[0], 1)
+        n_docs = getattr(self, "_n_start_docs", max(data.shape[0], 1))
         sticks = None
         if isinstance(self.init, dict):
             lam = np.array(self.init["components"], dtype=np.float64, copy=True)
