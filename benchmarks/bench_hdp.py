@@ -32,6 +32,8 @@ Protocol
   ``doc_topic_prior = 1 / (number of live topics)``.
 * ``c_npmi``: mean NPMI of the top 10 words of the live topics, document co-occurrence on the
   training documents (``bench_lda_curve.npmi``).
+* ``latentkit-warmup4``: the same with ``warmup_doc_update_iter=4`` (4, 8, 16, ... sweeps per
+  document in the first batch iterations).
 * Methods run in turn in one process; ``uptime`` is printed at the start and the end (the
   machine is shared: compare ratios and counts, not seconds across runs).
 
@@ -71,13 +73,14 @@ def live_topics(lam, eta):
     return lam[mass > LIVE_SHARE * mass.sum()]
 
 
-def run_latentkit(train, T, K, budget, seed, init="random"):
+def run_latentkit(train, T, K, budget, seed, init="random", warmup=None):
     from latentkit import HierarchicalDirichletProcess
 
     rec = Recorder(budget)
     model = HierarchicalDirichletProcess(
         T, n_doc_components=K, concentration=GAMMA, doc_concentration=ALPHA,
         topic_word_prior=ETA, max_iter=100000, tol=0, init=init, random_state=seed,
+        warmup_doc_update_iter=warmup,
         callback=lambda m, it, e: rec.record(m.components_))
     rec.start()
     with warnings.catch_warnings():
@@ -180,6 +183,8 @@ def main(argv=None):
         print(f"\n{name}: {train.shape[0]} training / {test.shape[0]} held-out documents, "
               f"{train.shape[1]} words; T={args.T}, K={args.K}, budget {args.budget:g} s")
         runs = {"latentkit": run_latentkit(train, args.T, args.K, args.budget, args.seed),
+                "latentkit-warmup4": run_latentkit(train, args.T, args.K, args.budget,
+                                                   args.seed, warmup=4),
                 "gensim": run_gensim(train, args.T, args.K, args.budget, args.seed),
                 "tomotopy": run_tomotopy(train, args.budget, args.seed)}
         out = {}

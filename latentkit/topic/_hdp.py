@@ -72,6 +72,12 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
     mean_change_tol : float, default 1e-3
         A document's E-step stops when the mean absolute change of its atoms' expected counts
         ``a_t - 1`` is below this.
+    warmup_doc_update_iter : int or None, default None
+        Batch fit only: cap the sweeps per document of batch iteration i (1-based) at
+        ``min(max_doc_update_iter, warmup_doc_update_iter * 2 ** (i - 1))``, so that the
+        first iterations, whose topics are about to change, are cheap (as
+        :class:`LatentDirichletAllocation`'s). None: ``max_doc_update_iter`` throughout.
+        The bound stays monotone (the guard of the Notes).
     init : {'random', 'cvb0'} or dict, default 'random'
         The starting global factors. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)``
         (Hoffman et al. 2010), near-identical topics, and the corpus sticks as if the
@@ -174,7 +180,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
 
     def __init__(self, n_components=50, *, n_doc_components=10, concentration=1.0,
                  doc_concentration=1.0, topic_word_prior=0.01, max_iter=100, tol=None,
-                 max_doc_update_iter=100, mean_change_tol=1e-3, init="random", n_init=1,
+                 max_doc_update_iter=100, mean_change_tol=1e-3, warmup_doc_update_iter=None,
+                 init="random", n_init=1,
                  learning_offset=10.0, learning_decay=0.7, total_samples=None,
                  random_state=None, callback=None, verbose=False):
         self.n_components = n_components
@@ -186,6 +193,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         self.tol = tol
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
+        self.warmup_doc_update_iter = warmup_doc_update_iter
         self.init = init
         self.n_init = n_init
         self.learning_offset = learning_offset
@@ -205,6 +213,9 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
             setattr(self, name + "_", float(value))
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
+        if self.warmup_doc_update_iter is not None:
+            check_scalar(self.warmup_doc_update_iter, "warmup_doc_update_iter",
+                         numbers.Integral, low=1)
         check_learning_rate(self.learning_offset, self.learning_decay)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
@@ -366,7 +377,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         return self._stats_from_local(data, varphi, zeta, doc_elbo)
 
     def _warm_state(self):
-        return {"state": None, "elbo": None}
+        return {"state": None, "elbo": None, "it": 0}
 
     def _warm_e_step(self, data, warm):
         """The E-step of a batch iteration with the monotone guard (class Notes), the same on

@@ -96,8 +96,8 @@ def hdp_stats(X, varphi, zeta, doc_elbo, V, T):
 
 # ---- the monotone guard (class Notes of HierarchicalDirichletProcess) ------------------------
 
-def _cold(model, X):
-    return model._local(X)[:4]
+def _cold(model, X, cap):
+    return model._local(X, max_iter=cap)[:4]
 
 
 def _keep_better(model, X, local, state_old):
@@ -119,15 +119,25 @@ def _part_stats(model, X, local):
     return model._stats_from_local(X, varphi, zeta, doc_elbo), (varphi, sticks)
 
 
-def cold_part(model, X):
-    """Statistics and local state of the cold-start E-step of one part (chunk, block)."""
-    return _part_stats(model, X, _cold(model, X))
+def cold_part(model, X, cap):
+    """Statistics and local state of the cold-start E-step of one part (chunk, block), at
+    most ``cap`` sweeps per document."""
+    return _part_stats(model, X, _cold(model, X, cap))
 
 
-def guarded_part(model, X, state_old):
+def guarded_part(model, X, cap, state_old):
     """Statistics and local state of one part with the guard applied (the kernel is
     deterministic: the cold start recomputed gives the numbers of the first pass)."""
-    return _part_stats(model, X, _keep_better(model, X, _cold(model, X), state_old))
+    return _part_stats(model, X, _keep_better(model, X, _cold(model, X, cap), state_old))
+
+
+def _cap(model, warm):
+    """The sweep cap of this iteration (``warmup_doc_update_iter``), counting it."""
+    cap = int(model.max_doc_update_iter)
+    if model.warmup_doc_update_iter is not None:
+        cap = min(cap, int(model.warmup_doc_update_iter) * 2 ** min(warm["it"], 30))
+    warm["it"] += 1
+    return cap
 
 
 def guarded_hdp_e_step(model, data, warm):
@@ -135,13 +145,14 @@ def guarded_hdp_e_step(model, data, warm):
     :class:`latentkit.sources.ValidatedChunks` or a :class:`latentkit.parallel.dask.DaskData`
     (the same scheme as LDA's, :mod:`latentkit.topic._lda_guard`); ``warm`` holds the previous
     iteration's ELBO and local states and is updated."""
+    cap = _cap(model, warm)
     glob = model._global_elbo_terms()
     previous = warm["elbo"]
     if hasattr(data, "reduce_stats"):  # Dask: the local states stay on the workers
-        parts = data.map_blocks(model, cold_part)
+        parts = data.map_blocks(model, cold_part, cap)
         stats = data.sum_first(parts)
         if previous is not None and _elbo(stats, glob) < previous:
-            parts = data.map_blocks(model, guarded_part, per_block=(warm["state"],))
+            parts = data.map_blocks(model, guarded_part, cap, per_block=(warm["state"],))
             stats = data.sum_first(parts)
         warm["state"] = data.seconds(parts)
     elif hasattr(data, "iter_chunks"):  # chunked: the local states in temporary files
@@ -150,19 +161,20 @@ def guarded_hdp_e_step(model, data, warm):
             store = warm["store"] = _ChunkStore()
         stats, n_chunks = model._empty_stats(), 0
         for i, X in enumerate(data.iter_chunks()):
-            s, state = cold_part(model, X)
+            s, state = cold_part(model, X, cap)
             store.put(i, np.concatenate([a.reshape(a.shape[0], -1) for a in state], axis=1))
             stats, n_chunks = stats + s, n_chunks + 1
         if previous is not None and _elbo(stats, glob) < previous:
             stats = model._empty_stats()
             for i, X in enumerate(data.iter_chunks()):
-                s, state = guarded_part(model, X, model._split_state(store.previous(i)))
+                s, state = guarded_part(model, X, cap,
+                                        model._split_state(store.previous(i)))
                 store.put(i, np.concatenate([a.reshape(a.shape[0], -1) for a in state],
                                             axis=1))
                 stats = stats + s
         store.advance(n_chunks)
     else:  # in memory: the cold results are kept for the guard (no second cold pass)
-        local = _cold(model, data)
+        local = _cold(model, data, cap)
         if previous is not None and (float(np.sum(local[3])) + glob) / data.shape[0] < previous:
             local = _keep_better(model, data, local, warm["state"])
         stats, warm["state"] = _part_stats(model, data, local)
