@@ -193,19 +193,22 @@ def main(argv=None):
             out[method] = {"curve": rows, "c_npmi": c}
         results[name] = out
         peer_times = sorted({r[0] for m in ("gensim", "tomotopy") for r in out[m]["curve"]})
-        ours = out["latentkit"]["curve"]
-        worse = [(t, at_time(ours, t), m, at_time(out[m]["curve"], t))
-                 for m in ("gensim", "tomotopy") for t in peer_times
-                 if at_time(ours, t) is not None and at_time(out[m]["curve"], t) is not None
-                 and at_time(ours, t) > at_time(out[m]["curve"], t)]
+        for variant in ("latentkit", "latentkit-warmup4"):
+            ours = out[variant]["curve"]
+            worse = [(t, at_time(ours, t), m, at_time(out[m]["curve"], t))
+                     for m in ("gensim", "tomotopy") for t in peer_times
+                     if at_time(ours, t) is not None and at_time(out[m]["curve"], t) is not None
+                     and at_time(ours, t) > at_time(out[m]["curve"], t)]
+            early = [t for t in peer_times if at_time(ours, t) is None]
+            print(f"{variant}: worse than a peer at {len(worse)} of the peers' snapshot times "
+                  f"(time, ours, peer, theirs) {worse[:6]}; no topics yet at {len(early)} "
+                  f"(before its first iteration, {ours[0][0]} s)")
         print(f"| method | snapshots | end time (s) | held-out perplexity | live topics | "
               f"c_npmi |\n|---|---|---|---|---|---|")
         for method, o in out.items():
             t, p, k = o["curve"][-1]
             c = "n/a" if o["c_npmi"] is None else f"{o['c_npmi']:.3f}"
             print(f"| {method} | {len(o['curve'])} | {t:.1f} | {p:.1f} | {k} | {c} |")
-        print(f"latentkit worse than a peer at {len(worse)} of the peers' snapshot times "
-              f"(time, ours, peer, theirs): {worse[:6]}")
         for method, o in out.items():
             print(f"  {method} curve (t, perplexity, live):", o["curve"][:: max(1, len(o["curve"]) // 8)])
     print("\nuptime at end:", _uptime())

@@ -72,12 +72,16 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
     mean_change_tol : float, default 1e-3
         A document's E-step stops when the mean absolute change of its atoms' expected counts
         ``a_t - 1`` is below this.
-    warmup_doc_update_iter : int or None, default None
+    warmup_doc_update_iter : int or None, default 4
         Batch fit only: cap the sweeps per document of batch iteration i (1-based) at
-        ``min(max_doc_update_iter, warmup_doc_update_iter * 2 ** (i - 1))``, so that the
-        first iterations, whose topics are about to change, are cheap (as
-        :class:`LatentDirichletAllocation`'s). None: ``max_doc_update_iter`` throughout.
-        The bound stays monotone (the guard of the Notes).
+        ``min(max_doc_update_iter, warmup_doc_update_iter * 2 ** (i - 1))`` (4: 4, 8, 16,
+        32, 64 sweeps, then ``max_doc_update_iter``), so that the first iterations, whose
+        topics are about to change, are cheap (as :class:`LatentDirichletAllocation`'s
+        option). None: ``max_doc_update_iter`` throughout. The bound stays monotone (the
+        guard of the Notes). Measured (``benchmarks/bench_hdp.py``, 900 training documents,
+        45 s): the first iteration ends after 1.4 s instead of 10.3 s on KOS and 4.3 s
+        instead of 37 s on NIPS, and the held-out perplexity at the end of the budget is
+        lower (KOS 2081 against 2089, NIPS 1761 against 1816).
     init : {'random', 'cvb0'} or dict, default 'random'
         The starting global factors. ``'random'``: ``lambda_kw ~ Gamma(100, 1/100)``
         (Hoffman et al. 2010), near-identical topics, and the corpus sticks as if the
@@ -180,7 +184,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
 
     def __init__(self, n_components=50, *, n_doc_components=10, concentration=1.0,
                  doc_concentration=1.0, topic_word_prior=0.01, max_iter=100, tol=None,
-                 max_doc_update_iter=100, mean_change_tol=1e-3, warmup_doc_update_iter=None,
+                 max_doc_update_iter=100, mean_change_tol=1e-3, warmup_doc_update_iter=4,
                  init="random", n_init=1,
                  learning_offset=10.0, learning_decay=0.7, total_samples=None,
                  random_state=None, callback=None, verbose=False):
