@@ -91,7 +91,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         Here each document starts with its atoms on distinct topics, ranked by the document's
         words (:mod:`latentkit._kernels.hdp`), so the topics separate in the first iterations
         and the fit keeps as many as the data support: on planted corpora with 4 topics, 4 of
-        T = 12 topics above 1% weight for every seed tried (``tests/topic/test_hdp.py``).
+        T = 12 topics above 1% of the tokens for seeds 1, 2 and 3 (``tests/topic/test_hdp.py``)
+        and 5 for seed 0.
         ``'cvb0'``: the topics of ``CVB0_SWEEPS`` = 50 sweeps of zero-order collapsed VB of
         LDA with T topics and ``doc_topic_prior = alpha / T`` (:func:`latentkit.topic.cvb0_topics`,
         the default start of :class:`LatentDirichletAllocation`), ordered by decreasing mass,
