@@ -20,6 +20,7 @@ _EXPORTS = {
     "VariationalGaussianMixture": "latentkit.mixture",
     "DirichletProcessMixture": "latentkit.mixture",
     "LatentDirichletAllocation": "latentkit.topic",
+    "HierarchicalDirichletProcess": "latentkit.topic",
     "PLSA": "latentkit.topic",
     "HiddenMarkovModel": "latentkit.sequence",
     "CategoricalHMM": "latentkit.sequence",

@@ -18,6 +18,7 @@ ARGS = {
     "dpmm": ["-k", "5", "--max-iter", "30"],
     "lda": ["--dataset", "kos", "-k", "3", "--max-iter", "2", "--init", "random"],
     "plsa": ["--dataset", "kos", "-k", "3", "--max-iter", "2"],
+    "hdp": ["--dataset", "kos", "-k", "4", "--doc-components", "2", "--max-iter", "2"],
     "hmm": ["--max-iter", "20"],
 }
 

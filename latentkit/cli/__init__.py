@@ -3,7 +3,7 @@
 Layout: this module holds the parser, ``main``, the ``fit`` driver and the ``FIT_COMMANDS``
 registry; ``_common`` what every command shares (``CLIError``, ``FitResult``, ``FitCommand``,
 ``Progress``, ``load_input``, the common options, the ``--plot`` figure); ``fit_mixture``
-(gmm, vgmm, dpmm), ``fit_topic`` (lda, plsa), ``fit_private`` (lda --private), ``fit_hmm`` and
+(gmm, vgmm, dpmm), ``fit_topic`` (lda, plsa), ``fit_hdp`` (hdp), ``fit_private`` (lda --private), ``fit_hmm`` and
 ``fit_vae`` one model family each; ``cmd_datasets``, ``cmd_show``, ``cmd_topics`` (coherence,
 report) and ``cmd_select`` the other commands; ``_defaults`` the ``--init`` choices and the
 library's defaults the help states, ``_messages`` warnings as ``warning:`` lines, the init
@@ -58,6 +58,7 @@ from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
 from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
                       _save_plot, _tolist, check_before_work, load_input)
 from ._messages import WarningLines, flush_warnings, in_cli_terms, option_names
+from .fit_hdp import add_hdp_args, run_hdp
 from .fit_hmm import add_hmm_args, run_hmm
 from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, run_gmm, run_vgmm
 from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
@@ -70,6 +71,9 @@ __all__ = ["main", "build_parser", "CLIError", "FitCommand", "FitResult", "Progr
 FIT_COMMANDS = {
     "lda": FitCommand("latent Dirichlet allocation (variational Bayes) on a count matrix",
                       add_lda_args, run_lda, default_dataset="kos"),
+    "hdp": FitCommand("hierarchical Dirichlet process topic model (variational Bayes) on a "
+                      "count matrix: the corpus chooses its number of topics",
+                      add_hdp_args, run_hdp, default_dataset="kos"),
     "gmm": FitCommand("Gaussian mixture by EM on a table of numbers",
                       add_gmm_args, run_gmm, default_dataset="old_faithful"),
     "plsa": FitCommand("probabilistic latent semantic analysis (EM) on a count matrix",

@@ -12,6 +12,7 @@ __all__ = ["INIT_CHOICES", "INIT_DEFAULTS", "init_help"]
 #: ``fit <model>`` -> the ``init`` strings its estimator takes.
 INIT_CHOICES = {
     "lda": ("auto", "cvb0", "random", "spectral"),
+    "hdp": ("random", "cvb0"),
     "plsa": ("random", "spectral"),
     "gmm": ("kmeans++", "random", "spectral"),
     "vgmm": ("kmeans++", "random", "spectral"),
@@ -23,7 +24,7 @@ INIT_CHOICES = {
 #: emission: the Gaussian and GMM HMMs start from k-means++, the categorical and Poisson HMMs
 #: at random).
 INIT_DEFAULTS = {
-    "lda": "auto", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
+    "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
 }
 
@@ -31,6 +32,8 @@ _INIT_NOTES = {
     "lda": "auto: CVB0 sweeps (cvb0) for batch VB, random for --method svi; spectral: "
            "method-of-moments start (latentkit.spectral)",
     "plsa": "spectral: method-of-moments start (latentkit.spectral)",
+    "hdp": "cvb0: LDA's CVB0 topics (keeps most of the -k topics; see "
+           "HierarchicalDirichletProcess)",
     "hmm": "spectral: method-of-moments start for categorical, poisson and diag/spherical "
            "gaussian emissions",
 }

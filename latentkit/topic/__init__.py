@@ -1,11 +1,13 @@
 """Topic models for documents x vocabulary count matrices.
 
 :class:`LatentDirichletAllocation` (mean-field variational Bayes; Blei, Ng & Jordan 2003;
-Hoffman, Blei & Bach 2010).
+Hoffman, Blei & Bach 2010); :class:`HierarchicalDirichletProcess` (the HDP topic model,
+Wang, Paisley & Blei 2011).
 """
 
 from ._cvb0 import cvb0_topics
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
+from ._hdp import HierarchicalDirichletProcess
 from ._plsa import PLSA
 from ._coherence import Coherence, coherence
 from ._diversity import topic_diversity
@@ -16,6 +18,7 @@ from ._seeding import SeedWordError
 __all__ = [
     "LatentDirichletAllocation",
     "LDAStats",
+    "HierarchicalDirichletProcess",
     "lda_e_step",
     "cvb0_topics",
     "PLSA",

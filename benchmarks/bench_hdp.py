@@ -1,0 +1,221 @@
+"""HDP topic models against their peers: latentkit's ``HierarchicalDirichletProcess`` (batch
+VB), gensim's ``HdpModel`` (online VB, Wang, Paisley & Blei 2011) and tomotopy's ``HDPModel``
+(collapsed Gibbs sampling, Teh et al. 2006): held-out perplexity against wall time, the
+number of live topics and ``c_npmi`` coherence at the end (issue 34).
+
+Protocol
+--------
+* Corpora and split: those of ``benchmarks/bench_lda_curve.py`` (KOS, NIPS, the Gutenberg
+  paragraphs; empty documents dropped; a fixed random 10% held out, seed 0; ``--max-docs``
+  subsamples first).
+* The same priors for everyone: corpus concentration gamma = 1, document concentration
+  alpha = 1, topic-word prior eta = 0.01 (gensim's defaults); truncation T = ``-T`` (50) for
+  latentkit and gensim (tomotopy grows its topics as its sampler creates them), document
+  truncation K = 10 for latentkit and gensim. tomotopy's hyper-parameter optimisation is off.
+  Two threads for latentkit (numba) and tomotopy; gensim's HdpModel is single-threaded.
+* Timing as in ``bench_lda_curve.py``: from the start of each fit (gensim: the passes;
+  tomotopy: its first ``train``), converting the counts to a peer's corpus format not timed,
+  snapshots (copying the topics) excluded; latentkit's kernels compiled before timing.
+  Snapshots: latentkit after every batch iteration; gensim after every pass over the
+  training documents (``update``, chunks of 256); tomotopy after 1, 2, 5, 10, 20, 50, 100,
+  ... Gibbs iterations.
+* **Live topics**: topics that carry more than 1% of the training tokens by the method's own
+  expected topic-word counts (latentkit ``components_ - eta``, gensim ``m_lambda``,
+  tomotopy's topic-word counts), the rule of ``n_effective_components_``.
+* **One evaluator** (``bench_lda_curve.heldout_perplexity``): the per-document held-out bound
+  of LDA (Hoffman, Blei & Bach 2010, section 4) at each method's expected live topics
+  ``E[phi_k] = lambda_k / sum_w lambda_kw`` (latentkit's and gensim's lambda, tomotopy's
+  counts plus eta) taken as point topics (passed as ``1e8 E[phi_k]``, so that the bound's
+  ``E[log phi]`` is ``log E[phi]``: with eta = 0.01 the Dirichlet bound itself charges a
+  topic's unseen word ``psi(0.01) ~ -100`` nats, which ranks methods by how many words their
+  topics have seen rather than by their topics), with the LDA default
+  ``doc_topic_prior = 1 / (number of live topics)``.
+* ``c_npmi``: mean NPMI of the top 10 words of the live topics, document co-occurrence on the
+  training documents (``bench_lda_curve.npmi``).
+* ``latentkit-warmup4``: the same with ``warmup_doc_update_iter=4`` (4, 8, 16, ... sweeps per
+  document in the first batch iterations).
+* Methods run in turn in one process; ``uptime`` is printed at the start and the end (the
+  machine is shared: compare ratios and counts, not seconds across runs).
+
+Output: one table per corpus (perplexity at the end and at the peers' snapshot times, live
+topics, c_npmi) and ``hdp_bench.json`` in ``--out``.
+
+Run (full, several minutes per corpus on 2 cores; reduced in a minute or two):
+
+    python benchmarks/bench_hdp.py
+    python benchmarks/bench_hdp.py --corpora kos --max-docs 1000 --budget 20
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_lda_curve import (Recorder, _uptime, heldout_perplexity, load_corpus,  # noqa: E402
+                             npmi, tomotopy_components)
+
+CORPORA = ("kos", "nips", "gutenberg")
+ALPHA, GAMMA, ETA = 1.0, 1.0, 0.01
+TOMOTOPY_ITERS = (1, 2, 5, 10, 20, 50, 100, 150, 200, 300, 400, 600, 800, 1000)
+LIVE_SHARE = 0.01
+POINT_SCALE = 1e8
+
+
+def live_topics(lam, eta):
+    """Rows of ``lam`` (topic-word Dirichlet parameters) that carry more than 1% of the
+    expected counts ``lam - eta``."""
+    mass = np.maximum(np.asarray(lam).sum(axis=1) - lam.shape[1] * eta, 0.0)
+    return lam[mass > LIVE_SHARE * mass.sum()]
+
+
+def run_latentkit(train, T, K, budget, seed, init="random", warmup=None):
+    from latentkit import HierarchicalDirichletProcess
+
+    rec = Recorder(budget)
+    model = HierarchicalDirichletProcess(
+        T, n_doc_components=K, concentration=GAMMA, doc_concentration=ALPHA,
+        topic_word_prior=ETA, max_iter=100000, tol=0, init=init, random_state=seed,
+        warmup_doc_update_iter=warmup,
+        callback=lambda m, it, e: rec.record(m.components_))
+    rec.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(train)
+    return rec
+
+
+def run_gensim(train, T, K, budget, seed, chunksize=256):
+    import logging
+
+    from gensim.corpora import Dictionary
+    from gensim.models import HdpModel
+
+    logging.getLogger("gensim").setLevel(logging.WARNING)
+    bow = [list(zip(train.indices[train.indptr[d]:train.indptr[d + 1]].tolist(),
+                    train.data[train.indptr[d]:train.indptr[d + 1]].astype(int).tolist()))
+           for d in range(train.shape[0])]
+    vocab = Dictionary.from_corpus([[(w, 1)] for w in range(train.shape[1])])
+    rec = Recorder(budget)
+    rec.start()
+    # the constructor runs the first pass (its start scales with the corpus size)
+    hdp = HdpModel(bow, vocab, chunksize=chunksize, K=K, T=T, alpha=ALPHA, gamma=GAMMA,
+                   eta=ETA, random_state=seed)
+    while True:
+        t = time.perf_counter()
+        hdp.update_expectations()   # gensim's lazy lambda made current for the snapshot
+        lam = hdp.m_lambda + ETA
+        rec.paused += time.perf_counter() - t
+        if rec.record(lam):
+            return rec
+        hdp.update(bow)
+
+
+def run_tomotopy(train, budget, seed, workers=2):
+    import tomotopy as tp
+
+    m = tp.HDPModel(tw=tp.TermWeight.ONE, initial_k=2, alpha=ALPHA, eta=ETA, gamma=GAMMA,
+                    seed=seed)
+    m.optim_interval = 0
+    warnings.filterwarnings("ignore", "The training result may differ", RuntimeWarning)
+    for d in range(train.shape[0]):
+        s, e = train.indptr[d], train.indptr[d + 1]
+        m.add_doc([str(w) for w, c in zip(train.indices[s:e], train.data[s:e])
+                   for _ in range(int(c))])
+    rec = Recorder(budget)
+    done = 0
+    rec.start()
+    for target in TOMOTOPY_ITERS:
+        m.train(target - done, workers=workers)
+        done = target
+        t = time.perf_counter()
+        lam = tomotopy_components(m, train.shape[1], ETA)
+        lam[[not m.is_live_topic(k) for k in range(m.k)]] = ETA
+        rec.paused += time.perf_counter() - t
+        if rec.record(lam):
+            break
+    return rec
+
+
+def evaluate(rec, test, train, coherence, every=1):
+    """(time, held-out perplexity, live topics) of the snapshots, and c_npmi at the end."""
+    rows = []
+    for i, (t, lam) in enumerate(zip(rec.times, rec.snaps)):
+        if i % every and i != len(rec.snaps) - 1:
+            continue
+        live = live_topics(lam, ETA)
+        # the expected topics as point topics: E[log phi] = log E[phi] to ~1e-8 at this scale
+        point = POINT_SCALE * live / live.sum(axis=1, keepdims=True)
+        rows.append((round(t, 2), round(heldout_perplexity(point, test, 1.0 / len(live)), 1),
+                     int(live.shape[0])))
+    end = live_topics(rec.snaps[-1], ETA)
+    return rows, (npmi(coherence, end, train) if coherence is not None else None)
+
+
+def at_time(rows, t):
+    """Perplexity of the last snapshot at or before ``t`` (None before the first)."""
+    before = [r for r in rows if r[0] <= t]
+    return before[-1][1] if before else None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpora", default=",".join(CORPORA))
+    ap.add_argument("--max-docs", type=int, default=None)
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds per method")
+    ap.add_argument("-T", type=int, default=50, help="corpus truncation (default 50)")
+    ap.add_argument("-K", type=int, default=10, help="document truncation (default 10)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=".")
+    args = ap.parse_args(argv)
+    from latentkit.topic import coherence
+
+    print("uptime at start:", _uptime())
+    # compile latentkit's kernels before timing
+    run_latentkit(load_corpus("kos", max_docs=60)[0], 4, 2, 0.0, 0)
+    results = {}
+    for name in args.corpora.split(","):
+        train, test = load_corpus(name, max_docs=args.max_docs, seed=args.seed)
+        print(f"\n{name}: {train.shape[0]} training / {test.shape[0]} held-out documents, "
+              f"{train.shape[1]} words; T={args.T}, K={args.K}, budget {args.budget:g} s")
+        runs = {"latentkit": run_latentkit(train, args.T, args.K, args.budget, args.seed),
+                "latentkit-warmup4": run_latentkit(train, args.T, args.K, args.budget,
+                                                   args.seed, warmup=4),
+                "gensim": run_gensim(train, args.T, args.K, args.budget, args.seed),
+                "tomotopy": run_tomotopy(train, args.budget, args.seed)}
+        out = {}
+        for method, rec in runs.items():
+            rows, c = evaluate(rec, test, train, coherence)
+            out[method] = {"curve": rows, "c_npmi": c}
+        results[name] = out
+        peer_times = sorted({r[0] for m in ("gensim", "tomotopy") for r in out[m]["curve"]})
+        for variant in ("latentkit", "latentkit-warmup4"):
+            ours = out[variant]["curve"]
+            worse = [(t, at_time(ours, t), m, at_time(out[m]["curve"], t))
+                     for m in ("gensim", "tomotopy") for t in peer_times
+                     if at_time(ours, t) is not None and at_time(out[m]["curve"], t) is not None
+                     and at_time(ours, t) > at_time(out[m]["curve"], t)]
+            early = [t for t in peer_times if at_time(ours, t) is None]
+            print(f"{variant}: worse than a peer at {len(worse)} of the peers' snapshot times "
+                  f"(time, ours, peer, theirs) {worse[:6]}; no topics yet at {len(early)} "
+                  f"(before its first iteration, {ours[0][0]} s)")
+        print(f"| method | snapshots | end time (s) | held-out perplexity | live topics | "
+              f"c_npmi |\n|---|---|---|---|---|---|")
+        for method, o in out.items():
+            t, p, k = o["curve"][-1]
+            c = "n/a" if o["c_npmi"] is None else f"{o['c_npmi']:.3f}"
+            print(f"| {method} | {len(o['curve'])} | {t:.1f} | {p:.1f} | {k} | {c} |")
+        for method, o in out.items():
+            print(f"  {method} curve (t, perplexity, live):", o["curve"][:: max(1, len(o["curve"]) // 8)])
+    print("\nuptime at end:", _uptime())
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "hdp_bench.json"), "w") as fh:
+        json.dump(results, fh)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""``latentkit fit hdp`` end to end on a planted docword file: the report, the saved model,
+and the ``coherence`` and ``report`` commands on it (issue 34, item 4)."""
+
+import io as _io
+import json
+
+import numpy as np
+
+from latentkit import cli
+from latentkit.datasets import make_lda_corpus
+from latentkit.io import load
+from latentkit.testing import match_components
+
+
+def run(argv):
+    out = _io.StringIO()
+    status = cli.main(argv, out=out)
+    return status, out.getvalue()
+
+
+def test_fit_hdp_json_report_coherence_and_report(tmp_path):
+    X, truth = make_lda_corpus(150, 3, 30, doc_length=60, topic_word_prior=0.05,
+                               random_state=0)
+    coo = X.tocoo()
+    order = np.lexsort((coo.col, coo.row))
+    lines = [str(X.shape[0]), str(X.shape[1]), str(X.nnz)]
+    lines += [f"{r + 1} {c + 1} {int(v)}" for r, c, v in
+              zip(coo.row[order], coo.col[order], coo.data[order])]
+    (tmp_path / "docword.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "vocab.txt").write_text("\n".join(f"w{j}" for j in range(30)) + "\n")
+    data = ["--data", str(tmp_path / "docword.txt"), "--vocab", str(tmp_path / "vocab.txt")]
+    path = tmp_path / "hdp.npz"
+    status, text = run(["fit", "hdp", *data, "-k", "8", "--doc-components", "4", "--json",
+                        "--quiet", "--out", str(path)])
+    assert status == 0
+    obj = json.loads(text)
+    assert obj["model"] == "HierarchicalDirichletProcess" and obj["n_samples"] == 150
+    assert np.all(np.diff(obj["lower_bounds"]) >= -1e-9 * np.abs(obj["lower_bounds"][1:]))
+    fitted = load(path)
+    assert obj["n_effective_components"] == fitted.n_effective_components_ == 3
+    live = fitted.effective_mask()
+    topics = fitted.components_[live] / fitted.components_[live].sum(axis=1, keepdims=True)
+    assert match_components(truth["topics"], topics)[1].max() < 0.3
+    status, text = run(["fit", "hdp", *data, "-k", "8", "--doc-components", "4", "--quiet"])
+    assert status == 0
+    for label in ("HierarchicalDirichletProcess(n_components=8", "3 of 8 carry more than 1%",
+                  "nats per document", "perplexity"):
+        assert label in text, text
+    status, text = run(["coherence", str(path), *data, "--measure", "c_npmi", "--json"])
+    assert status == 0, text
+    assert len(json.loads(text)["topics"]) == 8
+    status, text = run(["report", str(path), *data, "--out", str(tmp_path / "r.html")])
+    assert status == 0 and (tmp_path / "r.html").stat().st_size > 1000
