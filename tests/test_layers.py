@@ -47,6 +47,7 @@ STATED_REASONS = {
     ("latentkit._engine.private_svi", "latentkit.spectral"): _DRIVER,
     ("latentkit._engine.private_svi", "latentkit.spectral._subsampled"): _DRIVER,
     ("latentkit.topic._lda", "latentkit.text"): _TEXT,
+    ("latentkit.topic._hdp", "latentkit.text"): _TEXT,
     ("latentkit.topic._plsa", "latentkit.text"): _TEXT,
     ("latentkit.topic._pyldavis", "latentkit.text"): _TEXT,
 }
@@ -76,6 +77,7 @@ LAZY_REASONS = {
     ("latentkit.cli.fit_private", "latentkit.spectral"): _CLI,
     ("latentkit.cli.fit_private_svi", "latentkit.inference"): _CLI,
     ("latentkit.cli.fit_private_svi", "latentkit.topic"): _CLI,
+    ("latentkit.cli.fit_hdp", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_topic", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_topic", "latentkit.topic._lda_svi"): _CLI,
     ("latentkit.cli.fit_vae", "latentkit.neural"): _CLI,

@@ -4,7 +4,7 @@ of its ``-k`` topics the corpus uses."""
 
 import numpy as np
 
-from ._common import (FitResult, _add_text_args, _attach_text, _finite, _given,
+from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given,
                       _vocabulary_summary, warn_k_above)
 from ._messages import init_summary
 from .fit_topic import _lda_corpus
@@ -35,8 +35,6 @@ def run_hdp(args, progress):
     corpus = _lda_corpus(args)
     X, vocab = corpus.data, corpus.vocabulary
     if args.doc_components is not None and args.doc_components < 1:
-        from ._common import CLIError
-
         raise CLIError(f"--doc-components must be a positive integer, got "
                        f"{args.doc_components}.")
     warn_k_above(args.n_components, X.shape[0], "documents")

@@ -27,9 +27,11 @@ from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (stick_expected_log_weights, stick_expected_weights,
                                              stick_kl, stick_posterior)
 from ..text import counts_from_texts
+from .._engine.state_checks import StateCheckError, _array, _int, _real
+from ._cvb0 import cvb0_topics, sweep_callback
 from ._hdp_estep import HDPStats, elog_tables, guarded_hdp_e_step, hdp_local, hdp_stats
 from ._report import TopicReportMixin
-from ._words import TopWordsMixin
+from .._utils.words import TopWordsMixin
 
 __all__ = ["HierarchicalDirichletProcess", "HDPStats", "EFFECTIVE_WEIGHT_THRESHOLD"]
 
@@ -291,7 +293,6 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
                                      "array, positive in its first T - 1 columns.")
                 sticks[:, -1] = (1.0, 0.0)
         elif self.init == "cvb0":
-            from ._cvb0 import cvb0_topics, sweep_callback
             lam = cvb0_topics(data, T, self.doc_concentration_ / T, self.topic_word_prior_,
                               n_sweeps=CVB0_SWEEPS, random_state=rng,
                               callback=sweep_callback(self, "cvb0 sweeps", CVB0_SWEEPS))
@@ -344,8 +345,6 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         ValueError
             (``latentkit._engine.state_checks.StateCheckError``) naming the bad attribute.
         """
-        from .._engine.state_checks import StateCheckError, _array, _int, _real
-
         T, V = _int(self, "n_components"), _int(self, "n_features_in_")
         _array(self, "components_", (T, V), positive=True)
         sticks = _array(self, "weight_concentration_", (2, T))
