@@ -45,7 +45,7 @@ from ._engine.fitting import e_step_all, fit_model, partial_step
 # The building blocks of a model, each in its own module; ``latentkit.base`` stays their public
 # import path (``from latentkit.base import Stats, ConvergenceMonitor, ...``).
 from ._engine.convergence import ConvergenceMonitor
-from .exceptions import ConvergenceWarning, ELBODecreaseWarning, NotFittedError
+from .exceptions import ConvergenceWarning, ELBODecreaseWarning, NotFittedError, InputTypeError
 from ._engine.params import ParamsMixin, clone
 from ._utils.rng_state import _rng_from_state, _rng_to_state
 from ._engine.stats import Stats, stats_dataclass
@@ -261,7 +261,7 @@ class LatentModel(ParamsMixin):
             check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
         cb = getattr(self, "callback", None)
         if cb is not None and not callable(cb):
-            raise TypeError(f"callback must be callable or None, got {type(cb).__name__}.")
+            raise InputTypeError(f"callback must be callable or None, got {type(cb).__name__}.")
 
     # ---- helpers a model calls (not overridden) -------------------------------------------------
     def _resolve_data_defaults(self, data):

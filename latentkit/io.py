@@ -43,7 +43,7 @@ import zlib
 import numpy as np
 from . import __version__
 from .base import LatentModel, NotFittedError, ParamsMixin, Stats
-from .exceptions import ModelFileError  # defined there; importable here as before
+from .exceptions import ModelFileError, InputTypeError  # defined there; importable here as before
 
 __all__ = ["save", "load", "read_metadata", "ModelFileError"]
 
@@ -205,7 +205,7 @@ def save(model, path):
     metadata's ``skipped``. Source: DESIGN.md section 6 (files and safety).
     """
     if not isinstance(model, ParamsMixin):
-        raise TypeError(f"model must be a latentkit model (a LatentModel), got "
+        raise InputTypeError(f"model must be a latentkit model (a LatentModel), got "
                         f"{type(model).__name__}.")
     checker = getattr(model, "_check_is_fitted", None)
     if checker is not None:
@@ -216,7 +216,7 @@ def save(model, path):
                   for name, v in params.items()}
     for name, value in model._get_state().items():
         if isinstance(value, LatentModel):
-            raise TypeError(
+            raise InputTypeError(
                 f"{type(model).__name__}.{name} is a fitted {type(value).__name__}, which "
                 f"cannot be stored inside another model's file; save it on its own: "
                 f"latentkit.save(obj.{name}, path).")

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from .exceptions import InputError, InputTypeError
 
 __all__ = ["select_n_components", "Selection", "parse_k_range"]
 
@@ -156,19 +157,19 @@ def parse_k_range(text):
         else:
             ks = [int(p) for p in text.split(",")]
     except ValueError:
-        raise ValueError(f"K must be START:STOP[:STEP] (e.g. 5:50:5) or a list (e.g. 2,3,5), got "
+        raise InputError(f"K must be START:STOP[:STEP] (e.g. 5:50:5) or a list (e.g. 2,3,5), got "
                          f"{text!r}.") from None
     if not ks or min(ks) < 1:
-        raise ValueError(f"K must give at least one value, all >= 1; {text!r} gives {ks}.")
+        raise InputError(f"K must give at least one value, all >= 1; {text!r} gives {ks}.")
     return ks
 
 
 def _split(n, heldout, rng, what):
     if not 0.0 < heldout < 1.0:
-        raise ValueError(f"heldout must be a fraction in (0, 1), got {heldout!r}.")
+        raise InputError(f"heldout must be a fraction in (0, 1), got {heldout!r}.")
     n_test = int(math.ceil(heldout * n))
     if n_test < 1 or n - n_test < 1:
-        raise ValueError(f"heldout={heldout} leaves no training or no held-out {what} among {n}.")
+        raise InputError(f"heldout={heldout} leaves no training or no held-out {what} among {n}.")
     perm = rng.permutation(n)
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
 
@@ -222,7 +223,7 @@ def _hmm_row(K, train, test, params, seed):
     emission = params.pop("emission", "gaussian")
     classes = {"gaussian": GaussianHMM, "poisson": PoissonHMM, "categorical": CategoricalHMM}
     if emission not in classes:
-        raise ValueError(f"emission must be one of {sorted(classes)}, got {emission!r}.")
+        raise InputError(f"emission must be one of {sorted(classes)}, got {emission!r}.")
     model = classes[emission](n_components=K, random_state=seed, **params)
     (X_tr, len_tr), (X_te, len_te) = train, test
     t = time.perf_counter()
@@ -243,7 +244,7 @@ def _hmm_split(X, lengths, heldout, rng):
         n = X.shape[0]
         n_test = int(math.ceil(heldout * n))
         if not 0.0 < heldout < 1.0 or n - n_test < 2:
-            raise ValueError(f"heldout={heldout} leaves too few time steps of {n} to train on.")
+            raise InputError(f"heldout={heldout} leaves too few time steps of {n} to train on.")
         return (X[:n - n_test], None), (X[n - n_test:], None)
     lengths = np.asarray(lengths, dtype=np.int64)
     tr, te = _split(len(lengths), heldout, rng, "sequences")
@@ -303,12 +304,12 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     bound; Roeder, Both & Hinneburg (2015) coherence.
     """
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
+        raise InputError(f"kind must be one of {KINDS}, got {kind!r}.")
     ks = [int(k) for k in n_components]
     if not ks or min(ks) < 1:
-        raise ValueError(f"n_components must hold at least one K >= 1, got {ks}.")
+        raise InputError(f"n_components must hold at least one K >= 1, got {ks}.")
     if not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool):
-        raise TypeError(f"random_state must be an int (one seed for every K), got "
+        raise InputTypeError(f"random_state must be an int (one seed for every K), got "
                         f"{type(random_state).__name__}.")
     params = dict(model_params or {})
     rng = np.random.default_rng(random_state)
@@ -323,11 +324,11 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     elif kind in ("gmm", "vgmm"):
         data = np.asarray(X, dtype=np.float64)
         if data.ndim != 2:
-            raise ValueError(f"X must be 2-d (n_samples, n_features), got shape {data.shape}.")
+            raise InputError(f"X must be 2-d (n_samples, n_features), got shape {data.shape}.")
         tr, te = _split(data.shape[0], heldout, rng, "samples")
         split = (data[tr], data[te])
         if max(ks) > split[0].shape[0]:
-            raise ValueError(f"K={max(ks)} exceeds the {split[0].shape[0]} training samples.")
+            raise InputError(f"K={max(ks)} exceeds the {split[0].shape[0]} training samples.")
     else:
         split = _hmm_split(X, lengths, heldout, rng)
     from tqdm.auto import tqdm

@@ -17,6 +17,7 @@ from ._utils.formats import (DocwordParser, NumericCSVParser, open_text, read_do
                        strip_eol)
 from ._utils.validation import check_scalar
 from ._engine.hook_state import deferred_data_defaults
+from .exceptions import InputError, InputTypeError
 
 __all__ = [
     "ChunkSource",
@@ -96,7 +97,7 @@ class IterableSource(ChunkSource):
 
     def __init__(self, chunks, n_samples=None):
         if not callable(chunks) and iter(chunks) is chunks:
-            raise TypeError(
+            raise InputTypeError(
                 "chunks is a one-shot iterator; pass a list of chunks or a function that "
                 "returns a new iterator (e.g. the generator function itself)."
             )
@@ -116,7 +117,7 @@ def _readable(path):
     except FileNotFoundError:
         raise
     except (OSError, EOFError) as exc:
-        raise ValueError(f"{path}: could not be read as UTF-8 text (plain or gzip): "
+        raise InputError(f"{path}: could not be read as UTF-8 text (plain or gzip): "
                          f"{exc}.") from None
 
 
@@ -275,7 +276,7 @@ class ValidatedChunks:
         chunks = iter(source.iter_chunks())
         first = next(chunks, None)
         if first is None:
-            raise ValueError("The data source yielded no chunk.")
+            raise InputError("The data source yielded no chunk.")
         self.summary = None
         if not reset:
             self.init_data = self._validate(first, False)
@@ -296,7 +297,7 @@ class ValidatedChunks:
     def _validate(self, chunk, reset):
         X, kw = chunk if isinstance(chunk, tuple) else (chunk, {})
         if getattr(X, "shape", (1,))[0] == 0:
-            raise ValueError("The data source yielded an empty chunk (0 samples).")
+            raise InputError("The data source yielded an empty chunk (0 samples).")
         return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
 
     def iter_chunks(self):

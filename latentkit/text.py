@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from .datasets._corpus import Corpus, english_stop_words
 from ._utils.threads import caught_warnings
 from .base import NotFittedError
-from .exceptions import TextInputError  # defined there; importable here as before
+from .exceptions import (TextInputError, InputError, InputTypeError)  # defined there; importable here as before
 
 __all__ = ["TextVectorizer", "read_texts", "load_texts", "load_texts_for", "attach",
            "from_gensim", "from_sklearn", "stop_words_from_file", "TextInputError"]
@@ -186,12 +186,12 @@ def read_texts(source, text_column=None):
                   else [_title(t) for t in texts])
         return texts, titles, meta
     if isinstance(source, bytes) or not hasattr(source, "__iter__"):
-        raise TypeError(f"source must be a path or an iterable of str, got "
+        raise InputTypeError(f"source must be a path or an iterable of str, got "
                         f"{type(source).__name__}.")
     texts = list(source)
     bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
     if bad:
-        raise TypeError(f"source must hold str documents; item {bad[0]} is a "
+        raise InputTypeError(f"source must hold str documents; item {bad[0]} is a "
                         f"{type(texts[bad[0]]).__name__}.")
     if not texts:
         raise TextInputError("source holds no documents.")
@@ -252,7 +252,7 @@ class TextVectorizer:
         sw = self.stop_words
         if isinstance(sw, str):
             if sw != "english":
-                raise ValueError(f"stop_words must be 'english', None or a collection of words, "
+                raise InputError(f"stop_words must be 'english', None or a collection of words, "
                                  f"got {sw!r} (to read a file, use stop_words_from_file).")
             words = set(english_stop_words())
         elif sw is None:
@@ -268,17 +268,17 @@ class TextVectorizer:
         import numbers
 
         if not isinstance(self.min_length, numbers.Integral) or self.min_length < 1:
-            raise ValueError(f"min_length must be a positive integer, got {self.min_length!r}.")
+            raise InputError(f"min_length must be a positive integer, got {self.min_length!r}.")
         for name in ("min_df", "max_df"):
             v = getattr(self, name)
             count = isinstance(v, numbers.Integral)  # scikit-learn's rule: a count is >= 1
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or (
                     v < 1 if count else not 0 <= v <= 1):
-                raise ValueError(f"{name} must be a document count (int >= 1) or a fraction "
+                raise InputError(f"{name} must be a document count (int >= 1) or a fraction "
                                  f"(float in [0, 1]), got {v!r}.")
         if self.max_features is not None and (not isinstance(self.max_features, numbers.Integral)
                                               or self.max_features < 1):
-            raise ValueError(f"max_features must be a positive integer or None, got "
+            raise InputError(f"max_features must be a positive integer or None, got "
                              f"{self.max_features!r}.")
 
     def token_pattern(self):
@@ -391,7 +391,7 @@ class TextVectorizer:
         if not hasattr(self, "count_vectorizer_"):
             raise NotFittedError("This TextVectorizer is not fitted; call fit first.")
         if isinstance(texts, str):
-            raise TypeError("texts must be a list of documents, got one str; wrap it: [text].")
+            raise InputTypeError("texts must be a list of documents, got one str; wrap it: [text].")
         with caught_warnings("ignore", UserWarning):
             return sp.csr_matrix(self.count_vectorizer_.transform(list(texts)), dtype=np.float64)
 
@@ -452,7 +452,7 @@ class TextVectorizer:
         settings = getattr(model, _SETTINGS_ATTR, None)
         vocab = getattr(model, "feature_names_in_", None)
         if settings is None or vocab is None:
-            raise ValueError(f"this {type(model).__name__} has no text settings; it was not fitted "
+            raise InputError(f"this {type(model).__name__} has no text settings; it was not fitted "
                              "on raw texts through latentkit.text (see latentkit.text.attach).")
         return cls.from_settings(settings, vocab)
 
@@ -481,7 +481,7 @@ def attach(model, vectorizer):
     """
     n = getattr(model, "n_features_in_", None)
     if n is not None and n != len(vectorizer.vocabulary_):
-        raise ValueError(f"the model has {n} features but the vectorizer's vocabulary has "
+        raise InputError(f"the model has {n} features but the vectorizer's vocabulary has "
                          f"{len(vectorizer.vocabulary_)} words.")
     model.feature_names_in_ = np.asarray(vectorizer.vocabulary_, dtype=str)
     setattr(model, _SETTINGS_ATTR, json.dumps(vectorizer.get_settings()))
@@ -617,10 +617,10 @@ def from_gensim(bow_corpus, dictionary):
         for pair in doc:
             j, c = int(pair[0]), float(pair[1])
             if not 0 <= j < n_words:
-                raise ValueError(f"bow_corpus document {d}: word id {j} is not in the dictionary "
+                raise InputError(f"bow_corpus document {d}: word id {j} is not in the dictionary "
                                  f"(ids 0..{n_words - 1}).")
             if c < 0:
-                raise ValueError(f"bow_corpus document {d}: negative count {c} for word id {j}.")
+                raise InputError(f"bow_corpus document {d}: negative count {c} for word id {j}.")
             indices.append(j)
             data.append(c)
         indptr.append(len(indices))
@@ -655,7 +655,7 @@ def from_sklearn(X, vectorizer):
     if not sp.issparse(X):
         X = sp.csr_matrix(np.asarray(X))
     if X.shape[1] != len(vocab):
-        raise ValueError(f"X has {X.shape[1]} columns but the vectorizer has {len(vocab)} words.")
+        raise InputError(f"X has {X.shape[1]} columns but the vectorizer has {len(vocab)} words.")
     if not (sp.isspmatrix_csr(X) and X.dtype == np.float64):
         X = sp.csr_matrix(X, dtype=np.float64)
     return Corpus(data=X, vocabulary=vocab, feature_names=vocab, target=None, target_names=None,

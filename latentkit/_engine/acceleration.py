@@ -25,6 +25,7 @@ import numpy as np
 from .convergence import ConvergenceMonitor
 from .fitting import e_step_all, finish_fit, prepare_fit, record_run, shallow_state, start_run
 from .._utils.threads import caught_warnings
+from ..exceptions import InputError
 
 __all__ = ["squarem_fit"]
 
@@ -279,5 +280,5 @@ def squarem_fit(model, X, *, max_iter=None, tol=None, previous=None, **fit_param
 
 def _refuse_warm_state(model):
     if model._warm_state() is not None:
-        raise ValueError(f"squarem_fit does not support {type(model).__name__}: its E-step "
+        raise InputError(f"squarem_fit does not support {type(model).__name__}: its E-step "
                          "keeps local state between iterations.")

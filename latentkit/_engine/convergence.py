@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from ..exceptions import ELBODecreaseWarning
+from ..exceptions import ELBODecreaseWarning, InputError
 from .._utils.user_frame import user_stacklevel
 
 __all__ = ["ConvergenceMonitor"]
@@ -48,7 +48,7 @@ class ConvergenceMonitor:
     def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False, previous=None,
                  decrease_note=None):
         if rule not in ("exact", "noisy"):
-            raise ValueError(f"rule must be 'exact' or 'noisy', got {rule!r}.")
+            raise InputError(f"rule must be 'exact' or 'noisy', got {rule!r}.")
         self.tol = tol
         self.max_iter = max_iter
         self.rule = rule

@@ -25,7 +25,7 @@ from .convergence import ConvergenceMonitor
 from .hook_state import deferred_data_defaults, take_start_bound
 from .start_sample import start_data
 from .steps import step_size_schedule
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, InputError
 from .._utils.threads import blas_single_thread
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_random_state, check_scalar
@@ -296,12 +296,12 @@ def partial_step(model, X, step_size=None, total_samples=None, fit_params=None, 
         data = model._validate_data(X, reset=False, **fit_params)
     n_batch = model._n_samples(data)
     if n_batch == 0:
-        raise ValueError("partial_fit received an empty minibatch.")
+        raise InputError("partial_fit received an empty minibatch.")
     scale = 1.0
     if total_samples is not None:
         total_samples = check_scalar(total_samples, "total_samples", numbers.Real, low=1)
         if total_samples < n_batch:
-            raise ValueError(
+            raise InputError(
                 f"total_samples={total_samples} is smaller than the minibatch "
                 f"({n_batch} {model._sample_unit}s); it must be the size of the whole data set."
             )

@@ -9,6 +9,7 @@ import inspect
 import numpy as np
 
 from .state_checks import check_state
+from ..exceptions import InputError
 
 __all__ = ["ParamsMixin", "clone"]
 
@@ -68,7 +69,7 @@ class ParamsMixin:
         for key, value in params.items():
             name, _, sub = key.partition("__")
             if name not in valid:
-                raise ValueError(
+                raise InputError(
                     f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
                     f"Valid parameters are: {valid!r}."
                 )
@@ -125,7 +126,7 @@ class ParamsMixin:
         """
         unknown = sorted(k for k in state if not k.endswith("_"))
         if unknown:
-            raise ValueError(f"{type(self).__name__} has no fitted state entries {unknown}.")
+            raise InputError(f"{type(self).__name__} has no fitted state entries {unknown}.")
         for name, value in state.items():
             setattr(self, name, value)
 

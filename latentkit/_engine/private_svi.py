@@ -39,6 +39,7 @@ from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
 from .stochastic_vi import StochasticVI
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["PrivateStochasticVI"]
 
@@ -69,7 +70,7 @@ def _pieces_for(model, owner):
     ``clipped_sum(X, clip) -> (sum, norms)`` and ``step(noisy_sum, rho, scale)``."""
     hook = getattr(model, "_private_svi_pieces", None)
     if hook is None:
-        raise TypeError(f"PrivateStochasticVI supports LatentDirichletAllocation, "
+        raise InputTypeError(f"PrivateStochasticVI supports LatentDirichletAllocation, "
                         f"VariationalGaussianMixture and GaussianMixture, got "
                         f"{type(model).__name__}.")
     return hook(owner)
@@ -181,7 +182,7 @@ class PrivateStochasticVI(ParamsMixin):
 
     def _check_params(self):
         if not hasattr(self.model, "get_params"):
-            raise TypeError("model must be a latentkit estimator (LatentDirichletAllocation, "
+            raise InputTypeError("model must be a latentkit estimator (LatentDirichletAllocation, "
                             "VariationalGaussianMixture or GaussianMixture), got "
                             f"{type(self.model).__name__}.")
         if not self._is_nonprivate():
@@ -199,7 +200,7 @@ class PrivateStochasticVI(ParamsMixin):
             check_scalar(self.noise_multiplier, "noise_multiplier", numbers.Real, low=0.0,
                          low_inclusive=False)
         if self.conversion not in ("rdp", "rdp_improved"):
-            raise ValueError(f"conversion must be 'rdp' or 'rdp_improved', got "
+            raise InputError(f"conversion must be 'rdp' or 'rdp_improved', got "
                              f"{self.conversion!r}.")
         check_learning_rate(self.learning_offset, self.learning_decay)
 
@@ -234,14 +235,14 @@ class PrivateStochasticVI(ParamsMixin):
         pieces = _pieces_for(model, self)
         clip = pieces.default_clip() if self.clip is None else self.clip
         if clip is None:
-            raise ValueError(pieces.missing_clip)
+            raise InputError(pieces.missing_clip)
         clip = check_scalar(clip, "clip", numbers.Real, low=0.0, low_inclusive=False)
         X = pieces.check_X(X)
         n = X.shape[0]
         if self.sampling_rate is not None:
             q = float(self.sampling_rate)
         elif self.batch_size >= n:
-            raise ValueError(f"batch_size={self.batch_size} must be smaller than the number "
+            raise InputError(f"batch_size={self.batch_size} must be smaller than the number "
                              f"of rows N={n} (Poisson sampling at a rate below 1).")
         else:
             q = self.batch_size / n
@@ -262,7 +263,7 @@ class PrivateStochasticVI(ParamsMixin):
             else:
                 hi = mid - 1
         if lo == 0:
-            raise ValueError(f"noise_multiplier={nm} cannot take a single step within "
+            raise InputError(f"noise_multiplier={nm} cannot take a single step within "
                              f"epsilon={eps}, delta={delta}.")
         T = lo
         sigma = nm * clip

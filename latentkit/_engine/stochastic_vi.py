@@ -19,6 +19,7 @@ from .fitting import StochasticStart, shallow_state
 from .hook_state import deferred_data_defaults
 from ..base import ConvergenceMonitor, LatentModel, NotFittedError, ParamsMixin, clone
 from ..sources import ChunkSource, IterableSource, ValidatedChunks
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["StochasticVI", "SVIRun"]
 
@@ -200,10 +201,10 @@ class StochasticVI(ParamsMixin):
         check_scalar(self.tol, "tol", numbers.Real, low=0.0)
         check_scalar(self.window, "window", numbers.Integral, low=1)
         if isinstance(self.model, type):
-            raise TypeError(f"model must be a model instance, e.g. {self.model.__name__}(...), "
+            raise InputTypeError(f"model must be a model instance, e.g. {self.model.__name__}(...), "
                             f"got the class {self.model.__name__} itself.")
         if not hasattr(self.model, "partial_fit") or not hasattr(self.model, "_m_step"):
-            raise TypeError(f"model must be a latentkit model with partial_fit, got "
+            raise InputTypeError(f"model must be a latentkit model with partial_fit, got "
                             f"{type(self.model).__name__}.")
 
     def _minibatches(self, X, source, rng):
@@ -230,7 +231,7 @@ class StochasticVI(ParamsMixin):
                     chunk, kw = chunk
                 m = chunk.shape[0]
                 if m == 0:
-                    raise ValueError("The data source yielded an empty chunk (an empty minibatch).")
+                    raise InputError("The data source yielded an empty chunk (an empty minibatch).")
                 lengths = kw.get("lengths")
                 if lengths is None:
                     for a in range(0, m, bs):
@@ -249,11 +250,11 @@ class StochasticVI(ParamsMixin):
         :meth:`_minibatches` cuts into minibatches of whole sequences (the same path as a
         ChunkSource of ``(X, {'lengths': ...})`` chunks)."""
         if _is_fraction(self.holdout):
-            raise ValueError("holdout as a fraction of the rows would cut sequences apart; with "
+            raise InputError("holdout as a fraction of the rows would cut sequences apart; with "
                              "lengths give holdout=(X_heldout, {'lengths': lengths_heldout}).")
         X = np.asarray(X) if not hasattr(X, "shape") else X
         if getattr(X, "ndim", 2) == 0:
-            raise TypeError(f"X must be an array, got {type(X).__name__}.")
+            raise InputTypeError(f"X must be an array, got {type(X).__name__}.")
         fit_params = dict(fit_params)
         offsets = check_lengths(fit_params.pop("lengths"), X.shape[0])
         chunk = (X, {**fit_params, "lengths": np.diff(offsets)})
@@ -303,7 +304,7 @@ class StochasticVI(ParamsMixin):
             if isinstance(X, (list, tuple)):
                 X = np.asarray(X)
             if not hasattr(X, "shape"):
-                raise TypeError("X must be an array, a sparse matrix or a ChunkSource, got "
+                raise InputTypeError("X must be an array, a sparse matrix or a ChunkSource, got "
                                 f"{type(X).__name__}.")
             if sp.issparse(X):
                 X = sp.csr_matrix(X)
@@ -317,7 +318,7 @@ class StochasticVI(ParamsMixin):
             n = X.shape[0]
         else:
             if _is_fraction(self.holdout):
-                raise ValueError("holdout as a fraction needs in-memory data; give a held-out "
+                raise InputError("holdout as a fraction needs in-memory data; give a held-out "
                                  "data set with a ChunkSource.")
             n = source.n_samples
         if heldout is None and self.holdout is not None and not isinstance(self.holdout, numbers.Real):
@@ -325,18 +326,18 @@ class StochasticVI(ParamsMixin):
         if total_samples is not None:
             total_samples = check_scalar(total_samples, "total_samples", numbers.Integral, low=1)
             if n is not None and total_samples != n:
-                raise ValueError(
+                raise InputError(
                     f"total_samples={total_samples} is inconsistent with the data, which has "
                     f"{n} samples."
                 )
             n = total_samples
         if n is None:
-            raise ValueError("The number of samples N is unknown: give total_samples= or a "
+            raise InputError("The number of samples N is unknown: give total_samples= or a "
                              "source with n_samples.")
         if n == 0:
-            raise ValueError("X has no samples.")
+            raise InputError("X has no samples.")
         if self.batch_size > n:
-            raise ValueError(f"batch_size={self.batch_size} is larger than the number of "
+            raise InputError(f"batch_size={self.batch_size} is larger than the number of "
                              f"training samples N={n}.")
         if isinstance(heldout, tuple):  # (X, fit_params), e.g. HMM sequences with lengths
             heldout, heldout_kw = heldout

@@ -32,6 +32,7 @@ import inspect
 import warnings
 
 from .user_frame import user_stacklevel
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["REMOVED_IN", "moved_kwargs", "moved_names", "moved_parameters",
            "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
@@ -98,7 +99,7 @@ def renamed_kwargs(**old_to_new):
             for old, new in old_to_new.items():
                 if old in kwargs:
                     if new in kwargs:
-                        raise TypeError(f"{owner}: give {new!r} only ({old!r} is its "
+                        raise InputTypeError(f"{owner}: give {new!r} only ({old!r} is its "
                                         "deprecated name), not both.")
                     _warn(owner, old, new, 2)
                     kwargs[new] = kwargs.pop(old)
@@ -143,7 +144,7 @@ def renamed_parameter(owner, old, new, old_value, new_value, default):
     if old_value is None:
         return new_value
     if new_value != default and new_value != old_value:
-        raise ValueError(f"{owner}: give {new}= only ({old}= is its deprecated old name); got "
+        raise InputError(f"{owner}: give {new}= only ({old}= is its deprecated old name); got "
                          f"{old}={old_value!r} and {new}={new_value!r}.")
     _warn(owner, f"{old}=", f"{new}=", stacklevel=3)
     return old_value

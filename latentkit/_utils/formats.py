@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from .threads import caught_warnings
+from ..exceptions import InputError
 
 __all__ = ["open_text", "strip_eol", "fast_docword_body", "read_docword_header", "DocwordParser",
            "NumericCSVParser"]
@@ -78,7 +79,7 @@ _DOCWORD_HEADER = ("D (number of documents)", "W (number of words)", "NNZ (numbe
 
 
 def _docword_error(path, lineno, msg):
-    return ValueError(f"docword file {os.fspath(path)!r}, line {lineno}: {msg}")
+    return InputError(f"docword file {os.fspath(path)!r}, line {lineno}: {msg}")
 
 
 def read_docword_header(fh, path):
@@ -291,7 +292,7 @@ class NumericCSVParser:
             except csv.Error as exc:
                 why = ("a carriage return (CR) inside a field; lines end with LF or CRLF only"
                        if "new-line" in str(exc) else str(exc))
-                raise ValueError(f"CSV file {self.path!r}, line {lineno}: {why}.") from None
+                raise InputError(f"CSV file {self.path!r}, line {lineno}: {why}.") from None
             yield lineno, fields
 
     def parse(self, lines, first_lineno):
@@ -325,13 +326,13 @@ class NumericCSVParser:
                     self._seen_row = True
                     continue
                 bad = next(f for f in fields if not _is_float(f))
-                raise ValueError(f"CSV file {self.path!r}, line {lineno}: {bad!r} is not a "
+                raise InputError(f"CSV file {self.path!r}, line {lineno}: {bad!r} is not a "
                                  "number; every field after the header must be numeric.") from None
             self._seen_row = True
             if self.width is None:
                 self.width = len(values)
             if len(values) != self.width:
-                raise ValueError(f"CSV file {self.path!r}, line {lineno}: expected {self.width} "
+                raise InputError(f"CSV file {self.path!r}, line {lineno}: expected {self.width} "
                                  f"fields, found {len(values)}.")
             rows.append(values)
         return rows

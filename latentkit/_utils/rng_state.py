@@ -4,6 +4,7 @@ model keeps, stored by :meth:`latentkit.base.LatentModel._get_state`)."""
 import copy
 
 import numpy as np
+from ..exceptions import InputError
 
 __all__ = ["_rng_to_state", "_rng_from_state"]
 
@@ -33,11 +34,11 @@ def _rng_from_state(state):
     """
     name = state.get("bit_generator") if isinstance(state, dict) else None
     if name not in _BIT_GENERATORS:
-        raise ValueError(f"unknown bit generator {name!r} in a stored generator state; "
+        raise InputError(f"unknown bit generator {name!r} in a stored generator state; "
                          f"expected one of {list(_BIT_GENERATORS)}.")
     bitgen = getattr(np.random, name)()
     try:
         bitgen.state = state
     except (TypeError, ValueError, KeyError) as exc:
-        raise ValueError(f"malformed {name} generator state: {exc}.") from None
+        raise InputError(f"malformed {name} generator state: {exc}.") from None
     return np.random.Generator(bitgen)

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from ..exceptions import InputError
 
 __all__ = ["CountSummary", "MissingMomentSummary", "MomentSummary", "RowSummary", "SymbolSummary",
            "check_second_moments"]
@@ -246,7 +247,7 @@ def _check_observed_columns(summary, name):
     empty = np.flatnonzero(~(col_w > 0))
     if empty.size:
         cols = ", ".join(map(str, empty[:10])) + (", ..." if empty.size > 10 else "")
-        raise ValueError(
+        raise InputError(
             f"{name} has no observed entry in column(s) [{cols}] of {col_w.size}: every row is "
             "NaN there (or has zero sample weight), so nothing about those features can be "
             f"learned; drop them (e.g. {name}[:, ~np.isnan({name}).all(axis=0)]) before "
@@ -309,7 +310,7 @@ def check_second_moments(summary, name="X", order=2):
         size = (f"about 1e{log_s / math.log(10.0):.0f}" if np.isfinite(log_s)
                 else "above 1.8e308")
         what = "sum of squared" if order == 2 else "sum of cubed"
-        raise ValueError(
+        raise InputError(
             f"{name} is too large in scale to fit in float64: its weighted {what} "
             f"deviations from the mean is {size}, which would "
             f"overflow (the limit is 1.8e308 / (64 n_features"

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from .validation import check_scalar
+from ..exceptions import InputError
 
 __all__ = ["top_words", "top_word_ids", "TopWordsMixin"]
 
@@ -77,13 +78,13 @@ def top_words(components, vocabulary=None, n=10):
     """
     C = np.asarray(components, dtype=float)
     if C.ndim != 2:
-        raise ValueError(f"components must be a 2-D (n_components, n_features) array, got shape "
+        raise InputError(f"components must be a 2-D (n_components, n_features) array, got shape "
                          f"{C.shape}.")
     if np.isnan(C).any():
-        raise ValueError("components contains NaN; no word ranking exists.")
+        raise InputError("components contains NaN; no word ranking exists.")
     n = min(check_scalar(n, "n", numbers.Integral, low=1), C.shape[1])
     if vocabulary is not None and len(vocabulary) != C.shape[1]:
-        raise ValueError(f"vocabulary must have n_features={C.shape[1]} entries, "
+        raise InputError(f"vocabulary must have n_features={C.shape[1]} entries, "
                          f"got {len(vocabulary)}.")
     out = []
     for idx in top_word_ids(C, n):

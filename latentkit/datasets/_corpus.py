@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from .._utils.formats import DocwordParser, NumericCSVParser, read_docword_header
 from .._utils.formats import open_text as _open_text
 from .._utils.validation import check_dense_width
+from ..exceptions import InputError
 
 __all__ = ["Bunch", "Corpus", "read_docword", "read_vocab", "read_numeric_csv", "tokenize",
            "english_stop_words", "split_lines"]
@@ -145,7 +146,7 @@ def _read_text(path, what):
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} file not found: {os.fspath(path)!r}.") from None
     except (UnicodeDecodeError, OSError, EOFError) as exc:
-        raise ValueError(f"{what} file {os.fspath(path)!r} could not be read as UTF-8 text "
+        raise InputError(f"{what} file {os.fspath(path)!r} could not be read as UTF-8 text "
                          f"(plain or gzip): {exc}.") from None
 
 
@@ -179,10 +180,10 @@ def read_vocab(path):
     for i, line in enumerate(lines, start=1):
         w = line.strip(" \t")
         if not w:
-            raise ValueError(f"vocabulary file {os.fspath(path)!r}, line {i}: empty line; expected "
+            raise InputError(f"vocabulary file {os.fspath(path)!r}, line {i}: empty line; expected "
                              "one word per line.")
         if "\x00" in w:  # NumPy's str arrays drop trailing NULs: the word would change
-            raise ValueError(f"vocabulary file {os.fspath(path)!r}, line {i}: a NUL character "
+            raise InputError(f"vocabulary file {os.fspath(path)!r}, line {i}: a NUL character "
                              "(binary data?); expected one word of text per line.")
         words.append(w)
     return np.array(words, dtype=str)
@@ -249,7 +250,7 @@ def read_docword(path, vocab=None):
     else:
         vocabulary = np.array([str(v) for v in vocab], dtype=str)
     if vocabulary.shape != (n_words,):
-        raise ValueError(f"vocab has {vocabulary.shape[0]} words but the docword header of "
+        raise InputError(f"vocab has {vocabulary.shape[0]} words but the docword header of "
                          f"{os.fspath(path)!r} announces W = {n_words}; they must match.")
     return Corpus(data=X, vocabulary=vocabulary, feature_names=vocabulary, target=None,
                   target_names=None, titles=None,
@@ -286,7 +287,7 @@ def read_numeric_csv(path, delimiter=","):
     rows = parser.parse(split_lines(text), first_lineno=1)
     header, width = parser.header, parser.width
     if not rows:
-        raise ValueError(f"CSV file {os.fspath(path)!r} has no numeric data rows.")
+        raise InputError(f"CSV file {os.fspath(path)!r} has no numeric data rows.")
     X = np.array(rows, dtype=np.float64)
     names = np.array(header if header is not None else [f"x{j}" for j in range(width)], dtype=str)
     return X, names

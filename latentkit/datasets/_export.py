@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from ._text import _gutenberg_documents
+from ..exceptions import InputError
 
 __all__ = ["export_gutenberg_texts"]
 
@@ -39,7 +40,7 @@ def export_gutenberg_texts(path, format="jsonl", level="paragraph", books=None):
         folder should be.
     """
     if format not in ("jsonl", "folder"):
-        raise ValueError(f"format must be 'jsonl' or 'folder', got {format!r}.")
+        raise InputError(f"format must be 'jsonl' or 'folder', got {format!r}.")
     docs, labels, titles, meta, _, _ = _gutenberg_documents(level, books)
     path = Path(path)
     if format == "jsonl":
@@ -49,7 +50,7 @@ def export_gutenberg_texts(path, format="jsonl", level="paragraph", books=None):
                                      "paragraph": p}, ensure_ascii=False) + "\n")
         return len(docs)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise ValueError(f"{path}: exists and is not an empty folder; choose a new folder.")
+        raise InputError(f"{path}: exists and is not an empty folder; choose a new folder.")
     os.makedirs(path, exist_ok=True)
     for text, book, (ch, p) in zip(docs, labels, meta):
         name = book + (f"_c{ch:03d}" if ch else "") + (f"_p{p:04d}" if p else "") + ".txt"

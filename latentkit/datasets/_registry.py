@@ -5,6 +5,7 @@ from ._sequences import load_earthquakes, load_lambda_phage
 from ._tables import (load_golub, load_iris, load_khan, load_nci60, load_old_faithful,
                       load_olive_oil, load_optdigits, load_seeds, load_swiss_banknote, load_wine)
 from ._text import load_gutenberg_characters, load_gutenberg_novels, load_kos, load_nips
+from ..exceptions import InputError
 
 __all__ = ["list_datasets", "load_dataset"]
 
@@ -65,7 +66,7 @@ def load_dataset(name):
         Unknown name (the message lists the known ones).
     """
     if name not in _REGISTRY:
-        raise ValueError(f"unknown dataset {name!r}; bundled data sets are: "
+        raise InputError(f"unknown dataset {name!r}; bundled data sets are: "
                          + ", ".join(_REGISTRY) + ".")
     return _REGISTRY[name][0]()
 

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.validation import check_random_state, check_scalar
+from ..exceptions import InputError
 
 __all__ = ["make_gmm", "make_lda_corpus"]
 
@@ -88,7 +89,7 @@ def make_gmm(n_samples=500, n_components=3, n_features=2, covariance_type="full"
     n_features = check_scalar(n_features, "n_features", numbers.Integral, low=1)
     separation = check_scalar(separation, "separation", numbers.Real, low=0.0, low_inclusive=False)
     if covariance_type not in _COVARIANCE_TYPES:
-        raise ValueError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got {covariance_type!r}.")
+        raise InputError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got {covariance_type!r}.")
     rng = check_random_state(random_state)
     K, D = n_components, n_features
 
@@ -97,9 +98,9 @@ def make_gmm(n_samples=500, n_components=3, n_features=2, covariance_type="full"
     else:
         weights = np.array(weights, dtype=np.float64)  # copy: never touch the caller's array
         if weights.shape != (K,):
-            raise ValueError(f"weights must have shape ({K},) (n_components,), got {weights.shape}.")
+            raise InputError(f"weights must have shape ({K},) (n_components,), got {weights.shape}.")
         if not np.all(np.isfinite(weights)) or np.any(weights < 0) or weights.sum() <= 0:
-            raise ValueError("weights must be finite, non-negative and not all zero, "
+            raise InputError("weights must be finite, non-negative and not all zero, "
                              f"got {weights}.")
         weights = weights / weights.sum()
 
@@ -191,10 +192,10 @@ def make_lda_corpus(n_docs=1000, n_components=5, vocab_size=500, doc_length=100,
         if arr.ndim == 0:
             arr = np.full(size, float(arr))
         if arr.shape != (size,):
-            raise ValueError(f"{name} must be a positive float or an array of shape ({size},), "
+            raise InputError(f"{name} must be a positive float or an array of shape ({size},), "
                              f"got shape {arr.shape}.")
         if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-            raise ValueError(f"{name} must be finite and > 0, got {value!r}.")
+            raise InputError(f"{name} must be finite and > 0, got {value!r}.")
         return arr
 
     alpha = _prior(doc_topic_prior, "doc_topic_prior", K, 1.0 / K)
@@ -204,9 +205,9 @@ def make_lda_corpus(n_docs=1000, n_components=5, vocab_size=500, doc_length=100,
     if lengths.ndim == 0:
         lengths = np.full(D, lengths)
     if lengths.shape != (D,) or not np.issubdtype(lengths.dtype, np.number):
-        raise ValueError(f"doc_length must be an int or an array of shape ({D},), got {doc_length!r}.")
+        raise InputError(f"doc_length must be an int or an array of shape ({D},), got {doc_length!r}.")
     if np.any(lengths < 0) or np.any(lengths != np.round(lengths)):
-        raise ValueError("doc_length must contain non-negative integers.")
+        raise InputError("doc_length must contain non-negative integers.")
     lengths = lengths.astype(np.int64)
 
     topics = rng.dirichlet(eta, size=K)

@@ -6,6 +6,7 @@ import numpy as np
 
 from ._corpus import Bunch
 from ._files import _codes, _descr, _read_csv
+from ..exceptions import InputError
 
 __all__ = ["load_old_faithful", "load_iris", "load_wine", "load_seeds", "load_swiss_banknote",
            "load_olive_oil", "load_optdigits", "load_golub", "load_khan", "load_nci60"]
@@ -69,7 +70,7 @@ def load_old_faithful(kind="faithful"):
     if kind == "geyser":
         return _table("old_faithful/geyser_mass.csv", title="Old Faithful series (MASS::geyser)",
                       text="299 consecutive eruptions in time order: waiting (min), duration (min).")
-    raise ValueError(f"kind must be 'faithful' or 'geyser', got {kind!r}.")
+    raise InputError(f"kind must be 'faithful' or 'geyser', got {kind!r}.")
 
 
 def load_iris():
@@ -235,12 +236,12 @@ def load_optdigits(subset="all", scale="counts", threshold=8):
     id 80 (CC BY 4.0).
     """
     if subset not in ("all", "train", "test"):
-        raise ValueError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
+        raise InputError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
     if scale not in ("counts", "unit", "binary"):
-        raise ValueError(f"scale must be 'counts', 'unit' or 'binary', got {scale!r}.")
+        raise InputError(f"scale must be 'counts', 'unit' or 'binary', got {scale!r}.")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) \
             or not 1 <= threshold <= 16:
-        raise ValueError(f"threshold must be an int in 1..16, got {threshold!r}.")
+        raise InputError(f"threshold must be an int in 1..16, got {threshold!r}.")
     parts = ["train", "test"] if subset == "all" else [subset]
     datas, targets, subsets, files = [], [], [], []
     for part in parts:
@@ -313,7 +314,7 @@ def load_golub(kind="dudoit"):
         extra = {"gene_descriptions": np.array([g[1] for g in grows], dtype=str)}
         text = "72 samples x 7,129 probes, raw rescaled Hu6800 intensities (1-38 train, 39-72 test)."
     else:
-        raise ValueError(f"kind must be 'dudoit' or 'raw', got {kind!r}.")
+        raise InputError(f"kind must be 'dudoit' or 'raw', got {kind!r}.")
     target, target_names = _codes([r[1] for r in rows], ["ALL", "AML"])
     return Bunch(data=data, target=target, target_names=target_names,
                  feature_names=np.array(names, dtype=str),
@@ -348,7 +349,7 @@ def load_khan(subset="all"):
     Source: Khan, J. et al. (2001), Nature Medicine 7:673-679; ISLR ``Khan`` via ISLP (BSD-3).
     """
     if subset not in ("all", "train", "test"):
-        raise ValueError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
+        raise InputError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
     rel = "khan_srbct/khan_83x2308.csv.gz"
     header, rows = _read_csv(rel)
     if subset != "all":

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from ._corpus import _TOKEN_RE, Bunch, Corpus, english_stop_words, read_docword
 from ._files import _bundled, _codes, _descr, _read_csv, bundled_data_dir
+from ..exceptions import InputError
 
 __all__ = ["load_kos", "load_nips", "load_gutenberg_novels", "load_gutenberg_characters",
            "CHARACTER_ALPHABET"]
@@ -83,7 +84,7 @@ def load_nips(subset="all"):
     giuseppedib/LDA. CC BY 4.0. Not the complete UCI file (W = 12,419 there).
     """
     if subset not in ("all", "train", "test"):
-        raise ValueError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
+        raise InputError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
     files = ["nips/docword.nips.txt.gz", "nips/vocab.nips.txt"]
     c = _cached_docword(*files)
     split = np.array(["train"] * 1350 + ["test"] * (c.n_docs - 1350), dtype=str)
@@ -124,7 +125,7 @@ def _select_books(books, table):
     books = list(books)
     unknown = [b for b in books if b not in ids]
     if unknown or not books:
-        raise ValueError(f"books must be a non-empty list of book ids from {ids}, got unknown "
+        raise InputError(f"books must be a non-empty list of book ids from {ids}, got unknown "
                          f"{unknown if unknown else books!r}.")
     return [b for b in ids if b in books]  # reading (file) order
 
@@ -164,7 +165,7 @@ def _gutenberg_documents(level, books):
             titles.append(title_of[b])
             meta.append((0, 0))
     else:
-        raise ValueError(f"level must be 'chapter', 'paragraph' or 'book', got {level!r}.")
+        raise InputError(f"level must be 'chapter', 'paragraph' or 'book', got {level!r}.")
     return docs, labels, titles, meta, chosen, table
 
 
@@ -216,10 +217,10 @@ def load_gutenberg_novels(level="chapter", books=None, stop_words="english", min
     chapter-level, 4-book setting reproduces Silge & Robinson (2017), *Text Mining with R*, 6.4.
     """
     if isinstance(min_df, bool) or not isinstance(min_df, (int, np.integer)) or min_df < 1:
-        raise ValueError(f"min_df must be an int >= 1, got {min_df!r}.")
+        raise InputError(f"min_df must be an int >= 1, got {min_df!r}.")
     if isinstance(min_length, bool) or not isinstance(min_length, (int, np.integer)) \
             or min_length < 1:
-        raise ValueError(f"min_length must be an int >= 1, got {min_length!r}.")
+        raise InputError(f"min_length must be an int >= 1, got {min_length!r}.")
     table, paras = _gutenberg_rows()
     chosen = _select_books(books, table)
     doc_of_para, labels, titles, meta = _gutenberg_layout(level, chosen, table, paras)
@@ -288,7 +289,7 @@ def _gutenberg_layout(level, chosen, table, paras):
     doc_of_para = np.full(len(paras), -1, dtype=np.int64)
     labels, titles, meta, index = [], [], [], {}
     if level not in ("chapter", "paragraph", "book"):
-        raise ValueError(f"level must be 'chapter', 'paragraph' or 'book', got {level!r}.")
+        raise InputError(f"level must be 'chapter', 'paragraph' or 'book', got {level!r}.")
     if level == "book":
         for b in chosen:
             index[b] = len(labels)
@@ -357,7 +358,7 @@ def load_gutenberg_characters(level="chapter", books=None, max_length=None):
     if max_length is not None and (isinstance(max_length, bool)
                                    or not isinstance(max_length, (int, np.integer))
                                    or max_length < 1):
-        raise ValueError(f"max_length must be None or an int >= 1, got {max_length!r}.")
+        raise InputError(f"max_length must be None or an int >= 1, got {max_length!r}.")
     docs, labels, titles, _, chosen, _ = _gutenberg_documents(level, books)
     # lowercase, map to bytes; non a-z -> space; collapse runs of spaces
     table = np.full(256, 26, dtype=np.int64)

@@ -8,6 +8,7 @@ NumPy/SciPy (vectorised; no numba needed at these sizes).
 
 import numpy as np
 from scipy.special import gammaln, psi, xlogy
+from ..exceptions import InputError
 
 __all__ = [
     "dirichlet_expectation",
@@ -20,9 +21,9 @@ __all__ = [
 def _check_concentration(alpha, name):
     a = np.asarray(alpha, dtype=np.float64)
     if a.ndim == 0:
-        raise ValueError(f"{name} must have at least one dimension (the categories), got a scalar.")
+        raise InputError(f"{name} must have at least one dimension (the categories), got a scalar.")
     if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
-        raise ValueError(f"{name} must be finite and strictly positive, got min "
+        raise InputError(f"{name} must be finite and strictly positive, got min "
                          f"{np.min(a) if a.size else 'n/a'} over shape {a.shape}.")
     return a
 
@@ -114,11 +115,11 @@ def dirichlet_kl(q, p):
     q = _check_concentration(q, "q")
     p_arr = np.asarray(p, dtype=np.float64)
     if p_arr.size == 0 or not np.all(np.isfinite(p_arr)) or np.any(p_arr <= 0):
-        raise ValueError("p must be finite and strictly positive.")
+        raise InputError("p must be finite and strictly positive.")
     try:
         p_arr = np.broadcast_to(p_arr, q.shape)
     except ValueError:
-        raise ValueError(f"p of shape {np.shape(p)} does not broadcast to q's shape {q.shape}.") \
+        raise InputError(f"p of shape {np.shape(p)} does not broadcast to q's shape {q.shape}.") \
             from None
     q0 = q.sum(axis=-1)
     e_log = psi(q) - psi(q0)[..., None]

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from .._utils.user_frame import user_stacklevel
-from ..exceptions import CollapsedComponentWarning  # defined there; importable here too
+from ..exceptions import (CollapsedComponentWarning, InputError)  # defined there; importable here too
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -57,7 +57,7 @@ def check_covariance_type(covariance_type):
         Any other value.
     """
     if not isinstance(covariance_type, str) or covariance_type not in COVARIANCE_TYPES:
-        raise ValueError(
+        raise InputError(
             f"covariance_type must be one of {COVARIANCE_TYPES}, got {covariance_type!r}."
         )
     return covariance_type
@@ -130,25 +130,25 @@ def check_gaussian_parameters(name, value, covariance_type, n_components, n_feat
     shape = covariance_shape(covariance_type, n_components, n_features)
     arr = np.array(value, dtype=np.float64, copy=True, order="C")
     if arr.shape != shape:
-        raise ValueError(
+        raise InputError(
             f"{name} must have shape {shape} for covariance_type={covariance_type!r}, "
             f"got {arr.shape}."
         )
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity.")
+        raise InputError(f"{name} contains NaN or infinity.")
     if covariance_type in ("full", "tied"):
         mats = arr.reshape(-1, shape[-1], shape[-1])
         for k, m in enumerate(mats):
             if not np.allclose(m, m.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(m).max())):
-                raise ValueError(f"{name}[{k}] is not symmetric; {kind} must be symmetric.")
+                raise InputError(f"{name}[{k}] is not symmetric; {kind} must be symmetric.")
             try:
                 np.linalg.cholesky(m)
             except np.linalg.LinAlgError:
-                raise ValueError(
+                raise InputError(
                     f"{name}[{k}] is not positive definite; {kind} must be symmetric "
                     "positive definite.") from None
     elif np.any(arr <= 0):
-        raise ValueError(f"{name} must be positive, got a minimum of {arr.min()}.")
+        raise InputError(f"{name} must be positive, got a minimum of {arr.min()}.")
     return arr
 
 
@@ -229,7 +229,7 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
             chol = _chol_lower_or_none(mats[k]) if np.all(np.isfinite(mats[k])) else None
             if chol is None or not np.all(np.diag(chol) > 0):
                 if not repair:
-                    raise ValueError(
+                    raise InputError(
                         f"covariance of component {k} is not positive definite (ill-defined "
                         "empirical covariance: singleton or collapsed samples); decrease "
                         "n_components, increase reg_covar, or scale the input data.")
@@ -245,7 +245,7 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
         out_cov = cov
         if bad.any():
             if not repair:
-                raise ValueError(
+                raise InputError(
                     "some variances are not positive (ill-defined empirical covariance: "
                     "singleton or collapsed samples); decrease n_components, increase "
                     "reg_covar, or scale the input data.")

@@ -70,6 +70,7 @@ from ._missing_conditional import (_diag_prec, _full_factors, _pattern_index,  #
                                    accumulate_missing_gaussian_stats, conditional_impute,
                                    group_missing_patterns, marginal_log_gaussian_prob,
                                    marginal_log_predictive)
+from ..exceptions import InputError
 
 __all__ = [
     "MISSING_OPTIONS",
@@ -108,7 +109,7 @@ def check_missing(missing):
         Any other value.
     """
     if not (isinstance(missing, str) and missing in MISSING_OPTIONS):
-        raise ValueError(
+        raise InputError(
             f"missing must be 'error' (NaN is refused) or 'marginalize' (NaN entries are "
             f"unobserved and integrated out), got {missing!r}.")
     return missing == "marginalize"
@@ -135,7 +136,7 @@ def check_array_missing(X, name="X"):
     """
     X = check_array(X, name, ensure_finite=False)
     if np.isinf(X).any():
-        raise ValueError(
+        raise InputError(
             f"Input {name} contains infinity; with missing='marginalize' only NaN marks a "
             f"missing entry.")
     return X

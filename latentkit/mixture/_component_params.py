@@ -14,6 +14,7 @@ written before are read with them folded silently (:func:`upgrade_params`, calle
 from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
                           PoissonComponent)
 from ._gaussian_component import GaussianComponent
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["COMPONENTS", "LEGACY_DEFAULTS", "build_component", "fold_legacy", "upgrade_params"]
 
@@ -50,12 +51,12 @@ def build_component(component):
     """
     if isinstance(component, str):
         if component not in COMPONENTS:
-            raise ValueError(f"component must be one of {list(COMPONENTS)} or a component "
+            raise InputError(f"component must be one of {list(COMPONENTS)} or a component "
                              f"object (e.g. PoissonComponent(rate_prior=(2.0, 1.0))), got "
                              f"{component!r}.")
         return COMPONENTS[component]()
     if not isinstance(component, ConjugateComponent):
-        raise TypeError(f"component must be one of {list(COMPONENTS)} or a component object "
+        raise InputTypeError(f"component must be one of {list(COMPONENTS)} or a component object "
                         f"(a ConjugateComponent such as GaussianComponent), got "
                         f"{type(component).__name__}.")
     return component
@@ -91,18 +92,18 @@ def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
     """
     legacy = dict(legacy)
     if not isinstance(component, str):
-        raise TypeError(f"{owner}: give the priors inside the component object, not as the "
+        raise InputTypeError(f"{owner}: give the priors inside the component object, not as the "
                         f"deprecated keywords {sorted(legacy)} next to component={component!r}.")
     kind = legacy.pop("component_type", component)
     if kind != component and component != "gaussian":
-        raise ValueError(f"{owner}: give component= only (component_type= is its deprecated "
+        raise InputError(f"{owner}: give component= only (component_type= is its deprecated "
                          f"name); got component={component!r} and component_type={kind!r}.")
     if not isinstance(kind, str) or kind not in COMPONENTS:
-        raise ValueError(f"component_type must be one of {list(COMPONENTS)}, got {kind!r}.")
+        raise InputError(f"component_type must be one of {list(COMPONENTS)}, got {kind!r}.")
     cls = COMPONENTS[kind]
     names = set(cls._get_param_names())
     if "missing" not in names and legacy.get("missing", "error") != "error":
-        raise ValueError(f"missing='marginalize' needs component_type='gaussian'; {kind} data "
+        raise InputError(f"missing='marginalize' needs component_type='gaussian'; {kind} data "
                          f"has no missing entries, got missing={legacy['missing']!r}.")
     return cls(**{k: v for k, v in legacy.items() if k in names})
 

@@ -68,6 +68,7 @@ from .._utils.validation import check_array, check_counts, check_dense_width
 from ..base import ParamsMixin, Stats, stats_dataclass
 from ..distributions._counts import Bernoulli, Categorical, Poisson
 from ..distributions._family import linear_stats
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["BernoulliComponent", "CategoricalComponent", "ConjugateComponent",
            "ConjugateMixtureStats", "PoissonComponent"]
@@ -100,7 +101,7 @@ def _refuse_entries(X, bad, expected):
     if bad.any():
         i = int(np.argmax(bad))
         row = int(np.searchsorted(X.indptr, i, side="right") - 1)
-        raise ValueError(f"X must {expected}, found {float(X.data[i]):g} at (row {row}, "
+        raise InputError(f"X must {expected}, found {float(X.data[i]):g} at (row {row}, "
                          f"column {X.indices[i]}).")
 
 
@@ -110,7 +111,7 @@ def _positive_pair(value, name, what, symmetric):
     if arr is not None and arr.ndim == 0 and symmetric:
         arr = np.array([arr, arr])
     if arr is None or arr.shape != (2,) or not np.all(np.isfinite(arr)) or (arr <= 0).any():
-        raise ValueError(f"{name} must be a pair ({what}) of positive floats"
+        raise InputError(f"{name} must be a pair ({what}) of positive floats"
                          + (" or one positive float" if symmetric else "")
                          + f", got {value!r}.")
     return arr
@@ -204,7 +205,7 @@ class ConjugateComponent(ParamsMixin):
         return {name: attrs[name] for name in self.param_names}
 
     def impute(self, params, prior, X, log_weights, log_tail, return_std=False):
-        raise TypeError(f"impute needs Gaussian components (missing entries of real-valued "
+        raise InputTypeError(f"impute needs Gaussian components (missing entries of real-valued "
                         f"data), not {type(self).__name__}.")
 
     def sample(self, params, weights, n_samples, rng, **kwargs):
@@ -255,7 +256,7 @@ class CategoricalComponent(ConjugateComponent):
         if lam.ndim == 0:
             lam = np.full(V, float(lam))
         if lam.shape != (V,) or not np.all(np.isfinite(lam)) or (lam <= 0).any():
-            raise ValueError(f"category_prior must be a positive float or a positive array "
+            raise InputError(f"category_prior must be a positive float or a positive array "
                              f"of shape ({V},), got {self.category_prior!r}.")
         return {"category_prior": lam}
 

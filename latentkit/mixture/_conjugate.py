@@ -24,6 +24,7 @@ from ._gaussian import (_Rows, _check_mixture_params, _check_n_samples, _check_r
                         _kmeans_responsibilities, _random_responsibilities, _total_bound_tol)
 from ._spectral_start import spectral_responsibilities
 from ._split_merge import adopt_parameters, model_lookahead
+from ..exceptions import InputError
 
 #: A component counts as effective when its expected weight exceeds this.
 EFFECTIVE_WEIGHT_THRESHOLD = 0.01
@@ -72,10 +73,10 @@ class _ConjugateMixture(LatentModel):
         if isinstance(init, dict):
             unknown = set(init) - set(self._INIT_KEYS)
             if unknown or "responsibilities" not in init:
-                raise ValueError(f"init dict must have exactly the key 'responsibilities' (an "
+                raise InputError(f"init dict must have exactly the key 'responsibilities' (an "
                                  f"(n_samples, {self._k_name}) matrix), got keys {sorted(init)}.")
         elif not (isinstance(init, str) and init in ("kmeans++", "random", "spectral")):
-            raise ValueError("init must be 'kmeans++', 'random', 'spectral' or "
+            raise InputError("init must be 'kmeans++', 'random', 'spectral' or "
                              f"{{'responsibilities': R}}, got {init!r}.")
 
     def _validate_data(self, X, reset, sample_weight=None):
@@ -111,11 +112,11 @@ class _ConjugateMixture(LatentModel):
         if isinstance(init, dict):
             R = np.array(init["responsibilities"], dtype=np.float64, copy=True)
             if R.shape != (n, K):
-                raise ValueError(f"init['responsibilities'] must have shape ({n}, {K}), got "
+                raise InputError(f"init['responsibilities'] must have shape ({n}, {K}), got "
                                  f"{R.shape}.")
             if not np.all(np.isfinite(R)) or (R < 0).any() or \
                     not np.allclose(R.sum(1), 1.0, atol=1e-8):
-                raise ValueError("init['responsibilities'] must be non-negative with rows "
+                raise InputError("init['responsibilities'] must be non-negative with rows "
                                  "summing to 1.")
             return R
         if init == "random":

@@ -22,6 +22,7 @@ from ._component_params import (COMPONENTS, LEGACY_DEFAULTS, build_component, fo
                                 upgrade_params)
 from ._components import ConjugateComponent
 from ._conjugate import _ConjugateMixture
+from ..exceptions import InputError
 
 __all__ = ["DirichletProcessMixture"]
 
@@ -38,7 +39,7 @@ def _component_class(spec):
     for part in spec["class"].split("."):
         cls = getattr(cls, part, None)
     if not (isinstance(cls, type) and issubclass(cls, ConjugateComponent)):
-        raise ValueError(f"unknown mixture component {module}.{spec['class']} (import its "
+        raise InputError(f"unknown mixture component {module}.{spec['class']} (import its "
                          "module before loading).")
     return cls
 
@@ -279,16 +280,16 @@ default 'gaussian'
         self._validate_common()
         comp = self._component()
         if self.init == "spectral" and not comp.spectral_start:
-            raise ValueError("init='spectral' needs component='gaussian' (the moments are those "
+            raise InputError("init='spectral' needs component='gaussian' (the moments are those "
                              f"of a Gaussian mixture), got component={self.component!r}; use "
                              "init='kmeans++'.")
         if self.truncation_method not in TRUNCATION_METHODS:
-            raise ValueError(f"truncation_method must be one of {list(TRUNCATION_METHODS)}, got "
+            raise InputError(f"truncation_method must be one of {list(TRUNCATION_METHODS)}, got "
                              f"{self.truncation_method!r}.")
         c = self.concentration
         if isinstance(c, (tuple, list, np.ndarray)):
             if len(c) != 2:
-                raise ValueError("concentration must be a float alpha or a pair (a, b) of the "
+                raise InputError("concentration must be a float alpha or a pair (a, b) of the "
                                  f"Beta(a, b) sticks, got {c!r}.")
             a = check_scalar(c[0], "concentration[0]", numbers.Real, low=0.0, low_inclusive=False)
             b = check_scalar(c[1], "concentration[1]", numbers.Real, low=0.0, low_inclusive=False)

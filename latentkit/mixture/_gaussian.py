@@ -27,6 +27,7 @@ from ..distributions import _missing
 from ._hand_set import check_hand_set
 from ._split_merge import model_lookahead
 from ._start_check import _checked_start
+from ..exceptions import InputError
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
 
@@ -125,7 +126,7 @@ def _check_n_samples(sample_weight, n_components, k_name="n_components", context
     """
     n_pos = int(np.count_nonzero(sample_weight > 0))
     if n_pos < n_components:
-        raise ValueError(
+        raise InputError(
             f"Expected n_samples >= {k_name}{context} but got {k_name} = {n_components}, "
             f"n_samples = {n_pos}"
             + (" (with positive sample_weight)" if n_pos < sample_weight.shape[0] else "")
@@ -310,13 +311,13 @@ class GaussianMixture(LatentModel):
         if isinstance(init, dict):
             unknown = set(init) - set(_INIT_KEYS)
             if unknown:
-                raise ValueError(
+                raise InputError(
                     f"init dict has unknown key(s) {sorted(unknown)}; allowed keys are "
                     f"{list(_INIT_KEYS)}.")
             if "covariances" in init and "precisions" in init:
-                raise ValueError("init dict must give 'covariances' or 'precisions', not both.")
+                raise InputError("init dict must give 'covariances' or 'precisions', not both.")
         elif not (isinstance(init, str) and init in ("kmeans++", "random", "spectral")):
-            raise ValueError(
+            raise InputError(
                 "init must be 'kmeans++', 'random', 'spectral' or a dict with keys among "
                 f"{list(_INIT_KEYS)}, got {init!r}.")
 
@@ -380,19 +381,19 @@ class GaussianMixture(LatentModel):
         if "weights" in init:
             wts = np.array(init["weights"], dtype=np.float64, copy=True)
             if wts.shape != (K,):
-                raise ValueError(f"init['weights'] must have shape ({K},), got {wts.shape}.")
+                raise InputError(f"init['weights'] must have shape ({K},), got {wts.shape}.")
             if not np.all(np.isfinite(wts)) or (wts < 0).any() or abs(wts.sum() - 1.0) > 1e-6:
-                raise ValueError(
+                raise InputError(
                     "init['weights'] must be non-negative and sum to 1, got sum "
                     f"{wts.sum():.6g} and minimum {wts.min():.6g}.")
             out["weights"] = wts
         if "means" in init:
             means = np.array(init["means"], dtype=np.float64, copy=True)
             if means.shape != (K, n_features):
-                raise ValueError(
+                raise InputError(
                     f"init['means'] must have shape ({K}, {n_features}), got {means.shape}.")
             if not np.all(np.isfinite(means)):
-                raise ValueError("init['means'] contains NaN or infinity.")
+                raise InputError("init['means'] contains NaN or infinity.")
             out["means"] = means
         for key in ("covariances", "precisions"):
             if key in init:

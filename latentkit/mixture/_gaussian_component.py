@@ -25,6 +25,7 @@ from ..distributions._gaussian import (GaussianStats, check_covariance_type,
 from ..distributions._gaussian_family import Gaussian
 from ..distributions._normal_wishart import NormalWishart
 from ._components import ConjugateComponent
+from ..exceptions import InputError
 
 __all__ = ["GaussianComponent"]
 
@@ -71,7 +72,7 @@ def _default_covariance_prior(summary, ct, reg_covar):
     in float64."""
     n, D, sw = summary.n, summary.mean.shape[0], summary.sw
     if sw <= 1.0:
-        raise ValueError(f"the default covariance_prior (the covariance of X) needs a "
+        raise InputError(f"the default covariance_prior (the covariance of X) needs a "
                          f"total sample weight above 1, got n_samples = {n} (weight "
                          f"{sw:g}); pass more samples or covariance_prior.")
     cov = summary.scatter / (sw - 1.0)
@@ -96,7 +97,7 @@ def _default_covariance_prior(summary, ct, reg_covar):
         # reg_covar does for the components.
         c0 = c0 + reg_covar * (np.eye(D) if np.ndim(c0) == 2 else 1.0)
     if not _proper_covariance_prior(c0):
-        raise ValueError(
+        raise InputError(
             "the default covariance_prior (the covariance of X) is singular "
             "(constant or collinear features) and reg_covar is 0; pass "
             "covariance_prior or a positive reg_covar.")
@@ -108,12 +109,12 @@ def _given_covariance_prior(value, ct, D):
     c0 = np.array(value, dtype=np.float64, copy=True)
     if ct in ("full", "tied"):
         if c0.shape != (D, D):
-            raise ValueError(f"covariance_prior must have shape ({D}, {D}) for "
+            raise InputError(f"covariance_prior must have shape ({D}, {D}) for "
                              f"covariance_type={ct!r}, got {c0.shape}.")
         if not (np.all(np.isfinite(c0)) and np.allclose(c0, c0.T)):
-            raise ValueError("covariance_prior must be finite and symmetric.")
+            raise InputError("covariance_prior must be finite and symmetric.")
         if not _proper_covariance_prior(c0):
-            raise ValueError(
+            raise InputError(
                 "covariance_prior must be symmetric positive definite, got a singular "
                 "matrix (in float64: its correlation matrix has an eigenvalue below "
                 "n_features x 2.2e-16 x the largest); a singular Wishart scale makes "
@@ -121,17 +122,17 @@ def _given_covariance_prior(value, ct, D):
                 "identity.")
     elif ct == "diag":
         if c0.shape != (D,):
-            raise ValueError(f"covariance_prior must have shape ({D},) for "
+            raise InputError(f"covariance_prior must have shape ({D},) for "
                              f"covariance_type='diag', got {c0.shape}.")
         if not (np.all(np.isfinite(c0)) and np.all(c0 > 0)):
-            raise ValueError("covariance_prior must be finite and positive.")
+            raise InputError("covariance_prior must be finite and positive.")
     else:
         if c0.ndim != 0:
-            raise ValueError("covariance_prior must be a positive float for "
+            raise InputError("covariance_prior must be a positive float for "
                              f"covariance_type='spherical', got shape {c0.shape}.")
         c0 = float(c0)
         if not (np.isfinite(c0) and c0 > 0):
-            raise ValueError(f"covariance_prior must be positive, got {c0}.")
+            raise InputError(f"covariance_prior must be positive, got {c0}.")
     return c0
 
 
@@ -199,7 +200,7 @@ class GaussianComponent(ConjugateComponent):
             check_scalar(self.mean_precision_prior, "mean_precision_prior", numbers.Real,
                          low=0.0, low_inclusive=False)
         if has_tail and self.covariance_type == "tied":
-            raise ValueError("truncation_method='tail' needs a per-component precision, got "
+            raise InputError("truncation_method='tail' needs a per-component precision, got "
                              "covariance_type='tied': use 'full', 'diag' or 'spherical', or "
                              "truncation_method='fixed'.")
 
@@ -234,7 +235,7 @@ class GaussianComponent(ConjugateComponent):
         else:
             m0 = np.array(self.mean_prior, dtype=np.float64, copy=True)
             if m0.shape != (D,) or not np.all(np.isfinite(m0)):
-                raise ValueError(f"mean_prior must be a finite array of shape ({D},), got "
+                raise InputError(f"mean_prior must be a finite array of shape ({D},), got "
                                  f"shape {m0.shape}.")
             out["mean_prior"] = m0
         if self.degrees_of_freedom_prior is None:
@@ -244,7 +245,7 @@ class GaussianComponent(ConjugateComponent):
                                numbers.Real)
             low = D - 1.0 if ct in ("full", "tied") else 0.0
             if not nu0 > low:
-                raise ValueError(f"degrees_of_freedom_prior must be > {low:g} for "
+                raise InputError(f"degrees_of_freedom_prior must be > {low:g} for "
                                  f"covariance_type={ct!r} (n_features={D}), got {nu0:g}.")
             out["degrees_of_freedom_prior"] = nu0
         if self.covariance_prior is None:

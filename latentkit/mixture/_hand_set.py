@@ -12,7 +12,7 @@ mixtures hold posteriors, not point parameters, and are not set by hand.
 
 import numpy as np
 
-from ..exceptions import NotFittedError
+from ..exceptions import NotFittedError, InputError
 from .._utils.validation import check_simplex_rows
 from ..distributions._gaussian_covariance import (check_gaussian_parameters,
                                                   compute_precision_cholesky,
@@ -70,7 +70,7 @@ def check_hand_set(model):
     K, ct = int(model.n_components), model.covariance_type
     means = np.array(model.means_, dtype=np.float64, copy=True)
     if means.ndim != 2 or means.shape[0] != K or not np.all(np.isfinite(means)):
-        raise ValueError(f"means_ must be finite with shape ({K}, n_features), got shape "
+        raise InputError(f"means_ must be finite with shape ({K}, n_features), got shape "
                          f"{means.shape}" + ("" if means.ndim != 2 or means.shape[0] != K
                                              else " with NaN or infinity") + ".")
     D = means.shape[1]

@@ -38,6 +38,7 @@ from .._utils.validation import check_array, check_scalar
 from ..distributions import _missing
 from ..distributions._gaussian import GaussianStats
 from ._gaussian_component import _given_covariance_prior
+from ..exceptions import InputError
 
 __all__ = ["GMMPrivatePieces", "VGMMPrivatePieces"]
 
@@ -50,14 +51,14 @@ class VGMMPrivatePieces:
 
     def __init__(self, model, owner):
         if owner.radius is None:
-            raise ValueError("radius must be given for a private Gaussian mixture: the public "
+            raise InputError("radius must be given for a private Gaussian mixture: the public "
                              "L2 radius (about center) to which every row is clipped.")
         self.model = model
         self.radius = check_scalar(owner.radius, "radius", numbers.Real, low=0.0,
                                    low_inclusive=False)
         self.center = owner.center
         if getattr(model, "missing", "error") != "error":
-            raise ValueError("a private Gaussian mixture needs missing='error'.")
+            raise InputError("a private Gaussian mixture needs missing='error'.")
 
     missing_clip = None  # the default clip always applies
 
@@ -69,7 +70,7 @@ class VGMMPrivatePieces:
         D = X.shape[1]
         c = np.zeros(D) if self.center is None else np.asarray(self.center, dtype=float)
         if c.shape != (D,) or not np.all(np.isfinite(c)):
-            raise ValueError(f"center must be a finite array of shape ({D},), got shape "
+            raise InputError(f"center must be a finite array of shape ({D},), got shape "
                              f"{c.shape}.")
         self.c = c
         Y = X - c
@@ -96,7 +97,7 @@ class VGMMPrivatePieces:
             elif name == "mean_prior":
                 resolved[name] = np.array(value, dtype=float)
                 if resolved[name].shape != (D,):
-                    raise ValueError(f"mean_prior must have shape ({D},), got "
+                    raise InputError(f"mean_prior must have shape ({D},), got "
                                      f"{resolved[name].shape}.")
             elif name == "covariance_prior":
                 resolved[name] = _given_covariance_prior(value, ct, D)

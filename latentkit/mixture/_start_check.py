@@ -24,7 +24,7 @@ import numpy as np
 from .._utils.kmeans import kmeans_plusplus
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_array, check_random_state, check_sample_weight, check_scalar
-from ..exceptions import SpectralInitWarning
+from ..exceptions import SpectralInitWarning, InputError, InputTypeError
 from ..spectral._gmm_start import (one_hot, params_from_labels, spectral_labels,
                                    start_log_likelihood)
 from ..spectral._moments import check_moment_scale
@@ -38,7 +38,7 @@ __all__ = ["choose_start"]
 def _check_n_components(n_components, n_samples, what="samples"):
     k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
     if k > n_samples:
-        raise ValueError(f"n_components={k} exceeds the number of {what} ({n_samples}); a "
+        raise InputError(f"n_components={k} exceeds the number of {what} ({n_samples}); a "
                          f"start needs at least one of them per component.")
     return int(k)
 
@@ -163,7 +163,7 @@ def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, r
     cols = k if n_columns is None else int(check_scalar(n_columns, "n_columns",
                                                         numbers.Integral, low=k))
     if covariance_type not in _COVARIANCE_TYPES:
-        raise ValueError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got "
+        raise InputError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got "
                          f"{covariance_type!r}.")
     reg_covar = float(check_scalar(reg_covar, "reg_covar", numbers.Real, low=0.0))
     w = check_sample_weight(sample_weight, X.shape[0])
@@ -171,7 +171,7 @@ def _checked_start(X, n_components, covariance_type, reg_covar, sample_weight, r
     check_moment_scale(X, order=3)  # refused by name, not a fallback on inf moments
     what = "k-means++" if cols == k else f"k-means++ ({cols} clusters)"
     if lookahead is not None and not callable(lookahead):
-        raise TypeError(f"lookahead must be callable or None, got {type(lookahead).__name__}.")
+        raise InputTypeError(f"lookahead must be callable or None, got {type(lookahead).__name__}.")
     return choose_start(X, k, covariance_type, reg_covar, w, rng, n_lloyd_kmeans, what=what,
                         lookahead=lookahead, n_columns=cols, check=check,
                         default_model=default_model)

@@ -10,6 +10,7 @@ from .._utils.summaries import check_second_moments as _check_second_moments
 from .._utils.validation import check_array, check_n_features, check_scalar
 from ._likelihoods import one_hot_groups
 from ._network import LIKELIHOOD_CLASSES, make_likelihood
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["check_params", "check_input", "check_step"]
 
@@ -33,39 +34,39 @@ def check_params(vae):
     try:
         hls = tuple(hls)
     except TypeError:
-        raise TypeError("hidden_layer_sizes must be a tuple of positive ints, got "
+        raise InputTypeError("hidden_layer_sizes must be a tuple of positive ints, got "
                         f"{vae.hidden_layer_sizes!r}.") from None
     for h in hls:
         check_scalar(h, "hidden_layer_sizes entries", numbers.Integral, low=1)
     if vae.activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {ACTIVATIONS}, got {vae.activation!r}.")
+        raise InputError(f"activation must be one of {ACTIVATIONS}, got {vae.activation!r}.")
     if vae.likelihood not in LIKELIHOODS:
-        raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {vae.likelihood!r}.")
+        raise InputError(f"likelihood must be one of {LIKELIHOODS}, got {vae.likelihood!r}.")
     ov = vae.observation_variance
     if isinstance(ov, str):
         if ov not in ("diagonal", "isotropic"):
-            raise ValueError("observation_variance must be 'diagonal', 'isotropic' or a "
+            raise InputError("observation_variance must be 'diagonal', 'isotropic' or a "
                              f"positive float, got {ov!r}.")
     else:
         check_scalar(ov, "observation_variance", numbers.Real, low=0.0, low_inclusive=False)
     if vae.binarize is not None:
         check_scalar(vae.binarize, "binarize", numbers.Real)
         if vae.likelihood != "bernoulli":
-            raise ValueError("binarize applies to likelihood='bernoulli' only, got "
+            raise InputError("binarize applies to likelihood='bernoulli' only, got "
                              f"likelihood={vae.likelihood!r}.")
     check_scalar(vae.n_mc_samples, "n_mc_samples", numbers.Integral, low=1)
     check_scalar(vae.learning_rate, "learning_rate", numbers.Real, low=0.0,
                  low_inclusive=False)
     check_scalar(vae.batch_size, "batch_size", numbers.Integral, low=1)
     if not isinstance(vae.early_stopping, (bool, np.bool_)):
-        raise TypeError(f"early_stopping must be a bool, got {vae.early_stopping!r}.")
+        raise InputTypeError(f"early_stopping must be a bool, got {vae.early_stopping!r}.")
     check_scalar(vae.validation_fraction, "validation_fraction", numbers.Real, low=0.0,
                  high=1.0, low_inclusive=False, high_inclusive=False)
     check_scalar(vae.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
     check_scalar(vae.kl_warmup_epochs, "kl_warmup_epochs", numbers.Real, low=0.0)
     check_scalar(vae.free_bits, "free_bits", numbers.Real, low=0.0)
     if not isinstance(vae.bayesian_decoder, (bool, np.bool_)):
-        raise TypeError(f"bayesian_decoder must be a bool, got {vae.bayesian_decoder!r}.")
+        raise InputTypeError(f"bayesian_decoder must be a bool, got {vae.bayesian_decoder!r}.")
     check_scalar(vae.decoder_prior_std, "decoder_prior_std", numbers.Real, low=0.0,
                  low_inclusive=False)
     return tuple(int(h) for h in hls)
@@ -99,7 +100,7 @@ def check_input(vae, X, reset, name="X"):
             X = (X > vae.binarize).astype(np.float64)
         elif not np.all((X == 0.0) | (X == 1.0)):
             bad = X[(X != 0.0) & (X != 1.0)][0]
-            raise ValueError(
+            raise InputError(
                 f"{name} must be binary (0/1) for likelihood='bernoulli', found the value "
                 f"{bad}; pass binarize=threshold to binarise it (e.g. binarize=0.5 for data "
                 "scaled to [0, 1]) or use likelihood='gaussian'.")
@@ -125,7 +126,7 @@ def check_step(step_size, total_samples, n):
     if total_samples is not None:
         total_samples = check_scalar(total_samples, "total_samples", numbers.Real, low=1)
         if total_samples < n:
-            raise ValueError(f"total_samples={total_samples} is smaller than the minibatch "
+            raise InputError(f"total_samples={total_samples} is smaller than the minibatch "
                              f"({n} samples); it must be the size of the whole data set.")
         scale = total_samples / n
     step_size = check_scalar(step_size, "step_size", numbers.Real, low=0.0, high=1.0,

@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 from scipy.special import expit
+from ..exceptions import InputError
 
 __all__ = ["BernoulliLikelihood", "CategoricalLikelihood", "GaussianLikelihood", "one_hot_groups"]
 
@@ -81,11 +82,11 @@ class CategoricalLikelihood:
         """Raise ``ValueError`` (naming ``name``) unless every group of every row of ``X`` is
         one-hot."""
         if not np.all((X == 0.0) | (X == 1.0)):
-            raise ValueError(f"{name} must be one-hot (0/1) for likelihood='categorical'.")
+            raise InputError(f"{name} must be one-hot (0/1) for likelihood='categorical'.")
         sums = np.add.reduceat(X, self.starts, axis=1)
         if not np.all(sums == 1.0):
             i, g = np.argwhere(sums != 1.0)[0]
-            raise ValueError(
+            raise InputError(
                 f"{name} must have exactly one 1 in every one-hot group for "
                 f"likelihood='categorical'; row {i}, group {g} sums to {sums[i, g]}.")
 
@@ -143,12 +144,12 @@ def one_hot_groups(n_categories, n_features):
         sizes = [n_features]
     elif isinstance(nc, numbers.Integral) and not isinstance(nc, bool):
         if nc < 2 or n_features % nc:
-            raise ValueError(f"n_categories={nc} must be >= 2 and divide n_features="
+            raise InputError(f"n_categories={nc} must be >= 2 and divide n_features="
                              f"{n_features}.")
         sizes = [int(nc)] * (n_features // nc)
     else:
         sizes = [int(s) for s in nc]
         if any(s < 2 for s in sizes) or sum(sizes) != n_features:
-            raise ValueError(f"n_categories={list(nc)} must be group sizes >= 2 summing to "
+            raise InputError(f"n_categories={list(nc)} must be group sizes >= 2 summing to "
                              f"n_features={n_features}.")
     return np.cumsum([0] + sizes[:-1]).astype(np.intp), np.asarray(sizes, dtype=np.intp)

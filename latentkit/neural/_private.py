@@ -19,6 +19,7 @@ from .._utils.validation import check_scalar
 from .._utils.validation import privacy_noise_rng as _noise_generator  # OS entropy
 from ._per_example import per_example_norms
 from ._vae import VAE, VAEStats
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["PrivateVAE", "clipped_gradient_sum"]
 
@@ -276,30 +277,30 @@ class PrivateVAE(VAE):
         for name in ("epsilon", "clip_norm"):  # > 0, inf allowed
             value = getattr(self, name)
             if not (isinstance(value, numbers.Real) and not isinstance(value, bool)):
-                raise TypeError(f"{name} must be a real number, got {value!r} of type "
+                raise InputTypeError(f"{name} must be a real number, got {value!r} of type "
                                 f"{type(value).__name__}.")
             if not float(value) > 0:
-                raise ValueError(f"{name} must be > 0 (inf allowed), got {value}.")
+                raise InputError(f"{name} must be > 0 (inf allowed), got {value}.")
         check_scalar(self.delta, "delta", numbers.Real, low=0.0, high=1.0, low_inclusive=False,
                      high_inclusive=False)
         if self.noise_multiplier is not None:
             check_scalar(self.noise_multiplier, "noise_multiplier", numbers.Real, low=0.0)
             if math.isinf(float(self.noise_multiplier)):
-                raise ValueError("noise_multiplier must be finite, got inf.")
+                raise InputError("noise_multiplier must be finite, got inf.")
         if self.accountant not in _ACCOUNTANTS:
-            raise ValueError(f"accountant must be one of {_ACCOUNTANTS}, got "
+            raise InputError(f"accountant must be one of {_ACCOUNTANTS}, got "
                              f"{self.accountant!r}.")
         if float(self.free_bits) > 0 and not math.isinf(float(self.clip_norm)):
-            raise ValueError(f"free_bits must be 0 with a finite clip_norm (free bits couple "
+            raise InputError(f"free_bits must be 0 with a finite clip_norm (free bits couple "
                              f"the rows of a minibatch, so a row has no gradient of its own), "
                              f"got {self.free_bits}.")
         if not self._noisy():
             return
         if math.isinf(float(self.clip_norm)):
-            raise ValueError("clip_norm must be finite with a finite epsilon or a noise "
+            raise InputError("clip_norm must be finite with a finite epsilon or a noise "
                              "multiplier (it is the sensitivity), got inf.")
         if self.early_stopping:
-            raise ValueError("early_stopping must be False for a private fit (its validation "
+            raise InputError("early_stopping must be False for a private fit (its validation "
                              "ELBO would be released without noise).")
 
     def _resolved_tol(self):
@@ -352,7 +353,7 @@ class PrivateVAE(VAE):
             self._steps_left = _affordable_steps(eps, delta, self.sampling_rate_,
                                                  self.noise_multiplier_, max_steps, method)
             if self._steps_left == 0:
-                raise ValueError(
+                raise InputError(
                     f"noise_multiplier={self.noise_multiplier} cannot meet epsilon={eps} at "
                     f"delta={delta} for even one step at sampling rate "
                     f"{self.sampling_rate_:.4g}; raise it or the budget.")

@@ -18,6 +18,7 @@ from ._gradients import VAEObjective
 from ._likelihoods import one_hot_groups
 from ._network import VAENetwork, _VAEData
 from ._optim import Adam
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["VAE", "VAEStats"]
 
@@ -236,7 +237,7 @@ class VAE(LatentModel):
 
     def _validate_data(self, X, reset, **kw):
         if kw:
-            raise TypeError(f"VAE got unexpected keyword arguments {sorted(kw)}.")
+            raise InputTypeError(f"VAE got unexpected keyword arguments {sorted(kw)}.")
         X = self._check_X(X, reset)
         if reset:
             return _VAEData(X)
@@ -357,7 +358,7 @@ class VAE(LatentModel):
             if self.early_stopping:
                 n_val = max(1, int(round(float(self.validation_fraction) * n)))
                 if n - n_val < 1:
-                    raise ValueError(f"validation_fraction={self.validation_fraction} leaves no "
+                    raise InputError(f"validation_fraction={self.validation_fraction} leaves no "
                                      f"training samples out of {n}.")
                 perm = rng.permutation(n)
                 self._split = (np.sort(perm[n_val:]), np.sort(perm[:n_val]))
@@ -553,7 +554,7 @@ class VAE(LatentModel):
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
         if return_std and n_samples < 2:
-            raise ValueError("return_std=True needs n_samples >= 2 to estimate a spread.")
+            raise InputError("return_std=True needs n_samples >= 2 to estimate a spread.")
         X = self._check_X(X, reset=False)
         draws = self._elbo_draws(X, n_samples, self._eval_rng(random_state, 0))
         value = float(draws.mean())

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from .._utils.chunking import split_sequences
 from .._engine.hook_state import deferred_data_defaults
+from ..exceptions import InputError
 
 __all__ = ["DaskData"]
 
@@ -131,12 +132,12 @@ class DaskData:
             if X.ndim == 1:
                 X = X[:, None]
             if X.ndim != 2:
-                raise ValueError(f"A Dask array X must be 2-D, got {X.ndim} dimensions.")
+                raise InputError(f"A Dask array X must be 2-D, got {X.ndim} dimensions.")
             X = X.rechunk({1: -1})
             if lengths is not None:
                 lengths = np.asarray(lengths)
                 if lengths.sum() != X.shape[0]:
-                    raise ValueError(f"lengths sum to {lengths.sum()}, but X has {X.shape[0]} rows.")
+                    raise InputError(f"lengths sum to {lengths.sum()}, but X has {X.shape[0]} rows.")
                 sizes, per_block = _sequence_chunks(lengths, X.chunks[0])
                 X = X.rechunk({0: sizes})
                 block_params = [{**fit_params, "lengths": lb} for lb in per_block]
@@ -145,7 +146,7 @@ class DaskData:
             blocks = list(X.to_delayed().ravel())
         first = blocks[0].compute()
         if first is None:
-            raise ValueError("The first partition of the Dask collection is empty.")
+            raise InputError("The first partition of the Dask collection is empty.")
         if not reset:
             self.init_data = model._validate_data(first, reset=False, **block_params[0])
         else:

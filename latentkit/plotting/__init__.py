@@ -37,6 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without matplotl
 
 from .._utils.words import top_word_ids
 from ._scores import _legend_outside, elbo_unit, plot_selection
+from ..exceptions import InputError
 
 __all__ = ["ELBOTrace", "elbo_unit", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm",
            "plot_latent", "plot_decoded_grid", "plot_recovery", "plot_selection",
@@ -56,7 +57,7 @@ def _new_ax(ax, figsize=(6.0, 4.0)):
 def _check_fitted(model, *attributes, what="model"):
     missing = [a for a in attributes if not hasattr(model, a)]
     if missing:
-        raise ValueError(f"{what} must be a fitted latentkit model with {', '.join(missing)}; "
+        raise InputError(f"{what} must be a fitted latentkit model with {', '.join(missing)}; "
                          f"got {type(model).__name__} without it (call fit first).")
 
 
@@ -146,7 +147,7 @@ def plot_elbo(model, ax=None, *, restarts=None, distance=False, label=None, colo
         x = np.arange(1, y.size + 1)
         xlabel, ylabel = "iteration", f"ELBO ({elbo_unit(model)})"
     if y.size == 0:
-        raise ValueError(f"{type(model).__name__} has an empty ELBO trace; nothing to plot.")
+        raise InputError(f"{type(model).__name__} has an empty ELBO trace; nothing to plot.")
     traces = restarts.traces if isinstance(restarts, ELBOTrace) else list(restarts or [])
     final = float(y[-1])
 
@@ -212,14 +213,14 @@ def mixture_projection(X, features=None):
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] < 2:
-        raise ValueError(f"X must be a 2-D array with at least 2 features, got shape {X.shape}.")
+        raise InputError(f"X must be a 2-D array with at least 2 features, got shape {X.shape}.")
     D = X.shape[1]
     if features is None and D == 2:
         features = (0, 1)
     if features is not None:
         f = [int(i) for i in features]
         if len(f) != 2 or f[0] == f[1] or not all(0 <= i < D for i in f):
-            raise ValueError(f"features must be two distinct column indices in [0, {D}), got "
+            raise InputError(f"features must be two distinct column indices in [0, {D}), got "
                              f"{features!r}.")
         P = np.zeros((D, 2))
         P[f[0], 0] = P[f[1], 1] = 1.0
@@ -278,7 +279,7 @@ def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_si
     means = np.asarray(model.means_, dtype=np.float64)
     K, D = means.shape
     if X.ndim != 2 or X.shape[1] != D:
-        raise ValueError(f"X must have shape (n_samples, {D}) like the model, got {X.shape}.")
+        raise InputError(f"X must have shape (n_samples, {D}) like the model, got {X.shape}.")
     ax = _new_ax(ax, (5.5, 5.0))
     center, P = mixture_projection(X, features)
     covs = _full_covariances(model, K, D)
@@ -320,7 +321,7 @@ def _topic_word_probabilities(model):
     _check_fitted(model, "components_")
     comp = np.asarray(model.components_, dtype=np.float64)
     if comp.ndim != 2:
-        raise ValueError(f"components_ must be 2-D (n_topics, n_words), got {comp.shape}.")
+        raise InputError(f"components_ must be 2-D (n_topics, n_words), got {comp.shape}.")
     comp = np.clip(comp, 0.0, None)
     sums = comp.sum(axis=1, keepdims=True)
     return np.divide(comp, sums, out=np.zeros_like(comp), where=sums > 0)
@@ -362,12 +363,12 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
     K, V = prob.shape
     vocabulary = [str(v) for v in vocabulary]
     if len(vocabulary) != V:
-        raise ValueError(f"vocabulary must have n_words={V} entries, got {len(vocabulary)}.")
+        raise InputError(f"vocabulary must have n_words={V} entries, got {len(vocabulary)}.")
     if not isinstance(n_words, numbers.Integral) or n_words < 1:
-        raise ValueError(f"n_words must be a positive integer, got {n_words!r}.")
+        raise InputError(f"n_words must be a positive integer, got {n_words!r}.")
     topics = list(range(K)) if topics is None else [int(t) for t in topics]
     if any(not 0 <= t < K for t in topics):
-        raise ValueError(f"topics must be indices in [0, {K}), got {topics}.")
+        raise InputError(f"topics must be indices in [0, {K}), got {topics}.")
     n_words = min(int(n_words), V)
     own = axes is None
     if own:
@@ -379,7 +380,7 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
             a.set_visible(False)
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size < len(topics):
-        raise ValueError(f"axes must hold at least {len(topics)} Axes, got {axes.size}.")
+        raise InputError(f"axes must hold at least {len(topics)} Axes, got {axes.size}.")
     for a, t in zip(axes, topics):
         order = top_word_ids(prob[t:t + 1], n_words)[0]  # words of probability zero left out
         a.barh(np.arange(order.size)[::-1], prob[t, order], color=color)
@@ -450,7 +451,7 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
     n, K = post.shape
     a, b = (0, n) if window is None else (int(window[0]), int(window[1]))
     if not 0 <= a < b <= n:
-        raise ValueError(f"window must be (start, stop) with 0 <= start < stop <= {n}, "
+        raise InputError(f"window must be (start, stop) with 0 <= start < stop <= {n}, "
                          f"got {window!r}.")
     categorical = hasattr(model, "emissionprob_")
     n_panels = 3 if categorical else 2
@@ -466,7 +467,7 @@ def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, fe
             axes.append(fig.add_subplot(gs[2]))
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size < n_panels:
-        raise ValueError(f"axes must hold {n_panels} Axes for {type(model).__name__}, got "
+        raise InputError(f"axes must hold {n_panels} Axes for {type(model).__name__}, got "
                          f"{axes.size}.")
     colors = _colors(K)
     t = np.arange(a, b)
@@ -552,7 +553,7 @@ def plot_latent(vae, X, y=None, ax=None, *, point_size=4, labels=None):
     else:
         y = np.asarray(y)
         if y.shape != (Z.shape[0],):
-            raise ValueError(f"y must have shape ({Z.shape[0]},), got {y.shape}.")
+            raise InputError(f"y must have shape ({Z.shape[0]},), got {y.shape}.")
         classes = np.unique(y)
         colors = _colors(len(classes))
         for i, c in enumerate(classes):
@@ -598,13 +599,13 @@ def plot_decoded_grid(vae, ax=None, *, n=15, image_shape=None, quantiles=(0.05, 
 
     _check_fitted(vae, "latent_dim", "n_iter_", what="vae")
     if int(vae.latent_dim) != 2:
-        raise ValueError(f"plot_decoded_grid needs a VAE with latent_dim=2, got "
+        raise InputError(f"plot_decoded_grid needs a VAE with latent_dim=2, got "
                          f"latent_dim={vae.latent_dim}.")
     if not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}.")
+        raise InputError(f"n must be a positive integer, got {n!r}.")
     lo, hi = quantiles
     if not 0 < lo < hi < 1:
-        raise ValueError(f"quantiles must satisfy 0 < low < high < 1, got {quantiles!r}.")
+        raise InputError(f"quantiles must satisfy 0 < low < high < 1, got {quantiles!r}.")
     g = norm.ppf(np.linspace(lo, hi, n))
     Z = np.array([[z1, z2] for z2 in g[::-1] for z1 in g])
     dec = np.asarray(vae.decode(Z), dtype=np.float64)
@@ -612,11 +613,11 @@ def plot_decoded_grid(vae, ax=None, *, n=15, image_shape=None, quantiles=(0.05, 
     if image_shape is None:
         side = int(round(np.sqrt(D)))
         if side * side != D:
-            raise ValueError(f"n_features={D} is not a square; give image_shape=(height, width).")
+            raise InputError(f"n_features={D} is not a square; give image_shape=(height, width).")
         image_shape = (side, side)
     h, w = (int(s) for s in image_shape)
     if h * w != D:
-        raise ValueError(f"image_shape {image_shape!r} does not hold n_features={D}.")
+        raise InputError(f"image_shape {image_shape!r} does not hold n_features={D}.")
     mosaic = dec.reshape(n, n, h, w).transpose(0, 2, 1, 3).reshape(n * h, n * w)
     ax = _new_ax(ax, (5.0, 5.0))
     ax.imshow(mosaic, cmap=cmap, interpolation="nearest")
@@ -665,7 +666,7 @@ def plot_recovery(x, values, ax=None, *, label=None, xlabel="control parameter",
     if v.ndim == 1:
         v = v[:, None]
     if v.ndim != 2 or v.shape[0] != x.size:
-        raise ValueError(f"values must have shape ({x.size},) or ({x.size}, n_trials), got "
+        raise InputError(f"values must have shape ({x.size},) or ({x.size}, n_trials), got "
                          f"{np.shape(values)}.")
     ax = _new_ax(ax)
     mean = np.nanmean(v, axis=1)

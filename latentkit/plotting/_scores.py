@@ -5,6 +5,7 @@ extra)."""
 import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
+from ..exceptions import InputError
 
 __all__ = ["elbo_unit", "plot_selection"]
 
@@ -99,7 +100,7 @@ def plot_selection(selection, axes=None):
         An empty selection table, or fewer axes than score columns.
     """
     if not getattr(selection, "table", None):
-        raise ValueError("selection must be a Selection with a non-empty table.")
+        raise InputError("selection must be a Selection with a non-empty table.")
     cols = [c for c in selection.columns() if c not in ("n_components", "seconds")]
     unit = {"lda": "nats per document", "hmm": "nats per time step"}.get(selection.kind,
                                                                            "nats per sample")
@@ -108,7 +109,7 @@ def plot_selection(selection, axes=None):
                                layout="constrained")
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size < len(cols):
-        raise ValueError(f"axes must hold {len(cols)} Axes (one per score), got {axes.size}.")
+        raise InputError(f"axes must hold {len(cols)} Axes (one per score), got {axes.size}.")
     ks = [r["n_components"] for r in selection.table]
     for ax, c in zip(axes, cols):
         ax.plot(ks, [r[c] for r in selection.table], "o-", color="#3b6ea5")

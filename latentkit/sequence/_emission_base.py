@@ -12,6 +12,7 @@ from .._utils.validation import check_simplex_rows
 from ..base import ParamsMixin, Stats, stats_dataclass
 from ..distributions._counts import normalize_rows as _normalize_rows  # noqa: F401 (re-export)
 from ..distributions._dirichlet import dirichlet_logpdf  # noqa: F401 (re-export)
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["Emission", "HMMStats"]
 
@@ -138,19 +139,19 @@ def _integer_column(X, name, offsets, what):
     """
     arr = np.asarray(X)
     if arr.dtype.kind in "OUSV":
-        raise TypeError(f"{name} must contain integer {what}s, got an array of dtype {arr.dtype}.")
+        raise InputTypeError(f"{name} must contain integer {what}s, got an array of dtype {arr.dtype}.")
     if arr.dtype.kind == "c":
-        raise TypeError(f"{name} must contain integer {what}s, got complex data.")
+        raise InputTypeError(f"{name} must contain integer {what}s, got complex data.")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
             r = int(np.argwhere(bad)[0][0])
-            raise ValueError(f"Input {name} contains NaN or infinity at {_where(r, offsets)}; "
+            raise InputError(f"Input {name} contains NaN or infinity at {_where(r, offsets)}; "
                              f"{what}s must be finite integers.")
         frac = arr != np.round(arr)
         if frac.any():
             idx = tuple(np.argwhere(frac)[0])
-            raise ValueError(
+            raise InputError(
                 f"{name} must contain integer {what}s, found the non-integer value "
                 f"{arr[idx].item()!r} at {_where(int(idx[0]), offsets)} (dtype {arr.dtype}); "
                 f"convert with X.astype(int) only if the values are meant to be {what}s.")

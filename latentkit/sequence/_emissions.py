@@ -47,6 +47,7 @@ from ._gaussian_emission import (  # noqa: F401
     GaussianHMMStats,
     _covars_about,
 )
+from ..exceptions import InputError, InputTypeError
 
 __all__ = [
     "CategoricalEmission",
@@ -118,7 +119,7 @@ class CategoricalEmission(Emission):
         if self.emissionprob_prior is not None:
             p = np.asarray(self.emissionprob_prior, dtype=float)
             if not np.all(np.isfinite(p)) or np.any(p < 1):
-                raise ValueError("emissionprob_prior must be finite and >= 1 (a Dirichlet "
+                raise InputError("emissionprob_prior must be finite and >= 1 (a Dirichlet "
                                  "concentration whose MAP estimate exists), got "
                                  f"{self.emissionprob_prior!r}.")
 
@@ -139,23 +140,23 @@ class CategoricalEmission(Emission):
         """
         arr = np.asarray(X) if not hasattr(X, "toarray") else None
         if arr is None:
-            raise TypeError("X must be a dense array of symbols, got a sparse matrix.")
+            raise InputTypeError("X must be a dense array of symbols, got a sparse matrix.")
         if arr.ndim == 2:
             if arr.shape[1] != 1:
-                raise ValueError(
+                raise InputError(
                     f"X must have shape (n_samples, 1) of integer symbols for categorical "
                     f"emissions, got shape {arr.shape}.")
             arr = arr[:, 0]
         elif arr.ndim != 1:
-            raise ValueError(f"X must have shape (n_samples, 1) of integer symbols, got shape "
+            raise InputError(f"X must have shape (n_samples, 1) of integer symbols, got shape "
                              f"{arr.shape}.")
         if arr.shape[0] < 1:
-            raise ValueError("X has 0 samples; at least one time step is required.")
+            raise InputError("X has 0 samples; at least one time step is required.")
         sym = _integer_column(arr, "X", offsets, "symbol")
         neg = sym < 0
         if neg.any():
             r = int(np.argmax(neg))
-            raise ValueError(f"X contains the negative symbol {sym[r]} at {_where(r, offsets)}; "
+            raise InputError(f"X contains the negative symbol {sym[r]} at {_where(r, offsets)}; "
                              "symbols must be integers in 0..n_features-1.")
         if reset:  # an inferred alphabet is resolved from all the data (set_data_defaults)
             self.n_features_ = None if self.n_features is None else int(self.n_features)
@@ -163,7 +164,7 @@ class CategoricalEmission(Emission):
         big = sym >= n_feat if n_feat is not None else np.zeros(0, dtype=bool)
         if big.any():
             r = int(np.argmax(big))
-            raise ValueError(
+            raise InputError(
                 f"X contains the symbol {sym[r]} at {_where(r, offsets)}, outside "
                 f"0..{n_feat - 1} (n_features={n_feat}).")
         return sym
@@ -275,22 +276,22 @@ class PoissonEmission(Emission):
             different number of features than in ``fit``.
         """
         if hasattr(X, "toarray"):
-            raise TypeError("X must be a dense array of counts, got a sparse matrix.")
+            raise InputTypeError("X must be a dense array of counts, got a sparse matrix.")
         arr = np.asarray(X)
         if arr.ndim != 2:
-            raise ValueError(
+            raise InputError(
                 f"Expected 2D array for X, got shape {arr.shape}; use X.reshape(-1, 1) for a "
                 "single count series.")
         if arr.shape[0] < 1:
-            raise ValueError("X has 0 samples; at least one time step is required.")
+            raise InputError("X has 0 samples; at least one time step is required.")
         if arr.shape[1] < 1:
-            raise ValueError("X has 0 features (shape (n, 0)); a Poisson HMM needs at least one "
+            raise InputError("X has 0 features (shape (n, 0)); a Poisson HMM needs at least one "
                              "count column.")
         cnt = _integer_column(arr, "X", offsets, "count")
         neg = cnt < 0
         if neg.any():
             r, c = np.argwhere(neg)[0]
-            raise ValueError(f"X contains the negative count {cnt[r, c]} at {_where(int(r), offsets)}"
+            raise InputError(f"X contains the negative count {cnt[r, c]} at {_where(int(r), offsets)}"
                              f", feature {int(c)}; Poisson counts must be >= 0.")
         if reset:
             self.n_features_ = arr.shape[1]
@@ -311,10 +312,10 @@ class PoissonEmission(Emission):
     def check_param(self, name, value, n_components):
         lam = np.array(value, dtype=float, copy=True)
         if lam.shape != (n_components, self.n_features_):
-            raise ValueError(f"init['lambdas'] must have shape ({n_components}, "
+            raise InputError(f"init['lambdas'] must have shape ({n_components}, "
                              f"{self.n_features_}), got {lam.shape}.")
         if not np.all(np.isfinite(lam)) or np.any(lam < 0):
-            raise ValueError("init['lambdas'] must be finite and non-negative.")
+            raise InputError("init['lambdas'] must be finite and non-negative.")
         return lam
 
     def log_likelihood(self, params, X):

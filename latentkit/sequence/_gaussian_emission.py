@@ -22,6 +22,7 @@ from ..distributions._gaussian import _moment_counts
 from ..distributions._gaussian_family import Gaussian
 from ..distributions._missing import check_missing, data_summary, mean_fill
 from ._emission_base import Emission, HMMStats, _as_frozen, _old_stats_names, _where
+from ..exceptions import InputError
 
 __all__ = ["GaussianEmission", "GaussianHMMStats"]
 
@@ -111,7 +112,7 @@ class GaussianEmission(Emission):
             bad = np.isinf(arr) if self._marginalize() else ~np.isfinite(arr)
             if bad.any():
                 r = int(np.argwhere(bad)[0][0])
-                raise ValueError(f"Input X contains NaN or infinity at {_where(r, offsets)}.")
+                raise InputError(f"Input X contains NaN or infinity at {_where(r, offsets)}.")
         Xv = check_array(X, "X", ensure_finite=not self._marginalize())
         if reset:
             self.n_features_ = Xv.shape[1]
@@ -153,7 +154,7 @@ class GaussianEmission(Emission):
         if name == "means":
             m = np.array(value, dtype=float, copy=True)
             if m.shape != (n_components, D) or not np.all(np.isfinite(m)):
-                raise ValueError(f"init['means'] must be finite with shape ({n_components}, {D}),"
+                raise InputError(f"init['means'] must be finite with shape ({n_components}, {D}),"
                                  f" got shape {m.shape}.")
             return m
         return check_gaussian_parameters("init['covars']", value, self.covariance_type,

@@ -36,6 +36,7 @@ from ..distributions import (
     log_gaussian_prob,
     sample_gaussian,
 )
+from ..exceptions import InputError
 
 __all__ = ["GMMEmission", "GMMHMM", "GMMHMMStats"]
 
@@ -98,7 +99,7 @@ class GMMEmission(em.GaussianEmission):
     def validate(self, n_components):
         check_scalar(self.n_mix, "n_mix", numbers.Integral, low=1)
         if self.covars_about not in ("new_means", "previous_means"):
-            raise ValueError("covars_about must be 'new_means' (exact EM) or 'previous_means' "
+            raise InputError("covars_about must be 'new_means' (exact EM) or 'previous_means' "
                              f"(hmmlearn's update), got {self.covars_about!r}.")
         super().validate(n_components)
 
@@ -107,7 +108,7 @@ class GMMEmission(em.GaussianEmission):
         n_mix`` Gaussians cannot be estimated from fewer observations (each would collapse
         on a point or on none)."""
         if n_components * self.n_mix > summary.n:
-            raise ValueError(
+            raise InputError(
                 f"n_components * n_mix = {n_components} * {self.n_mix} = "
                 f"{n_components * self.n_mix} Gaussians is larger than the number of time "
                 f"steps in X ({summary.n}); use a smaller n_mix or n_components.")
@@ -169,13 +170,13 @@ class GMMEmission(em.GaussianEmission):
         if name == "means":
             m = np.array(value, dtype=float, copy=True)
             if m.shape != (K, M, D) or not np.all(np.isfinite(m)):
-                raise ValueError(f"init['means'] must be finite with shape ({K}, {M}, {D}), "
+                raise InputError(f"init['means'] must be finite with shape ({K}, {M}, {D}), "
                                  f"got shape {m.shape}.")
             return m
         c = np.array(value, dtype=float, copy=True)
         shape = self._covars_shape(K)
         if c.shape != shape:
-            raise ValueError(f"init['covars'] must have shape {shape} for covariance_type="
+            raise InputError(f"init['covars'] must have shape {shape} for covariance_type="
                              f"{self.covariance_type!r}, got {c.shape}.")
         ct = self.covariance_type
         flat = c.reshape((-1,) + c.shape[2:]) if ct != "tied" else c

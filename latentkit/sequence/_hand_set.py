@@ -14,7 +14,7 @@ derived from them), without this validation.
 
 import numpy as np
 
-from ..exceptions import NotFittedError
+from ..exceptions import NotFittedError, InputError
 from .._utils.validation import check_simplex_rows
 
 __all__ = ["adopt_hand_set"]
@@ -30,7 +30,7 @@ def _attr(name):
 def _named(exc, name, attr):
     """The emission checks name ``init[...]``: name the attribute instead."""
     msg = str(exc).replace(f"init['{name}']", attr).replace(f"init[{name!r}]", attr)
-    return ValueError(msg if attr in msg else f"{attr}: {msg}")
+    return InputError(msg if attr in msg else f"{attr}: {msg}")
 
 
 def adopt_hand_set(model):
@@ -88,7 +88,7 @@ def _complete(model, K, names, attrs):
     em = model.emission_
     first = np.asarray(values[attrs[2]])
     if first.ndim < 2:
-        raise ValueError(f"{attrs[2]} must have one row per state, shape ({K}, ...), got "
+        raise InputError(f"{attrs[2]} must have one row per state, shape ({K}, ...), got "
                          f"shape {first.shape}.")
     n_feat = getattr(em, "n_features", None)
     em.n_features_ = int(n_feat) if n_feat is not None else int(first.shape[-1])

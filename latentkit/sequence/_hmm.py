@@ -28,9 +28,9 @@ from ._hand_set import adopt_hand_set
 from ._hmm_inference import HMMInferenceMixin
 from ._spectral_start import _spectral_start, check_spectral_emission
 from ._start_check import checked_spectral_start
+from ._impute import impute_missing
 from ..base import NotFittedError
-from ..distributions import compute_precision_cholesky
-from ..distributions._missing import check_array_missing, conditional_impute
+from ..exceptions import InputError, InputTypeError
 
 __all__ = [
     "CategoricalHMM",
@@ -199,17 +199,17 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         e = self.emission
         if isinstance(e, str):
             if e not in _EMISSION_ALIASES:
-                raise ValueError(f"emission must be one of {sorted(_EMISSION_ALIASES)} or an "
+                raise InputError(f"emission must be one of {sorted(_EMISSION_ALIASES)} or an "
                                  f"Emission object, got {e!r}.")
             return _EMISSION_ALIASES[e]()
         if not isinstance(e, em.Emission):
-            raise TypeError(f"emission must be an Emission object or one of "
+            raise InputTypeError(f"emission must be an Emission object or one of "
                             f"{sorted(_EMISSION_ALIASES)}, got {type(e).__name__}.")
         return clone(e)
 
     def _check_chain_prior(self, name, arr, value):
         if not np.all(np.isfinite(arr)) or np.any(arr < 1):
-            raise ValueError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
+            raise InputError(f"{name} must be finite and >= 1 (a Dirichlet concentration "
                              f"whose MAP estimate exists), got {value!r}.")
 
     def _param_names(self):
@@ -227,34 +227,34 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             try:
                 arr = np.broadcast_to(np.asarray(p, dtype=float), shape)
             except (ValueError, TypeError):
-                raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got "
+                raise InputError(f"{name} must be a scalar or broadcast to shape {shape}, got "
                                  f"{p!r}.") from None
             self._check_chain_prior(name, arr, p)
         names = set(self._param_names())
         if isinstance(self.init, str):
             if self.init not in _INITS:
-                raise ValueError(f"init must be one of {_INITS} or a dict of starting "
+                raise InputError(f"init must be one of {_INITS} or a dict of starting "
                                  f"parameters, got {self.init!r}.")
             if self.init == "spectral":
                 check_spectral_emission(emission)
         elif isinstance(self.init, dict):
             unknown = _param_keys(self.init) - names
             if unknown:
-                raise ValueError(f"init has unknown parameter(s) {sorted(unknown)}; valid "
+                raise InputError(f"init has unknown parameter(s) {sorted(unknown)}; valid "
                                  f"names are {sorted(names)}.")
         else:
-            raise TypeError(f"init must be a str or a dict, got {type(self.init).__name__}.")
+            raise InputTypeError(f"init must be a str or a dict, got {type(self.init).__name__}.")
         frozen = self.frozen
         if frozen is None:
             frozen = frozenset()
         elif isinstance(frozen, str):
-            raise TypeError(f"frozen must be a set of parameter names such as {{'startprob'}}, "
+            raise InputTypeError(f"frozen must be a set of parameter names such as {{'startprob'}}, "
                             f"got the string {frozen!r}.")
         else:
             frozen = frozenset(_param_keys(frozen))
         unknown = frozen - names
         if unknown:
-            raise ValueError(f"frozen has unknown parameter(s) {sorted(unknown)}; valid names "
+            raise InputError(f"frozen has unknown parameter(s) {sorted(unknown)}; valid names "
                              f"are {sorted(names)}.")
         self.frozen_ = frozen
 
@@ -282,7 +282,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         """Checks and defaults that need all the training data (the number of time steps, the
         emission's alphabet, shift and scale check), never one chunk's."""
         if self.n_components > summary.n:
-            raise ValueError(
+            raise InputError(
                 f"n_components={self.n_components} is larger than the number of time steps "
                 f"in X ({summary.n}); an HMM needs at least one observation per state.")
         self.emission_.set_data_defaults(summary, self.n_components)
@@ -357,7 +357,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             s = int(bad[0])
             a = data.offsets[s]
             t = int(np.argmax(~np.isfinite(log_pred[a:data.offsets[s + 1]])))
-            raise ValueError(
+            raise InputError(
                 f"Sequence {s} has probability zero under the current parameters (first "
                 f"impossible observation at position {t}, row {a + t}); its posteriors are "
                 "undefined. Check the data, or avoid zero probabilities in the parameters.")
@@ -432,7 +432,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         if spec is not None:
             cls = getattr(em, spec["class"], None)
             if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
-                raise ValueError(f"unknown emission component {spec['class']!r}.")
+                raise InputError(f"unknown emission component {spec['class']!r}.")
             emission = cls(**spec["params"])
             for name, value in spec["fitted"].items():
                 setattr(emission, name, value)
@@ -450,10 +450,10 @@ def _n_rows(X):
         try:
             X = np.asarray(X)
         except Exception as exc:
-            raise ValueError(f"X could not be converted to an array: {exc}") from None
+            raise InputError(f"X could not be converted to an array: {exc}") from None
         shape = X.shape
     if len(shape) == 0:
-        raise ValueError(f"Expected an array of observations for X, got a scalar: {X!r}.")
+        raise InputError(f"Expected an array of observations for X, got a scalar: {X!r}.")
     return int(shape[0])
 
 
@@ -685,15 +685,4 @@ class GaussianHMM(HiddenMarkovModel):
         NotFittedError, ValueError
             Unfitted model, ``missing='error'`` with NaN, infinite entries, wrong shapes.
         """
-        self._check_is_fitted()
-        if self.missing != "marginalize":
-            raise ValueError("impute needs the model fitted with missing='marginalize' (NaN "
-                             f"entries are then marginalised), got missing={self.missing!r}; "
-                             "refit with GaussianHMM(..., missing='marginalize').")
-        gamma = self.predict_proba(X, lengths)
-        X = check_array_missing(X, "X")
-        pc, _ = compute_precision_cholesky(self.covariances_, self.covariance_type,
-                                           reg_covar=self.reg_covar)
-        return conditional_impute(X, np.zeros(self.n_components), self.means_, pc,
-                                  self.covariance_type, shift=self.emission_.shift_,
-                                  return_std=return_std, resp=gamma)
+        return impute_missing(self, X, lengths, return_std)

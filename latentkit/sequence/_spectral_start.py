@@ -22,6 +22,7 @@ from ..spectral import SpectralHMM, SpectralInitWarning
 from ..spectral._multiview import Degenerate, multiview_estimate
 from . import _emissions as em
 from ._emissions import GaussianEmission, PoissonEmission
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["spectral_init_gaussian_hmm", "spectral_init_hmm", "spectral_init_poisson_hmm"]
 
@@ -118,7 +119,7 @@ def _gaussian_args(X, lengths, n_components, covariance_type, random_state, floo
     """Validated ``(X, offsets, K, rng, build)`` of :func:`spectral_init_gaussian_hmm`."""
     check_covariance_type(covariance_type)
     if covariance_type not in ("diag", "spherical"):
-        raise ValueError("spectral_init_gaussian_hmm needs covariance_type 'diag' or "
+        raise InputError("spectral_init_gaussian_hmm needs covariance_type 'diag' or "
                          f"'spherical', got {covariance_type!r}.")
     X, offsets, K, rng, floor = _prepare(GaussianEmission(), X, lengths, n_components,
                                          random_state, floor)
@@ -208,27 +209,27 @@ def _check_symbols(X, n_features):
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise ValueError(f"X must have shape (n_samples,) or (n_samples, 1) of integer symbols, "
+        raise InputError(f"X must have shape (n_samples,) or (n_samples, 1) of integer symbols, "
                          f"got shape {np.shape(X)}.")
     if arr.size == 0:
-        raise ValueError("X has 0 samples; at least one time step is required.")
+        raise InputError("X has 0 samples; at least one time step is required.")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
-            raise ValueError("Input X contains NaN or infinity; symbols must be finite integers.")
+            raise InputError("Input X contains NaN or infinity; symbols must be finite integers.")
         if np.any(arr != np.round(arr)):
-            raise ValueError("X must contain integer symbols, found non-integer values.")
+            raise InputError("X must contain integer symbols, found non-integer values.")
     elif arr.dtype.kind not in "iub":
-        raise TypeError(f"X must contain integer symbols, got dtype {arr.dtype}.")
+        raise InputTypeError(f"X must contain integer symbols, got dtype {arr.dtype}.")
     sym = arr.astype(np.int64)
     if sym.min() < 0:
-        raise ValueError(f"X contains the negative symbol {sym.min()}; symbols must be integers "
+        raise InputError(f"X contains the negative symbol {sym.min()}; symbols must be integers "
                          "in 0..n_features-1.")
     if n_features is None:
         n_features = int(sym.max()) + 1
     else:
         n_features = int(check_scalar(n_features, "n_features", numbers.Integral, low=1))
         if sym.max() >= n_features:
-            raise ValueError(f"X contains the symbol {sym.max()}, outside 0..{n_features - 1} "
+            raise InputError(f"X contains the symbol {sym.max()}, outside 0..{n_features - 1} "
                              f"(n_features={n_features}).")
     return sym, n_features
 
@@ -327,18 +328,18 @@ def _categorical_estimate(sym, offsets, K, M, rng, floor):
     seq_len = np.diff(offsets)
     n_windows = int(np.maximum(seq_len - 2, 0).sum())
     if K > M:
-        raise ValueError(f"n_components={K} exceeds the number of symbols {M}")
+        raise InputError(f"n_components={K} exceeds the number of symbols {M}")
     if M ** 3 > _HMM_MAX_CELLS:
-        raise ValueError(f"{M} symbols: the dense third moment would have {M}^3 cells "
+        raise InputError(f"{M} symbols: the dense third moment would have {M}^3 cells "
                          f"(more than 2^24)")
     if n_windows < 10 * K * M:
-        raise ValueError(f"too few triples: {n_windows} windows of 3 consecutive "
+        raise InputError(f"too few triples: {n_windows} windows of 3 consecutive "
                          f"observations, fewer than 10 n_components n_features = "
                          f"{10 * K * M}")
     est = SpectralHMM(K, n_features=M, random_state=rng).fit(sym, seq_len)
     if not all(np.all(np.isfinite(a)) for a in (est.startprob_, est.transmat_,
                                                 est.emissionprob_)):
-        raise ValueError("non-finite spectral estimate")
+        raise InputError("non-finite spectral estimate")
     B = _floor_rows(est.emissionprob_, floor)
     A = _floor_rows(est.transmat_, floor)
     pi = _floor_rows(est.startprob_, floor)
@@ -365,7 +366,7 @@ def check_spectral_emission(emission):
     """Raise ValueError naming the emission when ``init='spectral'`` has no moment estimator
     for it (see :func:`_spectral_ok`)."""
     if not _spectral_ok(emission):
-        raise ValueError(
+        raise InputError(
             f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
             f"'diag' or 'spherical' covariances (three-view moments of consecutive "
             f"observations), got {type(emission).__name__}"

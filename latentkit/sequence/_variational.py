@@ -43,6 +43,7 @@ from ._variational_emissions import (
     _blend,
     _check_positive,
 )
+from ..exceptions import InputError
 
 __all__ = [
     "VariationalCategoricalEmission",
@@ -158,14 +159,14 @@ class VariationalHMM(HiddenMarkovModel):
         if isinstance(e, str) and e in self._EMISSIONS:
             return self._EMISSIONS[e]()
         if isinstance(e, str) or not hasattr(e, "posterior_names"):
-            raise ValueError(f"emission must be a variational emission component "
+            raise InputError(f"emission must be a variational emission component "
                              f"({', '.join(c.__name__ for c in self._EMISSIONS.values())}) or "
                              f"one of {sorted(self._EMISSIONS)}, got {e!r}.")
         return super()._make_emission()
 
     def _check_chain_prior(self, name, arr, value):
         if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-            raise ValueError(f"{name} must be finite and > 0 (a Dirichlet concentration), "
+            raise InputError(f"{name} must be finite and > 0 (a Dirichlet concentration), "
                              f"got {value!r}.")
 
     def _posterior_names(self):
@@ -175,7 +176,7 @@ class VariationalHMM(HiddenMarkovModel):
     def _validate_params(self):
         init = self.init
         if isinstance(init, str) and init not in self._INITS:
-            raise ValueError(f"init must be one of {self._INITS} or a dict of starting "
+            raise InputError(f"init must be one of {self._INITS} or a dict of starting "
                              f"posteriors, got {init!r}.")
         if isinstance(init, dict) or init == "spectral":
             # the base checks dict keys against point-parameter names and 'spectral' against
@@ -190,11 +191,11 @@ class VariationalHMM(HiddenMarkovModel):
         if isinstance(init, dict):
             unknown = set(init) - set(self._posterior_names())
             if unknown:
-                raise ValueError(f"init has unknown posterior(s) {sorted(unknown)}; valid "
+                raise InputError(f"init has unknown posterior(s) {sorted(unknown)}; valid "
                                  f"names are {sorted(self._posterior_names())}.")
         elif init == "spectral" and getattr(self.emission_, "covariance_type",
                                             "diag") not in ("diag", "spherical"):
-            raise ValueError("init='spectral' needs categorical emissions or Gaussian emissions "
+            raise InputError("init='spectral' needs categorical emissions or Gaussian emissions "
                              "with 'diag' or 'spherical' covariances, got covariance_type="
                              f"{self.emission_.covariance_type!r}; use init='kmeans++'.")
 

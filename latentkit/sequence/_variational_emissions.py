@@ -26,6 +26,7 @@ from .._utils.validation import check_scalar
 from ..distributions._dirichlet import dirichlet_expectation, dirichlet_kl
 from ..distributions._normal_wishart import NormalWishart
 from . import _emissions as em
+from ..exceptions import InputError
 
 __all__ = ["VariationalCategoricalEmission", "VariationalGaussianEmission"]
 
@@ -35,10 +36,10 @@ def _check_positive(value, name, shape):
     try:
         arr = np.array(np.broadcast_to(np.asarray(value, dtype=float), shape))
     except (ValueError, TypeError):
-        raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got "
+        raise InputError(f"{name} must be a scalar or broadcast to shape {shape}, got "
                          f"{value!r}.") from None
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}.")
+        raise InputError(f"{name} must be finite and > 0, got {value!r}.")
     return arr
 
 
@@ -78,7 +79,7 @@ class VariationalCategoricalEmission(em.CategoricalEmission):
         if self.emissionprob_prior is not None:
             p = np.asarray(self.emissionprob_prior, dtype=float)
             if not np.all(np.isfinite(p)) or np.any(p <= 0):
-                raise ValueError("emissionprob_prior must be finite and > 0 (a Dirichlet "
+                raise InputError("emissionprob_prior must be finite and > 0 (a Dirichlet "
                                  f"concentration), got {self.emissionprob_prior!r}.")
 
     def resolve_prior(self, X, n_components):
@@ -190,18 +191,18 @@ class VariationalGaussianEmission(em.GaussianEmission):
         m0 = X.mean(axis=0) if self.means_prior is None else np.asarray(self.means_prior,
                                                                         dtype=float)
         if m0.shape != (D,) or not np.all(np.isfinite(m0)):
-            raise ValueError(f"means_prior must be finite with shape ({D},), got "
+            raise InputError(f"means_prior must be finite with shape ({D},), got "
                              f"{self.means_prior!r}.")
         nu0 = float(D if self.dof_prior is None else self.dof_prior)
         if nu0 <= D - 1:
-            raise ValueError(f"dof_prior must be > n_features - 1 = {D - 1}, got {nu0!r}.")
+            raise InputError(f"dof_prior must be > n_features - 1 = {D - 1}, got {nu0!r}.")
         shape = {"full": (D, D), "tied": (D, D), "diag": (D,), "spherical": ()}[ct]
         if self.scale_prior is None:
             s0 = 1e-3 * (np.eye(D) if len(shape) == 2 else np.ones(shape))
         else:
             s0 = np.asarray(self.scale_prior, dtype=float)
             if s0.shape != shape:
-                raise ValueError(f"scale_prior must have shape {shape} for covariance_type="
+                raise InputError(f"scale_prior must have shape {shape} for covariance_type="
                                  f"{ct!r}, got shape {s0.shape}.")
             ok = np.all(np.isfinite(s0))
             if ok and len(shape) == 2:
@@ -209,7 +210,7 @@ class VariationalGaussianEmission(em.GaussianEmission):
             elif ok:
                 ok = np.all(s0 > 0)
             if not ok:
-                raise ValueError("scale_prior must be finite and positive (definite), got "
+                raise InputError("scale_prior must be finite and positive (definite), got "
                                  f"{self.scale_prior!r}.")
         return {"means_prior": m0, "beta_prior": float(self.beta_prior), "dof_prior": nu0,
                 "scale_prior": s0}
@@ -274,17 +275,17 @@ class VariationalGaussianEmission(em.GaussianEmission):
                                       "spherical": (K,)}[ct]}
         arr = np.array(value, dtype=float, copy=True)
         if arr.shape != shapes[name] or not np.all(np.isfinite(arr)):
-            raise ValueError(f"init[{name!r}] must be finite with shape {shapes[name]}, got "
+            raise InputError(f"init[{name!r}] must be finite with shape {shapes[name]}, got "
                              f"shape {arr.shape}.")
         if name in ("beta_posterior", "dof_posterior") and np.any(arr <= 0):
-            raise ValueError(f"init[{name!r}] must be > 0.")
+            raise InputError(f"init[{name!r}] must be > 0.")
         if name == "dof_posterior" and ct in ("full", "tied") and np.any(arr <= D - 1):
-            raise ValueError(f"init['dof_posterior'] must be > n_features - 1 = {D - 1}.")
+            raise InputError(f"init['dof_posterior'] must be > n_features - 1 = {D - 1}.")
         if name == "scale_posterior":
             ok = (np.all(np.linalg.eigvalsh(arr) > 0) if ct in ("full", "tied")
                   else np.all(arr > 0))
             if not ok:
-                raise ValueError("init['scale_posterior'] must be positive (definite).")
+                raise InputError("init['scale_posterior'] must be positive (definite).")
         return arr
 
     def expected_log_likelihood(self, post, X):

@@ -48,6 +48,7 @@ from scipy.special import log_ndtr, ndtr
 
 from .._utils.validation import check_scalar
 from ._subsampled import SAMPLINGS, spent_on_orders
+from ..exceptions import InputError
 
 __all__ = [
     "PrivacyAccountant",
@@ -73,7 +74,7 @@ def _check_delta(delta, name="delta"):
 
 def _check_method(method, allowed=_METHODS):
     if method not in allowed:
-        raise ValueError(f"method must be one of {allowed}, got {method!r}.")
+        raise InputError(f"method must be one of {allowed}, got {method!r}.")
     return method
 
 
@@ -124,7 +125,7 @@ def rdp_epsilon(rho, delta):
     """
     rho = float(rho)
     if rho < 0:
-        raise ValueError(f"rho must be >= 0, got {rho}.")
+        raise InputError(f"rho must be >= 0, got {rho}.")
     if rho == 0.0:
         return 0.0, math.inf
     log_inv_delta = -math.log(delta)
@@ -306,7 +307,7 @@ def calibrate_gaussian_noise(epsilon, delta, n_releases, sensitivity=1.0, method
     if method == "advanced":
         eps_prime, delta_prime = _advanced_per_release(epsilon, delta, n_releases)
         if eps_prime >= 1.0:
-            raise ValueError(
+            raise InputError(
                 f"budget cannot be met with method='advanced': the per-release epsilon' = "
                 f"{eps_prime:.4g} must be < 1 for the classical Gaussian mechanism "
                 f"(epsilon={epsilon}, delta={delta}, n_releases={n_releases}); "
@@ -438,11 +439,11 @@ class PrivacyAccountant:
         q = check_scalar(sampling_rate, "sampling_rate", numbers.Real, low=0.0, high=1.0,
                          low_inclusive=False)
         if sampling not in SAMPLINGS:
-            raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
+            raise InputError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
         if q < 1.0:
             relations = {r[4] for r in self.subsampled_releases}
             if relations and sampling not in relations:
-                raise ValueError(
+                raise InputError(
                     f"sampling={sampling!r} has another neighbouring relation than the "
                     f"releases already recorded ({sorted(relations)}); use one accountant per "
                     f"relation.")
@@ -456,10 +457,10 @@ class PrivacyAccountant:
         s = np.asarray(sensitivities, dtype=float).ravel()
         g = np.asarray(sigmas, dtype=float).ravel()
         if s.shape != g.shape:
-            raise ValueError(f"sensitivities and sigmas must have the same shape, got "
+            raise InputError(f"sensitivities and sigmas must have the same shape, got "
                              f"{s.shape} and {g.shape}.")
         if s.size and (not np.all(s > 0) or not np.all(g >= 0)):
-            raise ValueError("sensitivities must all be > 0 and sigmas >= 0.")
+            raise InputError("sensitivities must all be > 0 and sigmas >= 0.")
         # releases with the same ratio are equivalent for both accountants' sums
         for a, b in zip(s, g):
             self.releases.append((float(a), float(b), 1))
@@ -506,7 +507,7 @@ class PrivacyAccountant:
         if delta is None:
             delta = self.delta
         if delta is None:
-            raise ValueError("delta must be given (the accountant has no delta budget).")
+            raise InputError("delta must be given (the accountant has no delta budget).")
         delta = _check_delta(delta)
         _check_method(method, ("rdp", "advanced", "analytic", "drv", "rdp_improved"))
         if self.subsampled_releases or method == "rdp_improved":
@@ -582,7 +583,7 @@ class PrivacyAccountant:
         trial.subsampled_releases = list(self.subsampled_releases)
         would = trial.spent(budget_delta, method)
         if would > budget_eps * (1 + 1e-9):
-            raise ValueError(
+            raise InputError(
                 f"privacy budget cannot be met: this fit ({n_releases} releases) would bring the "
                 f"spent epsilon to {would:.4g} (method={method!r}, delta={budget_delta}), above "
                 f"the accountant's budget epsilon={budget_eps} (already spent "

@@ -31,6 +31,7 @@ from .._utils.validation import check_random_state, check_scalar
 from ..base import ConvergenceWarning, ParamsMixin
 from ._power import robust_tensor_power
 from ..base import NotFittedError
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["complete_tensor", "TensorCompletion", "TensorCompletionResult", "ObservedTensor"]
 
@@ -162,16 +163,16 @@ def _check_indices(indices, shape, name="indices"):
                 np.all(idx == np.round(idx)):
             idx = idx.astype(np.int64)
         else:
-            raise TypeError(f"{name} must be an integer array of shape (m, 3), got dtype "
+            raise InputTypeError(f"{name} must be an integer array of shape (m, 3), got dtype "
                             f"{idx.dtype}.")
     if idx.ndim != 2 or idx.shape[1] != 3:
-        raise ValueError(f"{name} must have shape (m, 3), got shape {idx.shape}.")
+        raise InputError(f"{name} must have shape (m, 3), got shape {idx.shape}.")
     idx = idx.astype(np.int64)
     for m in range(3):
         col = idx[:, m]
         if col.size and (col.min() < 0 or col.max() >= shape[m]):
             bad = int(np.flatnonzero((col < 0) | (col >= shape[m]))[0])
-            raise ValueError(f"{name} row {bad} = {tuple(idx[bad])} is out of bounds for a "
+            raise InputError(f"{name} row {bad} = {tuple(idx[bad])} is out of bounds for a "
                              f"tensor of shape {tuple(shape)}.")
     return idx
 
@@ -181,15 +182,15 @@ def _prepare_entries(indices, values, n, symmetric, duplicates):
     idx = _check_indices(indices, (n, n, n))
     vals = np.asarray(values)
     if vals.dtype.kind not in "fiu":
-        raise TypeError(f"values must be real numbers, got dtype {vals.dtype}.")
+        raise InputTypeError(f"values must be real numbers, got dtype {vals.dtype}.")
     vals = np.asarray(vals, dtype=np.float64).ravel()
     if vals.shape[0] != idx.shape[0]:
-        raise ValueError(f"values must have one entry per row of indices ({idx.shape[0]}), got "
+        raise InputError(f"values must have one entry per row of indices ({idx.shape[0]}), got "
                          f"{vals.shape[0]}.")
     if not np.all(np.isfinite(vals)):
-        raise ValueError("values contains NaN or infinity.")
+        raise InputError("values contains NaN or infinity.")
     if idx.shape[0] == 0:
-        raise ValueError("indices is empty: at least one observed entry is needed.")
+        raise InputError("indices is empty: at least one observed entry is needed.")
     if symmetric:
         idx = np.sort(idx, axis=1)
     key = (idx[:, 0] * n + idx[:, 1]) * n + idx[:, 2]
@@ -198,7 +199,7 @@ def _prepare_entries(indices, values, n, symmetric, duplicates):
         if duplicates == "raise":
             first = int(np.flatnonzero(counts[inv] > 1)[0])
             what = "up to permutation (symmetric=True)" if symmetric else "exactly"
-            raise ValueError(
+            raise InputError(
                 f"indices contains duplicated entries ({key.size - uniq.size} extra), e.g. "
                 f"{tuple(np.asarray(indices)[first])}, repeated {what}; pass "
                 f"duplicates='average' to average their values.")
@@ -290,7 +291,7 @@ def complete_tensor(indices, values, shape, rank, *, symmetric=True, duplicates=
         shape = (int(shape),) * 3
     shape = tuple(int(s) for s in shape)
     if len(shape) != 3 or not (shape[0] == shape[1] == shape[2]) or shape[0] < 1:
-        raise ValueError(f"shape must be n or (n, n, n) with n >= 1 (a symmetric tensor), got "
+        raise InputError(f"shape must be n or (n, n, n) with n >= 1 (a symmetric tensor), got "
                          f"{shape}.")
     n = shape[0]
     rank = check_scalar(rank, "rank", numbers.Integral, low=1, high=n)
@@ -301,7 +302,7 @@ def complete_tensor(indices, values, shape, rank, *, symmetric=True, duplicates=
     if mu is not None:
         mu = check_scalar(mu, "mu", numbers.Real, low=0.0, low_inclusive=False)
     if duplicates not in ("raise", "average"):
-        raise ValueError(f"duplicates must be 'raise' or 'average', got {duplicates!r}.")
+        raise InputError(f"duplicates must be 'raise' or 'average', got {duplicates!r}.")
     if sample_splitting is not None:
         sample_splitting = check_scalar(sample_splitting, "sample_splitting", numbers.Integral,
                                         low=2)
@@ -317,7 +318,7 @@ def complete_tensor(indices, values, shape, rank, *, symmetric=True, duplicates=
         for s in range(sample_splitting):
             sel = lab == s
             if not sel.any():
-                raise ValueError(f"sample_splitting={sample_splitting} leaves a part empty; "
+                raise InputError(f"sample_splitting={sample_splitting} leaves a part empty; "
                                  f"use fewer parts ({idx.shape[0]} entries).")
             parts.append(_build_coo(idx[sel], vals[sel], n, symmetric))
     init_coo = parts[0]

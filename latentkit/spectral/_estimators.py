@@ -24,6 +24,7 @@ from .._utils.threads import blas_scoped
 from ._whitening import Whitening, whiten
 from ._sparse import sparse_spectral_gmm
 from ._hmm_bootstrap import hmm_standard_errors
+from ..exceptions import InputError
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
 
@@ -227,10 +228,10 @@ class SpectralGMM(_SpectralBase):
         rng = check_random_state(self.random_state)
         if self.sparsity is not None:
             if self.covariance_type != "tied":
-                raise ValueError("sparsity needs covariance_type='tied' (the sparse method "
+                raise InputError("sparsity needs covariance_type='tied' (the sparse method "
                                  "estimates one pooled variance), got 'spherical'.")
             if self.robust:
-                raise ValueError("robust=True and sparsity are exclusive: the robust start "
+                raise InputError("robust=True and sparsity are exclusive: the robust start "
                                  "uses the dense moments; set one of them.")
             return self._fit_sparse(X, rng)
         if self.robust:
@@ -420,15 +421,15 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
         prior = 1.0 / k if self.doc_topic_prior is None else check_scalar(
             self.doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False)
         if self.tensor not in ("auto", "dense", "implicit"):
-            raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
+            raise InputError(f"tensor must be 'auto', 'dense' or 'implicit', got {self.tensor!r}.")
         if self.whitening not in ("auto", "exact", "randomized"):
-            raise ValueError(f"whitening must be 'auto', 'exact' or 'randomized', got "
+            raise InputError(f"whitening must be 'auto', 'exact' or 'randomized', got "
                              f"{self.whitening!r}.")
         rng = check_random_state(self.random_state)
         mom = LDAMoments(X, k * prior)
         V = mom.n_features
         if k > V:
-            raise ValueError(f"n_components={k} exceeds the vocabulary size {V}.")
+            raise InputError(f"n_components={k} exceeds the vocabulary size {V}.")
         nnz_d = np.diff(mom.X.indptr).astype(np.float64)
         exact = self.whitening == "exact" or (
             self.whitening == "auto" and V <= 1000 and float(nnz_d @ nnz_d) <= 2e7)
@@ -563,7 +564,7 @@ class SpectralHMM(_SpectralBase):
         _check_common(self)
         if isinstance(self.target_view, bool) or self.target_view not in ("auto", "adjacent",
                                                                           1, 2, 3):
-            raise ValueError(f"target_view must be 'auto', 'adjacent', 1, 2 or 3, got "
+            raise InputError(f"target_view must be 'auto', 'adjacent', 1, 2 or 3, got "
                              f"{self.target_view!r}.")
         self._reset_fitted()
         mom = HMMMoments(X, lengths, self.n_components, self.n_features)

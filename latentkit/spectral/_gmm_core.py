@@ -14,6 +14,7 @@ from ._moments import GMMMoments
 from ._power import TensorPowerResult, robust_tensor_power
 from ._tensors import SymmetricTensor
 from ._whitening import Whitening, whiten
+from ..exceptions import InputError
 
 __all__ = ["spectral_gmm", "SpectralGMMResult"]
 
@@ -29,9 +30,9 @@ def _decompose(T, k, rng, dense, n_init, max_iter, tol):
 def check_gmm_options(tensor, covariance_type):
     """ValueError unless ``tensor`` and ``covariance_type`` are among the accepted strings."""
     if tensor not in ("auto", "dense", "implicit"):
-        raise ValueError(f"tensor must be 'auto', 'dense' or 'implicit', got {tensor!r}.")
+        raise InputError(f"tensor must be 'auto', 'dense' or 'implicit', got {tensor!r}.")
     if covariance_type not in ("tied", "spherical"):
-        raise ValueError(f"covariance_type must be 'tied' or 'spherical', got "
+        raise InputError(f"covariance_type must be 'tied' or 'spherical', got "
                          f"{covariance_type!r}.")
 
 

@@ -53,6 +53,7 @@ from ..distributions._gaussian import (
     params_from_resp,
 )
 from ._gmm_core import spectral_gmm
+from ..exceptions import InputError
 
 __all__ = ["spectral_labels", "start_log_likelihood", "one_hot", "params_from_labels"]
 
@@ -139,7 +140,7 @@ def spectral_labels(X, n_components, sample_weight=None, random_state=None, n_ll
     k = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
     n_lloyd = int(check_scalar(n_lloyd, "n_lloyd", numbers.Integral, low=0))
     if k > min(n, d):
-        raise ValueError(f"n_components={k} exceeds n_features={d} or n_samples={n}: the "
+        raise InputError(f"n_components={k} exceeds n_features={d} or n_samples={n}: the "
                          "spherical-mixture moments need k <= n_features.")
     w = check_sample_weight(sample_weight, n)
     rng = check_random_state(random_state)

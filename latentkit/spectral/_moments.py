@@ -16,6 +16,7 @@ from .._utils.validation import check_array, check_counts, check_dense_width, ch
 from ._tensors import ImplicitMomentTensor
 from .._utils.summaries import MomentSummary
 from .._utils.summaries import check_second_moments as _check_second_moments
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["GMMMoments", "LDAMoments", "HMMMoments", "project_simplex", "three_view_moments"]
 
@@ -46,17 +47,17 @@ def project_simplex(V):
     """
     arr = np.asarray(V)
     if arr.dtype.kind not in "fiub":
-        raise TypeError(f"V must be a real numeric array, got dtype {arr.dtype}.")
+        raise InputTypeError(f"V must be a real numeric array, got dtype {arr.dtype}.")
     if arr.ndim > 2:
-        raise ValueError(f"V must be a vector or an (n, d) matrix of rows, got shape {arr.shape}.")
+        raise InputError(f"V must be a vector or an (n, d) matrix of rows, got shape {arr.shape}.")
     V = np.atleast_2d(arr.astype(np.float64))
     n, d = V.shape
     if V.size == 0:
-        raise ValueError(f"V must be non-empty: got shape {arr.shape} (each row needs at least "
+        raise InputError(f"V must be non-empty: got shape {arr.shape} (each row needs at least "
                          "one entry to project onto the simplex).")
     if not np.all(np.isfinite(V)):
         what = "NaN" if np.isnan(V).any() else "infinity"
-        raise ValueError(f"V contains {what}; the simplex projection needs finite values.")
+        raise InputError(f"V contains {what}; the simplex projection needs finite values.")
     U = -np.sort(-V, axis=1)
     css = np.cumsum(U, axis=1) - 1.0
     idx = np.arange(1, d + 1)
@@ -144,12 +145,12 @@ class GMMMoments:
         n, d = X.shape
         k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
         if k > d:
-            raise ValueError(f"n_components={k} exceeds n_features={d}: the spherical-GMM moments "
+            raise InputError(f"n_components={k} exceeds n_features={d}: the spherical-GMM moments "
                              "need linearly independent means (k <= n_features).")
         if variance not in ("bottom_mean", "min"):
-            raise ValueError(f"variance must be 'bottom_mean' or 'min', got {variance!r}.")
+            raise InputError(f"variance must be 'bottom_mean' or 'min', got {variance!r}.")
         if covariance_type not in ("tied", "spherical"):
-            raise ValueError(f"covariance_type must be 'tied' (one variance shared by the "
+            raise InputError(f"covariance_type must be 'tied' (one variance shared by the "
                              f"components) or 'spherical' (one per component), got "
                              f"{covariance_type!r}.")
         self.n_components, self.covariance_type = k, covariance_type
@@ -257,7 +258,7 @@ class LDAMoments:
         ell = np.asarray(X.sum(axis=1)).ravel()
         valid = ell >= 3
         if not valid.any():
-            raise ValueError(
+            raise InputError(
                 "X has no document with at least 3 tokens: the LDA/single-topic third moment "
                 f"needs documents of length >= 3 (longest has {ell.max() if ell.size else 0:g}).")
         self.X = X[valid] if not valid.all() else X
@@ -349,7 +350,7 @@ def _pinv_rank(P, k):
     """Rank-k pseudo-inverse of P (m x m), shape (m, m)."""
     U, s, Vt = np.linalg.svd(P)
     if s[k - 1] <= 1e-12 * s[0]:
-        raise ValueError(f"the pair moments have rank < n_components={k}; use fewer components.")
+        raise InputError(f"the pair moments have rank < n_components={k}; use fewer components.")
     return (Vt[:k].T / s[:k]) @ U[:, :k].T
 
 
@@ -389,31 +390,31 @@ class HMMMoments:
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.ndim != 1:
-            raise ValueError(f"X must be a 1-D array of symbols or shape (n, 1), got {np.shape(X)}.")
+            raise InputError(f"X must be a 1-D array of symbols or shape (n, 1), got {np.shape(X)}.")
         if arr.dtype.kind == "f":
             if not np.all(np.isfinite(arr)):
-                raise ValueError("X contains NaN or infinity.")
+                raise InputError("X contains NaN or infinity.")
             if np.any(arr != np.round(arr)):
-                raise ValueError("X must contain integer symbols.")
+                raise InputError("X must contain integer symbols.")
         elif arr.dtype.kind not in "iu":
-            raise TypeError(f"X must contain integer symbols, got dtype {arr.dtype}.")
+            raise InputTypeError(f"X must contain integer symbols, got dtype {arr.dtype}.")
         arr = arr.astype(np.int64)
         if arr.size and arr.min() < 0:
-            raise ValueError("X must contain non-negative symbols.")
+            raise InputError("X must contain non-negative symbols.")
         m = int(arr.max()) + 1 if n_features is None else int(n_features)
         if arr.size and arr.max() >= m:
-            raise ValueError(f"X contains symbol {arr.max()} >= n_features={m}.")
+            raise InputError(f"X contains symbol {arr.max()} >= n_features={m}.")
         k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
         if k > m:
-            raise ValueError(f"n_components={k} exceeds the number of symbols {m}.")
+            raise InputError(f"n_components={k} exceeds the number of symbols {m}.")
         if lengths is None:
             lengths = np.array([arr.size])
         lengths = np.asarray(lengths, dtype=np.int64)
         if lengths.sum() != arr.size or np.any(lengths < 0):
-            raise ValueError(f"lengths must be non-negative and sum to {arr.size}, got sum {lengths.sum()}.")
+            raise InputError(f"lengths must be non-negative and sum to {arr.size}, got sum {lengths.sum()}.")
         idx = window_starts(lengths)
         if idx.size == 0:
-            raise ValueError("no sequence has 3 consecutive observations; the three-view "
+            raise InputError("no sequence has 3 consecutive observations; the three-view "
                              "moments need windows of length 3.")
         self._count(arr[idx], arr[idx + 1], arr[idx + 2], m, k)
 
@@ -467,11 +468,11 @@ class HMMMoments:
         E = np.asarray(emissionprob, dtype=np.float64)
         k = pi.shape[0] if pi.ndim == 1 else -1
         if pi.ndim != 1 or A.shape != (k, k) or E.ndim != 2 or E.shape[0] != k or E.shape[1] < k:
-            raise ValueError(f"startprob (k,), transmat (k, k) and emissionprob (k, m >= k) "
+            raise InputError(f"startprob (k,), transmat (k, k) and emissionprob (k, m >= k) "
                              f"expected, got shapes {pi.shape}, {A.shape} and {E.shape}.")
         for name, P in (("startprob", pi), ("transmat", A), ("emissionprob", E)):
             if np.any(P < 0) or not np.allclose(P.sum(axis=-1), 1.0, atol=1e-10):
-                raise ValueError(f"{name} must be non-negative with rows summing to 1.")
+                raise InputError(f"{name} must be non-negative with rows summing to 1.")
         w = pi @ A  # law of h2
         O = E.T
         mus = (O @ (pi[:, None] * A / np.where(w > 0, w, 1.0)), O, O @ A.T)  # E[x_v | h2 = j]
@@ -518,7 +519,7 @@ class HMMMoments:
             ``target`` not in {1, 2, 3}; the inverted pair moment of rank < n_components.
         """
         if target not in (1, 2, 3):
-            raise ValueError(f"target must be 1, 2 or 3, got {target!r}.")
+            raise InputError(f"target must be 1, 2 or 3, got {target!r}.")
         k = self.n_components
         a, b = [v for v in (1, 2, 3) if v != target]
         Aa = self.pair(target, b) @ _pinv_rank(self.pair(a, b), k)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._utils.validation import check_random_state, check_scalar
 from ._power import TensorPowerResult
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["online_tensor_power"]
 
@@ -27,7 +28,7 @@ def _chunks_from(source, chunk_size):
         if path.endswith(".npy"):
             arr = np.load(path, mmap_mode="r")
             if arr.ndim != 2:
-                raise ValueError(f"source file {path!r} must hold a 2-D array, got shape {arr.shape}.")
+                raise InputError(f"source file {path!r} must hold a 2-D array, got shape {arr.shape}.")
             return (np.asarray(arr[s:s + chunk_size], dtype=np.float64)
                     for s in range(0, arr.shape[0], chunk_size)), arr.shape[0]
 
@@ -41,7 +42,7 @@ def _chunks_from(source, chunk_size):
                     try:
                         rows.append([float(v) for v in line.replace(",", " ").split()])
                     except ValueError:
-                        raise ValueError(f"{path}, line {lineno}: not a row of numbers: {line[:60]!r}") from None
+                        raise InputError(f"{path}, line {lineno}: not a row of numbers: {line[:60]!r}") from None
                     if len(rows) == chunk_size:
                         yield np.array(rows, dtype=np.float64)
                         rows = []
@@ -51,12 +52,12 @@ def _chunks_from(source, chunk_size):
     if isinstance(source, np.ndarray) or hasattr(source, "__array__") and not hasattr(source, "__next__"):
         arr = np.asarray(source)
         if arr.ndim != 2:
-            raise ValueError(f"source must be a 2-D array (n_samples, d), got shape {arr.shape}.")
+            raise InputError(f"source must be a 2-D array (n_samples, d), got shape {arr.shape}.")
         return (np.asarray(arr[s:s + chunk_size], dtype=np.float64)
                 for s in range(0, arr.shape[0], chunk_size)), arr.shape[0]
     if hasattr(source, "__iter__"):
         return (np.asarray(c, dtype=np.float64) for c in source), None
-    raise TypeError("source must be a 2-D array, a path (.npy or text), or an iterable of 2-D "
+    raise InputTypeError("source must be a 2-D array, a path (.npy or text), or an iterable of 2-D "
                     f"chunks, got {type(source).__name__}.")
 
 
@@ -73,13 +74,13 @@ class _Reader:
                 try:
                     chunk = next(self.it)
                 except StopIteration:
-                    raise ValueError(
+                    raise InputError(
                         f"the stream ended after {self.consumed} samples; online_tensor_power "
                         "needs n_components * (n_iter + 1) * batch_size samples.") from None
                 if chunk.ndim != 2 or chunk.shape[1] != self.d:
-                    raise ValueError(f"every chunk must have shape (m, {self.d}), got {chunk.shape}.")
+                    raise InputError(f"every chunk must have shape (m, {self.d}), got {chunk.shape}.")
                 if not np.all(np.isfinite(chunk)):
-                    raise ValueError("the stream contains NaN or infinity.")
+                    raise InputError("the stream contains NaN or infinity.")
                 self.left = chunk
             take = min(need, self.left.shape[0])
             piece, self.left = self.left[:take], self.left[take:]
@@ -142,23 +143,23 @@ def online_tensor_power(source, n_components, n_restarts=10, n_iter=20, batch_si
     it, n_total = _chunks_from(source, chunk_size)
     if batch_size is None:
         if n_total is None:
-            raise ValueError("batch_size is required when the stream length is unknown.")
+            raise InputError("batch_size is required when the stream length is unknown.")
         batch_size = n_total // (k * (R + 1))
         if batch_size < 1:
-            raise ValueError(f"the source has {n_total} samples, fewer than "
+            raise InputError(f"the source has {n_total} samples, fewer than "
                              f"n_components * (n_iter + 1) = {k * (R + 1)}.")
     B = check_scalar(batch_size, "batch_size", numbers.Integral, low=1)
     it = iter(it)
     try:
         first = next(it)
     except StopIteration:
-        raise ValueError("the stream is empty.") from None
+        raise InputError("the stream is empty.") from None
     first = np.asarray(first, dtype=np.float64)
     if first.ndim != 2:
-        raise ValueError(f"chunks must be 2-D (m, d), got shape {first.shape}.")
+        raise InputError(f"chunks must be 2-D (m, d), got shape {first.shape}.")
     d = first.shape[1] if n_features is None else int(n_features)
     if k > d:
-        raise ValueError(f"n_components={k} exceeds the dimension d={d}.")
+        raise InputError(f"n_components={k} exceeds the dimension d={d}.")
 
     def chained():
         yield first

@@ -26,6 +26,7 @@ from .._utils.threads import blas_single_thread
 __all__ = ["robust_tensor_power", "RobustTensorPower", "TensorPowerResult"]
 
 import numbers
+from ..exceptions import InputError
 
 TensorPowerResult = namedtuple("TensorPowerResult", ["eigenvalues", "eigenvectors", "history"])
 TensorPowerResult.__doc__ = """Result of a tensor power method.
@@ -121,9 +122,9 @@ def _deflated_eval(op, U, lam, V, ncomp):
 def _contract(op, U, d):
     out = np.asarray(op.contract(U), dtype=np.float64)
     if out.shape != U.shape:
-        raise ValueError(f"T.contract(U) must return shape {U.shape}, got {out.shape}.")
+        raise InputError(f"T.contract(U) must return shape {U.shape}, got {out.shape}.")
     if not np.all(np.isfinite(out)):
-        raise ValueError("T.contract(U) returned NaN or infinity; check the tensor for NaN.")
+        raise InputError("T.contract(U) returned NaN or infinity; check the tensor for NaN.")
     return np.array(out, copy=True)
 
 
@@ -174,11 +175,11 @@ def _rtpm_dense(T, k, L, N, tol, rng):
         conv = np.zeros(L, dtype=np.int8)
         dense_power_iterate(T, Ut, Vt, lam, i, N, tol, spare, iters, conv, info, _PAR_MIN_WORK)
         if not info[0] > max(1e-300, 1e-12 * (lam[0] if i else 0.0)):
-            raise ValueError(
+            raise InputError(
                 f"The tensor is zero after deflating {i} component(s): n_components={k} "
                 f"exceeds its rank ({i}).")
         if not np.all(np.isfinite(Ut)):
-            raise ValueError("the power iterations overflowed (NaN or infinity); rescale the tensor.")
+            raise InputError("the power iterations overflowed (NaN or infinity); rescale the tensor.")
         scores = deflated_scores(Ut, i)
         best = int(np.argmax(scores))
         u = Ut[best:best + 1].copy()
@@ -255,7 +256,7 @@ def robust_tensor_power(T, n_components, n_restarts=20, n_iter=100, tol=1e-10,
     d = operator_dim(op)
     k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
     if k > d:
-        raise ValueError(f"n_components={k} exceeds the tensor dimension d={d}; "
+        raise InputError(f"n_components={k} exceeds the tensor dimension d={d}; "
                          f"a symmetric d x d x d tensor has at most d orthogonal components.")
     L = check_scalar(n_restarts, "n_restarts", numbers.Integral, low=1)
     N = check_scalar(n_iter, "n_iter", numbers.Integral, low=1)
@@ -278,7 +279,7 @@ def robust_tensor_power(T, n_components, n_restarts=20, n_iter=100, tol=1e-10,
             Y = _deflate(_contract(op, Ua, d), Ua, lam, V, i)
             if t == 0 and not np.any(np.linalg.norm(Y, axis=0)
                                      > max(1e-300, 1e-12 * (lam[0] if i else 0.0))):
-                raise ValueError(
+                raise InputError(
                     f"The tensor is zero after deflating {i} component(s): n_components={k} "
                     f"exceeds its rank ({i}).")
             Unew, _ = _normalise(Y, rng, d)

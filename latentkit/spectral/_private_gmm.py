@@ -45,6 +45,7 @@ from ._private_lda import (_PrivateSpectralBase, _analyze_gauss_noise, _budget_s
                            _check_budget_split, _private_power_stage, _released_whitening,
                            _sym_outer)
 from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon
+from ..exceptions import InputError
 
 __all__ = ["PrivateSpectralGMM"]
 
@@ -163,7 +164,7 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         """
         k = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
         if self.clip_norm is None:
-            raise ValueError("clip_norm must be given: a public bound R on the sample norms "
+            raise InputError("clip_norm must be given: a public bound R on the sample norms "
                              "(samples are clipped to it); computing it from the data would "
                              "leak.")
         R = check_scalar(self.clip_norm, "clip_norm", numbers.Real, low=0.0,
@@ -171,14 +172,14 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
         eps = math.inf if _is_inf_epsilon(self.epsilon) else _check_epsilon(self.epsilon)
         delta = _check_delta(self.delta)
         if self.accountant not in ("analytic", "rdp"):
-            raise ValueError(f"accountant must be 'analytic' or 'rdp', got {self.accountant!r}.")
+            raise InputError(f"accountant must be 'analytic' or 'rdp', got {self.accountant!r}.")
         L = check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
         R_it = check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         split = _check_budget_split(self.budget_split)
         X = check_array(X, "X", ensure_min_samples=2)
         n, d = X.shape
         if k > d:
-            raise ValueError(f"n_components={k} exceeds n_features={d}.")
+            raise InputError(f"n_components={k} exceeds n_features={d}.")
         self._reset_fitted()
         rng = check_random_state(self.random_state)
         acc = PrivacyAccountant(method=self.accountant)

@@ -115,7 +115,7 @@ import numpy as np
 from .._utils.deprecation import renamed_kwargs
 from .._utils.validation import check_counts, check_random_state, check_scalar
 from .._utils.words import TopWordsMixin
-from ..exceptions import PrivacyNoiseWarning, PrivacyRelationWarning  # importable here too
+from ..exceptions import (PrivacyNoiseWarning, PrivacyRelationWarning, InputError)  # importable here too
 from ._estimators import _SpectralBase
 from ._moments import LDAMoments, project_simplex
 from ._private_power import (AccountantStateMixin, _is_inf_epsilon, _noise_rng,
@@ -140,7 +140,7 @@ def _check_document_lengths(X):
         ell = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
     bad = np.flatnonzero(~(np.isfinite(ell) & (ell <= MAX_DOCUMENT_LENGTH)))
     if bad.size:
-        raise ValueError(f"X: every document's length (sum of its counts) must be finite and at "
+        raise InputError(f"X: every document's length (sum of its counts) must be finite and at "
                          f"most 2**53 for the privacy guarantee; document {int(bad[0])} has "
                          f"length {ell[bad[0]]:.6g} ({bad.size} such document(s)).")
     return ell
@@ -213,7 +213,7 @@ def _check_budget_split(budget_split):
         else np.zeros(0)
     if split.shape != (3,) or not np.all(np.isfinite(split)) or np.any(split <= 0) \
             or abs(split.sum() - 1.0) > 1e-9:
-        raise ValueError(f"budget_split must be 3 positive shares summing to 1 (stage 1: "
+        raise InputError(f"budget_split must be 3 positive shares summing to 1 (stage 1: "
                          f"counts or sums, stage 2: second moment, stage 3: tensor power "
                          f"method), got {budget_split!r}.")
     return split
@@ -474,12 +474,12 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         prior = 1.0 / k if self.doc_topic_prior is None else check_scalar(
             self.doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False)
         if self.neighbouring not in ("document", "tensor_entry"):
-            raise ValueError(f"neighbouring must be 'document' or 'tensor_entry', got "
+            raise InputError(f"neighbouring must be 'document' or 'tensor_entry', got "
                              f"{self.neighbouring!r}.")
         allowed = ("analytic", "rdp") if self.neighbouring == "document" else \
             ("analytic", "rdp", "advanced")
         if self.accountant not in allowed:
-            raise ValueError(f"accountant must be one of {allowed} with neighbouring="
+            raise InputError(f"accountant must be one of {allowed} with neighbouring="
                              f"{self.neighbouring!r}, got {self.accountant!r}.")
         check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
         check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
@@ -510,13 +510,13 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         self._reset_fitted()
         X = check_counts(X, "X")
         if np.any(X.data != np.round(X.data)):
-            raise ValueError("X must hold integer word counts for the privacy guarantee (the "
+            raise InputError("X must hold integer word counts for the privacy guarantee (the "
                              "per-document estimators are distributions, the sensitivity bound, "
                              "only when c_w (c_w - 1) >= 0); got non-integer counts.")
         ell = _check_document_lengths(X)
         V = X.shape[1]
         if k > V:
-            raise ValueError(f"n_components={k} exceeds the vocabulary size {V}.")
+            raise InputError(f"n_components={k} exceeds the vocabulary size {V}.")
         rng = check_random_state(self.random_state)
         a0 = k * prior
         acc = PrivacyAccountant(method=self.accountant if self.accountant != "advanced" else
@@ -531,7 +531,7 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
             lam, Vk, wh, S, noise = self._fit_tensor_entry(X, k, eps, delta, a0, rng, acc)
         else:
             if k > min(n_words, V):
-                raise ValueError(f"n_components={k} exceeds n_words={min(n_words, V)}.")
+                raise InputError(f"n_components={k} exceeds n_words={min(n_words, V)}.")
             lam, Vk, wh, S, noise = self._fit_document(X, ell, k, eps, delta, a0, n_words,
                                                        split, rng, acc)
         # map back (SPECTRAL_NOTES.md 1.3); a released eigenvalue may be ~0 or negative

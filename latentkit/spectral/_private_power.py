@@ -22,6 +22,7 @@ from ..base import ParamsMixin
 from ._power import robust_tensor_power
 from ._tensors import as_tensor_operator, operator_dim
 from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon, calibrate_gaussian_noise
+from ..exceptions import InputError
 
 __all__ = [
     "private_tensor_power",
@@ -41,7 +42,7 @@ def _as_operator(T):
     if not (hasattr(T, "contract") and hasattr(T, "evaluate")):
         arr = np.asarray(T) if not hasattr(T, "toarray") else T
         if getattr(arr, "ndim", 0) != 3 or not (arr.shape[0] == arr.shape[1] == arr.shape[2]):
-            raise ValueError(f"T must be a cubical (d, d, d) array or a tensor operator, got "
+            raise InputError(f"T must be a cubical (d, d, d) array or a tensor operator, got "
                              f"shape {getattr(arr, 'shape', None)}.")
     op = as_tensor_operator(T)
     return op, operator_dim(op)
@@ -102,7 +103,7 @@ def _check_common(n_components, epsilon, delta, n_restarts, n_iter, accountant,
     n_restarts = check_scalar(n_restarts, "n_restarts", numbers.Integral, low=1)
     n_iter = check_scalar(n_iter, "n_iter", numbers.Integral, low=1)
     if accountant not in ("advanced", "rdp", "analytic"):
-        raise ValueError(f"accountant must be 'advanced', 'rdp' or 'analytic', got "
+        raise InputError(f"accountant must be 'advanced', 'rdp' or 'analytic', got "
                          f"{accountant!r}.")
     sensitivity_constant = check_scalar(sensitivity_constant, "sensitivity_constant",
                                         numbers.Real, low=0.0, low_inclusive=False)
@@ -188,7 +189,7 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
                                            accountant, sensitivity_constant)
     op, d = _as_operator(T)
     if n_components > d:
-        raise ValueError(f"n_components must be <= the dimension d={d}, got {n_components}.")
+        raise InputError(f"n_components must be <= the dimension d={d}, got {n_components}.")
     K = n_components * n_restarts * (n_iter + 1)
     nu = 0.0 if epsilon == float("inf") else calibrate_gaussian_noise(
         epsilon, delta, K, sensitivity_constant, accountant)
@@ -399,10 +400,10 @@ def input_perturbation_power(T, n_components, epsilon, delta, n_restarts=10, n_i
                                            accountant, sensitivity_constant)
     arr = np.asarray(T)
     if arr.ndim != 3 or not (arr.shape[0] == arr.shape[1] == arr.shape[2]):
-        raise ValueError(f"T must be a dense cubical (d, d, d) array, got shape {arr.shape}.")
+        raise InputError(f"T must be a dense cubical (d, d, d) array, got shape {arr.shape}.")
     d = arr.shape[0]
     if n_components > d:
-        raise ValueError(f"n_components must be <= the dimension d={d}, got {n_components}.")
+        raise InputError(f"n_components must be <= the dimension d={d}, got {n_components}.")
     sigma = 0.0 if epsilon == float("inf") else calibrate_gaussian_noise(
         epsilon, delta, 1, sensitivity_constant, accountant)
     acc = privacy_accountant if privacy_accountant is not None else PrivacyAccountant()

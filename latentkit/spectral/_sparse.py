@@ -37,6 +37,7 @@ from .._utils.kmeans import kmeans_plusplus
 from .._utils.validation import check_array, check_random_state, check_scalar
 from .._utils.deprecation import renamed_attribute, renamed_kwargs
 from ..base import ParamsMixin
+from ..exceptions import InputError, InputTypeError
 
 __all__ = [
     "truncated_tensor_power",
@@ -95,12 +96,12 @@ def _as_ttp_tensor(T):
         return T
     arr = np.asarray(T)
     if arr.dtype.kind not in "fiu":
-        raise TypeError(f"T must be a real (d1, d2, d3) array, got dtype {arr.dtype}.")
+        raise InputTypeError(f"T must be a real (d1, d2, d3) array, got dtype {arr.dtype}.")
     if arr.ndim != 3:
-        raise ValueError(f"T must be a third-order (d1, d2, d3) array, got shape {arr.shape}.")
+        raise InputError(f"T must be a third-order (d1, d2, d3) array, got shape {arr.shape}.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.all(np.isfinite(arr)):
-        raise ValueError("T contains NaN or infinity.")
+        raise InputError("T contains NaN or infinity.")
     return _Dense(arr)
 
 
@@ -278,11 +279,11 @@ def _check_sparsity(sparsity, shape):
         s = tuple(sparsity)
         if len(s) != 3 or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
                                   for v in s):
-            raise TypeError(f"sparsity must be an int or a tuple of 3 ints, got {sparsity!r}.")
+            raise InputTypeError(f"sparsity must be an int or a tuple of 3 ints, got {sparsity!r}.")
         s = tuple(int(v) for v in s)
     for m in range(3):
         if s[m] < 1 or s[m] > shape[m]:
-            raise ValueError(f"sparsity for mode {m + 1} must be in [1, {shape[m]}] (the "
+            raise InputError(f"sparsity for mode {m + 1} must be in [1, {shape[m]}] (the "
                              f"dimension), got {s[m]}.")
     return s
 
@@ -349,7 +350,7 @@ def truncated_tensor_power(T, rank, sparsity, n_init=None, init="sparse_svd", n_
         n_init = max(10, rank ** 3)
     n_init = check_scalar(n_init, "n_init", numbers.Integral, low=1)
     if init not in ("sparse_svd", "random"):
-        raise ValueError(f"init must be 'sparse_svd' or 'random', got {init!r}.")
+        raise InputError(f"init must be 'sparse_svd' or 'random', got {init!r}.")
     n_iter = check_scalar(n_iter, "n_iter", numbers.Integral, low=1)
     tol = check_scalar(tol, "tol", numbers.Real, low=0.0)
     n_refine = check_scalar(n_refine, "n_refine", numbers.Integral, low=0)
@@ -459,17 +460,17 @@ def select_rank_sparsity(T, ranks, sparsities, random_state=None, **kwargs):
     """
     Tarr = np.asarray(T, dtype=np.float64)
     if Tarr.ndim != 3:
-        raise ValueError(f"T must be a dense (d1, d2, d3) array, got shape {Tarr.shape}.")
+        raise InputError(f"T must be a dense (d1, d2, d3) array, got shape {Tarr.shape}.")
     ranks = list(ranks)
     sparsities = list(sparsities)
     if not ranks or not sparsities:
-        raise ValueError("ranks and sparsities must be non-empty grids.")
+        raise InputError("ranks and sparsities must be non-empty grids.")
     table = []
     best = None
     for s in sparsities:
         if isinstance(s, float):
             if not 0 < s <= 1:
-                raise ValueError(f"a fractional sparsity must be in (0, 1], got {s}.")
+                raise InputError(f"a fractional sparsity must be in (0, 1], got {s}.")
             s_ = tuple(int(np.ceil(s * d)) for d in Tarr.shape)
         else:
             s_ = s
@@ -568,9 +569,9 @@ def sparse_spectral_gmm(X, n_components, sparsity, *, tensor_rank=None, standard
     n, d = X.shape
     n_components = check_scalar(n_components, "n_components", numbers.Integral, low=2, high=n)
     if not (isinstance(sparsity, numbers.Integral) and not isinstance(sparsity, bool)):
-        raise TypeError(f"sparsity must be an int, got {sparsity!r}.")
+        raise InputTypeError(f"sparsity must be an int, got {sparsity!r}.")
     if sparsity < 1 or sparsity > d:
-        raise ValueError(f"sparsity must be in [1, {d}] (the number of features), got "
+        raise InputError(f"sparsity must be in [1, {d}] (the number of features), got "
                          f"{sparsity}.")
     rng = check_random_state(random_state)
     if tensor_rank is None:

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._utils.validation import check_array, check_sample_weight, check_scalar
 from ._gmm_start import _standardise
+from ..exceptions import InputError
 
 __all__ = ["n_components_from_spectrum"]
 
@@ -63,7 +64,7 @@ def n_components_from_spectrum(X, max_components=None, sample_weight=None, stand
     kmax = d if max_components is None else int(
         check_scalar(max_components, "max_components", numbers.Integral, low=1))
     if standardize not in ("auto", True, False):
-        raise ValueError(f"standardize must be 'auto', True or False, got {standardize!r}.")
+        raise InputError(f"standardize must be 'auto', True or False, got {standardize!r}.")
     w = check_sample_weight(sample_weight, n)
     Z = _standardise(X, w)
     cov = (Z * w[:, None]).T @ Z / w.sum()

@@ -56,6 +56,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from .._utils.validation import check_scalar
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["DEFAULT_RDP_ORDERS", "subsampled_gaussian_rdp", "rdp_to_epsilon",
            "calibrate_noise_multiplier", "accountant_rdp", "spent_on_orders", "SAMPLINGS"]
@@ -243,14 +244,14 @@ def subsampled_gaussian_rdp(order, sampling_rate, noise_multiplier, sampling="po
     q = check_scalar(sampling_rate, "sampling_rate", numbers.Real, low=0.0, high=1.0)
     s = check_scalar(noise_multiplier, "noise_multiplier", numbers.Real, low=0.0)
     if sampling not in SAMPLINGS:
-        raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
+        raise InputError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
     raw = np.asarray(order)
     if raw.dtype.kind not in "iuf" or raw.ndim > 1:
-        raise TypeError(f"order must be a real number or a 1-d array of real numbers, got "
+        raise InputTypeError(f"order must be a real number or a 1-d array of real numbers, got "
                         f"{order!r} (dtype {raw.dtype}, {raw.ndim} dimensions).")
     orders = raw.astype(float)
     if orders.size and not np.all(orders > 1.0):
-        raise ValueError(f"order must be > 1, got {order!r}.")
+        raise InputError(f"order must be > 1, got {order!r}.")
     flat = orders.ravel()
     frac = np.array([not a.is_integer() and math.isfinite(a) for a in flat.tolist()], dtype=bool)
     whole = np.isfinite(flat) & ~frac
@@ -298,16 +299,16 @@ def rdp_to_epsilon(orders, rdp, delta, method="rdp_improved"):
     a = np.asarray(orders, dtype=float).ravel()
     r = np.asarray(rdp, dtype=float).ravel()
     if a.shape != r.shape or a.size == 0:
-        raise ValueError(f"orders and rdp must be 1-D of the same non-zero length, got "
+        raise InputError(f"orders and rdp must be 1-D of the same non-zero length, got "
                          f"{a.shape} and {r.shape}.")
     if not np.all(a > 1.0):
-        raise ValueError("orders must all be > 1.")
+        raise InputError("orders must all be > 1.")
     if np.any(np.isnan(r)) or np.any(r < 0):
-        raise ValueError("rdp must be >= 0 at every order.")
+        raise InputError("rdp must be >= 0 at every order.")
     delta = check_scalar(delta, "delta", numbers.Real, low=0.0, high=1.0, low_inclusive=False,
                          high_inclusive=False)
     if method not in _CONVERSIONS:
-        raise ValueError(f"method must be one of {_CONVERSIONS}, got {method!r}.")
+        raise InputError(f"method must be one of {_CONVERSIONS}, got {method!r}.")
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if method == "rdp":
             eps = r + math.log(1.0 / delta) / (a - 1.0)
@@ -374,7 +375,7 @@ def calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method="rdp
                  low_inclusive=False)
     steps = check_scalar(steps, "steps", numbers.Integral, low=1)
     if method not in _CONVERSIONS:
-        raise ValueError(f"method must be one of {_CONVERSIONS}, got {method!r}.")
+        raise InputError(f"method must be one of {_CONVERSIONS}, got {method!r}.")
     orders = np.asarray(DEFAULT_RDP_ORDERS if orders is None else orders, dtype=float)
 
     def eps_of(s):
@@ -386,7 +387,7 @@ def calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method="rdp
         while eps_of(hi) > epsilon:
             hi *= 2.0
             if hi > 1e12:
-                raise ValueError(f"no noise multiplier below 1e12 meets epsilon={epsilon}, "
+                raise InputError(f"no noise multiplier below 1e12 meets epsilon={epsilon}, "
                                  f"delta={delta} for {steps} steps.")
         lo = 0.5 * hi
     else:
@@ -443,7 +444,7 @@ def spent_on_orders(accountant, delta, method):
     (Mironov 2017, Prop. 3) or ``'rdp_improved'`` (module notes). Raises ValueError for another
     method when subsampled releases were recorded (the other rules ignore amplification)."""
     if method not in _CONVERSIONS:
-        raise ValueError(
+        raise InputError(
             f"method={method!r} does not account subsampled releases; use 'rdp' or "
             f"'rdp_improved'.")
     if accountant.n_releases == 0:

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from .._kernels import spectral as K
 from .._kernels.spectral import dense_contract
 from .._utils.validation import check_array, check_counts
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["SymmetricTensor", "ImplicitMomentTensor", "as_tensor_operator", "khatri_rao_self"]
 
@@ -55,16 +56,16 @@ def _check_U(U, d, name="U"):
     """Validate a batch of vectors: returns (U as C-contiguous float64 (d, L), was_1d)."""
     arr = np.asarray(U)
     if arr.dtype.kind not in "fiu":
-        raise TypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}.")
+        raise InputTypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}.")
     was_1d = arr.ndim == 1
     if was_1d:
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[0] != d:
-        raise ValueError(
+        raise InputError(
             f"{name} must have shape ({d}, L) (one vector per column), got shape {np.shape(U)}.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity.")
+        raise InputError(f"{name} contains NaN or infinity.")
     return arr, was_1d
 
 
@@ -148,20 +149,20 @@ class SymmetricTensor(_TensorBase):
     def __init__(self, T, check_symmetric=True, symmetry_tol=1e-8, copy=False):
         arr = np.asarray(T)
         if arr.dtype.kind not in "fiub":
-            raise TypeError(f"T must be a real numeric array, got dtype {arr.dtype}.")
+            raise InputTypeError(f"T must be a real numeric array, got dtype {arr.dtype}.")
         if arr.ndim != 3 or not (arr.shape[0] == arr.shape[1] == arr.shape[2]):
-            raise ValueError(
+            raise InputError(
                 f"T must be a cubical third-order tensor of shape (d, d, d), got shape {arr.shape}.")
         arr = np.array(arr, dtype=np.float64, order="C", copy=True) if copy else \
             np.ascontiguousarray(arr, dtype=np.float64)
         if not np.all(np.isfinite(arr)):
-            raise ValueError("T contains NaN or infinity.")
+            raise InputError("T contains NaN or infinity.")
         if check_symmetric:
             scale = max(float(np.abs(arr).max()), np.finfo(float).tiny)
             for perm in ((1, 0, 2), (0, 2, 1), (2, 1, 0)):
                 dev = float(np.abs(arr - arr.transpose(perm)).max())
                 if dev > symmetry_tol * scale:
-                    raise ValueError(
+                    raise InputError(
                         "T must be a symmetric tensor (invariant under index permutations); "
                         f"max |T - T.transpose{perm}| = {dev:.3g} exceeds {symmetry_tol:g} * max|T|. "
                         "Symmetrise it (average over the 6 permutations) or use a non-symmetric method.")
@@ -188,19 +189,19 @@ def _check_terms(sym_terms, cube_terms, k):
         m = np.asarray(m, dtype=np.float64).reshape(-1)
         G = np.asarray(G, dtype=np.float64)
         if m.shape != (k,) or G.shape != (k, k):
-            raise ValueError(f"sym_terms[{r}] must be (m of shape ({k},), G of shape ({k}, {k})), "
+            raise InputError(f"sym_terms[{r}] must be (m of shape ({k},), G of shape ({k}, {k})), "
                              f"got shapes {m.shape} and {G.shape}.")
         if not (np.all(np.isfinite(m)) and np.all(np.isfinite(G))):
-            raise ValueError(f"sym_terms[{r}] contains NaN or infinity.")
+            raise InputError(f"sym_terms[{r}] contains NaN or infinity.")
         syms.append((m.copy(), ((G + G.T) / 2).copy()))
     cubes = []
     for s, term in enumerate(cube_terms):
         c, q = term
         q = np.asarray(q, dtype=np.float64).reshape(-1)
         if q.shape != (k,) or not isinstance(c, numbers.Real):
-            raise ValueError(f"cube_terms[{s}] must be (coefficient, q of shape ({k},)).")
+            raise InputError(f"cube_terms[{s}] must be (coefficient, q of shape ({k},)).")
         if not (np.all(np.isfinite(q)) and np.isfinite(c)):
-            raise ValueError(f"cube_terms[{s}] contains NaN or infinity.")
+            raise InputError(f"cube_terms[{s}] contains NaN or infinity.")
         cubes.append((float(c), q.copy()))
     return syms, cubes
 
@@ -260,7 +261,7 @@ class ImplicitMomentTensor(_TensorBase):
         else:
             w = np.array(weights, dtype=np.float64).reshape(-1)
             if w.shape != (n,) or not np.all(np.isfinite(w)):
-                raise ValueError(f"weights must be a finite array of shape ({n},), got {w.shape}.")
+                raise InputError(f"weights must be a finite array of shape ({n},), got {w.shape}.")
         return cls("rows", k, {"Y": Y, "w": w, "n_used": n}, sym_terms, cube_terms)
 
     @classmethod
@@ -297,15 +298,15 @@ class ImplicitMomentTensor(_TensorBase):
         X = check_counts(X, "X")
         W = np.ascontiguousarray(W, dtype=np.float64)
         if W.ndim != 2 or W.shape[0] != X.shape[1]:
-            raise ValueError(f"W must have shape ({X.shape[1]}, k) to match X's vocabulary, "
+            raise InputError(f"W must have shape ({X.shape[1]}, k) to match X's vocabulary, "
                              f"got {W.shape}.")
         if not np.all(np.isfinite(W)):
-            raise ValueError("W contains NaN or infinity.")
+            raise InputError("W contains NaN or infinity.")
         ell = np.asarray(X.sum(axis=1)).ravel()
         valid = ell >= 3
         n_valid = int(valid.sum())
         if n_valid == 0:
-            raise ValueError(
+            raise InputError(
                 "X has no document with at least 3 tokens; the third-moment estimator needs "
                 f"documents of length >= 3 (longest document has {ell.max():g} tokens).")
         scale = np.zeros(X.shape[0])
@@ -429,7 +430,7 @@ def as_tensor_operator(T, check_symmetric=True):
     if hasattr(T, "contract") and hasattr(T, "evaluate"):
         return T
     if sp.issparse(T) or isinstance(T, (str, bytes)) or T is None:
-        raise TypeError("T must be a dense (d, d, d) array or an object with contract(U) and "
+        raise InputTypeError("T must be a dense (d, d, d) array or an object with contract(U) and "
                         f"evaluate(U) methods, got {type(T).__name__}.")
     return SymmetricTensor(T, check_symmetric=check_symmetric)
 
@@ -440,6 +441,6 @@ def operator_dim(op):
     if dim is None:
         shape = getattr(op, "shape", None)
         if shape is None:
-            raise TypeError("a tensor operator must have a 'shape' (d, d, d) or an int 'dim'.")
+            raise InputTypeError("a tensor operator must have a 'shape' (d, d, d) or an int 'dim'.")
         dim = shape[0]
     return int(dim)

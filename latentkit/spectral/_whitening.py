@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._utils.validation import check_random_state, check_scalar
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["Whitening", "whiten"]
 
@@ -75,23 +76,23 @@ class Whitening:
 def _as_matmat(M2):
     """Return (d, matmat, dense_or_None)."""
     if callable(M2) and not hasattr(M2, "shape"):
-        raise TypeError("a callable M2 needs a 'shape'; pass a scipy.sparse.linalg.LinearOperator.")
+        raise InputTypeError("a callable M2 needs a 'shape'; pass a scipy.sparse.linalg.LinearOperator.")
     if hasattr(M2, "matmat") and not isinstance(M2, np.ndarray):
         d = M2.shape[0]
         if M2.shape != (d, d):
-            raise ValueError(f"M2 must be square, got shape {M2.shape}.")
+            raise InputError(f"M2 must be square, got shape {M2.shape}.")
         return d, lambda X: np.asarray(M2.matmat(X)), None
     arr = np.asarray(M2)
     if arr.dtype.kind not in "fiu":
-        raise TypeError(f"M2 must be a real array or a LinearOperator, got dtype {arr.dtype}.")
+        raise InputTypeError(f"M2 must be a real array or a LinearOperator, got dtype {arr.dtype}.")
     arr = np.asarray(arr, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"M2 must be a square (d, d) matrix, got shape {arr.shape}.")
+        raise InputError(f"M2 must be a square (d, d) matrix, got shape {arr.shape}.")
     if not np.all(np.isfinite(arr)):
-        raise ValueError("M2 contains NaN or infinity.")
+        raise InputError("M2 contains NaN or infinity.")
     scale = max(float(np.abs(arr).max()), np.finfo(float).tiny)
     if np.abs(arr - arr.T).max() > 1e-8 * scale:
-        raise ValueError("M2 must be symmetric; symmetrise it with (M2 + M2.T) / 2.")
+        raise InputError("M2 must be symmetric; symmetrise it with (M2 + M2.T) / 2.")
     arr = (arr + arr.T) / 2
     return arr.shape[0], lambda X: arr @ X, arr
 
@@ -137,14 +138,14 @@ def whiten(M2, n_components, method="auto", oversampling=10, n_power_iter=3, rco
     d, matmat, dense = _as_matmat(M2)
     k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
     if k > d:
-        raise ValueError(f"n_components={k} exceeds the dimension of M2 (d={d}).")
+        raise InputError(f"n_components={k} exceeds the dimension of M2 (d={d}).")
     if method not in ("auto", "eigh", "randomized"):
-        raise ValueError(f"method must be 'auto', 'eigh' or 'randomized', got {method!r}.")
+        raise InputError(f"method must be 'auto', 'eigh' or 'randomized', got {method!r}.")
     if method == "auto":
         method = "eigh" if dense is not None and d <= 1000 else "randomized"
     if method == "eigh":
         if dense is None:
-            raise ValueError("method='eigh' needs a dense M2; use method='randomized' for operators.")
+            raise InputError("method='eigh' needs a dense M2; use method='randomized' for operators.")
         s, U = np.linalg.eigh(dense)
         s, U = s[::-1][:k], U[:, ::-1][:, :k]
     else:
@@ -161,9 +162,9 @@ def whiten(M2, n_components, method="auto", oversampling=10, n_power_iter=3, rco
         order = np.argsort(-s)[:k]
         s, U = s[order], Q @ Vs[:, order]
     if not np.all(np.isfinite(s)):
-        raise ValueError("M2 has non-finite eigenvalues (NaN in the data?).")
+        raise InputError("M2 has non-finite eigenvalues (NaN in the data?).")
     if s[0] <= 0 or s[-1] <= rcond * s[0]:
-        raise ValueError(
+        raise InputError(
             f"n_components={k} exceeds the rank of M2: its top-{k} eigenvalues are "
             f"{np.array2string(s, precision=3)} (the k-th must be > {rcond:g} x the largest). "
             "Use fewer components, or check the model assumptions (e.g. alpha_0).")

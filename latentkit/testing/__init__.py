@@ -13,6 +13,7 @@ from ._sklearn import NOT_FITTED_XFAIL, check_sklearn_estimator
 from ._hmm_chains import mixing_hmm, sample_categorical_hmm
 from ._sparse_cp import cp_factor_error, planted_sparse_cp
 from ._privacy import empirical_epsilon_lower_bound
+from ..exceptions import InputError
 
 __all__ = [
     "check_latent_model",
@@ -55,7 +56,7 @@ def match_components(true, est, metric="l1"):
     true = np.asarray(true, dtype=float)
     est = np.asarray(est, dtype=float)
     if true.ndim != 2 or true.shape != est.shape:
-        raise ValueError(f"true and est must have the same 2-D shape, got {true.shape} and {est.shape}.")
+        raise InputError(f"true and est must have the same 2-D shape, got {true.shape} and {est.shape}.")
     if metric == "l1":
         cost = np.abs(true[:, None, :] - est[None, :, :]).sum(-1)
     elif metric == "l2":
@@ -65,7 +66,7 @@ def match_components(true, est, metric="l1"):
         en = est / np.linalg.norm(est, axis=1, keepdims=True)
         cost = 1.0 - np.abs(tn @ en.T)
     else:
-        raise ValueError(f"metric must be 'l1', 'l2' or 'abs_cos', got {metric!r}.")
+        raise InputError(f"metric must be 'l1', 'l2' or 'abs_cos', got {metric!r}.")
     rows, cols = linear_sum_assignment(cost)
     perm = np.empty(true.shape[0], dtype=int)
     perm[rows] = cols

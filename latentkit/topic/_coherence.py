@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from .._kernels.coherence import document_cooccurrence, window_cooccurrence
 from .._utils.words import top_word_ids
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["coherence", "Coherence", "MEASURES"]
 
@@ -85,18 +86,18 @@ def _topics_from(topics_or_model, top_n, vocabulary):
     if comps is not None:
         comps = np.asarray(comps)
         if comps.ndim != 2:
-            raise ValueError(f"topics_or_model.components_ must be 2-d, got shape {comps.shape}.")
+            raise InputError(f"topics_or_model.components_ must be 2-d, got shape {comps.shape}.")
         if np.isnan(comps).any():
-            raise ValueError("topics_or_model.components_ contains NaN; no word ranking exists.")
+            raise InputError("topics_or_model.components_ contains NaN; no word ranking exists.")
         ids = [[int(j) for j in row] for row in top_word_ids(comps, top_n)]
     else:
         if isinstance(topics_or_model, (str, bytes)) or not hasattr(topics_or_model, "__iter__"):
-            raise TypeError("topics_or_model must be a fitted topic model (with components_) or "
+            raise InputTypeError("topics_or_model must be a fitted topic model (with components_) or "
                             f"a list of topics (lists of words or word ids), got "
                             f"{type(topics_or_model).__name__}.")
         topics = [[_plain(w) for w in t] for t in topics_or_model]
         if not topics or any(len(t) == 0 for t in topics):
-            raise ValueError("topics_or_model must hold at least one non-empty topic.")
+            raise InputError("topics_or_model must hold at least one non-empty topic.")
         index = None
         ids = []
         for k, t in enumerate(topics):
@@ -104,20 +105,20 @@ def _topics_from(topics_or_model, top_n, vocabulary):
             for w in t[:top_n]:
                 if isinstance(w, str):
                     if vocabulary is None:
-                        raise ValueError("topics are given as words; pass vocabulary= (or a "
+                        raise InputError("topics are given as words; pass vocabulary= (or a "
                                          "corpus with a vocabulary) to map them to columns.")
                     if index is None:
                         index = {v: i for i, v in enumerate(vocabulary)}
                     if w not in index:
-                        raise ValueError(f"topic {k}: word {w!r} is not in the vocabulary.")
+                        raise InputError(f"topic {k}: word {w!r} is not in the vocabulary.")
                     row.append(index[w])
                 elif isinstance(w, numbers.Integral):
                     row.append(int(w))
                 else:
-                    raise TypeError(f"topic {k}: words must be str or int ids, got "
+                    raise InputTypeError(f"topic {k}: words must be str or int ids, got "
                                     f"{type(w).__name__}.")
             if len(set(row)) != len(row):
-                raise ValueError(f"topic {k} repeats a word: {t[:top_n]!r}.")
+                raise InputError(f"topic {k} repeats a word: {t[:top_n]!r}.")
             ids.append(row)
     shown = ids if vocabulary is None else [[vocabulary[i] for i in row] for row in ids]
     return ids, shown
@@ -126,12 +127,12 @@ def _topics_from(topics_or_model, top_n, vocabulary):
 def _as_csr(corpus, n_words):
     X = corpus.tocsr() if sp.issparse(corpus) else sp.csr_matrix(np.asarray(corpus, dtype=float))
     if X.ndim != 2:
-        raise ValueError(f"corpus must be a 2-d (n_docs, n_words) count matrix, got {X.ndim}-d.")
+        raise InputError(f"corpus must be a 2-d (n_docs, n_words) count matrix, got {X.ndim}-d.")
     if n_words is not None and X.shape[1] != n_words:
-        raise ValueError(f"corpus has {X.shape[1]} columns but the topics have {n_words} words "
+        raise InputError(f"corpus has {X.shape[1]} columns but the topics have {n_words} words "
                          "(the model's n_features).")
     if X.nnz and (not np.all(np.isfinite(X.data)) or X.data.min() < 0):
-        raise ValueError("corpus must hold non-negative finite counts.")
+        raise InputError("corpus must hold non-negative finite counts.")
     return X
 
 
@@ -153,12 +154,12 @@ def _streams_from_texts(texts, vocabulary):
     lengths, chunks = [], []
     for d, doc in enumerate(texts):
         if isinstance(doc, str):
-            raise TypeError(f"corpus document {d} is a str; pass token lists (e.g. "
+            raise InputTypeError(f"corpus document {d} is a str; pass token lists (e.g. "
                             "latentkit.text's corpus.tokens) or a count matrix.")
         doc = list(doc)
         if doc and isinstance(_plain(doc[0]), str):
             if vocabulary is None:
-                raise ValueError("corpus holds words; pass vocabulary= to map them to columns.")
+                raise InputError("corpus holds words; pass vocabulary= to map them to columns.")
             if index is None:
                 index = {v: i for i, v in enumerate(vocabulary)}
             arr = np.fromiter((index.get(w, -1) for w in doc), dtype=np.int64, count=len(doc))
@@ -280,16 +281,16 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     document shorter than the window, S_one_pre order) are followed exactly.
     """
     if measure not in MEASURES:
-        raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}.")
+        raise InputError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}.")
     if removed_words not in ("keep", "drop"):
-        raise ValueError(f"removed_words must be 'keep' or 'drop', got {removed_words!r}.")
+        raise InputError(f"removed_words must be 'keep' or 'drop', got {removed_words!r}.")
     if window_counting not in ("gensim", "exact"):
-        raise ValueError(f"window_counting must be 'gensim' or 'exact', got {window_counting!r}.")
+        raise InputError(f"window_counting must be 'gensim' or 'exact', got {window_counting!r}.")
     if not isinstance(top_n, numbers.Integral) or isinstance(top_n, bool) or top_n < 2:
-        raise ValueError(f"top_n must be an integer >= 2, got {top_n!r}.")
+        raise InputError(f"top_n must be an integer >= 2, got {top_n!r}.")
     win = MEASURES[measure] if window_size is None else window_size
     if measure != "u_mass" and (not isinstance(win, numbers.Integral) or win < 1):
-        raise ValueError(f"window_size must be a positive integer, got {window_size!r}.")
+        raise InputError(f"window_size must be a positive integer, got {window_size!r}.")
 
     texts = None
     if isinstance(corpus, dict) and "data" in corpus:  # a latentkit Corpus
@@ -312,7 +313,7 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     elif isinstance(corpus, (list, tuple)):
         X, texts = None, corpus
     else:
-        raise TypeError("corpus must be a count matrix (scipy.sparse or ndarray), a latentkit "
+        raise InputTypeError("corpus must be a count matrix (scipy.sparse or ndarray), a latentkit "
                         f"Corpus or a list of token lists, got {type(corpus).__name__}.")
     if texts is not None:
         offsets, tokens = _streams_from_texts(texts, vocabulary)
@@ -322,7 +323,7 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
             n_words = int(tokens.max()) + 1 if tokens.size else 0
     max_id = max(max(t) for t in ids)
     if n_words is not None and max_id >= n_words:
-        raise ValueError(f"topic word id {max_id} is out of range for {n_words} words.")
+        raise InputError(f"topic word id {max_id} is out of range for {n_words} words.")
     n_words = max(n_words or 0, max_id + 1)
 
     relevant_words = list(dict.fromkeys(w for t in ids for w in t))
@@ -348,7 +349,7 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     absent = [relevant_words[r] for r in range(len(relevant_words)) if C[r, r] == 0]
     if absent or N == 0:
         names = [vocabulary[w] if vocabulary else w for w in absent]
-        raise ValueError(f"topic words {names!r} never occur in the reference corpus, so their "
+        raise InputError(f"topic words {names!r} never occur in the reference corpus, so their "
                          f"{measure} coherence is undefined; use the corpus the model was "
                          "fitted on, or a larger one.")
     per_topic = _score(measure, local, C.astype(np.float64), float(N))

@@ -9,6 +9,7 @@ from .._kernels import cvb0 as _k
 from .._utils.threads import blas_scoped
 from .._engine.start_phase import sweep_callback  # noqa: F401 - for _lda (the start hook)
 from .._utils.validation import check_counts, check_random_state, check_scalar
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["cvb0_topics"]
 
@@ -128,9 +129,9 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     data = np.ascontiguousarray(X.data, dtype=np.float64)
     V = X.shape[1]
     if not (isinstance(init, str) and init in ("sequential", "documents", "random")):
-        raise ValueError(f"init must be 'sequential', 'documents' or 'random', got {init!r}.")
+        raise InputError(f"init must be 'sequential', 'documents' or 'random', got {init!r}.")
     if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable or None, got {type(callback).__name__}.")
+        raise InputTypeError(f"callback must be callable or None, got {type(callback).__name__}.")
     threads = numba.get_num_threads()
     if data.shape[0] * K < SERIAL_BELOW:
         numba.set_num_threads(1)   # same result (the kernels are thread-count independent)
@@ -214,10 +215,10 @@ def _topic_word_prior(topic_word_prior, K, V):
     try:
         prior = np.broadcast_to(prior, (K, V))
     except ValueError:
-        raise ValueError(f"topic_word_prior as an array must broadcast to (n_components, "
+        raise InputError(f"topic_word_prior as an array must broadcast to (n_components, "
                          f"n_features) = ({K}, {V}), got shape {prior.shape}.") from None
     if not np.all(np.isfinite(prior)) or np.any(prior <= 0):
-        raise ValueError("topic_word_prior must be finite and > 0 everywhere.")
+        raise InputError("topic_word_prior must be finite and > 0 everywhere.")
     eta = float(prior.min())
     return eta, np.ascontiguousarray((prior - eta).T)
 

@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from ._coherence import _plain, _topics_from
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["topic_diversity"]
 
@@ -55,36 +56,36 @@ def topic_diversity(topics_or_model, top_n=25):
     ("topic diversity ... the percentage of unique words in the top 25 words of all topics").
     """
     if isinstance(top_n, bool) or not isinstance(top_n, numbers.Integral):
-        raise TypeError(f"top_n must be an int, got {type(top_n).__name__}.")
+        raise InputTypeError(f"top_n must be an int, got {type(top_n).__name__}.")
     if top_n < 1:
-        raise ValueError(f"top_n must be >= 1, got {top_n}.")
+        raise InputError(f"top_n must be >= 1, got {top_n}.")
     if getattr(topics_or_model, "components_", None) is not None:
         listed, _ = _topics_from(topics_or_model, top_n, None)  # the top_words rule
     else:
         if isinstance(topics_or_model, (str, bytes)) or not hasattr(topics_or_model, "__iter__"):
-            raise TypeError("topics_or_model must be a fitted topic model (with components_) or "
+            raise InputTypeError("topics_or_model must be a fitted topic model (with components_) or "
                             f"a list of topics (lists of words or word ids), got "
                             f"{type(topics_or_model).__name__}.")
         listed = []
         for k, t in enumerate(topics_or_model):
             if isinstance(t, (str, bytes)) or not hasattr(t, "__iter__"):
-                raise TypeError(f"topics_or_model: topic {k} must be a list of words or word ids, "
+                raise InputTypeError(f"topics_or_model: topic {k} must be a list of words or word ids, "
                                 f"got {type(t).__name__}.")
             words = [_plain(w) for w in t][:top_n]
             for w in words:
                 if isinstance(w, bool) or not isinstance(w, (str, numbers.Integral)):
-                    raise TypeError(
+                    raise InputTypeError(
                         f"topics_or_model: topic {k} holds {w!r} of type {type(w).__name__}; "
                         "words must be str or int column ids (for a topic-word matrix, pass the "
                         "fitted model, whose components_ are ranked).")
             listed.append(words)
     if not listed:
-        raise ValueError("topics_or_model must hold at least one topic.")
+        raise InputError("topics_or_model must hold at least one topic.")
     for k, t in enumerate(listed):
         if len(t) == 0:
-            raise ValueError(f"topic {k} is empty (a model row with no positive weight has no "
+            raise InputError(f"topic {k} is empty (a model row with no positive weight has no "
                              "top words).")
         if len(set(t)) != len(t):
-            raise ValueError(f"topic {k} repeats a word in its top {top_n}: {t!r}.")
+            raise InputError(f"topic {k} repeats a word in its top {top_n}: {t!r}.")
     total = sum(len(t) for t in listed)
     return len(set().union(*map(set, listed))) / total

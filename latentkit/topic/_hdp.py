@@ -32,6 +32,7 @@ from ._cvb0 import cvb0_topics, sweep_callback
 from ._hdp_estep import HDPStats, elog_tables, guarded_hdp_e_step, hdp_local, hdp_stats
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["HierarchicalDirichletProcess", "HDPStats", "EFFECTIVE_WEIGHT_THRESHOLD"]
 
@@ -229,19 +230,19 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         init = self.init
         if isinstance(init, str):
             if init not in ("random", "cvb0"):
-                raise ValueError(f"init must be 'random', 'cvb0' or a dict with key "
+                raise InputError(f"init must be 'random', 'cvb0' or a dict with key "
                                  f"'components', got {init!r}.")
         elif isinstance(init, dict):
             extra = set(init) - {"components", "weight_concentration"}
             if "components" not in init or extra:
-                raise ValueError("init dict must have the key 'components' and optionally "
+                raise InputError("init dict must have the key 'components' and optionally "
                                  f"'weight_concentration', got keys {sorted(init)}.")
         else:
-            raise TypeError(f"init must be a string or a dict, got {type(init).__name__}.")
+            raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")
 
     def _validate_data(self, X, reset, **kw):
         if kw:
-            raise TypeError(f"HierarchicalDirichletProcess got unexpected arguments "
+            raise InputTypeError(f"HierarchicalDirichletProcess got unexpected arguments "
                             f"{sorted(kw)}.")
         X = check_counts(X, "X")
         if reset:
@@ -281,15 +282,15 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         if isinstance(self.init, dict):
             lam = np.array(self.init["components"], dtype=np.float64, copy=True)
             if lam.shape != (T, V):
-                raise ValueError(f"init['components'] must have shape ({T}, {V}) "
+                raise InputError(f"init['components'] must have shape ({T}, {V}) "
                                  f"(n_components, n_features), got {lam.shape}.")
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
-                raise ValueError("init['components'] must be finite and strictly positive.")
+                raise InputError("init['components'] must be finite and strictly positive.")
             if "weight_concentration" in self.init:
                 sticks = np.array(self.init["weight_concentration"], dtype=np.float64)
                 if sticks.shape != (2, T) or not np.all(np.isfinite(sticks)) \
                         or np.any(sticks[:, :-1] <= 0):
-                    raise ValueError(f"init['weight_concentration'] must be a finite (2, {T}) "
+                    raise InputError(f"init['weight_concentration'] must be a finite (2, {T}) "
                                      "array, positive in its first T - 1 columns.")
                 sticks[:, -1] = (1.0, 0.0)
         elif self.init == "cvb0":
@@ -523,7 +524,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         self._check_is_fitted()
         X = self._validate_data(X, reset=False)
         if X.data.sum() <= 0:
-            raise ValueError("X contains no tokens; perplexity is undefined.")
+            raise InputError("X contains no tokens; perplexity is undefined.")
         stats = self._e_step(X)
         total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
         return float(np.exp(-total / stats.n_tokens))

@@ -37,6 +37,7 @@ from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
 from ..text import counts_from_texts
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -50,7 +51,7 @@ def _count_summary(X):
             s = CountSummary.of(chunk)
             total, width = (s, chunk.shape[1]) if total is None else (total + s, width)
         if total is None:
-            raise ValueError("The data source yielded no chunk.")
+            raise InputError("The data source yielded no chunk.")
         return total, width
     return CountSummary.of(X), X.shape[1]
 
@@ -273,15 +274,15 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
                          numbers.Integral, low=1)
         check_learning_rate(self.learning_offset, self.learning_decay)
         if self.learning_method not in ("batch", "online"):
-            raise ValueError(f"learning_method must be 'batch' or 'online', got "
+            raise InputError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")
         if self.holdout is not None and self.learning_method == "batch":
-            raise ValueError("holdout is used by learning_method='online' only (batch VB "
+            raise InputError("holdout is used by learning_method='online' only (batch VB "
                              "converges on the training ELBO); drop holdout or set "
                              "learning_method='online'.")
         if isinstance(self.holdout, str) or (isinstance(self.holdout, numbers.Real)
                                              and not 0.0 < float(self.holdout) < 1.0):
-            raise ValueError(f"holdout must be a fraction in (0, 1) or a count matrix, got "
+            raise InputError(f"holdout must be a fraction in (0, 1) or a count matrix, got "
                              f"{self.holdout!r}.")
         check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
         if self.total_samples is not None:
@@ -289,19 +290,19 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         init = self.init
         if isinstance(init, str):
             if init not in ("auto", "random", "spectral", "cvb0"):
-                raise ValueError(f"init must be 'auto', 'random', 'spectral', 'cvb0' or a dict "
+                raise InputError(f"init must be 'auto', 'random', 'spectral', 'cvb0' or a dict "
                                  f"with key 'components', got {init!r}.")
         elif isinstance(init, dict):
             extra = set(init) - {"components"}
             if "components" not in init or extra:
-                raise ValueError("init dict must have exactly the key 'components', got keys "
+                raise InputError("init dict must have exactly the key 'components', got keys "
                                  f"{sorted(init)}.")
         else:
-            raise TypeError(f"init must be a string or a dict, got {type(init).__name__}.")
+            raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")
 
     def _validate_data(self, X, reset, **kw):
         if kw:
-            raise TypeError(f"LatentDirichletAllocation got unexpected arguments {sorted(kw)}.")
+            raise InputTypeError(f"LatentDirichletAllocation got unexpected arguments {sorted(kw)}.")
         X = check_counts(X, "X")
         if reset:
             self.n_features_in_ = X.shape[1]
@@ -352,10 +353,10 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         if isinstance(init, dict):
             lam = np.array(init["components"], dtype=np.float64, copy=True)
             if lam.shape != (K, V):
-                raise ValueError(f"init['components'] must have shape ({K}, {V}) "
+                raise InputError(f"init['components'] must have shape ({K}, {V}) "
                                  f"(n_components, n_features), got {lam.shape}.")
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
-                raise ValueError("init['components'] must be finite and strictly positive.")
+                raise InputError("init['components'] must be finite and strictly positive.")
         elif init == "spectral":  # method of moments (latentkit.topic.spectral_init_lda)
             lam = spectral_init_lda(data, K, alpha0, eta0, random_state=rng)["components"]
         elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
@@ -458,7 +459,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self._check_common_params()
         self._validate_params()
         if self.n_init != 1:
-            raise ValueError(f"n_init={self.n_init}: learning_method='online' runs one "
+            raise InputError(f"n_init={self.n_init}: learning_method='online' runs one "
                              "initialisation; use n_init=1.")
         if not isinstance(X, ChunkSource):
             X = check_counts(X, "X")  # validated once; minibatches are CSR row slices
@@ -476,7 +477,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
                            random_state=self.random_state, callback=cb)
         ts = None if self.total_samples is None else int(self.total_samples)
         if ts is not None and ts != self.total_samples:
-            raise ValueError(f"total_samples must be a whole number of documents, got "
+            raise InputError(f"total_samples must be a whole number of documents, got "
                              f"{self.total_samples!r}.")
         svi._check_params()
         rng = check_random_state(self.random_state)
@@ -628,7 +629,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         X = self._validate_data(X, reset=False)
         n_tok = float(X.data.sum())
         if n_tok <= 0:
-            raise ValueError("X contains no tokens; perplexity is undefined.")
+            raise InputError("X contains no tokens; perplexity is undefined.")
         stats = self._e_step(X)
         total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
         return float(np.exp(-total / n_tok))

@@ -14,6 +14,7 @@ from .._kernels import topic as _k
 from .._kernels import topic_prior as _kp
 from .._utils.validation import check_counts, check_scalar
 from ..base import Stats, stats_dataclass
+from ..exceptions import InputError
 
 __all__ = ["LDAStats", "lda_e_step"]
 
@@ -174,10 +175,10 @@ def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_cha
     X = check_counts(X, "X")
     lam = np.asarray(components, dtype=np.float64)
     if lam.ndim != 2 or lam.shape[1] != X.shape[1]:
-        raise ValueError(f"components must have shape (n_components, {X.shape[1]}), got "
+        raise InputError(f"components must have shape (n_components, {X.shape[1]}), got "
                          f"{lam.shape}.")
     if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
-        raise ValueError("components must be finite and strictly positive.")
+        raise InputError("components must be finite and strictly positive.")
     alpha = check_scalar(doc_topic_prior, "doc_topic_prior", numbers.Real, low=0.0,
                          low_inclusive=False)
     max_it = check_scalar(max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
@@ -185,9 +186,9 @@ def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_cha
     if gamma0 is not None:
         g0 = np.asarray(gamma0, dtype=np.float64)
         if g0.shape != (X.shape[0], lam.shape[0]):
-            raise ValueError(f"gamma0 must have shape {(X.shape[0], lam.shape[0])}, got {g0.shape}.")
+            raise InputError(f"gamma0 must have shape {(X.shape[0], lam.shape[0])}, got {g0.shape}.")
         if not np.all(np.isfinite(g0)) or np.any(g0 <= 0):
-            raise ValueError("gamma0 must be finite and strictly positive.")
+            raise InputError("gamma0 must be finite and strictly positive.")
         gamma0 = g0
     bt, shift = _beta_tables(lam)
     return _run_e_step(X, bt, shift, alpha, max_it, tol, gamma0=gamma0)

@@ -31,6 +31,7 @@ from .._utils.validation import check_scalar
 from ..base import stats_dataclass
 from ._lda_estep import LDAStats
 from ._seeding import seeded_prior
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["LDAPriorStats", "dirichlet_newton_step", "fit_dirichlet_prior",
            "asymmetric_prior", "validate_priors", "start_priors", "update_priors",
@@ -96,13 +97,13 @@ def _positive_array(value, name, ndims):
     try:
         a = np.array(value, dtype=np.float64, copy=True)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a float, a string or an array of floats, got "
+        raise InputTypeError(f"{name} must be a float, a string or an array of floats, got "
                         f"{type(value).__name__}.") from None
     if a.ndim not in ndims:
-        raise ValueError(f"{name} as an array must have {' or '.join(map(str, ndims))} "
+        raise InputError(f"{name} as an array must have {' or '.join(map(str, ndims))} "
                          f"dimension(s), got shape {a.shape}.")
     if not np.all(np.isfinite(a)) or np.any(a <= 0):
-        raise ValueError(f"{name} must be finite and > 0 everywhere, got min {np.min(a)!r}.")
+        raise InputError(f"{name} must be finite and > 0 everywhere, got min {np.min(a)!r}.")
     return a
 
 
@@ -117,24 +118,24 @@ def validate_priors(model, K):
             value = 1.0 / K
         elif isinstance(v, str):
             if v not in words:
-                raise ValueError(f"{name} must be a float > 0, an array, "
+                raise InputError(f"{name} must be a float > 0, an array, "
                                  f"{' or '.join(repr(w) for w in words)}, got {v!r}.")
             value = 1.0 / K  # the start of 'auto'; completed in start_priors
         elif isinstance(v, numbers.Real) and not isinstance(v, bool):
             value = float(check_scalar(v, name, numbers.Real, low=0.0, low_inclusive=False))
         elif isinstance(v, bool):
-            raise TypeError(f"{name} must be a float > 0, an array or a string, got bool.")
+            raise InputTypeError(f"{name} must be a float > 0, an array or a string, got bool.")
         else:
             value = _positive_array(v, name, (1,) if name == "doc_topic_prior" else (1, 2))
             if name == "doc_topic_prior" and value.shape != (K,):
-                raise ValueError(f"doc_topic_prior as an array must have shape ({K},) "
+                raise InputError(f"doc_topic_prior as an array must have shape ({K},) "
                                  f"(n_components), got {value.shape}.")
             if name == "topic_word_prior" and value.ndim == 2 and value.shape[0] != K:
-                raise ValueError(f"topic_word_prior as a matrix must have n_components={K} "
+                raise InputError(f"topic_word_prior as a matrix must have n_components={K} "
                                  f"rows, got shape {value.shape}.")
         setattr(model, name + "_", value)
     if getattr(model, "seed_topics", None) is not None and learns_eta(model):
-        raise ValueError("seed_topics with topic_word_prior='auto' is not supported: the seeds "
+        raise InputError("seed_topics with topic_word_prior='auto' is not supported: the seeds "
                          "are extra mass in a fixed (K, V) prior; give a number for "
                          "topic_word_prior.")
     if isinstance(model.doc_topic_prior, str) and model.doc_topic_prior == "asymmetric":
@@ -153,7 +154,7 @@ def start_priors(model, data):
     if learns_eta(model):
         model.topic_word_prior_ = np.full(V, 1.0 / K)
     elif np.ndim(model.topic_word_prior_) and model.topic_word_prior_.shape[-1] != V:
-        raise ValueError(f"topic_word_prior as an array must have n_features={V} columns, got "
+        raise InputError(f"topic_word_prior as an array must have n_features={V} columns, got "
                          f"shape {np.shape(eta)}.")
     if getattr(model, "seed_topics", None) is not None:
         model.topic_word_prior_ = seeded_prior(model, model.topic_word_prior_, K, V,

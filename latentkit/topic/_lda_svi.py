@@ -32,6 +32,7 @@ from .._kernels import topic as _k
 from .._engine.fitting import StepResult
 from ._lda_estep import _local_kernel
 from .._engine.stochastic_vi import _heldout_count, _is_fraction
+from ..exceptions import InputError
 
 __all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]
 
@@ -128,9 +129,9 @@ class LDAStochasticStepper:
             X = sp.csr_matrix(X)
         D = X.shape[0]
         if D == 0:
-            raise ValueError("partial_fit received an empty minibatch.")
+            raise InputError("partial_fit received an empty minibatch.")
         if D > self.n_total:
-            raise ValueError(f"total_samples={int(self.n_total)} is smaller than the minibatch "
+            raise InputError(f"total_samples={int(self.n_total)} is smaller than the minibatch "
                              f"({D} documents); it must be the size of the whole data set.")
         glob = None
         if record_global:

@@ -20,6 +20,7 @@ from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._spectral_start import spectral_init_plsa
 from ..text import counts_from_texts
+from ..exceptions import InputError, InputTypeError
 
 __all__ = ["PLSA", "plsa_e_step_stats", "plsa_fold_in_docs"]
 
@@ -127,12 +128,12 @@ def plsa_e_step_stats(X, doc_factor, components, beta=1.0):
     beta = check_scalar(beta, "beta", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
     D, V = X.shape
     if components.ndim != 2 or components.shape[1] != V:
-        raise ValueError(f"components must have shape (n_components, {V}), got {components.shape}.")
+        raise InputError(f"components must have shape (n_components, {V}), got {components.shape}.")
     K = components.shape[0]
     if doc_factor.shape != (D, K):
-        raise ValueError(f"doc_factor must have shape ({D}, {K}), got {doc_factor.shape}.")
+        raise InputError(f"doc_factor must have shape ({D}, {K}), got {doc_factor.shape}.")
     if (components < 0).any() or (doc_factor < 0).any():
-        raise ValueError("components and doc_factor must be non-negative.")
+        raise InputError("components and doc_factor must be non-negative.")
     word_factor = np.ascontiguousarray(components.T)
     starts = _blocks(D)
     out_doc = np.empty((D, K))
@@ -186,14 +187,14 @@ def plsa_fold_in_docs(X, components, beta=1.0, max_iter=100, tol=1e-8, doc_topic
     components = np.asarray(components, dtype=np.float64)
     D, V = X.shape
     if components.ndim != 2 or components.shape[1] != V:
-        raise ValueError(f"components must have shape (n_components, {V}), got {components.shape}.")
+        raise InputError(f"components must have shape (n_components, {V}), got {components.shape}.")
     K = components.shape[0]
     if doc_topic_init is None:
         doc_topic = np.full((D, K), 1.0 / K)
     else:
         doc_topic = np.array(doc_topic_init, dtype=np.float64, order="C", copy=True)
         if doc_topic.shape != (D, K):
-            raise ValueError(f"doc_topic_init must have shape ({D}, {K}), got {doc_topic.shape}.")
+            raise InputError(f"doc_topic_init must have shape ({D}, {K}), got {doc_topic.shape}.")
     out_ll = np.empty(D)
     out_iter = np.empty(D, dtype=np.int64)
     plsa_fold_in(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data,
@@ -323,19 +324,19 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     def _validate_params(self):
         check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
         if self.parametrization not in ("asymmetric", "symmetric"):
-            raise ValueError("parametrization must be 'asymmetric' or 'symmetric', got "
+            raise InputError("parametrization must be 'asymmetric' or 'symmetric', got "
                              f"{self.parametrization!r}.")
         check_scalar(self.beta, "beta", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
         check_scalar(self.fold_in_max_iter, "fold_in_max_iter", numbers.Integral, low=1)
         check_scalar(self.fold_in_tol, "fold_in_tol", numbers.Real, low=0.0)
         if not (isinstance(self.init, dict) or (isinstance(self.init, str)
                                                 and self.init in ("random", "spectral"))):
-            raise ValueError(f"init must be 'random', 'spectral' or a dict of starting "
+            raise InputError(f"init must be 'random', 'spectral' or a dict of starting "
                              f"parameters, got {self.init!r}.")
 
     def _validate_data(self, X, reset, **kw):
         if kw:
-            raise TypeError(f"PLSA got unexpected fit parameters {sorted(kw)}.")
+            raise InputTypeError(f"PLSA got unexpected fit parameters {sorted(kw)}.")
         if not reset:
             X = self._check_new_docs(X)
             self._n_scorable(X)  # warns about tokens of unseen words
@@ -343,7 +344,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
             return _Corpus(X, 0, X.shape[0], theta, False)
         X = check_counts(X, "X")
         if X.sum() <= 0:
-            raise ValueError("X contains no tokens (all counts are zero).")
+            raise InputError("X contains no tokens (all counts are zero).")
         self.n_features_in_ = X.shape[1]
         data = _Corpus(X, 0, X.shape[0], None, self.parametrization == "symmetric")
         self._resolve_data_defaults(data)
@@ -361,7 +362,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     def _prepare_data(self, X, reset, **fit_params):
         if reset and not sp.issparse(X) and (
                 hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask"):
-            raise TypeError(
+            raise InputTypeError(
                 "PLSA keeps one P(z|d) per training document and cannot be fitted on a chunked "
                 f"source or a Dask collection (got {type(X).__name__}); fit it on an in-memory "
                 "count matrix, or use LatentDirichletAllocation for out-of-core corpora.")
@@ -377,7 +378,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         allowed = {"components", "doc_topic", "topic_prior", "doc_components"}
         unknown = set(init) - allowed
         if unknown:
-            raise ValueError(f"init has unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}.")
+            raise InputError(f"init has unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}.")
         if "components" in init:
             comp = _check_simplex_rows(init["components"], "components", (K, V))
         else:
@@ -385,14 +386,14 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
             comp /= comp.sum(1, keepdims=True)
         sym = self.parametrization == "symmetric"
         if ("topic_prior" in init or "doc_components" in init) and not sym:
-            raise ValueError("init['topic_prior'] / init['doc_components'] apply to "
+            raise InputError("init['topic_prior'] / init['doc_components'] apply to "
                              "parametrization='symmetric' only.")
         if "doc_topic" in init and ("topic_prior" in init or "doc_components" in init):
-            raise ValueError("give init['doc_topic'] or init['topic_prior'] with "
+            raise InputError("give init['doc_topic'] or init['topic_prior'] with "
                              "init['doc_components'], not both.")
         if sym and ("topic_prior" in init or "doc_components" in init):
             if not ("topic_prior" in init and "doc_components" in init):
-                raise ValueError("init['topic_prior'] and init['doc_components'] go together.")
+                raise InputError("init['topic_prior'] and init['doc_components'] go together.")
             pz = _check_simplex_rows(init["topic_prior"], "topic_prior", (K,))
             pdz = _check_simplex_rows(init["doc_components"], "doc_components", (K, D))
             factor = pdz.T * pz[None, :]
@@ -480,7 +481,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
 
     def _elbo_from_stats(self, stats):
         if stats.n_tokens <= 0:
-            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+            raise InputError("X contains no scorable tokens (none, or only tokens of words "
                              "unseen in training).")
         return super()._elbo_from_stats(stats)
 
@@ -529,7 +530,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         X = self._check_new_docs(X)
         n = self._n_scorable(X)
         if n <= 0:
-            raise ValueError("X contains no scorable tokens (none, or only tokens of words "
+            raise InputError("X contains no scorable tokens (none, or only tokens of words "
                              "unseen in training).")
         return float(self._fold_in(X)[1].sum()), X.shape[0], n
 

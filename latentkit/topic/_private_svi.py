@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from .._utils.validation import check_counts
 from ._lda_estep import _run_local, _suff_stats
 from ._lda_priors import learns_alpha, learns_eta
+from ..exceptions import InputError
 
 __all__ = ["LDAPrivatePieces"]
 
@@ -40,7 +41,7 @@ class LDAPrivatePieces:
         m = self.model
         m._validate_params()
         if learns_alpha(m) or learns_eta(m) or getattr(m, "seed_topics", None) is not None:
-            raise ValueError("private SVI needs fixed priors: a prior learned from the documents "
+            raise InputError("private SVI needs fixed priors: a prior learned from the documents "
                              "('auto') or seeded by their word counts (seed_topics) would be "
                              "released outside the privacy accounting; give numbers.")
         m.n_features_in_ = int(n_features)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..text import counts_from_texts
 from ._report_inputs import _corpus_parts, _topic_word
+from ..exceptions import InputError
 
 __all__ = ["pyldavis_data", "PyLDAvisMixin"]
 
@@ -62,7 +63,7 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
     n_words = phi.shape[1]
     X, _, _ = _corpus_parts(model, counts_from_texts(model, corpus), None)
     if X is None:
-        raise ValueError("corpus must be given: the documents to show (a count matrix, a "
+        raise InputError("corpus must be given: the documents to show (a count matrix, a "
                          "Corpus, or raw texts for a model fitted on texts), got None.")
     if vocabulary is None:
         vocabulary = getattr(model, "feature_names_in_", None)
@@ -72,7 +73,7 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
         vocabulary = range(n_words)
     vocab = [str(w.item() if isinstance(w, np.generic) else w) for w in vocabulary]
     if len(vocab) != n_words:
-        raise ValueError(f"vocabulary must have n_words={n_words} entries (one per column), "
+        raise InputError(f"vocabulary must have n_words={n_words} entries (one per column), "
                          f"got {len(vocab)}.")
     return {
         "topic_term_dists": phi / phi.sum(axis=1, keepdims=True),

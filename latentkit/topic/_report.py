@@ -35,6 +35,7 @@ from ._report_page import PAGE
 from ._pyldavis import PyLDAvisMixin
 from ._report_inputs import _corpus_parts, _topic_word
 from ._seeding import resolve_seed_topics
+from ..exceptions import InputError
 
 __all__ = ["topic_report", "report_data", "relevance", "saliency", "classical_mds",
            "TopicReportMixin"]
@@ -64,7 +65,7 @@ def relevance(phi, p_w, lam):
         ``lam`` outside [0, 1].
     """
     if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"lambda must be in [0, 1], got {lam!r}.")
+        raise InputError(f"lambda must be in [0, 1], got {lam!r}.")
     logp = np.log(phi)
     loglift = logp - np.log(p_w)[None, :]
     return lam * logp + (1.0 - lam) * loglift
@@ -218,9 +219,9 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     K, W = phi.shape
     for name, value in (("n_docs", n_docs), ("n_words", n_words), ("top_n", top_n)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}.")
+            raise InputError(f"{name} must be an integer >= 1, got {value!r}.")
     if coherence_measure is not None and coherence_measure not in MEASURES:
-        raise ValueError(f"coherence_measure must be one of {sorted(MEASURES)} or None, got "
+        raise InputError(f"coherence_measure must be one of {sorted(MEASURES)} or None, got "
                          f"{coherence_measure!r}.")
     if vocabulary is None:
         vocabulary = getattr(model, "feature_names_in_", None)
@@ -228,7 +229,7 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
         vocabulary = corpus.get("vocabulary")
     vocab = [str(w) for w in vocabulary] if vocabulary is not None else [str(j) for j in range(W)]
     if len(vocab) != W:
-        raise ValueError(f"vocabulary has {len(vocab)} words, the model {W}.")
+        raise InputError(f"vocabulary has {len(vocab)} words, the model {W}.")
     X, titles, texts = _corpus_parts(model, corpus, title_column)
     theta = None
     if X is not None:

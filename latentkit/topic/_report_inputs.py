@@ -4,6 +4,7 @@ topic-word matrix and the corpus parts (counts, titles, texts). One module below
 
 import numpy as np
 import scipy.sparse as sp
+from ..exceptions import InputError, InputTypeError
 
 __all__ = []
 
@@ -11,7 +12,7 @@ __all__ = []
 def _topic_word(model):
     comps = np.asarray(getattr(model, "components_", None), dtype=np.float64)
     if comps.ndim != 2:
-        raise TypeError(f"model must be a fitted topic model with components_ (n_topics, "
+        raise InputTypeError(f"model must be a fitted topic model with components_ (n_topics, "
                         f"n_words), got {type(model).__name__}.")
     phi = comps / comps.sum(axis=1, keepdims=True)
     # exact zeros (PLSA) would give log 0 = -inf, which JSON cannot carry
@@ -22,7 +23,7 @@ def _corpus_parts(model, corpus, title_column):
     """(counts CSR or None, titles or None, texts or None) from the corpus argument."""
     if corpus is None:
         if title_column is not None:
-            raise ValueError("title_column needs a corpus with a table's columns (from "
+            raise InputError("title_column needs a corpus with a table's columns (from "
                              "load_texts / load_texts_for on a .csv or .jsonl file), got none.")
         return None, None, None
     titles = texts = None
@@ -32,15 +33,15 @@ def _corpus_parts(model, corpus, title_column):
         X = corpus
     X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
     if X.shape[1] != model.components_.shape[1]:
-        raise ValueError(f"corpus has {X.shape[1]} words but the model has "
+        raise InputError(f"corpus has {X.shape[1]} words but the model has "
                          f"{model.components_.shape[1]}; pass the corpus the model was fitted on.")
     if title_column is not None:
         meta = corpus.get("metadata") if isinstance(corpus, dict) else None
         if not meta:
-            raise ValueError(f"title_column={title_column!r} needs a corpus read from a .csv or "
+            raise InputError(f"title_column={title_column!r} needs a corpus read from a .csv or "
                              ".jsonl table (load_texts); this corpus has no other columns.")
         if title_column not in meta:
-            raise ValueError(f"title_column={title_column!r} is not a column of the corpus "
+            raise InputError(f"title_column={title_column!r} is not a column of the corpus "
                              f"(columns: {', '.join(map(str, meta))}).")
         column = meta[title_column]
         titles = [str(v) if v is not None and str(v).strip() else

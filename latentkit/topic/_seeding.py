@@ -23,21 +23,21 @@ import numbers
 import numpy as np
 
 from .._utils.validation import check_scalar
-from ..exceptions import SeedWordError  # defined there; importable here as before
+from ..exceptions import (SeedWordError, InputError, InputTypeError)  # defined there; importable here as before
 
 __all__ = ["SeedWordError", "resolve_seed_topics", "seeded_prior", "read_seed_words"]
 
 
 def _check_mapping(seed_topics, K):
     if not isinstance(seed_topics, dict):
-        raise TypeError(f"seed_topics must be a dict {{topic index: [word or column index, "
+        raise InputTypeError(f"seed_topics must be a dict {{topic index: [word or column index, "
                         f"...]}}, got {type(seed_topics).__name__}.")
     for k, words in seed_topics.items():
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= int(k) < K:
-            raise ValueError(f"seed_topics keys must be topic indices in [0, {K}) "
+            raise InputError(f"seed_topics keys must be topic indices in [0, {K}) "
                              f"(n_components={K}), got {k!r}.")
         if isinstance(words, (str, bytes)) or not hasattr(words, "__iter__"):
-            raise TypeError(f"seed_topics[{k}] must be a list of words or column indices, got "
+            raise InputTypeError(f"seed_topics[{k}] must be a list of words or column indices, got "
                             f"{type(words).__name__}.")
 
 
@@ -76,7 +76,7 @@ def resolve_seed_topics(seed_topics, n_components, n_features, vocabulary=None):
         for w in words:
             if isinstance(w, str):
                 if vocabulary is None:
-                    raise ValueError(
+                    raise InputError(
                         f"seed_topics[{k}] names the word {w!r}, but the model has no "
                         "vocabulary: give column indices, or set it before fit with "
                         "latentkit.text.attach(model, vectorizer) (the CLI does).")
@@ -92,7 +92,7 @@ def resolve_seed_topics(seed_topics, n_components, n_features, vocabulary=None):
                 else:
                     unknown.append(int(w))
             else:
-                raise TypeError(f"seed_topics[{k}] entries must be words (str) or column "
+                raise InputTypeError(f"seed_topics[{k}] entries must be words (str) or column "
                                 f"indices (int), got {type(w).__name__} {w!r}.")
         if unknown:
             raise SeedWordError(f"seed_topics[{k}]: {unknown!r} not in the vocabulary "
@@ -167,5 +167,5 @@ def read_seed_words(path):
                 continue
             out[len(out)] = [w for w in line.replace(",", " ").split() if w]
     if not out:
-        raise ValueError(f"seed-words file {str(path)!r} names no word (one topic per line).")
+        raise InputError(f"seed-words file {str(path)!r} names no word (one topic per line).")
     return out

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from .._utils.validation import check_counts, check_random_state, check_scalar
-from ..exceptions import SpectralInitWarning
+from ..exceptions import SpectralInitWarning, InputError, InputTypeError
 from ..spectral import SpectralLDA
 
 __all__ = ["spectral_init_lda", "spectral_init_plsa"]
@@ -23,14 +23,14 @@ def _check_positive_prior(value, name, shape):
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a positive number or array, got {value!r}.") from None
+        raise InputTypeError(f"{name} must be a positive number or array, got {value!r}.") from None
     try:
         np.broadcast_to(arr, shape)
     except ValueError:
-        raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}, got shape "
+        raise InputError(f"{name} must be a scalar or broadcast to shape {shape}, got shape "
                          f"{arr.shape}.") from None
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be finite and > 0 (a Dirichlet parameter), got {value!r}.")
+        raise InputError(f"{name} must be finite and > 0 (a Dirichlet parameter), got {value!r}.")
     return arr
 
 
