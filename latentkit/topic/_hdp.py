@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from .._engine.steps import check_learning_rate
 from .._utils.summaries import CountSummary
-from .._utils.validation import check_counts, check_dense_width, check_n_features, check_scalar
+from .._utils.validation import check_dense_width, check_scalar
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (stick_expected_log_weights, stick_expected_weights,
@@ -29,6 +29,7 @@ from ..distributions._stick_breaking import (stick_expected_log_weights, stick_e
 from ..text import counts_from_texts
 from .._engine.state_checks import StateCheckError, _array, _int, _real
 from ._cvb0 import cvb0_topics, sweep_callback
+from ._count_data import validate_count_data
 from ._hdp_estep import HDPStats, elog_tables, guarded_hdp_e_step, hdp_local, hdp_stats
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
@@ -241,16 +242,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
             raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")
 
     def _validate_data(self, X, reset, **kw):
-        if kw:
-            raise InputTypeError(f"HierarchicalDirichletProcess got unexpected arguments "
-                            f"{sorted(kw)}.")
-        X = check_counts(X, "X")
-        if reset:
-            self.n_features_in_ = X.shape[1]
-            self._resolve_data_defaults(X)
-        else:
-            check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
-        return X
+        return validate_count_data(self, X, reset, kw)
 
     def _data_summary(self, data):
         return CountSummary.of(data)

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from .._engine.steps import check_learning_rate
 from .._utils.summaries import CountSummary
 from .._utils.user_frame import user_stacklevel
-from .._utils.validation import check_counts, check_dense_width, check_n_features, check_scalar
+from .._utils.validation import check_counts, check_dense_width, check_scalar
 from .._utils.validation import check_random_state
 from ..base import LatentModel
 from ..distributions._dirichlet import dirichlet_kl
@@ -33,6 +33,7 @@ from ._cvb0 import cvb0_topics, sweep_callback
 from ._spectral_start import spectral_init_lda
 from ._lda_priors import (empty_prior_stats, prior_stats, start_priors, symmetric_priors,
                           update_priors, validate_priors)
+from ._count_data import validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
@@ -301,15 +302,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
             raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")
 
     def _validate_data(self, X, reset, **kw):
-        if kw:
-            raise InputTypeError(f"LatentDirichletAllocation got unexpected arguments {sorted(kw)}.")
-        X = check_counts(X, "X")
-        if reset:
-            self.n_features_in_ = X.shape[1]
-            self._resolve_data_defaults(X)
-        else:
-            check_n_features(X.shape[1], self.n_features_in_, "X", type(self).__name__)
-        return X
+        return validate_count_data(self, X, reset, kw)
 
     def _data_summary(self, data):
         return CountSummary.of(data)
