@@ -101,8 +101,11 @@ def _positive_array(value, name, ndims):
     if a.ndim not in ndims:
         raise ValueError(f"{name} as an array must have {' or '.join(map(str, ndims))} "
                          f"dimension(s), got shape {a.shape}.")
-    if not np.all(np.isfinite(a)) or np.any(a <= 0):
-        raise ValueError(f"{name} must be finite and > 0 everywhere, got min {np.min(a)!r}.")
+    bad = ~(np.isfinite(a) & (a > 0))
+    if bad.any():
+        where = np.unravel_index(np.argmax(bad), a.shape)
+        raise ValueError(f"{name} must be finite and > 0 everywhere, found {float(a[where])} "
+                         f"at index {where[0] if a.ndim == 1 else where}.")
     return a
 
 
