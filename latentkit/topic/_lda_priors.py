@@ -136,6 +136,9 @@ def validate_priors(model, K):
                 raise ValueError(f"topic_word_prior as a matrix must have n_components={K} "
                                  f"rows, got shape {value.shape}.")
         setattr(model, name + "_", value)
+    # checked even without seed_topics: a bad value is not silently kept for a later set_params
+    check_scalar(getattr(model, "seed_confidence", 1.0), "seed_confidence", numbers.Real,
+                 low=0.0, low_inclusive=False)
     if getattr(model, "seed_topics", None) is not None and learns_eta(model):
         raise ValueError("seed_topics with topic_word_prior='auto' is not supported: the seeds "
                          "are extra mass in a fixed (K, V) prior; give a number for "

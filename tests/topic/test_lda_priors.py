@@ -178,6 +178,9 @@ def test_learned_prior_model_saves_and_loads(planted, tmp_path):
     (dict(topic_word_prior=np.ones(7)), ValueError, "n_features=120"),
     (dict(topic_word_prior=np.ones((3, 120))), ValueError, "n_components=4 rows"),
     (dict(doc_topic_prior=True), TypeError, "bool"),
+    # refused without seed_topics too (was accepted silently)
+    (dict(seed_confidence=-1.0), ValueError, "seed_confidence must be > 0"),
+    (dict(seed_confidence="high"), TypeError, "seed_confidence must be a real number"),
     (dict(topic_word_prior={"a": 1}), TypeError, "topic_word_prior"),
 ])
 def test_bad_priors_are_named(planted, kw, err, msg):
