@@ -363,6 +363,8 @@ class LatentModel(ParamsMixin):
         ConvergenceWarning
             When no initialisation converged within ``max_iter``.
         """
+        # the spectral start's record is this fit's: a refit with another init leaves none
+        vars(self).pop("spectral_report_", None)
         return fit_model(self, X, fit_params)
 
     def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, **fit_params):
