@@ -50,6 +50,10 @@ from ._engine.params import ParamsMixin, clone
 from ._utils.rng_state import _rng_from_state, _rng_to_state
 from ._engine.stats import Stats, stats_dataclass
 
+#: attributes a model may get before ``fit`` (:func:`latentkit.text.attach`: the vocabulary
+#: that ``seed_topics`` words are looked up in): no sign of a fit, and a refit keeps them
+BEFORE_FIT = frozenset({"feature_names_in_", "text_settings_"})
+
 __all__ = [
     "LatentModel",
     "Stats",
@@ -298,7 +302,8 @@ class LatentModel(ParamsMixin):
 
 
     def _is_fitted(self):
-        return any(k.endswith("_") and not k.startswith("__") for k in vars(self))
+        return any(k.endswith("_") and not k.startswith("__") and k not in BEFORE_FIT
+                   for k in vars(self))
 
 
     def _check_is_fitted(self):
@@ -363,6 +368,8 @@ class LatentModel(ParamsMixin):
         ConvergenceWarning
             When no initialisation converged within ``max_iter``.
         """
+        # the spectral start's record is this fit's: a refit with another init leaves none
+        vars(self).pop("spectral_report_", None)
         return fit_model(self, X, fit_params)
 
     def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, **fit_params):

@@ -89,3 +89,22 @@ def test_bad_alpha_value_is_a_usage_error(texts, capsys):
     with pytest.raises(SystemExit):
         run(["fit", "lda", "--text", str(texts), "--alpha", "often"])
     assert "expected a number > 0 or auto or asymmetric" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, msg", [
+    (b"", "names no word"),
+    (b"# a comment only\n\n", "names no word"),
+    (b"\xff\xfe tram\n", "is not UTF-8 text"),
+    (b"tram\nship\ncow\ntaxi\n", "seeds 4 topics (one per line), more than the 3 topics of -k"),
+])
+def test_a_bad_seed_words_file_is_a_one_line_error(texts, tmp_path, capsys, content, msg):
+    """An empty, comment-only or non-UTF-8 file, or more seed lines than topics: exit status 2
+    and one line naming --seed-words (was a traceback: ValueError, UnicodeDecodeError, and
+    'seed_topics keys must be topic indices' for the extra line)."""
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_bytes(content)
+    status, _ = run(["fit", "lda", "--text", str(texts), "-k", "3", "--seed-words", str(seeds),
+                     "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith("latentkit: error: --seed-words") and msg in err

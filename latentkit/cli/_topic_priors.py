@@ -9,7 +9,8 @@ import numpy as np
 
 from ._common import CLIError
 
-__all__ = ["add_prior_args", "check_private_priors", "prior_text", "prior_json", "seed_args"]
+__all__ = ["add_prior_args", "check_private_priors", "prior_text", "prior_json", "seed_args",
+           "check_seed_lines"]
 
 
 def _prior_type(words):
@@ -63,10 +64,27 @@ def seed_args(args):
             raise CLIError("--seed-confidence applies to --seed-words only.")
         return {}
     from ..topic._seeding import read_seed_words  # lazy: loads latentkit.topic
-    kw = {"seed_topics": read_seed_words(args.seed_words)}
+    try:
+        seeds = read_seed_words(args.seed_words)
+    except UnicodeDecodeError as exc:  # a ValueError, but the user's file, not a bug
+        raise CLIError(f"--seed-words {args.seed_words!r} is not UTF-8 text ({exc.reason} at "
+                       f"byte {exc.start}).") from None
+    except ValueError as exc:  # the file names no word
+        raise CLIError(f"--seed-words: {exc}") from None
+    kw = {"seed_topics": seeds}
     if args.seed_confidence is not None:
         kw["seed_confidence"] = args.seed_confidence
     return kw
+
+
+def check_seed_lines(args, model):
+    """CLIError when the ``--seed-words`` file has more lines (seeded topics) than the model
+    has topics (``model.n_components``: ``-k`` or the library's default)."""
+    seeds, k = model.seed_topics, model.n_components
+    if seeds is not None and len(seeds) > k:
+        raise CLIError(f"--seed-words {args.seed_words!r} seeds {len(seeds)} topics (one per "
+                       f"line), more than the {k} topics of -k; give at most {k} lines or a "
+                       "larger -k.")
 
 
 def prior_text(value):

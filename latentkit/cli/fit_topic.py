@@ -9,7 +9,8 @@ from .._utils.words import top_words
 from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
                       _vocabulary_summary, load_input, warn_k_above)
 from ._messages import init_summary
-from ._topic_priors import add_prior_args, check_private_priors, prior_json, prior_text, seed_args
+from ._topic_priors import (add_prior_args, check_private_priors, check_seed_lines, prior_json,
+                            prior_text, seed_args)
 from .fit_private import run_private_spectral_lda
 from .fit_private_svi import run_private_svi_lda
 
@@ -95,6 +96,7 @@ def run_lda(args, progress):
                  learning_method="online" if svi else None, batch_size=args.batch_size,
                  learning_offset=args.learning_offset, learning_decay=args.learning_decay,
                  holdout=args.holdout), **seed_args(args))
+    check_seed_lines(args, model)
     if model.seed_topics is not None:  # seed words are looked up in the vocabulary
         model.feature_names_in_ = np.asarray(vocab, dtype=str)
     k = model.n_components

@@ -233,6 +233,10 @@ default 'gaussian'
             self.component = fold_legacy(comp, legacy)
             moved_parameters(type(self).__name__, given,
                              f"component={type(self.component).__name__}(...)")
+        comp = params.get("component", self.component)
+        if isinstance(comp, str) and any(k.startswith("component__") for k in params):
+            # a shorthand has no priors to set: build its object (defaults), then set them
+            params["component"] = build_component(comp)
         return super().set_params(**params)
 
     @classmethod

@@ -22,7 +22,7 @@ from .._utils.summaries import CountSummary
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_counts, check_dense_width, check_scalar
 from .._utils.validation import check_random_state
-from ..base import LatentModel
+from ..base import BEFORE_FIT, LatentModel
 from ..distributions._dirichlet import dirichlet_kl
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
@@ -475,7 +475,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         svi._check_params()
         rng = check_random_state(self.random_state)
         start_rng = check_random_state(int(rng.integers(2**31 - 1)))
-        params = set(self._get_param_names())
+        params = set(self._get_param_names()) | BEFORE_FIT  # attach's vocabulary stays
         for key in [k for k in vars(self) if k not in params]:  # a refit starts afresh
             delattr(self, key)
         svi._fit_into(self, X, rng, ts, {}, start_rng=start_rng,

@@ -102,8 +102,11 @@ def _positive_array(value, name, ndims):
     if a.ndim not in ndims:
         raise InputError(f"{name} as an array must have {' or '.join(map(str, ndims))} "
                          f"dimension(s), got shape {a.shape}.")
-    if not np.all(np.isfinite(a)) or np.any(a <= 0):
-        raise InputError(f"{name} must be finite and > 0 everywhere, got min {np.min(a)!r}.")
+    bad = ~(np.isfinite(a) & (a > 0))
+    if bad.any():
+        where = np.unravel_index(np.argmax(bad), a.shape)
+        raise InputError(f"{name} must be finite and > 0 everywhere, found {float(a[where])} "
+                         f"at index {where[0] if a.ndim == 1 else where}.")
     return a
 
 
@@ -134,6 +137,9 @@ def validate_priors(model, K):
                 raise InputError(f"topic_word_prior as a matrix must have n_components={K} "
                                  f"rows, got shape {value.shape}.")
         setattr(model, name + "_", value)
+    # checked even without seed_topics: a bad value is not silently kept for a later set_params
+    check_scalar(getattr(model, "seed_confidence", 1.0), "seed_confidence", numbers.Real,
+                 low=0.0, low_inclusive=False)
     if getattr(model, "seed_topics", None) is not None and learns_eta(model):
         raise InputError("seed_topics with topic_word_prior='auto' is not supported: the seeds "
                          "are extra mass in a fixed (K, V) prior; give a number for "

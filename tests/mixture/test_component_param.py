@@ -75,6 +75,24 @@ def test_scikit_learn_clone_and_grid_keys():
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
+def test_set_params_of_a_shorthand_component(kind):
+    """``component__<name>`` on a string shorthand (the default 'gaussian' too) builds the
+    shorthand's object and sets the prior on it, the fit then uses it (was an AttributeError:
+    'str' object has no attribute 'set_params')."""
+    old, comp = CASES[kind]
+    name, value = next((k, v) for k, v in old.items() if k != "component_type")
+    m = DirichletProcessMixture(3, component=kind).set_params(**{f"component__{name}": value})
+    assert type(m.component) is type(comp) and getattr(m.component, name) == value
+    # component= and component__ in one call: the shorthand given in the same call
+    m2 = DirichletProcessMixture(3).set_params(component=kind, **{f"component__{name}": value})
+    assert m2.component.get_params() == m.component.get_params()
+    np.testing.assert_array_equal(_fit(m, kind).lower_bounds_,
+                                  _fit(DirichletProcessMixture(
+                                      3, component=type(comp)(**{name: value})), kind)
+                                  .lower_bounds_)
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
 def test_string_shorthand_is_the_default_component(kind):
     a = _fit(DirichletProcessMixture(3, component=kind), kind)
     b = _fit(DirichletProcessMixture(3, component=type(CASES[kind][1])()), kind)

@@ -171,9 +171,16 @@ def test_learned_prior_model_saves_and_loads(planted, tmp_path):
     (dict(topic_word_prior="asymmetric"), ValueError, "topic_word_prior must be"),
     (dict(doc_topic_prior=[0.1, 0.2]), ValueError, r"shape \(4,\)"),
     (dict(doc_topic_prior=[0.1, 0.2, -1.0, 0.3]), ValueError, "> 0"),
+    # the offending entry as a plain float and where it is (was "got min np.float64(nan)")
+    (dict(doc_topic_prior=[0.1, np.nan, -1.0, 0.3]), ValueError, r"found nan at index 1\."),
+    (dict(topic_word_prior=np.r_[np.ones(5), -2.0, np.ones(114)]), ValueError,
+     r"found -2\.0 at index 5\."),
     (dict(topic_word_prior=np.ones(7)), ValueError, "n_features=120"),
     (dict(topic_word_prior=np.ones((3, 120))), ValueError, "n_components=4 rows"),
     (dict(doc_topic_prior=True), TypeError, "bool"),
+    # refused without seed_topics too (was accepted silently)
+    (dict(seed_confidence=-1.0), ValueError, "seed_confidence must be > 0"),
+    (dict(seed_confidence="high"), TypeError, "seed_confidence must be a real number"),
     (dict(topic_word_prior={"a": 1}), TypeError, "topic_word_prior"),
 ])
 def test_bad_priors_are_named(planted, kw, err, msg):

@@ -109,3 +109,26 @@ def test_seeded_model_with_learned_alpha_saves_and_loads(shared_corpus, tmp_path
     back = io.load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.topic_word_prior_, m.topic_word_prior_)
     assert back.get_params()["seed_topics"] == SEEDS  # int keys kept
+
+
+@pytest.mark.parametrize("how", ["online fit", "partial_fit"])
+def test_seed_words_by_name_in_an_online_fit(how):
+    """Seed words looked up in a vocabulary set before the fit (as ``latentkit.text.attach``
+    and the CLI do) work online too: the online fit kept no ``feature_names_in_`` ('the model
+    has no vocabulary'), and ``partial_fit`` took the model for fitted (AttributeError:
+    no ``n_features_in_``). The seeded prior equals the one of the column indices."""
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, (30, 12)).astype(float))
+    vocab = np.array([f"w{i}" for i in range(12)])
+
+    def fitted(seeds, names):
+        m = LatentDirichletAllocation(3, learning_method="online", max_iter=2, random_state=0,
+                                      seed_topics=seeds)
+        if names:
+            m.feature_names_in_ = vocab
+        return m.fit(X) if how == "online fit" else m.partial_fit(X)
+
+    by_name = fitted({0: ["w1", "w2"]}, True)
+    by_index = fitted({0: [1, 2]}, False)
+    np.testing.assert_array_equal(by_name.topic_word_prior_, by_index.topic_word_prior_)
+    np.testing.assert_array_equal(by_name.components_, by_index.components_)
+    np.testing.assert_array_equal(by_name.feature_names_in_, vocab)
