@@ -83,7 +83,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         Seeded topics ``{k: [word or column index, ...]}``; words need ``feature_names_in_``
         set before ``fit`` (:func:`latentkit.text.attach`). :mod:`latentkit.topic._seeding`.
     seed_confidence : float, default 1.0
-        Extra prior mass of topic k on each seed word w, as a share of w's count.
+        Extra prior mass of topic k on each seed word w, as a share of w's count in the
+        documents the start sees (all of them in a batch fit; the first minibatch online).
     max_iter : int, default 100
         Maximum outer (E-step + M-step) iterations.
     tol : float or None, default None
