@@ -1,10 +1,10 @@
-"""The count-data validation the topic models share (LDA, HDP): a document-term matrix of
-non-negative counts, its width fixed at the first fit."""
+"""The validation the topic models share (LDA, HDP): a document-term matrix of non-negative
+counts, its width fixed at the first fit, and the ``init`` hyper-parameter."""
 
 from .._utils.validation import check_counts, check_n_features
-from ..exceptions import InputTypeError
+from ..exceptions import InputError, InputTypeError
 
-__all__ = ["validate_count_data"]
+__all__ = ["validate_count_data", "check_init"]
 
 
 def validate_count_data(model, X, reset, kw):
@@ -44,3 +44,41 @@ def validate_count_data(model, X, reset, kw):
     else:
         check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
     return X
+
+
+def check_init(init, methods, optional_keys=()):
+    """Check a topic model's ``init``: one of the named start methods, or a dict of starting
+    parameters with the key ``'components'`` (and, optionally, ``optional_keys``).
+
+    Parameters
+    ----------
+    init : object
+        The hyper-parameter as given.
+    methods : tuple of str
+        The start methods the model accepts by name.
+    optional_keys : tuple of str, default ()
+        Keys a dict may hold besides ``'components'``.
+
+    Raises
+    ------
+    InputError
+        An unknown method name, or a dict without ``'components'`` or with other keys.
+    InputTypeError
+        Neither a string nor a dict.
+    """
+    if isinstance(init, str):
+        if init not in methods:
+            names = ", ".join(repr(m) for m in methods)
+            raise InputError(f"init must be {names} or a dict with key 'components', "
+                             f"got {init!r}.")
+    elif isinstance(init, dict):
+        extra = set(init) - {"components", *optional_keys}
+        if "components" not in init or extra:
+            if optional_keys:
+                allowed = "the key 'components' and optionally " + ", ".join(
+                    repr(k) for k in optional_keys)
+            else:
+                allowed = "exactly the key 'components'"
+            raise InputError(f"init dict must have {allowed}, got keys {sorted(init)}.")
+    else:
+        raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")

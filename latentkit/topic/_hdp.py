@@ -29,11 +29,11 @@ from ..distributions._stick_breaking import (stick_expected_log_weights, stick_e
 from ..text import counts_from_texts
 from .._engine.state_checks import StateCheckError, _array, _int, _real
 from ._cvb0 import cvb0_topics, sweep_callback
-from ._count_data import validate_count_data
+from ._count_data import check_init, validate_count_data
 from ._hdp_estep import HDPStats, elog_tables, guarded_hdp_e_step, hdp_local, hdp_stats
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError
 
 __all__ = ["HierarchicalDirichletProcess", "HDPStats", "EFFECTIVE_WEIGHT_THRESHOLD"]
 
@@ -228,18 +228,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         check_learning_rate(self.learning_offset, self.learning_decay)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
-        init = self.init
-        if isinstance(init, str):
-            if init not in ("random", "cvb0"):
-                raise InputError(f"init must be 'random', 'cvb0' or a dict with key "
-                                 f"'components', got {init!r}.")
-        elif isinstance(init, dict):
-            extra = set(init) - {"components", "weight_concentration"}
-            if "components" not in init or extra:
-                raise InputError("init dict must have the key 'components' and optionally "
-                                 f"'weight_concentration', got keys {sorted(init)}.")
-        else:
-            raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")
+        check_init(self.init, ("random", "cvb0"), ("weight_concentration",))
 
     def _validate_data(self, X, reset, **kw):
         return validate_count_data(self, X, reset, kw)

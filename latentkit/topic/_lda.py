@@ -33,12 +33,12 @@ from ._cvb0 import cvb0_topics, sweep_callback
 from ._spectral_start import spectral_init_lda
 from ._lda_priors import (empty_prior_stats, prior_stats, start_priors, symmetric_priors,
                           update_priors, validate_priors)
-from ._count_data import validate_count_data
+from ._count_data import check_init, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
 from ..text import counts_from_texts
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError
 
 __all__ = ["LatentDirichletAllocation", "LDAStats", "lda_e_step"]
 
@@ -289,18 +289,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
-        init = self.init
-        if isinstance(init, str):
-            if init not in ("auto", "random", "spectral", "cvb0"):
-                raise InputError(f"init must be 'auto', 'random', 'spectral', 'cvb0' or a dict "
-                                 f"with key 'components', got {init!r}.")
-        elif isinstance(init, dict):
-            extra = set(init) - {"components"}
-            if "components" not in init or extra:
-                raise InputError("init dict must have exactly the key 'components', got keys "
-                                 f"{sorted(init)}.")
-        else:
-            raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")
+        check_init(self.init, ("auto", "random", "spectral", "cvb0"))
 
     def _validate_data(self, X, reset, **kw):
         return validate_count_data(self, X, reset, kw)
