@@ -192,7 +192,8 @@ def plsa_e_step_oracle(X, doc_factor, components, beta=1.0):
     return nz.sum(1), nz.sum(0).T, loglik, free_energy
 
 
-def plsa_em_oracle(X, components, doc_topic, n_iter, beta=1.0):
+def plsa_em_oracle(X, components, doc_topic, n_iter, beta=1.0, doc_iter=1,
+                   doc_start="previous"):
     """Direct dense EM of the asymmetric aspect model P(w | d) = sum_z P(z | d) P(w | z).
 
     Parameters
@@ -207,24 +208,40 @@ def plsa_em_oracle(X, components, doc_topic, n_iter, beta=1.0):
         EM iterations.
     beta : float, default 1
         Tempering exponent of the E-step.
+    doc_iter : int, default 1
+        Updates of P(z | d) per iteration: ``doc_iter - 1`` with P(w | z) fixed, then the
+        E-step of the joint update (``PLSA(doc_iter=...)``).
+    doc_start : {'previous', 'uniform'}, default 'previous'
+        Start of each iteration's updates of P(z | d): the current one, or 1 / K.
 
     Returns
     -------
     components : ndarray of shape (K, V)
     doc_topic : ndarray of shape (D, K)
-        After ``n_iter`` iterations; an empty document gets the uniform row.
+        After ``n_iter`` iterations; an empty document gets the uniform row
+        (``doc_start='previous'``: its starting row while ``doc_iter > 1``).
     lower_bounds : ndarray of shape (n_iter,)
-        sum n(d, w) log P(w | d) / sum n(d, w) at the parameters entering each iteration, nats
-        per token.
+        sum n(d, w) log P(w | d) / sum n(d, w) at the parameters entering each iteration's
+        E-step (after the updates of P(z | d)), nats per token.
 
     Notes
     -----
-    Hofmann (1999), eqs. 3-5 (tempered: Hofmann 2001, eq. 13).
+    Hofmann (1999), eqs. 3-5 (tempered: Hofmann 2001, eq. 13); the extra updates of P(z | d)
+    are folding-in steps (Hofmann 1999, section 3.3), BigARTM's inner passes (Vorontsov &
+    Potapenko 2015, section 3).
     """
     Xd = _dense_counts(X)
     phi, theta = components, doc_topic
     lls = []
     for _ in range(n_iter):
+        if doc_start == "uniform":
+            theta = np.full_like(theta, 1.0 / theta.shape[1])
+        for _ in range(doc_iter - 1):
+            post = (theta[:, None, :] * phi.T[None, :, :]) ** beta
+            s = post.sum(-1, keepdims=True)
+            td = (Xd[:, :, None] * np.divide(post, s, out=np.zeros_like(post), where=s > 0)).sum(1)
+            rows = td.sum(1, keepdims=True)
+            theta = np.divide(td, rows, out=theta.copy(), where=rows > 0)
         joint = theta[:, None, :] * phi.T[None, :, :]          # D x V x K
         pdw = joint.sum(-1)
         lls.append(np.sum(Xd[pdw > 0] * np.log(pdw[pdw > 0])) / Xd.sum())

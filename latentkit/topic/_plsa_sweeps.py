@@ -1,0 +1,64 @@
+"""Inner document sweeps of pLSA: several updates of P(z | d) per M-step (``PLSA(doc_iter=...,
+doc_start=...)``).
+
+Plain EM (Hofmann 1999) updates every document's P(z | d) once per update of P(w | z). BigARTM
+(Vorontsov & Potapenko 2015, section 3; Frei & Apishev 2016) runs ``num_document_passes``
+updates of each document's P(z | d) with P(w | z) fixed, from P(z | d) = 1 / K, before
+accumulating the topic-word counts of an M-step. Both are offered here:
+
+* ``doc_start='previous'``: the sweeps continue from the current P(z | d). Every sweep is an
+  EM step in P(z | d) alone and the E-step then an EM step in both, so the log-likelihood (the
+  tempered free energy when ``beta < 1``) never decreases; the fixed points are EM's.
+* ``doc_start='uniform'``: every M-step's sweeps start from P(z | d) = 1 / K (BigARTM's
+  offline algorithm). P(z | d) is then a fixed function of P(w | z), ``doc_iter`` EM steps of
+  folding-in from uniform: an early-stopped, smoother P(z | d) than the maximum-likelihood one,
+  which acts as a regulariser of P(w | z) (lower held-out perplexity on short documents,
+  ``docs/guide/benchmarks.md``). Not a maximum-likelihood fit; the log-likelihood it records
+  is not guaranteed to increase (the fit's monitor then uses the windowed rule).
+"""
+
+import numpy as np
+
+from .._kernels.plsa_sweeps import plsa_doc_sweeps
+
+__all__ = ["doc_sweeps"]
+
+
+def doc_sweeps(X, doc_factor, components, beta, n_sweeps, start):
+    """Document factors after ``n_sweeps`` updates of each P(z | d) with P(w | z) fixed.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_docs, n_words)
+        Validated counts n(d, w).
+    doc_factor : ndarray of shape (n_docs, n_components)
+        a(d, z) = m_d P(z | d) (m_d = 1 in the asymmetric form, P(d) in the symmetric one);
+        not modified.
+    components : ndarray of shape (n_components, n_words)
+        P(w | z).
+    beta : float in (0, 1]
+        Tempering exponent of the updates (1: EM).
+    n_sweeps : int >= 0
+        Updates per document.
+    start : {'previous', 'uniform'}
+        Start from ``doc_factor`` or from m_d / K.
+
+    Returns
+    -------
+    ndarray of shape (n_docs, n_components)
+        The new a(d, z); every row keeps its mass m_d.
+
+    Notes
+    -----
+    Source: Hofmann (1999), section 3.3 (one update is a folding-in EM step); Vorontsov &
+    Potapenko (2015), section 3 (BigARTM's inner passes from a uniform start). Each document
+    is independent, so the result does not depend on the number of threads.
+    """
+    a = np.array(doc_factor, dtype=np.float64, order="C", copy=True)
+    if start == "uniform":
+        a[:] = a.sum(1, keepdims=True) / a.shape[1]
+    if n_sweeps > 0:
+        plsa_doc_sweeps(X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                        np.asarray(X.data, dtype=np.float64),
+                        np.ascontiguousarray(components.T), float(beta), np.int64(n_sweeps), a)
+    return a
