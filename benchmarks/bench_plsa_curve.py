@@ -5,9 +5,12 @@ Protocol
 --------
 * Corpora and split as ``bench_lda_curve.py`` (KOS, NIPS, Gutenberg paragraphs; empty
   documents dropped; a fixed random 10% held out, seed 0; ``--max-docs`` for a quick run).
-* K = 20 (``-k``). latentkit: ``PLSA(K, random_state=seed, max_iter=...)`` (EM, Hofmann 1999,
-  its defaults: asymmetric parametrisation, random start, ``beta=1``), one snapshot of
-  ``components_`` per EM iteration (``callback``), numba's thread pool (2 threads).
+* K = 20 (``-k``). latentkit, two curves: ``PLSA(K, random_state=seed, max_iter=...)`` (EM,
+  Hofmann 1999, its defaults: asymmetric parametrisation, random start, ``beta=1``) and
+  ``PLSA(..., init='documents', doc_iter=5, doc_start='uniform')`` (topics seeded with K
+  documents; five updates of each P(z|d) per M-step, from 1/K every iteration: BigARTM's
+  offline scheme, ``latentkit.topic._plsa_sweeps``; ``--doc-iter``, ``--sweeps-init``), one snapshot of ``components_`` per iteration (``callback``), numba's
+  thread pool (2 threads).
   BigARTM: ``artm.ARTM`` with no regulariser, ``num_processors=2``, 4 batches, one snapshot of
   ``p(w | t)`` per collection pass, in its own virtual environment
   (``benchmarks/_bigartm_peer.py``; ``--bigartm-python``).
@@ -19,8 +22,8 @@ Protocol
   100 sweeps at most, tolerance 1e-8; Hofmann 1999, section 3.3), perplexity
   ``exp(-sum_dw n_dw log p(w | d) / N)`` over the held-out tokens of words that occur in the
   training documents (the same tokens for every method).
-* Dominance as in ``bench_lda_curve.py``: for every BigARTM snapshot, the ratio of
-  latentkit's time to get within 1% of its perplexity to BigARTM's time (<= 1 everywhere:
+* Dominance as in ``bench_lda_curve.py``, for each latentkit curve: for every BigARTM
+  snapshot, the ratio of latentkit's time to get within 1% of its perplexity to BigARTM's time (<= 1 everywhere:
   latentkit's curve dominates).
 
 Run:
@@ -73,14 +76,15 @@ def heldout_perplexity_plsa(components, X_test, seen):
     return float(np.exp(-ll.sum() / X.sum()))
 
 
-def run_plsa(train, K, budget, max_iter, seed):
-    """latentkit's PLSA, one snapshot of ``components_`` per EM iteration."""
+def run_plsa(train, K, budget, max_iter, seed, **params):
+    """latentkit's PLSA (``params``: its keywords), one snapshot of ``components_`` per
+    iteration."""
     from latentkit.base import ConvergenceWarning
     from latentkit.topic import PLSA
 
     rec = Recorder(budget)
     rec.start()
-    m = PLSA(K, max_iter=max_iter, random_state=seed,
+    m = PLSA(K, max_iter=max_iter, random_state=seed, **params,
              callback=lambda model, it, elbo: rec.record(model.components_))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -95,6 +99,10 @@ def main(argv=None):
                     help="seconds per method and corpus (default 15 KOS, 30 NIPS and Gutenberg)")
     ap.add_argument("--max-iter", type=int, default=500, help="EM iterations / passes cap")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--doc-iter", type=int, default=5,
+                    help="doc_iter of the second latentkit curve (doc_start='uniform')")
+    ap.add_argument("--sweeps-init", default="documents",
+                    help="init of the second latentkit curve")
     ap.add_argument("--bigartm-python", default=None, metavar="PYTHON",
                     help="interpreter of BigARTM's own virtual environment (default "
                          "$LATENTKIT_BIGARTM_PYTHON)")
@@ -116,6 +124,8 @@ def main(argv=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         PLSA(3, max_iter=2, random_state=0).fit(small)
+        PLSA(3, max_iter=2, random_state=0, doc_iter=2, doc_start="uniform",
+             init="documents").fit(small)
     heldout_perplexity_plsa(np.full((3, 30), 1 / 30), small, np.ones(30, bool))
     budgets = {"kos": 15.0, "nips": 30.0, "gutenberg": 30.0}
     results = {"k": args.k, "bigartm": version, "uptime_start": _uptime(), "corpora": {}}
@@ -126,26 +136,33 @@ def main(argv=None):
         print(f"\n== {name}: train {train.shape[0]} docs, held out {test.shape[0]} docs, "
               f"V={train.shape[1]}; budget {budget:g} s")
         curves = {}
+        sweeps = f"latentkit PLSA {args.sweeps_init} doc_iter={args.doc_iter} uniform"
         for label, run in (("latentkit PLSA", lambda: run_plsa(train, args.k, budget,
                                                                args.max_iter, args.seed)),
                            ("BigARTM PLSA", lambda: run_bigartm(
                                artm_py, train, args.k, budget, args.seed, model="plsa",
-                               max_passes=args.max_iter))):
+                               max_passes=args.max_iter)),
+                           (sweeps, lambda: run_plsa(train, args.k, budget, args.max_iter,
+                                                     args.seed, doc_iter=args.doc_iter,
+                                                     doc_start="uniform",
+                                                     init=args.sweeps_init))):
             times, snaps = run()
             perp = [heldout_perplexity_plsa(c, test, seen) for c in snaps]
             curves[label] = {"times": [float(t) for t in times], "perplexity": perp}
             step = max(1, len(perp) // 12)
-            print(f"  {label:15s} best {min(perp):8.1f}  [" + ", ".join(
+            print(f"  {label:15s}\n    best {min(perp):8.1f}  [" + ", ".join(
                 f"{t:.2f}s:{p:.0f}" for t, p in list(zip(times, perp))[::step]) + "]",
                 flush=True)
-        rows = dominance(curves["latentkit PLSA"], curves["BigARTM PLSA"])
-        worst = max(r[3] for r in rows)
-        print(f"  latentkit / BigARTM time ratio to each BigARTM snapshot's perplexity "
-              f"(within 1%): worst {worst:.2f} "
-              f"({'dominates' if worst <= 1.0 else 'does not dominate'})")
-        print("    " + ", ".join(f"{q:.0f}@{tp:.2f}s:{ratio:.2f}" for tp, q, _, ratio in rows))
-        results["corpora"][name] = {"curves": curves,
-                                    "dominance": [list(map(float, r)) for r in rows]}
+        results["corpora"][name] = {"curves": curves, "dominance": {}}
+        for ours in ("latentkit PLSA", sweeps):
+            rows = dominance(curves[ours], curves["BigARTM PLSA"])
+            worst = max(r[3] for r in rows)
+            print(f"  {ours} / BigARTM time ratio to each BigARTM snapshot's perplexity "
+                  f"(within 1%): worst {worst:.2f} "
+                  f"({'dominates' if worst <= 1.0 else 'does not dominate'})")
+            print("    " + ", ".join(f"{q:.0f}@{tp:.2f}s:{ratio:.2f}"
+                                     for tp, q, _, ratio in rows))
+            results["corpora"][name]["dominance"][ours] = [list(map(float, r)) for r in rows]
     results["uptime_end"] = _uptime()
     print(f"\nuptime at end: {results['uptime_end']}")
     os.makedirs(args.out, exist_ok=True)

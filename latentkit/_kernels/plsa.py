@@ -17,7 +17,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["plsa_e_step", "plsa_fold_in"]
+__all__ = ["doc_posterior_sums", "plsa_e_step", "plsa_fold_in"]
 
 
 @jit(parallel=True)
@@ -137,28 +137,8 @@ def _fold_in_doc(indptr, indices, counts, word_factor, beta, max_iter, tol, doc_
     it = 0
     while it < max_iter:
         it += 1
-        tot = 0.0
-        for k in range(K):
-            acc[k] = 0.0
-        for j in range(indptr[d], indptr[d + 1]):
-            w = indices[j]
-            c = counts[j]
-            s = 0.0
-            for k in range(K):
-                p[k] = doc_topic[d, k] * word_factor[w, k]
-                s += p[k]
-            if not (s > 0.0):
-                continue
-            if beta != 1.0:
-                s = 0.0
-                for k in range(K):
-                    if p[k] > 0.0:
-                        p[k] = math.exp(beta * math.log(p[k]))
-                    s += p[k]
-            scale = c / s
-            for k in range(K):
-                acc[k] += p[k] * scale
-            tot += c
+        tot = doc_posterior_sums(indptr, indices, counts, word_factor, beta, doc_topic, d, p,
+                                 acc)
         if tot <= 0.0:
             break
         delta = 0.0
@@ -180,3 +160,36 @@ def _fold_in_doc(indptr, indices, counts, word_factor, beta, max_iter, tol, doc_
             ll += counts[j] * math.log(s)
     out_ll[d] = ll
     out_iter[d] = it
+
+
+@jit
+def doc_posterior_sums(indptr, indices, counts, word_factor, beta, doc_factor, d, p, acc):
+    """One folding-in E-step of document ``d``: ``acc[z] = sum_w n(d, w) P_beta(z | d, w)``
+    with P_beta(z | d, w) proportional to (a(d, z) P(w | z))^beta; returns the number of
+    tokens counted (those of probability 0 under every aspect are left out). ``p`` is a
+    (K,) work array. Shared by :func:`plsa_fold_in` and
+    :func:`latentkit._kernels.plsa_sweeps.plsa_doc_sweeps`."""
+    K = doc_factor.shape[1]
+    tot = 0.0
+    for k in range(K):
+        acc[k] = 0.0
+    for j in range(indptr[d], indptr[d + 1]):
+        w = indices[j]
+        c = counts[j]
+        s = 0.0
+        for k in range(K):
+            p[k] = doc_factor[d, k] * word_factor[w, k]
+            s += p[k]
+        if not (s > 0.0):
+            continue
+        if beta != 1.0:
+            s = 0.0
+            for k in range(K):
+                if p[k] > 0.0:
+                    p[k] = math.exp(beta * math.log(p[k]))
+                s += p[k]
+        scale = c / s
+        for k in range(K):
+            acc[k] += p[k] * scale
+        tot += c
+    return tot

@@ -3,16 +3,17 @@ P(w | z) fixed, run before the E-step that feeds an M-step (BigARTM's ``num_docu
 Vorontsov & Potapenko 2015, section 3).
 
 Each document is independent (``prange`` over documents, one serial call per document), so the
-result does not depend on the number of threads (DESIGN.md section 4). Imports only numpy, math
-and numba. The validating wrapper is :func:`latentkit.topic._plsa_sweeps.doc_sweeps`; a dense
-NumPy oracle is in :mod:`latentkit.testing._oracles_topic` (compared to 1e-10).
+result does not depend on the number of threads (DESIGN.md section 4). One update is the
+folding-in step of :func:`latentkit._kernels.plsa.doc_posterior_sums`. The validating wrapper is
+:func:`latentkit.topic._plsa_sweeps.doc_sweeps`; a dense NumPy oracle is in
+``tests/topic/test_plsa_sweeps.py`` and the NumPy EM with the sweeps in
+:func:`latentkit.testing.plsa_em_oracle` (both compared to 1e-10).
 """
-
-import math
 
 import numpy as np
 
 from ._jit import jit, prange
+from .plsa import doc_posterior_sums
 
 __all__ = ["plsa_doc_sweeps"]
 
@@ -55,28 +56,8 @@ def _sweep_doc(indptr, indices, counts, word_factor, beta, n_sweeps, doc_factor,
     for k in range(K):
         mass += doc_factor[d, k]
     for _ in range(n_sweeps):
-        tot = 0.0
-        for k in range(K):
-            acc[k] = 0.0
-        for j in range(indptr[d], indptr[d + 1]):
-            w = indices[j]
-            c = counts[j]
-            s = 0.0
-            for k in range(K):
-                p[k] = doc_factor[d, k] * word_factor[w, k]
-                s += p[k]
-            if not (s > 0.0):
-                continue
-            if beta != 1.0:
-                s = 0.0
-                for k in range(K):
-                    if p[k] > 0.0:
-                        p[k] = math.exp(beta * math.log(p[k]))
-                    s += p[k]
-            scale = c / s
-            for k in range(K):
-                acc[k] += p[k] * scale
-            tot += c
+        tot = doc_posterior_sums(indptr, indices, counts, word_factor, beta, doc_factor, d, p,
+                                 acc)
         if not (tot > 0.0):
             return
         for k in range(K):

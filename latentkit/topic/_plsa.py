@@ -18,7 +18,7 @@ from .._utils.validation import (check_counts, check_dense_width, check_n_featur
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
-from ._plsa_sweeps import doc_sweeps
+from ._plsa_sweeps import doc_sweeps, seed_topics
 from ._spectral_start import spectral_init_plsa
 from ..text import counts_from_texts
 from ..exceptions import InputError, InputTypeError
@@ -228,8 +228,12 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         P(z|d,w) proportional to (P(z|d) P(w|z))^beta. With ``beta < 1`` the recorded bound is the
         tempered free energy (1/beta) sum n(d,w) log sum_z (a P(w|z))^beta per document, which TEM
         never decreases; ``beta = 1`` is plain EM and the log-likelihood.
-    init : {'random', 'spectral'} or dict, default 'random'
-        'random': P(w|z) and P(z|d) drawn uniformly on [0.5, 1.5) and normalised. 'spectral':
+    init : {'random', 'documents', 'spectral'} or dict, default 'random'
+        'random': P(w|z) and P(z|d) drawn uniformly on [0.5, 1.5) and normalised.
+        'documents': P(w|z) proportional to 1 + the counts of K seed documents drawn with
+        probability proportional to their length (LDA's CVB0 seeding,
+        ``latentkit.topic._cvb0.seed_counts``), P(z|d) at random: topics apart from the first
+        iteration. 'spectral':
         P(w|z) from the spectral LDA topics (``latentkit.topic.spectral_init_plsa``;
         Anandkumar et al. 2012), P(z|d) at random. A dict gives
         starting parameters by attribute name without '_': 'components' (K, V) P(w|z) and
@@ -348,10 +352,10 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
             raise InputError("doc_start must be 'previous' or 'uniform', got "
                              f"{self.doc_start!r}.")
         check_scalar(self.fold_in_tol, "fold_in_tol", numbers.Real, low=0.0)
-        if not (isinstance(self.init, dict) or (isinstance(self.init, str)
-                                                and self.init in ("random", "spectral"))):
-            raise InputError(f"init must be 'random', 'spectral' or a dict of starting "
-                             f"parameters, got {self.init!r}.")
+        if not (isinstance(self.init, dict) or (isinstance(self.init, str) and self.init in (
+                "random", "documents", "spectral"))):
+            raise InputError(f"init must be 'random', 'documents', 'spectral' or a dict of "
+                             f"starting parameters, got {self.init!r}.")
 
     def _validate_data(self, X, reset, **kw):
         if kw:
@@ -398,6 +402,8 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         init = self.init if isinstance(self.init, dict) else {}
         if isinstance(self.init, str) and self.init == "spectral":  # P(w|z) from the moments
             init = spectral_init_plsa(data.X, K, random_state=rng)
+        elif isinstance(self.init, str) and self.init == "documents":
+            init = {"components": seed_topics(data.X, K, rng)}
         allowed = {"components", "doc_topic", "topic_prior", "doc_components"}
         unknown = set(init) - allowed
         if unknown:

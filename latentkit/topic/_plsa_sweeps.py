@@ -20,8 +20,37 @@ accumulating the topic-word counts of an M-step. Both are offered here:
 import numpy as np
 
 from .._kernels.plsa_sweeps import plsa_doc_sweeps
+from ._cvb0 import seed_counts
 
-__all__ = ["doc_sweeps"]
+__all__ = ["doc_sweeps", "seed_topics"]
+
+
+def seed_topics(X, n_components, rng):
+    """Starting P(w | z) of ``PLSA(init='documents')``: 1 + the counts of K seed documents.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_docs, n_words)
+        Validated counts.
+    n_components : int
+        K.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (n_components, n_words)
+        Rows on the simplex: topic k is proportional to one pseudo-count on every word plus
+        the counts of seed document k (drawn with probability proportional to its length,
+        :func:`latentkit.topic._cvb0.seed_counts`), so every word keeps a positive probability
+        and the topics differ from the first E-step.
+
+    Notes
+    -----
+    Source: the document seeding of LDA's CVB0 start (Asuncion et al. 2009 for CVB0;
+    k-means++-style seeding, Arthur & Vassilvitskii 2007, without the distance weighting).
+    """
+    topics = 1.0 + seed_counts(X, n_components, rng).T
+    return topics / topics.sum(axis=1, keepdims=True)
 
 
 def doc_sweeps(X, doc_factor, components, beta, n_sweeps, start):

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from latentkit.testing import plsa_em_oracle
 from latentkit.topic._plsa import PLSA
-from latentkit.topic._plsa_sweeps import doc_sweeps
+from latentkit.topic._plsa_sweeps import doc_sweeps, seed_topics
 
 
 def _corpus(n_docs=30, n_words=25, n_topics=3, seed=0):
@@ -110,3 +110,24 @@ def test_default_is_plain_em_and_bad_input():
         PLSA(2, doc_iter=2.5).fit(X)
     with pytest.raises(ValueError, match="doc_start"):
         PLSA(2, doc_start="random").fit(X)
+
+
+
+def test_documents_start_seeds_each_topic_with_a_document():
+    X, _, _ = _corpus(seed=9)
+    comp = seed_topics(X, 3, np.random.default_rng(0))
+    np.testing.assert_allclose(comp.sum(1), 1.0)
+    Xd = X.toarray()
+    seeds = []
+    for k in range(3):   # topic k = (1 + counts of one non-empty document) / (V + its length)
+        seeds += [d for d in range(X.shape[0]) if Xd[d].sum() > 0 and np.allclose(
+            comp[k] * (X.shape[1] + Xd[d].sum()), 1.0 + Xd[d], rtol=1e-12)][:1]
+    assert len(set(seeds)) == 3
+    # the fit starts there (with doc_start='uniform' the starting P(z|d) does not matter)
+    m = PLSA(3, init="documents", max_iter=2, tol=0.0, random_state=0, doc_iter=3,
+             doc_start="uniform").fit(X)
+    phi_ref, _, _ = plsa_em_oracle(X, comp, np.full((X.shape[0], 3), 1 / 3), 2, doc_iter=3,
+                                   doc_start="uniform")
+    np.testing.assert_allclose(m.components_, phi_ref, rtol=1e-10, atol=1e-13)
+    with pytest.raises(ValueError, match="documents"):
+        PLSA(2, init="document").fit(X)
