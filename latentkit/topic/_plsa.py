@@ -259,9 +259,10 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         Where each iteration's sweeps start: the current P(z|d) (EM: the bound never
         decreases) or P(z|d) = 1/K (BigARTM's offline algorithm: an early-stopped, smoother
         P(z|d) that regularises P(w|z); not maximum likelihood, its recorded log-likelihood
-        may decrease, with an ELBODecreaseWarning). ``doc_iter=5, doc_start='uniform'``
-        reaches a lower held-out perplexity sooner on KOS, NIPS and short documents
-        (``docs/guide/benchmarks.md``). See :mod:`latentkit.topic._plsa_sweeps`.
+        may decrease, with an ELBODecreaseWarning). With ``init='documents', doc_iter=5``
+        it beats BigARTM's PLSA over time on KOS, NIPS and Gutenberg paragraphs and ends
+        below EM on KOS and Gutenberg (``docs/guide/benchmarks.md``). See
+        :mod:`latentkit.topic._plsa_sweeps`.
     fold_in_max_iter : int, default 100
         EM sweeps per document when folding in new documents (transform, perplexity, elbo).
     fold_in_tol : float, default 1e-8
@@ -374,11 +375,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         return data
 
     def _data_summary(self, data):
-        # CountSummary.of's columns by counting, not sorting (np.unique was a third of the
-        # first iteration on KOS); the same sorted distinct columns
-        X = data.X
-        used = np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
-        return CountSummary(X.shape[0], X.data.sum(), np.flatnonzero(used))
+        return CountSummary.of(data.X)
 
     def _set_data_defaults(self, summary):
         check_dense_width(self.n_features_in_, summary.columns.size, int(self.n_components),
