@@ -598,7 +598,11 @@ class SpectralHMM(_SpectralBase):
         dict
             ``'startprob'`` (n_components,), ``'transmat'`` (n_components, n_components),
             ``'emissionprob'`` (n_components, n_features): standard deviations over the
-            resamples, states as in the fitted attributes; ``'block_length'`` (int).
+            resamples, states as in the fitted attributes; ``'block_length'`` (int). For an
+            interval use ``est +- t * se`` with ``t`` the Student-t quantile of
+            ``n_resamples - 1`` degrees of freedom (the standard errors of few resamples are
+            themselves noisy); so used they cover transitions and emissions at the nominal
+            rate (docs/guide/spectral.md).
 
         Raises
         ------
