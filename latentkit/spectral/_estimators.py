@@ -452,11 +452,6 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
         return self
 
 
-#: 'auto' averages all three views when sigma_k / sigma_1 of P_13 is at least this fraction of
-#: the worse adjacent pair's (SpectralHMM's target_view)
-_ALL_VIEWS_CONDITIONING = 0.5
-
-
 class SpectralHMM(_SpectralBase):
     """Discrete (categorical) hidden Markov model by the method of moments.
 
@@ -486,15 +481,16 @@ class SpectralHMM(_SpectralBase):
         it inverts ``P_23``, ``P_13`` or ``P_12`` respectively. 'adjacent': both variants that
         invert only an adjacent pair (views 1 and 3), their emission matrices and middle-state
         laws averaged after matching the states (l1), then the transition matrix from the
-        average. 'all': the three variants averaged so. 'auto', by the conditioning of the
-        pair moments (``sigma_k / sigma_1``): 2 when ``P_13`` is better conditioned than both
-        adjacent pairs (rarely, for a Markov chain: the two-step moment carries the square of
-        the chain's second eigenvalue, each adjacent pair the eigenvalue itself); 'all' when
-        it is at least half as well conditioned as the worse adjacent pair; else 'adjacent'.
-        Measured (``benchmarks/bench_spectral_hmm.py``'s chains, 1e4-1e6 triples): 'all' has
-        3-10 % smaller errors than 'adjacent' on the sticky and periodic chains (``P_13`` at
-        0.6x and 0.7x), but up to 20 % larger transition errors on the fast-mixing one (0.2x).
-        2 is the estimator of Anandkumar et al. (2014), section 3.3.
+        average. 'all': the three variants averaged so (measured on
+        ``benchmarks/bench_spectral_hmm.py``'s chains, 1e4-1e6 triples: 3-10 % smaller errors
+        than 'adjacent' on the sticky and periodic chains, up to 20 % larger transition errors
+        on the fast-mixing one; but its bootstrap intervals cover the transitions less often,
+        0.79-0.84 at nominal 0.90 on a long sticky sequence, so 'auto' does not take it).
+        'auto', by the conditioning of the pair moments (``sigma_k / sigma_1``): 2 when
+        ``P_13`` is better conditioned than both adjacent pairs (rarely, for a Markov chain: the
+        two-step moment carries the square of the chain's second eigenvalue, each adjacent
+        pair the eigenvalue itself), else 'adjacent'. 2 is the estimator of Anandkumar et al.
+        (2014), section 3.3.
 
     Attributes
     ----------
@@ -646,9 +642,7 @@ class SpectralHMM(_SpectralBase):
         inverted = {3: 0, 1: 1, 2: 2}
         target = self.target_view
         if target == "auto":
-            adjacent = min(cond[0], cond[1])
-            target = (2 if cond[2] > max(cond[0], cond[1]) else
-                      "all" if cond[2] >= _ALL_VIEWS_CONDITIONING * adjacent else "adjacent")
+            target = 2 if cond[2] > max(cond[0], cond[1]) else "adjacent"
         views = {"adjacent": (1, 3), "all": (1, 3, 2)}.get(target, (target,))
         fits = []
         for view in views:

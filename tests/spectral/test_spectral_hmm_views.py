@@ -83,15 +83,17 @@ def test_adjacent_pairs_beat_the_middle_view_on_a_fast_mixing_chain():
     assert new[1] < 0.7 * old[1]
 
 
-def test_auto_averages_all_three_views_when_the_two_step_pair_is_well_conditioned():
-    # sticky chain (second eigenvalue 0.6): sigma_k / sigma_1 of P_13 is 0.6x the adjacent
-    # pairs' -> 'auto' averages the three variants; exact on population moments; on 3e4
-    # independent triples (12 replicates) its errors are below the adjacent pairs' alone
+def test_all_three_views_beat_the_adjacent_pairs_on_a_sticky_chain():
+    # sticky chain (second eigenvalue 0.6, sigma_k / sigma_1 of P_13 0.6x the adjacent
+    # pairs'): target_view='all' averages the three variants; exact on population moments
+    # (and 'auto' keeps the adjacent pairs); on 3e4 independent triples (12 replicates) its
+    # errors are below the adjacent pairs' alone
     A, B, pi = fast_chain(0.9)
     mom = HMMMoments.population(pi, A, B)
     cond = mom.pair_conditioning()
     assert 0.5 * cond[:2].min() <= cond[2] < cond[:2].min()
-    est = SpectralHMM(3, random_state=0)._fit_moments(mom)
+    assert SpectralHMM(3, random_state=0)._fit_moments(mom).target_view_ == "adjacent"
+    est = SpectralHMM(3, random_state=0, target_view="all")._fit_moments(mom)
     assert est.target_view_ == "all" and est.conditioning_ == pytest.approx(cond[2])
     perm, _ = match_components(B, est.emissionprob_, "l1")
     np.testing.assert_allclose(est.transmat_[np.ix_(perm, perm)], A, atol=1e-12)
