@@ -12,7 +12,17 @@ largest transition error (max abs), and, for comparison, the transition error of
 previous recovery from ``P_23`` alone (``T = O^+ P_32 (O^T)^+ diag(w)^-1``, clipped, from the
 same fitted emissions). Then the log-log slopes of the errors against n (least squares over
 the five sizes and over the three largest; -0.5 for an n^-1/2 rate) and the ratio transition /
-emission error at 1e6.
+emission error at 1e6, and the slope of each decade.
+
+Then, beyond what can be sampled: the counts of the m^3 = 512 cells of independent triples are
+multinomial(n, P_123), so drawing those counts (``HMMMoments.from_windows`` with the cells as
+windows and the counts as weights) gives moments with exactly the law of n sampled triples, up
+to n = 1e9. Printed per chain: the population conditioning (``sigma_k / sigma_1`` of P_12 and
+P_13, ``sigma_k`` of the transition matrix), the emission error of the state-blind guess (every
+state emits the marginal law: where the errors saturate), and per n the errors times sqrt(n)
+(constant at an n^-1/2 rate), the transition error from the *true* emissions (the part of the
+transition error that is not inherited from the emissions) and the per-decade slopes; and at
+1e6 and 1e8 the errors of every ``target_view`` on the same counts.
 
 Run:  python benchmarks/bench_spectral_hmm.py [--replicates 10]
 """
@@ -26,6 +36,7 @@ from latentkit.spectral import HMMMoments, SpectralHMM
 from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
 
 SIZES = (10 ** 4, 3 * 10 ** 4, 10 ** 5, 3 * 10 ** 5, 10 ** 6)
+CELL_SIZES = tuple(10 ** e for e in range(4, 10))
 
 
 def chains():
@@ -49,6 +60,70 @@ def p23_only(mom, O, w):
 
 def slope(ns, errs):
     return float(np.polyfit(np.log(ns), np.log(errs), 1)[0])
+
+
+def decade_slopes(ns, errs):
+    """Slope of log error over each decade of n (the sizes 10^a, 10^(a+1), ...)."""
+    pick = [i for i, n in enumerate(ns) if abs(np.log10(n) - round(np.log10(n))) < 1e-9]
+    return [slope([ns[i], ns[j]], [errs[i], errs[j]]) for i, j in zip(pick[:-1], pick[1:])]
+
+
+def cell_moments(P123, n, rng):
+    """Moments of n independent triples drawn as multinomial counts of the m^3 cells."""
+    m = P123.shape[0]
+    p = np.maximum(P123.ravel(), 0.0)
+    counts = rng.multinomial(int(n), p / p.sum()).astype(np.float64)
+    cells = np.arange(m ** 3, dtype=np.int64)
+    return HMMMoments.from_windows(cells // (m * m), cells // m % m, cells % m, m, 3,
+                                   weights=counts)
+
+
+def errors(est, pi, A, B):
+    perm, _ = match_components(B, est.emissionprob_, "l1")
+    return (np.abs(est.emissionprob_[perm] - B).sum(axis=1).max(),
+            np.abs(est.transmat_[np.ix_(perm, perm)] - A).max())
+
+
+def beyond_sampling(name, pi, A, B, R):
+    pop = HMMMoments.population(pi, A, B)
+    cond = pop.pair_conditioning()
+    marg = pi @ A @ B  # law of x_2: every state emitting it knows nothing of the states
+    blind = np.abs(B - marg).sum(axis=1).max()
+    print(f"\n{name}, moments of n triples drawn as cell counts: population sigma_k/sigma_1 "
+          f"P_12 {cond[0]:.4f}, P_13 {cond[2]:.4f}; sigma_k(A) "
+          f"{np.linalg.svd(A, compute_uv=False)[-1]:.3f}; state-blind emission error {blind:.3f}")
+    print(f"{'n':>8} {'emission L1':>11} {'transition':>10} {'em*sqrt(n)':>10} "
+          f"{'tr*sqrt(n)':>10} {'tr|true O *sqrt(n)':>18}")
+    e, t = [], []
+    for n in CELL_SIZES:
+        ee, tt, tO = [], [], []
+        for r in range(R):
+            mom = cell_moments(pop.P123, n, np.random.default_rng(r))
+            est = SpectralHMM(3, n_features=8, random_state=r)._fit_moments(mom)
+            a, b = errors(est, pi, A, B)
+            ee.append(a)
+            tt.append(b)
+            tO.append(np.abs(mom.params_from_emission(B.T, pi)[1] - A).max())
+        e.append(np.mean(ee))
+        t.append(np.mean(tt))
+        rn = np.sqrt(n)
+        print(f"{n:8.0e} {e[-1]:11.4f} {t[-1]:10.4f} {e[-1] * rn:10.1f} {t[-1] * rn:10.1f} "
+              f"{np.mean(tO) * rn:18.1f}")
+    print("per-decade slopes: emission " + " ".join(f"{v:+.2f}" for v in
+                                                   decade_slopes(CELL_SIZES, e))
+          + "; transition " + " ".join(f"{v:+.2f}" for v in decade_slopes(CELL_SIZES, t))
+          + f"; 1e6-1e9: emission {slope(CELL_SIZES[2:], e[2:]):+.2f}, transition "
+          f"{slope(CELL_SIZES[2:], t[2:]):+.2f}")
+    for n in (10 ** 6, 10 ** 8):  # every view symmetrisation on the same cell counts
+        row = []
+        for view in ("adjacent", 1, 3, 2):
+            errs = [errors(SpectralHMM(3, n_features=8, random_state=r, target_view=view)
+                           ._fit_moments(cell_moments(pop.P123, n, np.random.default_rng(r))),
+                           pi, A, B) for r in range(R)]
+            row.append(f"{view}: {np.mean(errs, axis=0)[0] * np.sqrt(n):.1f} / "
+                       f"{np.mean(errs, axis=0)[1] * np.sqrt(n):.1f}")
+        print(f"target_view at {n:.0e}, emission / transition error * sqrt(n): "
+              + ", ".join(row))
 
 
 def main():
@@ -85,6 +160,11 @@ def main():
               f"1e5-1e6: emission {slope(SIZES[2:], e[2:]):+.2f}, transition "
               f"{slope(SIZES[2:], t[2:]):+.2f}; at 1e6 transition / emission = "
               f"{t[-1] / e[-1]:.2f} (P23 only {old[-1] / e[-1]:.2f})")
+        print("per-decade slopes (1e4-1e5, 1e5-1e6): emission "
+              + " ".join(f"{v:+.2f}" for v in decade_slopes(SIZES, e)) + ", transition "
+              + " ".join(f"{v:+.2f}" for v in decade_slopes(SIZES, t)))
+    for name, pi, A, B in chains():
+        beyond_sampling(name, pi, A, B, R)
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
 

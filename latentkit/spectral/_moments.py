@@ -336,6 +336,42 @@ def _normalise_columns(V):
     return np.where(s > 0, V / np.where(s > 0, s, 1.0), 1.0 / V.shape[0])
 
 
+def transitions_from_pairs(Op, P12, P23):
+    """Joint laws of consecutive states and the transition matrix from both adjacent pairs.
+
+    With ``O`` the conditional means of the observations' features given the state
+    (``O[:, j] = E[phi(x) | h = j]``, one-hot symbols for a categorical HMM; the features
+    include a constant for a feature map) and ``Op`` its pseudo-inverse, ``P_12 = O diag(pi)
+    T O^T`` and ``P_23 = O diag(w) T O^T`` (``pi``, ``w`` the laws of h1, h2), so
+    ``S_12 = Op P_12 Op^T`` and ``S_23 = Op P_23 Op^T`` are the joint laws of (h1, h2) and
+    (h2, h3), each with rows proportional to those of ``T``. Both are clipped at 0 (laws are
+    non-negative) and ``T`` is the row-normalised ``S_12 + S_23`` (rows on the simplex;
+    uniform where a row has no mass). Exact on population moments.
+
+    Parameters
+    ----------
+    Op : ndarray of shape (k, F)
+        Pseudo-inverse of the conditional means (F features, k states).
+    P12, P23 : ndarray of shape (F, F)
+        ``E[phi(x_1) phi(x_2)^T]`` and ``E[phi(x_2) phi(x_3)^T]``.
+
+    Returns
+    -------
+    S12, S23 : ndarray of shape (k, k)
+        The clipped joint laws.
+    transmat : ndarray of shape (k, k)
+        Rows sum to 1 (``transmat[i, j] = P(h_{t+1} = j | h_t = i)``).
+
+    Notes
+    -----
+    Source: SPECTRAL_NOTES.md section 1.5 (``P_23`` alone, through ``w``); both pairs pooled
+    for issue 32.
+    """
+    S12 = np.maximum(Op @ P12 @ Op.T, 0.0)  # joint law of (h1, h2)
+    S23 = np.maximum(Op @ P23 @ Op.T, 0.0)  # joint law of (h2, h3)
+    return S12, S23, _normalise_columns((S12 + S23).T).T
+
+
 def window_starts(lengths):
     """First positions of the windows of three consecutive observations inside each sequence,
     in order: int64 array of shape (sum(max(lengths - 2, 0)),) (``lengths`` non-negative)."""
@@ -582,10 +618,7 @@ class HMMMoments:
         startprob : (k,), transmat : (k, k) row-stochastic (``transmat[i, j] = P(j | i)``),
         emissionprob : (k, m) rows on the simplex, middle_weights : (k,)
         """
-        Op = np.linalg.pinv(O)
-        S12 = np.maximum(Op @ self.P12 @ Op.T, 0.0)  # joint law of (h1, h2)
-        S23 = np.maximum(Op @ self.P23 @ Op.T, 0.0)  # joint law of (h2, h3)
-        Tm = _normalise_columns((S12 + S23).T).T
+        S12, S23, Tm = transitions_from_pairs(np.linalg.pinv(O), self.P12, self.P23)
         pi = _normalise_columns(S12.sum(axis=1)[:, None])[:, 0]
         mid = S23.sum(axis=1)
         mid = mid / mid.sum() if mid.sum() > 0 else np.asarray(w, dtype=float)

@@ -21,16 +21,18 @@ section 3.3, Theorem 3.6). It is the categorical estimator of
 ``p = max(2, ceil((K - 1) / D))`` so that ``K <= 1 + p D`` (a univariate series such as the
 earthquake counts still identifies several states) and the first two powers give each state's
 mean and variance: ``E[x | h = j]`` and ``Var[x | h = j] = E[x^2 | h = j] - E[x | h = j]^2``
-per feature. The transition matrix follows from ``P_23 = M diag(w) A M^T``:
-``A = diag(w)^-1 M^+ P_23 M^+T`` (SPECTRAL_NOTES.md section 1.5, with ``phi`` for the one-hot
-map).
+per feature. The transition matrix follows from both adjacent pairs, ``P_12 = M diag(pi) A
+M^T`` and ``P_23 = M diag(w) A M^T``: the joint laws of consecutive states ``M^+ P_12 M^+T``
+and ``M^+ P_23 M^+T``, clipped at 0, pooled and normalised by rows
+(:func:`~latentkit.spectral._moments.transitions_from_pairs`, the estimator of
+:class:`~latentkit.spectral.SpectralHMM`; SPECTRAL_NOTES.md section 1.5 uses ``P_23`` alone).
 """
 
 import math
 
 import numpy as np
 
-from ._moments import three_view_moments
+from ._moments import three_view_moments, transitions_from_pairs
 from ._power import robust_tensor_power
 from ._tensors import SymmetricTensor
 from ._whitening import whiten
@@ -92,7 +94,7 @@ def multiview_estimate(X, offsets, K, rng, target_view=2):
     ``target_view`` 2 symmetrises towards the middle view (inverts ``P_13``, whose k-th
     singular value carries the square of the chain's second eigenvalue); 3 towards the last
     view (inverts only the adjacent pair ``P_12``; the emission means then follow from
-    ``P_23 = O diag(w) M_3^T`` and the transitions from ``M_3 = O A^T``: the adjacent-pair
+    ``P_23 = O diag(w) M_3^T``, the transitions from both adjacent pairs: the adjacent-pair
     idea of :class:`~latentkit.spectral.SpectralHMM`'s ``target_view``). Measured on planted
     3-state Gaussian chains (D = 2, T = 20000, self-transition 0.9 / 0.6 / 0.45), the middle
     view's emission means were as accurate or better (max L1 error 0.03 / 0.06 / 1.0 against
@@ -113,11 +115,9 @@ def multiview_estimate(X, offsets, K, rng, target_view=2):
         raise Degenerate(f"too few triples: {nw} windows of 3 consecutive observations, "
                          f"fewer than {_MIN_WINDOWS_PER_CELL} n_components n_moments = "
                          f"{_MIN_WINDOWS_PER_CELL * K * F}")
-    P23 = A2.T @ A3 / nw
+    P12, P23 = A1.T @ A2 / nw, A2.T @ A3 / nw
     if target_view == 2:
         Mu, w = _decompose_views(A1, A3, A2, K, rng)  # emission means: the middle view's
-        Mp = np.linalg.pinv(Mu)
-        A = (Mp @ P23 @ Mp.T) / w[:, None]  # P_23 = O diag(w) A O^T
     else:
         M3, w = _decompose_views(A1, A2, A3, K, rng)  # E[phi(x_3) | h_2 = j]
         Mu = P23 @ np.linalg.pinv(M3.T) / w[None, :]  # P_23 = O diag(w) M_3^T
@@ -126,7 +126,8 @@ def multiview_estimate(X, offsets, K, rng, target_view=2):
             raise Degenerate("the constant feature is not recovered (ill-conditioned "
                              "moments)")
         Mu = Mu / c
-        A = (np.linalg.pinv(Mu) @ M3).T  # M_3 = O A^T
+    # P_12 = O diag(pi) A O^T, P_23 = O diag(w) A O^T: both adjacent pairs, as SpectralHMM
+    A = transitions_from_pairs(np.linalg.pinv(Mu), P12, P23)[2]
     if not np.all(np.isfinite(A)):
         raise Degenerate("non-finite transition estimate")
     mean_z = Mu[1:1 + D].T

@@ -150,3 +150,44 @@ def test_last_view_variant_recovers_a_slow_chain():
     assert err.max() < 0.1
     np.testing.assert_allclose(A[np.ix_(perm, perm)], A3, atol=0.03)
     np.testing.assert_allclose(w[perm], np.bincount(z, minlength=3) / z.size, atol=0.03)
+
+
+def test_feature_map_transitions_from_both_pairs_exact_on_population_moments():
+    # conditional means of phi = (1, z, z^2) of 3 Gaussian states in 2 features; a first state
+    # away from the stationary law, so P_12 and P_23 differ
+    from latentkit.spectral._moments import transitions_from_pairs
+
+    mean = np.array([[0.0, 1.0, -1.0], [0.5, -1.0, 1.5]])  # (D, K)
+    var = np.array([[1.0, 0.5, 2.0], [0.3, 1.0, 0.7]])
+    M = np.vstack([np.ones(3), mean, mean ** 2 + var])  # (F = 5, K)
+    A = np.array([[0.7, 0.2, 0.1], [0.3, 0.4, 0.3], [0.05, 0.15, 0.8]])
+    pi = np.array([0.6, 0.1, 0.3])
+    w = pi @ A
+    P12 = M @ (pi[:, None] * A) @ M.T
+    P23 = M @ (w[:, None] * A) @ M.T
+    S12, S23, T = transitions_from_pairs(np.linalg.pinv(M), P12, P23)
+    np.testing.assert_allclose(T, A, atol=1e-12)
+    np.testing.assert_allclose(S12, pi[:, None] * A, atol=1e-12)
+    np.testing.assert_allclose(S23, w[:, None] * A, atol=1e-12)
+
+
+def test_gaussian_start_takes_transitions_from_both_adjacent_pairs():
+    # many short sequences whose first state is not stationary: the estimator's transitions are
+    # those of SpectralHMM's recovery (both pairs pooled), recomputed from the same windows
+    from latentkit.spectral._moments import transitions_from_pairs
+    from latentkit.spectral._multiview import multiview_estimate
+
+    rng = np.random.default_rng(3)
+    mu = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    z = np.concatenate([_chain(A3, 5, rng, start=0) for _ in range(4000)])
+    X = mu[z] + rng.normal(size=(z.size, 2)) * 0.7
+    offsets = check_lengths([5] * 4000, z.size)
+    mz, sq, w, A, loc, scale = multiview_estimate(X, offsets, 3, np.random.default_rng(0))
+    Z = (X - loc) / scale
+    a1, a2, a3 = three_view_moments(np.hstack([np.ones((z.size, 1)), Z, Z ** 2]), offsets)
+    Mp = np.linalg.pinv(np.vstack([np.ones(3), mz.T, sq.T]))
+    expect = transitions_from_pairs(Mp, a1.T @ a2 / len(a1), a2.T @ a3 / len(a1))[2]
+    np.testing.assert_allclose(A, expect, atol=1e-10)
+    perm, err = match_components(mu, loc + scale * mz)
+    assert err.max() < 0.15
+    np.testing.assert_allclose(A[np.ix_(perm, perm)], A3, atol=0.05)
