@@ -43,3 +43,24 @@ def browser():
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _blas_on_one_thread():
+    """BLAS on one thread for the test process (measured, issue isuite: scikit-learn's
+    BayesianGaussianMixture on Old Faithful, 5 fits, 36 CPU s with OpenBLAS's threads on a
+    loaded 2-core machine, 1.7 s on one). The tests use small matrices, on which threaded BLAS
+    only synchronises; latentkit's own fits already run BLAS on one thread inside
+    (``latentkit._utils.threads``), so this changes the tests' own NumPy/SciPy oracles and
+    the peer libraries only. Tests of the thread counts set their own limits inside (3 in
+    ``test_process_state.py``, 2 in ``parallel/test_blas_scope.py``); subprocesses keep their
+    defaults. ``LATENTKIT_TEST_BLAS_THREADS=default`` leaves BLAS as it is (to measure the
+    difference)."""
+    if os.environ.get("LATENTKIT_TEST_BLAS_THREADS") == "default":
+        yield
+        return
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS, so that the limit covers it)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield

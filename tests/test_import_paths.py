@@ -101,6 +101,20 @@ def test_the_hmm_starts_moved_to_sequence_with_a_warning():
         assert name in sequence.__all__ and name not in spectral.__all__
 
 
+def test_from_import_of_a_moved_name_warns_once():
+    """``from package import name`` looks the name up twice (the import system's ``hasattr``
+    probe, then the statement): one warning, at this line."""
+    import warnings
+
+    for name in ("spectral_init_hmm", "spectral_init_gmm", "spectral_init_lda"):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            exec(f"from latentkit.spectral import {name}", {"__name__": "user_code"})
+        deprecations = [w for w in rec if issubclass(w.category, DeprecationWarning)]
+        assert len(deprecations) == 1, [str(w.message) for w in deprecations]
+        assert f"latentkit.spectral.{name} is deprecated" in str(deprecations[0].message)
+
+
 def test_moved_names_have_one_home():
     from latentkit import exceptions, mixture, spectral, topic
     from latentkit._utils import words

@@ -29,6 +29,7 @@ All say the release the old name goes away (``REMOVED_IN``).
 import functools
 import importlib
 import inspect
+import sys
 import warnings
 
 from .user_frame import user_stacklevel
@@ -173,6 +174,10 @@ def moved_names(module, moved, lazy=None):
 
     def __getattr__(name):
         if name in moved:
+            if _from_import_probe():
+                # ``from module import name`` asks twice: the import system's
+                # ``hasattr`` probe, then the statement's own lookup; warn on the second only
+                return getattr(importlib.import_module(moved[name]), name)
             warnings.warn(f"{module}.{name} is deprecated and will be removed in latentkit "
                           f"{REMOVED_IN}; use {moved[name]}.{name} instead.", DeprecationWarning,
                           stacklevel=user_stacklevel())
@@ -182,6 +187,15 @@ def moved_names(module, moved, lazy=None):
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+def _from_import_probe():
+    """Whether the module ``__getattr__`` calling this was called by the import system's
+    ``_handle_fromlist`` (its ``hasattr`` check of a ``from package import name``), which is
+    followed by the statement's own lookup of the same name."""
+    frame = sys._getframe(2)   # 0: this function, 1: __getattr__, 2: who asked for the name
+    return (frame.f_code.co_name == "_handle_fromlist"
+            and frame.f_globals.get("__name__") == "importlib._bootstrap")
 
 
 def moved_parameters(owner, names, new):

@@ -377,15 +377,19 @@ def check_dense_width(width, n_used, n_rows, *, name="X", unit="columns", owner=
             + (f"; {alternative}." if alternative else "."))
 
 
-def check_lengths(lengths, n_samples):
+def check_lengths(lengths, n_samples, min_length=1):
     """Validate ``lengths`` and return sequence offsets.
 
     Parameters
     ----------
     lengths : None or array-like of int of shape (n_sequences,)
         Length of each sequence stacked in ``X`` (hmmlearn's convention). None: one sequence.
+        A bare number is refused (``lengths=[n]`` is one sequence of ``n`` steps).
     n_samples : int
         Number of rows of ``X``.
+    min_length : int, default=1
+        The shortest sequence allowed (0: empty sequences are allowed, as the spectral HMM
+        moments take them).
 
     Returns
     -------
@@ -398,13 +402,15 @@ def check_lengths(lengths, n_samples):
         Non-integer, negative, zero or longer-than-X lengths (naming the sequence), or lengths
         whose sum is not ``n_samples``.
     TypeError
-        Non-numeric lengths.
+        Non-numeric lengths, or a bare number instead of a sequence.
     """
     if lengths is None:
         return np.array([0, n_samples], dtype=np.int64)
     arr = np.asarray(lengths)
     if arr.ndim == 0:
-        arr = arr.reshape(1)
+        raise InputTypeError(f"lengths must be a sequence of ints (one length per stacked "
+                             f"sequence), got the single value {arr.item()!r}; for one sequence "
+                             f"give lengths=[{n_samples}] or leave lengths=None.")
     if arr.ndim != 1:
         raise InputError(f"lengths must be a 1-D array of sequence lengths, got shape {arr.shape}.")
     if arr.size == 0:
@@ -414,12 +420,13 @@ def check_lengths(lengths, n_samples):
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise InputError(f"lengths must contain integers, got {arr.tolist()!r}.")
-    bad = np.flatnonzero(arr <= 0)
+    bad = np.flatnonzero(arr < min_length)
     if bad.size:
         s = int(bad[0])
         raise InputError(f"lengths[{s}] = {arr[s].item():.0f}: every sequence must have at "
-                         "least one time step (zero-length and negative lengths are not "
-                         "allowed).")
+                         + ("least one time step (zero-length and negative lengths are not "
+                            "allowed)." if min_length == 1 else
+                            f"least {min_length} time steps."))
     long = np.flatnonzero(arr > n_samples)  # before the cast and the sum, which could wrap
     if long.size:
         s = int(long[0])

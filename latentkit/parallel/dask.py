@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.chunking import split_sequences
+from .._utils.validation import check_lengths
 from .._engine.hook_state import deferred_data_defaults
 from ..exceptions import InputError
 
@@ -135,9 +136,7 @@ class DaskData:
                 raise InputError(f"A Dask array X must be 2-D, got {X.ndim} dimensions.")
             X = X.rechunk({1: -1})
             if lengths is not None:
-                lengths = np.asarray(lengths)
-                if lengths.sum() != X.shape[0]:
-                    raise InputError(f"lengths sum to {lengths.sum()}, but X has {X.shape[0]} rows.")
+                lengths = np.diff(check_lengths(lengths, X.shape[0]))
                 sizes, per_block = _sequence_chunks(lengths, X.chunks[0])
                 X = X.rechunk({0: sizes})
                 block_params = [{**fit_params, "lengths": lb} for lb in per_block]

@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .._utils.validation import check_array, check_counts, check_dense_width, check_scalar
+from .._utils.validation import (check_array, check_counts, check_dense_width, check_lengths,
+                                 check_scalar)
 from ._tensors import ImplicitMomentTensor
 from .._utils.summaries import MomentSummary
 from .._utils.summaries import check_second_moments as _check_second_moments
@@ -443,11 +444,7 @@ class HMMMoments:
         k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
         if k > m:
             raise InputError(f"n_components={k} exceeds the number of symbols {m}.")
-        if lengths is None:
-            lengths = np.array([arr.size])
-        lengths = np.asarray(lengths, dtype=np.int64)
-        if lengths.sum() != arr.size or np.any(lengths < 0):
-            raise InputError(f"lengths must be non-negative and sum to {arr.size}, got sum {lengths.sum()}.")
+        lengths = np.diff(check_lengths(lengths, arr.size, min_length=0))
         idx = window_starts(lengths)
         if idx.size == 0:
             raise InputError("no sequence has 3 consecutive observations; the three-view "

@@ -23,15 +23,17 @@ is ``-sum_k KL(Dir(lambda_k) || Dir(eta_k))`` with the current eta.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.special import gammaln, polygamma, psi
 
+from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_scalar
 from ..base import stats_dataclass
 from ._lda_estep import LDAStats
 from ._seeding import seeded_prior
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import ConvergenceWarning, InputError, InputTypeError
 
 __all__ = ["LDAPriorStats", "dirichlet_newton_step", "fit_dirichlet_prior",
            "asymmetric_prior", "validate_priors", "start_priors", "update_priors",
@@ -224,6 +226,8 @@ def dirichlet_newton_step(prior, n, logphat, rho=1.0):
     of Dirichlet distribution parameters"; gensim ``ldamodel.update_dir_prior``.
     """
     prior = np.asarray(prior, dtype=np.float64)
+    if prior.size == 1:  # one component: the objective does not depend on a (closed form)
+        return prior.copy()
     updated = rho * _newton_direction(prior, n, logphat) + prior
     return updated if np.all(updated > 0) else prior.copy()
 
@@ -269,6 +273,8 @@ def fit_dirichlet_prior(prior, n, logphat, max_iter=MAX_NEWTON, tol=NEWTON_TOL):
     Blei, Ng & Jordan (2003), appendix A.4.2; Minka (2000), section 1 (concavity, Newton).
     """
     a = np.array(prior, dtype=np.float64, copy=True)
+    if a.size == 1:  # one component: the objective is constant (logphat = 0), any a maximises
+        return a
     f = _objective(a, n, logphat)
     for _ in range(int(max_iter)):
         d = _newton_direction(a, n, logphat)
@@ -302,6 +308,9 @@ def update_priors(model, stats, step_size):
     if learns_alpha(model) and stats.n > 0:
         logphat = stats.elog_theta / stats.n
         a = model.doc_topic_prior_
+        if batch and stats.n == 1 and a.size > 1:
+            _warn_single_draw(model, "doc_topic_prior", a, "one document",
+                              "more documents")
         model.doc_topic_prior_ = (fit_dirichlet_prior(a, stats.n, logphat) if batch else
                                   dirichlet_newton_step(a, stats.n, logphat, step_size))
     if learns_eta(model):
@@ -310,5 +319,19 @@ def update_priors(model, stats, step_size):
         K = float(lam.shape[0])
         logphat = elog_beta.sum(axis=0) / K
         e = model.topic_word_prior_
+        if K == 1 and e.size > 1:
+            _warn_single_draw(model, "topic_word_prior", e, "one topic", "n_components > 1")
         model.topic_word_prior_ = (fit_dirichlet_prior(e, K, logphat) if batch else
                                    dirichlet_newton_step(e, K, logphat, step_size))
+
+
+def _warn_single_draw(model, name, prior, what, remedy):
+    """The learned prior sees a single Dirichlet draw (``what``): its empirical-Bayes estimate
+    does not exist (from one draw the evidence grows without bound with the prior's scale), so
+    every M-step moves it further. A ``ConvergenceWarning`` once per run: on the update that
+    leaves the start value ``1 / n_components`` (:func:`start_priors`)."""
+    if np.all(prior == 1.0 / float(model.n_components)):
+        warnings.warn(f"{name}='auto' learns a Dirichlet prior from a single draw ({what}): its "
+                      f"empirical-Bayes estimate does not exist (it grows without bound with "
+                      f"every iteration), so {name}_ is not an estimate; give a fixed {name} "
+                      f"or {remedy}.", ConvergenceWarning, stacklevel=user_stacklevel())

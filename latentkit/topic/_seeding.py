@@ -27,6 +27,10 @@ from ..exceptions import (SeedWordError, InputError, InputTypeError)  # defined 
 
 __all__ = ["SeedWordError", "resolve_seed_topics", "seeded_prior", "read_seed_words"]
 
+#: The largest extra prior mass ``c n_w`` of a seed word: the ELBO takes log-gamma of the
+#: prior's row sums, which overflows near 2.5e305; the margin covers sums over words and topics.
+MAX_SEED_MASS = 1e300
+
 
 def _check_mapping(seed_topics, K):
     if not isinstance(seed_topics, dict):
@@ -125,16 +129,23 @@ def seeded_prior(model, eta, n_components, n_features, word_counts):
     Raises
     ------
     TypeError, ValueError, SeedWordError
-        As :func:`resolve_seed_topics`; ``seed_confidence`` not > 0.
+        As :func:`resolve_seed_topics`; ``seed_confidence`` not > 0, or so large that a seed
+        word's extra mass ``seed_confidence * n_w`` exceeds :data:`MAX_SEED_MASS` (1e300).
     """
     c = float(check_scalar(model.seed_confidence, "seed_confidence", numbers.Real, low=0.0,
                            low_inclusive=False))
     K, V = int(n_components), int(n_features)
     seeds = resolve_seed_topics(model.seed_topics, K, V, getattr(model, "feature_names_in_", None))
     prior = np.array(np.broadcast_to(np.asarray(eta, dtype=np.float64), (K, V)), copy=True)
-    mass = c * np.maximum(np.asarray(word_counts, dtype=np.float64), 1.0)
+    counts = np.maximum(np.asarray(word_counts, dtype=np.float64), 1.0)
+    n_max = max((float(counts[ids].max()) for ids in seeds.values()), default=1.0)
+    if c > MAX_SEED_MASS / n_max:
+        raise InputError(f"seed_confidence={c:g} is too large: a seed word's extra prior mass "
+                         f"seed_confidence * n_w (n_w its training count, here up to {n_max:g}) "
+                         f"must be at most {MAX_SEED_MASS:g}; give 0 < seed_confidence <= "
+                         f"{MAX_SEED_MASS / n_max:.3g}.")
     for k, ids in seeds.items():
-        prior[k, ids] += mass[ids]
+        prior[k, ids] += c * counts[ids]
     return prior
 
 
