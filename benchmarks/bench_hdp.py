@@ -63,6 +63,7 @@ CORPORA = ("kos", "nips", "gutenberg")
 ALPHA, GAMMA, ETA = 1.0, 1.0, 0.01
 TOMOTOPY_ITERS = (1, 2, 5, 10, 20, 50, 100, 150, 200, 300, 400, 600, 800, 1000)
 LIVE_SHARE = 0.01
+START_SHARE, START_SWEEPS = 1.0, 20   # latentkit's subsample start (hdp_subsample_start)
 POINT_SCALE = 1e8
 
 
@@ -73,16 +74,25 @@ def live_topics(lam, eta):
     return lam[mass > LIVE_SHARE * mass.sum()]
 
 
-def run_latentkit(train, T, K, budget, seed, init="random", warmup=None):
+def run_latentkit(train, T, K, budget, seed, init="random", warmup=None, subsample=None):
+    """Batch VB, a snapshot per iteration. ``subsample`` (a share of the documents): start
+    from :func:`latentkit.topic.hdp_subsample_start`, its CVB0 sweeps timed and snapshotted
+    (the start is a model of its own), then batch VB from its topics and sticks."""
     from latentkit import HierarchicalDirichletProcess
+    from latentkit.topic import hdp_subsample_start
 
     rec = Recorder(budget)
+    rec.start()
+    if subsample is not None:
+        init = hdp_subsample_start(train, T, n_doc_components=K, concentration=GAMMA,
+                                   doc_concentration=ALPHA, topic_word_prior=ETA,
+                                   subsample=subsample, n_sweeps=START_SWEEPS,
+                                   random_state=seed, callback=lambda s, lam: rec.record(lam))
     model = HierarchicalDirichletProcess(
         T, n_doc_components=K, concentration=GAMMA, doc_concentration=ALPHA,
         topic_word_prior=ETA, max_iter=100000, tol=0, init=init, random_state=seed,
         warmup_doc_update_iter=warmup,
         callback=lambda m, it, e: rec.record(m.components_))
-    rec.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(train)
@@ -170,6 +180,10 @@ def main(argv=None):
     ap.add_argument("-T", type=int, default=50, help="corpus truncation (default 50)")
     ap.add_argument("-K", type=int, default=10, help="document truncation (default 10)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--methods", default="latentkit,latentkit-random,gensim,tomotopy",
+                    help="comma-separated, from latentkit, latentkit-random, gensim, tomotopy")
+    ap.add_argument("--start-share", type=float, default=START_SHARE,
+                    help="latentkit's subsample start: share of the documents (default 1)")
     ap.add_argument("--out", default=".")
     args = ap.parse_args(argv)
     from latentkit.topic import coherence
@@ -177,26 +191,31 @@ def main(argv=None):
     print("uptime at start:", _uptime())
     # compile latentkit's kernels before timing
     run_latentkit(load_corpus("kos", max_docs=60)[0], 4, 2, 0.0, 0)
+    run_latentkit(load_corpus("kos", max_docs=300)[0], 4, 2, 0.0, 0, subsample=0.5)
     results = {}
     for name in args.corpora.split(","):
         train, test = load_corpus(name, max_docs=args.max_docs, seed=args.seed)
         print(f"\n{name}: {train.shape[0]} training / {test.shape[0]} held-out documents, "
               f"{train.shape[1]} words; T={args.T}, K={args.K}, budget {args.budget:g} s")
-        runs = {"latentkit": run_latentkit(train, args.T, args.K, args.budget, args.seed),
-                "latentkit-warmup4": run_latentkit(train, args.T, args.K, args.budget,
-                                                   args.seed, warmup=4),
-                "gensim": run_gensim(train, args.T, args.K, args.budget, args.seed),
-                "tomotopy": run_tomotopy(train, args.budget, args.seed)}
+        methods = {
+            "latentkit": lambda: run_latentkit(train, args.T, args.K, args.budget, args.seed,
+                                               subsample=args.start_share),
+            "latentkit-random": lambda: run_latentkit(train, args.T, args.K, args.budget,
+                                                      args.seed),
+            "gensim": lambda: run_gensim(train, args.T, args.K, args.budget, args.seed),
+            "tomotopy": lambda: run_tomotopy(train, args.budget, args.seed)}
+        runs = {m: methods[m]() for m in args.methods.split(",")}
         out = {}
         for method, rec in runs.items():
             rows, c = evaluate(rec, test, train, coherence)
             out[method] = {"curve": rows, "c_npmi": c}
         results[name] = out
-        peer_times = sorted({r[0] for m in ("gensim", "tomotopy") for r in out[m]["curve"]})
-        for variant in ("latentkit", "latentkit-warmup4"):
+        peers = [m for m in ("gensim", "tomotopy") if m in out]
+        peer_times = sorted({r[0] for m in peers for r in out[m]["curve"]})
+        for variant in [m for m in ("latentkit", "latentkit-random") if m in out]:
             ours = out[variant]["curve"]
             worse = [(t, at_time(ours, t), m, at_time(out[m]["curve"], t))
-                     for m in ("gensim", "tomotopy") for t in peer_times
+                     for m in peers for t in peer_times
                      if at_time(ours, t) is not None and at_time(out[m]["curve"], t) is not None
                      and at_time(ours, t) > at_time(out[m]["curve"], t)]
             early = [t for t in peer_times if at_time(ours, t) is None]
