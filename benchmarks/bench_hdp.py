@@ -32,17 +32,21 @@ Protocol
   ``doc_topic_prior = 1 / (number of live topics)``.
 * ``c_npmi``: mean NPMI of the top 10 words of the live topics, document co-occurrence on the
   training documents (``bench_lda_curve.npmi``).
-* ``latentkit-warmup4``: the same with ``warmup_doc_update_iter=4`` (4, 8, 16, ... sweeps per
-  document in the first batch iterations).
+* ``latentkit``: the start :func:`latentkit.topic.hdp_subsample_start` (CVB0 of LDA with T
+  topics and alpha / T on ``--start-share`` of the documents, default all, ``START_SWEEPS``
+  = 20 sweeps, each sweep a snapshot: the start is a model of its own, timed from the start
+  of the run), then batch VB from its topics and sticks; ``latentkit-random``: batch VB from
+  the default random start (its first snapshot after its first full iteration).
 * Methods run in turn in one process; ``uptime`` is printed at the start and the end (the
   machine is shared: compare ratios and counts, not seconds across runs).
 
 Output: one table per corpus (perplexity at the end and at the peers' snapshot times, live
 topics, c_npmi) and ``hdp_bench.json`` in ``--out``.
 
-Run (full, several minutes per corpus on 2 cores; reduced in a minute or two):
+Run (full corpora, about 5 minutes per corpus on 2 cores at a 90 s budget; reduced in a
+minute or two):
 
-    python benchmarks/bench_hdp.py
+    python benchmarks/bench_hdp.py --budget 90 --methods latentkit,tomotopy,gensim
     python benchmarks/bench_hdp.py --corpora kos --max-docs 1000 --budget 20
 """
 
@@ -172,6 +176,26 @@ def at_time(rows, t):
     return before[-1][1] if before else None
 
 
+SUMMARY_TIMES = (2.0, 10.0, 30.0)
+
+
+def summary_table(results):
+    """Markdown rows per corpus and method: time of the first topics, held-out perplexity at
+    ``SUMMARY_TIMES`` (the last snapshot by then; '-' before the first) and at the end, live
+    topics and c_npmi at the end."""
+    head = " | ".join(f"at {t:g} s" for t in SUMMARY_TIMES)
+    lines = [f"| corpus | method | first topics (s) | {head} | at the end (s) | live topics "
+             f"| c_npmi |", "|---" * (6 + len(SUMMARY_TIMES)) + "|"]
+    for name, out in results.items():
+        for method, o in out.items():
+            rows = o["curve"]
+            at = " | ".join(str(at_time(rows, t) or "-") for t in SUMMARY_TIMES)
+            c = "n/a" if o["c_npmi"] is None else f"{o['c_npmi']:.3f}"
+            lines.append(f"| {name} | {method} | {rows[0][0]:.2f} | {at} | {rows[-1][1]:.0f} "
+                         f"({rows[-1][0]:.0f}) | {rows[-1][2]} | {c} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpora", default=",".join(CORPORA))
@@ -185,7 +209,13 @@ def main(argv=None):
     ap.add_argument("--start-share", type=float, default=START_SHARE,
                     help="latentkit's subsample start: share of the documents (default 1)")
     ap.add_argument("--out", default=".")
+    ap.add_argument("--summarise", metavar="JSON",
+                    help="print the summary table of a saved hdp_bench.json and stop")
     args = ap.parse_args(argv)
+    if args.summarise:
+        with open(args.summarise) as fh:
+            print(summary_table(json.load(fh)))
+        return
     from latentkit.topic import coherence
 
     print("uptime at start:", _uptime())
@@ -230,6 +260,7 @@ def main(argv=None):
             print(f"| {method} | {len(o['curve'])} | {t:.1f} | {p:.1f} | {k} | {c} |")
         for method, o in out.items():
             print(f"  {method} curve (t, perplexity, live):", o["curve"][:: max(1, len(o["curve"]) // 8)])
+    print("\n" + summary_table(results))
     print("\nuptime at end:", _uptime())
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "hdp_bench.json"), "w") as fh:

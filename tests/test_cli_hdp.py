@@ -75,8 +75,10 @@ def test_select_lda_prints_the_hdp_effective_topics_of_its_training_split(tmp_pa
     assert hand["model"].n_features_in_ == 30
     assert obj["hdp"]["n_effective_components"] == hand["n_effective_components"] == 3
     assert obj["hdp"]["truncation"] == 6 and obj["hdp"]["threshold"] == 0.01
-    status, text = run(argv)   # default truncation: twice the largest K, the same fit
-    assert status == 0 and "HDP: 3 effective topics of T=6 (each > 1% of" in text, text
+    status, text = run(argv)   # default truncation: the largest K
+    n = hdp_effective_components(X[sel.train_index], 3)["n_effective_components"]
+    assert status == 0 and f"HDP: {n} effective topics of T=3 (each > 1% of" in text, text
+    assert ("all T in use" in text) == (n == 3)
     status, text = run([*argv, "--no-hdp"])
     assert status == 0 and "HDP" not in text and "chosen K" in text, text
     status, text = run([*argv, "--hdp-truncation", "0"])

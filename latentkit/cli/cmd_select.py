@@ -90,10 +90,13 @@ def _cmd_select(args, out):
                   f"seed {args.seed}\n")
         out.write(sel.to_text() + "\n")
         if hdp is not None:
-            out.write(f"HDP: {hdp['n_effective_components']} effective topics of "
-                      f"T={hdp['truncation']} (each > {hdp['threshold']:.0%} of the expected "
-                      f"tokens; HierarchicalDirichletProcess on the same training split, "
-                      f"{hdp['seconds']:.1f} s; --no-hdp skips it)\n")
+            n, T = hdp["n_effective_components"], hdp["truncation"]
+            out.write(f"HDP: {n} effective topics of T={T} (each > {hdp['threshold']:.0%} of "
+                      f"the expected tokens; HierarchicalDirichletProcess on the same training "
+                      f"split, {hdp['seconds']:.1f} s; --no-hdp skips it)\n")
+            if n == T:
+                out.write("     all T in use: the truncation bounds the answer "
+                          "(a larger --hdp-truncation lets it say more)\n")
     out.flush()
     if args.plot:
         sel.plot(args.plot)
@@ -104,11 +107,11 @@ def _cmd_select(args, out):
 
 def _hdp_beside(args, X, sel, ks, params):
     """``select lda``: the HDP's effective number of topics on the selection's training split
-    (truncation ``--hdp-truncation``, default twice the largest K), or None (``--no-hdp``,
-    other kinds)."""
+    (truncation ``--hdp-truncation``, default the largest K: the range the table explores; the
+    fit's cost grows with T), or None (``--no-hdp``, other kinds)."""
     if args.kind != "lda" or args.no_hdp:
         return None
-    T = args.hdp_truncation if args.hdp_truncation is not None else 2 * max(ks)
+    T = args.hdp_truncation if args.hdp_truncation is not None else max(ks)
     data = X["data"] if isinstance(X, dict) else X
     extra = {"max_iter": params["max_iter"]} if "max_iter" in params else {}
     return hdp_effective_components(data[sel.train_index], T, random_state=args.seed, **extra)
@@ -147,7 +150,7 @@ def _add_select_args(p, kind):
                        help="skip the hierarchical Dirichlet process fit whose effective number "
                             "of topics is printed beside the table")
         p.add_argument("--hdp-truncation", type=int, default=None, metavar="T",
-                       help="the HDP's corpus truncation (default twice the largest K)")
+                       help="the HDP's corpus truncation (default the largest K)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="save the curves with the chosen K marked")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
