@@ -32,17 +32,21 @@ Protocol
   ``doc_topic_prior = 1 / (number of live topics)``.
 * ``c_npmi``: mean NPMI of the top 10 words of the live topics, document co-occurrence on the
   training documents (``bench_lda_curve.npmi``).
-* ``latentkit-warmup4``: the same with ``warmup_doc_update_iter=4`` (4, 8, 16, ... sweeps per
-  document in the first batch iterations).
+* ``latentkit``: the start :func:`latentkit.topic.hdp_subsample_start` (CVB0 of LDA with T
+  topics and alpha / T on ``--start-share`` of the documents, default all, ``START_SWEEPS``
+  = 20 sweeps, each sweep a snapshot: the start is a model of its own, timed from the start
+  of the run), then batch VB from its topics and sticks; ``latentkit-random``: batch VB from
+  the default random start (its first snapshot after its first full iteration).
 * Methods run in turn in one process; ``uptime`` is printed at the start and the end (the
   machine is shared: compare ratios and counts, not seconds across runs).
 
 Output: one table per corpus (perplexity at the end and at the peers' snapshot times, live
 topics, c_npmi) and ``hdp_bench.json`` in ``--out``.
 
-Run (full, several minutes per corpus on 2 cores; reduced in a minute or two):
+Run (full corpora, about 5 minutes per corpus on 2 cores at a 90 s budget; reduced in a
+minute or two):
 
-    python benchmarks/bench_hdp.py
+    python benchmarks/bench_hdp.py --budget 90 --methods latentkit,tomotopy,gensim
     python benchmarks/bench_hdp.py --corpora kos --max-docs 1000 --budget 20
 """
 
@@ -63,6 +67,7 @@ CORPORA = ("kos", "nips", "gutenberg")
 ALPHA, GAMMA, ETA = 1.0, 1.0, 0.01
 TOMOTOPY_ITERS = (1, 2, 5, 10, 20, 50, 100, 150, 200, 300, 400, 600, 800, 1000)
 LIVE_SHARE = 0.01
+START_SHARE, START_SWEEPS = 1.0, 20   # latentkit's subsample start (hdp_subsample_start)
 POINT_SCALE = 1e8
 
 
@@ -73,16 +78,25 @@ def live_topics(lam, eta):
     return lam[mass > LIVE_SHARE * mass.sum()]
 
 
-def run_latentkit(train, T, K, budget, seed, init="random", warmup=None):
+def run_latentkit(train, T, K, budget, seed, init="random", warmup=None, subsample=None):
+    """Batch VB, a snapshot per iteration. ``subsample`` (a share of the documents): start
+    from :func:`latentkit.topic.hdp_subsample_start`, its CVB0 sweeps timed and snapshotted
+    (the start is a model of its own), then batch VB from its topics and sticks."""
     from latentkit import HierarchicalDirichletProcess
+    from latentkit.topic import hdp_subsample_start
 
     rec = Recorder(budget)
+    rec.start()
+    if subsample is not None:
+        init = hdp_subsample_start(train, T, n_doc_components=K, concentration=GAMMA,
+                                   doc_concentration=ALPHA, topic_word_prior=ETA,
+                                   subsample=subsample, n_sweeps=START_SWEEPS,
+                                   random_state=seed, callback=lambda s, lam: rec.record(lam))
     model = HierarchicalDirichletProcess(
         T, n_doc_components=K, concentration=GAMMA, doc_concentration=ALPHA,
         topic_word_prior=ETA, max_iter=100000, tol=0, init=init, random_state=seed,
         warmup_doc_update_iter=warmup,
         callback=lambda m, it, e: rec.record(m.components_))
-    rec.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(train)
@@ -162,6 +176,26 @@ def at_time(rows, t):
     return before[-1][1] if before else None
 
 
+SUMMARY_TIMES = (2.0, 10.0, 30.0)
+
+
+def summary_table(results):
+    """Markdown rows per corpus and method: time of the first topics, held-out perplexity at
+    ``SUMMARY_TIMES`` (the last snapshot by then; '-' before the first) and at the end, live
+    topics and c_npmi at the end."""
+    head = " | ".join(f"at {t:g} s" for t in SUMMARY_TIMES)
+    lines = [f"| corpus | method | first topics (s) | {head} | at the end (s) | live topics "
+             f"| c_npmi |", "|---" * (6 + len(SUMMARY_TIMES)) + "|"]
+    for name, out in results.items():
+        for method, o in out.items():
+            rows = o["curve"]
+            at = " | ".join(str(at_time(rows, t) or "-") for t in SUMMARY_TIMES)
+            c = "n/a" if o["c_npmi"] is None else f"{o['c_npmi']:.3f}"
+            lines.append(f"| {name} | {method} | {rows[0][0]:.2f} | {at} | {rows[-1][1]:.0f} "
+                         f"({rows[-1][0]:.0f}) | {rows[-1][2]} | {c} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpora", default=",".join(CORPORA))
@@ -170,33 +204,48 @@ def main(argv=None):
     ap.add_argument("-T", type=int, default=50, help="corpus truncation (default 50)")
     ap.add_argument("-K", type=int, default=10, help="document truncation (default 10)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--methods", default="latentkit,latentkit-random,gensim,tomotopy",
+                    help="comma-separated, from latentkit, latentkit-random, gensim, tomotopy")
+    ap.add_argument("--start-share", type=float, default=START_SHARE,
+                    help="latentkit's subsample start: share of the documents (default 1)")
     ap.add_argument("--out", default=".")
+    ap.add_argument("--summarise", metavar="JSON",
+                    help="print the summary table of a saved hdp_bench.json and stop")
     args = ap.parse_args(argv)
+    if args.summarise:
+        with open(args.summarise) as fh:
+            print(summary_table(json.load(fh)))
+        return
     from latentkit.topic import coherence
 
     print("uptime at start:", _uptime())
     # compile latentkit's kernels before timing
     run_latentkit(load_corpus("kos", max_docs=60)[0], 4, 2, 0.0, 0)
+    run_latentkit(load_corpus("kos", max_docs=300)[0], 4, 2, 0.0, 0, subsample=0.5)
     results = {}
     for name in args.corpora.split(","):
         train, test = load_corpus(name, max_docs=args.max_docs, seed=args.seed)
         print(f"\n{name}: {train.shape[0]} training / {test.shape[0]} held-out documents, "
               f"{train.shape[1]} words; T={args.T}, K={args.K}, budget {args.budget:g} s")
-        runs = {"latentkit": run_latentkit(train, args.T, args.K, args.budget, args.seed),
-                "latentkit-warmup4": run_latentkit(train, args.T, args.K, args.budget,
-                                                   args.seed, warmup=4),
-                "gensim": run_gensim(train, args.T, args.K, args.budget, args.seed),
-                "tomotopy": run_tomotopy(train, args.budget, args.seed)}
+        methods = {
+            "latentkit": lambda: run_latentkit(train, args.T, args.K, args.budget, args.seed,
+                                               subsample=args.start_share),
+            "latentkit-random": lambda: run_latentkit(train, args.T, args.K, args.budget,
+                                                      args.seed),
+            "gensim": lambda: run_gensim(train, args.T, args.K, args.budget, args.seed),
+            "tomotopy": lambda: run_tomotopy(train, args.budget, args.seed)}
+        runs = {m: methods[m]() for m in args.methods.split(",")}
         out = {}
         for method, rec in runs.items():
             rows, c = evaluate(rec, test, train, coherence)
             out[method] = {"curve": rows, "c_npmi": c}
         results[name] = out
-        peer_times = sorted({r[0] for m in ("gensim", "tomotopy") for r in out[m]["curve"]})
-        for variant in ("latentkit", "latentkit-warmup4"):
+        peers = [m for m in ("gensim", "tomotopy") if m in out]
+        peer_times = sorted({r[0] for m in peers for r in out[m]["curve"]})
+        for variant in [m for m in ("latentkit", "latentkit-random") if m in out]:
             ours = out[variant]["curve"]
             worse = [(t, at_time(ours, t), m, at_time(out[m]["curve"], t))
-                     for m in ("gensim", "tomotopy") for t in peer_times
+                     for m in peers for t in peer_times
                      if at_time(ours, t) is not None and at_time(out[m]["curve"], t) is not None
                      and at_time(ours, t) > at_time(out[m]["curve"], t)]
             early = [t for t in peer_times if at_time(ours, t) is None]
@@ -211,6 +260,7 @@ def main(argv=None):
             print(f"| {method} | {len(o['curve'])} | {t:.1f} | {p:.1f} | {k} | {c} |")
         for method, o in out.items():
             print(f"  {method} curve (t, perplexity, live):", o["curve"][:: max(1, len(o["curve"]) // 8)])
+    print("\n" + summary_table(results))
     print("\nuptime at end:", _uptime())
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "hdp_bench.json"), "w") as fh:

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from .exceptions import InputError, InputTypeError
 
-__all__ = ["select_n_components", "Selection", "parse_k_range"]
+__all__ = ["select_n_components", "Selection", "parse_k_range", "hdp_effective_components"]
 
 KINDS = ("lda", "gmm", "vgmm", "hmm")
 _RULES = {
@@ -59,6 +59,9 @@ class Selection:
         In words, e.g. ``'the lowest BIC'``.
     models : dict
         K -> the fitted model (not serialised).
+    train_index : ndarray of int or None
+        'lda', 'gmm', 'vgmm': the rows of ``X`` in the training split (sorted); None for
+        'hmm'.
     """
 
     kind: str
@@ -67,6 +70,7 @@ class Selection:
     criterion: str
     rule: str
     models: dict = field(default_factory=dict, repr=False)
+    train_index: np.ndarray = field(default=None, repr=False)
 
     def columns(self):
         """Column names of the table, in display order."""
@@ -318,6 +322,7 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
         data = X["data"] if isinstance(X, dict) else X
         data = data.tocsr() if sp.issparse(data) else sp.csr_matrix(np.asarray(data, float))
         tr, te = _split(data.shape[0], heldout, rng, "documents")
+        train_index = tr
         split = (data[tr], data[te])
         if not isinstance(corpus, dict):
             corpus = data
@@ -326,11 +331,13 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
         if data.ndim != 2:
             raise InputError(f"X must be 2-d (n_samples, n_features), got shape {data.shape}.")
         tr, te = _split(data.shape[0], heldout, rng, "samples")
+        train_index = tr
         split = (data[tr], data[te])
         if max(ks) > split[0].shape[0]:
             raise InputError(f"K={max(ks)} exceeds the {split[0].shape[0]} training samples.")
     else:
         split = _hmm_split(X, lengths, heldout, rng)
+        train_index = None
     from tqdm.auto import tqdm
 
     table, models = [], {}
@@ -350,4 +357,55 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     values = np.where(np.isfinite(values), values, np.inf if sense == "min" else -np.inf)
     best = ks[int(np.argmin(values) if sense == "min" else np.argmax(values))]
     return Selection(kind=kind, table=table, best=best, criterion=criterion, rule=rule,
-                     models=models)
+                     models=models, train_index=train_index)
+
+
+def hdp_effective_components(X, n_components, *, random_state=0, **params):
+    """How many topics a hierarchical Dirichlet process uses on a count matrix: the
+    nonparametric answer beside :func:`select_n_components`'s ``'lda'`` table.
+
+    Fits :class:`latentkit.topic.HierarchicalDirichletProcess` with corpus truncation
+    ``n_components`` (its defaults otherwise: document truncation 10, concentrations 1,
+    ``topic_word_prior`` 0.01, batch VB from a random start) and reports its
+    ``n_effective_components_``: the topics that carry more than
+    ``EFFECTIVE_WEIGHT_THRESHOLD`` (1%) of the expected topic-word counts. Pass the training
+    split of a selection, ``X[selection.train_index]``, to compare on the same documents.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_documents, n_words)
+        Counts (e.g. the training split of :func:`select_n_components`).
+    n_components : int
+        T, the corpus truncation (the most topics the HDP can use; >= 1).
+    random_state : int, default 0
+        Seed of the fit.
+    **params
+        Further keyword arguments of the model (e.g. ``max_iter``).
+
+    Returns
+    -------
+    dict
+        ``n_effective_components`` (int), ``truncation`` (T), ``threshold`` (0.01, the share
+        of the expected tokens a topic must exceed), ``seconds`` (wall time of the fit) and
+        ``model`` (the fitted model).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As the model's ``fit`` (bad counts, T < 1, bad parameters).
+
+    Notes
+    -----
+    Teh, Jordan, Beal & Blei (2006), JASA (the HDP); Wang, Paisley & Blei (2011), AISTATS
+    (the two-level stick-breaking truncation fitted here).
+    """
+    # local: load only the model family being selected
+    from .topic import HierarchicalDirichletProcess
+    from .topic._hdp import EFFECTIVE_WEIGHT_THRESHOLD
+
+    model = HierarchicalDirichletProcess(n_components, random_state=random_state, **params)
+    t = time.perf_counter()
+    model.fit(X)
+    return {"n_effective_components": int(model.n_effective_components_),
+            "truncation": int(model.n_components), "threshold": EFFECTIVE_WEIGHT_THRESHOLD,
+            "seconds": round(time.perf_counter() - t, 3), "model": model}

@@ -1,5 +1,6 @@
 """``latentkit fit hdp`` end to end on a planted docword file: the report, the saved model,
-and the ``coherence`` and ``report`` commands on it (issue 34, item 4)."""
+and the ``coherence`` and ``report`` commands on it (issue 34, item 4); ``select lda``'s HDP
+line beside its table."""
 
 import io as _io
 import json
@@ -18,7 +19,8 @@ def run(argv):
     return status, out.getvalue()
 
 
-def test_fit_hdp_json_report_coherence_and_report(tmp_path):
+def planted_docword(tmp_path):
+    """A 3-topic corpus (150 documents, 30 words) as a UCI docword file and its vocabulary."""
     X, truth = make_lda_corpus(150, 3, 30, doc_length=60, topic_word_prior=0.05,
                                random_state=0)
     coo = X.tocoo()
@@ -29,6 +31,11 @@ def test_fit_hdp_json_report_coherence_and_report(tmp_path):
     (tmp_path / "docword.txt").write_text("\n".join(lines) + "\n")
     (tmp_path / "vocab.txt").write_text("\n".join(f"w{j}" for j in range(30)) + "\n")
     data = ["--data", str(tmp_path / "docword.txt"), "--vocab", str(tmp_path / "vocab.txt")]
+    return X, truth, data
+
+
+def test_fit_hdp_json_report_coherence_and_report(tmp_path):
+    X, truth, data = planted_docword(tmp_path)
     path = tmp_path / "hdp.npz"
     status, text = run(["fit", "hdp", *data, "-k", "8", "--doc-components", "4", "--json",
                         "--quiet", "--out", str(path)])
@@ -51,3 +58,28 @@ def test_fit_hdp_json_report_coherence_and_report(tmp_path):
     assert len(json.loads(text)["topics"]) == 8
     status, text = run(["report", str(path), *data, "--out", str(tmp_path / "r.html")])
     assert status == 0 and (tmp_path / "r.html").stat().st_size > 1000
+
+
+def test_select_lda_prints_the_hdp_effective_topics_of_its_training_split(tmp_path, capsys):
+    from latentkit.selection import hdp_effective_components, select_n_components
+
+    X, _, data = planted_docword(tmp_path)
+    argv = ["select", "lda", *data, "-k", "2,3", "--quiet"]
+    status, text = run([*argv, "--hdp-truncation", "6", "--json"])
+    assert status == 0, text
+    obj = json.loads(text)
+    # the oracle: the same model fitted by hand on the selection's own training split
+    sel = select_n_components("lda", X, [2])
+    assert sel.train_index.size == 135 and np.unique(sel.train_index).size == 135
+    hand = hdp_effective_components(X[sel.train_index], 6)
+    assert hand["model"].n_features_in_ == 30
+    assert obj["hdp"]["n_effective_components"] == hand["n_effective_components"] == 3
+    assert obj["hdp"]["truncation"] == 6 and obj["hdp"]["threshold"] == 0.01
+    status, text = run(argv)   # default truncation: the largest K
+    n = hdp_effective_components(X[sel.train_index], 3)["n_effective_components"]
+    assert status == 0 and f"HDP: {n} effective topics of T=3 (each > 1% of" in text, text
+    assert ("all T in use" in text) == (n == 3)
+    status, text = run([*argv, "--no-hdp"])
+    assert status == 0 and "HDP" not in text and "chosen K" in text, text
+    status, text = run([*argv, "--hdp-truncation", "0"])
+    assert status == 2 and "--hdp-truncation must be a positive" in capsys.readouterr().err

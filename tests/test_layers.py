@@ -63,6 +63,7 @@ LAZY_REASONS = {
         "the VAE loads latentkit.spectral (privacy accounting) only for PrivateVAE",
     ("latentkit.selection", "latentkit.plotting"): "only plot=True draws (matplotlib)",
     ("latentkit.selection", "latentkit.topic"): _FAMILY,
+    ("latentkit.selection", "latentkit.topic._hdp"): _FAMILY,
     ("latentkit.selection", "latentkit.mixture"): _FAMILY,
     ("latentkit.selection", "latentkit.distributions._gaussian"): _FAMILY,
     ("latentkit.selection", "latentkit.sequence"): _FAMILY,

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from ..selection import parse_k_range, select_n_components
+from ..selection import hdp_effective_components, parse_k_range, select_n_components
 from ._common import (CLIError, _add_text_args, _load_text_corpus, _refuse_nan, _StoreDataset,
                       check_before_work, load_input, warn_k_above)
 
@@ -32,6 +32,9 @@ def _cmd_select(args, out):
     except ValueError as exc:
         raise CLIError(f"-k {args.k!r}: {exc}") from None
     check_before_work(args, ("plot",))  # before the fits: they can take minutes
+    if getattr(args, "hdp_truncation", None) is not None and args.hdp_truncation < 1:
+        raise CLIError(f"--hdp-truncation must be a positive integer, got "
+                       f"{args.hdp_truncation}.")
     params = {}
     if args.max_iter is not None:
         params["max_iter"] = args.max_iter
@@ -72,10 +75,13 @@ def _cmd_select(args, out):
     sel = select_n_components(args.kind, X, ks, lengths=lengths, heldout=args.heldout,
                               random_state=args.seed, progress=not args.quiet,
                               model_params=params)
+    hdp = _hdp_beside(args, X, sel, ks, params)
     # the table (or the JSON object) first: a failing figure must not lose the fits
     if args.json:
         obj = sel.to_dict()
         obj["data"] = name
+        if hdp is not None:
+            obj["hdp"] = {k: v for k, v in hdp.items() if k != "model"}
         if args.plot:
             obj["plot"] = args.plot
         out.write(json.dumps(obj) + "\n")
@@ -83,12 +89,32 @@ def _cmd_select(args, out):
         out.write(f"select {args.kind} on {name}: K in {ks}, held-out fraction {args.heldout}, "
                   f"seed {args.seed}\n")
         out.write(sel.to_text() + "\n")
+        if hdp is not None:
+            n, T = hdp["n_effective_components"], hdp["truncation"]
+            out.write(f"HDP: {n} effective topics of T={T} (each > {hdp['threshold']:.0%} of "
+                      f"the expected tokens; HierarchicalDirichletProcess on the same training "
+                      f"split, {hdp['seconds']:.1f} s; --no-hdp skips it)\n")
+            if n == T:
+                out.write("     all T in use: the truncation bounds the answer "
+                          "(a larger --hdp-truncation lets it say more)\n")
     out.flush()
     if args.plot:
         sel.plot(args.plot)
         if not args.json:
             out.write(f"plot        {args.plot}\n")
     return 0
+
+
+def _hdp_beside(args, X, sel, ks, params):
+    """``select lda``: the HDP's effective number of topics on the selection's training split
+    (truncation ``--hdp-truncation``, default the largest K: the range the table explores; the
+    fit's cost grows with T), or None (``--no-hdp``, other kinds)."""
+    if args.kind != "lda" or args.no_hdp:
+        return None
+    T = args.hdp_truncation if args.hdp_truncation is not None else max(ks)
+    data = X["data"] if isinstance(X, dict) else X
+    extra = {"max_iter": params["max_iter"]} if "max_iter" in params else {}
+    return hdp_effective_components(data[sel.train_index], T, random_state=args.seed, **extra)
 
 
 def _add_select_args(p, kind):
@@ -119,6 +145,12 @@ def _add_select_args(p, kind):
                             "(hmm: Gaussian emissions)")
     if kind == "hmm":
         p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"])
+    if kind == "lda":
+        p.add_argument("--no-hdp", action="store_true",
+                       help="skip the hierarchical Dirichlet process fit whose effective number "
+                            "of topics is printed beside the table")
+        p.add_argument("--hdp-truncation", type=int, default=None, metavar="T",
+                       help="the HDP's corpus truncation (default the largest K)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="save the curves with the chosen K marked")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -8,6 +8,7 @@ Wang, Paisley & Blei 2011).
 from ._cvb0 import cvb0_topics
 from ._lda import LatentDirichletAllocation, LDAStats, lda_e_step
 from ._hdp import HierarchicalDirichletProcess
+from ._hdp_start import hdp_subsample_start
 from ._plsa import PLSA
 from ._coherence import Coherence, coherence
 from ._diversity import topic_diversity
@@ -19,6 +20,7 @@ __all__ = [
     "LatentDirichletAllocation",
     "LDAStats",
     "HierarchicalDirichletProcess",
+    "hdp_subsample_start",
     "lda_e_step",
     "cvb0_topics",
     "PLSA",
