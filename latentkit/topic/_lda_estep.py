@@ -12,6 +12,7 @@ from scipy.special import psi
 
 from .._kernels import topic as _k
 from .._kernels import topic_prior as _kp
+from .._utils.doc_threads import over_documents
 from .._utils.validation import check_counts, check_scalar
 from ..base import Stats, stats_dataclass
 from ..exceptions import InputError
@@ -82,9 +83,9 @@ def _local_kernel(indptr, indices, data, exp_beta_t, shift, alpha, max_iter, tol
                             gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio,
                             doc_elbo, n_iter)
         return gamma, exp_theta, ratio, doc_elbo, n_iter
-    _k.lda_e_step(indptr, indices, data, exp_beta_t, shift, float(alpha), gamma,
-                  gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio, doc_elbo,
-                  n_iter)
+    over_documents(_k.lda_e_step, indptr, indices, data, exp_beta_t, shift, float(alpha), gamma,
+                   gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio, doc_elbo,
+                   n_iter)
     return gamma, exp_theta, ratio, doc_elbo, n_iter
 
 
