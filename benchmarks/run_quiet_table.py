@@ -8,8 +8,9 @@ installed distributions (``importlib.metadata``). At the end it prints one Markd
 
     | row | command | measured | peer | load before / after | s |
 
-Rows (the settings of the full run are chosen so that everything takes about 10-15 minutes on
-2 cores with nothing else running; ``--tiny`` runs each with toy settings, a minute or two, to
+Rows (the settings of the full run are meant to take about 12-16 minutes together on 2 cores
+with nothing else running: an estimate from the rows' documented timings, the full run was
+never made on a quiet machine; ``--tiny`` runs each with toy settings, 554 s at load 13-18, to
 check that the pipeline works, not to measure):
 
 ========  =====================================================================================
@@ -19,7 +20,7 @@ lda       ``bench_lda.py --iters 30 --gensim-passes 30 --skip-fresh``: time to e
 hmm       ``bench_hmm.py``: hmmlearn time / ours per iteration (categorical scaling and log,
           Gaussian diag), our 2 threads and 1 thread
 vgmm      ``bench_vgmm.py --threads 1 --skip-olive``: BayesianGaussianMixture time / ours
-coherence ``bench_coherence.py``: gensim CoherenceModel time / ours per measure
+coherence ``bench_coherence.py --repeat 1``: gensim CoherenceModel time / ours per measure
 spectral  ``bench_spectral.py 1``: TensorLy time / ours (tol=1e-6) for d = 50, 100, 200
 vae       ``bench_vae.py --torch-threads 1 --epochs 20``: ours / PyTorch time per epoch
 cold      ``bench_cold_start.py --only gmm,lda --mode cli``: cold / warm wall seconds
@@ -27,7 +28,7 @@ cold      ``bench_cold_start.py --only gmm,lda --mode cli``: cold / warm wall se
 
 Run (from the repository root, on a quiet machine; the lead's item 5 of issue 28):
 
-    python benchmarks/run_quiet_table.py                 # all rows, ~10-15 min on 2 cores
+    python benchmarks/run_quiet_table.py                 # all rows, ~12-16 min on 2 cores
     python benchmarks/run_quiet_table.py --only gmm,hmm  # some rows
     python benchmarks/run_quiet_table.py --tiny          # toy settings: does it all run?
 
@@ -122,7 +123,7 @@ ROWS = {
              ["benchmarks/bench_vgmm.py", "--threads", "1", "--skip-olive", "--quick", "--iters",
               "2", "--repeats", "1"],
              _ratio_vgmm, ["scikit-learn"]),
-    "coherence": (["benchmarks/bench_coherence.py"],
+    "coherence": (["benchmarks/bench_coherence.py", "--repeat", "1"],
                   ["benchmarks/bench_coherence.py", "--repeat", "1", "--k", "5"],
                   _ratio_coherence, ["gensim"]),
     "spectral": (["benchmarks/bench_spectral.py", "1"], None, _ratio_spectral, ["tensorly"]),
