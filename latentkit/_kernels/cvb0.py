@@ -70,8 +70,10 @@ def _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, d):
     """Document ``d`` (int64) of :func:`cvb0_sweep`, serial."""
     K = phi.shape[1]
     s, e = indptr[d], indptr[d + 1]
-    nd = np.zeros(K)   # local copies: no aliasing, so the loops over k vectorise
+    nd = np.empty(K)   # local copies: no aliasing, so the loops over k vectorise
     p = np.empty(K)
+    for k in range(K):   # not np.zeros: two more numba dispatchers to compile on a cold start
+        nd[k] = 0.0
     for j in range(s, e):
         for k in range(K):
             nd[k] += data[j] * phi[j, k]
@@ -131,7 +133,7 @@ def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta,
     """
     K = phi.shape[1]
     v_eta = n_features * eta
-    nd = np.zeros(K)
+    nd = np.empty(K)   # zeroed as each document starts
     p = np.empty(K)
     inv_den = np.empty(K)
     for t in range(order.shape[0]):
