@@ -10,7 +10,7 @@ import importlib
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(namespace, exports, fallback=None):
+def lazy_exports(namespace, exports):
     """Module ``__getattr__`` and ``__dir__`` for a package with lazily imported names.
 
     Parameters
@@ -19,24 +19,21 @@ def lazy_exports(namespace, exports, fallback=None):
         The package's ``globals()``.
     exports : dict of str to str
         Public name -> submodule that defines it, relative to the package (``"_gaussian"``).
-    fallback : callable, optional
-        ``__getattr__`` for the names not in ``exports`` (the package's moved names,
-        :func:`latentkit._utils.deprecation.moved_names`).
 
     Returns
     -------
     (__getattr__, __dir__) : tuple of callables
         Bind them as the package's module-level ``__getattr__`` and ``__dir__``; the first
-        imports the submodule, caches the name in the package's namespace and returns it; a name
-        not in ``exports`` goes to ``fallback`` (``AttributeError`` without one).
+        imports the submodule, caches the name in the package's namespace and returns it, and
+        raises ``AttributeError`` for a name not in ``exports``. (A package with deprecated
+        moved names uses :func:`latentkit._utils.deprecation.moved_names` and its ``lazy``
+        table instead, as ``latentkit.spectral``.)
     """
     package = namespace["__name__"]
 
     def __getattr__(name):
         sub = exports.get(name)
         if sub is None:
-            if fallback is not None:
-                return fallback(name)
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(f"{package}.{sub}"), name)
         namespace[name] = value

@@ -19,7 +19,6 @@ family when it loads. The families' spectral starts live in the families
 """
 
 from .._utils.deprecation import moved_names
-from .._utils.lazy import lazy_exports
 from ..exceptions import SpectralInitWarning
 
 # public name -> submodule (imported on first access, PEP 562: a family that needs one piece,
@@ -69,12 +68,18 @@ __all__ = [
 ]
 
 #: The starts that moved to their family, loaded on first access with a ``DeprecationWarning``
-#: (removed in 0.3), so that this package imports no family when it loads.
-__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, fallback=moved_names(__name__, moved={
+#: (removed in 0.3), so that this package imports no family when it loads; the names of
+#: ``_EXPORTS`` load their submodule on first access, without a warning.
+__getattr__ = moved_names(__name__, moved={
     "spectral_init_gmm": "latentkit.mixture",
     "spectral_responsibilities": "latentkit.mixture",
     "spectral_init_lda": "latentkit.topic",
     "spectral_init_hmm": "latentkit.sequence",
     "spectral_init_gaussian_hmm": "latentkit.sequence",
     "spectral_init_poisson_hmm": "latentkit.sequence",
-}))
+}, lazy={name: f"{__name__}.{sub}" for name, sub in _EXPORTS.items()})
+
+
+def __dir__():
+    """The package's names, the lazily imported ones included (PEP 562)."""
+    return sorted(set(globals()) | set(_EXPORTS))
