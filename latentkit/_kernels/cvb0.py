@@ -17,7 +17,7 @@ faster on the Gutenberg paragraphs).
 Schedule (deterministic, thread-count independent): within a document the entries are updated
 in order and ``N_dk`` follows every update (Gauss-Seidel); the topic-word counts ``N_wk`` and
 ``N_k`` are those of the previous sweep (Jacobi across documents, so documents run in
-parallel with ``prange``), recomputed serially in document order after each sweep. The
+parallel: ranges of documents on threads, :mod:`latentkit._utils.doc_threads`), recomputed serially in document order after each sweep. The
 optional first pass (:func:`cvb0_sequential_pass`) is serial: every count follows every entry.
 
 Imports only numpy, math and numba (DESIGN.md section 4).
@@ -31,12 +31,16 @@ __all__ = ["cvb0_sequential_pass", "cvb0_sweep", "cvb0_topic_word", "relax_count
            "rows_by_word"]
 
 
-@jit(parallel=True)
-def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk):
-    """One CVB0 sweep over all documents.
+@jit
+def cvb0_sweep(d0, d1, indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk):
+    """One CVB0 sweep over the documents ``d0 <= d < d1`` (serial; the documents are
+    independent given ``nwk``: :func:`latentkit._utils.doc_threads.over_documents` runs ranges
+    on threads, which compiles far less than a ``prange`` kernel).
 
     Parameters
     ----------
+    d0, d1 : int64
+        The documents of this call.
     indptr : int64[D + 1]; indices : int64[nnz]; data : float64[nnz]
         CSR count matrix.
     phi : float64[nnz, K] (in/out)
@@ -57,20 +61,19 @@ def cvb0_sweep(indptr, indices, data, phi, nwk, nk, alpha, eta, n_features, ndk)
     inv_den = np.empty(K)
     for k in range(K):
         inv_den[k] = 1.0 / (nk[k] + n_features * eta)
-    for d in prange(indptr.shape[0] - 1):
-        _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, np.int64(d))
+    for d in range(d0, d1):
+        _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, d)
 
 
 @jit
 def _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, d):
-    """Document ``d`` of :func:`cvb0_sweep`, serial. The whole ``prange`` body is this one
-    call, so numba's parfor passes see a call instead of the allocations and loops (compile
-    time, ``benchmarks/bench_cold_start.py``); ``d`` is passed as int64 (the parfor index is
-    uint64: one signature, one compilation)."""
+    """Document ``d`` (int64) of :func:`cvb0_sweep`, serial."""
     K = phi.shape[1]
     s, e = indptr[d], indptr[d + 1]
-    nd = np.zeros(K)   # local copies: no aliasing, so the loops over k vectorise
+    nd = np.empty(K)   # local copies: no aliasing, so the loops over k vectorise
     p = np.empty(K)
+    for k in range(K):   # not np.zeros: two more numba dispatchers to compile on a cold start
+        nd[k] = 0.0
     for j in range(s, e):
         for k in range(K):
             nd[k] += data[j] * phi[j, k]
@@ -130,7 +133,7 @@ def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta,
     """
     K = phi.shape[1]
     v_eta = n_features * eta
-    nd = np.zeros(K)
+    nd = np.empty(K)   # zeroed as each document starts
     p = np.empty(K)
     inv_den = np.empty(K)
     for t in range(order.shape[0]):

@@ -15,8 +15,8 @@ row has maximum 1 and ``phinorm`` cannot underflow to 0); ``exp(E[log theta])`` 
 shifted by its maximum over topics. Both shifts cancel in phi; they are added back exactly in
 the ELBO. There is no ``+ eps`` in ``phinorm`` (scikit-learn adds one), so the bound is exact.
 
-Determinism. Documents are independent: ``prange`` over documents writes only that document's
-outputs; the topic-word statistics are then summed by :func:`lda_suff_stats` in document order,
+Determinism. Documents are independent: each document's call writes only that document's
+outputs (ranges of documents run on threads, :mod:`latentkit._utils.doc_threads`); the topic-word statistics are then summed by :func:`lda_suff_stats` in document order,
 so results do not depend on the number of threads.
 
 Imports only numpy, math and numba (DESIGN.md section 4).
@@ -116,7 +116,7 @@ def _final_pass(indices, data, s, e, nd, exp_beta_t, beta_shift, alpha, const, g
 @jit
 def _doc_e_step(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, g, t, psi_d, acc,
                 warm_start, max_iter, tol, ratio):
-    """One document of :func:`lda_e_step` (serial; called from the ``prange`` loop).
+    """One document of :func:`lda_e_step` (serial; called from its loop over documents).
     Returns (local ELBO in nats, sweeps run)."""
     K = exp_beta_t.shape[1]
     nd = 0.0
@@ -155,13 +155,17 @@ def _doc_e_step(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, g, t,
     return val, it
 
 
-@jit(parallel=True)
-def lda_e_step(indptr, indices, data, exp_beta_t, beta_shift, alpha, gamma, warm_start,
+@jit
+def lda_e_step(d0, d1, indptr, indices, data, exp_beta_t, beta_shift, alpha, gamma, warm_start,
                max_iter, tol, exp_theta, ratio, doc_elbo, n_iter):
-    """Per-document variational E-step of LDA over CSR rows (``prange`` over documents).
+    """Per-document variational E-step of LDA over the CSR rows ``d0 <= d < d1`` (serial; the
+    documents are independent: :func:`latentkit._utils.doc_threads.over_documents` runs ranges
+    on threads, which compiles far less than a ``prange`` kernel).
 
     Parameters
     ----------
+    d0, d1 : int64
+        The documents of this call.
     indptr : int64[D + 1]; indices : int64[nnz]; data : float64[nnz]
         CSR count matrix (sorted or not; no duplicates needed).
     exp_beta_t : float64[V, K]
@@ -188,12 +192,11 @@ def lda_e_step(indptr, indices, data, exp_beta_t, beta_shift, alpha, gamma, warm
     n_iter : int64[D] (out)
         Sweeps run per document (0 for empty documents).
     """
-    D = indptr.shape[0] - 1
     K = exp_beta_t.shape[1]
     const = math.lgamma(K * alpha) - K * math.lgamma(alpha)
-    for d in prange(D):
-        psi_d = np.empty(K)
-        acc = np.empty(K)
+    psi_d = np.empty(K)   # scratch, written before it is read in every document
+    acc = np.empty(K)
+    for d in range(d0, d1):
         val, it = _doc_e_step(indices, data, indptr[d], indptr[d + 1], exp_beta_t, beta_shift,
                               alpha, const, gamma[d], exp_theta[d], psi_d, acc, warm_start,
                               max_iter, tol, ratio)

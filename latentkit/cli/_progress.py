@@ -11,7 +11,7 @@ kernels (first run only)`` and shows no estimate, and the rate is measured afres
 import sys
 import time
 
-from tqdm.auto import tqdm
+from tqdm import tqdm  # not tqdm.auto: the CLI draws on a terminal, and tqdm.auto imports asyncio (50 ms)
 
 __all__ = ["Progress", "COMPILING"]
 

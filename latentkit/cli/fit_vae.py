@@ -7,7 +7,6 @@ multiplier."""
 import math
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from .. import datasets as ds
 from ._common import CLIError, FitResult, _finite, _given, load_input
@@ -141,6 +140,7 @@ def run_vae(args, progress):
                        test_log_likelihood=_finite(test_ll))
         if model.latent_dim <= 10 and y is not None:
             Ztr, Zte = model.transform(X), model.transform(X_test)
+            from scipy.spatial import cKDTree  # lazy: 0.1-0.3 s of SciPy for the other fits
             _, nn = cKDTree(Ztr).query(Zte, k=5)
             pred = np.array([np.bincount(v, minlength=int(y.max()) + 1).argmax() for v in y[nn]])
             acc = float((pred == y_test).mean())

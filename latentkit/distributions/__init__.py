@@ -10,19 +10,41 @@ distribution that both the mixture components (:mod:`latentkit.mixture._componen
 HMM emissions (:mod:`latentkit.sequence._emissions`) compute with.
 """
 
-from ._gaussian import (COVARIANCE_TYPES, CollapsedComponentWarning, GaussianStats,
-                        accumulate_gaussian_stats, check_covariance_type,
-                        check_gaussian_parameters, compute_precision_cholesky,
-                        covariance_shape, covariances_from_precisions,
-                        estimate_gaussian_parameters,
-                        log_det_cholesky, log_gaussian_prob, n_gaussian_parameters,
-                        precision_cholesky_from_precisions, precisions_from_cholesky,
-                        sample_gaussian)
-from ._gaussian_estep import gaussian_mixture_e_step
-from ._dirichlet import dirichlet_expectation, dirichlet_kl, dirichlet_log_normalizer
-from ._normal_wishart import NormalWishart, gamma_kl, student_t_logpdf, wishart_kl
-from ._stick_breaking import (beta_kl, stick_expected_log_weights, stick_expected_weights,
-                              stick_kl, stick_posterior)
+from .._utils.lazy import lazy_exports
+
+# public name -> submodule (imported on first access, PEP 562: the HMMs' count emissions do
+# not load the Gaussian E-step's numba kernels, nor a Gaussian fit the Dirichlet pieces)
+_EXPORTS = {
+    "COVARIANCE_TYPES": "_gaussian",
+    "CollapsedComponentWarning": "_gaussian",
+    "GaussianStats": "_gaussian",
+    "accumulate_gaussian_stats": "_gaussian",
+    "check_covariance_type": "_gaussian",
+    "check_gaussian_parameters": "_gaussian",
+    "compute_precision_cholesky": "_gaussian",
+    "covariance_shape": "_gaussian",
+    "covariances_from_precisions": "_gaussian",
+    "estimate_gaussian_parameters": "_gaussian",
+    "log_det_cholesky": "_gaussian",
+    "log_gaussian_prob": "_gaussian",
+    "n_gaussian_parameters": "_gaussian",
+    "precision_cholesky_from_precisions": "_gaussian",
+    "precisions_from_cholesky": "_gaussian",
+    "sample_gaussian": "_gaussian",
+    "gaussian_mixture_e_step": "_gaussian_estep",
+    "dirichlet_expectation": "_dirichlet",
+    "dirichlet_kl": "_dirichlet",
+    "dirichlet_log_normalizer": "_dirichlet",
+    "NormalWishart": "_normal_wishart",
+    "gamma_kl": "_normal_wishart",
+    "student_t_logpdf": "_normal_wishart",
+    "wishart_kl": "_normal_wishart",
+    "beta_kl": "_stick_breaking",
+    "stick_expected_log_weights": "_stick_breaking",
+    "stick_expected_weights": "_stick_breaking",
+    "stick_kl": "_stick_breaking",
+    "stick_posterior": "_stick_breaking",
+}
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -55,3 +77,5 @@ __all__ = [
     "precisions_from_cholesky",
     "sample_gaussian",
 ]
+
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

@@ -3,25 +3,26 @@
 two variational ones share the template of ``_conjugate.py`` and the component protocol of
 ``_components.py`` (categorical, Poisson, Bernoulli; Gaussian in ``_gaussian_component.py``).
 ``init='spectral'``: ``_start_check.py`` (the spectral start against k-means++),
-``_split_merge.py`` (the search from it) and ``_spectral_start.py`` (the public functions)."""
+``_split_merge.py`` (the search from it) and ``_spectral_start.py`` (the public functions).
 
-from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
-                          PoissonComponent)
-from ._dirichlet_process import DirichletProcessMixture
-from ._gaussian_component import GaussianComponent
-from ._gaussian import GaussianMixture
-from ._variational import VariationalGaussianMixture
-from ._spectral_start import spectral_init_gmm, spectral_responsibilities
+The names are imported lazily (PEP 562, :func:`latentkit._utils.lazy.lazy_exports`): ``fit gmm``
+imports ``_gaussian`` and what it needs, not its siblings."""
 
-__all__ = [
-    "BernoulliComponent",
-    "CategoricalComponent",
-    "ConjugateComponent",
-    "DirichletProcessMixture",
-    "GaussianComponent",
-    "GaussianMixture",
-    "PoissonComponent",
-    "VariationalGaussianMixture",
-    "spectral_init_gmm",
-    "spectral_responsibilities",
-]
+from .._utils.lazy import lazy_exports
+
+_EXPORTS = {
+    "BernoulliComponent": "_components",
+    "CategoricalComponent": "_components",
+    "ConjugateComponent": "_components",
+    "PoissonComponent": "_components",
+    "DirichletProcessMixture": "_dirichlet_process",
+    "GaussianComponent": "_gaussian_component",
+    "GaussianMixture": "_gaussian",
+    "VariationalGaussianMixture": "_variational",
+    "spectral_init_gmm": "_spectral_start",
+    "spectral_responsibilities": "_spectral_start",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

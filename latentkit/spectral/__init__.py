@@ -21,29 +21,36 @@ family when it loads. The families' spectral starts live in the families
 from .._utils.deprecation import moved_names
 from ..exceptions import SpectralInitWarning
 
-# tensors and the tensor power method
-from ._tensors import ImplicitMomentTensor, SymmetricTensor, as_tensor_operator
-from ._power import RobustTensorPower, TensorPowerResult, robust_tensor_power
-from ._online import online_tensor_power
-# moments, whitening and the estimators
-from ._whitening import Whitening, whiten
-from ._moments import GMMMoments, HMMMoments, LDAMoments, project_simplex
-from ._gmm_core import SpectralGMMResult, spectral_gmm
-from ._estimators import SpectralGMM, SpectralHMM, SpectralLDA
-# the model-free parts of the spectral starts
-from ._gmm_start import spectral_labels
-from ._spectrum_components import n_components_from_spectrum
-# differential privacy
-from ._accounting import PrivacyAccountant, calibrate_gaussian_noise
-from ._subsampled import (DEFAULT_RDP_ORDERS, calibrate_noise_multiplier, rdp_to_epsilon,
-                          subsampled_gaussian_rdp)
-from ._private_power import PrivateTensorPower, input_perturbation_power, private_tensor_power
-from ._private_lda import PrivacyNoiseWarning, PrivacyRelationWarning, PrivateSpectralLDA
-from ._private_gmm import PrivateSpectralGMM
-# tensor completion and sparse (truncated) tensor power
-from ._completion import TensorCompletion, complete_tensor
-from ._sparse import (SparseSpectralGMM, TruncatedTensorPower, select_rank_sparsity,
-                      sparse_spectral_gmm, truncated_tensor_power)
+# public name -> submodule (imported on first access, PEP 562: a family that needs one piece,
+# as the Gaussian mixture's spectral start, does not load the estimators, the privacy
+# accounting or SciPy's optimize and sparse.linalg with it)
+_EXPORTS = {
+    # tensors and the tensor power method
+    "ImplicitMomentTensor": "_tensors", "SymmetricTensor": "_tensors",
+    "as_tensor_operator": "_tensors", "RobustTensorPower": "_power",
+    "TensorPowerResult": "_power", "robust_tensor_power": "_power",
+    "online_tensor_power": "_online",
+    # moments, whitening and the estimators
+    "Whitening": "_whitening", "whiten": "_whitening",
+    "GMMMoments": "_moments", "HMMMoments": "_moments", "LDAMoments": "_moments",
+    "project_simplex": "_moments", "SpectralGMMResult": "_gmm_core", "spectral_gmm": "_gmm_core",
+    "SpectralGMM": "_estimators", "SpectralHMM": "_estimators", "SpectralLDA": "_estimators",
+    # the model-free parts of the spectral starts
+    "spectral_labels": "_gmm_start", "n_components_from_spectrum": "_spectrum_components",
+    # differential privacy
+    "PrivacyAccountant": "_accounting", "calibrate_gaussian_noise": "_accounting",
+    "DEFAULT_RDP_ORDERS": "_subsampled", "calibrate_noise_multiplier": "_subsampled",
+    "rdp_to_epsilon": "_subsampled", "subsampled_gaussian_rdp": "_subsampled",
+    "PrivateTensorPower": "_private_power", "input_perturbation_power": "_private_power",
+    "private_tensor_power": "_private_power", "PrivacyNoiseWarning": "_private_lda",
+    "PrivacyRelationWarning": "_private_lda", "PrivateSpectralLDA": "_private_lda",
+    "PrivateSpectralGMM": "_private_gmm",
+    # tensor completion and sparse (truncated) tensor power
+    "TensorCompletion": "_completion", "complete_tensor": "_completion",
+    "SparseSpectralGMM": "_sparse", "TruncatedTensorPower": "_sparse",
+    "select_rank_sparsity": "_sparse", "sparse_spectral_gmm": "_sparse",
+    "truncated_tensor_power": "_sparse",
+}
 
 __all__ = [
     "SymmetricTensor", "ImplicitMomentTensor", "as_tensor_operator", "robust_tensor_power",
@@ -61,7 +68,8 @@ __all__ = [
 ]
 
 #: The starts that moved to their family, loaded on first access with a ``DeprecationWarning``
-#: (removed in 0.3), so that this package imports no family when it loads.
+#: (removed in 0.3), so that this package imports no family when it loads; the names of
+#: ``_EXPORTS`` load their submodule on first access, without a warning.
 __getattr__ = moved_names(__name__, moved={
     "spectral_init_gmm": "latentkit.mixture",
     "spectral_responsibilities": "latentkit.mixture",
@@ -69,4 +77,9 @@ __getattr__ = moved_names(__name__, moved={
     "spectral_init_hmm": "latentkit.sequence",
     "spectral_init_gaussian_hmm": "latentkit.sequence",
     "spectral_init_poisson_hmm": "latentkit.sequence",
-})
+}, lazy={name: f"{__name__}.{sub}" for name, sub in _EXPORTS.items()})
+
+
+def __dir__():
+    """The package's names, the lazily imported ones included (PEP 562)."""
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from .._kernels import cvb0 as _k
+from .._utils.doc_threads import over_documents
 from .._utils.threads import blas_scoped
 from .._engine.start_phase import sweep_callback  # noqa: F401 - for _lda (the start hook)
 from .._utils.validation import check_counts, check_random_state, check_scalar
@@ -161,8 +162,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         word_counts = np.bincount(indices, weights=data, minlength=V)
         for sweep in range(first, n_sweeps + 1):
             counts = nwk if extra is None else nwk + extra
-            _k.cvb0_sweep(indptr, indices, data, phi, counts, counts.sum(axis=0), float(alpha),
-                          float(eta), V, ndk)
+            over_documents(_k.cvb0_sweep, indptr, indices, data, phi, counts,
+                           counts.sum(axis=0), float(alpha), float(eta), V, ndk)
             _k.cvb0_topic_word(indices, data, phi, new)
             if sweep >= 2 and relaxation != 1.0:   # over-relaxed counts (see relaxation)
                 if _k.relax_counts(nwk, new, relaxation) < 0.0:   # floored, word totals kept

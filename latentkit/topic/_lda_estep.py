@@ -12,6 +12,7 @@ from scipy.special import psi
 
 from .._kernels import topic as _k
 from .._kernels import topic_prior as _kp
+from .._utils.doc_threads import over_documents
 from .._utils.validation import check_counts, check_scalar
 from ..base import Stats, stats_dataclass
 from ..exceptions import InputError
@@ -63,6 +64,12 @@ def _run_local(X, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None):
     return _local_kernel(*_csr_arrays(X), exp_beta_t, shift, alpha, max_iter, tol, gamma0)
 
 
+#: Below this many nonzero counts the E-step runs in the calling thread (a minibatch or a
+#: single document to transform: starting a thread pool would cost more than it saves; the
+#: numbers are the same either way).
+_THREADS_FROM_NNZ = 1024
+
+
 def _local_kernel(indptr, indices, data, exp_beta_t, shift, alpha, max_iter, tol, gamma0=None):
     """:func:`_run_local` on CSR arrays (int64 ``indptr``, ``indices`` into the rows of
     ``exp_beta_t``; float64 ``data``)."""
@@ -82,9 +89,9 @@ def _local_kernel(indptr, indices, data, exp_beta_t, shift, alpha, max_iter, tol
                             gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio,
                             doc_elbo, n_iter)
         return gamma, exp_theta, ratio, doc_elbo, n_iter
-    _k.lda_e_step(indptr, indices, data, exp_beta_t, shift, float(alpha), gamma,
-                  gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio, doc_elbo,
-                  n_iter)
+    over_documents(_k.lda_e_step, indptr, indices, data, exp_beta_t, shift, float(alpha), gamma,
+                   gamma0 is not None, int(max_iter), float(tol), exp_theta, ratio, doc_elbo,
+                   n_iter, serial_below=_THREADS_FROM_NNZ)
     return gamma, exp_theta, ratio, doc_elbo, n_iter
 
 

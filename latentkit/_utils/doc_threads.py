@@ -1,0 +1,57 @@
+"""Documents in parallel on Python threads: a serial numba kernel over a range of documents,
+called on contiguous ranges from a thread pool (the kernels release the GIL: ``nogil=True``).
+
+Why not ``prange``: a ``parallel=True`` kernel costs numba's parfor passes and a second,
+gufunc, compilation on every cold start. For LDA's E-step and CVB0 sweep that was 2.5-3 of
+the 8 CPU seconds of compilation of a first ``LatentDirichletAllocation().fit`` (measured
+with ``benchmarks/bench_cold_start.py``), while the work per document is the same serial
+function either way. Documents are independent in both kernels (each writes only its own
+outputs), so the result does not depend on the ranges or the number of threads.
+
+Threads: numba's thread count in the calling thread (``numba.get_num_threads()``, which
+``NUMBA_NUM_THREADS`` and ``numba.set_num_threads`` set), so the same setting governs these
+kernels and the ``prange`` ones. A pool is made per call (no threads survive a ``fork``).
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+
+__all__ = ["over_documents"]
+
+#: Ranges per thread (contiguous ranges of about equal token counts; a few per thread even out
+#: documents of unequal cost).
+RANGES_PER_THREAD = 8
+
+
+def over_documents(kernel, indptr, *args, serial_below=0):
+    """Run ``kernel(d0, d1, indptr, *args)`` over ``[0, D)`` in contiguous document ranges.
+
+    Parameters
+    ----------
+    kernel : numba dispatcher
+        Serial kernel taking the range ``d0 <= d < d1`` (int64) first, then ``indptr`` and
+        ``args``; it must write only the outputs of its own documents.
+    indptr : ndarray of int64, shape (D + 1,)
+        CSR row pointers (the ranges hold about equal numbers of entries).
+    *args
+        The kernel's other arguments.
+    serial_below : int, default 0
+        Run in the calling thread, as one range, when ``indptr[-1]`` (entries) is below this.
+
+    Returns
+    -------
+    None
+    """
+    D = indptr.shape[0] - 1
+    threads = numba.get_num_threads()
+    if threads <= 1 or D < 2 or indptr[-1] < serial_below:
+        kernel(np.int64(0), np.int64(D), indptr, *args)
+        return
+    n = int(min(D, threads * RANGES_PER_THREAD))
+    edges = np.searchsorted(indptr, np.arange(n + 1) * (indptr[-1] / n)).astype(np.int64)
+    edges[0], edges[-1] = 0, D
+    edges = np.maximum.accumulate(edges)
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(lambda b: kernel(edges[b], edges[b + 1], indptr, *args), range(n)))

@@ -1,0 +1,60 @@
+"""Document ranges on Python threads (latentkit._utils.doc_threads) give exactly the one-range
+result: LDA's E-step and a CVB0 sweep, every output, bit for bit; an empty document inside a
+range; outputs pre-filled with NaN, so a document no range covers would show."""
+
+import numpy as np
+import pytest
+
+from latentkit._kernels import cvb0 as kc
+from latentkit._kernels import topic as kt
+from latentkit._utils import doc_threads
+from latentkit.datasets import make_lda_corpus
+
+
+def _corpus():
+    X, _ = make_lda_corpus(n_docs=70, n_components=4, vocab_size=60, doc_length=25,
+                           random_state=3)
+    X = X.tocsr()
+    X.data[X.indptr[9]:X.indptr[10]] = 0   # an empty document
+    X.eliminate_zeros()
+    return (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64),
+            X.shape[1])
+
+
+def _lda_outputs(run, indptr, indices, data, V, K=4):
+    rng = np.random.default_rng(0)
+    lam = rng.gamma(1.0, 1.0, size=(V, K)) + 0.1
+    shift = np.log(lam).max(axis=1)
+    D = indptr.shape[0] - 1
+    out = [np.full((D, K), np.nan), np.full((D, K), np.nan), np.full(data.shape[0], np.nan),
+           np.full(D, np.nan), np.full(D, -1, dtype=np.int64)]
+    gamma, exp_theta, ratio, doc_elbo, n_iter = out
+    run(kt.lda_e_step, indptr, indices, data, np.exp(np.log(lam) - shift[:, None]), shift, 0.25,
+        gamma, False, 100, 1e-6, exp_theta, ratio, doc_elbo, n_iter)
+    return out
+
+
+def _cvb0_outputs(run, indptr, indices, data, V, K=4):
+    rng = np.random.default_rng(1)
+    phi = rng.dirichlet(np.ones(K), size=data.shape[0])
+    nwk = np.empty((V, K))
+    kc.cvb0_topic_word(indices, data, phi, nwk)
+    ndk = np.full((indptr.shape[0] - 1, K), np.nan)
+    run(kc.cvb0_sweep, indptr, indices, data, phi, nwk, nwk.sum(axis=0), 0.25, 0.1, V, ndk)
+    return [phi, ndk]
+
+
+def _one_range(kernel, indptr, *args):
+    kernel(np.int64(0), np.int64(indptr.shape[0] - 1), indptr, *args)
+
+
+@pytest.mark.parametrize("outputs", [_lda_outputs, _cvb0_outputs])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_ranges_on_threads_match_one_range(monkeypatch, outputs, threads):
+    arrays = _corpus()
+    ref = outputs(_one_range, *arrays)
+    assert not any(np.isnan(a).any() for a in ref if a.dtype.kind == "f")
+    monkeypatch.setattr(doc_threads.numba, "get_num_threads", lambda: threads)
+    got = outputs(doc_threads.over_documents, *arrays)
+    for a, b in zip(ref, got):
+        np.testing.assert_array_equal(a, b)
