@@ -17,9 +17,7 @@ same step on the corpus sticks (rho = 1: batch VB).
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._engine.steps import check_learning_rate
 from .._utils.summaries import CountSummary
 from .._utils.validation import check_dense_width, check_scalar
 from ..base import LatentModel
@@ -31,8 +29,9 @@ from ..distributions._stick_breaking import (stick_expected_log_weights, stick_e
                                              stick_kl, stick_posterior)
 from ..text import counts_from_texts
 from .._engine.state_checks import StateCheckError, _array, _int, _real
+from ._count_model import CountTopicModelMixin
 from ._cvb0 import cvb0_topics, sweep_callback
-from ._count_data import check_init, validate_count_data
+from ._count_data import check_init, check_step_params, validate_count_data
 from ._hdp_estep import HDPStats, elog_tables, guarded_hdp_e_step, hdp_local, hdp_stats
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
@@ -48,7 +47,13 @@ EFFECTIVE_WEIGHT_THRESHOLD = 0.01
 CVB0_SWEEPS = 50
 
 
-class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel):
+def _row_stick_weights(v):
+    """``v_t prod_{s<t} (1 - v_s)`` of each row of sticks ``v`` (n, K)."""
+    return v * np.cumprod(np.hstack([np.ones((v.shape[0], 1)), 1.0 - v[:, :-1]]), axis=1)
+
+
+class HierarchicalDirichletProcess(CountTopicModelMixin, TopicReportMixin, TopWordsMixin,
+                                   LatentModel):
     """Hierarchical Dirichlet process topic model by mean-field variational Bayes (batch VB,
     ``partial_fit`` / :class:`latentkit.inference.StochasticVI` for the online fit).
 
@@ -248,12 +253,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
                                  low_inclusive=False)
             setattr(self, name + "_", float(value))
         self._start_concentrations()
-        check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
-        check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
-        if self.warmup_doc_update_iter is not None:
-            check_scalar(self.warmup_doc_update_iter, "warmup_doc_update_iter",
-                         numbers.Integral, low=1)
-        check_learning_rate(self.learning_offset, self.learning_decay)
+        check_step_params(self)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
         check_init(self.init, ("random", "cvb0"), ("weight_concentration",))
@@ -459,36 +459,6 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         return total
 
     # ---- public API --------------------------------------------------------------------
-    def partial_fit(self, X, y=None, *, step_size=None, total_samples=None):
-        """One stochastic variational step on the minibatch ``X`` (Wang, Paisley & Blei 2011,
-        Algorithm 1; Hoffman et al. 2013): ``lambda <- (1 - rho) lambda + rho (eta + (N/|B|)
-        sstats_B)`` and the same step on the corpus sticks.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            The minibatch of counts.
-        y : ignored
-        step_size : float in (0, 1], optional
-            rho; default ``(t + learning_offset) ** -learning_decay`` at step t = 1, 2, ...
-        total_samples : int, optional
-            N, the corpus size; default the ``total_samples`` hyper-parameter (None: no
-            scaling).
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        ValueError
-            Bad counts, ``step_size`` outside (0, 1], ``total_samples`` smaller than the
-            batch, an empty minibatch.
-        """
-        if total_samples is None:
-            total_samples = self.total_samples
-        return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
-
     def _doc_local(self, X):
         self._check_is_fitted()
         X = self._validate_data(counts_from_texts(self, X), reset=False)
@@ -514,9 +484,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         """
         _, (varphi, sticks, _, _, _) = self._doc_local(X)
         a, b = sticks[:, 0, :], sticks[:, 1, :]
-        ev = a / (a + b)                       # the last column is (1, 0): E[pi'_K] = 1
-        rest = np.cumprod(np.hstack([np.ones((ev.shape[0], 1)), 1.0 - ev[:, :-1]]), axis=1)
-        theta = np.einsum("dt,dtk->dk", ev * rest, varphi)
+        # the last column is (1, 0): E[pi'_K] = 1
+        theta = np.einsum("dt,dtk->dk", _row_stick_weights(a / (a + b)), varphi)
         return theta / theta.sum(axis=1, keepdims=True)
 
     def score_samples(self, X):
@@ -539,93 +508,17 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         """
         return self._doc_local(X)[1][3]
 
-    def score(self, X, y=None):
-        """Mean ELBO per document (nats), the same as :meth:`elbo`.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        y : ignored
-
-        Returns
-        -------
-        float
-            Nats per document (the global KL terms divided by the number of documents
-            included).
-        """
-        return self.elbo(X)
-
-    def perplexity(self, X, *, include_prior_kl=True):
-        """Perplexity ``exp(-ELBO_total / n_tokens)`` of documents ``X``, as
-        :meth:`LatentDirichletAllocation.perplexity`: ``include_prior_kl=False`` drops the
-        global KL terms (of the topics and the corpus sticks), giving the per-document
-        held-out bound of Hoffman, Blei & Bach (2010, section 4).
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        include_prior_kl : bool, default True
-
-        Returns
-        -------
-        float
-            Per token; lower is better.
-
-        Raises
-        ------
-        NotFittedError
-        ValueError
-            When ``X`` contains no tokens.
-        """
-        self._check_is_fitted()
-        X = self._validate_data(X, reset=False)
-        if X.data.sum() <= 0:
-            raise InputError("X contains no tokens; perplexity is undefined.")
-        stats = self._e_step(X)
-        total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
-        return float(np.exp(-total / stats.n_tokens))
-
-    def sample(self, n_samples=1, random_state=None, doc_length=None):
-        """Draw documents from the fitted generative model, the factors at their means:
-        document sticks ``pi'_t ~ Beta(1, alpha)`` (``pi'_K = 1``), atom topics
-        ``c_t ~ Cat(topic_weights_)``, ``N_d ~ Poisson(doc_length)`` tokens, each on an atom
-        ``z ~ Cat(pi)`` with word ``w ~ Cat(E[phi_{c_z}])``.
-
-        Parameters
-        ----------
-        n_samples : int, default 1
-        random_state : None, int or numpy.random.Generator
-            Default: the model's own sampling generator (fresh draws on every call).
-        doc_length : float, optional
-            Mean document length; default ``mean_doc_length_``.
-
-        Returns
-        -------
-        X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
-            Counts (float64).
-        doc_topic : ndarray of shape (n_samples, n_components)
-            Each document's weights on the corpus topics (rows sum to 1).
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        self._check_is_fitted()
-        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = self._sampling_rng(random_state)
-        mean_len = self.mean_doc_length_ if doc_length is None else check_scalar(
-            doc_length, "doc_length", numbers.Real, low=0.0)
+    def _sample_doc_topic(self, n_samples, rng):
+        """Weights on the corpus topics of :meth:`sample`: document sticks ``pi'_t ~
+        Beta(1, alpha)`` (``pi'_K = 1``, alpha at ``doc_concentration_``), atom topics
+        ``c_t ~ Cat(topic_weights_)``, ``theta_dk = sum_t pi_dt [c_t = k]`` (rows sum to 1)."""
         T, K = self.components_.shape[0], int(self.n_doc_components)
         v = rng.beta(1.0, self.doc_concentration_, size=(n_samples, K))
         v[:, -1] = 1.0
-        pi = v * np.cumprod(np.hstack([np.ones((n_samples, 1)), 1.0 - v[:, :-1]]), axis=1)
+        pi = _row_stick_weights(v)
         w = self.topic_weights_ / self.topic_weights_.sum()
         atoms = rng.choice(T, size=(n_samples, K), p=w)
         theta = np.zeros((n_samples, T))
         np.add.at(theta, (np.repeat(np.arange(n_samples), K), atoms.ravel()), pi.ravel())
         theta /= theta.sum(axis=1, keepdims=True)
-        topics = self.components_ / self.components_.sum(axis=1, keepdims=True)
-        p = theta @ topics
-        p /= p.sum(axis=1, keepdims=True)
-        counts = rng.multinomial(rng.poisson(mean_len, size=n_samples), p)
-        return sp.csr_matrix(counts.astype(np.float64)), theta
+        return theta
