@@ -182,3 +182,16 @@ def test_model_file_written_before_the_priors_loads():
     np.testing.assert_array_equal(m.transform(want["X"]), want["transform"])
     assert m.score(want["X"]) == want["score"]
     np.testing.assert_array_equal(m.sample(3, random_state=2)[0].toarray(), want["sample"])
+
+
+def test_chunked_fit_with_gamma_priors_equals_the_in_memory_fit():
+    """The document sticks' statistic of q(alpha) is summed over chunks like the others."""
+    X = _counts(n=60)
+    make = lambda: lk.HierarchicalDirichletProcess(  # noqa: E731
+        5, n_doc_components=3, max_iter=6, tol=0, random_state=0,
+        concentration_prior=(1.0, 1.0), doc_concentration_prior=(2.0, 1.0))
+    memory = _fit(make(), X)
+    chunked = _fit(make(), lk.inference.ArraySource(X, 25))
+    np.testing.assert_allclose(chunked.lower_bounds_, memory.lower_bounds_, rtol=1e-10)
+    for name in ("concentration_posterior_", "doc_concentration_posterior_", "components_"):
+        np.testing.assert_allclose(getattr(chunked, name), getattr(memory, name), rtol=1e-10)
