@@ -23,7 +23,8 @@ TUTORIALS = build.notebooks()
 EXPECTED = {
     "01": ["CHECK Old Faithful K=2 log-likelihood = -1130.26", "ELBO never decreases: True",
            "CHECK BIC of K=2 = -2 log L + 11 log 272 = 2322.19"],
-    "02": ["rows sum to one: True", "same topics P(w|z): True", "ELBO never decreases: True"],
+    "02": ["rows sum to one: True", "same topics P(w|z): True", "ELBO never decreases: True",
+           "CHECK HDP ELBO never decreases = True"],
     "03": ["CHECK earthquakes 2-state -log L = 341.8787",
            "CHECK earthquakes 3-state -log L = 328.5275",
            "CHECK lambda phage G+C content = 49.86 %",

@@ -1,10 +1,14 @@
 """The validation the topic models share (LDA, HDP): a document-term matrix of non-negative
-counts, its width fixed at the first fit, and the ``init`` hyper-parameter."""
+counts, its width fixed at the first fit, the ``init`` hyper-parameter and the E-step and
+step-size hyper-parameters."""
 
-from .._utils.validation import check_counts, check_n_features
+import numbers
+
+from .._engine.steps import check_learning_rate
+from .._utils.validation import check_counts, check_n_features, check_scalar
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["validate_count_data", "check_init"]
+__all__ = ["validate_count_data", "check_init", "check_step_params"]
 
 
 def validate_count_data(model, X, reset, kw):
@@ -82,3 +86,22 @@ def check_init(init, methods, optional_keys=()):
             raise InputError(f"init dict must have {allowed}, got keys {sorted(init)}.")
     else:
         raise InputTypeError(f"init must be a string or a dict, got {type(init).__name__}.")
+
+
+def check_step_params(model):
+    """Check the E-step and step-size hyper-parameters of a topic model:
+    ``max_doc_update_iter`` (int >= 1), ``mean_change_tol`` (>= 0), ``warmup_doc_update_iter``
+    (None or int >= 1), ``learning_offset`` and ``learning_decay``
+    (:func:`latentkit._engine.steps.check_learning_rate`).
+
+    Raises
+    ------
+    InputError, InputTypeError
+        Naming the first bad hyper-parameter.
+    """
+    check_scalar(model.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
+    check_scalar(model.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
+    if model.warmup_doc_update_iter is not None:
+        check_scalar(model.warmup_doc_update_iter, "warmup_doc_update_iter",
+                     numbers.Integral, low=1)
+    check_learning_rate(model.learning_offset, model.learning_decay)

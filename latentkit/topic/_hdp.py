@@ -17,19 +17,21 @@ same step on the corpus sticks (rho = 1: batch VB).
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._engine.steps import check_learning_rate
 from .._utils.summaries import CountSummary
 from .._utils.validation import check_dense_width, check_scalar
 from ..base import LatentModel
+from ..distributions._concentration import (check_gamma_prior, concentration_kl,
+                                            concentration_log_gap, concentration_mean,
+                                            concentration_posterior, free_stick_log_rest)
 from ..distributions._dirichlet import dirichlet_kl
 from ..distributions._stick_breaking import (stick_expected_log_weights, stick_expected_weights,
                                              stick_kl, stick_posterior)
 from ..text import counts_from_texts
 from .._engine.state_checks import StateCheckError, _array, _int, _real
+from ._count_model import CountTopicModelMixin
 from ._cvb0 import cvb0_topics, sweep_callback
-from ._count_data import check_init, validate_count_data
+from ._count_data import check_init, check_step_params, validate_count_data
 from ._hdp_estep import HDPStats, elog_tables, guarded_hdp_e_step, hdp_local, hdp_stats
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
@@ -45,7 +47,13 @@ EFFECTIVE_WEIGHT_THRESHOLD = 0.01
 CVB0_SWEEPS = 50
 
 
-class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel):
+def _row_stick_weights(v):
+    """``v_t prod_{s<t} (1 - v_s)`` of each row of sticks ``v`` (n, K)."""
+    return v * np.cumprod(np.hstack([np.ones((v.shape[0], 1)), 1.0 - v[:, :-1]]), axis=1)
+
+
+class HierarchicalDirichletProcess(CountTopicModelMixin, TopicReportMixin, TopWordsMixin,
+                                   LatentModel):
     """Hierarchical Dirichlet process topic model by mean-field variational Bayes (batch VB,
     ``partial_fit`` / :class:`latentkit.inference.StochasticVI` for the online fit).
 
@@ -60,9 +68,21 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
     n_doc_components : int, default 10
         K, the document-level truncation (the most distinct topics of one document).
     concentration : float, default 1.0
-        gamma, the corpus-level concentration of the Beta(1, gamma) corpus sticks (> 0).
+        gamma, the corpus-level concentration of the Beta(1, gamma) corpus sticks (> 0),
+        fixed; not used when ``concentration_prior`` is given.
     doc_concentration : float, default 1.0
-        alpha, the document-level concentration of the Beta(1, alpha) document sticks (> 0).
+        alpha, the document-level concentration of the Beta(1, alpha) document sticks (> 0),
+        fixed; not used when ``doc_concentration_prior`` is given.
+    concentration_prior, doc_concentration_prior : None or (float, float), default None
+        A ``Gamma(shape, rate)`` prior on gamma (resp. alpha) instead of a fixed value:
+        the fit then has the variational factor ``q(gamma) = Gamma(w_1, w_2)`` with the
+        closed-form update ``w_1 = s_1 + (T - 1)``, ``w_2 = s_2 - sum_{k<T} E[log(1 -
+        beta'_k)]`` (resp. ``s_1 + D (K - 1)`` and the ``D (K - 1)`` document sticks), the
+        sticks use ``E[gamma] = w_1 / w_2``, and the ELBO includes
+        ``E[log p(gamma)] - E[log q(gamma)]`` and the sticks' terms under ``q(gamma)``
+        (Blei & Jordan 2006, section 3.3, for the DP mixture; Teh et al. 2006 and Wang,
+        Paisley & Blei 2011 for the HDP). ``q`` starts at the prior. tomotopy's
+        ``HDPModel`` and gensim's ``HdpModel`` keep both fixed.
     topic_word_prior : float, default 0.01
         eta, the symmetric Dirichlet prior of the topics (> 0), gensim's and tomotopy's
         default for their HDP.
@@ -139,7 +159,10 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         a document's spare atoms (K above the topics it uses) spread over the topics by the
         prior and can lift an empty topic above 1%.
     concentration_, doc_concentration_, topic_word_prior_ : float
-        The priors used.
+        The priors used; with a Gamma prior on a concentration, its current posterior mean
+        ``E_q`` (the value the stick updates use).
+    concentration_posterior_, doc_concentration_posterior_ : ndarray of shape (2,) or None
+        (shape, rate) of ``q(gamma)`` and ``q(alpha)`` with a Gamma prior, else None.
     n_features_in_ : int
         Vocabulary size V.
     mean_doc_length_ : float
@@ -164,7 +187,13 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
     With ``n_components=1`` and ``n_doc_components=1`` the model is one multinomial with a
     Dirichlet prior, and the ELBO of the fit is the exact log evidence (tested).
 
-    The concentrations are fixed (no Gamma priors on them).
+    The concentrations are fixed unless ``concentration_prior`` / ``doc_concentration_prior``
+    give them Gamma priors; then the document term above has ``E_q[log alpha] - log
+    E_q[alpha]`` per free document stick added (the sticks' KL is taken at ``E_q[alpha]``),
+    the global term the same for gamma and ``-KL(q(gamma) || p(gamma)) - KL(q(alpha) ||
+    p(alpha))``, and each M-step updates ``q(gamma)`` after the corpus sticks and ``q(alpha)``
+    from the document sticks, each exactly, so the bound stays monotone
+    (:mod:`latentkit.distributions._concentration`).
 
     References: Teh, Jordan, Beal & Blei (2006), "Hierarchical Dirichlet Processes", JASA;
     Wang, Paisley & Blei (2011), "Online Variational Inference for the Hierarchical Dirichlet
@@ -188,7 +217,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
     _derived_attributes = ("topic_weights_", "n_effective_components_")
 
     def __init__(self, n_components=50, *, n_doc_components=10, concentration=1.0,
-                 doc_concentration=1.0, topic_word_prior=0.01, max_iter=100, tol=None,
+                 doc_concentration=1.0, concentration_prior=None, doc_concentration_prior=None,
+                 topic_word_prior=0.01, max_iter=100, tol=None,
                  max_doc_update_iter=100, mean_change_tol=1e-3, warmup_doc_update_iter=4,
                  init="random", n_init=1,
                  learning_offset=10.0, learning_decay=0.7, total_samples=None,
@@ -197,6 +227,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         self.n_doc_components = n_doc_components
         self.concentration = concentration
         self.doc_concentration = doc_concentration
+        self.concentration_prior = concentration_prior
+        self.doc_concentration_prior = doc_concentration_prior
         self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
         self.tol = tol
@@ -220,12 +252,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
             value = check_scalar(getattr(self, name), name, numbers.Real, low=0.0,
                                  low_inclusive=False)
             setattr(self, name + "_", float(value))
-        check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
-        check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
-        if self.warmup_doc_update_iter is not None:
-            check_scalar(self.warmup_doc_update_iter, "warmup_doc_update_iter",
-                         numbers.Integral, low=1)
-        check_learning_rate(self.learning_offset, self.learning_decay)
+        self._start_concentrations()
+        check_step_params(self)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
         check_init(self.init, ("random", "cvb0"), ("weight_concentration",))
@@ -247,6 +275,18 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
             1e-3 * max(self.mean_doc_length_, 1.0)
 
     # ---- start -----------------------------------------------------------------------------
+    def _gamma_prior(self, name):
+        """The checked (shape, rate) of ``<name>_prior``, or None."""
+        return check_gamma_prior(getattr(self, name + "_prior"), name + "_prior")
+
+    def _start_concentrations(self):
+        """q(gamma) and q(alpha) at their priors (None when fixed), the means in use."""
+        for name in ("concentration", "doc_concentration"):
+            prior = self._gamma_prior(name)
+            setattr(self, f"{name}_posterior_", None if prior is None else prior.copy())
+            if prior is not None:
+                setattr(self, name + "_", concentration_mean(prior))
+
     def _start_needs_data(self):
         return isinstance(self.init, str) and self.init == "cvb0"
 
@@ -258,6 +298,7 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
 
     def _init_params(self, data, rng):
         T, V = int(self.n_components), data.shape[1]
+        self._start_concentrations()
         n_docs = getattr(self, "_n_start_docs", max(data.shape[0], 1))
         sticks = None
         if isinstance(self.init, dict):
@@ -315,6 +356,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
     def _set_state(self, state):
         """Restore the fitted state; the E-step tables are rebuilt from the factors."""
         super()._set_state(state)
+        for name in ("concentration_posterior_", "doc_concentration_posterior_"):
+            self.__dict__.setdefault(name, None)  # files written before the Gamma priors
         if hasattr(self, "components_"):
             self._set_globals(self.components_, self.weight_concentration_)
 
@@ -335,6 +378,9 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
                                   "and a last column (1, 0)")
         for name in ("concentration_", "doc_concentration_", "topic_word_prior_"):
             _real(self, name, low=0.0)
+        for name in ("concentration_posterior_", "doc_concentration_posterior_"):
+            if getattr(self, name) is not None:
+                _array(self, name, (2,), positive=True)
 
     # ---- template ----------------------------------------------------------------------
     def _empty_stats(self):
@@ -343,13 +389,17 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
                         n=0.0, data_term=0.0, n_tokens=0.0)
 
     def _local(self, X, state=None, max_iter=None):
-        return hdp_local(X, self._elog_phi_t, self._elog_beta, self.doc_concentration_,
-                         int(self.n_doc_components),
-                         self.max_doc_update_iter if max_iter is None else max_iter,
-                         self.mean_change_tol, state)
+        K = int(self.n_doc_components)
+        out = hdp_local(X, self._elog_phi_t, self._elog_beta, self.doc_concentration_, K,
+                        self.max_doc_update_iter if max_iter is None else max_iter,
+                        self.mean_change_tol, state)
+        if self.doc_concentration_posterior_ is not None:  # E_q[log alpha] in the sticks' terms
+            out[3][:] += (K - 1) * concentration_log_gap(self.doc_concentration_posterior_)
+        return out
 
-    def _stats_from_local(self, X, varphi, zeta, doc_elbo):
-        return hdp_stats(X, varphi, zeta, doc_elbo, self.n_features_in_, int(self.n_components))
+    def _stats_from_local(self, X, varphi, zeta, doc_elbo, sticks=None):
+        return hdp_stats(X, varphi, zeta, doc_elbo, self.n_features_in_, int(self.n_components),
+                         sticks)
 
     def _split_state(self, flat):
         """(varphi, sticks) of documents from their rows of a chunk file (the guard)."""
@@ -359,8 +409,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
     def _e_step(self, data):
         """Cold-start document-level coordinate ascent and the statistics (a pure function
         of the global factors)."""
-        varphi, _, zeta, doc_elbo, _ = self._local(data)
-        return self._stats_from_local(data, varphi, zeta, doc_elbo)
+        varphi, sticks, zeta, doc_elbo, _ = self._local(data)
+        return self._stats_from_local(data, varphi, zeta, doc_elbo, sticks)
 
     def _warm_state(self):
         return {"state": None, "elbo": None, "it": 0}
@@ -378,42 +428,37 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
             lam = (1.0 - step_size) * self.components_ + step_size * lam
             sticks = (1.0 - step_size) * self.weight_concentration_ + step_size * sticks
         self._set_globals(lam, sticks)
+        # q(gamma) given the new corpus sticks, q(alpha) given the document sticks (exact
+        # coordinate steps; the same step size on the online path)
+        T, K = int(self.n_components), int(self.n_doc_components)
+        for name, target in (
+                ("concentration", lambda prior: concentration_posterior(
+                    T - 1, free_stick_log_rest(sticks), prior)),
+                ("doc_concentration", lambda prior: concentration_posterior(
+                    scale * stats.n * (K - 1), scale * stats.doc_stick_log_rest, prior))):
+            prior = self._gamma_prior(name)
+            if prior is None:
+                continue
+            post = target(prior)
+            if step_size < 1.0:
+                post = (1.0 - step_size) * getattr(self, f"{name}_posterior_") + step_size * post
+            setattr(self, f"{name}_posterior_", post)
+            setattr(self, name + "_", concentration_mean(post))
 
     def _global_elbo_terms(self):
-        return -(stick_kl(self.weight_concentration_, (1.0, self.concentration_), "fixed")
-                 + float(np.sum(dirichlet_kl(self.components_, self.topic_word_prior_))))
+        total = -(stick_kl(self.weight_concentration_, (1.0, self.concentration_), "fixed")
+                  + float(np.sum(dirichlet_kl(self.components_, self.topic_word_prior_))))
+        if self.concentration_posterior_ is not None:
+            total += ((int(self.n_components) - 1)
+                      * concentration_log_gap(self.concentration_posterior_)
+                      - concentration_kl(self.concentration_posterior_,
+                                         self._gamma_prior("concentration")))
+        if self.doc_concentration_posterior_ is not None:
+            total -= concentration_kl(self.doc_concentration_posterior_,
+                                      self._gamma_prior("doc_concentration"))
+        return total
 
     # ---- public API --------------------------------------------------------------------
-    def partial_fit(self, X, y=None, *, step_size=None, total_samples=None):
-        """One stochastic variational step on the minibatch ``X`` (Wang, Paisley & Blei 2011,
-        Algorithm 1; Hoffman et al. 2013): ``lambda <- (1 - rho) lambda + rho (eta + (N/|B|)
-        sstats_B)`` and the same step on the corpus sticks.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            The minibatch of counts.
-        y : ignored
-        step_size : float in (0, 1], optional
-            rho; default ``(t + learning_offset) ** -learning_decay`` at step t = 1, 2, ...
-        total_samples : int, optional
-            N, the corpus size; default the ``total_samples`` hyper-parameter (None: no
-            scaling).
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        ValueError
-            Bad counts, ``step_size`` outside (0, 1], ``total_samples`` smaller than the
-            batch, an empty minibatch.
-        """
-        if total_samples is None:
-            total_samples = self.total_samples
-        return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples)
-
     def _doc_local(self, X):
         self._check_is_fitted()
         X = self._validate_data(counts_from_texts(self, X), reset=False)
@@ -439,9 +484,8 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         """
         _, (varphi, sticks, _, _, _) = self._doc_local(X)
         a, b = sticks[:, 0, :], sticks[:, 1, :]
-        ev = a / (a + b)                       # the last column is (1, 0): E[pi'_K] = 1
-        rest = np.cumprod(np.hstack([np.ones((ev.shape[0], 1)), 1.0 - ev[:, :-1]]), axis=1)
-        theta = np.einsum("dt,dtk->dk", ev * rest, varphi)
+        # the last column is (1, 0): E[pi'_K] = 1
+        theta = np.einsum("dt,dtk->dk", _row_stick_weights(a / (a + b)), varphi)
         return theta / theta.sum(axis=1, keepdims=True)
 
     def score_samples(self, X):
@@ -464,93 +508,17 @@ class HierarchicalDirichletProcess(TopicReportMixin, TopWordsMixin, LatentModel)
         """
         return self._doc_local(X)[1][3]
 
-    def score(self, X, y=None):
-        """Mean ELBO per document (nats), the same as :meth:`elbo`.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        y : ignored
-
-        Returns
-        -------
-        float
-            Nats per document (the global KL terms divided by the number of documents
-            included).
-        """
-        return self.elbo(X)
-
-    def perplexity(self, X, *, include_prior_kl=True):
-        """Perplexity ``exp(-ELBO_total / n_tokens)`` of documents ``X``, as
-        :meth:`LatentDirichletAllocation.perplexity`: ``include_prior_kl=False`` drops the
-        global KL terms (of the topics and the corpus sticks), giving the per-document
-        held-out bound of Hoffman, Blei & Bach (2010, section 4).
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        include_prior_kl : bool, default True
-
-        Returns
-        -------
-        float
-            Per token; lower is better.
-
-        Raises
-        ------
-        NotFittedError
-        ValueError
-            When ``X`` contains no tokens.
-        """
-        self._check_is_fitted()
-        X = self._validate_data(X, reset=False)
-        if X.data.sum() <= 0:
-            raise InputError("X contains no tokens; perplexity is undefined.")
-        stats = self._e_step(X)
-        total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
-        return float(np.exp(-total / stats.n_tokens))
-
-    def sample(self, n_samples=1, random_state=None, doc_length=None):
-        """Draw documents from the fitted generative model, the factors at their means:
-        document sticks ``pi'_t ~ Beta(1, alpha)`` (``pi'_K = 1``), atom topics
-        ``c_t ~ Cat(topic_weights_)``, ``N_d ~ Poisson(doc_length)`` tokens, each on an atom
-        ``z ~ Cat(pi)`` with word ``w ~ Cat(E[phi_{c_z}])``.
-
-        Parameters
-        ----------
-        n_samples : int, default 1
-        random_state : None, int or numpy.random.Generator
-            Default: the model's own sampling generator (fresh draws on every call).
-        doc_length : float, optional
-            Mean document length; default ``mean_doc_length_``.
-
-        Returns
-        -------
-        X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
-            Counts (float64).
-        doc_topic : ndarray of shape (n_samples, n_components)
-            Each document's weights on the corpus topics (rows sum to 1).
-
-        Raises
-        ------
-        NotFittedError, ValueError
-        """
-        self._check_is_fitted()
-        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = self._sampling_rng(random_state)
-        mean_len = self.mean_doc_length_ if doc_length is None else check_scalar(
-            doc_length, "doc_length", numbers.Real, low=0.0)
+    def _sample_doc_topic(self, n_samples, rng):
+        """Weights on the corpus topics of :meth:`sample`: document sticks ``pi'_t ~
+        Beta(1, alpha)`` (``pi'_K = 1``, alpha at ``doc_concentration_``), atom topics
+        ``c_t ~ Cat(topic_weights_)``, ``theta_dk = sum_t pi_dt [c_t = k]`` (rows sum to 1)."""
         T, K = self.components_.shape[0], int(self.n_doc_components)
         v = rng.beta(1.0, self.doc_concentration_, size=(n_samples, K))
         v[:, -1] = 1.0
-        pi = v * np.cumprod(np.hstack([np.ones((n_samples, 1)), 1.0 - v[:, :-1]]), axis=1)
+        pi = _row_stick_weights(v)
         w = self.topic_weights_ / self.topic_weights_.sum()
         atoms = rng.choice(T, size=(n_samples, K), p=w)
         theta = np.zeros((n_samples, T))
         np.add.at(theta, (np.repeat(np.arange(n_samples), K), atoms.ravel()), pi.ravel())
         theta /= theta.sum(axis=1, keepdims=True)
-        topics = self.components_ / self.components_.sum(axis=1, keepdims=True)
-        p = theta @ topics
-        p /= p.sum(axis=1, keepdims=True)
-        counts = rng.multinomial(rng.poisson(mean_len, size=n_samples), p)
-        return sp.csr_matrix(counts.astype(np.float64)), theta
+        return theta

@@ -12,6 +12,7 @@ from scipy.special import psi
 
 from .._kernels import hdp as _k
 from ..base import Stats, stats_dataclass
+from ..distributions._concentration import free_stick_log_rest
 from ._lda_estep import _csr_arrays
 from ._lda_guard import _ChunkStore, _elbo
 
@@ -35,6 +36,9 @@ class HDPStats(Stats):
         Sum over documents of the local ELBO (nats).
     n_tokens : float
         Number of tokens.
+    doc_stick_log_rest : float
+        ``sum_d sum_{t<K} E[log(1 - pi'_dt)]`` (nats), the statistic of the Gamma factor of
+        the document concentration (``doc_concentration_prior``); 0 in files written before it.
     """
 
     sstats: np.ndarray
@@ -42,6 +46,7 @@ class HDPStats(Stats):
     n: float
     data_term: float
     n_tokens: float
+    doc_stick_log_rest: float = 0.0
 
 
 def elog_tables(components):
@@ -78,8 +83,9 @@ _MAX_BLOCKS = 8
 _MAX_BYTES = 128 << 20
 
 
-def hdp_stats(X, varphi, zeta, doc_elbo, V, T):
-    """:class:`HDPStats` of documents ``X`` from their local factors."""
+def hdp_stats(X, varphi, zeta, doc_elbo, V, T, sticks=None):
+    """:class:`HDPStats` of documents ``X`` from their local factors (``sticks`` (D, 2, K):
+    the document sticks, for ``doc_stick_log_rest``; None: 0)."""
     indptr, indices, data = _csr_arrays(X)
     D = X.shape[0]
     B = int(max(1, min(_MAX_BLOCKS, data.shape[0] // _BLOCK_NNZ, D, _MAX_BYTES // (8 * V * T))))
@@ -91,7 +97,8 @@ def hdp_stats(X, varphi, zeta, doc_elbo, V, T):
                               np.empty((B, V, T)), out)
     return HDPStats(sstats=np.ascontiguousarray(out.T), topic_counts=varphi.sum(axis=(0, 1)),
                     n=float(D), data_term=float(np.sum(doc_elbo)),
-                    n_tokens=float(data.sum()))
+                    n_tokens=float(data.sum()),
+                    doc_stick_log_rest=0.0 if sticks is None else free_stick_log_rest(sticks))
 
 
 # ---- the monotone guard (class Notes of HierarchicalDirichletProcess) ------------------------
@@ -116,7 +123,7 @@ def _keep_better(model, X, local, state_old):
 
 def _part_stats(model, X, local):
     varphi, sticks, zeta, doc_elbo = local
-    return model._stats_from_local(X, varphi, zeta, doc_elbo), (varphi, sticks)
+    return model._stats_from_local(X, varphi, zeta, doc_elbo, sticks), (varphi, sticks)
 
 
 def cold_part(model, X, cap):

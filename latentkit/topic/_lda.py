@@ -15,15 +15,14 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._engine.steps import check_learning_rate
 from .._utils.summaries import CountSummary
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_counts, check_dense_width, check_scalar
 from .._utils.validation import check_random_state
 from ..base import BEFORE_FIT, LatentModel
 from ..distributions._dirichlet import dirichlet_kl
+from ._count_model import CountTopicModelMixin
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
@@ -33,7 +32,7 @@ from ._cvb0 import cvb0_topics, sweep_callback
 from ._spectral_start import spectral_init_lda
 from ._lda_priors import (empty_prior_stats, prior_stats, start_priors, symmetric_priors,
                           update_priors, validate_priors)
-from ._count_data import check_init, validate_count_data
+from ._count_data import check_init, check_step_params, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
@@ -62,7 +61,8 @@ def _mean_length(summary):
     return float(summary.total / max(summary.n_rows, 1.0))
 
 
-class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
+class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWordsMixin,
+                                LatentModel):
     """Latent Dirichlet Allocation by mean-field variational Bayes (batch VB).
 
     Input is a documents x vocabulary count matrix. The ELBO is reported in **nats per
@@ -269,12 +269,7 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
     def _validate_params(self):
         K = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
         validate_priors(self, K)  # floats as before; 'auto', arrays, seeds: _lda_priors
-        check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
-        check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
-        if self.warmup_doc_update_iter is not None:
-            check_scalar(self.warmup_doc_update_iter, "warmup_doc_update_iter",
-                         numbers.Integral, low=1)
-        check_learning_rate(self.learning_offset, self.learning_decay)
+        check_step_params(self)
         if self.learning_method not in ("batch", "online"):
             raise InputError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")
@@ -488,14 +483,6 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         self.converged_ = bool(run.monitor.converged)
         self.monitor_ = run.monitor
 
-    def _partial_step(self, X, step_size=None, total_samples=None, **kw):
-        """The step of ``partial_fit`` (Hoffman, Blei & Bach 2010, Algorithm 2:
-        ``lambda <- (1 - rho) lambda + rho (eta + (N/|B|) sstats_B)``), with ``total_samples``
-        defaulting to the hyper-parameter (None: no scaling)."""
-        if total_samples is None:
-            total_samples = self.total_samples
-        return super()._partial_step(X, step_size, total_samples, **kw)
-
     #: Fitted attributes that ``_set_state`` rebuilds from ``components_`` (not sent to Dask
     #: workers with every iteration's tasks)
     _derived_attributes = ("exp_dirichlet_component_",)
@@ -557,103 +544,8 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         """
         return self._doc_topic(X)[2]
 
-    def score(self, X, y=None):
-        """Mean ELBO per document (nats), the same as :meth:`elbo`.
-
-        latentkit reports every bound per sample; scikit-learn's ``LatentDirichletAllocation.score``
-        returns the total, which is ``score(X) * n_documents`` here.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        y : ignored
-
-        Returns
-        -------
-        float
-            Nats per document (includes ``-KL(q(beta)||p(beta)) / n_documents``).
-        """
-        return self.elbo(X)
-
-    def perplexity(self, X, *, include_prior_kl=True):
-        """Perplexity ``exp(-ELBO_total / n_tokens)`` of documents ``X``.
-
-        By default ``ELBO_total = elbo(X) * n_documents`` includes the global term
-        ``-KL(q(beta) || p(beta))``, as scikit-learn's ``perplexity`` does (the two agree at the
-        same topics). That term does not shrink with fewer documents, so on a small held-out set
-        it dominates; ``include_prior_kl=False`` gives the per-document bound of Hoffman, Blei &
-        Bach (2010, section 4), ``exp(-sum_d ELBO_d / n_tokens)`` with only the local terms,
-        which is the usual held-out measure.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        include_prior_kl : bool, default True
-            Include ``-KL(q(beta) || p(beta))`` in the bound.
-
-        Returns
-        -------
-        float
-            Perplexity per token (an upper bound on the exponentiated per-token cross-entropy).
-            Lower is better.
-
-        Raises
-        ------
-        NotFittedError
-        ValueError
-            When ``X`` contains no tokens.
-
-        Notes
-        -----
-        Blei, Ng & Jordan (2003), eq. (21) with the ELBO in place of the log-likelihood;
-        Hoffman, Blei & Bach (2010), section 4.
-        """
-        self._check_is_fitted()
-        X = self._validate_data(X, reset=False)
-        n_tok = float(X.data.sum())
-        if n_tok <= 0:
-            raise InputError("X contains no tokens; perplexity is undefined.")
-        stats = self._e_step(X)
-        total = stats.data_term + (self._global_elbo_terms() if include_prior_kl else 0.0)
-        return float(np.exp(-total / n_tok))
-
-    def sample(self, n_samples=1, random_state=None, doc_length=None):
-        """Draw documents from the fitted generative model.
-
-        ``theta_d ~ Dir(alpha)``, ``N_d ~ Poisson(doc_length)`` and the counts
-        ``~ Multinomial(N_d, theta_d @ E_q[beta])`` with ``E_q[beta_k] = lambda_k / sum lambda_k``
-        (the topics' posterior mean; summing out the topic of each token).
-
-        Parameters
-        ----------
-        n_samples : int, default 1
-            Number of documents.
-        random_state : None, int or numpy.random.Generator
-            Default None: the model's own sampling generator, seeded from the ``random_state``
-            hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
-        doc_length : float, optional
-            Mean document length; default ``mean_doc_length_`` of the training data.
-
-        Returns
-        -------
-        X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
-            Counts (float64).
-        doc_topic : ndarray of shape (n_samples, n_components)
-            The drawn theta (rows sum to 1).
-
-        Raises
-        ------
-        NotFittedError, ValueError
-
-        Notes
-        -----
-        Blei, Ng & Jordan (2003), section 3 (the generative process).
-        """
-        self._check_is_fitted()
-        n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
-        rng = self._sampling_rng(random_state)
-        mean_len = self.mean_doc_length_ if doc_length is None else check_scalar(
-            doc_length, "doc_length", numbers.Real, low=0.0)
+    def _sample_doc_topic(self, n_samples, rng):
+        """Topic proportions ``theta_d ~ Dir(alpha)`` of :meth:`sample` (rows sum to 1)."""
         K = self.components_.shape[0]
         theta = rng.dirichlet(np.full(K, self.doc_topic_prior_), size=n_samples)
         # guard against underflow of tiny alpha draws (rows of zeros / NaN)
@@ -662,9 +554,4 @@ class LatentDirichletAllocation(TopicReportMixin, TopWordsMixin, LatentModel):
         if bad.any():
             theta[bad, rng.integers(0, K, size=int(bad.sum()))] = 1.0
         theta /= theta.sum(axis=1, keepdims=True)
-        topics = self.components_ / self.components_.sum(axis=1, keepdims=True)
-        lengths = rng.poisson(mean_len, size=n_samples)
-        p = theta @ topics
-        p /= p.sum(axis=1, keepdims=True)
-        counts = rng.multinomial(lengths, p)
-        return sp.csr_matrix(counts.astype(np.float64)), theta
+        return theta
