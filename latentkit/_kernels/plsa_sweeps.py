@@ -10,12 +10,14 @@ folding-in step of :func:`latentkit._kernels.plsa.doc_posterior_sums`. The valid
 :func:`latentkit.testing.plsa_em_oracle` (both compared to 1e-10).
 """
 
+import math
+
 import numpy as np
 
 from ._jit import jit, prange
 from .plsa import doc_posterior_sums
 
-__all__ = ["plsa_doc_sweeps"]
+__all__ = ["plsa_doc_sweeps", "plsa_sweeps_e_step"]
 
 
 @jit(parallel=True)
@@ -62,3 +64,149 @@ def _sweep_doc(indptr, indices, counts, word_factor, beta, n_sweeps, doc_factor,
             return
         for k in range(K):
             doc_factor[d, k] = mass * acc[k] / tot
+
+
+@jit(parallel=True)
+def plsa_sweeps_e_step(indptr, indices, counts, word_factor, beta, n_sweeps, uniform,
+                       block_starts, doc_factor, out_doc, out_word, out_ll, out_free):
+    """The sweeps and the E-step of one pLSA iteration in one pass over each document.
+
+    Document d's ``n_sweeps`` updates of a(d, z) (:func:`plsa_doc_sweeps`) run in ``out_doc[d]``
+    and are followed at once by the E-step at the swept a(d, z), while the document's rows of
+    P(w | z) are still in cache: one parallel pass instead of two, no (n_docs, K) copy.
+
+    Parameters
+    ----------
+    indptr, indices : int64 arrays
+        CSR structure of the (n_docs, n_words) count matrix.
+    counts : float64 array of shape (nnz,)
+        The non-zero counts n(d, w).
+    word_factor : float64 array of shape (n_words, K)
+        P(w | z), transposed.
+    beta : float
+        Tempering exponent (Hofmann 2001, eq. 13); 1 is plain EM.
+    n_sweeps : int
+        Updates of a(d, z) before the E-step (0: the E-step alone).
+    uniform : bool
+        Start the sweeps from m_d / K (m_d = sum_z a(d, z)) instead of a(d, z).
+    block_starts : int64 array of shape (n_blocks + 1,)
+        Document boundaries of the blocks (one word slab per block).
+    doc_factor : float64 array of shape (n_docs, K)
+        a(d, z) before the sweeps; not modified.
+    out_doc : float64 array of shape (n_docs, K)
+        Output (overwritten): sum_w n(d, w) P_beta(z | d, w) at the swept a(d, z).
+    out_word : float64 array of shape (n_blocks, n_words, K)
+        Output (overwritten): per-block word statistics. At beta = 1 the slab holds
+        sum_d a(d, z) n(d, w) / P(w | d) and the caller multiplies the block sum by P(w | z)
+        (this equals sum_d n(d, w) P(z | d, w); Vorontsov & Potapenko 2015, section 3); at
+        beta < 1 it holds sum_d n(d, w) P_beta(z | d, w).
+    out_ll : float64 array of shape (n_docs,)
+        Output: sum_w n(d, w) log sum_z a(d, z) P(w | z) at the swept a, nats.
+    out_free : float64 array of shape (n_docs,)
+        Output: the tempered free energy (equal to ``out_ll`` when beta = 1).
+
+    Notes
+    -----
+    Source: Hofmann (1999), eqs. 3-5 and section 3.3; Vorontsov & Potapenko (2015), section 3.
+    Tokens of probability 0 under every aspect are skipped, as in
+    :func:`latentkit._kernels.plsa.plsa_e_step`.
+    """
+    for b in prange(block_starts.shape[0] - 1):
+        _sweeps_e_block(indptr, indices, counts, word_factor, beta, n_sweeps, uniform,
+                        block_starts[b], block_starts[b + 1], doc_factor, out_doc, out_word[b],
+                        out_ll, out_free)
+
+
+@jit
+def _sweeps_e_block(indptr, indices, counts, word_factor, beta, n_sweeps, uniform, d0, d1,
+                    doc_factor, out_doc, slab, out_ll, out_free):
+    """Documents ``d0:d1`` of :func:`plsa_sweeps_e_step` (one block, its slab), serial."""
+    K = doc_factor.shape[1]
+    slab[:, :] = 0.0
+    a = np.empty(K)
+    p = np.empty(K)
+    acc = np.empty(K)
+    for d in range(d0, d1):
+        mass = 0.0
+        for k in range(K):
+            mass += doc_factor[d, k]
+        for k in range(K):
+            a[k] = mass / K if uniform else doc_factor[d, k]
+        if beta == 1.0:
+            _em_sweeps(indptr, indices, counts, word_factor, n_sweeps, mass, d, a, acc)
+        else:
+            out_doc[d, :] = a
+            _sweep_doc(indptr, indices, counts, word_factor, beta, n_sweeps, out_doc, d)
+            a[:] = out_doc[d, :]
+        for k in range(K):
+            acc[k] = 0.0
+        ll = 0.0
+        prod = 1.0
+        fe = 0.0
+        for j in range(indptr[d], indptr[d + 1]):
+            w = indices[j]
+            c = counts[j]
+            s = 0.0
+            for k in range(K):
+                s += a[k] * word_factor[w, k]
+            if not (s > 0.0):
+                continue
+            if c == 1.0:
+                prod *= s
+                if not (1e-200 < prod < 1e200):
+                    ll += math.log(prod)
+                    prod = 1.0
+            else:
+                ll += c * math.log(s)
+            if beta == 1.0:
+                q = c / s
+                for k in range(K):
+                    acc[k] += q * word_factor[w, k]
+                for k in range(K):
+                    slab[w, k] += q * a[k]
+            else:
+                sb = 0.0
+                for k in range(K):
+                    v = a[k] * word_factor[w, k]
+                    p[k] = math.exp(beta * math.log(v)) if v > 0.0 else 0.0
+                    sb += p[k]
+                fe += c * math.log(sb) / beta
+                scale = c / sb
+                for k in range(K):
+                    r = p[k] * scale
+                    acc[k] += r
+                    slab[w, k] += r
+        ll += math.log(prod)
+        for k in range(K):
+            out_doc[d, k] = a[k] * acc[k] if beta == 1.0 else acc[k]
+        out_ll[d] = ll
+        out_free[d] = ll if beta == 1.0 else fe
+
+
+@jit
+def _em_sweeps(indptr, indices, counts, word_factor, n_sweeps, mass, d, a, acc):
+    """``n_sweeps`` EM updates (beta = 1) of document ``d``'s factor ``a`` (K,), in place, in
+    the form a(d, z) <- m_d a(d, z) sum_w [n(d, w) / P(w | d)] P(w | z) / n_d: per token one
+    dot product and one axpy, the posterior never stored (``acc``: a (K,) work array)."""
+    K = a.shape[0]
+    for _ in range(n_sweeps):
+        for k in range(K):
+            acc[k] = 0.0
+        tot = 0.0
+        for j in range(indptr[d], indptr[d + 1]):
+            w = indices[j]
+            s = 0.0
+            for k in range(K):
+                s += a[k] * word_factor[w, k]
+            if not (s > 0.0):
+                continue
+            c = counts[j]
+            q = c / s
+            for k in range(K):
+                acc[k] += q * word_factor[w, k]
+            tot += c
+        if not (tot > 0.0):
+            return
+        scale = mass / tot
+        for k in range(K):
+            a[k] = scale * a[k] * acc[k]

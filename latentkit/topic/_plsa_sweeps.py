@@ -19,10 +19,10 @@ accumulating the topic-word counts of an M-step. Both are offered here:
 
 import numpy as np
 
-from .._kernels.plsa_sweeps import plsa_doc_sweeps
+from .._kernels.plsa_sweeps import plsa_doc_sweeps, plsa_sweeps_e_step
 from ._cvb0 import seed_counts
 
-__all__ = ["doc_sweeps", "seed_topics"]
+__all__ = ["doc_sweeps", "seed_topics", "sweeps_e_step_stats"]
 
 
 def seed_topics(X, n_components, rng):
@@ -91,3 +91,63 @@ def doc_sweeps(X, doc_factor, components, beta, n_sweeps, start):
                         np.asarray(X.data, dtype=np.float64),
                         np.ascontiguousarray(components.T), float(beta), np.int64(n_sweeps), a)
     return a
+
+
+def sweeps_e_step_stats(X, doc_factor, components, beta, n_sweeps, start, block_starts=None):
+    """The E-step statistics at the document factors after ``n_sweeps`` sweeps, in one pass.
+
+    Equal (to rounding) to ``plsa_e_step_stats(X, doc_sweeps(X, doc_factor, components, beta,
+    n_sweeps, start), components, beta)``, but each document is swept and then accumulated
+    while its rows of P(w | z) are in cache (:func:`latentkit._kernels.plsa_sweeps.
+    plsa_sweeps_e_step`): one parallel pass and no (n_docs, K) copy.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_docs, n_words)
+        Validated counts n(d, w).
+    doc_factor : ndarray of shape (n_docs, n_components)
+        a(d, z) = m_d P(z | d) before the sweeps; not modified.
+    components : ndarray of shape (n_components, n_words)
+        P(w | z).
+    beta : float in (0, 1]
+        Tempering exponent (1: EM).
+    n_sweeps : int >= 0
+        Updates of each a(d, z) before the E-step.
+    start : {'previous', 'uniform'}
+        Sweep from ``doc_factor`` or from m_d / K.
+    block_starts : int64 ndarray of shape (n_blocks + 1,), optional
+        Document boundaries of the word-statistics blocks (default: 16 equal blocks, fewer
+        for fewer documents); fixed, so the result does not depend on the number of threads.
+
+    Returns
+    -------
+    doc_topic : ndarray of shape (n_docs, n_components)
+        sum_w n(d, w) P_beta(z | d, w) at the swept factors.
+    topic_word : ndarray of shape (n_components, n_words)
+        sum_d n(d, w) P_beta(z | d, w).
+    loglik, free_energy : ndarray of shape (n_docs,)
+        Per-document log-likelihood and tempered free energy at the swept factors, nats.
+
+    Notes
+    -----
+    Source: Hofmann (1999), eqs. 3-5 and section 3.3; Vorontsov & Potapenko (2015), section 3
+    (the topic-word counts as P(w | z) sum_d a(d, z) n(d, w) / P(w | d) at beta = 1).
+    """
+    D, K = doc_factor.shape
+    V = components.shape[1]
+    if block_starts is None:
+        block_starts = np.linspace(0, D, max(1, min(16, D)) + 1).astype(np.int64)
+    word_factor = np.ascontiguousarray(components.T, dtype=np.float64)
+    out_doc = np.empty((D, K))
+    out_word = np.empty((block_starts.size - 1, V, K))
+    out_ll = np.empty(D)
+    out_free = np.empty(D)
+    plsa_sweeps_e_step(X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                       np.asarray(X.data, dtype=np.float64), word_factor, float(beta),
+                       np.int64(n_sweeps), start == "uniform", block_starts,
+                       np.ascontiguousarray(doc_factor, dtype=np.float64), out_doc, out_word,
+                       out_ll, out_free)
+    topic_word = out_word.sum(axis=0)
+    if beta == 1.0:
+        topic_word *= word_factor
+    return out_doc, np.ascontiguousarray(topic_word.T), out_ll, out_free
