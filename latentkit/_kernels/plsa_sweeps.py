@@ -17,7 +17,8 @@ import numpy as np
 from ._jit import jit, prange
 from .plsa import doc_posterior_sums
 
-__all__ = ["plsa_doc_sweeps", "plsa_sweeps_e_step"]
+__all__ = ["plsa_doc_sweeps", "plsa_gather_topic_word", "plsa_sweeps_doc_pass",
+           "plsa_sweeps_e_step"]
 
 
 @jit(parallel=True)
@@ -96,14 +97,13 @@ def plsa_sweeps_e_step(indptr, indices, counts, word_factor, beta, n_sweeps, uni
     out_doc : float64 array of shape (n_docs, K)
         Output (overwritten): sum_w n(d, w) P_beta(z | d, w) at the swept a(d, z).
     out_word : float64 array of shape (n_blocks, n_words, K)
-        Output (overwritten): per-block word statistics. At beta = 1 the slab holds
-        sum_d a(d, z) n(d, w) / P(w | d) and the caller multiplies the block sum by P(w | z)
-        (this equals sum_d n(d, w) P(z | d, w); Vorontsov & Potapenko 2015, section 3); at
-        beta < 1 it holds sum_d n(d, w) P_beta(z | d, w).
+        Output (overwritten): per-block sum_d n(d, w) P_beta(z | d, w).
     out_ll : float64 array of shape (n_docs,)
         Output: sum_w n(d, w) log sum_z a(d, z) P(w | z) at the swept a, nats.
     out_free : float64 array of shape (n_docs,)
-        Output: the tempered free energy (equal to ``out_ll`` when beta = 1).
+        Output: the tempered free energy (equal to ``out_ll`` up to rounding when beta = 1;
+        the beta = 1 path of a fit is :func:`plsa_sweeps_doc_pass` and
+        :func:`plsa_gather_topic_word`).
 
     Notes
     -----
@@ -132,16 +132,12 @@ def _sweeps_e_block(indptr, indices, counts, word_factor, beta, n_sweeps, unifor
             mass += doc_factor[d, k]
         for k in range(K):
             a[k] = mass / K if uniform else doc_factor[d, k]
-        if beta == 1.0:
-            _em_sweeps(indptr, indices, counts, word_factor, n_sweeps, mass, d, a, acc)
-        else:
-            out_doc[d, :] = a
-            _sweep_doc(indptr, indices, counts, word_factor, beta, n_sweeps, out_doc, d)
-            a[:] = out_doc[d, :]
+        out_doc[d, :] = a
+        _sweep_doc(indptr, indices, counts, word_factor, beta, n_sweeps, out_doc, d)
+        a[:] = out_doc[d, :]
         for k in range(K):
             acc[k] = 0.0
         ll = 0.0
-        prod = 1.0
         fe = 0.0
         for j in range(indptr[d], indptr[d + 1]):
             w = indices[j]
@@ -151,36 +147,22 @@ def _sweeps_e_block(indptr, indices, counts, word_factor, beta, n_sweeps, unifor
                 s += a[k] * word_factor[w, k]
             if not (s > 0.0):
                 continue
-            if c == 1.0:
-                prod *= s
-                if not (1e-200 < prod < 1e200):
-                    ll += math.log(prod)
-                    prod = 1.0
-            else:
-                ll += c * math.log(s)
-            if beta == 1.0:
-                q = c / s
-                for k in range(K):
-                    acc[k] += q * word_factor[w, k]
-                for k in range(K):
-                    slab[w, k] += q * a[k]
-            else:
-                sb = 0.0
-                for k in range(K):
-                    v = a[k] * word_factor[w, k]
-                    p[k] = math.exp(beta * math.log(v)) if v > 0.0 else 0.0
-                    sb += p[k]
-                fe += c * math.log(sb) / beta
-                scale = c / sb
-                for k in range(K):
-                    r = p[k] * scale
-                    acc[k] += r
-                    slab[w, k] += r
-        ll += math.log(prod)
+            ll += c * math.log(s)
+            sb = 0.0
+            for k in range(K):
+                v = a[k] * word_factor[w, k]
+                p[k] = math.exp(beta * math.log(v)) if v > 0.0 else 0.0
+                sb += p[k]
+            fe += c * math.log(sb) / beta
+            scale = c / sb
+            for k in range(K):
+                r = p[k] * scale
+                acc[k] += r
+                slab[w, k] += r
         for k in range(K):
-            out_doc[d, k] = a[k] * acc[k] if beta == 1.0 else acc[k]
+            out_doc[d, k] = acc[k]
         out_ll[d] = ll
-        out_free[d] = ll if beta == 1.0 else fe
+        out_free[d] = fe
 
 
 @jit
@@ -210,3 +192,120 @@ def _em_sweeps(indptr, indices, counts, word_factor, n_sweeps, mass, d, a, acc):
         scale = mass / tot
         for k in range(K):
             a[k] = scale * a[k] * acc[k]
+
+
+@jit(parallel=True)
+def plsa_sweeps_doc_pass(indptr, indices, counts, word_factor, n_sweeps, uniform, doc_factor,
+                         out_factor, out_q, out_doc, out_ll):
+    """Document side of the beta = 1 sweeps + E-step (no word slabs): per document the
+    sweeps, then one pass that stores n(d, w) / P(w | d) per token for
+    :func:`plsa_gather_topic_word`.
+
+    Parameters
+    ----------
+    indptr, indices, counts : CSR arrays of the (n_docs, n_words) count matrix (int64, int64,
+        float64).
+    word_factor : float64 array of shape (n_words, K)
+        P(w | z), transposed.
+    n_sweeps : int
+        EM updates of a(d, z) before the E-step.
+    uniform : bool
+        Start the sweeps from m_d / K instead of a(d, z).
+    doc_factor : float64 array of shape (n_docs, K)
+        a(d, z) before the sweeps; not modified.
+    out_factor : float64 array of shape (n_docs, K)
+        Output: the swept a(d, z).
+    out_q : float64 array of shape (nnz,)
+        Output: n(d, w) / sum_z a(d, z) P(w | z) at the swept a per non-zero (0 for tokens of
+        probability 0 under every aspect).
+    out_doc : float64 array of shape (n_docs, K)
+        Output: sum_w n(d, w) P(z | d, w) at the swept a.
+    out_ll : float64 array of shape (n_docs,)
+        Output: sum_w n(d, w) log sum_z a(d, z) P(w | z) at the swept a, nats.
+
+    Notes
+    -----
+    Source: Hofmann (1999), eqs. 3-5 and section 3.3; Vorontsov & Potapenko (2015), section 3.
+    Each document is independent: the result does not depend on the number of threads.
+    """
+    for d in prange(doc_factor.shape[0]):
+        _doc_pass(indptr, indices, counts, word_factor, n_sweeps, uniform, doc_factor,
+                  out_factor, out_q, out_doc, out_ll, np.int64(d))
+
+
+@jit
+def _doc_pass(indptr, indices, counts, word_factor, n_sweeps, uniform, doc_factor, out_factor,
+              out_q, out_doc, out_ll, d):
+    """Document ``d`` of :func:`plsa_sweeps_doc_pass`, serial."""
+    K = doc_factor.shape[1]
+    a = out_factor[d]
+    acc = np.empty(K)
+    mass = 0.0
+    for k in range(K):
+        mass += doc_factor[d, k]
+    for k in range(K):
+        a[k] = mass / K if uniform else doc_factor[d, k]
+    _em_sweeps(indptr, indices, counts, word_factor, n_sweeps, mass, d, a, acc)
+    for k in range(K):
+        acc[k] = 0.0
+    ll = 0.0
+    for j in range(indptr[d], indptr[d + 1]):
+        w = indices[j]
+        s = 0.0
+        for k in range(K):
+            s += a[k] * word_factor[w, k]
+        if not (s > 0.0):
+            out_q[j] = 0.0
+            continue
+        c = counts[j]
+        ll += c * math.log(s)
+        q = c / s
+        out_q[j] = q
+        for k in range(K):
+            acc[k] += q * word_factor[w, k]
+    for k in range(K):
+        out_doc[d, k] = a[k] * acc[k]
+    out_ll[d] = ll
+
+
+@jit(parallel=True)
+def plsa_gather_topic_word(col_ptr, rows, perm, q, doc_factor, word_factor, out):
+    """Topic-word statistics of the beta = 1 E-step, one word at a time (no per-block slabs).
+
+    Parameters
+    ----------
+    col_ptr, rows, perm : int64 arrays of shapes (n_words + 1,), (nnz,), (nnz,)
+        The count matrix by word: the documents of word w are ``rows[col_ptr[w]:col_ptr[w+1]]``
+        and ``perm`` maps each to its position in the CSR arrays.
+    q : float64 array of shape (nnz,)
+        n(d, w) / P(w | d) per CSR non-zero (:func:`plsa_sweeps_doc_pass`).
+    doc_factor : float64 array of shape (n_docs, K)
+        The swept a(d, z).
+    word_factor : float64 array of shape (n_words, K)
+        P(w | z), transposed.
+    out : float64 array of shape (n_words, K)
+        Output: sum_d n(d, w) P(z | d, w) = P(w | z) sum_d a(d, z) n(d, w) / P(w | d).
+
+    Notes
+    -----
+    Source: Vorontsov & Potapenko (2015), section 3 (the counts n_wt from n_dw / p_dw). Each
+    word's sum runs over its documents in order: the result does not depend on the number of
+    threads.
+    """
+    for w in prange(out.shape[0]):
+        _gather_word(col_ptr, rows, perm, q, doc_factor, word_factor, out, np.int64(w))
+
+
+@jit
+def _gather_word(col_ptr, rows, perm, q, doc_factor, word_factor, out, w):
+    """Word ``w`` of :func:`plsa_gather_topic_word`, serial."""
+    K = out.shape[1]
+    for k in range(K):
+        out[w, k] = 0.0
+    for j in range(col_ptr[w], col_ptr[w + 1]):
+        d = rows[j]
+        qq = q[perm[j]]
+        for k in range(K):
+            out[w, k] += qq * doc_factor[d, k]
+    for k in range(K):
+        out[w, k] *= word_factor[w, k]

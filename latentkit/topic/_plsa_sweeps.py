@@ -18,11 +18,13 @@ accumulating the topic-word counts of an M-step. Both are offered here:
 """
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._kernels.plsa_sweeps import plsa_doc_sweeps, plsa_sweeps_e_step
+from .._kernels.plsa_sweeps import (plsa_doc_sweeps, plsa_gather_topic_word,
+                                     plsa_sweeps_doc_pass, plsa_sweeps_e_step)
 from ._cvb0 import seed_counts
 
-__all__ = ["doc_sweeps", "seed_topics", "sweeps_e_step_stats"]
+__all__ = ["doc_sweeps", "seed_topics", "sweeps_e_step_stats", "word_major_index"]
 
 
 def seed_topics(X, n_components, rng):
@@ -93,13 +95,16 @@ def doc_sweeps(X, doc_factor, components, beta, n_sweeps, start):
     return a
 
 
-def sweeps_e_step_stats(X, doc_factor, components, beta, n_sweeps, start, block_starts=None):
+def sweeps_e_step_stats(X, doc_factor, components, beta, n_sweeps, start, block_starts=None,
+                        word_major=None):
     """The E-step statistics at the document factors after ``n_sweeps`` sweeps, in one pass.
 
     Equal (to rounding) to ``plsa_e_step_stats(X, doc_sweeps(X, doc_factor, components, beta,
     n_sweeps, start), components, beta)``, but each document is swept and then accumulated
     while its rows of P(w | z) are in cache (:func:`latentkit._kernels.plsa_sweeps.
-    plsa_sweeps_e_step`): one parallel pass and no (n_docs, K) copy.
+    plsa_sweeps_e_step`): one parallel pass and no (n_docs, K) copy. At beta = 1 the
+    topic-word counts are gathered word by word instead (:func:`latentkit._kernels.plsa_sweeps.
+    plsa_gather_topic_word`): no per-block (n_words, K) slabs to clear, scatter into and sum.
 
     Parameters
     ----------
@@ -118,6 +123,10 @@ def sweeps_e_step_stats(X, doc_factor, components, beta, n_sweeps, start, block_
     block_starts : int64 ndarray of shape (n_blocks + 1,), optional
         Document boundaries of the word-statistics blocks (default: 16 equal blocks, fewer
         for fewer documents); fixed, so the result does not depend on the number of threads.
+        Used at beta < 1.
+    word_major : tuple, optional
+        :func:`word_major_index` of ``X`` (computed when not given; a fit passes the same one
+        every iteration). Used at beta = 1.
 
     Returns
     -------
@@ -135,9 +144,23 @@ def sweeps_e_step_stats(X, doc_factor, components, beta, n_sweeps, start, block_
     """
     D, K = doc_factor.shape
     V = components.shape[1]
+    word_factor = np.ascontiguousarray(components.T, dtype=np.float64)
+    if beta == 1.0:
+        col_ptr, rows, perm = word_major_index(X) if word_major is None else word_major
+        swept = np.empty((D, K))
+        q = np.empty(X.nnz)
+        out_doc = np.empty((D, K))
+        out_ll = np.empty(D)
+        plsa_sweeps_doc_pass(X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                             np.asarray(X.data, dtype=np.float64), word_factor,
+                             np.int64(n_sweeps), start == "uniform",
+                             np.ascontiguousarray(doc_factor, dtype=np.float64), swept, q,
+                             out_doc, out_ll)
+        word = np.empty((V, K))
+        plsa_gather_topic_word(col_ptr, rows, perm, q, swept, word_factor, word)
+        return out_doc, np.ascontiguousarray(word.T), out_ll, out_ll.copy()
     if block_starts is None:
         block_starts = np.linspace(0, D, max(1, min(16, D)) + 1).astype(np.int64)
-    word_factor = np.ascontiguousarray(components.T, dtype=np.float64)
     out_doc = np.empty((D, K))
     out_word = np.empty((block_starts.size - 1, V, K))
     out_ll = np.empty(D)
@@ -148,6 +171,26 @@ def sweeps_e_step_stats(X, doc_factor, components, beta, n_sweeps, start, block_
                        np.ascontiguousarray(doc_factor, dtype=np.float64), out_doc, out_word,
                        out_ll, out_free)
     topic_word = out_word.sum(axis=0)
-    if beta == 1.0:
-        topic_word *= word_factor
     return out_doc, np.ascontiguousarray(topic_word.T), out_ll, out_free
+
+
+def word_major_index(X):
+    """The count matrix by word, as positions into its CSR arrays.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_docs, n_words)
+
+    Returns
+    -------
+    col_ptr : int64 ndarray of shape (n_words + 1,)
+    rows : int64 ndarray of shape (nnz,)
+        The documents of word w: ``rows[col_ptr[w]:col_ptr[w + 1]]``, in increasing order.
+    perm : int64 ndarray of shape (nnz,)
+        The position of each of those non-zeros in ``X.indices`` / ``X.data``.
+    """
+    pos = sp.csr_matrix((np.arange(X.nnz, dtype=np.float64), X.indices, X.indptr),
+                        shape=X.shape).tocsc()
+    pos.sort_indices()
+    return (pos.indptr.astype(np.int64), pos.indices.astype(np.int64),
+            pos.data.astype(np.int64))
