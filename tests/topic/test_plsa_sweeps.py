@@ -149,3 +149,24 @@ def test_one_pass_sweeps_and_e_step_equal_the_two_passes(beta, start):
             for g, r in zip(got, ref):
                 np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-13)
     np.testing.assert_array_equal(a, a_before)  # input not modified
+
+
+@pytest.mark.filterwarnings("ignore:PLSA did not converge")
+def test_cli_fit_plsa_takes_the_sweeps_options():
+    # `latentkit fit plsa --init documents --doc-iter 3 --doc-start uniform` fits the model
+    # PLSA(init='documents', doc_iter=3, doc_start='uniform') fits on the same data
+    from latentkit import cli, datasets
+    from latentkit.cli._progress import Progress
+
+    argv = ["fit", "plsa", "--dataset", "kos", "-k", "3", "--max-iter", "2", "--init",
+            "documents", "--doc-iter", "3", "--doc-start", "uniform"]
+    args = cli.build_parser().parse_args(argv)
+    res = cli.FIT_COMMANDS["plsa"].run(args, Progress(None, enabled=False))
+    m = res.model
+    assert (m.init, m.doc_iter, m.doc_start) == ("documents", 3, "uniform")
+    assert any("doc_iter=3, doc_start='uniform'" in line for line in res.lines)
+    ref = PLSA(3, max_iter=2, init="documents", doc_iter=3, doc_start="uniform",
+               random_state=0).fit(datasets.load_kos().data)
+    np.testing.assert_array_equal(m.components_, ref.components_)
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(argv[:-1] + ["random"])
