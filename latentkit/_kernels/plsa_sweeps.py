@@ -78,14 +78,9 @@ def plsa_sweeps_e_step(indptr, indices, counts, word_factor, beta, n_sweeps, uni
 
     Parameters
     ----------
-    indptr, indices : int64 arrays
-        CSR structure of the (n_docs, n_words) count matrix.
-    counts : float64 array of shape (nnz,)
-        The non-zero counts n(d, w).
-    word_factor : float64 array of shape (n_words, K)
-        P(w | z), transposed.
-    beta : float
-        Tempering exponent (Hofmann 2001, eq. 13); 1 is plain EM.
+    indptr, indices, counts, word_factor, beta
+        As :func:`plsa_doc_sweeps`: the CSR arrays of the (n_docs, n_words) counts, P(w | z)
+        transposed (n_words, K), the tempering exponent.
     n_sweeps : int
         Updates of a(d, z) before the E-step (0: the E-step alone).
     uniform : bool
@@ -166,32 +161,33 @@ def _sweeps_e_block(indptr, indices, counts, word_factor, beta, n_sweeps, unifor
 
 
 @jit
-def _em_sweeps(indptr, indices, counts, word_factor, n_sweeps, mass, d, a, acc):
-    """``n_sweeps`` EM updates (beta = 1) of document ``d``'s factor ``a`` (K,), in place, in
-    the form a(d, z) <- m_d a(d, z) sum_w [n(d, w) / P(w | d)] P(w | z) / n_d: per token one
-    dot product and one axpy, the posterior never stored (``acc``: a (K,) work array)."""
+def _em_pass(indptr, indices, counts, word_factor, d, a, acc, record, out_q):
+    """One beta = 1 pass over document ``d`` at its factor ``a`` (K,): ``acc[z] = sum_w
+    [n(d, w) / P(w | d)] P(w | z)`` (so a(d, z) acc[z] = sum_w n(d, w) P(z | d, w): per token
+    one dot product and one axpy, the posterior never stored). Returns the tokens counted and,
+    with ``record``, sum_w n(d, w) log P(w | d) (nats), storing n(d, w) / P(w | d) per token
+    in ``out_q`` (0 for tokens of probability 0 under every aspect, which are left out)."""
     K = a.shape[0]
-    for _ in range(n_sweeps):
+    for k in range(K):
+        acc[k] = 0.0
+    tot = 0.0
+    ll = 0.0
+    for j in range(indptr[d], indptr[d + 1]):
+        w = indices[j]
+        s = 0.0
         for k in range(K):
-            acc[k] = 0.0
-        tot = 0.0
-        for j in range(indptr[d], indptr[d + 1]):
-            w = indices[j]
-            s = 0.0
-            for k in range(K):
-                s += a[k] * word_factor[w, k]
-            if not (s > 0.0):
-                continue
-            c = counts[j]
-            q = c / s
-            for k in range(K):
-                acc[k] += q * word_factor[w, k]
-            tot += c
-        if not (tot > 0.0):
-            return
-        scale = mass / tot
+            s += a[k] * word_factor[w, k]
+        q = counts[j] / s if s > 0.0 else 0.0
+        if record:
+            out_q[j] = q
+            if q > 0.0:
+                ll += counts[j] * math.log(s)
+        if not (q > 0.0):
+            continue
         for k in range(K):
-            a[k] = scale * a[k] * acc[k]
+            acc[k] += q * word_factor[w, k]
+        tot += counts[j]
+    return tot, ll
 
 
 @jit(parallel=True)
@@ -245,24 +241,13 @@ def _doc_pass(indptr, indices, counts, word_factor, n_sweeps, uniform, doc_facto
         mass += doc_factor[d, k]
     for k in range(K):
         a[k] = mass / K if uniform else doc_factor[d, k]
-    _em_sweeps(indptr, indices, counts, word_factor, n_sweeps, mass, d, a, acc)
-    for k in range(K):
-        acc[k] = 0.0
-    ll = 0.0
-    for j in range(indptr[d], indptr[d + 1]):
-        w = indices[j]
-        s = 0.0
+    for _ in range(n_sweeps):   # a(d, z) <- m_d a(d, z) acc[z] / n_d
+        tot, _ll = _em_pass(indptr, indices, counts, word_factor, d, a, acc, False, out_q)
+        if not (tot > 0.0):
+            break
         for k in range(K):
-            s += a[k] * word_factor[w, k]
-        if not (s > 0.0):
-            out_q[j] = 0.0
-            continue
-        c = counts[j]
-        ll += c * math.log(s)
-        q = c / s
-        out_q[j] = q
-        for k in range(K):
-            acc[k] += q * word_factor[w, k]
+            a[k] = mass / tot * a[k] * acc[k]
+    _tot, ll = _em_pass(indptr, indices, counts, word_factor, d, a, acc, True, out_q)
     for k in range(K):
         out_doc[d, k] = a[k] * acc[k]
     out_ll[d] = ll
