@@ -13,7 +13,7 @@ __all__ = ["INIT_CHOICES", "INIT_DEFAULTS", "init_help"]
 INIT_CHOICES = {
     "lda": ("auto", "cvb0", "random", "spectral"),
     "hdp": ("random", "cvb0"),
-    "plsa": ("random", "spectral"),
+    "plsa": ("random", "spectral", "documents"),
     "gmm": ("kmeans++", "random", "spectral"),
     "vgmm": ("kmeans++", "random", "spectral"),
     "dpmm": ("kmeans++", "random", "spectral"),
@@ -31,7 +31,8 @@ INIT_DEFAULTS = {
 _INIT_NOTES = {
     "lda": "auto: CVB0 sweeps (cvb0) for batch VB, random for --method svi; spectral: "
            "method-of-moments start (latentkit.spectral)",
-    "plsa": "spectral: method-of-moments start (latentkit.spectral)",
+    "plsa": "spectral: method-of-moments start (latentkit.spectral); documents: topics seeded "
+            "with K documents (with --doc-iter 5 --doc-start uniform, BigARTM's scheme)",
     "hdp": "cvb0: LDA's CVB0 topics (keeps most of the -k topics; see "
            "HierarchicalDirichletProcess)",
     "hmm": "spectral: method-of-moments start for categorical, poisson and diag/spherical "

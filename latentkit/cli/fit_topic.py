@@ -212,6 +212,11 @@ def add_plsa_args(p):
     p.add_argument("--parametrization", default="asymmetric", choices=["asymmetric", "symmetric"],
                    help="P(d)P(z|d)P(w|z) or P(z)P(d|z)P(w|z) (default asymmetric)")
     p.add_argument("--beta", type=float, default=None, help="tempered EM exponent (default 1)")
+    p.add_argument("--doc-iter", type=int, default=None,
+                   help="updates of each P(z|d) per update of P(w|z) (default 1: EM)")
+    p.add_argument("--doc-start", default=None, choices=["previous", "uniform"],
+                   help="start of those updates: the current P(z|d) or 1/K every iteration "
+                        "(BigARTM's scheme; default previous)")
     p.add_argument("--top", type=int, default=10, help="words shown per aspect (default 10)")
 
 
@@ -224,7 +229,8 @@ def run_plsa(args, progress):
     model = PLSA(parametrization=args.parametrization, random_state=args.seed,
                  callback=progress.callback,
                  **_given(n_components=args.n_components, beta=args.beta,
-                          max_iter=args.max_iter, tol=args.tol, init=args.init))
+                          max_iter=args.max_iter, tol=args.tol, init=args.init,
+                          doc_iter=args.doc_iter, doc_start=args.doc_start))
     k = model.n_components
     progress.total = model.max_iter
     with progress:
@@ -241,7 +247,8 @@ def run_plsa(args, progress):
         f"{int(X.sum())} tokens",
         *vocab_lines,
         f"model       PLSA(n_components={k}, parametrization={args.parametrization!r}, "
-        f"beta={model.beta})",
+        f"beta={model.beta}, init={model.init!r}, doc_iter={model.doc_iter}, "
+        f"doc_start={model.doc_start!r})",
         f"iterations  {model.n_iter_} ({'converged' if model.converged_ else 'not converged'}, "
         f"tol={model.tol_:.3g})",
         f"log-likelihood  {model.lower_bound_:.4f} nats per document, {per_token:.4f} per token",

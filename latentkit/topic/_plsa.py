@@ -18,7 +18,7 @@ from .._utils.validation import (check_counts, check_dense_width, check_n_featur
 from ..base import LatentModel, Stats, stats_dataclass
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
-from ._plsa_sweeps import doc_sweeps, seed_topics
+from ._plsa_sweeps import seed_topics, sweeps_e_step_stats, word_major_index
 from ._spectral_start import spectral_init_plsa
 from ..text import counts_from_texts
 from ..exceptions import InputError, InputTypeError
@@ -480,9 +480,14 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
         D = data.shape[0]
         factor = self._doc_factor(data)
         if data.doc_factor is None and (self.doc_iter > 1 or self.doc_start == "uniform"):
-            factor = doc_sweeps(data.X, factor, self.components_, self.beta,
-                                self.doc_iter - 1, self.doc_start)
-        doc, tw, ll, fe = plsa_e_step_stats(data.X, factor, self.components_, self.beta)
+            # the sweeps and the E-step in one pass per document (benchmarks.md)
+            if getattr(data, "word_major", None) is None:   # once per fit (beta = 1 path)
+                data.word_major = word_major_index(data.X) if self.beta == 1.0 else ()
+            doc, tw, ll, fe = sweeps_e_step_stats(data.X, factor, self.components_, self.beta,
+                                                  self.doc_iter - 1, self.doc_start, _blocks(D),
+                                                  data.word_major or None)
+        else:
+            doc, tw, ll, fe = plsa_e_step_stats(data.X, factor, self.components_, self.beta)
         full = np.zeros((data.n_total, self.n_components))
         full[data.offset:data.offset + D] = doc
         n_tok = self._n_scorable(data.X, warn=False)

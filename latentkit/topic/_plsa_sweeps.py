@@ -18,11 +18,13 @@ accumulating the topic-word counts of an M-step. Both are offered here:
 """
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._kernels.plsa_sweeps import plsa_doc_sweeps
+from .._kernels.plsa_sweeps import (plsa_doc_sweeps, plsa_gather_topic_word,
+                                     plsa_sweeps_doc_pass, plsa_sweeps_e_step)
 from ._cvb0 import seed_counts
 
-__all__ = ["doc_sweeps", "seed_topics"]
+__all__ = ["doc_sweeps", "seed_topics", "sweeps_e_step_stats", "word_major_index"]
 
 
 def seed_topics(X, n_components, rng):
@@ -91,3 +93,104 @@ def doc_sweeps(X, doc_factor, components, beta, n_sweeps, start):
                         np.asarray(X.data, dtype=np.float64),
                         np.ascontiguousarray(components.T), float(beta), np.int64(n_sweeps), a)
     return a
+
+
+def sweeps_e_step_stats(X, doc_factor, components, beta, n_sweeps, start, block_starts=None,
+                        word_major=None):
+    """The E-step statistics at the document factors after ``n_sweeps`` sweeps, in one pass.
+
+    Equal (to rounding) to ``plsa_e_step_stats(X, doc_sweeps(X, doc_factor, components, beta,
+    n_sweeps, start), components, beta)``, but each document is swept and then accumulated
+    while its rows of P(w | z) are in cache (:func:`latentkit._kernels.plsa_sweeps.
+    plsa_sweeps_e_step`): one parallel pass and no (n_docs, K) copy. At beta = 1 the
+    topic-word counts are gathered word by word instead (:func:`latentkit._kernels.plsa_sweeps.
+    plsa_gather_topic_word`): no per-block (n_words, K) slabs to clear, scatter into and sum.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_docs, n_words)
+        Validated counts n(d, w).
+    doc_factor : ndarray of shape (n_docs, n_components)
+        a(d, z) = m_d P(z | d) before the sweeps; not modified.
+    components : ndarray of shape (n_components, n_words)
+        P(w | z).
+    beta : float in (0, 1]
+        Tempering exponent (1: EM).
+    n_sweeps : int >= 0
+        Updates of each a(d, z) before the E-step.
+    start : {'previous', 'uniform'}
+        Sweep from ``doc_factor`` or from m_d / K.
+    block_starts : int64 ndarray of shape (n_blocks + 1,), optional
+        Document boundaries of the word-statistics blocks (default: 16 equal blocks, fewer
+        for fewer documents); fixed, so the result does not depend on the number of threads.
+        Used at beta < 1.
+    word_major : tuple, optional
+        :func:`word_major_index` of ``X`` (computed when not given; a fit passes the same one
+        every iteration). Used at beta = 1.
+
+    Returns
+    -------
+    doc_topic : ndarray of shape (n_docs, n_components)
+        sum_w n(d, w) P_beta(z | d, w) at the swept factors.
+    topic_word : ndarray of shape (n_components, n_words)
+        sum_d n(d, w) P_beta(z | d, w).
+    loglik, free_energy : ndarray of shape (n_docs,)
+        Per-document log-likelihood and tempered free energy at the swept factors, nats.
+
+    Notes
+    -----
+    Source: Hofmann (1999), eqs. 3-5 and section 3.3; Vorontsov & Potapenko (2015), section 3
+    (the topic-word counts as P(w | z) sum_d a(d, z) n(d, w) / P(w | d) at beta = 1).
+    """
+    D, K = doc_factor.shape
+    V = components.shape[1]
+    word_factor = np.ascontiguousarray(components.T, dtype=np.float64)
+    if beta == 1.0:
+        col_ptr, rows, perm = word_major_index(X) if word_major is None else word_major
+        swept = np.empty((D, K))
+        q = np.empty(X.nnz)
+        out_doc = np.empty((D, K))
+        out_ll = np.empty(D)
+        plsa_sweeps_doc_pass(X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                             np.asarray(X.data, dtype=np.float64), word_factor,
+                             np.int64(n_sweeps), start == "uniform",
+                             np.ascontiguousarray(doc_factor, dtype=np.float64), swept, q,
+                             out_doc, out_ll)
+        word = np.empty((V, K))
+        plsa_gather_topic_word(col_ptr, rows, perm, q, swept, word_factor, word)
+        return out_doc, np.ascontiguousarray(word.T), out_ll, out_ll.copy()
+    if block_starts is None:
+        block_starts = np.linspace(0, D, max(1, min(16, D)) + 1).astype(np.int64)
+    out_doc = np.empty((D, K))
+    out_word = np.empty((block_starts.size - 1, V, K))
+    out_ll = np.empty(D)
+    out_free = np.empty(D)
+    plsa_sweeps_e_step(X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                       np.asarray(X.data, dtype=np.float64), word_factor, float(beta),
+                       np.int64(n_sweeps), start == "uniform", block_starts,
+                       np.ascontiguousarray(doc_factor, dtype=np.float64), out_doc, out_word,
+                       out_ll, out_free)
+    topic_word = out_word.sum(axis=0)
+    return out_doc, np.ascontiguousarray(topic_word.T), out_ll, out_free
+
+
+def word_major_index(X):
+    """The count matrix by word, as positions into its CSR arrays.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_docs, n_words)
+
+    Returns
+    -------
+    col_ptr : int64 ndarray of shape (n_words + 1,)
+    rows : int64 ndarray of shape (nnz,)
+        The documents of word w: ``rows[col_ptr[w]:col_ptr[w + 1]]``, in increasing order.
+    perm : int64 ndarray of shape (nnz,)
+        The position of each of those non-zeros in ``X.indices`` / ``X.data``.
+    """
+    pos = sp.csr_matrix((np.arange(X.nnz, dtype=np.float64), X.indices, X.indptr),
+                        shape=X.shape).tocsc()
+    pos.sort_indices()
+    return (pos.indptr.astype(np.int64), pos.indices.astype(np.int64),
+            pos.data.astype(np.int64))

@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 
 from latentkit.testing import plsa_em_oracle
-from latentkit.topic._plsa import PLSA
-from latentkit.topic._plsa_sweeps import doc_sweeps, seed_topics
+from latentkit.topic._plsa import PLSA, plsa_e_step_stats
+from latentkit.topic._plsa_sweeps import doc_sweeps, seed_topics, sweeps_e_step_stats
 
 
 def _corpus(n_docs=30, n_words=25, n_topics=3, seed=0):
@@ -131,3 +131,42 @@ def test_documents_start_seeds_each_topic_with_a_document():
     np.testing.assert_allclose(m.components_, phi_ref, rtol=1e-10, atol=1e-13)
     with pytest.raises(ValueError, match="documents"):
         PLSA(2, init="document").fit(X)
+
+
+@pytest.mark.parametrize("beta", [1.0, 0.7])
+@pytest.mark.parametrize("start", ["previous", "uniform"])
+def test_one_pass_sweeps_and_e_step_equal_the_two_passes(beta, start):
+    # the fused kernel (sweeps, then the E-step while the document is in cache; the topic-word
+    # counts as P(w|z) sum_d a(d,z) n(d,w) / P(w|d) at beta = 1) against the sweep kernel
+    # followed by the plain E-step, over uneven blocks and rows of different mass
+    X, phi, theta = _corpus(seed=7)
+    a = theta * np.linspace(0.5, 2.0, theta.shape[0])[:, None]
+    a_before = a.copy()
+    for n_sweeps in (0, 1, 4):
+        for starts in (None, np.array([0, 7, 8, X.shape[0]], dtype=np.int64)):
+            got = sweeps_e_step_stats(X, a, phi, beta, n_sweeps, start, starts)
+            ref = plsa_e_step_stats(X, doc_sweeps(X, a, phi, beta, n_sweeps, start), phi, beta)
+            for g, r in zip(got, ref):
+                np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-13)
+    np.testing.assert_array_equal(a, a_before)  # input not modified
+
+
+@pytest.mark.filterwarnings("ignore:PLSA did not converge")
+def test_cli_fit_plsa_takes_the_sweeps_options():
+    # `latentkit fit plsa --init documents --doc-iter 3 --doc-start uniform` fits the model
+    # PLSA(init='documents', doc_iter=3, doc_start='uniform') fits on the same data
+    from latentkit import cli, datasets
+    from latentkit.cli._progress import Progress
+
+    argv = ["fit", "plsa", "--dataset", "kos", "-k", "3", "--max-iter", "2", "--init",
+            "documents", "--doc-iter", "3", "--doc-start", "uniform"]
+    args = cli.build_parser().parse_args(argv)
+    res = cli.FIT_COMMANDS["plsa"].run(args, Progress(None, enabled=False))
+    m = res.model
+    assert (m.init, m.doc_iter, m.doc_start) == ("documents", 3, "uniform")
+    assert any("doc_iter=3, doc_start='uniform'" in line for line in res.lines)
+    ref = PLSA(3, max_iter=2, init="documents", doc_iter=3, doc_start="uniform",
+               random_state=0).fit(datasets.load_kos().data)
+    np.testing.assert_array_equal(m.components_, ref.components_)
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(argv[:-1] + ["random"])
