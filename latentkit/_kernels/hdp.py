@@ -200,37 +200,8 @@ def _local_terms(sticks, varphi, elog_beta, alpha):
 
 
 @jit
-def _doc_e_step(indices, data, s, e, elog_phi_t, elog_beta, alpha, varphi, sticks, zeta,
-                warm_start, max_iter, tol):
-    """One document of :func:`hdp_e_step`: (local ELBO in nats, sweeps run)."""
-    K, T = varphi.shape
-    elog_pi = np.empty(K)
-    counts = np.empty(K)
-    E = np.empty((e - s, T))
-    for i in range(e - s):  # element by element: a row assignment compiles a formatted raise
-        row = elog_phi_t[indices[s + i]]
-        for k in range(T):
-            E[i, k] = row[k]
-    if not warm_start:
-        _cold_start(indices, s, e, data, elog_phi_t, elog_beta, varphi, sticks, alpha,
-                    np.empty(T))
-    _elog_pi(sticks, elog_pi)
-    it = 0
-    while it < max_iter:
-        it += 1
-        _update_zeta(E, varphi, elog_pi, data, s, zeta)
-        change = _update_sticks(s, e, zeta, data, alpha, sticks, counts)
-        _elog_pi(sticks, elog_pi)
-        _update_varphi(E, elog_beta, zeta, data, s, varphi)
-        if K == 1 or change / (K - 1) < tol:
-            break
-    words = _update_zeta(E, varphi, elog_pi, data, s, zeta)
-    return words + _local_terms(sticks, varphi, elog_beta, alpha), it
-
-
-@jit
-def hdp_e_step(d0, d1, indptr, indices, data, elog_phi_t, elog_beta, alpha, varphi, sticks, warm_start,
-               max_iter, tol, zeta, doc_elbo, n_iter):
+def hdp_e_step(d0, d1, indptr, indices, data, elog_phi_t, elog_beta, alpha, varphi, sticks,
+               warm_start, max_iter, tol, zeta, doc_elbo, n_iter):
     """Document-level coordinate ascent of the HDP over the CSR rows ``d0 <= d < d1`` (serial;
     the caller runs ranges on threads: each document writes only its own outputs).
 
@@ -264,10 +235,34 @@ def hdp_e_step(d0, d1, indptr, indices, data, elog_phi_t, elog_beta, alpha, varp
     n_iter : int64[D] (out)
         Sweeps run per document.
     """
+    K, T = varphi.shape[1], varphi.shape[2]
+    elog_pi = np.empty(K)
+    counts = np.empty(K)
+    score = np.empty(T)
+    # the per-document loop body is here, not in a function of its own: numba compiles a
+    # jitted callee once as its own dispatcher and again inside its caller
     for d in range(d0, d1):
-        val, it = _doc_e_step(indices, data, indptr[d], indptr[d + 1], elog_phi_t, elog_beta,
-                              alpha, varphi[d], sticks[d], zeta, warm_start, max_iter, tol)
-        doc_elbo[d] = val
+        s, e = indptr[d], indptr[d + 1]
+        vd, sd = varphi[d], sticks[d]
+        E = np.empty((e - s, T))
+        for i in range(e - s):  # element by element: a row assignment compiles a formatted raise
+            row = elog_phi_t[indices[s + i]]
+            for k in range(T):
+                E[i, k] = row[k]
+        if not warm_start:
+            _cold_start(indices, s, e, data, elog_phi_t, elog_beta, vd, sd, alpha, score)
+        _elog_pi(sd, elog_pi)
+        it = 0
+        while it < max_iter:
+            it += 1
+            _update_zeta(E, vd, elog_pi, data, s, zeta)
+            change = _update_sticks(s, e, zeta, data, alpha, sd, counts)
+            _elog_pi(sd, elog_pi)
+            _update_varphi(E, elog_beta, zeta, data, s, vd)
+            if K == 1 or change / (K - 1) < tol:
+                break
+        words = _update_zeta(E, vd, elog_pi, data, s, zeta)
+        doc_elbo[d] = words + _local_terms(sd, vd, elog_beta, alpha)
         n_iter[d] = it
 
 
