@@ -34,6 +34,8 @@ dpmm      ``dpmm --dataset old_faithful -k 10`` / ``DirichletProcessMixture(10).
 hmm-cat   ``hmm --dataset lambda_phage -k 4 --max-iter 20`` / ``CategoricalHMM(4, 20)``
 hmm-pois  ``hmm --dataset earthquakes -k 3`` / ``PoissonHMM(3).fit(earthquakes)``
 hmm-gauss ``hmm --dataset geyser -k 3 --emission gaussian`` / ``GaussianHMM(3).fit(geyser)``
+hdp       ``hdp --dataset kos -k 50`` (the README's job) /
+          ``HierarchicalDirichletProcess(n_components=50).fit(kos)``
 vae       ``vae --dataset optdigits --epochs 3`` / ``VAE(max_iter=3).fit(optdigits)`` (binary)
 ========  ==============================================================================
 
@@ -98,6 +100,10 @@ JOBS = {
                   "from latentkit import GaussianHMM as M\n"
                   "fit_args = (ds.load_dataset('geyser').data,)\n"
                   "model = M(n_components=3, random_state=0)"),
+    "hdp": (["hdp", "--dataset", "kos", "-k", "50"],
+            "from latentkit import HierarchicalDirichletProcess as M\n"
+            "fit_args = (ds.load_kos().data,)\n"
+            "model = M(n_components=50, random_state=0)"),
     "vae": (["vae", "--dataset", "optdigits", "--epochs", "3"],
             "from latentkit import VAE as M\n"
             "fit_args = (ds.load_optdigits('train', scale='binary').data,)\n"

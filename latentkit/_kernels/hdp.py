@@ -25,9 +25,12 @@ sticks at their prior. Every atom then starts on a different topic, so the symme
 Wang et al.'s code (uniform zeta, all atoms alike), where the document-level atoms separate
 only through the sticks, is avoided.
 
-Determinism: ``prange`` over documents writes only that document's outputs; the topic-word
-statistics are summed by :func:`hdp_suff_stats_blocked` over blocks fixed by the data size,
-combined in block order, so results do not depend on the number of threads.
+Determinism: each document writes only its own outputs, so :func:`hdp_e_step` gives the same
+numbers on any document ranges; the topic-word statistics are summed by
+:func:`hdp_suff_stats_block` over blocks fixed by the data size, combined in block order, so
+results do not depend on the number of threads. Cold start: the kernels are serial over a
+range (the caller, :mod:`latentkit.topic._hdp_estep`, runs ranges on Python threads): a
+``prange`` kernel costs numba's parfor passes and a gufunc compilation on every first run.
 
 Imports only numpy, math and numba (DESIGN.md section 4).
 """
@@ -36,10 +39,10 @@ import math
 
 import numpy as np
 
-from ._jit import jit, prange
+from ._jit import jit
 from .topic import digamma
 
-__all__ = ["hdp_e_step", "hdp_suff_stats_blocked"]
+__all__ = ["hdp_e_step", "hdp_suff_stats_block"]
 
 
 @jit
@@ -149,7 +152,20 @@ def _cold_start(indices, s, e, data, elog_phi_t, elog_beta, varphi, sticks, alph
             norm += p[k]
         for k in range(T):
             score[k] += data[j] * p[k] / norm
-    order = np.argsort(-score, kind="mergesort")
+    # the stable descending order of score (ties: the lower index first), written out: numba's
+    # argsort compiled its mergesort as extra dispatchers on every cold start
+    order = np.empty(T, dtype=np.int64)
+    for r in range(T):
+        order[r] = r
+    for r in range(min(K, T)):
+        best = r
+        for q in range(r + 1, T):
+            if score[order[q]] > score[order[best]]:
+                best = q
+        chosen = order[best]
+        for q in range(best, r, -1):
+            order[q] = order[q - 1]
+        order[r] = chosen
     for t in range(K):
         for k in range(T):
             varphi[t, k] = 0.0
@@ -184,39 +200,15 @@ def _local_terms(sticks, varphi, elog_beta, alpha):
 
 
 @jit
-def _doc_e_step(indices, data, s, e, elog_phi_t, elog_beta, alpha, varphi, sticks, zeta,
-                warm_start, max_iter, tol):
-    """One document of :func:`hdp_e_step`: (local ELBO in nats, sweeps run)."""
-    K, T = varphi.shape
-    elog_pi = np.empty(K)
-    counts = np.empty(K)
-    E = np.empty((e - s, T))
-    for i in range(e - s):
-        E[i] = elog_phi_t[indices[s + i]]
-    if not warm_start:
-        _cold_start(indices, s, e, data, elog_phi_t, elog_beta, varphi, sticks, alpha,
-                    np.empty(T))
-    _elog_pi(sticks, elog_pi)
-    it = 0
-    while it < max_iter:
-        it += 1
-        _update_zeta(E, varphi, elog_pi, data, s, zeta)
-        change = _update_sticks(s, e, zeta, data, alpha, sticks, counts)
-        _elog_pi(sticks, elog_pi)
-        _update_varphi(E, elog_beta, zeta, data, s, varphi)
-        if K == 1 or change / (K - 1) < tol:
-            break
-    words = _update_zeta(E, varphi, elog_pi, data, s, zeta)
-    return words + _local_terms(sticks, varphi, elog_beta, alpha), it
-
-
-@jit(parallel=True)
-def hdp_e_step(indptr, indices, data, elog_phi_t, elog_beta, alpha, varphi, sticks, warm_start,
-               max_iter, tol, zeta, doc_elbo, n_iter):
-    """Document-level coordinate ascent of the HDP over CSR rows (``prange`` over documents).
+def hdp_e_step(d0, d1, indptr, indices, data, elog_phi_t, elog_beta, alpha, varphi, sticks,
+               warm_start, max_iter, tol, zeta, doc_elbo, n_iter):
+    """Document-level coordinate ascent of the HDP over the CSR rows ``d0 <= d < d1`` (serial;
+    the caller runs ranges on threads: each document writes only its own outputs).
 
     Parameters
     ----------
+    d0, d1 : int64
+        The document range.
     indptr : int64[D + 1]; indices : int64[nnz]; data : float64[nnz]
         CSR counts.
     elog_phi_t : float64[V, T]
@@ -243,45 +235,59 @@ def hdp_e_step(indptr, indices, data, elog_phi_t, elog_beta, alpha, varphi, stic
     n_iter : int64[D] (out)
         Sweeps run per document.
     """
-    D = indptr.shape[0] - 1
-    for d in prange(D):
-        val, it = _doc_e_step(indices, data, indptr[d], indptr[d + 1], elog_phi_t, elog_beta,
-                              alpha, varphi[d], sticks[d], zeta, warm_start, max_iter, tol)
-        doc_elbo[d] = val
+    K, T = varphi.shape[1], varphi.shape[2]
+    elog_pi = np.empty(K)
+    counts = np.empty(K)
+    score = np.empty(T)
+    # the per-document loop body is here, not in a function of its own: numba compiles a
+    # jitted callee once as its own dispatcher and again inside its caller
+    for d in range(d0, d1):
+        s, e = indptr[d], indptr[d + 1]
+        vd, sd = varphi[d], sticks[d]
+        E = np.empty((e - s, T))
+        for i in range(e - s):  # element by element: a row assignment compiles a formatted raise
+            row = elog_phi_t[indices[s + i]]
+            for k in range(T):
+                E[i, k] = row[k]
+        if not warm_start:
+            _cold_start(indices, s, e, data, elog_phi_t, elog_beta, vd, sd, alpha, score)
+        _elog_pi(sd, elog_pi)
+        it = 0
+        while it < max_iter:
+            it += 1
+            _update_zeta(E, vd, elog_pi, data, s, zeta)
+            change = _update_sticks(s, e, zeta, data, alpha, sd, counts)
+            _elog_pi(sd, elog_pi)
+            _update_varphi(E, elog_beta, zeta, data, s, vd)
+            if K == 1 or change / (K - 1) < tol:
+                break
+        words = _update_zeta(E, vd, elog_pi, data, s, zeta)
+        doc_elbo[d] = words + _local_terms(sd, vd, elog_beta, alpha)
         n_iter[d] = it
 
 
-@jit(parallel=True)
-def hdp_suff_stats_blocked(indptr, indices, data, zeta, varphi, edges, scratch, out):
-    """Expected topic-word counts ``out[w, k] = sum_d sum_{j: w_j = w} n_j sum_t zeta_jt
-    varphi_dtk`` (out: float64[V, T]) summed per block of documents ``edges[b]..edges[b+1]``
-    into ``scratch[b]`` in parallel, then over blocks in block order (deterministic)."""
-    B = edges.shape[0] - 1
-    V, T = out.shape
+@jit
+def hdp_suff_stats_block(d0, d1, indptr, indices, data, zeta, varphi, sb):
+    """Expected topic-word counts of the documents ``d0 <= d < d1``: ``sb[w, k] = sum_d
+    sum_{j: w_j = w} n_j sum_t zeta_jt varphi_dtk`` (sb: float64[V, T], overwritten). The
+    caller sums blocks fixed by the data size in block order (deterministic for any number of
+    threads)."""
+    V, T = sb.shape
     K = zeta.shape[1]
-    for b in prange(B):
-        sb = scratch[b]
-        for w in range(V):
-            for k in range(T):
-                sb[w, k] = 0.0
-        r = np.empty(T)
-        for d in range(edges[b], edges[b + 1]):
-            vd = varphi[d]
-            for j in range(indptr[d], indptr[d + 1]):
-                for k in range(T):
-                    r[k] = 0.0
-                for t in range(K):
-                    z = data[j] * zeta[j, t]
-                    vt = vd[t]
-                    for k in range(T):
-                        r[k] += z * vt[k]
-                row = sb[indices[j]]
-                for k in range(T):
-                    row[k] += r[k]
     for w in range(V):
         for k in range(T):
-            out[w, k] = 0.0
-    for b in range(B):
-        for w in range(V):
+            sb[w, k] = 0.0
+    r = np.empty(T)
+    for d in range(d0, d1):
+        vd = varphi[d]
+        for j in range(indptr[d], indptr[d + 1]):
             for k in range(T):
-                out[w, k] += scratch[b, w, k]
+                r[k] = 0.0
+            for t in range(K):
+                z = data[j] * zeta[j, t]
+                vt = vd[t]
+                for k in range(T):
+                    r[k] += z * vt[k]
+            row = sb[indices[j]]
+            for k in range(T):
+                row[k] += r[k]

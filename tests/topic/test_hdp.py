@@ -194,3 +194,26 @@ def test_bad_hyper_parameters_are_named(kw, match):
 def test_bad_counts_are_named():
     with pytest.raises(ValueError, match="X"):
         lk.HierarchicalDirichletProcess(4).fit(-np.ones((3, 4)))
+
+
+@pytest.mark.parametrize("threads", [2, 5])
+def test_kernels_on_threads_equal_one_range_bit_for_bit(monkeypatch, threads):
+    """The E-step over document ranges on threads and the statistics over blocks on threads
+    give the numbers of one range in the calling thread, bit for bit (fails when a range or a
+    block is dropped, run twice or summed out of order)."""
+    import types
+
+    import latentkit.topic._hdp_estep as estep
+
+    X = _counts(60)
+    elog_phi, elog_beta = _tables(5, X.shape[1])
+    elog_phi_t = np.ascontiguousarray(elog_phi.T)
+    monkeypatch.setattr(estep, "_BLOCK_NNZ", 40)  # several statistics blocks on 60 documents
+    runs = []
+    for n in (1, threads):
+        monkeypatch.setattr(estep, "numba", types.SimpleNamespace(get_num_threads=lambda n=n: n))
+        local = hdp_local(X, elog_phi_t, elog_beta, 0.7, 3, 20, 1e-4)
+        stats = hdp_stats(X, local[0], local[2], local[3], X.shape[1], 5)
+        runs.append((*local, stats.sstats, stats.topic_counts))
+    for one, many in zip(*runs):
+        assert one.tobytes() == many.tobytes()
