@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from latentkit import HierarchicalDirichletProcess
 from latentkit.datasets import make_lda_corpus
-from latentkit.exceptions import InputError
+from latentkit.exceptions import InputError, InputTypeError
 from latentkit.topic import cvb0_topics, hdp_subsample_start
 
 
@@ -58,3 +58,10 @@ def test_a_subsample_is_scaled_to_the_corpus_and_starts_a_fit(corpus):
 def test_bad_arguments_are_named(corpus, kw, word):
     with pytest.raises(InputError, match=word):
         hdp_subsample_start(corpus, 4, **kw)
+
+
+def test_a_callback_that_is_not_callable_is_named_before_any_sweep(corpus):
+    # the start wrapped the callback in a lambda, so CVB0's own check never saw it and the
+    # first sweep ended in "'int' object is not callable" (iqa3)
+    with pytest.raises(InputTypeError, match="callback must be callable or None, got int"):
+        hdp_subsample_start(corpus, 4, callback=3)
