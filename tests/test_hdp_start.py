@@ -65,3 +65,17 @@ def test_a_callback_that_is_not_callable_is_named_before_any_sweep(corpus):
     # first sweep ended in "'int' object is not callable" (iqa3)
     with pytest.raises(InputTypeError, match="callback must be callable or None, got int"):
         hdp_subsample_start(corpus, 4, callback=3)
+
+
+@pytest.mark.parametrize("key, change, found", [
+    ("weight_concentration", lambda w: w[:, :-1], r"got shape \(2, 3\)"),
+    ("weight_concentration", lambda w: -w, "got minimum -"),
+    ("components", lambda c: np.where(c == c.max(), np.inf, c), "got a non-finite entry"),
+    ("components", lambda c: c - c.max(), "got minimum -"),
+])
+def test_a_bad_init_array_is_named_with_what_was_found(corpus, key, change, found):
+    # the messages said only what was expected (iqa3)
+    start = hdp_subsample_start(corpus, 4, n_sweeps=1, random_state=0)
+    start[key] = change(start[key])
+    with pytest.raises(InputError, match=rf"init\['{key}'\] must .*{found}"):
+        HierarchicalDirichletProcess(4, init=start, max_iter=1).fit(corpus)
