@@ -27,7 +27,7 @@ def test_plsa_init_spectral_starts_at_the_planted_topics():
 
 def test_plsa_init_validation_names_spectral():
     X, _ = make_lda_corpus(20, n_components=2, vocab_size=10, random_state=0)
-    with pytest.raises(ValueError, match="'random', 'spectral'"):
+    with pytest.raises(ValueError, match="'random', 'documents', 'spectral'"):
         PLSA(2, init="moments").fit(X)
 
 
