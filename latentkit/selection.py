@@ -298,7 +298,7 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     ------
     ValueError
         Unknown ``kind``; no K, a K < 1, or a K larger than the training data allow;
-        ``heldout`` outside (0, 1) or leaving an empty split.
+        ``heldout`` outside (0, 1) or leaving an empty split; ('lda') a split without tokens.
     TypeError
         ``random_state`` not an int.
 
@@ -324,6 +324,11 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
         tr, te = _split(data.shape[0], heldout, rng, "documents")
         train_index = tr
         split = (data[tr], data[te])
+        for part, name in zip(split, ("training", "held-out")):
+            if not part.sum() > 0:   # else fit's or perplexity's "X contains no tokens"
+                raise InputError(f"the {name} split ({part.shape[0]} of {data.shape[0]} "
+                                 f"documents, heldout={heldout}) contains no tokens; give more "
+                                 "documents with words or change heldout.")
         if not isinstance(corpus, dict):
             corpus = data
     elif kind in ("gmm", "vgmm"):

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from latentkit import HierarchicalDirichletProcess
 from latentkit.datasets import make_lda_corpus
-from latentkit.exceptions import InputError
+from latentkit.exceptions import InputError, InputTypeError
 from latentkit.topic import cvb0_topics, hdp_subsample_start
 
 
@@ -58,3 +58,24 @@ def test_a_subsample_is_scaled_to_the_corpus_and_starts_a_fit(corpus):
 def test_bad_arguments_are_named(corpus, kw, word):
     with pytest.raises(InputError, match=word):
         hdp_subsample_start(corpus, 4, **kw)
+
+
+def test_a_callback_that_is_not_callable_is_named_before_any_sweep(corpus):
+    # the start wrapped the callback in a lambda, so CVB0's own check never saw it and the
+    # first sweep ended in "'int' object is not callable" (iqa3)
+    with pytest.raises(InputTypeError, match="callback must be callable or None, got int"):
+        hdp_subsample_start(corpus, 4, callback=3)
+
+
+@pytest.mark.parametrize("key, change, found", [
+    ("weight_concentration", lambda w: w[:, :-1], r"got shape \(2, 3\)"),
+    ("weight_concentration", lambda w: -w, "got minimum -"),
+    ("components", lambda c: np.where(c == c.max(), np.inf, c), "got a non-finite entry"),
+    ("components", lambda c: c - c.max(), "got minimum -"),
+])
+def test_a_bad_init_array_is_named_with_what_was_found(corpus, key, change, found):
+    # the messages said only what was expected (iqa3)
+    start = hdp_subsample_start(corpus, 4, n_sweeps=1, random_state=0)
+    start[key] = change(start[key])
+    with pytest.raises(InputError, match=rf"init\['{key}'\] must .*{found}"):
+        HierarchicalDirichletProcess(4, init=start, max_iter=1).fit(corpus)

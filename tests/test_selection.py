@@ -91,3 +91,14 @@ def test_bad_input():
         select_n_components("gmm", X, [])
     with pytest.raises(TypeError, match="random_state"):
         select_n_components("gmm", X, [2], random_state=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("rows", [[], [0], [9]])
+def test_lda_split_without_tokens_is_named(rows):
+    # a split without tokens ended in fit's or perplexity's "X contains no tokens", about an X
+    # the user never passed (iqa3); tokens in one document leave one of the two splits empty
+    X = np.zeros((10, 6))
+    X[rows, 2] = 3
+    with pytest.raises(ValueError, match=r"(training|held-out) split \(\d+ of 10 documents, "
+                                         r"heldout=0.2\) contains no tokens"):
+        select_n_components("lda", X, [2], heldout=0.2, random_state=0)

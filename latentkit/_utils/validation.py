@@ -407,6 +407,10 @@ def check_lengths(lengths, n_samples, min_length=1):
     if lengths is None:
         return np.array([0, n_samples], dtype=np.int64)
     arr = np.asarray(lengths)
+    if arr.ndim == 0 and hasattr(lengths, "__iter__") and not isinstance(lengths, str):
+        # a generator, an iterator, a set, a dict: np.asarray made a 0-d object array of it
+        raise InputTypeError(f"lengths must be a list or array of ints (one length per stacked "
+                             f"sequence, in order), got a {type(lengths).__name__}.")
     if arr.ndim == 0:
         raise InputTypeError(f"lengths must be a sequence of ints (one length per stacked "
                              f"sequence), got the single value {arr.item()!r}; for one sequence "

@@ -48,7 +48,8 @@ def check_gamma_prior(value, name):
     Raises
     ------
     InputError
-        Not a pair, or an entry not finite and positive.
+        Not a pair, an entry not finite and positive, or a mean shape / rate that
+        overflows or underflows to 0.
     """
     if value is None:
         return None
@@ -59,6 +60,10 @@ def check_gamma_prior(value, name):
     b = check_scalar(value[1], f"{name}[1] (rate)", numbers.Real, low=0.0, low_inclusive=False)
     if not (np.isfinite(a) and np.isfinite(b)):
         raise InputError(f"{name} must be finite, got {value!r}.")
+    mean = float(a) / float(b)   # an overflow gave a NaN ELBO, an underflow a numba SystemError
+    if not (np.isfinite(mean) and mean > 0.0):
+        raise InputError(f"{name}: the prior mean shape / rate must be finite and > 0 in "
+                         f"float64, got {float(a)!r} / {float(b)!r} = {mean!r}.")
     return np.array([float(a), float(b)])
 
 

@@ -568,8 +568,9 @@ class SpectralHMM(_SpectralBase):
             window of 3 observations, bad symbols, unknown ``target_view``.
         """
         _check_common(self)
-        if isinstance(self.target_view, bool) or self.target_view not in ("auto", "adjacent",
-                                                                          "all", 1, 2, 3):
+        tv = self.target_view   # 2.0 == 2 passed the membership test and failed in range()
+        if (isinstance(tv, bool) or not isinstance(tv, (str, numbers.Integral))
+                or tv not in ("auto", "adjacent", "all", 1, 2, 3)):
             raise InputError(f"target_view must be 'auto', 'adjacent', 'all', 1, 2 or 3, got "
                              f"{self.target_view!r}.")
         self._reset_fitted()

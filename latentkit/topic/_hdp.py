@@ -52,6 +52,13 @@ def _row_stick_weights(v):
     return v * np.cumprod(np.hstack([np.ones((v.shape[0], 1)), 1.0 - v[:, :-1]]), axis=1)
 
 
+def _found(values):
+    """What a bad init array holds, for the message: a non-finite entry, or its minimum."""
+    if not np.all(np.isfinite(values)):
+        return "a non-finite entry"
+    return f"minimum {float(np.min(values))!r}"
+
+
 class HierarchicalDirichletProcess(CountTopicModelMixin, TopicReportMixin, TopWordsMixin,
                                    LatentModel):
     """Hierarchical Dirichlet process topic model by mean-field variational Bayes (batch VB,
@@ -307,13 +314,16 @@ class HierarchicalDirichletProcess(CountTopicModelMixin, TopicReportMixin, TopWo
                 raise InputError(f"init['components'] must have shape ({T}, {V}) "
                                  f"(n_components, n_features), got {lam.shape}.")
             if not np.all(np.isfinite(lam)) or np.any(lam <= 0):
-                raise InputError("init['components'] must be finite and strictly positive.")
+                raise InputError("init['components'] must be finite and strictly positive, got "
+                                 f"{_found(lam)}.")
             if "weight_concentration" in self.init:
                 sticks = np.array(self.init["weight_concentration"], dtype=np.float64)
                 if sticks.shape != (2, T) or not np.all(np.isfinite(sticks)) \
                         or np.any(sticks[:, :-1] <= 0):
                     raise InputError(f"init['weight_concentration'] must be a finite (2, {T}) "
-                                     "array, positive in its first T - 1 columns.")
+                                     "array, positive in its first T - 1 columns, got "
+                                     + (f"shape {sticks.shape}." if sticks.shape != (2, T) else
+                                        f"{_found(sticks[:, :-1])}."))
                 sticks[:, -1] = (1.0, 0.0)
         elif self.init == "cvb0":
             lam = cvb0_topics(data, T, self.doc_concentration_ / T, self.topic_word_prior_,

@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from ..exceptions import InputTypeError
 from .._utils.validation import check_counts, check_random_state, check_scalar
 from ..distributions._stick_breaking import stick_posterior
 from ._cvb0 import cvb0_topics
@@ -93,6 +94,8 @@ def hdp_subsample_start(X, n_components, *, n_doc_components=10, concentration=1
     share = float(check_scalar(subsample, "subsample", numbers.Real, low=0.0, high=1.0,
                                low_inclusive=False))
     min_docs = int(check_scalar(min_docs, "min_docs", numbers.Integral, low=1))
+    if callback is not None and not callable(callback):
+        raise InputTypeError(f"callback must be callable or None, got {type(callback).__name__}.")
     rng = check_random_state(random_state)
     D, V = X.shape
     n = min(D, max(min_docs, int(np.ceil(share * D))))

@@ -52,3 +52,14 @@ def test_dask_arrays_check_lengths_as_numpy_arrays():
         PoissonHMM(2).fit(da.from_array(COUNTS, chunks=3), lengths=2)
     with pytest.raises(ValueError, match="lengths sum to 5, but X has 6 rows"):
         PoissonHMM(2).fit(da.from_array(COUNTS, chunks=3), lengths=[2, 3])
+
+
+@pytest.mark.parametrize("path", ["CategoricalHMM", "GaussianHMM", "SpectralHMM"])
+@pytest.mark.parametrize("make, kind", [(lambda: (n for n in (3, 3)), "generator"),
+                                        (lambda: iter([3, 3]), "list_iterator"),
+                                        (lambda: {3}, "set")])
+def test_a_generator_or_set_for_lengths_is_named_as_such(path, make, kind):
+    # np.asarray made a 0-d object array of it, and the message said "got the single value
+    # <generator object ...>; for one sequence give lengths=[6]" (iqa3)
+    with pytest.raises(TypeError, match=rf"must be a list or array of ints .*got a {kind}"):
+        FITS[path](make())

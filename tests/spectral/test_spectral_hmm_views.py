@@ -180,3 +180,12 @@ def test_transitions_from_both_adjacent_pairs_beat_p23_alone_on_independent_trip
     print(f"transition max-abs error: both pairs {np.mean(pooled):.4f}, P_23 alone "
           f"{np.mean(p23):.4f}")
     assert np.mean(pooled) < 0.95 * np.mean(p23)
+
+
+@pytest.mark.parametrize("bad", [2.0, np.float64(1.0), "2"])
+def test_a_float_or_string_view_number_is_named(bad):
+    # 2.0 == 2 passed the membership test and failed later in range() with "'float' object
+    # cannot be interpreted as an integer" (iqa3)
+    x = np.random.default_rng(0).integers(0, 4, 200)
+    with pytest.raises(ValueError, match=r"target_view must be .* got "):
+        SpectralHMM(2, target_view=bad).fit(x)

@@ -142,6 +142,10 @@ def test_posterior_concentrations_on_hdp_corpora(seed):
     ({"doc_concentration_prior": (1.0, -1.0)}, r"doc_concentration_prior\[1\] \(rate\)"),
     ({"doc_concentration_prior": (1.0, np.inf)}, "doc_concentration_prior"),
     ({"doc_concentration_prior": ("a", 1.0)}, "doc_concentration_prior"),
+    # the mean shape / rate out of float64 (iqa3): an overflow ended in a NaN ELBO, an
+    # underflow to 0 in a SystemError from the numba E-step
+    ({"concentration_prior": (1e300, 1e-300)}, r"concentration_prior: the prior mean"),
+    ({"doc_concentration_prior": (1e-300, 1e300)}, r"doc_concentration_prior: the prior mean"),
 ])
 def test_bad_gamma_priors_are_named(kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
