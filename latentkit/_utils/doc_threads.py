@@ -18,16 +18,71 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-__all__ = ["over_documents"]
+__all__ = ["document_edges", "over_documents", "over_ranges"]
 
 #: Ranges per thread (contiguous ranges of about equal token counts; a few per thread even out
 #: documents of unequal cost).
 RANGES_PER_THREAD = 8
 
 
+def document_edges(indptr, n):
+    """``n + 1`` edges (int64) of ``n`` contiguous document ranges of about equal token counts.
+
+    Parameters
+    ----------
+    indptr : ndarray of int64, shape (D + 1,)
+        CSR row pointers.
+    n : int
+        Number of ranges (>= 1).
+
+    Returns
+    -------
+    ndarray of int64, shape (n + 1,)
+        Non-decreasing, from 0 to D.
+    """
+    D = indptr.shape[0] - 1
+    edges = np.searchsorted(indptr, np.arange(n + 1) * (indptr[-1] / n)).astype(np.int64)
+    edges[0], edges[-1] = 0, D
+    return np.maximum.accumulate(edges)
+
+
+def over_ranges(kernel, edges, *args, block_out=None):
+    """Run ``kernel(edges[b], edges[b + 1], *args)`` for every range ``b`` (with
+    ``block_out[b]`` appended when given) on numba's thread count of Python threads, in the
+    calling thread when that is 1 or there is one range.
+
+    Parameters
+    ----------
+    kernel : numba dispatcher
+        Serial kernel taking the range first; it must write only its own outputs.
+    edges : ndarray of int64, shape (n + 1,)
+        Range edges (:func:`document_edges`).
+    *args
+        The kernel's other arguments.
+    block_out : sequence of length n or None
+        A per-range output (e.g. one slab of statistics per fixed block).
+
+    Returns
+    -------
+    None
+    """
+    n = edges.shape[0] - 1
+    threads = numba.get_num_threads()
+
+    def run(b):
+        extra = () if block_out is None else (block_out[b],)
+        kernel(edges[b], edges[b + 1], *args, *extra)
+
+    if threads <= 1 or n <= 1:
+        for b in range(n):
+            run(b)
+        return
+    with ThreadPoolExecutor(min(threads, n)) as pool:
+        list(pool.map(run, range(n)))
+
+
 def over_documents(kernel, indptr, *args, serial_below=0):
     """Run ``kernel(d0, d1, indptr, *args)`` over ``[0, D)`` in contiguous document ranges.
-
     Parameters
     ----------
     kernel : numba dispatcher
@@ -49,9 +104,5 @@ def over_documents(kernel, indptr, *args, serial_below=0):
     if threads <= 1 or D < 2 or indptr[-1] < serial_below:
         kernel(np.int64(0), np.int64(D), indptr, *args)
         return
-    n = int(min(D, threads * RANGES_PER_THREAD))
-    edges = np.searchsorted(indptr, np.arange(n + 1) * (indptr[-1] / n)).astype(np.int64)
-    edges[0], edges[-1] = 0, D
-    edges = np.maximum.accumulate(edges)
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(lambda b: kernel(edges[b], edges[b + 1], indptr, *args), range(n)))
+    over_ranges(kernel, document_edges(indptr, int(min(D, threads * RANGES_PER_THREAD))),
+                indptr, *args)

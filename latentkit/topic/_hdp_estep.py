@@ -7,13 +7,12 @@ Process", AISTATS, section 3 (eqs. 9-13 for the document level, 14-16 for the co
 Used by :class:`latentkit.topic.HierarchicalDirichletProcess`.
 """
 
-from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 from scipy.special import psi
 
 from .._kernels import hdp as _k
+from .._utils.doc_threads import document_edges, over_documents, over_ranges
 from ..base import Stats, stats_dataclass
 from ..distributions._concentration import free_stick_log_rest
 from ._lda_estep import _csr_arrays
@@ -72,45 +71,10 @@ def hdp_local(X, elog_phi_t, elog_beta, alpha, K, max_iter, tol, state=None):
     zeta = np.empty((data.shape[0], K))
     doc_elbo = np.empty(D)
     n_iter = np.empty(D, dtype=np.int64)
-    threads = numba.get_num_threads()
-    n = int(min(D, threads * _RANGES_PER_THREAD)) if threads > 1 else 1
-    _on_threads(_k.hdp_e_step, _edges(indptr, max(n, 1)), indptr, indices, data, elog_phi_t,
-                np.ascontiguousarray(elog_beta), float(alpha), varphi, sticks,
-                state is not None, int(max_iter), float(tol), zeta, doc_elbo, n_iter)
+    over_documents(_k.hdp_e_step, indptr, indices, data, elog_phi_t,
+                   np.ascontiguousarray(elog_beta), float(alpha), varphi, sticks,
+                   state is not None, int(max_iter), float(tol), zeta, doc_elbo, n_iter)
     return varphi, sticks, zeta, doc_elbo, n_iter
-
-
-#: Document ranges per thread of the E-step (ranges of about equal token counts; a few per
-#: thread even out documents of unequal cost; the ranges do not change the numbers).
-_RANGES_PER_THREAD = 8
-
-
-def _edges(indptr, n):
-    """``n + 1`` document edges of contiguous ranges of about equal token counts (int64)."""
-    D = indptr.shape[0] - 1
-    edges = np.searchsorted(indptr, np.arange(n + 1) * (indptr[-1] / n)).astype(np.int64)
-    edges[0], edges[-1] = 0, D
-    return np.maximum.accumulate(edges)
-
-
-def _on_threads(kernel, edges, *args, block_out=None):
-    """``kernel(edges[b], edges[b + 1], *args)`` for every range b (``block_out[b]`` appended
-    when given) on numba's thread count of Python threads (the kernels release the GIL), in
-    the calling thread when that is 1 or there is one range. Serial kernels on threads
-    instead of ``prange``: no parfor passes and gufunc compilation on a cold start."""
-    n = edges.shape[0] - 1
-    threads = numba.get_num_threads()
-
-    def run(b):
-        extra = () if block_out is None else (block_out[b],)
-        kernel(edges[b], edges[b + 1], *args, *extra)
-
-    if threads <= 1 or n <= 1:
-        for b in range(n):
-            run(b)
-        return
-    with ThreadPoolExecutor(min(threads, n)) as pool:
-        list(pool.map(run, range(n)))
 
 
 #: Tokens (nonzero counts) per document block of the parallel statistics, at most
@@ -128,8 +92,8 @@ def hdp_stats(X, varphi, zeta, doc_elbo, V, T, sticks=None):
     D = X.shape[0]
     B = int(max(1, min(_MAX_BLOCKS, data.shape[0] // _BLOCK_NNZ, D, _MAX_BYTES // (8 * V * T))))
     scratch = np.empty((B, V, T))
-    _on_threads(_k.hdp_suff_stats_block, _edges(indptr, B), indptr, indices, data, zeta, varphi,
-                block_out=scratch)
+    over_ranges(_k.hdp_suff_stats_block, document_edges(indptr, B), indptr, indices, data,
+                zeta, varphi, block_out=scratch)
     out = np.zeros((V, T))
     for b in range(B):  # in block order: the same numbers for any number of threads
         out += scratch[b]

@@ -98,6 +98,7 @@ def test_one_topic_one_atom_bound_is_the_exact_evidence():
 def test_elbo_never_decreases_and_the_guard_keeps_it_so(monkeypatch):
     """The cold-start E-step alone lowers the bound in some iterations (the guard acts);
     with the guard the bound never decreases."""
+    import latentkit._utils.doc_threads as doc_threads
     import latentkit.topic._hdp_estep as estep
 
     acted = []
@@ -117,6 +118,7 @@ def test_guarded_fit_is_the_same_in_memory_chunked_and_on_dask(monkeypatch):
     the three fits agree while the guard acts (with the warm-up caps 2, 4, 8, ... sweeps)."""
     dask = pytest.importorskip("dask")
     db = pytest.importorskip("dask.bag")
+    import latentkit._utils.doc_threads as doc_threads
     import latentkit.topic._hdp_estep as estep
 
     acted = []
@@ -203,6 +205,7 @@ def test_kernels_on_threads_equal_one_range_bit_for_bit(monkeypatch, threads):
     block is dropped, run twice or summed out of order)."""
     import types
 
+    import latentkit._utils.doc_threads as doc_threads
     import latentkit.topic._hdp_estep as estep
 
     X = _counts(60)
@@ -211,7 +214,8 @@ def test_kernels_on_threads_equal_one_range_bit_for_bit(monkeypatch, threads):
     monkeypatch.setattr(estep, "_BLOCK_NNZ", 40)  # several statistics blocks on 60 documents
     runs = []
     for n in (1, threads):
-        monkeypatch.setattr(estep, "numba", types.SimpleNamespace(get_num_threads=lambda n=n: n))
+        monkeypatch.setattr(doc_threads, "numba",
+                            types.SimpleNamespace(get_num_threads=lambda n=n: n))
         local = hdp_local(X, elog_phi_t, elog_beta, 0.7, 3, 20, 1e-4)
         stats = hdp_stats(X, local[0], local[2], local[3], X.shape[1], 5)
         runs.append((*local, stats.sstats, stats.topic_counts))
