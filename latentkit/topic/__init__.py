@@ -13,6 +13,7 @@ from ._plsa import PLSA
 from ._coherence import Coherence, coherence
 from ._diversity import topic_diversity
 from ._report import report_data, topic_report
+from ._pyldavis import save_pyldavis_html
 from ._spectral_start import spectral_init_lda, spectral_init_plsa
 from ._seeding import SeedWordError
 
@@ -28,6 +29,7 @@ __all__ = [
     "Coherence",
     "topic_diversity",
     "topic_report",
+    "save_pyldavis_html",
     "report_data",
     "spectral_init_lda",
     "spectral_init_plsa",

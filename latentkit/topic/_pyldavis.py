@@ -11,13 +11,32 @@ frequencies the report uses, so for lambda < 1 the two rankings can differ sligh
 they are the same ranking.
 """
 
+import os
+import shutil
+from pathlib import Path
+
 import numpy as np
 
-from ..text import counts_from_texts
+from ..text import counts_from_texts, load_texts_for
 from ._report_inputs import _corpus_parts, _topic_word
-from ..exceptions import InputError
+from ..exceptions import InputError, InputTypeError
 
-__all__ = ["pyldavis_data", "PyLDAvisMixin"]
+__all__ = ["pyldavis_data", "PyLDAvisMixin", "save_pyldavis_html"]
+
+
+def _corpus_from_path(model, corpus):
+    """A path (str or path-like) read as a texts file through the model's stored vectorizer."""
+    path = os.fspath(corpus)
+    if not os.path.exists(path):
+        raise InputError(f"corpus: got the string {path!r}, which is read as a path (a folder "
+                         "of .txt files or a .txt / .csv / .jsonl file), but there is no such "
+                         "file or folder; for raw texts pass a list of strings.")
+    if getattr(model, "text_settings_", None) is None:
+        raise InputError(f"corpus: got the path {path!r}, but this {type(model).__name__} was "
+                         "not fitted on raw texts (it has no stored vocabulary to count them "
+                         "with); pass the count matrix or Corpus it was fitted on, or fit it "
+                         "through latentkit.text (see latentkit.text.attach).")
+    return load_texts_for(model, path)
 
 
 def pyldavis_data(model, corpus, *, vocabulary=None):
@@ -26,10 +45,12 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
     Parameters
     ----------
     model : fitted LatentDirichletAllocation or PLSA
-    corpus : Corpus, count matrix (n_docs, n_words), or list of str
+    corpus : Corpus, count matrix (n_docs, n_words), list of str, or path
         The documents to show (usually the training corpus): a ``latentkit`` ``Corpus``, a
-        dense or sparse count matrix, or raw texts when the model was fitted on texts (its saved
-        vectorizer counts them).
+        dense or sparse count matrix, or, when the model was fitted on texts, the raw texts as a
+        list of str or a path (str or ``os.PathLike``: a folder of ``.txt`` files or a
+        ``.txt`` / ``.csv`` / ``.jsonl`` file, read by :func:`latentkit.text.read_texts`); the
+        model's saved vectorizer counts them. A single string is always read as a path.
     vocabulary : sequence of str of length n_words, optional
         Word of each column. Default: the model's saved vocabulary (``feature_names_in_``, set by
         a fit on texts), else the Corpus's ``vocabulary``, else the column indices as strings.
@@ -50,8 +71,9 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
     TypeError
         Not a topic model.
     ValueError
-        A corpus whose width differs from the model's; a vocabulary of the wrong length; raw
-        texts for a model not fitted on texts.
+        (:class:`~latentkit.exceptions.InputError`) A corpus whose width differs from the
+        model's; a vocabulary of the wrong length; raw texts or a path for a model not fitted
+        on texts; a path that does not exist (the message says it was read as a path).
 
     Notes
     -----
@@ -59,6 +81,8 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
     ACL workshop on interactive language learning; ``pyLDAvis.prepare``'s documented arguments.
     """
     model._check_is_fitted()
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = _corpus_from_path(model, corpus)
     phi = _topic_word(model)
     n_words = phi.shape[1]
     X, _, _ = _corpus_parts(model, counts_from_texts(model, corpus), None)
@@ -84,6 +108,73 @@ def pyldavis_data(model, corpus, *, vocabulary=None):
     }
 
 
+def save_pyldavis_html(prepared, path):
+    """Save a pyLDAvis visualisation that opens with no network.
+
+    ``pyLDAvis.save_html`` writes a page that loads d3 and LDAvis's JavaScript and CSS from a
+    CDN, so it is blank offline. This writes the page with those three files copied from the
+    installed pyLDAvis (``pyLDAvis/js``) into a folder ``<name>_files`` beside it, linked by
+    relative URLs: the page and its folder open from disk, or from any web server, offline.
+
+    Parameters
+    ----------
+    prepared : pyLDAvis.PreparedData
+        ``pyLDAvis.prepare(**model.to_pyldavis(corpus))``.
+    path : str or path-like
+        The HTML file to write (its folder must exist); ``<stem>_files/`` is written beside it.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ImportError
+        pyLDAvis is not installed (``pip install pyLDAvis``).
+    InputTypeError
+        ``prepared`` is not pyLDAvis's prepared data.
+    InputError
+        The folder of ``path`` does not exist.
+
+    Notes
+    -----
+    Source: ``pyLDAvis.save_html`` and ``pyLDAvis.urls`` (the ``*_LOCAL`` files); Sievert &
+    Shirley (2014).
+
+    Examples
+    --------
+    >>> import numpy as np, pyLDAvis, tempfile, os
+    >>> from latentkit.topic import LatentDirichletAllocation, save_pyldavis_html
+    >>> X = np.random.default_rng(0).poisson(1.0, size=(30, 12))
+    >>> lda = LatentDirichletAllocation(n_components=2, max_iter=5, random_state=0).fit(X)
+    >>> vis = pyLDAvis.prepare(**lda.to_pyldavis(X), sort_topics=False)
+    >>> out = save_pyldavis_html(vis, os.path.join(tempfile.mkdtemp(), "topics.html"))
+    >>> sorted(p.name for p in (out.parent / "topics_files").iterdir())
+    ['d3.v5.min.js', 'ldavis.v1.0.0.css', 'ldavis.v3.0.0.js']
+    """
+    try:
+        import pyLDAvis
+        from pyLDAvis import urls
+    except ImportError as exc:  # pragma: no cover - exercised without pyLDAvis only
+        raise ImportError("save_pyldavis_html needs pyLDAvis (pip install pyLDAvis).") from exc
+    if type(prepared).__name__ != "PreparedData":
+        raise InputTypeError(f"prepared must be pyLDAvis's prepared data (the result of "
+                             f"pyLDAvis.prepare), got {type(prepared).__name__}.")
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise InputError(f"path: the folder {str(path.parent)!r} does not exist.")
+    assets = path.parent / f"{path.stem}_files"
+    assets.mkdir(exist_ok=True)
+    names = {}
+    for key, source in (("d3_url", urls.D3_LOCAL), ("ldavis_url", urls.LDAVIS_LOCAL),
+                        ("ldavis_css_url", urls.LDAVIS_CSS_LOCAL)):
+        shutil.copyfile(source, assets / os.path.basename(source))
+        names[key] = f"{assets.name}/{os.path.basename(source)}"
+    pyLDAvis.save_html(prepared, str(path), **names)
+    return path
+
+
 class PyLDAvisMixin:
     """``to_pyldavis`` for the topic models with a topic-word ``components_`` and ``transform``
     (LatentDirichletAllocation, PLSA; through :class:`TopicReportMixin`)."""
@@ -93,8 +184,10 @@ class PyLDAvisMixin:
 
         Parameters
         ----------
-        corpus : Corpus, count matrix (n_docs, n_features), or list of str
-            The documents to show; raw texts when the model was fitted on texts.
+        corpus : Corpus, count matrix (n_docs, n_features), list of str, or path
+            The documents to show; raw texts (a list of str, or a path to a folder or a
+            ``.txt`` / ``.csv`` / ``.jsonl`` file) when the model was fitted on texts. A single
+            string is read as a path.
         vocabulary : sequence of str of length n_features, optional
             Default: the vocabulary saved by a fit on texts, else the Corpus's, else the column
             indices.

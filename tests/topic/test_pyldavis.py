@@ -129,3 +129,73 @@ def test_count_fit_without_vocabulary_uses_column_ids():
     assert data["vocab"] == [str(j) for j in range(12)]
     vis = pyLDAvis.prepare(**data, sort_topics=False, mds="pcoa", n_jobs=1)
     assert vis.topic_order == [1, 2]
+
+
+# ------------------------------------------------------------------ a path, and offline pages
+# (issue 47, item 4: ``to_pyldavis("file.jsonl")`` raised "could not convert string to float",
+# and the page saved by pyLDAvis.save_html was blank offline.)
+
+def _write_jsonl(path, texts):
+    import json
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+
+
+def test_a_path_is_read_with_the_model_s_vectorizer(fitted, tmp_path):
+    model, corpus = fitted
+    f = tmp_path / "docs.jsonl"
+    _write_jsonl(f, corpus.texts)
+    from_path = model.to_pyldavis(str(f))
+    from_texts = model.to_pyldavis(list(corpus.texts))
+    for key in ("topic_term_dists", "doc_topic_dists", "doc_lengths", "term_frequency"):
+        np.testing.assert_array_equal(from_path[key], from_texts[key])
+    assert from_path["vocab"] == from_texts["vocab"] == list(corpus.vocabulary)
+    # a pathlib.Path too
+    np.testing.assert_array_equal(model.to_pyldavis(f)["doc_lengths"], from_texts["doc_lengths"])
+
+
+def test_a_path_that_does_not_exist_says_it_was_read_as_a_path(fitted):
+    model, _ = fitted
+    from latentkit.exceptions import InputError
+    with pytest.raises(InputError, match=r"corpus: got the string 'file\.jsonl', which is read "
+                                         r"as a path.*no such file"):
+        model.to_pyldavis("file.jsonl")
+
+
+def test_a_path_for_a_model_not_fitted_on_texts_is_refused(tmp_path):
+    from latentkit.exceptions import InputError
+    X = np.random.default_rng(0).poisson(1.0, size=(20, 8))
+    lda = LatentDirichletAllocation(n_components=2, max_iter=3, random_state=0).fit(X)
+    f = tmp_path / "docs.txt"
+    f.write_text("a b c\nd e f\n", encoding="utf-8")
+    with pytest.raises(InputError, match="was not fitted on raw texts"):
+        lda.to_pyldavis(f)
+
+
+def test_saved_page_needs_no_network(fitted, tmp_path):
+    from latentkit.topic import save_pyldavis_html
+    model, corpus = fitted
+    vis = pyLDAvis.prepare(**model.to_pyldavis(corpus), sort_topics=False)
+    out = save_pyldavis_html(vis, tmp_path / "topics.html")
+    html = out.read_text(encoding="utf-8")
+    import re
+    remote = re.findall(r"""(?:src|href)\s*=\s*["'](https?:)?//""", html)
+    assert not remote, "the page links a remote script or stylesheet"
+    assert re.findall(r"https?://[^\"' ]+\.(?:js|css)", html) == []
+    for name in ("d3.v5.min.js", "ldavis.v3.0.0.js", "ldavis.v1.0.0.css"):
+        assert (tmp_path / "topics_files" / name).is_file()
+        assert f"topics_files/{name}" in html
+
+
+def test_saved_page_renders_offline_in_a_browser(fitted, tmp_path, browser):
+    """The machine's tests have no internet: a page that needs the CDN stays blank here."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    from latentkit.topic import save_pyldavis_html
+    model, corpus = fitted
+    vis = pyLDAvis.prepare(**model.to_pyldavis(corpus), sort_topics=False)
+    out = save_pyldavis_html(vis, tmp_path / "topics.html")
+    browser.get(out.as_uri())
+    WebDriverWait(browser, 20).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "svg circle")) >= 3)
+    circles = browser.find_elements(By.CSS_SELECTOR, "svg circle")
+    assert len(circles) >= 3  # one circle per topic (3 topics)
