@@ -77,8 +77,8 @@ def _table_rows(path, rows, text_column, columns):
         text_column = "text"
     if text_column not in columns:
         raise TextInputError(f"{path}: no column {text_column!r} (columns: "
-                             f"{', '.join(map(str, columns))}); name the text column with "
-                             "--text-column / text_column=.")
+                             f"{', '.join(map(str, columns))}); name the column that "
+                             "holds the text with text_column=NAME.")
     texts, meta = [], {c: [] for c in columns if c != text_column}
     for i, row in enumerate(rows):
         value = row.get(text_column)

@@ -133,7 +133,7 @@ def test_bad_text_input_is_one_line(tmp_path, capsys):
         (["fit", "lda", "--text", str(tmp_path / "latin.txt")], "latin.txt: not UTF-8"),
         (["fit", "lda", "--text", str(tmp_path / "t.csv")], "t.csv: no column 'text'"),
         (["fit", "lda", "--text", str(tmp_path / "t.csv"), "--text-column", "body",
-          "--min-df", "3"], "--min-df=3"),
+          "--min-df", "3"], "--min-df 3"),
         (["fit", "lda", "--text", str(tmp_path / "t.csv"), "--dataset", "kos"],
          "alternatives"),
     ]

@@ -108,7 +108,9 @@ class TopWordsMixin:
         Parameters
         ----------
         vocabulary : sequence of str of length n_features, optional
-            Word of each column. Default: the column indices.
+            Word of each column. Default: the vocabulary the model carries
+            (``feature_names_in_``, set by a fit on texts or :func:`latentkit.text.attach`),
+            else the column indices.
         n : int, default 10
             Words per topic (capped at n_features).
 
@@ -125,4 +127,6 @@ class TopWordsMixin:
             ``vocabulary`` of the wrong length, or ``n`` < 1.
         """
         self._check_is_fitted()
+        if vocabulary is None:
+            vocabulary = getattr(self, "feature_names_in_", None)
         return top_words(self.components_, vocabulary, n)

@@ -194,7 +194,38 @@ def build_parser():
     cmd_topics.add_parsers(sub)  # coherence, report
     cmd_select.add_parser(sub)
     _tag_leaves(parser)
+    _state_defaults(parser)
     return parser
+
+
+_FLAGS = (argparse._HelpAction, argparse._VersionAction, argparse._StoreTrueAction,
+          argparse._StoreFalseAction, argparse._CountAction, argparse._StoreConstAction)
+
+
+def _state_defaults(parser, seen=None):
+    """Every option's help states its default: a help text that does not say "default"
+    gets ``(default: VALUE)``, ``(default: none)`` for an option that is off unless given.
+    On/off flags are off unless given and are left as they are."""
+    seen = set() if seen is None else seen
+    if id(parser) in seen:
+        return
+    seen.add(id(parser))
+    for action in parser._actions:  # argparse keeps no public list of its actions
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _state_defaults(child, seen)
+            continue
+        if not action.option_strings or isinstance(action, _FLAGS) or not action.help \
+                or action.help == argparse.SUPPRESS or "default" in action.help.lower():
+            continue
+        value = action.default
+        if value is None or value is argparse.SUPPRESS:
+            text = "none"
+        elif isinstance(value, (list, tuple)):
+            text = " ".join(map(str, value))
+        else:
+            text = str(value)
+        action.help = f"{action.help} (default: {text.replace('%', '%%')})"
 
 
 def _tag_leaves(parser):

@@ -266,6 +266,17 @@ class _StoreDataset(argparse.Action):
 #: the library's default n_components of each ``fit`` model (checked by test_cli_defaults)
 _K_DEFAULTS = {"lda": 10, "hdp": 50, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2}
 
+#: what the ELBO of each ``fit`` model is averaged over (``--tol``'s unit); others: a sample
+_ELBO_UNITS = {"lda": "document", "hdp": "document", "plsa": "document", "dmm": "document",
+               "btm": "document", "dtm": "document", "hmm": "time step", "hsmm": "time step",
+               "arhmm": "time step"}
+
+#: ``-k``'s meaning where it is not the number of components
+_K_HELP = {"hdp": "truncation: the most corpus topics the HDP can use; it keeps the ones the "
+                  "corpus supports (default 50)",
+           "dpmm": "truncation: the most components the DP mixture can use; it keeps the ones "
+                   "the data support (default: the model's, 30)"}
+
 
 def _add_common_args(p, default_dataset, model=None):
     src = p.add_argument_group("data (one of)")
@@ -278,8 +289,8 @@ def _add_common_args(p, default_dataset, model=None):
     src.add_argument("--vocab", metavar="PATH",
                      help="vocabulary file for --data docword (one word per line)")
     p.add_argument("-k", "--n-components", type=int, default=None,
-                   help="number of components / topics / states (default: the model's, "
-                        f"{_K_DEFAULTS.get(model, 'see the model')})")
+                   help=_K_HELP.get(model, "number of components / topics / states (default: "
+                                    f"the model's, {_K_DEFAULTS.get(model, 'see the model')})"))
     if model in INIT_CHOICES:  # the VAE has no init
         p.add_argument("--init", default=None, metavar="|".join(INIT_CHOICES[model]),
                        help=init_help(model))
@@ -288,8 +299,8 @@ def _add_common_args(p, default_dataset, model=None):
     p.add_argument("--max-iter", type=int, default=None,
                    help="maximum iterations (default: the model's)")
     p.add_argument("--tol", type=float, default=None,
-                   help="stop when the ELBO (nats per sample) changes by less than this "
-                        "(default: the model's)")
+                   help=f"stop when the ELBO (nats per {_ELBO_UNITS.get(model, 'sample')}) "
+                        "changes by less than this (default: the model's)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", metavar="MODEL.npz", help="save the fitted model (latentkit.io.save)")
     p.add_argument("--plot", metavar="FILE.png",

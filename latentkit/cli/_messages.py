@@ -143,12 +143,14 @@ def in_cli_terms(message, names):
     that flag (``n_components`` -> ``-k``); words without an underscore are left alone
     except ``tol`` and ``init``, so prose is not rewritten."""
     def flag(m):
-        word = m.group(0)
+        word = m.group(1)
+        if m.group(2):  # "text_column=NAME" is the keyword's spelling: "--text-column NAME"
+            return names.get(word, word) + (" " if word in names else "=")
         return names.get(word, word)
 
     keys = [k for k in names if "_" in k or k in ("tol", "init")]
     if not keys:
         return message
     pattern = r"(?<![\w\-'\"])(" + "|".join(sorted(map(re.escape, keys), key=len,
-                                                     reverse=True)) + r")(?![\w'\"\[])"
+                                                     reverse=True)) + r")(?![\w'\"\[])(=?)"
     return re.sub(pattern, flag, message)

@@ -139,12 +139,17 @@ def _add_select_args(p, kind):
     p.add_argument("--max-iter", type=int, default=None, help="maximum iterations per fit")
     if kind in ("gmm", "vgmm", "hmm"):
         p.add_argument("--covariance-type", default=None,
-                       choices=["full", "tied", "diag", "spherical"])
+                       choices=["full", "tied", "diag", "spherical"],
+                       help="covariance structure (default: the model's: full for gmm and "
+                            "vgmm, diag for hmm)")
         p.add_argument("--missing", choices=["error", "marginalize"], default="error",
                        help="nan entries: refuse them (default) or integrate them out exactly "
                             "(hmm: Gaussian emissions)")
     if kind == "hmm":
-        p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"])
+        p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"],
+                       help="emission distribution (default: from the data: categorical for "
+                            "symbol data with an alphabet, poisson for integer counts, else "
+                            "gaussian)")
     if kind == "lda":
         p.add_argument("--no-hdp", action="store_true",
                        help="skip the hierarchical Dirichlet process fit whose effective number "

@@ -21,7 +21,10 @@ def add_parsers(sub):
     p.add_argument("path", help="model file (.npz) of a LatentDirichletAllocation or PLSA")
     _add_corpus_args(p)
     p.add_argument("--measure", nargs="+", default=["c_v", "c_npmi", "u_mass"],
-                   choices=["c_v", "c_npmi", "c_uci", "u_mass"])
+                   choices=["c_v", "c_npmi", "c_uci", "u_mass"], metavar="MEASURE",
+                   help="one or more of c_v, c_npmi, c_uci, u_mass (default: c_v c_npmi u_mass; "
+                        "c_v and c_npmi in [-1, 1], u_mass and c_uci log ratios, higher is "
+                        "more coherent)")
     p.add_argument("--top-n", type=int, default=10, help="words per topic (default 10)")
     p.add_argument("--removed-words", choices=["keep", "drop"], default="keep",
                    help="--text, sliding windows: keep the positions of stop words and pruned "
@@ -134,7 +137,10 @@ def _cmd_coherence(args, out):
                          for m, r in results.items()}}) + "\n")
         return 0
     head = "  ".join(f"{m:>8}" for m in args.measure)
-    out.write(f"coherence of {len(topics)} topics (top {args.top_n} words) on "
+    shown = min(args.top_n, 8)
+    words_note = (f"top {args.top_n} words" if shown >= args.top_n
+                  else f"top {args.top_n} words, the first {shown} shown")
+    out.write(f"coherence of {len(topics)} topics ({words_note}) on "
               f"{corpus.get('name', 'the corpus')}\n")
     streams = sorted({f"{m}: {r.token_streams}" + (f", windows of {r.window_size}"
                                                    if r.window_size else "")
@@ -143,7 +149,7 @@ def _cmd_coherence(args, out):
     out.write(f"  topic  {head}  words\n")
     for k, words in enumerate(topics):
         vals = "  ".join(f"{results[m].per_topic[k]:>8.4f}" for m in args.measure)
-        out.write(f"  {k:>5}  {vals}  {' '.join(map(str, words[:8]))}\n")
+        out.write(f"  {k:>5}  {vals}  {' '.join(map(str, words[:shown]))}\n")
     out.write(f"   mean  {'  '.join(f'{results[m].mean:>8.4f}' for m in args.measure)}\n")
     out.write(f"topic diversity (unique share of the top {args.diversity_top_n} words): "
               f"{diversity:.4f}\n")

@@ -22,7 +22,8 @@ def add_hdp_args(p):
                    help="alpha, document-level concentration (default 1)")
     p.add_argument("--topic-word-prior", type=float, default=None,
                    help="eta (default 0.01)")
-    p.add_argument("--n-init", type=int, default=None, help="initialisations (best ELBO kept)")
+    p.add_argument("--n-init", type=int, default=None,
+                   help="initialisations (best ELBO kept; default 1)")
     p.add_argument("--top", type=int, default=10, help="words shown per topic (default 10)")
     p.add_argument("--level", choices=["chapter", "paragraph", "book"], default=None,
                    help="--dataset gutenberg_novels: one document per chapter (default), "

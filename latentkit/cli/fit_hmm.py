@@ -22,7 +22,7 @@ def add_hmm_args(p):
     p.add_argument("--covariance-type", default="diag",
                    choices=["full", "diag", "spherical", "tied"],
                    help="Gaussian emissions: covariance structure (default diag)")
-    p.add_argument("--n-init", type=int, default=None, help="initialisations (best kept)")
+    p.add_argument("--n-init", type=int, default=None, help="initialisations (best kept; default 1)")
     p.add_argument("--variational", action="store_true",
                    help="variational Bayes (VariationalCategoricalHMM / VariationalGaussianHMM: "
                         "Dirichlet and Normal-Wishart posteriors, unused states emptied)")

@@ -15,7 +15,7 @@ def add_gmm_args(p):
                    choices=["full", "diag", "spherical", "tied"],
                    help="covariance structure (default full)")
     p.add_argument("--n-init", type=int, default=None,
-                   help="initialisations (the one with the best ELBO is kept)")
+                   help="initialisations (the one with the best ELBO is kept; default 1)")
     p.add_argument("--reg-covar", type=float, default=None,
                    help="added to covariance diagonals (default 1e-6)")
     p.add_argument("--standardize", action="store_true",

@@ -20,7 +20,8 @@ __all__ = ["add_lda_args", "run_lda", "add_plsa_args", "run_plsa"]
 def add_lda_args(p):
     _add_text_args(p)
     add_prior_args(p)  # --alpha/--doc-topic-prior, --eta/--topic-word-prior, --seed-words
-    p.add_argument("--n-init", type=int, default=None, help="initialisations (best ELBO kept)")
+    p.add_argument("--n-init", type=int, default=None,
+                   help="initialisations (best ELBO kept; default 1)")
     p.add_argument("--top", type=int, default=10, help="words shown per topic (default 10)")
     p.add_argument("--private", action="store_true",
                    help="with --init spectral: differentially private spectral estimate only "

@@ -18,20 +18,27 @@ def add_vae_args(p):
     p.add_argument("--latent-dim", type=int, default=2, help="latent dimension (default 2)")
     p.add_argument("--hidden", type=int, nargs="*", default=[256], metavar="H",
                    help="encoder hidden-layer widths, reversed for the decoder (default 256)")
-    p.add_argument("--activation", default="relu", choices=["relu", "tanh", "softplus"])
+    p.add_argument("--activation", default="relu", choices=["relu", "tanh", "softplus"],
+                   help="hidden-layer activation of the encoder and decoder (default relu)")
     p.add_argument("--likelihood", default="bernoulli",
                    choices=["bernoulli", "gaussian", "categorical"],
                    help="p(x|z) (default bernoulli; optdigits is then binarised at count >= 8, "
                         "with gaussian it is scaled to [0, 1])")
     p.add_argument("--binarize", type=float, default=None, metavar="T",
-                   help="bernoulli with --data: use X > T")
+                   help="bernoulli with --data: use X > T (default: the data must already be "
+                        "0/1)")
     p.add_argument("--epochs", type=int, default=None, help="maximum epochs (default 100; "
                    "--max-iter is the same)")
     p.add_argument("--batch-size", type=int, default=None, help="minibatch size (default 100)")
     p.add_argument("--learning-rate", type=float, default=None, help="Adam step (default 1e-3)")
-    p.add_argument("--n-mc-samples", type=int, default=None, help="draws of z per point")
-    p.add_argument("--kl-warmup-epochs", type=float, default=None)
-    p.add_argument("--free-bits", type=float, default=None)
+    p.add_argument("--n-mc-samples", type=int, default=None, help="Monte-Carlo draws of z per point in each "
+                   "ELBO estimate (default 1)")
+    p.add_argument("--kl-warmup-epochs", type=float, default=None, metavar="EPOCHS",
+                   help="epochs over which the KL term's weight rises linearly from 0 to 1 "
+                        "(default 0: the full ELBO from the start)")
+    p.add_argument("--free-bits", type=float, default=None, metavar="NATS",
+                   help="minimum KL per latent dimension, in nats per sample, below which the "
+                        "KL is not penalised (default 0)")
     p.add_argument("--bayesian-decoder", action="store_true",
                    help="mean-field Gaussian posterior over the decoder weights")
     p.add_argument("--early-stopping", action="store_true",
