@@ -301,5 +301,6 @@ class ValidatedChunks:
         return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
 
     def iter_chunks(self):
+        """Yield the source's chunks, each validated by the model (``_validate_data``)."""
         for chunk in self.source.iter_chunks():
             yield self._validate(chunk, False)

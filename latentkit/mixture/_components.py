@@ -139,10 +139,146 @@ class ConjugateComponent(ParamsMixin):
     def validate(self, has_tail):
         """Check the hyper-parameters that need no data (named errors)."""
 
+    # --- the protocol's methods without a default: each component defines them ---------------
+
+    def check_X(self, X):
+        """Validate the rows for this component.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X : ndarray or CSR matrix
+            The validated rows (a copy where conversion was needed; the input is never
+            modified).
+
+        Raises
+        ------
+        InputError
+            Rows of the wrong kind for the component (negative counts, non-binary values,
+            non-finite entries), naming ``X``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define check_X(X).")
+
+    def resolve_prior(self, summary, n_features, n_components):
+        """The prior's hyper-parameters resolved against the data.
+
+        Parameters
+        ----------
+        summary : mergeable summary
+            :meth:`data_summary` of all the training rows.
+        n_features, n_components : int
+
+        Returns
+        -------
+        dict
+            ``{name: value}`` over ``prior_names`` (the model stores them as ``name_``).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define resolve_prior.")
+
+    def prior(self, resolved, n_features):
+        """The prior as a parameter dict of one component's shape.
+
+        Parameters
+        ----------
+        resolved : dict
+            :meth:`resolve_prior`'s values.
+        n_features : int
+
+        Returns
+        -------
+        dict
+            The prior's parameters, in the form :meth:`posterior` returns for q.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define prior.")
+
+    def expected_log_lik(self, params, X):
+        """``E_q[log p(x_i | theta_k)]`` of every row under every component's factor.
+
+        Parameters
+        ----------
+        params : dict
+            The factors q(theta_k) (or the prior's dict, for the tail of a truncated DP).
+        X : validated rows (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            Nats.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define expected_log_lik.")
+
+    def posterior(self, prior, stats, n_components, scale=1.0):
+        """The factors q(theta_k) in closed form given the statistics (conjugate update).
+
+        Parameters
+        ----------
+        prior : dict
+            :meth:`prior`'s dict.
+        stats : ConjugateMixtureStats
+            Expected sufficient statistics, summed over rows.
+        n_components : int
+        scale : float, default 1.0
+            Multiplier of the statistics (SVI: total / batch size).
+
+        Returns
+        -------
+        dict
+            q's parameters.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define posterior.")
+
+    def public(self, params):
+        """The model's public fitted attributes from q's parameters.
+
+        Parameters
+        ----------
+        params : dict
+
+        Returns
+        -------
+        dict
+            ``{attribute: array}`` (``components_``, ``means_``, ``rates_``...).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define public.")
+
+    def kl(self, params, prior):
+        """``sum_k KL(q(theta_k) || G_0)``, the components' part of the bound.
+
+        Parameters
+        ----------
+        params, prior : dict
+
+        Returns
+        -------
+        float
+            Nats (summed over components, not averaged).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define kl.")
+
+    # --- defaults ---------------------------------------------------------------------------
+
     def data_summary(self, X, w):
+        """Mergeable summary of weighted rows (:mod:`latentkit._utils.summaries`).
+
+        Parameters
+        ----------
+        X : validated rows (n_samples, n_features)
+        w : ndarray of shape (n_samples,)
+            Sample weights.
+
+        Returns
+        -------
+        summary
+            Supports ``+`` (chunks and Dask blocks merge); default: counts' column sums and the
+            total weight.
+        """
         return CountSummary.of(X, w)
 
     def summary_weight(self, summary):
+        """Total sample weight of a :meth:`data_summary` (float)."""
         return summary.weight
 
     def start_rows(self, X, w):
@@ -156,6 +292,8 @@ class ConjugateComponent(ParamsMixin):
                                            self.accumulate(X, rw))
 
     def empty_stats(self, n_components, n_features, has_tail):
+        """Zero statistics (the additive identity) for ``n_components`` components (plus the
+        tail's weight when ``has_tail``) of ``n_features`` columns."""
         zero = self.accumulate(np.zeros((0, n_features)), np.zeros((0, n_components)))
         return ConjugateMixtureStats(0.0, 0.0, np.zeros(n_components + int(has_tail)),
                                      np.zeros_like(zero))
@@ -183,6 +321,22 @@ class ConjugateComponent(ParamsMixin):
         return ConjugateMixtureStats(float(w.sum()), float(w @ lse), r.sum(0), counts)
 
     def log_resp(self, params, prior, X, log_weights, log_tail):
+        """Log responsibilities ``log q(z_i = k)``.
+
+        Parameters
+        ----------
+        params, prior : dict
+        X : validated rows (n_samples, n_features)
+        log_weights : ndarray of shape (n_components,)
+            ``E_q[log pi_k]``.
+        log_tail : float or None
+            The truncated DP's tail weight, or None.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components [+ 1])
+            Rows that log-sum-exp to 0 (nats).
+        """
         lr = self._log_rho(params, prior, X, log_weights, log_tail)
         return lr - logsumexp(lr, axis=1, keepdims=True)
 
@@ -195,6 +349,7 @@ class ConjugateComponent(ParamsMixin):
         return target
 
     def get_state(self, params):
+        """What :mod:`latentkit.io` stores beyond :meth:`public` (dict; default none)."""
         return {}
 
     def set_state(self, attrs, state):
@@ -205,6 +360,14 @@ class ConjugateComponent(ParamsMixin):
         return {name: attrs[name] for name in self.param_names}
 
     def impute(self, params, prior, X, log_weights, log_tail, return_std=False):
+        """Missing entries' posterior means (and standard deviations): Gaussian components
+        only (:meth:`latentkit.mixture.GaussianComponent.impute`).
+
+        Raises
+        ------
+        InputTypeError
+            Always, for a component that is not Gaussian.
+        """
         raise InputTypeError(f"impute needs Gaussian components (missing entries of real-valued "
                         f"data), not {type(self).__name__}.")
 

@@ -277,6 +277,8 @@ class _ConjugateMixture(LatentModel):
         TypeError
             Components other than Gaussian.
 
+        Notes
+        -----
         Source: Ghahramani & Beal (2000), *Variational inference for Bayesian mixtures of
         factor analysers* (missing entries as latent variables of the mean field);
         Ghahramani & Jordan (1994) section 3.
@@ -354,7 +356,7 @@ class _ConjugateMixture(LatentModel):
         return self._component().sample(self._params, w, n_samples, rng, **kwargs)
 
     def sample(self, n_samples=1, random_state=None):
-        """Draw samples from the plug-in mixture (weights_, means_, covariances_), as
+        """Draw samples from the plug-in mixture (``weights_``, ``means_``, ``covariances_``), as
         scikit-learn's BayesianGaussianMixture does.
 
         Parameters

@@ -75,6 +75,97 @@ class Emission(ParamsMixin):
     def validate(self, n_components):
         """Check hyper-parameters. Raises ValueError / TypeError naming the argument."""
 
+    # --- the protocol's methods without a default: each emission defines them ---------------
+
+    def check_param(self, name, value, n_components):
+        """Validate one emission parameter given by hand or restored from a file.
+
+        Parameters
+        ----------
+        name : str
+            One of ``param_names``.
+        value : array-like
+        n_components : int
+
+        Returns
+        -------
+        ndarray
+            The validated value (a new array; the input is never modified).
+
+        Raises
+        ------
+        InputError
+            A wrong shape, non-finite entries, rows off the simplex, non-positive variances
+            or rates; the message names ``name``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define check_param.")
+
+    def log_likelihood(self, params, X):
+        """``log p(x_t | z_t = k)`` of every observation under every state.
+
+        Parameters
+        ----------
+        params : dict
+            The emission parameters (``{name: array}`` over ``param_names``).
+        X : validated observations (n_samples, ...)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            Nats.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define log_likelihood.")
+
+    def empty_stats(self, n_components):
+        """Zero emission statistics for ``n_components`` states (dict of arrays)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define empty_stats.")
+
+    def accumulate(self, params, X, gamma):
+        """Expected sufficient statistics of the observations under the state posteriors.
+
+        Parameters
+        ----------
+        params : dict
+        X : validated observations (n_samples, ...)
+        gamma : ndarray of shape (n_samples, n_components)
+            ``q(z_t = k)``.
+
+        Returns
+        -------
+        dict
+            Statistics summed over time steps (they add over sequences and chunks).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define accumulate.")
+
+    def m_step(self, params, stats, frozen):
+        """Maximise the expected complete-data log-likelihood (plus the log prior) over the
+        emission parameters.
+
+        Parameters
+        ----------
+        params : dict
+            The current parameters (some updates start from them).
+        stats : HMMStats
+            The summed statistics of :meth:`accumulate`.
+        frozen : frozenset of str or None
+            Parameters kept as they are.
+
+        Returns
+        -------
+        dict
+            The new values of the parameters that are not frozen.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define m_step.")
+
+    def sample(self, params, states, rng):
+        """One observation per state of ``states`` (n_samples,), drawn from ``rng``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define sample.")
+
     def frame(self, params, X):
         """Scaled emission probabilities for the scaled forward-backward.
 

@@ -157,6 +157,8 @@ class GMMEmission(em.GaussianEmission):
         return {"weights": np.full((K, M), 1.0 / M), "means": means, "covars": covars}
 
     def restore(self, params):
+        """Set the resolved ``n_features_`` and moment shift ``shift_`` from restored
+        parameters (a model loaded from a file, or hand-set ``means_``)."""
         means = np.asarray(params["means"], dtype=float)
         self.n_features_ = int(means.shape[2])
         self.shift_ = means.reshape(-1, self.n_features_).mean(axis=0)
