@@ -239,3 +239,15 @@ def test_equations_are_typeset_offline(served, browser):
     raw = browser.execute_script(
         "return document.querySelector('.bd-article, article').innerText")
     assert "\\text{ELBO}" not in raw and "\\mathbb" not in raw
+
+
+def test_class_pages_link_the_tutorials_that_use_them(site):
+    """A gallery from the class page: "Examples using this class" lists the rendered
+    tutorial notebooks whose code uses the name."""
+    page = (site / "api" / "generated" /
+            "latentkit.mixture.GaussianMixture.html").read_text(encoding="utf-8")
+    assert "Examples using this class" in page
+    assert "../../tutorials/01_em_elbo_old_faithful.html" in page
+    page = (site / "api" / "generated" /
+            "latentkit.topic.LatentDirichletAllocation.html").read_text(encoding="utf-8")
+    assert "../../tutorials/02_topics_kos.html" in page

@@ -11,7 +11,9 @@ build. ``expected_pages()`` is what ``tests/test_docs.py`` checks the built site
 
 import importlib
 import inspect
+import json
 import pkgutil
+import re
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
@@ -161,23 +163,52 @@ def write_api_sources(srcdir):
 
 
 _CANONICAL = {}  # name -> owner module, filled at config-inited
+_USED_IN = {}  # name -> [(docname, title)] of the tutorials whose code uses it
+
+
+def tutorial_uses(tutorials_dir, names):
+    """``{name: [(docname, title), ...]}``: the tutorial notebooks whose code cells use each
+    public name (a whole-word match), in the notebooks' order."""
+    uses = {}
+    for nb in sorted(Path(tutorials_dir).glob("[0-9]*.ipynb")):
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        title = next((line.lstrip("# ").strip() for c in cells if c["cell_type"] == "markdown"
+                      for line in "".join(c["source"]).splitlines()
+                      if line.startswith("# ")), nb.stem)
+        title = re.sub(r"[`<>*]", "", title)
+        for name in names:
+            if re.search(rf"\b{re.escape(name)}\b", code):
+                uses.setdefault(name, []).append((f"tutorials/{nb.stem}", title))
+    return uses
 
 
 def _on_config_inited(app, config):
     # before the environment lists the source files, so the pages written here are read
     _CANONICAL.clear()
     _CANONICAL.update(write_api_sources(app.srcdir))
+    _USED_IN.clear()
+    _USED_IN.update(tutorial_uses(Path(app.srcdir).parent / "tutorials", list(_CANONICAL)))
     bad = [(m, r) for m, rel in RELATED.items() for r in [m] + rel if r not in _CANONICAL]
     if bad:
         raise ExtensionError(f"RELATED names that are not public names: {bad}")
 
 
 def _on_process_docstring(app, what, name, obj, options, lines):
-    """Append a "Related" line to the pages of the models listed in RELATED."""
-    if what != "class":
+    """Append "Examples using this class / function" (the tutorials whose code uses it) to
+    every public name's page, and a "Related" line to the pages of the models in RELATED."""
+    if what not in ("class", "function"):
         return
     short = name.rsplit(".", 1)[-1]
     canonical = _CANONICAL
+    if name != f"{canonical.get(short)}.{short}":
+        return
+    if _USED_IN.get(short):
+        lines += ["", f".. rubric:: Examples using this {what}", ""]
+        lines += [f"- :doc:`{title} </{doc}>`" for doc, title in _USED_IN[short]]
+        lines.append("")
+    if what != "class":
+        return
     if short not in RELATED or name != f"{canonical.get(short)}.{short}":
         return
     refs = ", ".join(f":py:obj:`~{canonical[r]}.{r}`" for r in RELATED[short])
