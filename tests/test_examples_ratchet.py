@@ -11,6 +11,8 @@ import inspect
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 TODO = ROOT / "tests" / "data" / "public_names_without_example.txt"
 
@@ -44,3 +46,29 @@ def test_public_pages_without_an_example_only_shrink():
     assert not done, f"these have an example now; remove them from {TODO.name}: {done}"
     gone = sorted(todo - {name for name, _ in _pages()})
     assert not gone, f"no longer public; remove them from {TODO.name}: {gone}"
+
+
+def _with_examples():
+    from test_common import NOT_MODELS, public_model_classes
+    models = {cls for name, cls in public_model_classes().items() if name not in NOT_MODELS}
+    # the model classes' examples run in tests/test_doctests.py
+    return {name: obj for name, obj in _pages() if _has_example(obj) and obj not in models}
+
+
+_EXAMPLES = sorted(_with_examples())
+
+
+@pytest.mark.parametrize("name", _EXAMPLES)
+def test_examples_run(name):
+    """The Examples of every other public class and function page run (doctest)."""
+    import doctest
+    import warnings
+    obj = dict(_pages())[name]
+    test = doctest.DocTestParser().get_doctest(inspect.getdoc(obj), {}, name, None, 0)
+    assert test.examples, f"{name}: the Examples section holds no doctest"
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence on toy data is not what they show
+        runner.run(test, out=failures.append)
+    assert runner.failures == 0, "".join(failures)

@@ -28,6 +28,13 @@ def load_earthquakes():
     Source: USGS, as tabulated in Zucchini & MacDonald (2009), *Hidden Markov Models for Time
     Series*, Chapman & Hall/CRC. Public domain. Their maximum-likelihood tables are in
     datasets/README.md.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_earthquakes
+    >>> quakes = load_earthquakes()
+    >>> quakes.data.shape, int(quakes.years[0])
+    ((107, 1), 1900)
     """
     rel = "earthquakes/earthquakes_m7_1900_2006.csv"
     header, rows = _read_csv(rel)
@@ -56,6 +63,13 @@ def load_lambda_phage():
     Notes
     -----
     Source: NCBI RefSeq NC_001416.1; Sanger, F. et al. (1982), J. Mol. Biol. 162:729-773.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_lambda_phage
+    >>> phage = load_lambda_phage()
+    >>> phage.data.shape, list(phage.alphabet)
+    ((48502, 1), ['A', 'C', 'G', 'T'])
     """
     rel = "lambda_phage/lambda_phage_NC_001416.1.fa.gz"
     with _open_text(_bundled(rel)) as fh:

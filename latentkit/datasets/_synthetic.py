@@ -80,6 +80,7 @@ def make_gmm(n_samples=500, n_components=3, n_features=2, covariance_type="full"
 
     Examples
     --------
+    >>> from latentkit.datasets import make_gmm
     >>> X, labels, truth = make_gmm(300, n_components=2, n_features=2, random_state=0)
     >>> X.shape, truth["means"].shape
     ((300, 2), (2, 2))
@@ -175,6 +176,7 @@ def make_lda_corpus(n_docs=1000, n_components=5, vocab_size=500, doc_length=100,
 
     Examples
     --------
+    >>> from latentkit.datasets import make_lda_corpus
     >>> X, truth = make_lda_corpus(50, n_components=3, vocab_size=40, random_state=0)
     >>> X.shape, truth["topics"].shape
     ((50, 40), (3, 40))

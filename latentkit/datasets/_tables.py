@@ -63,6 +63,13 @@ def load_old_faithful(kind="faithful"):
     Source: Azzalini & Bowman (1990), Applied Statistics 39:357-365; Haerdle (1991). The
     maximum-likelihood 2-component full-covariance GMM of 'faithful' has log-likelihood
     -1130.264 (datasets/README.md).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_old_faithful
+    >>> geyser = load_old_faithful()
+    >>> geyser.data.shape, [str(f) for f in geyser.feature_names]
+    ((272, 2), ['eruptions', 'waiting'])
     """
     if kind == "faithful":
         return _table("old_faithful/faithful.csv", title="Old Faithful (R datasets::faithful)",
@@ -89,6 +96,13 @@ def load_iris():
     Notes
     -----
     Source: Fisher, R. A. (1936), Annals of Eugenics 7:179-188; UCI id 53 (CC BY 4.0).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_iris
+    >>> iris = load_iris()
+    >>> iris.data.shape, len(iris.target_names)
+    ((150, 4), 3)
     """
     return _table("iris/iris.csv", "species", ["setosa", "versicolor", "virginica"],
                   "Fisher's iris", "150 flowers, 4 measurements in cm, 3 species (50 each).")
@@ -111,6 +125,13 @@ def load_wine():
     Notes
     -----
     Source: Forina, M. et al., PARVUS; UCI id 109 (CC BY 4.0).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_wine
+    >>> wine = load_wine()
+    >>> wine.data.shape, len(wine.target_names)
+    ((178, 13), 3)
     """
     return _table("wine/wine.csv", "cultivar", ["1", "2", "3"], "UCI wine",
                   "178 wines, 13 measurements, 3 cultivars.", int_labels=True)
@@ -133,6 +154,13 @@ def load_seeds():
     -----
     Source: Charytanowicz, M. et al. (2010), Information Technologies in Biomedicine,
     Springer; UCI id 236 (CC BY 4.0).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_seeds
+    >>> seeds = load_seeds()
+    >>> seeds.data.shape, len(seeds.target_names)
+    ((210, 7), 3)
     """
     return _table("seeds/seeds.csv", "variety", ["Kama", "Rosa", "Canadian"], "UCI wheat seeds",
                   "210 kernels, 7 measurements, 3 varieties (70 each).", int_labels=True)
@@ -155,6 +183,13 @@ def load_swiss_banknote():
     -----
     Source: Flury, B. & Riedwyl, H. (1988), *Multivariate Statistics: A Practical Approach*,
     Chapman & Hall; via mclust (GPL >= 2), factual measurements.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_swiss_banknote
+    >>> notes = load_swiss_banknote()
+    >>> notes.data.shape, len(notes.target_names)
+    ((200, 6), 2)
     """
     return _table("swiss_banknote/banknote.csv", "Status", ["genuine", "counterfeit"],
                   "Swiss banknotes", "200 notes, 6 measurements in mm, 100 genuine, 100 counterfeit.")
@@ -183,6 +218,13 @@ def load_olive_oil():
     -----
     Source: Forina, M., Armanino, C., Lanteri, S. & Tiscornia, E. (1983), in *Food Research and
     Data Analysis*, 189-214; via dslabs (Artistic-2.0).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_olive_oil
+    >>> oil = load_olive_oil()
+    >>> oil.data.shape, len(oil.area_names)
+    ((572, 8), 9)
     """
     rel = "olive_oil/olive.csv"
     header, rows = _read_csv(rel)
@@ -234,6 +276,13 @@ def load_optdigits(subset="all", scale="counts", threshold=8):
     -----
     Source: Alpaydin, E. & Kaynak, C. (1998), Optical Recognition of Handwritten Digits, UCI
     id 80 (CC BY 4.0).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_optdigits
+    >>> digits = load_optdigits()
+    >>> digits.data.shape, digits.images.shape[1:]
+    ((5620, 64), (8, 8))
     """
     if subset not in ("all", "train", "test"):
         raise InputError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
@@ -295,6 +344,13 @@ def load_golub(kind="dudoit"):
     -----
     Source: Golub, T. R. et al. (1999), Science 286:531-537; Dudoit, S., Fridlyand, J. & Speed,
     T. P. (2002), JASA 97:77-87.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_golub
+    >>> golub = load_golub()
+    >>> golub.data.shape
+    (38, 3051)
     """
     if kind == "dudoit":
         rel = "golub_leukemia/golub_dudoit_38x3051.csv.gz"
@@ -347,6 +403,13 @@ def load_khan(subset="all"):
     Notes
     -----
     Source: Khan, J. et al. (2001), Nature Medicine 7:673-679; ISLR ``Khan`` via ISLP (BSD-3).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_khan
+    >>> khan = load_khan()
+    >>> khan.data.shape
+    (83, 2308)
     """
     if subset not in ("all", "train", "test"):
         raise InputError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
@@ -379,6 +442,13 @@ def load_nci60():
     Notes
     -----
     Source: Ross, D. T. et al. (2000), Nature Genetics 24:227-235; ISLR ``NCI60`` via ISLP.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_nci60
+    >>> nci = load_nci60()
+    >>> nci.data.shape
+    (64, 6830)
     """
     return _table("nci60/nci60_64x6830.csv.gz", "label", None, "NCI60 cell lines",
                   "64 cell lines x 6,830 genes.")

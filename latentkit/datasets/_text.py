@@ -48,6 +48,13 @@ def load_kos():
     -----
     Source: Newman, D. (2008), Bag of Words, UCI ML Repository (id 164). CC BY 4.0.
     The most frequent words are bush 6781, kerry 4679, november 3781, poll 2640.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_kos
+    >>> kos = load_kos()
+    >>> kos.data.shape, len(kos.vocabulary)
+    ((3430, 6906), 6906)
     """
     files = ["kos/docword.kos.txt.gz", "kos/vocab.kos.txt"]
     c = _cached_docword(*files)
@@ -82,6 +89,13 @@ def load_nips(subset="all"):
     -----
     Source: Newman, D. (2008), Bag of Words, UCI ML Repository (id 164), filtered copy of
     giuseppedib/LDA. CC BY 4.0. Not the complete UCI file (W = 12,419 there).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_nips
+    >>> nips = load_nips()
+    >>> nips.data.shape
+    (1500, 7605)
     """
     if subset not in ("all", "train", "test"):
         raise InputError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
@@ -215,6 +229,13 @@ def load_gutenberg_novels(level="chapter", books=None, stop_words="english", min
     -----
     Source: Project Gutenberg texts via janeaustenr and tidytext (public domain). The
     chapter-level, 4-book setting reproduces Silge & Robinson (2017), *Text Mining with R*, 6.4.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_gutenberg_novels
+    >>> novels = load_gutenberg_novels()
+    >>> novels.data.shape[0], len(novels.target_names) > 1
+    (401, True)
     """
     if isinstance(min_df, bool) or not isinstance(min_df, (int, np.integer)) or min_df < 1:
         raise InputError(f"min_df must be an int >= 1, got {min_df!r}.")

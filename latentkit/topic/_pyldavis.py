@@ -148,7 +148,7 @@ def save_pyldavis_html(prepared, path):
     >>> from latentkit.topic import LatentDirichletAllocation, save_pyldavis_html
     >>> X = np.random.default_rng(0).poisson(1.0, size=(30, 12))
     >>> lda = LatentDirichletAllocation(n_components=2, max_iter=5, random_state=0).fit(X)
-    >>> vis = pyLDAvis.prepare(**lda.to_pyldavis(X), sort_topics=False)
+    >>> vis = pyLDAvis.prepare(**lda.to_pyldavis(X), sort_topics=False, n_jobs=1)
     >>> out = save_pyldavis_html(vis, os.path.join(tempfile.mkdtemp(), "topics.html"))
     >>> sorted(p.name for p in (out.parent / "topics_files").iterdir())
     ['d3.v5.min.js', 'ldavis.v1.0.0.css', 'ldavis.v3.0.0.js']

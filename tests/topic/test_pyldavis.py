@@ -174,7 +174,7 @@ def test_a_path_for_a_model_not_fitted_on_texts_is_refused(tmp_path):
 def test_saved_page_needs_no_network(fitted, tmp_path):
     from latentkit.topic import save_pyldavis_html
     model, corpus = fitted
-    vis = pyLDAvis.prepare(**model.to_pyldavis(corpus), sort_topics=False)
+    vis = pyLDAvis.prepare(**model.to_pyldavis(corpus), sort_topics=False, n_jobs=1)
     out = save_pyldavis_html(vis, tmp_path / "topics.html")
     html = out.read_text(encoding="utf-8")
     import re
@@ -192,7 +192,7 @@ def test_saved_page_renders_offline_in_a_browser(fitted, tmp_path, browser):
     from selenium.webdriver.support.ui import WebDriverWait
     from latentkit.topic import save_pyldavis_html
     model, corpus = fitted
-    vis = pyLDAvis.prepare(**model.to_pyldavis(corpus), sort_topics=False)
+    vis = pyLDAvis.prepare(**model.to_pyldavis(corpus), sort_topics=False, n_jobs=1)
     out = save_pyldavis_html(vis, tmp_path / "topics.html")
     browser.get(out.as_uri())
     WebDriverWait(browser, 20).until(
