@@ -203,6 +203,18 @@ def save(model, path):
     Hyper-parameters that cannot be stored without pickle (a ``callback`` function, a
     ``numpy.random.Generator`` as ``random_state``) are saved as None and listed in the
     metadata's ``skipped``. Source: DESIGN.md section 6 (files and safety).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import latentkit as lk
+    >>> from latentkit.datasets import load_old_faithful
+    >>> X = load_old_faithful().data
+    >>> gmm = lk.GaussianMixture(n_components=2, random_state=0).fit(X)
+    >>> path = os.path.join(tempfile.mkdtemp(), "geyser.npz")
+    >>> _ = lk.save(gmm, path)          # returns the path written
+    >>> bool((lk.load(path).means_ == gmm.means_).all())
+    True
     """
     if not isinstance(model, ParamsMixin):
         raise InputTypeError(f"model must be a latentkit model (a LatentModel), got "
@@ -413,6 +425,19 @@ def read_metadata(path):
     ModelFileError
         Not a latentkit model file, or corrupt.
     FileNotFoundError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> from latentkit.io import read_metadata
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.npz")
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> _ = lk.save(lk.GaussianMixture(n_components=2, random_state=0).fit(X), path)
+    >>> meta = read_metadata(path)
+    >>> meta["class"], meta["params"]["n_components"]
+    ('GaussianMixture', 2)
     """
     with _open(path) as npz:
         return _read_meta(npz, path)
@@ -507,6 +532,18 @@ def load(path, model_class=None):
     Notes
     -----
     Source: DESIGN.md section 6 (npz with ``allow_pickle=False`` plus JSON metadata).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.npz")
+    >>> _ = lk.save(lk.GaussianMixture(n_components=2, random_state=0).fit(X), path)
+    >>> model = lk.load(path)
+    >>> type(model).__name__, model.means_.shape
+    ('GaussianMixture', (2, 2))
     """
     with _open(path) as npz:
         meta = _read_meta(npz, path)

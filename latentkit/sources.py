@@ -67,6 +67,14 @@ class ArraySource(ChunkSource):
     ------
     ValueError
         ``chunk_size`` < 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sources import ArraySource
+    >>> source = ArraySource(np.arange(10.0).reshape(5, 2), chunk_size=2)
+    >>> [chunk.shape for chunk in source]
+    [(2, 2), (2, 2), (1, 2)]
     """
 
     def __init__(self, X, chunk_size):
@@ -93,6 +101,18 @@ class IterableSource(ChunkSource):
     ------
     TypeError
         A one-shot iterator (a generator object) is refused: a fit reads the data many times.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> from latentkit.sources import IterableSource
+    >>> rng = np.random.default_rng(0)
+    >>> blocks = [rng.normal(size=(50, 2)) for _ in range(4)]
+    >>> source = IterableSource(lambda: iter(blocks))   # a callable: one pass per call
+    >>> gmm = lk.GaussianMixture(n_components=2, random_state=0).fit(source)
+    >>> gmm.means_.shape
+    (2, 2)
     """
 
     def __init__(self, chunks, n_samples=None):

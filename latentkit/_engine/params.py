@@ -167,6 +167,14 @@ def clone(model):
     Returns
     -------
     ParamsMixin
+
+    Examples
+    --------
+    >>> import latentkit as lk
+    >>> model = lk.GaussianMixture(n_components=3, random_state=0)
+    >>> fresh = lk.clone(model)
+    >>> fresh is model, fresh.get_params() == model.get_params()
+    (False, True)
     """
     params = {k: copy.deepcopy(v) for k, v in model.get_params(deep=False).items()}
     params = {k: (clone(v) if isinstance(v, ParamsMixin) else v) for k, v in params.items()}

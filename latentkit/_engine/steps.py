@@ -36,6 +36,14 @@ def step_size_schedule(t, learning_offset=10.0, learning_decay=0.7):
     ------
     ValueError
         kappa outside (0.5, 1], tau < 0, or t < 1.
+
+    Examples
+    --------
+    >>> from latentkit.inference import step_size_schedule
+    >>> round(float(step_size_schedule(1, learning_offset=3.0, learning_decay=1.0)), 4)
+    0.25
+    >>> [round(float(r), 3) for r in step_size_schedule([1, 10, 100])]  # the defaults
+    [0.187, 0.123, 0.037]
     """
     check_learning_rate(learning_offset, learning_decay)
     t = np.asarray(t)

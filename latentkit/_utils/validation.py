@@ -72,6 +72,13 @@ def check_random_state(random_state):
         If ``random_state`` is none of the above.
     ValueError
         If it is a negative int.
+
+    Examples
+    --------
+    >>> from latentkit.utils import check_random_state
+    >>> rng = check_random_state(0)
+    >>> type(rng).__name__, check_random_state(rng) is rng
+    ('Generator', True)
     """
     if random_state is None:
         return np.random.default_rng()
@@ -117,6 +124,17 @@ def check_scalar(value, name, kind=numbers.Real, *, low=None, high=None,
         Wrong type.
     ValueError
         Out of range, or not finite.
+
+    Examples
+    --------
+    >>> import numbers
+    >>> from latentkit.utils import check_scalar
+    >>> check_scalar(0.5, "tol", low=0.0, low_inclusive=False)
+    0.5
+    >>> check_scalar(0, "n_components", numbers.Integral, low=1)
+    Traceback (most recent call last):
+        ...
+    latentkit.exceptions.InputError: n_components must be >= 1, got 0.
     """
     if isinstance(value, bool) or not isinstance(value, kind):
         want = "an int" if kind is numbers.Integral else "a real number"
@@ -172,6 +190,17 @@ def check_array(X, name="X", *, accept_sparse=False, dtype=np.float64, ensure_2d
         Non-numeric data (strings, objects, complex), or sparse input where it is not accepted.
     ValueError
         Wrong number of dimensions, too few samples or features, NaN or infinity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.utils import check_array
+    >>> check_array([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    >>> check_array([[1.0, np.nan]])
+    Traceback (most recent call last):
+        ...
+    latentkit.exceptions.InputError: Input X contains NaN; remove or impute those entries.
     """
     if sp.issparse(X):
         if not accept_sparse:
