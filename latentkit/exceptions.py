@@ -47,6 +47,18 @@ class InputError(ValueError):
 
     Every named input check of the library raises it (or a subclass); catch it to tell a user
     mistake from a bug. A ``ValueError``, so code written against the plain class still works.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> from latentkit.exceptions import InputError
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> try:
+    ...     lk.GaussianMixture(n_components=0).fit(X)
+    ... except InputError as exc:
+    ...     print(exc)
+    n_components must be >= 1, got 0.
     """
 
 
@@ -55,12 +67,39 @@ class InputTypeError(InputError, TypeError):
 
     Both an :class:`InputError` (so ``except InputError`` catches every input error) and a
     ``TypeError`` (as Python and NumPy raise for a wrong type).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> from latentkit.exceptions import InputError, InputTypeError
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> try:
+    ...     lk.GaussianMixture(n_components="two").fit(X)
+    ... except InputTypeError as exc:
+    ...     print(isinstance(exc, InputError), isinstance(exc, TypeError), exc)
+    True True n_components must be an int, got 'two' of type str.
     """
 
 
 class ModelFileError(InputError):
     """A model file is corrupt, not a latentkit model file, or from an incompatible version
-    (raised by :func:`latentkit.io.load` and :func:`latentkit.io.read_metadata`)."""
+    (raised by :func:`latentkit.io.load` and :func:`latentkit.io.read_metadata`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import latentkit as lk
+    >>> from latentkit.exceptions import ModelFileError
+    >>> path = os.path.join(tempfile.mkdtemp(), "not_a_model.npz")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(b"hello")
+    >>> try:
+    ...     lk.load(path)
+    ... except ModelFileError:
+    ...     print("refused")
+    refused
+    """
 
 
 class DatasetIntegrityError(InputError):
@@ -118,6 +157,17 @@ class NotFittedError(_NotFittedBase):
     ``sklearn.exceptions.NotFittedError`` whenever scikit-learn is loaded (so
     ``except sklearn.exceptions.NotFittedError`` catches it), without importing scikit-learn
     itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> from latentkit.exceptions import NotFittedError
+    >>> try:
+    ...     lk.GaussianMixture(n_components=2).predict(np.zeros((3, 2)))
+    ... except NotFittedError:
+    ...     print("fit first")
+    fit first
     """
 
     def __new__(cls, *args, **kwargs):
@@ -129,7 +179,21 @@ _adopt_sklearn_not_fitted()  # scikit-learn imported before latentkit
 
 
 class ConvergenceWarning(UserWarning):
-    """``fit`` stopped at ``max_iter`` before the ELBO change fell below ``tol``."""
+    """``fit`` stopped at ``max_iter`` before the ELBO change fell below ``tol``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> from latentkit.exceptions import ConvergenceWarning
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = lk.GaussianMixture(n_components=2, max_iter=1, random_state=0).fit(X)
+    >>> [w.category.__name__ for w in caught]
+    ['ConvergenceWarning']
+    """
 
 
 class ELBODecreaseWarning(RuntimeWarning):
