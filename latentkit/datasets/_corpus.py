@@ -308,6 +308,13 @@ def english_stop_words():
     Returns
     -------
     frozenset of str
+
+    Examples
+    --------
+    >>> from latentkit.datasets import english_stop_words
+    >>> stop = english_stop_words()
+    >>> "the" in stop, "topic" in stop
+    (True, False)
     """
     global _STOP_WORDS
     if _STOP_WORDS is None:
@@ -335,6 +342,14 @@ def tokenize(text, stop_words=None, min_length=2):
     Returns
     -------
     list of str
+
+    Examples
+    --------
+    >>> from latentkit.datasets import english_stop_words, tokenize
+    >>> tokenize("The cat sat on the mat, twice!")
+    ['the', 'cat', 'sat', 'on', 'the', 'mat', 'twice']
+    >>> tokenize("The cat sat on the mat, twice!", stop_words=english_stop_words())
+    ['cat', 'sat', 'mat', 'twice']
     """
     if stop_words == "english":
         stop_words = english_stop_words()

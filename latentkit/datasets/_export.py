@@ -38,6 +38,16 @@ def export_gutenberg_texts(path, format="jsonl", level="paragraph", books=None):
     ValueError
         Unknown ``format``, ``level`` or book; a folder that is not empty; a file where the
         folder should be.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from latentkit.datasets import export_gutenberg_texts
+    >>> path = os.path.join(tempfile.mkdtemp(), "novels.jsonl")
+    >>> export_gutenberg_texts(path, level="chapter")
+    401
+    >>> sorted(json.loads(open(path, encoding="utf-8").readline()))
+    ['book', 'chapter', 'paragraph', 'text', 'title']
     """
     if format not in ("jsonl", "folder"):
         raise InputError(f"format must be 'jsonl' or 'folder', got {format!r}.")

@@ -52,6 +52,12 @@ def list_datasets():
         sample) or ``'sequence'`` (a :class:`Bunch` with ``lengths``); ``description`` (in
         words, e.g. 'real, labelled'); ``shape`` (a string); ``license``; and ``loader`` (the
         function; ``load_dataset(name)`` calls it with default arguments).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import list_datasets
+    >>> [d["name"] for d in list_datasets()][:3]
+    ['kos', 'nips', 'gutenberg_novels']
     """
     return [{"name": n, "kind": k, "description": d, "shape": s, "license": lic, "loader": f}
             for n, (f, k, d, s, lic) in _REGISTRY.items()]
@@ -64,6 +70,12 @@ def load_dataset(name):
     ------
     ValueError
         Unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_dataset
+    >>> load_dataset("iris").data.shape
+    (150, 4)
     """
     if name not in _REGISTRY:
         raise InputError(f"unknown dataset {name!r}; bundled data sets are: "
