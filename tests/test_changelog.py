@@ -3,7 +3,8 @@ policy, and is part of the documentation site (issue 47, item 6).
 
 The deprecated names are read from the code, not from a list kept here: every call of the
 tools of :mod:`latentkit._utils.deprecation` (``renamed_attribute``, ``renamed_kwargs``,
-``renamed_parameter``, ``moved_names``, ``moved_kwargs``) and of the HMM statistics' decorator
+``renamed_parameter``, ``moved_names``, ``moved_kwargs``, ``deprecated_option`` for a
+command-line option) and of the HMM statistics' decorator
 ``_old_stats_names`` names an old spelling as a string literal or keyword; the flattened
 component keywords of the DirichletProcessMixture are ``LEGACY_DEFAULTS``. A
 ``DeprecationWarning`` raised anywhere else would escape this check, so that is a failure too.
@@ -17,7 +18,7 @@ from latentkit.mixture._component_params import LEGACY_DEFAULTS
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "latentkit"
 TOOLS = {"renamed_attribute", "renamed_kwargs", "renamed_parameter", "moved_names",
-         "moved_kwargs", "_old_stats_names"}
+         "moved_kwargs", "_old_stats_names", "deprecated_option"}
 
 
 def _func_name(call):
@@ -42,6 +43,8 @@ def deprecated_names():
             elif name == "renamed_attribute":
                 olds = [node.args[0].value] if node.args and isinstance(
                     node.args[0], ast.Constant) else []
+            elif name == "deprecated_option":  # a command-line option
+                olds = [node.args[0].value]
             elif name == "renamed_parameter":
                 olds = [node.args[1].value]
             elif name == "moved_names":

@@ -35,8 +35,8 @@ import warnings
 from .user_frame import user_stacklevel
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["REMOVED_IN", "moved_kwargs", "moved_names", "moved_parameters",
-           "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
+__all__ = ["REMOVED_IN", "deprecated_option", "moved_kwargs", "moved_names",
+           "moved_parameters", "renamed_attribute", "renamed_kwargs", "renamed_parameter"]
 
 #: the release in which the deprecated names are removed
 REMOVED_IN = "0.3"
@@ -265,3 +265,30 @@ def moved_kwargs(target, names, fold):
         return wrapper
 
     return decorate
+
+
+def deprecated_option(flag, note, stacklevel=2):
+    """Warn that a command-line option is deprecated (a ``DeprecationWarning``, which the
+    command prints as one ``warning:`` line).
+
+    Parameters
+    ----------
+    flag : str
+        The old option as the user types it (``'--no-hdp'``); listed in CHANGELOG.md.
+    note : str
+        What it does now and what to use instead.
+    stacklevel : int, default 2
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from latentkit._utils.deprecation import deprecated_option
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     deprecated_option("--no-hdp", "select lda fits the HDP only with --hdp now")
+    >>> str(caught[0].message)
+    '--no-hdp is deprecated and will be removed in latentkit 0.3: select lda fits the HDP only with --hdp now.'
+    """
+    warnings.warn(f"{flag} is deprecated and will be removed in latentkit {REMOVED_IN}: "
+                  f"{note}.", DeprecationWarning, stacklevel=stacklevel + 1)
+
