@@ -9,6 +9,8 @@ that ``latentkit fit lda|plsa --text`` prints.
 
 import numpy as np
 
+from .vocabulary_rule import describe
+
 __all__ = ["pruning_summary", "format_pruning"]
 
 
@@ -33,7 +35,8 @@ def pruning_summary(vectorizer, texts):
         (of them, in the chosen list), ``'extra_stop_words'`` (in ``extra_stop_words`` and not
         in the chosen list), ``'min_df'``, ``'max_df'``, ``'max_features'`` (terms removed by
         each, in that order; with bigrams the terms include two-word terms), ``'kept'``
-        (the vocabulary size). Counts of distinct words or terms.
+        (the vocabulary size), counts of distinct words or terms; ``'documents'`` (N) and
+        ``'min_df_used'``, ``'max_df_used'`` (the bounds applied, ``'auto'`` resolved).
 
     Notes
     -----
@@ -62,6 +65,8 @@ def pruning_summary(vectorizer, texts):
     kept = len(vectorizer.vocabulary_)
     out["max_features"] = int(df.size - low.sum() - high.sum() - kept)
     out["kept"] = kept
+    out["documents"] = int(n)
+    out["min_df_used"], out["max_df_used"] = params["min_df"], params["max_df"]
     return out
 
 
@@ -72,8 +77,11 @@ def format_pruning(summary, vectorizer):
     parts = [f"stop words ({chosen}) -{summary['stop_words']}"]
     if v.extra_stop_words:
         parts.append(f"--extra-stop-words -{summary['extra_stop_words']}")
-    parts.append(f"min_df={v.min_df} -{summary['min_df']}")
-    parts.append(f"max_df={v.max_df} -{summary['max_df']}")
+    n = summary["documents"]
+    parts.append(f"{describe(v.min_df, summary['min_df_used'], 'min_df', n)} "
+                 f"-{summary['min_df']}")
+    parts.append(f"{describe(v.max_df, summary['max_df_used'], 'max_df', n)} "
+                 f"-{summary['max_df']}")
     if v.max_features is not None:
         parts.append(f"max_features={v.max_features} -{summary['max_features']}")
     return (f"vocabulary  {summary['kept']} words kept of {summary['words']} distinct words of "
