@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+
+from ._utils.words import top_word_ids
 from .exceptions import InputError, InputTypeError
 
 __all__ = ["select_n_components", "Selection", "parse_k_range", "hdp_effective_components"]
@@ -267,8 +269,6 @@ def _lda_row(K, X_train, X_test, corpus, params, seed, top_n, columns=None):
     row = {"heldout_perplexity": float(model.perplexity(X_test, include_prior_kl=False))}
     topics = model
     if columns is not None:  # fitted on the training split's words: their corpus columns
-        from ._utils.words import top_word_ids
-
         topics = [[int(columns[j]) for j in row] for row in top_word_ids(model.components_,
                                                                          top_n)]
     for m in ("c_npmi", "u_mass"):

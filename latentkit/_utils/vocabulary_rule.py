@@ -20,6 +20,8 @@ on the bundled Gutenberg novels, the Debian short descriptions and the PEPs (the
 import math
 import numbers
 
+from ..exceptions import InputError
+
 __all__ = ["AUTO", "MIN_DF_DOCS_PER_DOC", "MAX_DF_SHARE", "SMALL_CORPUS", "RULE",
            "auto_document_frequencies", "resolve_document_frequencies", "describe"]
 
@@ -95,8 +97,6 @@ def describe(setting, resolved, name, n_docs):
 def check_document_frequency(name, value):
     """``value`` is ``'auto'``, a document count (int >= 1) or a fraction in [0, 1]; raises
     :class:`latentkit.exceptions.InputError` naming ``name`` otherwise."""
-    from ..exceptions import InputError
-
     if _is_auto(value):
         return
     count = isinstance(value, numbers.Integral)  # scikit-learn's rule: a count is >= 1

@@ -8,8 +8,9 @@ import warnings
 import numpy as np
 
 from ..selection import hdp_effective_components, parse_k_range, select_n_components
-from ._common import (CLIError, _add_text_args, _load_text_corpus, _refuse_nan, _StoreDataset,
-                      _vocabulary_summary, check_before_work, load_input, warn_k_above)
+from ._common import (CLIError, Progress, _add_text_args, _load_text_corpus, _refuse_nan,
+                      _StoreDataset, _vocabulary_summary, check_before_work, load_input,
+                      warn_k_above)
 
 __all__ = ["add_parser"]
 
@@ -122,14 +123,11 @@ def _hdp_beside(args, X, sel, ks, params):
                       "with --hdp now.", DeprecationWarning, stacklevel=2)
     if not (args.hdp or args.hdp_truncation is not None):  # --hdp-truncation implies --hdp
         return None
-    from ..topic import HierarchicalDirichletProcess  # lazy: the HDP only on request
-    from ._progress import Progress
-
     T = args.hdp_truncation if args.hdp_truncation is not None else max(ks)
     data = X["data"] if isinstance(X, dict) else X
     extra = {"max_iter": params["max_iter"]} if "max_iter" in params else {}
-    total = extra.get("max_iter", HierarchicalDirichletProcess().max_iter)
-    progress = Progress(total=total, enabled=not args.quiet, desc=f"select lda: HDP, T={T}")
+    progress = Progress(total=extra.get("max_iter"), enabled=not args.quiet,
+                        desc=f"select lda: HDP, T={T}")
     with progress:
         return hdp_effective_components(data[sel.train_index], T, random_state=args.seed,
                                         callback=progress.callback, **extra)
