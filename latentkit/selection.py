@@ -100,17 +100,18 @@ class Selection:
         ks = sorted({int(r["n_components"]) for r in self.table})
         if len(ks) < 2 or self.best not in (ks[0], ks[-1]):
             return None
-        step = max(1, int(np.median(np.diff(ks))))
         n = len(ks)
         if self.best == ks[-1]:
-            nxt = f"{ks[-1] - step}:{ks[-1] + (n - 1) * step}:{step}"
+            # from the K before it, as many steps of the grid's last step beyond it
+            step = ks[-1] - ks[-2]
+            nxt = f"{ks[-2]}:{ks[-1] + (n - 1) * step}:{step}"
             return {"side": "largest", "k": self.best, "next": nxt}
         if ks[0] == 1:
             return {"side": "smallest", "k": self.best, "next": None}
-        start = max(1, ks[0] - (n - 1) * step)
-        stop = ks[0] + step
-        fine = max(1, int(round((stop - start) / max(n - 1, 1))))
-        return {"side": "smallest", "k": self.best, "next": f"{start}:{stop}:{fine}"}
+        # down to 1 (or as far below as the first step), up to the next K tried, n values
+        start = max(1, ks[0] - (ks[1] - ks[0]))
+        step = max(1, (ks[1] - start) // max(n - 1, 1))
+        return {"side": "smallest", "k": self.best, "next": f"{start}:{ks[1]}:{step}"}
 
     def edge_note(self):
         """One sentence on a choice at the edge of the grid (``''`` when it is inside)."""

@@ -187,3 +187,15 @@ def test_gmm_choice_at_the_edge_is_said():
     sel = select_n_components("gmm", X, [1, 2], random_state=0)
     assert sel.best == 2 and sel.edge()["next"] == "1:3:1"
     assert sel.heldout_unseen is None and sel.feature_index is None
+
+
+def test_next_grid_of_an_uneven_grid_brackets_the_choice():
+    from latentkit.selection import Selection
+
+    ks = [5, 10, 20, 40]
+    low = Selection("lda", [{"n_components": k, "heldout_perplexity": float(k)} for k in ks], 5,
+                    "heldout_perplexity", "the lowest held-out perplexity")
+    assert low.edge()["next"] == "1:10:3" and parse_k_range("1:10:3") == [1, 4, 7, 10]
+    high = Selection("lda", [{"n_components": k, "heldout_perplexity": -float(k)} for k in ks],
+                     40, "heldout_perplexity", "the lowest held-out perplexity")
+    assert high.edge()["next"] == "20:100:20"
