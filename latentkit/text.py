@@ -235,6 +235,8 @@ class TextVectorizer:
         The fitted scikit-learn object.
     min_df_, max_df_ : int or float
         The document-frequency bounds used (``'auto'`` resolved for the fitted corpus).
+    n_documents_ : int
+        The number of documents the vocabulary was learned from.
 
     Notes
     -----
@@ -380,6 +382,7 @@ class TextVectorizer:
             raise
         self.count_vectorizer_ = cv
         self.min_df_, self.max_df_ = params["min_df"], params["max_df"]
+        self.n_documents_ = len(texts)
         self.vocabulary_ = np.asarray(cv.get_feature_names_out(), dtype=str)
         return sp.csr_matrix(X, dtype=np.float64)
 

@@ -35,8 +35,7 @@ def pruning_summary(vectorizer, texts):
         (of them, in the chosen list), ``'extra_stop_words'`` (in ``extra_stop_words`` and not
         in the chosen list), ``'min_df'``, ``'max_df'``, ``'max_features'`` (terms removed by
         each, in that order; with bigrams the terms include two-word terms), ``'kept'``
-        (the vocabulary size), counts of distinct words or terms; ``'documents'`` (N) and
-        ``'min_df_used'``, ``'max_df_used'`` (the bounds applied, ``'auto'`` resolved).
+        (the vocabulary size). Counts of distinct words or terms.
 
     Notes
     -----
@@ -65,8 +64,6 @@ def pruning_summary(vectorizer, texts):
     kept = len(vectorizer.vocabulary_)
     out["max_features"] = int(df.size - low.sum() - high.sum() - kept)
     out["kept"] = kept
-    out["documents"] = int(n)
-    out["min_df_used"], out["max_df_used"] = params["min_df"], params["max_df"]
     return out
 
 
@@ -77,10 +74,10 @@ def format_pruning(summary, vectorizer):
     parts = [f"stop words ({chosen}) -{summary['stop_words']}"]
     if v.extra_stop_words:
         parts.append(f"--extra-stop-words -{summary['extra_stop_words']}")
-    n = summary["documents"]
-    parts.append(f"{describe(v.min_df, summary['min_df_used'], 'min_df', n)} "
+    n = getattr(v, "n_documents_", None)
+    parts.append(f"{describe(v.min_df, getattr(v, 'min_df_', v.min_df), 'min_df', n)} "
                  f"-{summary['min_df']}")
-    parts.append(f"{describe(v.max_df, summary['max_df_used'], 'max_df', n)} "
+    parts.append(f"{describe(v.max_df, getattr(v, 'max_df_', v.max_df), 'max_df', n)} "
                  f"-{summary['max_df']}")
     if v.max_features is not None:
         parts.append(f"max_features={v.max_features} -{summary['max_features']}")

@@ -102,5 +102,5 @@ def check_document_frequency(name, value):
     count = isinstance(value, numbers.Integral)  # scikit-learn's rule: a count is >= 1
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or (
             value < 1 if count else not 0 <= value <= 1):
-        raise InputError(f"{name} must be 'auto', a document count (int >= 1) or a fraction "
-                         f"(float in [0, 1]), got {value!r}.")
+        raise InputError(f"{name} must be a document count (int >= 1), a fraction (float in "
+                         f"[0, 1]) or 'auto' (the library's rule), got {value!r}.")
