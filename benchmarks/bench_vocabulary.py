@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # run from a checkout
 SHARED = os.path.join(HERE, "..", "..", "shared", "data")
 KS = [5, 10, 20, 40]
 
