@@ -17,12 +17,12 @@ hmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
 BIC = -2 log L + p log n (Schwarz 1978), AIC = -2 log L + 2p (Akaike 1974), both on the training
 split; held-out log-likelihoods are nats per sample (per time step for HMMs). LDA's held-out
 perplexity is ``exp(-bound / tokens)`` with the per-document bound (Hoffman, Blei & Bach 2010;
-no global KL term), over the words seen in the training split: a held-out word that no training
-document contains is dropped from both splits before any fit (the same words for every K, counted
-in ``Selection.heldout_unseen``), since its probability would be the topic-word prior's share
-and that share changes with K; and its coherences are those of :func:`latentkit.topic.coherence` on the
-whole corpus (Roeder, Both & Hinneburg 2015; Mimno et al. 2011); its diversity is
-:func:`latentkit.topic.topic_diversity` of the top 25 words (Dieng, Ruiz & Blei 2020).
+no global KL term), over the words seen in the training split: a held-out word that no
+training document contains is dropped from both splits before any fit (the same words for every
+K, counted in ``Selection.heldout_unseen``), since its probability would be the topic-word
+prior's share, a share that changes with K. Its coherences are those of
+:func:`latentkit.topic.coherence` on the whole corpus (Roeder, Both & Hinneburg 2015; Mimno et
+al. 2011); its diversity is :func:`latentkit.topic.topic_diversity` of the top 25 words (Dieng, Ruiz & Blei 2020).
 """
 
 import math
@@ -144,7 +144,9 @@ class Selection:
         if note:
             lines.append(note)
         u = self.heldout_unseen
-        if u is not None:
+        if u is not None and u["tokens"] == 0:
+            lines.append("every held-out word is in the training split.")
+        elif u is not None:
             lines.append(f"held-out words absent from the training split: {u['words']} words, "
                          f"{u['tokens']} tokens ({u['fraction']:.2%} of the held-out tokens), "
                          "dropped from both splits for every K.")

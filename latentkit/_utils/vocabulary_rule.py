@@ -22,8 +22,9 @@ import numbers
 
 from ..exceptions import InputError
 
-__all__ = ["AUTO", "MIN_DF_DOCS_PER_DOC", "MAX_DF_SHARE", "SMALL_CORPUS", "RULE",
-           "auto_document_frequencies", "resolve_document_frequencies", "describe"]
+__all__ = ["AUTO", "MIN_DF_DOCS_PER_DOC", "MAX_DF_SHARE", "SMALL_CORPUS",
+           "auto_document_frequencies", "resolve_document_frequencies", "describe",
+           "check_document_frequency"]
 
 AUTO = "auto"
 #: on a large corpus a kept word is in at least one document in this many
@@ -32,10 +33,6 @@ MIN_DF_DOCS_PER_DOC = 2000
 MAX_DF_SHARE = 0.5
 #: below this many documents the rule keeps every word
 SMALL_CORPUS = 100
-
-#: the rule in words (the CLI's help and the docs)
-RULE = (f"min_df=auto: max(2, ceil(N/{MIN_DF_DOCS_PER_DOC})) documents, max_df=auto: "
-        f"{MAX_DF_SHARE} of the N documents (below {SMALL_CORPUS} documents: every word kept)")
 
 
 def auto_document_frequencies(n_docs):

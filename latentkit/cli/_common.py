@@ -224,8 +224,9 @@ def _add_text_args(p):
                    help="column / key holding the text in .csv / .jsonl (default 'text')")
     g.add_argument("--min-df", type=_count, default=None, metavar="N|auto",
                    help="keep words in at least N documents (a fraction if written 0.x); "
-                        f"default auto, the library's rule: max(2, ceil(N/{MIN_DF_DOCS_PER_DOC})) "
-                        f"for a corpus of N documents, 1 below {SMALL_CORPUS} documents")
+                        "default auto, the library's rule: max(2, "
+                        f"ceil(N/{MIN_DF_DOCS_PER_DOC})) for a corpus of N documents, 1 below "
+                        f"{SMALL_CORPUS} documents")
     g.add_argument("--max-df", type=_count, default=None, metavar="F|auto",
                    help="drop words in more than F of the documents: a fraction if written "
                         f"0.x, else a document count; default auto, the library's rule: "
