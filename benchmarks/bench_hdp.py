@@ -22,6 +22,16 @@ Protocol
 * **Live topics**: topics that carry more than 1% of the training tokens by the method's own
   expected topic-word counts (latentkit ``components_ - eta``, gensim ``m_lambda``,
   tomotopy's topic-word counts), the rule of ``n_effective_components_``.
+* Corpus ``debian``: a ``--max-docs`` subsample (default 5000) of the Debian short
+  descriptions (``../shared/data/debian_short``, beside the repository), counted by
+  ``latentkit.text.load_texts`` with its default vocabulary rule (min_df, max_df 'auto').
+* **The protocol, stated before the runs** (issue 41): two views of the same snapshots, both
+  reported, the first deciding:
+  1. *point view* (the library's rule): the live topics as point topics, document prior
+     ``alpha = 1 / (number of live topics)``, as below;
+  2. *Dirichlet view*: every one of the method's T topics (tomotopy: its topics, dead ones at
+     eta) read as Dirichlet parameters ``q(beta_k) = Dir(lambda_k)`` in the same bound, with
+     ``alpha = 1 / T`` (what the models' own ``perplexity`` computes for LDA at those topics).
 * **One evaluator** (``bench_lda_curve.heldout_perplexity``): the per-document held-out bound
   of LDA (Hoffman, Blei & Bach 2010, section 4) at each method's expected live topics
   ``E[phi_k] = lambda_k / sum_w lambda_kw`` (latentkit's and gensim's lambda, tomotopy's
@@ -63,7 +73,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_lda_curve import (Recorder, _uptime, heldout_perplexity, load_corpus,  # noqa: E402
                              npmi, tomotopy_components)
 
-CORPORA = ("kos", "nips", "gutenberg")
+CORPORA = ("kos", "nips", "gutenberg", "debian")
+DEBIAN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data",
+                      "debian_short", "debian_short.tsv.gz")
+DEBIAN_DOCS = 5000
 ALPHA, GAMMA, ETA = 1.0, 1.0, 0.01
 TOMOTOPY_ITERS = (1, 2, 5, 10, 20, 50, 100, 150, 200, 300, 400, 600, 800, 1000)
 LIVE_SHARE = 0.01
@@ -155,8 +168,33 @@ def run_tomotopy(train, budget, seed, workers=2):
     return rec
 
 
+def load_hdp_corpus(name, max_docs=None, seed=0):
+    """``bench_lda_curve.load_corpus``, plus ``'debian'``: a subsample of the Debian short
+    descriptions through ``latentkit.text`` with its default vocabulary rule."""
+    if name != "debian":
+        return load_corpus(name, max_docs=max_docs, seed=seed)
+    import csv
+    import gzip
+
+    from bench_lda_curve import split_documents
+    from latentkit.text import load_texts
+
+    with gzip.open(DEBIAN, "rt", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    rng = np.random.default_rng(seed)
+    n = min(max_docs or DEBIAN_DOCS, len(rows))
+    texts = [rows[i]["description"] for i in np.sort(rng.choice(len(rows), n, replace=False))]
+    return split_documents(load_texts(texts).data, seed=seed)
+
+
+def dirichlet_view(lam, test):
+    """The second view: all of a snapshot's topics as Dirichlet parameters, alpha = 1 / T."""
+    return round(heldout_perplexity(lam, test, 1.0 / lam.shape[0]), 1)
+
+
 def evaluate(rec, test, train, coherence, every=1):
-    """(time, held-out perplexity, live topics) of the snapshots, and c_npmi at the end."""
+    """(time, held-out perplexity, live topics) of the snapshots (the point view), and c_npmi
+    at the end."""
     rows = []
     for i, (t, lam) in enumerate(zip(rec.times, rec.snaps)):
         if i % every and i != len(rec.snaps) - 1:
@@ -185,14 +223,16 @@ def summary_table(results):
     topics and c_npmi at the end."""
     head = " | ".join(f"at {t:g} s" for t in SUMMARY_TIMES)
     lines = [f"| corpus | method | first topics (s) | {head} | at the end (s) | live topics "
-             f"| c_npmi |", "|---" * (6 + len(SUMMARY_TIMES)) + "|"]
+             f"| c_npmi | Dirichlet view (T) |", "|---" * (7 + len(SUMMARY_TIMES)) + "|"]
     for name, out in results.items():
         for method, o in out.items():
             rows = o["curve"]
             at = " | ".join(str(at_time(rows, t) or "-") for t in SUMMARY_TIMES)
             c = "n/a" if o["c_npmi"] is None else f"{o['c_npmi']:.3f}"
+            d = (f"{o['dirichlet_view']:.0f} ({o['n_topics']})" if "dirichlet_view" in o
+                 else "-")
             lines.append(f"| {name} | {method} | {rows[0][0]:.2f} | {at} | {rows[-1][1]:.0f} "
-                         f"({rows[-1][0]:.0f}) | {rows[-1][2]} | {c} |")
+                         f"({rows[-1][0]:.0f}) | {rows[-1][2]} | {c} | {d} |")
     return "\n".join(lines)
 
 
@@ -224,7 +264,7 @@ def main(argv=None):
     run_latentkit(load_corpus("kos", max_docs=300)[0], 4, 2, 0.0, 0, subsample=0.5)
     results = {}
     for name in args.corpora.split(","):
-        train, test = load_corpus(name, max_docs=args.max_docs, seed=args.seed)
+        train, test = load_hdp_corpus(name, max_docs=args.max_docs, seed=args.seed)
         print(f"\n{name}: {train.shape[0]} training / {test.shape[0]} held-out documents, "
               f"{train.shape[1]} words; T={args.T}, K={args.K}, budget {args.budget:g} s")
         methods = {
@@ -238,7 +278,9 @@ def main(argv=None):
         out = {}
         for method, rec in runs.items():
             rows, c = evaluate(rec, test, train, coherence)
-            out[method] = {"curve": rows, "c_npmi": c}
+            out[method] = {"curve": rows, "c_npmi": c,
+                           "dirichlet_view": dirichlet_view(rec.snaps[-1], test),
+                           "n_topics": int(rec.snaps[-1].shape[0])}
         results[name] = out
         peers = [m for m in ("gensim", "tomotopy") if m in out]
         peer_times = sorted({r[0] for m in peers for r in out[m]["curve"]})
@@ -252,12 +294,13 @@ def main(argv=None):
             print(f"{variant}: worse than a peer at {len(worse)} of the peers' snapshot times "
                   f"(time, ours, peer, theirs) {worse[:6]}; no topics yet at {len(early)} "
                   f"(before its first iteration, {ours[0][0]} s)")
-        print(f"| method | snapshots | end time (s) | held-out perplexity | live topics | "
-              f"c_npmi |\n|---|---|---|---|---|---|")
+        print(f"| method | snapshots | end time (s) | point view (live topics) | Dirichlet "
+              f"view (all T) | live topics | c_npmi |\n|---|---|---|---|---|---|---|")
         for method, o in out.items():
             t, p, k = o["curve"][-1]
             c = "n/a" if o["c_npmi"] is None else f"{o['c_npmi']:.3f}"
-            print(f"| {method} | {len(o['curve'])} | {t:.1f} | {p:.1f} | {k} | {c} |")
+            print(f"| {method} | {len(o['curve'])} | {t:.1f} | {p:.1f} | "
+                  f"{o['dirichlet_view']:.1f} (T={o['n_topics']}) | {k} | {c} |")
         for method, o in out.items():
             print(f"  {method} curve (t, perplexity, live):", o["curve"][:: max(1, len(o["curve"]) // 8)])
     print("\n" + summary_table(results))

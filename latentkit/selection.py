@@ -17,9 +17,12 @@ hmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
 BIC = -2 log L + p log n (Schwarz 1978), AIC = -2 log L + 2p (Akaike 1974), both on the training
 split; held-out log-likelihoods are nats per sample (per time step for HMMs). LDA's held-out
 perplexity is ``exp(-bound / tokens)`` with the per-document bound (Hoffman, Blei & Bach 2010;
-no global KL term), and its coherences are those of :func:`latentkit.topic.coherence` on the
-whole corpus (Roeder, Both & Hinneburg 2015; Mimno et al. 2011); its diversity is
-:func:`latentkit.topic.topic_diversity` of the top 25 words (Dieng, Ruiz & Blei 2020).
+no global KL term), over the words seen in the training split: a held-out word that no
+training document contains is dropped from both splits before any fit (the same words for every
+K, counted in ``Selection.heldout_unseen``), since its probability would be the topic-word
+prior's share, a share that changes with K. Its coherences are those of
+:func:`latentkit.topic.coherence` on the whole corpus (Roeder, Both & Hinneburg 2015; Mimno et
+al. 2011); its diversity is :func:`latentkit.topic.topic_diversity` of the top 25 words (Dieng, Ruiz & Blei 2020).
 """
 
 import math
@@ -29,6 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+
+from ._utils.words import top_word_ids
 from .exceptions import InputError, InputTypeError
 
 __all__ = ["select_n_components", "Selection", "parse_k_range", "hdp_effective_components"]
@@ -62,6 +67,13 @@ class Selection:
     train_index : ndarray of int or None
         'lda', 'gmm', 'vgmm': the rows of ``X`` in the training split (sorted); None for
         'hmm'.
+    feature_index : ndarray of int or None
+        'lda': the columns of ``X`` the models were fitted on (the words of the training split,
+        sorted); None for the other kinds.
+    heldout_unseen : dict or None
+        'lda': the held-out words absent from the training split, dropped from both splits for
+        every K: ``words`` (distinct words), ``tokens`` (their held-out count), ``fraction``
+        (of the held-out tokens); None for the other kinds.
     """
 
     kind: str
@@ -71,6 +83,48 @@ class Selection:
     rule: str
     models: dict = field(default_factory=dict, repr=False)
     train_index: np.ndarray = field(default=None, repr=False)
+    feature_index: np.ndarray = field(default=None, repr=False)
+    heldout_unseen: dict = None
+
+    def edge(self):
+        """Where the chosen K sits in the grid, with the grid to try next.
+
+        Returns
+        -------
+        dict or None
+            None when the chosen K has a tried K on each side (or only one K was tried);
+            otherwise ``side`` ('smallest' or 'largest'), ``k`` (the chosen K) and ``next``
+            (a ``START:STOP:STEP`` range that brackets it, as ``-k`` takes it; None when the
+            chosen K is 1, the smallest possible).
+        """
+        ks = sorted({int(r["n_components"]) for r in self.table})
+        if len(ks) < 2 or self.best not in (ks[0], ks[-1]):
+            return None
+        n = len(ks)
+        if self.best == ks[-1]:
+            # from the K before it, as many steps of the grid's last step beyond it
+            step = ks[-1] - ks[-2]
+            nxt = f"{ks[-2]}:{ks[-1] + (n - 1) * step}:{step}"
+            return {"side": "largest", "k": self.best, "next": nxt}
+        if ks[0] == 1:
+            return {"side": "smallest", "k": self.best, "next": None}
+        # down to 1 (or as far below as the first step), up to the next K tried, n values
+        start = max(1, ks[0] - (ks[1] - ks[0]))
+        step = max(1, (ks[1] - start) // max(n - 1, 1))
+        return {"side": "smallest", "k": self.best, "next": f"{start}:{ks[1]}:{step}"}
+
+    def edge_note(self):
+        """One sentence on a choice at the edge of the grid (``''`` when it is inside)."""
+        e = self.edge()
+        if e is None:
+            return ""
+        extreme = "lowest" if _RULES[self.kind][1] == "min" else "highest"
+        text = (f"K = {e['k']} is the {e['side']} K tried and {self.criterion} is {extreme} "
+                "there: ")
+        if e["next"] is None:
+            return text + "1 is the smallest K there is."
+        where = "beyond" if e["side"] == "largest" else "below"
+        return text + f"the best K may lie {where} the grid; try -k {e['next']}."
 
     def columns(self):
         """Column names of the table, in display order."""
@@ -86,14 +140,27 @@ class Selection:
             mark = "* " if r["n_components"] == self.best else "  "
             lines.append(mark + "  ".join(v.rjust(w) for v, w in zip(row, widths)))
         lines.append(f"chosen K = {self.best}: {self.rule} ({self.criterion}).")
+        note = self.edge_note()
+        if note:
+            lines.append(note)
+        u = self.heldout_unseen
+        if u is not None and u["tokens"] == 0:
+            lines.append("every held-out word is in the training split.")
+        elif u is not None:
+            lines.append(f"held-out words absent from the training split: {u['words']} words, "
+                         f"{u['tokens']} tokens ({u['fraction']:.2%} of the held-out tokens), "
+                         "dropped from both splits for every K.")
         return "\n".join(lines)
 
     def to_dict(self):
         """JSON-serialisable form (non-finite numbers become None)."""
         clean = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
                   for k, v in r.items()} for r in self.table]
-        return {"kind": self.kind, "best": self.best, "criterion": self.criterion,
-                "rule": self.rule, "table": clean}
+        out = {"kind": self.kind, "best": self.best, "criterion": self.criterion,
+               "rule": self.rule, "table": clean, "edge": self.edge()}
+        if self.heldout_unseen is not None:
+            out["heldout_unseen"] = dict(self.heldout_unseen)
+        return out
 
     def plot(self, path):
         """Save the curves (one panel per score) with the chosen K marked, as an image.
@@ -178,7 +245,22 @@ def _split(n, heldout, rng, what):
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
 
 
-def _lda_row(K, X_train, X_test, corpus, params, seed, top_n):
+def _lda_split(data, tr, te):
+    """The training and held-out counts over the words of the training split, the kept
+    columns, and what was dropped (held-out words no training document contains)."""
+    X_train, X_test = data[tr], data[te]
+    seen = np.asarray(X_train.sum(axis=0)).ravel() > 0
+    test_counts = np.asarray(X_test.sum(axis=0)).ravel()
+    dropped = float(test_counts[~seen].sum())
+    unseen = {"words": int(np.count_nonzero(test_counts[~seen])), "tokens": int(round(dropped)),
+              "fraction": dropped / float(test_counts.sum()) if test_counts.sum() > 0 else 0.0}
+    keep = np.flatnonzero(seen)
+    if keep.size < data.shape[1]:
+        X_train, X_test = X_train[:, keep], X_test[:, keep]
+    return (X_train, X_test), keep, unseen
+
+
+def _lda_row(K, X_train, X_test, corpus, params, seed, top_n, columns=None):
     # local: load only the model family being selected
     from .topic import LatentDirichletAllocation, coherence, topic_diversity
 
@@ -188,9 +270,13 @@ def _lda_row(K, X_train, X_test, corpus, params, seed, top_n):
     model.fit(X_train)
     seconds = time.perf_counter() - t
     row = {"heldout_perplexity": float(model.perplexity(X_test, include_prior_kl=False))}
+    topics = model
+    if columns is not None:  # fitted on the training split's words: their corpus columns
+        topics = [[int(columns[j]) for j in row] for row in top_word_ids(model.components_,
+                                                                         top_n)]
     for m in ("c_npmi", "u_mass"):
         try:
-            row[m] = float(coherence(model, corpus, m, top_n=top_n).mean)
+            row[m] = float(coherence(topics, corpus, m, top_n=top_n).mean)
         except ValueError:  # a top word absent from the reference corpus
             row[m] = float("nan")
     row["diversity"] = topic_diversity(model, 25)
@@ -292,7 +378,10 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     Returns
     -------
     Selection
-        ``table`` (one dict per K), ``best``, ``criterion``, ``rule``, ``models``.
+        ``table`` (one dict per K), ``best``, ``criterion``, ``rule``, ``models``; for 'lda'
+        also ``feature_index`` (the words of the training split, the models' columns) and
+        ``heldout_unseen`` (the held-out words absent from training, dropped for every K);
+        :meth:`Selection.edge` says when the chosen K is at an end of the grid.
 
     Raises
     ------
@@ -323,12 +412,14 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
         data = data.tocsr() if sp.issparse(data) else sp.csr_matrix(np.asarray(data, float))
         tr, te = _split(data.shape[0], heldout, rng, "documents")
         train_index = tr
-        split = (data[tr], data[te])
+        split, feature_index, unseen = _lda_split(data, tr, te)
         for part, name in zip(split, ("training", "held-out")):
             if not part.sum() > 0:   # else fit's or perplexity's "X contains no tokens"
+                also = (" of words in the training split" if name == "held-out" and
+                        unseen["tokens"] else "")
                 raise InputError(f"the {name} split ({part.shape[0]} of {data.shape[0]} "
-                                 f"documents, heldout={heldout}) contains no tokens; give more "
-                                 "documents with words or change heldout.")
+                                 f"documents, heldout={heldout}) contains no tokens{also}; give "
+                                 "more documents with words or change heldout.")
         if not isinstance(corpus, dict):
             corpus = data
     elif kind in ("gmm", "vgmm"):
@@ -343,6 +434,8 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     else:
         split = _hmm_split(X, lengths, heldout, rng)
         train_index = None
+    if kind != "lda":
+        feature_index = unseen = None
     from tqdm.auto import tqdm
 
     table, models = [], {}
@@ -350,7 +443,9 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     for K in bar:
         bar.set_postfix_str(f"K={K}", refresh=False)
         if kind == "lda":
-            model, row = _lda_row(K, split[0], split[1], corpus, params, random_state, top_n)
+            columns = None if feature_index.size == data.shape[1] else feature_index
+            model, row = _lda_row(K, split[0], split[1], corpus, params, random_state, top_n,
+                                  columns)
         elif kind in ("gmm", "vgmm"):
             model, row = _mixture_row(kind, K, split[0], split[1], params, random_state)
         else:
@@ -362,7 +457,8 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     values = np.where(np.isfinite(values), values, np.inf if sense == "min" else -np.inf)
     best = ks[int(np.argmin(values) if sense == "min" else np.argmax(values))]
     return Selection(kind=kind, table=table, best=best, criterion=criterion, rule=rule,
-                     models=models, train_index=train_index)
+                     models=models, train_index=train_index, feature_index=feature_index,
+                     heldout_unseen=unseen)
 
 
 def hdp_effective_components(X, n_components, *, random_state=0, **params):

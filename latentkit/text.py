@@ -30,6 +30,8 @@ import scipy.sparse as sp
 
 from .datasets._corpus import Corpus, english_stop_words
 from ._utils.threads import caught_warnings
+from ._utils.vocabulary_rule import (AUTO, check_document_frequency,
+                                     resolve_document_frequencies)
 from .base import NotFittedError
 from .exceptions import (TextInputError, InputError, InputTypeError)  # defined there; importable here as before
 
@@ -214,9 +216,12 @@ class TextVectorizer:
         Minimum token length in letters. Tokens are maximal runs of Unicode letters (digits,
         underscores and punctuation separate them): the token pattern
         ``(?u)\\b[^\\W\\d_]{min_length,}\\b``.
-    min_df, max_df : int or float, default 1 and 1.0
+    min_df, max_df : 'auto', int or float, default 'auto'
         Keep words found in at least ``min_df`` and at most ``max_df`` documents; a float in
-        [0, 1] is a fraction of the documents (``CountVectorizer``'s semantics).
+        [0, 1] is a fraction of the documents (``CountVectorizer``'s semantics). ``'auto'``
+        (the library's rule, :mod:`latentkit._utils.vocabulary_rule`): for N documents
+        ``min_df = max(2, ceil(N / 2000))`` and ``max_df = 0.5``; below 100 documents
+        ``min_df = 1`` and ``max_df = 1.0``. The values used are ``min_df_`` and ``max_df_``.
     max_features : int, optional
         Keep the most frequent words only.
     bigrams : bool, default False
@@ -228,6 +233,10 @@ class TextVectorizer:
         Column j of the counts counts ``vocabulary_[j]`` (alphabetical, as ``CountVectorizer``).
     count_vectorizer_ : sklearn.feature_extraction.text.CountVectorizer
         The fitted scikit-learn object.
+    min_df_, max_df_ : int or float
+        The document-frequency bounds used (``'auto'`` resolved for the fitted corpus).
+    n_documents_ : int
+        The number of documents the vocabulary was learned from.
 
     Notes
     -----
@@ -237,7 +246,7 @@ class TextVectorizer:
     """
 
     def __init__(self, *, stop_words="english", extra_stop_words=None, lowercase=True,
-                 min_length=2, min_df=1, max_df=1.0, max_features=None, bigrams=False):
+                 min_length=2, min_df=AUTO, max_df=AUTO, max_features=None, bigrams=False):
         self.stop_words = stop_words
         self.extra_stop_words = extra_stop_words
         self.lowercase = lowercase
@@ -270,12 +279,7 @@ class TextVectorizer:
         if not isinstance(self.min_length, numbers.Integral) or self.min_length < 1:
             raise InputError(f"min_length must be a positive integer, got {self.min_length!r}.")
         for name in ("min_df", "max_df"):
-            v = getattr(self, name)
-            count = isinstance(v, numbers.Integral)  # scikit-learn's rule: a count is >= 1
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or (
-                    v < 1 if count else not 0 <= v <= 1):
-                raise InputError(f"{name} must be a document count (int >= 1) or a fraction "
-                                 f"(float in [0, 1]), got {v!r}.")
+            check_document_frequency(name, getattr(self, name))
         if self.max_features is not None and (not isinstance(self.max_features, numbers.Integral)
                                               or self.max_features < 1):
             raise InputError(f"max_features must be a positive integer or None, got "
@@ -285,16 +289,28 @@ class TextVectorizer:
         """The regular expression that finds tokens (Unicode letters, ``min_length`` or more)."""
         return r"(?u)\b[^\W\d_]{%d,}\b" % int(self.min_length)
 
-    def count_vectorizer_params(self):
+    def count_vectorizer_params(self, n_docs=None):
         """The keyword arguments of the equivalent ``CountVectorizer``.
+
+        Parameters
+        ----------
+        n_docs : int, optional
+            Corpus size that resolves ``'auto'`` bounds; default: the fitted corpus's
+            (``min_df_``, ``max_df_``), else no bound (1 and 1.0).
 
         Returns
         -------
         dict
         """
         self._check()
+        if n_docs is not None:
+            min_df, max_df = resolve_document_frequencies(self.min_df, self.max_df, n_docs)
+        elif hasattr(self, "min_df_"):
+            min_df, max_df = self.min_df_, self.max_df_
+        else:
+            min_df, max_df = resolve_document_frequencies(self.min_df, self.max_df, 0)
         return dict(token_pattern=self.token_pattern(), lowercase=bool(self.lowercase),
-                    stop_words=self._stop_list(), min_df=self.min_df, max_df=self.max_df,
+                    stop_words=self._stop_list(), min_df=min_df, max_df=max_df,
                     max_features=self.max_features,
                     ngram_range=(1, 2) if self.bigrams else (1, 1))
 
@@ -323,7 +339,8 @@ class TextVectorizer:
         if not tokens - stop:
             return ("stop_words removed every word (all of the texts' words are stop words); "
                     "pass fewer stop words (--stop-words none)")
-        return (f"min_df={self.min_df!r} / max_df={self.max_df!r} removed every word (no word is "
+        lo, hi = resolve_document_frequencies(self.min_df, self.max_df, len(texts))
+        return (f"min_df={lo!r} / max_df={hi!r} removed every word (no word is "
                 "in at least min_df and at most max_df of the documents); lower min_df or raise "
                 "max_df")
 
@@ -347,7 +364,8 @@ class TextVectorizer:
         """
         CountVectorizer = _require_sklearn()
         texts = list(texts)
-        cv = CountVectorizer(**self.count_vectorizer_params())
+        params = self.count_vectorizer_params(n_docs=len(texts))
+        cv = CountVectorizer(**params)
         try:
             with caught_warnings("ignore", UserWarning):  # stop-list consistency notice
                 X = cv.fit_transform(texts)
@@ -358,11 +376,13 @@ class TextVectorizer:
                                      f"{self._diagnose_empty(texts)}.") from None
             if "max_df corresponds to" in msg:
                 raise TextInputError(
-                    f"the corpus prunes to nothing: min_df={self.min_df!r} is more documents "
-                    f"than max_df={self.max_df!r} allows among the {len(texts)} documents; "
-                    "lower min_df or raise max_df.") from None
+                    f"the corpus prunes to nothing: min_df={params['min_df']!r} is more "
+                    f"documents than max_df={params['max_df']!r} allows among the {len(texts)} "
+                    "documents; lower min_df or raise max_df.") from None
             raise
         self.count_vectorizer_ = cv
+        self.min_df_, self.max_df_ = params["min_df"], params["max_df"]
+        self.n_documents_ = len(texts)
         self.vocabulary_ = np.asarray(cv.get_feature_names_out(), dtype=str)
         return sp.csr_matrix(X, dtype=np.float64)
 
@@ -499,7 +519,7 @@ def counts_from_texts(model, X):
 # ----------------------------------------------------------------------------- corpora
 
 def load_texts(source, *, text_column=None, stop_words="english", extra_stop_words=None,
-               lowercase=True, min_length=2, min_df=1, max_df=1.0, max_features=None,
+               lowercase=True, min_length=2, min_df=AUTO, max_df=AUTO, max_features=None,
                bigrams=False):
     """Read texts and build their document-term matrix, vocabulary and token streams.
 

@@ -75,11 +75,32 @@ def test_select_lda_prints_the_hdp_effective_topics_of_its_training_split(tmp_pa
     assert hand["model"].n_features_in_ == 30
     assert obj["hdp"]["n_effective_components"] == hand["n_effective_components"] == 3
     assert obj["hdp"]["truncation"] == 6 and obj["hdp"]["threshold"] == 0.01
-    status, text = run(argv)   # default truncation: the largest K
+    status, text = run([*argv, "--hdp"])   # default truncation: the largest K
     n = hdp_effective_components(X[sel.train_index], 3)["n_effective_components"]
     assert status == 0 and f"HDP: {n} effective topics of T=3 (each > 1% of" in text, text
     assert ("all T in use" in text) == (n == 3)
-    status, text = run([*argv, "--no-hdp"])
-    assert status == 0 and "HDP" not in text and "chosen K" in text, text
     status, text = run([*argv, "--hdp-truncation", "0"])
     assert status == 2 and "--hdp-truncation must be a positive" in capsys.readouterr().err
+
+
+def test_select_lda_fits_the_hdp_only_on_request(tmp_path, capsys, monkeypatch):
+    # issue 41: the HDP took 4 min of select's 8 on a real corpus without being asked for
+    import latentkit.cli.cmd_select as cmd_select
+
+    X, _, data = planted_docword(tmp_path)
+    calls = []
+    real = cmd_select.hdp_effective_components
+
+    def spy(*a, **kw):
+        calls.append(kw)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(cmd_select, "hdp_effective_components", spy)
+    argv = ["select", "lda", *data, "-k", "2,3"]
+    status, text = run([*argv, "--quiet"])
+    assert status == 0 and "HDP" not in text and "chosen K" in text and not calls, text
+    status, text = run([*argv, "--quiet", "--no-hdp"])   # deprecated, accepted, a no-op
+    assert status == 0 and "HDP" not in text and not calls, text
+    status, text = run([*argv, "--max-iter", "5", "--hdp"])   # with its own progress bar
+    assert status == 0 and "HDP: " in text and len(calls) == 1, text
+    assert callable(calls[0]["callback"]) and calls[0]["max_iter"] == 5

@@ -9,6 +9,8 @@ that ``latentkit fit lda|plsa --text`` prints.
 
 import numpy as np
 
+from .vocabulary_rule import describe
+
 __all__ = ["pruning_summary", "format_pruning"]
 
 
@@ -72,8 +74,11 @@ def format_pruning(summary, vectorizer):
     parts = [f"stop words ({chosen}) -{summary['stop_words']}"]
     if v.extra_stop_words:
         parts.append(f"--extra-stop-words -{summary['extra_stop_words']}")
-    parts.append(f"min_df={v.min_df} -{summary['min_df']}")
-    parts.append(f"max_df={v.max_df} -{summary['max_df']}")
+    n = getattr(v, "n_documents_", None)
+    parts.append(f"{describe(v.min_df, getattr(v, 'min_df_', v.min_df), 'min_df', n)} "
+                 f"-{summary['min_df']}")
+    parts.append(f"{describe(v.max_df, getattr(v, 'max_df_', v.max_df), 'max_df', n)} "
+                 f"-{summary['max_df']}")
     if v.max_features is not None:
         parts.append(f"max_features={v.max_features} -{summary['max_features']}")
     return (f"vocabulary  {summary['kept']} words kept of {summary['words']} distinct words of "

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 from .. import datasets as ds
 from ..exceptions import CLIError, KWarning  # defined there; importable here as before
+from .._utils.vocabulary_rule import MAX_DF_SHARE, MIN_DF_DOCS_PER_DOC, SMALL_CORPUS
 from ..text import attach, load_texts, stop_words_from_file
 from ._defaults import INIT_CHOICES, init_help
 from ._progress import Progress
@@ -204,7 +205,10 @@ def _extra_stop_words(value):
 
 
 def _count(value):
-    """--min-df / --max-df: an int is a document count, a number with a dot a fraction."""
+    """--min-df / --max-df: 'auto' (the library's rule), an int is a document count, a number
+    with a dot a fraction."""
+    if value == "auto":
+        return value
     try:
         return int(value)
     except ValueError:
@@ -218,12 +222,16 @@ def _add_text_args(p):
                         "(one document per line), or a .csv / .jsonl file with a text column")
     g.add_argument("--text-column", metavar="NAME", default=None,
                    help="column / key holding the text in .csv / .jsonl (default 'text')")
-    g.add_argument("--min-df", type=_count, default=None, metavar="N",
-                   help="keep words in at least N documents (a fraction if written 0.x; "
-                        "default 1, the library's: e.g. 2 drops words of one document)")
-    g.add_argument("--max-df", type=_count, default=None, metavar="F",
+    g.add_argument("--min-df", type=_count, default=None, metavar="N|auto",
+                   help="keep words in at least N documents (a fraction if written 0.x); "
+                        "default auto, the library's rule: max(2, "
+                        f"ceil(N/{MIN_DF_DOCS_PER_DOC})) for a corpus of N documents, 1 below "
+                        f"{SMALL_CORPUS} documents")
+    g.add_argument("--max-df", type=_count, default=None, metavar="F|auto",
                    help="drop words in more than F of the documents: a fraction if written "
-                        "0.x, else a document count (default 1.0, the library's: none dropped)")
+                        f"0.x, else a document count; default auto, the library's rule: "
+                        f"{MAX_DF_SHARE} (boilerplate such as 'pep' in the PEPs), 1.0 below "
+                        f"{SMALL_CORPUS} documents")
     g.add_argument("--max-features", type=int, default=None, metavar="N",
                    help="keep the N most frequent words (default: all)")
     g.add_argument("--min-length", type=int, default=None, metavar="N",

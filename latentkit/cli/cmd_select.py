@@ -1,13 +1,16 @@
 """``latentkit select <model> -k RANGE``: fit each number of components and compare held-out fit
 and coherence / BIC (thin plumbing over :func:`latentkit.selection.select_n_components`)."""
 
+import argparse
 import json
+import warnings
 
 import numpy as np
 
 from ..selection import hdp_effective_components, parse_k_range, select_n_components
-from ._common import (CLIError, _add_text_args, _load_text_corpus, _refuse_nan, _StoreDataset,
-                      check_before_work, load_input, warn_k_above)
+from ._common import (CLIError, Progress, _add_text_args, _load_text_corpus, _refuse_nan,
+                      _StoreDataset, _vocabulary_summary, check_before_work, load_input,
+                      warn_k_above)
 
 __all__ = ["add_parser"]
 
@@ -76,6 +79,7 @@ def _cmd_select(args, out):
                               random_state=args.seed, progress=not args.quiet,
                               model_params=params)
     hdp = _hdp_beside(args, X, sel, ks, params)
+    vocabulary = _vocabulary_line(X) if args.kind == "lda" and args.text is not None else None
     # the table (or the JSON object) first: a failing figure must not lose the fits
     if args.json:
         obj = sel.to_dict()
@@ -88,12 +92,14 @@ def _cmd_select(args, out):
     else:
         out.write(f"select {args.kind} on {name}: K in {ks}, held-out fraction {args.heldout}, "
                   f"seed {args.seed}\n")
+        if vocabulary:
+            out.write(vocabulary + "\n")
         out.write(sel.to_text() + "\n")
         if hdp is not None:
             n, T = hdp["n_effective_components"], hdp["truncation"]
             out.write(f"HDP: {n} effective topics of T={T} (each > {hdp['threshold']:.0%} of "
                       f"the expected tokens; HierarchicalDirichletProcess on the same training "
-                      f"split, {hdp['seconds']:.1f} s; --no-hdp skips it)\n")
+                      f"split, {hdp['seconds']:.1f} s)\n")
             if n == T:
                 out.write("     all T in use: the truncation bounds the answer "
                           "(a larger --hdp-truncation lets it say more)\n")
@@ -106,15 +112,31 @@ def _cmd_select(args, out):
 
 
 def _hdp_beside(args, X, sel, ks, params):
-    """``select lda``: the HDP's effective number of topics on the selection's training split
-    (truncation ``--hdp-truncation``, default the largest K: the range the table explores; the
-    fit's cost grows with T), or None (``--no-hdp``, other kinds)."""
-    if args.kind != "lda" or args.no_hdp:
+    """``select lda --hdp``: the HDP's effective number of topics on the selection's training
+    split (truncation ``--hdp-truncation``, default the largest K: the range the table
+    explores; the fit's cost grows with T), with its own progress bar; None without --hdp
+    (and for the other kinds)."""
+    if args.kind != "lda":
+        return None
+    if args.no_hdp:
+        warnings.warn("--no-hdp is deprecated and does nothing: select lda fits the HDP only "
+                      "with --hdp now.", DeprecationWarning, stacklevel=2)
+    if not (args.hdp or args.hdp_truncation is not None):  # --hdp-truncation implies --hdp
         return None
     T = args.hdp_truncation if args.hdp_truncation is not None else max(ks)
     data = X["data"] if isinstance(X, dict) else X
     extra = {"max_iter": params["max_iter"]} if "max_iter" in params else {}
-    return hdp_effective_components(data[sel.train_index], T, random_state=args.seed, **extra)
+    progress = Progress(total=extra.get("max_iter"), enabled=not args.quiet,
+                        desc=f"select lda: HDP, T={T}")
+    with progress:
+        return hdp_effective_components(data[sel.train_index], T, random_state=args.seed,
+                                        callback=progress.callback, **extra)
+
+
+def _vocabulary_line(corpus):
+    """--text: the ``vocabulary`` line of ``fit lda`` (the rule and what each setting removed)."""
+    lines, _ = _vocabulary_summary(corpus)
+    return lines[0] if lines else None
 
 
 def _add_select_args(p, kind):
@@ -151,11 +173,14 @@ def _add_select_args(p, kind):
                             "symbol data with an alphabet, poisson for integer counts, else "
                             "gaussian)")
     if kind == "lda":
-        p.add_argument("--no-hdp", action="store_true",
-                       help="skip the hierarchical Dirichlet process fit whose effective number "
-                            "of topics is printed beside the table")
+        p.add_argument("--hdp", action="store_true",
+                       help="also fit a hierarchical Dirichlet process on the training split "
+                            "and print its effective number of topics beside the table (one "
+                            "more fit, often as long as the table's; its own progress bar)")
+        # deprecated: the HDP no longer runs by default (issue 41); accepted, does nothing
+        p.add_argument("--no-hdp", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--hdp-truncation", type=int, default=None, metavar="T",
-                       help="the HDP's corpus truncation (default the largest K)")
+                       help="the HDP's corpus truncation (implies --hdp; default the largest K)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="save the curves with the chosen K marked")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
