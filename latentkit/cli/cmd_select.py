@@ -3,10 +3,10 @@ and coherence / BIC (thin plumbing over :func:`latentkit.selection.select_n_comp
 
 import argparse
 import json
-import warnings
 
 import numpy as np
 
+from .._utils.deprecation import deprecated_option
 from ..selection import hdp_effective_components, parse_k_range, select_n_components
 from ._common import (CLIError, Progress, _add_text_args, _load_text_corpus, _refuse_nan,
                       _StoreDataset, _vocabulary_summary, check_before_work, load_input,
@@ -119,8 +119,8 @@ def _hdp_beside(args, X, sel, ks, params):
     if args.kind != "lda":
         return None
     if args.no_hdp:
-        warnings.warn("--no-hdp is deprecated and does nothing: select lda fits the HDP only "
-                      "with --hdp now.", DeprecationWarning, stacklevel=2)
+        deprecated_option("--no-hdp", "it does nothing; select lda fits the HDP only with "
+                                      "--hdp now")
     if not (args.hdp or args.hdp_truncation is not None):  # --hdp-truncation implies --hdp
         return None
     T = args.hdp_truncation if args.hdp_truncation is not None else max(ks)
