@@ -386,10 +386,14 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         init = self._resolved_init()
         return isinstance(init, str) and init != "random"
 
-    def _m_step(self, stats, step_size=1.0, scale=1.0):
+    def _m_step(self, stats, step_size=None, scale=1.0):
+        """Topics ``lambda <- (1 - rho) lambda + rho (eta + scale * sstats)``, then the learned
+        priors. ``step_size=None`` (the engine's batch call): a batch iteration, lambda set to
+        the target and the priors maximised; a number rho: a stochastic step (rho = 1 included:
+        the priors take one Newton step, :func:`latentkit.topic._lda_priors.update_priors`)."""
         eta = self.topic_word_prior_
         target = eta + scale * stats.sstats
-        if step_size >= 1.0:
+        if step_size is None or step_size >= 1.0:
             lam = target
         else:
             lam = (1.0 - step_size) * self.components_ + step_size * target

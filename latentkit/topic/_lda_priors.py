@@ -12,9 +12,9 @@
   after the topics' update: the Newton iteration of Blei, Ng & Jordan (2003), appendix A.4.2
   (Minka 2000, "Estimating a Dirichlet distribution", section 1; the linear-time Newton step
   for a Hessian ``diag(q) + c 1 1^T``), run to convergence in a batch iteration (so each M-step
-  maximises the ELBO over the prior and the bound stays non-decreasing) and one step scaled by
-  the step size rho in a stochastic (online) step, as gensim's ``LdaModel.update_alpha`` and
-  ``update_eta``.
+  maximises the ELBO over the prior and the bound stays non-decreasing) and ONE step scaled by
+  the step size rho in every stochastic (online) step, of any size (1 included), as gensim's
+  ``LdaModel.update_alpha`` and ``update_eta``.
 
 The ELBO includes the priors: the local terms ``E[log p(theta_d | alpha)]`` are computed by the
 E-step kernel with the current alpha (the asymmetric kernel
@@ -299,12 +299,18 @@ def fit_dirichlet_prior(prior, n, logphat, max_iter=MAX_NEWTON, tol=NEWTON_TOL):
     return a
 
 
-def update_priors(model, stats, step_size):
+def update_priors(model, stats, step_size=None):
     """The empirical-Bayes step of the learned priors after the topics' update: alpha from
-    ``stats.elog_theta``, eta from the new ``components_``. A batch iteration
-    (``step_size >= 1``) maximises each over its prior (:func:`fit_dirichlet_prior`); a
-    stochastic step takes one Newton step scaled by ``step_size`` (gensim's online updates)."""
-    batch = step_size >= 1.0
+    ``stats.elog_theta``, eta from the new ``components_``.
+
+    ``step_size=None`` is a batch iteration: each prior is maximised over (the Newton
+    iteration to convergence, :func:`fit_dirichlet_prior`), so the bound stays non-decreasing.
+    A number is a stochastic step of that size: ONE Newton step scaled by it
+    (:func:`dirichlet_newton_step`), whatever the size, 1 included, as gensim's
+    ``LdaModel.update_alpha(gammat, rho)`` and ``update_eta(lambdat, rho)`` (a step of size 1 is
+    still one step from one minibatch's statistics, not a maximisation over them).
+    """
+    batch = step_size is None
     if learns_alpha(model) and stats.n > 0:
         logphat = stats.elog_theta / stats.n
         a = model.doc_topic_prior_
