@@ -29,9 +29,10 @@ from ._lda_svi import online_batch_size, stochastic_stepper
 from ._private_svi import LDAPrivatePieces
 from ._lda_guard import guarded_e_step
 from ._cvb0 import cvb0_topics, sweep_callback
+from ._start_seeds import spectral_seed_documents
 from ._spectral_start import spectral_init_lda
-from ._lda_priors import (empty_prior_stats, prior_stats, start_priors, symmetric_priors,
-                          update_priors, validate_priors)
+from ._lda_priors import (default_tol_per_token, empty_prior_stats, prior_stats,
+                          start_priors, symmetric_priors, update_priors, validate_priors)
 from ._count_data import check_init, check_step_params, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
@@ -96,6 +97,11 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         short of the converged topics: on 1,000 KOS documents (K=10) 0.8-1.7% above the
         converged perplexity at 1/30 of its iterations; ``tol=1e-5 * mean_doc_length_``
         comes within 0.05-0.5% at 4-5 times the default's cost (README, "Default stopping").
+        With ``doc_topic_prior='auto'`` the default is ``1e-4 * mean_doc_length_``: the
+        learned alpha moves long after the ELBO has flattened (each M-step maximises alpha
+        given the document posteriors, which follow it slowly); at 1e-3 per token a planted
+        alpha = (1, .5, .25, .12, .06) stopped 20-40 % off after 5 iterations, at 1e-4 within
+        11-25 % after 16-19 (``benchmarks/bench_lda_default_start.py``).
     max_doc_update_iter : int, default 100
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3
@@ -309,7 +315,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                           what="topic-word matrix")
         self.mean_doc_length_ = float(summary.total / summary.n_rows)
         self.tol_ = float(self.tol) if self.tol is not None else \
-            1e-3 * max(self.mean_doc_length_, 1.0)
+            default_tol_per_token(self) * max(self.mean_doc_length_, 1.0)
 
     def _resolved_init(self, stochastic=False):
         """``init`` with ``'auto'`` resolved (class docs): ``'random'`` for the start of a
@@ -338,7 +344,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         elif init == "spectral":  # method of moments (latentkit.topic.spectral_init_lda)
             lam = spectral_init_lda(data, K, alpha0, eta0, random_state=rng)["components"]
         elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
-            lam = cvb0_topics(data, K, alpha0, eta0, random_state=rng,
+            seeds = spectral_seed_documents(check_counts(data, "X"), K, alpha0, rng)
+            lam = cvb0_topics(data, K, alpha0, eta0, random_state=rng, seed_documents=seeds,
                               callback=sweep_callback(self, "cvb0 sweeps", 100))
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
