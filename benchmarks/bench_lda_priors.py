@@ -102,7 +102,7 @@ def prior_update_cost(train, K, repeats=5):
         t_e.append(time.perf_counter() - t0)
         probe = copy.copy(m)
         t0 = time.perf_counter()
-        update_priors(probe, stats, 1.0)
+        update_priors(probe, stats)  # a batch update (converged)
         t_u.append(time.perf_counter() - t0)
     return min(t_e), min(t_u)
 

@@ -25,8 +25,8 @@ errors of this kind and keep their own bases.
 Warnings
 --------
 :class:`ConvergenceWarning`, :class:`ELBODecreaseWarning`, :class:`CollapsedComponentWarning`,
-:class:`SpectralInitWarning`, :class:`PrivacyNoiseWarning`, :class:`PrivacyRelationWarning`
-and :class:`KWarning` (the command line's ``-k`` check).
+:class:`SpectralInitWarning`, :class:`PrivacyNoiseWarning`, :class:`PrivacyRelationWarning`,
+:class:`KWarning` (the command line's ``-k`` check) and :class:`PriorDivergenceWarning`.
 """
 
 import sys
@@ -36,6 +36,7 @@ __all__ = [
     "StateCheckError", "SeedWordError", "NotFittedError", "CLIError",
     "ConvergenceWarning", "ELBODecreaseWarning", "CollapsedComponentWarning",
     "SpectralInitWarning", "PrivacyNoiseWarning", "PrivacyRelationWarning", "KWarning",
+    "PriorDivergenceWarning",
 ]
 
 
@@ -194,6 +195,14 @@ class ConvergenceWarning(UserWarning):
     >>> [w.category.__name__ for w in caught]
     ['ConvergenceWarning']
     """
+
+
+class PriorDivergenceWarning(ConvergenceWarning):
+    """A learned Dirichlet prior (``doc_topic_prior='auto'``) diverges: its empirical-Bayes
+    maximum does not exist on the data (near-duplicate documents or documents too short to tell
+    their topic proportions apart: alpha grows without bound; one topic per document: alpha
+    shrinks to 0). The prior is held where the divergence was detected
+    (:func:`latentkit.topic._lda_priors.prior_divergence`). A :class:`ConvergenceWarning`."""
 
 
 class ELBODecreaseWarning(RuntimeWarning):

@@ -21,7 +21,8 @@ SERIAL_BELOW = 200_000
 
 @blas_scoped  # numba's threads do the work; idle OpenBLAS threads would spin on their cores
 def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_sweeps=100,
-                random_state=None, callback=None, init="sequential", relaxation=1.5):
+                random_state=None, callback=None, init="sequential", relaxation=1.5,
+                seed_documents=None):
     """Topic-word Dirichlet parameters of LDA from CVB0 sweeps.
 
     Zero-order collapsed variational Bayes (Asuncion et al. 2009) iterates, for every
@@ -95,6 +96,12 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         1.5): Gutenberg paragraphs 3557 / 3472 / 3328 against 3500 / 3433 / 3326; KOS 2091 /
         2065 / 2025 against 2078 / 2058 / 2023; NIPS 1601 / 1582 / 1576 against 1595 / 1580 /
         1574. 2 and more diverge on a plain linear iteration, hence the bound.
+    seed_documents : array-like of int, shape (n_components,), optional
+        The K seed documents of ``'sequential'`` and ``'documents'`` (row indices of X, each a
+        non-empty document), instead of the length-weighted draw: e.g. those of
+        :func:`latentkit.topic._start_seeds.spectral_seed_documents`, which
+        :class:`LatentDirichletAllocation`'s default start passes so that a rare topic has a
+        seed of its own. Ignored by ``'random'``.
 
     Returns
     -------
@@ -106,7 +113,8 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     ------
     ValueError, TypeError
         Bad counts, ``n_components`` or ``n_sweeps`` < 1, non-positive priors, unknown
-        ``init``, ``relaxation`` outside [1, 2), a ``callback`` that is not callable.
+        ``init``, ``relaxation`` outside [1, 2), a ``callback`` that is not callable,
+        ``seed_documents`` that are not K indices of non-empty documents.
 
     Notes
     -----
@@ -133,12 +141,13 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
         raise InputError(f"init must be 'sequential', 'documents' or 'random', got {init!r}.")
     if callback is not None and not callable(callback):
         raise InputTypeError(f"callback must be callable or None, got {type(callback).__name__}.")
+    seeds = _check_seed_documents(seed_documents, X, K)
     threads = numba.get_num_threads()
     if data.shape[0] * K < SERIAL_BELOW:
         numba.set_num_threads(1)   # same result (the kernels are thread-count independent)
     try:
         if init == "sequential":
-            seeds = seed_counts(X, K, rng)
+            seeds = seed_counts(X, K, rng, seeds)
             if extra is not None:  # a prior matrix: its extra mass is in every count
                 seeds = _prior_seeds(X, seeds, extra)
             nwk = seeds.copy()
@@ -152,7 +161,7 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
             if callback is not None and callback(1, _lambda(eta, extra, nwk)):
                 return _lambda(eta, extra, nwk)
         else:
-            phi = (seed_responsibilities(X, K, rng) if init == "documents"
+            phi = (seed_responsibilities(X, K, rng, seeds=seeds) if init == "documents"
                    else rng.dirichlet(np.ones(K), size=data.shape[0]))
             nwk = np.empty((V, K))
             _k.cvb0_topic_word(indices, data, phi, nwk)
@@ -178,6 +187,20 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     finally:
         numba.set_num_threads(threads)
     return _lambda(eta, extra, nwk)
+
+
+def _check_seed_documents(seed_documents, X, K):
+    """``seed_documents`` as K int64 row indices of non-empty documents of X, or None."""
+    if seed_documents is None:
+        return None
+    seeds = np.asarray(seed_documents)
+    lengths = np.diff(X.indptr)
+    if (seeds.shape != (K,) or not np.issubdtype(seeds.dtype, np.integer)
+            or np.any(seeds < 0) or np.any(seeds >= X.shape[0])
+            or np.any(lengths[np.clip(seeds, 0, X.shape[0] - 1)] == 0)):
+        raise InputError(f"seed_documents must be {K} (n_components) row indices of non-empty "
+                         f"documents of X (0 <= index < {X.shape[0]}), got {seed_documents!r}.")
+    return seeds.astype(np.int64)
 
 
 def _prior_seeds(X, seeds, extra):
@@ -236,7 +259,7 @@ def _draw_seeds(X, K, rng):
     return rng.choice(nonempty, K, replace=few, p=lengths[nonempty] / lengths.sum()), few
 
 
-def seed_counts(X, n_components, rng):
+def seed_counts(X, n_components, rng, seeds=None):
     """Starting pseudo-counts of the sequential pass (``init='sequential'``): the word counts
     of K seed documents, one topic each (:func:`_draw_seeds`).
 
@@ -247,6 +270,8 @@ def seed_counts(X, n_components, rng):
     n_components : int
         K.
     rng : numpy.random.Generator
+    seeds : ndarray of int64, shape (n_components,), optional
+        The seed documents (checked by the caller); default the length-weighted draw.
 
     Returns
     -------
@@ -258,7 +283,7 @@ def seed_counts(X, n_components, rng):
     """
     K = int(n_components)
     out = np.zeros((X.shape[1], K))
-    seeds, few = _draw_seeds(X, K, rng)
+    seeds, few = _draw_seeds(X, K, rng) if seeds is None else (seeds, False)
     if seeds is None:
         return out
     for k, d in enumerate(seeds):
@@ -272,7 +297,7 @@ def seed_counts(X, n_components, rng):
 SEED_SMOOTHING = 1.0
 
 
-def seed_responsibilities(X, n_components, rng, smoothing=None):
+def seed_responsibilities(X, n_components, rng, smoothing=None, seeds=None):
     """Starting responsibilities of CVB0 from K seed documents (``init='documents'``).
 
     Collapsed Gibbs sampling breaks the symmetry of its random start within one pass (the
@@ -293,6 +318,8 @@ def seed_responsibilities(X, n_components, rng, smoothing=None):
     rng : numpy.random.Generator
     smoothing : float, optional
         Default :data:`SEED_SMOOTHING`.
+    seeds : ndarray of int64, shape (n_components,), optional
+        The seed documents (:func:`seed_counts`).
 
     Returns
     -------
@@ -305,7 +332,7 @@ def seed_responsibilities(X, n_components, rng, smoothing=None):
     K = int(n_components)
     if not np.any(X.data > 0):  # no tokens: nothing to seed from (phi has no tokens to weigh)
         return rng.dirichlet(np.ones(K), size=X.data.shape[0])
-    topics = smoothing + seed_counts(X, K, rng).T
+    topics = smoothing + seed_counts(X, K, rng, seeds).T
     topics /= topics.sum(axis=1, keepdims=True)
     by_word = np.ascontiguousarray(topics.T)   # phi_j depends on the word of entry j only
     by_word /= by_word.sum(axis=1, keepdims=True)

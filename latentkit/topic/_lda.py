@@ -11,6 +11,7 @@ the M-step is
 ``lambda <- (1 - rho) lambda + rho (eta + scale * sstats)`` (rho = 1: batch VB).
 """
 
+import copy
 import numbers
 import warnings
 
@@ -29,9 +30,10 @@ from ._lda_svi import online_batch_size, stochastic_stepper
 from ._private_svi import LDAPrivatePieces
 from ._lda_guard import guarded_e_step
 from ._cvb0 import cvb0_topics, sweep_callback
+from ._start_seeds import spectral_seed_documents
 from ._spectral_start import spectral_init_lda
-from ._lda_priors import (empty_prior_stats, prior_stats, start_priors, symmetric_priors,
-                          update_priors, validate_priors)
+from ._lda_priors import (default_tol_per_token, empty_prior_stats, prior_stats,
+                          start_priors, symmetric_priors, update_priors, validate_priors)
 from ._count_data import check_init, check_step_params, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
@@ -96,6 +98,11 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         short of the converged topics: on 1,000 KOS documents (K=10) 0.8-1.7% above the
         converged perplexity at 1/30 of its iterations; ``tol=1e-5 * mean_doc_length_``
         comes within 0.05-0.5% at 4-5 times the default's cost (README, "Default stopping").
+        With ``doc_topic_prior='auto'`` the default is ``1e-4 * mean_doc_length_``: the
+        learned alpha moves long after the ELBO has flattened (each M-step maximises alpha
+        given the document posteriors, which follow it slowly); at 1e-3 per token a planted
+        alpha = (1, .5, .25, .12, .06) stopped 20-40 % off after 5 iterations, at 1e-4 within
+        11-25 % after 16-19 (``benchmarks/bench_lda_default_start.py``).
     max_doc_update_iter : int, default 100
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3
@@ -113,7 +120,11 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     init : {'auto', 'cvb0', 'random', 'spectral'} or dict, default 'auto'
         The starting topics lambda. ``'cvb0'``: the topics of 100 sweeps of zero-order
         collapsed VB (:func:`latentkit.topic.cvb0_topics`; Asuncion et al. 2009), the first a
-        sequential pass from K seed documents, a start that costs about as much as 100 Gibbs
+        sequential pass from K seed documents, one per topic of the method of moments (the
+        document with the most tokens expected from it:
+        :mod:`latentkit.topic._start_seeds`; length-weighted draws, which follow the
+        topics' shares, lost the rarest topic of a planted corpus with one dominant topic,
+        issue 41), a start that costs about as much as 100 Gibbs
         iterations and lands in a better optimum than the random or spectral starts (K=20,
         2 threads, held-out perplexity of ``benchmarks/bench_lda_curve.py``: KOS 2020, NIPS
         1574, Gutenberg paragraphs 3326, against 2116, 1609 and 3768 from the random or
@@ -309,7 +320,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                           what="topic-word matrix")
         self.mean_doc_length_ = float(summary.total / summary.n_rows)
         self.tol_ = float(self.tol) if self.tol is not None else \
-            1e-3 * max(self.mean_doc_length_, 1.0)
+            default_tol_per_token(self) * max(self.mean_doc_length_, 1.0)
 
     def _resolved_init(self, stochastic=False):
         """``init`` with ``'auto'`` resolved (class docs): ``'random'`` for the start of a
@@ -338,7 +349,12 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         elif init == "spectral":  # method of moments (latentkit.topic.spectral_init_lda)
             lam = spectral_init_lda(data, K, alpha0, eta0, random_state=rng)["components"]
         elif init == "cvb0":  # collapsed VB sweeps (latentkit.topic.cvb0_topics)
-            lam = cvb0_topics(data, K, alpha0, eta0, random_state=rng,
+            # on a copy of the generator: where the moments are degenerate (no seeds) the
+            # start is the length-weighted one of before, bit for bit; seed_topics choose
+            # their seeds by their words (the spectral topics know nothing of the seeding)
+            seeds = None if getattr(self, "seed_topics", None) is not None else \
+                spectral_seed_documents(check_counts(data, "X"), K, alpha0, copy.deepcopy(rng))
+            lam = cvb0_topics(data, K, alpha0, eta0, random_state=rng, seed_documents=seeds,
                               callback=sweep_callback(self, "cvb0 sweeps", 100))
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
@@ -386,10 +402,14 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         init = self._resolved_init()
         return isinstance(init, str) and init != "random"
 
-    def _m_step(self, stats, step_size=1.0, scale=1.0):
+    def _m_step(self, stats, step_size=None, scale=1.0):
+        """Topics ``lambda <- (1 - rho) lambda + rho (eta + scale * sstats)``, then the learned
+        priors. ``step_size=None`` (the engine's batch call): a batch iteration, lambda set to
+        the target and the priors maximised; a number rho: a stochastic step (rho = 1 included:
+        the priors take one Newton step, :func:`latentkit.topic._lda_priors.update_priors`)."""
         eta = self.topic_word_prior_
         target = eta + scale * stats.sstats
-        if step_size >= 1.0:
+        if step_size is None or step_size >= 1.0:
             lam = target
         else:
             lam = (1.0 - step_size) * self.components_ + step_size * target

@@ -12,9 +12,9 @@
   after the topics' update: the Newton iteration of Blei, Ng & Jordan (2003), appendix A.4.2
   (Minka 2000, "Estimating a Dirichlet distribution", section 1; the linear-time Newton step
   for a Hessian ``diag(q) + c 1 1^T``), run to convergence in a batch iteration (so each M-step
-  maximises the ELBO over the prior and the bound stays non-decreasing) and one step scaled by
-  the step size rho in a stochastic (online) step, as gensim's ``LdaModel.update_alpha`` and
-  ``update_eta``.
+  maximises the ELBO over the prior and the bound stays non-decreasing) and ONE step scaled by
+  the step size rho in every stochastic (online) step, of any size (1 included), as gensim's
+  ``LdaModel.update_alpha`` and ``update_eta``.
 
 The ELBO includes the priors: the local terms ``E[log p(theta_d | alpha)]`` are computed by the
 E-step kernel with the current alpha (the asymmetric kernel
@@ -33,11 +33,12 @@ from .._utils.validation import check_scalar
 from ..base import stats_dataclass
 from ._lda_estep import LDAStats
 from ._seeding import seeded_prior
-from ..exceptions import ConvergenceWarning, InputError, InputTypeError
+from ..exceptions import ConvergenceWarning, InputError, InputTypeError, PriorDivergenceWarning
 
 __all__ = ["LDAPriorStats", "dirichlet_newton_step", "fit_dirichlet_prior",
            "asymmetric_prior", "validate_priors", "start_priors", "update_priors",
-           "learns_alpha", "learns_eta", "symmetric_priors"]
+           "learns_alpha", "learns_eta", "symmetric_priors", "default_tol_per_token",
+           "prior_divergence"]
 
 #: Newton iterations of a batch prior update at most, and its relative stopping tolerance.
 MAX_NEWTON = 100
@@ -65,6 +66,17 @@ def learns_alpha(model):
 def learns_eta(model):
     """Whether ``model`` learns its topic-word prior (``topic_word_prior='auto'``)."""
     return isinstance(model.topic_word_prior, str) and model.topic_word_prior == "auto"
+
+
+#: The default batch ``tol`` in nats per token of the mean document: fixed alpha, learned alpha.
+TOL_PER_TOKEN, AUTO_ALPHA_TOL_PER_TOKEN = 1e-3, 1e-4
+
+
+def default_tol_per_token(model):
+    """The default batch stop (``tol=None``) in nats per token of the mean training document:
+    1e-3, or 1e-4 when alpha is learned (the learned alpha moves long after the ELBO has
+    flattened; :class:`latentkit.topic.LatentDirichletAllocation`, ``tol``)."""
+    return AUTO_ALPHA_TOL_PER_TOKEN if learns_alpha(model) else TOL_PER_TOKEN
 
 
 def symmetric_priors(model):
@@ -158,6 +170,7 @@ def start_priors(model, data):
     K, V = int(model.n_components), int(data.shape[1])
     if learns_alpha(model):
         model.doc_topic_prior_ = np.full(K, 1.0 / K)
+        model._alpha_scales, model._alpha_held = [1.0], False  # prior_divergence's trace
     eta = model.topic_word_prior
     if learns_eta(model):
         model.topic_word_prior_ = np.full(V, 1.0 / K)
@@ -299,20 +312,122 @@ def fit_dirichlet_prior(prior, n, logphat, max_iter=MAX_NEWTON, tol=NEWTON_TOL):
     return a
 
 
-def update_priors(model, stats, step_size):
+#: :func:`prior_divergence`: M-steps in the window, the largest ratio of the window's largest
+#: to smallest increment (a steady walk), and the least relative move of alpha's scale over it.
+DIVERGENCE_WINDOW, DIVERGENCE_STEADY, DIVERGENCE_MOVE = 20, 1.2, 0.2
+
+
+def prior_divergence(scales, window=DIVERGENCE_WINDOW, steady=DIVERGENCE_STEADY,
+                     move=DIVERGENCE_MOVE):
+    """Whether the batch fixed-point iteration of a learned Dirichlet prior diverges, from the
+    trace of its scale ``s_t = sum_k alpha_k`` after each M-step.
+
+    Each batch M-step sets alpha to the maximiser given the document posteriors
+    (:func:`fit_dirichlet_prior`), and the posteriors follow alpha. Where the empirical-Bayes
+    maximum exists this converges geometrically: the increments of ``s_t`` shrink by a factor
+    r < 1 per step. Where it does not, alpha moves the same way at every step without slowing:
+    on near-duplicate documents and on documents too short to tell their proportions apart
+    (one word each) ``s_t`` grows linearly (each step adds about the same amount); on
+    documents of one topic each it shrinks like 1/t (``1 / s_t`` grows linearly). Divergence
+    is declared when, over the last ``window`` steps, (1) every increment has the same sign
+    (the gradient's sign never changes), (2) the increments of ``s_t`` (growth) or of
+    ``1 / s_t`` (shrinkage) are steady: the largest at most ``steady`` times the smallest (a
+    geometric convergence at rate r gives ``r ** -(window - 1)``: 1.2 over 20 steps is
+    r >= 0.9904; a walk that accelerates out of a turn, or decelerates, is not steady) and (3)
+    ``s_t`` moved by a factor of at least ``1 + move`` over the window (a slow convergence
+    near its end moves too little). Measured (``tests/topic/test_lda_degenerate_priors.py``):
+    the three degenerate corpora are flagged after 20-25 M-steps (their ratio is 1.0-1.3 at
+    step 21, 1.00-1.06 by step 25); planted corpora converging from below or after an
+    overshoot (K = 3-5, documents of 5-100 tokens) reach 1.5 at the least, and no flag.
+
+    Parameters
+    ----------
+    scales : array-like of shape (n_steps,)
+        ``sum_k alpha_k`` at the start and after each batch M-step (> 0).
+    window, steady, move
+        The rule above (defaults :data:`DIVERGENCE_WINDOW` = 20, :data:`DIVERGENCE_STEADY` =
+        1.2, :data:`DIVERGENCE_MOVE` = 0.2).
+
+    Returns
+    -------
+    int
+        +1: alpha grows without bound; -1: it shrinks to 0; 0: no divergence detected.
+
+    Notes
+    -----
+    Minka (2000), "Estimating a Dirichlet distribution" (the maximum exists when the observed
+    mean logs are not those of identical or degenerate draws); Blei, Ng & Jordan (2003),
+    appendix A.4.2.
+    """
+    s = np.asarray(scales, dtype=np.float64)
+    if s.size < window + 1:
+        return 0
+    s = s[-(window + 1):]
+    d = np.diff(s)
+    if np.all(d > 0):
+        u, direction, moved = s, 1, s[-1] / s[0]
+    elif np.all(d < 0):
+        u, direction, moved = 1.0 / s, -1, s[0] / s[-1]
+    else:
+        return 0
+    inc = np.diff(u)
+    if inc.max() <= steady * inc.min() and moved >= 1.0 + move:
+        return direction
+    return 0
+
+
+def _hold_diverging_alpha(model, new):
+    """The batch alpha update ``new`` unless :func:`prior_divergence` flags the trace: then
+    alpha stays at its current value for the rest of the run (warned once)."""
+    scales = getattr(model, "_alpha_scales", None)
+    if scales is None:  # statistics set by hand (no start_priors): no trace
+        return new
+    scales.append(float(np.sum(new)))
+    direction = prior_divergence(scales)
+    if not direction:
+        return new
+    model._alpha_held = True
+    s0, s1 = scales[-DIVERGENCE_WINDOW - 1], scales[-1]
+    cause = ("grew at every one of the last {w} iterations without slowing ({s0:.4g} -> "
+             "{s1:.4g}): the documents' topic proportions look alike (near-duplicate "
+             "documents, or documents too short, e.g. one word each, to tell them apart)"
+             if direction > 0 else
+             "shrank at every one of the last {w} iterations without slowing ({s0:.4g} -> "
+             "{s1:.4g}): every document looks like a single topic (proportions at the "
+             "corners of the simplex)").format(w=DIVERGENCE_WINDOW, s0=s0, s1=s1)
+    warnings.warn(f"doc_topic_prior='auto' diverges: the scale of alpha (its sum) {cause}, so its "
+                  f"empirical-Bayes maximum does not exist on these documents. "
+                  f"doc_topic_prior_ is held at this value (sum {s1:.4g}) for the rest of the "
+                  f"fit; give a fixed doc_topic_prior.", PriorDivergenceWarning,
+                  stacklevel=user_stacklevel())
+    return new
+
+
+def update_priors(model, stats, step_size=None):
     """The empirical-Bayes step of the learned priors after the topics' update: alpha from
-    ``stats.elog_theta``, eta from the new ``components_``. A batch iteration
-    (``step_size >= 1``) maximises each over its prior (:func:`fit_dirichlet_prior`); a
-    stochastic step takes one Newton step scaled by ``step_size`` (gensim's online updates)."""
-    batch = step_size >= 1.0
+    ``stats.elog_theta``, eta from the new ``components_``.
+
+    ``step_size=None`` is a batch iteration: each prior is maximised over (the Newton
+    iteration to convergence, :func:`fit_dirichlet_prior`), so the bound stays non-decreasing.
+    A batch alpha whose iteration diverges (:func:`prior_divergence`: no maximum exists) is
+    held where that is detected, with a :class:`latentkit.exceptions.PriorDivergenceWarning`.
+    A number is a stochastic step of that size: ONE Newton step scaled by it
+    (:func:`dirichlet_newton_step`), whatever the size, 1 included, as gensim's
+    ``LdaModel.update_alpha(gammat, rho)`` and ``update_eta(lambdat, rho)`` (a step of size 1 is
+    still one step from one minibatch's statistics, not a maximisation over them).
+    """
+    batch = step_size is None
     if learns_alpha(model) and stats.n > 0:
         logphat = stats.elog_theta / stats.n
         a = model.doc_topic_prior_
         if batch and stats.n == 1 and a.size > 1:
             _warn_single_draw(model, "doc_topic_prior", a, "one document",
                               "more documents")
-        model.doc_topic_prior_ = (fit_dirichlet_prior(a, stats.n, logphat) if batch else
-                                  dirichlet_newton_step(a, stats.n, logphat, step_size))
+        if batch and not getattr(model, "_alpha_held", False):
+            model.doc_topic_prior_ = _hold_diverging_alpha(
+                model, fit_dirichlet_prior(a, stats.n, logphat))
+        elif not batch:  # a stochastic step: noisy, so no divergence rule (one scaled step)
+            model.doc_topic_prior_ = dirichlet_newton_step(a, stats.n, logphat, step_size)
     if learns_eta(model):
         lam = model.components_
         elog_beta = psi(lam) - psi(lam.sum(axis=1, keepdims=True))

@@ -396,8 +396,16 @@ def test_init_cvb0_is_cvb0_topics(corpus):
     from latentkit._utils.validation import check_random_state
     from latentkit.topic import cvb0_topics
 
+    import copy
+
+    from latentkit.topic._start_seeds import spectral_seed_documents
+
     m = LatentDirichletAllocation(3, init="cvb0", max_iter=2, tol=0, random_state=4).fit(corpus)
-    lam = cvb0_topics(corpus, 3, random_state=check_random_state(4))
+    rng = check_random_state(4)  # the seed documents from a copy of the fit's generator
+    seeds = spectral_seed_documents(sp.csr_matrix(corpus, dtype=float), 3, 1 / 3,
+                                    copy.deepcopy(rng))
+    assert seeds is not None
+    lam = cvb0_topics(corpus, 3, random_state=rng, seed_documents=seeds)
     ref = LatentDirichletAllocation(3, init={"components": lam}, max_iter=2, tol=0).fit(corpus)
     np.testing.assert_array_equal(m.components_, ref.components_)
     with pytest.raises(ValueError, match="'cvb0'"):

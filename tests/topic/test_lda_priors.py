@@ -71,13 +71,10 @@ def test_prior_updates_equal_gensim(rho):
     m.doc_topic_prior_, m.topic_word_prior_, m.components_ = alpha0.copy(), eta0.copy(), lam
     X = sp.csr_matrix((D, V))
     stats = prior_stats(m, X, np.zeros((K, V)), np.zeros(D), gamma)
-    if rho == 1.0:  # a batch iteration converges the Newton iteration: compare the first step
-        got_alpha = dirichlet_newton_step(alpha0, D, stats.elog_theta / D, rho)
-        got_eta = dirichlet_newton_step(eta0, K, (psi(lam) - psi(lam.sum(1, keepdims=True)))
-                                        .sum(0) / K, rho)
-    else:
-        update_priors(m, stats, rho)
-        got_alpha, got_eta = m.doc_topic_prior_, m.topic_word_prior_
+    # a stochastic step of any size, 1 included, is ONE scaled Newton step (issue 41, item 4:
+    # step 1 was solved to convergence as a batch iteration, 16 % off gensim's update_alpha)
+    update_priors(m, stats, rho)
+    got_alpha, got_eta = m.doc_topic_prior_, m.topic_word_prior_
     np.testing.assert_allclose(got_alpha, want_alpha, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got_eta, want_eta, rtol=1e-10, atol=1e-12)
     assert not np.allclose(want_alpha, alpha0)  # the update moved
@@ -211,3 +208,27 @@ def test_private_svi_refuses_learned_or_seeded_priors(planted, kw):
     with pytest.raises(ValueError, match="private SVI needs fixed priors"):
         PrivateStochasticVI(LatentDirichletAllocation(4, **kw), epsilon=1.0, delta=1e-5,
                             clip=10.0, batch_size=50, n_epochs=1, random_state=0).fit(X)
+
+
+def test_partial_fit_step_of_size_one_is_gensims_single_newton_step(planted):
+    """partial_fit with step_size=1 (the first step of learning_offset=0) takes gensim's one
+    scaled Newton step ``update_alpha(gamma, 1.0)`` from the E-step's gamma at the starting
+    topics (1e-10); a batch fit's update is the converged maximiser of the same objective."""
+    X, _ = planted
+    X = X[:100]
+    K = 4
+    lam0 = np.random.default_rng(3).gamma(100.0, 0.01, size=(K, X.shape[1]))
+    m = LatentDirichletAllocation(K, doc_topic_prior="auto", init={"components": lam0})
+    m.partial_fit(X, step_size=1.0)
+    alpha0 = np.full(K, 1.0 / K)
+    gamma, _, _, _ = _run_e_step(X, *_beta_tables(lam0), alpha0, m.max_doc_update_iter,
+                                 m.mean_change_tol)
+    gm = _gensim_lda(K, X.shape[1], alpha0, np.full(X.shape[1], 1.0 / K))
+    want = gm.update_alpha(gamma, 1.0)
+    np.testing.assert_allclose(m.doc_topic_prior_, want, rtol=1e-10, atol=1e-12)
+    # the batch update of the same statistics is the maximiser (the gradient vanishes there),
+    # which one step is not
+    logphat = (psi(gamma) - psi(gamma.sum(1, keepdims=True))).mean(axis=0)
+    full = fit_dirichlet_prior(alpha0, float(X.shape[0]), logphat)
+    np.testing.assert_allclose(psi(full.sum()) - psi(full) + logphat, 0.0, atol=1e-9)
+    assert np.max(np.abs(full - want) / full) > 1e-3

@@ -35,9 +35,15 @@ SEEDS = {0: [10, 11, 12], 1: [20, 21, 22]}
 
 def test_seeding_recovers_two_topics_that_unseeded_lda_merges(shared_corpus):
     X, T = shared_corpus
-    a, b = _own_mass(LatentDirichletAllocation(4, random_state=1, max_iter=100).fit(X))
-    # unseeded: A's and B's own words end in the same topic, each at half its mass
+    # unseeded from the length-weighted CVB0 start (the default start before issue 41):
+    # A's and B's own words end in the same topic, each at half its mass
+    lam = cvb0_topics(X, 4, random_state=np.random.default_rng(1))
+    a, b = _own_mass(LatentDirichletAllocation(4, init={"components": lam},
+                                               max_iter=100).fit(X))
     assert np.argmax(a) == np.argmax(b) and a.max() < 0.1 and b.max() < 0.1
+    # (the default start, one seed document per spectral topic, separates them unseeded)
+    a, b = _own_mass(LatentDirichletAllocation(4, random_state=1, max_iter=100).fit(X))
+    assert np.argmax(a) != np.argmax(b) and a.max() > 0.14 and b.max() > 0.14
     for seed in (0, 1, 2, 3):
         m = LatentDirichletAllocation(4, random_state=seed, max_iter=100,
                                       seed_topics=SEEDS).fit(X)
