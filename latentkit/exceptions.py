@@ -202,7 +202,22 @@ class PriorDivergenceWarning(ConvergenceWarning):
     maximum does not exist on the data (near-duplicate documents or documents too short to tell
     their topic proportions apart: alpha grows without bound; one topic per document: alpha
     shrinks to 0). The prior is held where the divergence was detected
-    (:func:`latentkit.topic._lda_priors.prior_divergence`). A :class:`ConvergenceWarning`."""
+    (:func:`latentkit.topic._lda_priors.prior_divergence`). A :class:`ConvergenceWarning`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from latentkit.topic import LatentDirichletAllocation
+    >>> X = np.zeros((60, 8))
+    >>> X[np.arange(60), np.random.default_rng(0).integers(0, 8, 60)] = 1  # one-word documents
+    >>> lda = LatentDirichletAllocation(2, doc_topic_prior="auto", max_iter=100, random_state=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = lda.fit(X)
+    >>> [w.category.__name__ for w in caught]
+    ['PriorDivergenceWarning']
+    """
 
 
 class ELBODecreaseWarning(RuntimeWarning):
