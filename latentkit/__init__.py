@@ -36,6 +36,7 @@ _EXPORTS = {
     "SpectralLDA": "latentkit.spectral",
     "SpectralHMM": "latentkit.spectral",
     "save": "latentkit.io",
+    "HiddenSemiMarkovModel": "latentkit.sequence",
     "load": "latentkit.io",
 }
 

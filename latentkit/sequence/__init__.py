@@ -33,6 +33,7 @@ from ._variational import (
                          VariationalGaussianHMM,
                          VariationalHMM,
 )
+from ._hsmm import HiddenSemiMarkovModel
 
 __all__ = [
                          "CategoricalEmission",
@@ -60,4 +61,5 @@ __all__ = [
                          "spectral_init_gaussian_hmm",
                          "spectral_init_hmm",
                          "spectral_init_poisson_hmm",
+                         "HiddenSemiMarkovModel",
 ]
