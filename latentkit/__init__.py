@@ -37,6 +37,7 @@ _EXPORTS = {
     "SpectralHMM": "latentkit.spectral",
     "save": "latentkit.io",
     "HiddenSemiMarkovModel": "latentkit.sequence",
+    "AutoregressiveHMM": "latentkit.sequence",
     "load": "latentkit.io",
 }
 

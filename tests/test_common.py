@@ -96,6 +96,7 @@ SKLEARN_NOT_APPLICABLE = {
         "HiddenMarkovModel", "CategoricalHMM", "GaussianHMM", "PoissonHMM", "GMMHMM",
         "VariationalHMM", "VariationalCategoricalHMM", "VariationalGaussianHMM", "SpectralHMM")},
     "HiddenSemiMarkovModel": "sequences: fit needs lengths, and rows are not exchangeable",
+    "AutoregressiveHMM": "sequences: fit needs lengths, and rows are not exchangeable",
     **{name: "count data (documents x words): the checks feed real-valued, negative data"
        for name in ("LatentDirichletAllocation", "HierarchicalDirichletProcess", "PLSA",
                     "SpectralLDA", "PrivateSpectralLDA")},

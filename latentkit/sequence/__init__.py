@@ -34,6 +34,7 @@ from ._variational import (
                          VariationalHMM,
 )
 from ._hsmm import HiddenSemiMarkovModel
+from ._arhmm import AutoregressiveEmission, AutoregressiveHMM, AutoregressiveHMMStats
 
 __all__ = [
                          "CategoricalEmission",
@@ -62,4 +63,7 @@ __all__ = [
                          "spectral_init_hmm",
                          "spectral_init_poisson_hmm",
                          "HiddenSemiMarkovModel",
+                         "AutoregressiveEmission",
+                         "AutoregressiveHMM",
+                         "AutoregressiveHMMStats",
 ]
