@@ -111,8 +111,8 @@ def _report(model, bunch, X, lengths, name, next_of="next segment's state"):
 
 def run_hsmm(args, progress):
     # lazy: numba, ~2 s start-up
-    from ..sequence import HiddenSemiMarkovModel
-    from ..sequence._emissions import CategoricalEmission, GaussianEmission, PoissonEmission
+    from ..sequence import (CategoricalEmission, GaussianEmission, HiddenSemiMarkovModel,
+                            PoissonEmission)
 
     bunch, X, lengths = _sequences(args)
     alphabet = bunch.get("alphabet")
