@@ -36,6 +36,8 @@ _EXPORTS = {
     "SpectralLDA": "latentkit.spectral",
     "SpectralHMM": "latentkit.spectral",
     "save": "latentkit.io",
+    "HiddenSemiMarkovModel": "latentkit.sequence",
+    "AutoregressiveHMM": "latentkit.sequence",
     "load": "latentkit.io",
 }
 

@@ -110,6 +110,12 @@ CASES = {
     "VariationalGaussianHMM": (
         lambda: lk.VariationalGaussianHMM(2, "diag", random_state=0, max_iter=10),
         lambda n, s: _gauss(n, s)),
+    "HiddenSemiMarkovModel": (
+        lambda: lk.HiddenSemiMarkovModel(2, "poisson", max_duration=6, random_state=0,
+                                         max_iter=10),
+        lambda n, s: _poisson(n, s)),
+    "AutoregressiveHMM": (lambda: lk.AutoregressiveHMM(2, random_state=0, max_iter=10),
+                          lambda n, s: _gauss(n, s)),
     "VAE": (lambda: lk.VAE(latent_dim=2, hidden_layer_sizes=(4,), max_iter=3, batch_size=10,
                            random_state=0),
             lambda n, s: _binary(n, s)),

@@ -20,6 +20,8 @@ ARGS = {
     "plsa": ["--dataset", "kos", "-k", "3", "--max-iter", "2"],
     "hdp": ["--dataset", "kos", "-k", "4", "--doc-components", "2", "--max-iter", "2"],
     "hmm": ["--max-iter", "20"],
+    "hsmm": ["--max-iter", "5", "--max-duration", "5"],
+    "arhmm": ["--max-iter", "5"],
 }
 
 

@@ -95,6 +95,8 @@ SKLEARN_NOT_APPLICABLE = {
     **{name: "sequences: fit needs lengths, and rows are not exchangeable" for name in (
         "HiddenMarkovModel", "CategoricalHMM", "GaussianHMM", "PoissonHMM", "GMMHMM",
         "VariationalHMM", "VariationalCategoricalHMM", "VariationalGaussianHMM", "SpectralHMM")},
+    "HiddenSemiMarkovModel": "sequences: fit needs lengths, and rows are not exchangeable",
+    "AutoregressiveHMM": "sequences: fit needs lengths, and rows are not exchangeable",
     **{name: "count data (documents x words): the checks feed real-valued, negative data"
        for name in ("LatentDirichletAllocation", "HierarchicalDirichletProcess", "PLSA",
                     "SpectralLDA", "PrivateSpectralLDA")},

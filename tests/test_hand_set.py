@@ -116,7 +116,8 @@ def _point_params(model):
     if isinstance(model, lk.GaussianMixture):
         return ["weights_", "means_", "covariances_"]
     return ["startprob_", "transmat_"] + [
-        {"covars": "covariances"}.get(n, n) + "_" for n in model.emission_.param_names]
+        {"covars": "covariances"}.get(n, n) + "_" for n in model.emission_.param_names] + [
+        n + "_" for n in getattr(model, "_duration_names", tuple)()]  # a semi-Markov model's
 
 
 @pytest.mark.parametrize("name", sorted(_HAND))

@@ -16,6 +16,7 @@ SUBSET = [
     "tests/distributions/test_gaussian_block.py::test_kernels_match_oracle_directly",
     "tests/topic/test_plsa.py::test_e_step_kernel_matches_dense_oracle",
     "tests/spectral/test_kernels_spectral.py::test_rows_kernel_with_corrections_vs_oracle",
+    "tests/sequence/test_hsmm.py::test_kernels_equal_their_numpy_oracles[True]",
 ]
 
 #: run in the subprocess first: the switch took effect (a kernel is a plain function)

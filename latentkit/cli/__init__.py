@@ -63,6 +63,7 @@ from .fit_hmm import add_hmm_args, run_hmm
 from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, run_gmm, run_vgmm
 from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
 from .fit_vae import add_vae_args, run_vae
+from .fit_semi_markov import add_arhmm_args, add_hsmm_args, run_arhmm, run_hsmm
 
 __all__ = ["main", "build_parser", "CLIError", "FitCommand", "FitResult", "Progress", "load_input",
            "FIT_COMMANDS"]
@@ -87,6 +88,11 @@ FIT_COMMANDS = {
     "hmm": FitCommand("hidden Markov model by Baum-Welch on sequences (categorical, Poisson or "
                       "Gaussian emissions)", add_hmm_args, run_hmm,
                       default_dataset="earthquakes"),
+    "hsmm": FitCommand("hidden semi-Markov model (explicit durations) by EM on sequences "
+                       "(categorical, Poisson or Gaussian emissions)", add_hsmm_args, run_hsmm,
+                       default_dataset="geyser"),
+    "arhmm": FitCommand("autoregressive Gaussian HMM by Baum-Welch on real-valued sequences",
+                        add_arhmm_args, run_arhmm, default_dataset="earthquakes"),
 }
 
 

@@ -18,6 +18,8 @@ INIT_CHOICES = {
     "vgmm": ("kmeans++", "random", "spectral"),
     "dpmm": ("kmeans++", "random", "spectral"),
     "hmm": ("random", "kmeans++", "spectral"),
+    "hsmm": ("random", "kmeans++"),
+    "arhmm": ("kmeans++", "random"),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -26,6 +28,7 @@ INIT_CHOICES = {
 INIT_DEFAULTS = {
     "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
+    "hsmm": "random", "arhmm": "kmeans++",
 }
 
 _INIT_NOTES = {
@@ -37,6 +40,9 @@ _INIT_NOTES = {
            "HierarchicalDirichletProcess)",
     "hmm": "spectral: method-of-moments start for categorical, poisson and diag/spherical "
            "gaussian emissions",
+    "hsmm": "kmeans++: Gaussian means / Poisson rates at k-means++ seeds; durations near "
+            "geometric",
+    "arhmm": "one M-step from k-means++ (hard) or random (Dirichlet) responsibilities",
 }
 
 

@@ -33,6 +33,8 @@ from ._variational import (
                          VariationalGaussianHMM,
                          VariationalHMM,
 )
+from ._hsmm import HiddenSemiMarkovModel
+from ._arhmm import AutoregressiveEmission, AutoregressiveHMM, AutoregressiveHMMStats
 
 __all__ = [
                          "CategoricalEmission",
@@ -60,4 +62,8 @@ __all__ = [
                          "spectral_init_gaussian_hmm",
                          "spectral_init_hmm",
                          "spectral_init_poisson_hmm",
+                         "HiddenSemiMarkovModel",
+                         "AutoregressiveEmission",
+                         "AutoregressiveHMM",
+                         "AutoregressiveHMMStats",
 ]

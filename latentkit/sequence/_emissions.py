@@ -353,6 +353,7 @@ class PoissonEmission(Emission):
 #: Emission components defined in sibling modules, found by name when a saved model is rebuilt
 #: (the loader looks components up in this module).
 _EXTENSIONS = {"GMMEmission": "._gmm",
+               "AutoregressiveEmission": "._arhmm",
                "VariationalCategoricalEmission": "._variational_emissions",
                "VariationalGaussianEmission": "._variational_emissions"}
 

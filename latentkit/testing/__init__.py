@@ -88,3 +88,7 @@ for _mod in (_oracles_gaussian, _oracles_topic, _oracles_hmm, _oracles_spectral,
              _oracles_tensor, _oracles_coherence):
     __all__.extend(_mod.__all__)
 del _mod
+from ._oracles_hsmm import *  # noqa: E402,F401,F403
+from . import _oracles_hsmm  # noqa: E402
+
+__all__.extend(_oracles_hsmm.__all__)
