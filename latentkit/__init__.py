@@ -23,6 +23,7 @@ _EXPORTS = {
     "HierarchicalDirichletProcess": "latentkit.topic",
     "PLSA": "latentkit.topic",
     "DirichletMultinomialMixture": "latentkit.topic",
+    "BitermTopicModel": "latentkit.topic",
     "HiddenMarkovModel": "latentkit.sequence",
     "CategoricalHMM": "latentkit.sequence",
     "GaussianHMM": "latentkit.sequence",

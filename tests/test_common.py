@@ -103,6 +103,8 @@ SKLEARN_NOT_APPLICABLE = {
        for name in ("SpectralGMM", "PrivateSpectralGMM")},
     "DirichletMultinomialMixture": "count data (documents x words): the checks feed "
                                    "real-valued, negative data",
+    "BitermTopicModel": "count data (documents x words): the checks feed real-valued, "
+                        "negative data",
     "SparseSpectralGMM": ("no n_features_in_; refuses n_components=1 and one-feature data with "
                           "messages scikit-learn does not recognise (7 checks fail)"),
 }

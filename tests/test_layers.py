@@ -51,6 +51,7 @@ STATED_REASONS = {
     ("latentkit.topic._plsa", "latentkit.text"): _TEXT,
     ("latentkit.topic._pyldavis", "latentkit.text"): _TEXT,
     ("latentkit.topic._dmm", "latentkit.text"): _TEXT,
+    ("latentkit.topic._btm", "latentkit.text"): _TEXT,
 }
 
 _CLI = "the command line loads a model family only for the command that needs it (start-up time)"
