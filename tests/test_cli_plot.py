@@ -3,6 +3,7 @@ trace (the model's lower_bounds_) and the model's own picture from latentkit.plo
 
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ matplotlib = pytest.importorskip("matplotlib")
 from latentkit import cli  # noqa: E402
 from latentkit.cli import FIT_COMMANDS, main  # noqa: E402
 
+SHORT_TEXTS = Path(__file__).parent / "data" / "short_texts.txt"
+
 ARGS = {
     "gmm": ["--max-iter", "20"],
     "vgmm": ["-k", "4", "--max-iter", "30"],
@@ -20,6 +23,10 @@ ARGS = {
     "plsa": ["--dataset", "kos", "-k", "3", "--max-iter", "2"],
     "hdp": ["--dataset", "kos", "-k", "4", "--doc-components", "2", "--max-iter", "2"],
     "hmm": ["--max-iter", "20"],
+    # the short-text models on 90 synthetic one-line texts (BTM's biterms grow with the
+    # square of the document length: the bundled corpora are long texts)
+    "dmm": ["--text", str(SHORT_TEXTS), "-k", "3", "--max-iter", "2"],
+    "btm": ["--text", str(SHORT_TEXTS), "-k", "3", "--max-iter", "2"],
 }
 
 

@@ -76,6 +76,7 @@ LAZY_REASONS = {
     ("latentkit.cli._topic_priors", "latentkit.topic._seeding"): _CLI,
     ("latentkit.cli.cmd_topics", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_hmm", "latentkit.sequence"): _CLI,
+    ("latentkit.cli.fit_short", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_mixture", "latentkit.mixture"): _CLI,
     ("latentkit.cli.fit_private", "latentkit.spectral"): _CLI,
     ("latentkit.cli.fit_private_svi", "latentkit.inference"): _CLI,

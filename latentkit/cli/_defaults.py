@@ -18,6 +18,8 @@ INIT_CHOICES = {
     "vgmm": ("kmeans++", "random", "spectral"),
     "dpmm": ("kmeans++", "random", "spectral"),
     "hmm": ("random", "kmeans++", "spectral"),
+    "dmm": ("spectral", "seeded", "random"),
+    "btm": ("random",),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -26,6 +28,7 @@ INIT_CHOICES = {
 INIT_DEFAULTS = {
     "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
+    "dmm": "spectral", "btm": "random",
 }
 
 _INIT_NOTES = {
@@ -37,6 +40,9 @@ _INIT_NOTES = {
            "HierarchicalDirichletProcess)",
     "hmm": "spectral: method-of-moments start for categorical, poisson and diag/spherical "
            "gaussian emissions",
+    "dmm": "spectral: single-topic method of moments (falls back to seeded); seeded: documents "
+           "on the nearest of K k-means++ seed documents; random: documents on random topics",
+    "btm": "random: biterms on random topics",
 }
 
 

@@ -10,8 +10,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.validation import check_counts
+from ..exceptions import InputError
 
-__all__ = ["BitermData", "corpus_biterms"]
+__all__ = ["BitermData", "corpus_biterms", "MAX_PAIRS"]
+
+#: Most candidate pairs (``sum_d nnz_d (nnz_d + 1) / 2``) of one call: about 80 bytes each
+#: while they are grouped (1.6 GB at the limit).
+MAX_PAIRS = 20_000_000
 
 
 def corpus_biterms(X):
@@ -37,6 +42,12 @@ def corpus_biterms(X):
     D, V = X.shape
     indptr, idx, cnt = X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
     m = np.diff(indptr)
+    n_pairs = float(np.sum(m * (m + 1.0) / 2.0))
+    if n_pairs > MAX_PAIRS:
+        raise InputError(f"X has {n_pairs:.3g} pairs of distinct words within documents (more "
+                         f"than {MAX_PAIRS:.0e}); the biterm topic model is for short texts: "
+                         "split long documents into windows of a few dozen words, or fit "
+                         "minibatches (partial_fit, StochasticVI).")
     nnz = idx.size
     end = np.repeat(indptr[1:], m)
     n_partner = end - np.arange(nnz)  # an entry pairs with itself and the later entries

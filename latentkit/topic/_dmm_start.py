@@ -96,7 +96,7 @@ def single_topic_spectral(X, n_components, random_state):
             raise ValueError("non-finite spectral estimate")
     except ValueError as exc:
         warnings.warn(f"init='spectral': the single-topic moments are degenerate ({exc}); "
-                      "falling back to init='seeded'.", SpectralInitWarning, stacklevel=3)
+                      "falling back to the seeded start.", SpectralInitWarning, stacklevel=3)
         return None
     mu = np.maximum(mu, 0.0)
     sums = mu.sum(axis=1, keepdims=True)

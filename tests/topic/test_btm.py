@@ -156,6 +156,13 @@ def test_bad_parameters(kw, match):
         BitermTopicModel(**{"n_components": 2, **kw}).fit(np.ones((4, 5)))
 
 
+def test_long_documents_refused_with_advice(monkeypatch):
+    import latentkit.topic._biterms as bt
+    monkeypatch.setattr(bt, "MAX_PAIRS", 10)
+    with pytest.raises(InputError, match="windows"):
+        BitermTopicModel(2).fit(np.ones((4, 5)))
+
+
 def test_bad_data():
     with pytest.raises(InputError, match="X"):
         BitermTopicModel(2).fit(-np.ones((4, 5)))
