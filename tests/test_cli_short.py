@@ -89,3 +89,17 @@ def test_bad_flags(tmp_path, capsys):
                 "--quiet"])[0] != 0
     err = capsys.readouterr().err
     assert "topic_word_prior" in err or "--topic-word-prior" in err
+
+
+@pytest.mark.parametrize("kind", ["dmm", "btm"])
+def test_select_short_text_models(tmp_path, kind):
+    path, _ = short_texts(tmp_path, n=300)
+    status, text = run(["select", kind, "--text", str(path), "-k", "2,3,6", "--json",
+                        "--quiet"])
+    assert status == 0
+    obj = json.loads(text)
+    assert [r["n_components"] for r in obj["table"]] == [2, 3, 6]
+    assert obj["criterion"] == "heldout_perplexity"
+    # three planted groups: two topics fit the held-out documents worse than three
+    ppl = {r["n_components"]: r["heldout_perplexity"] for r in obj["table"]}
+    assert ppl[3] < ppl[2]
