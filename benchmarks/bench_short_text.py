@@ -14,7 +14,8 @@ Protocol
   does not matter).
 * K = 20 topics for all (``--k``), seed 0, each library's documented defaults otherwise,
   except the iteration counts stated in the table (Gibbs samplers: 1,000 sweeps for
-  tomotopy's LDA, 200 for its PTModel, whose sweeps cost about 15 times more here; 500 for
+  tomotopy's LDA, 50 for its PTModel, whose sweeps cost about 15 times more here (200 took
+  over 7 minutes on 20,000 descriptions at load 14); 500 for
   bitermplus; scikit-learn batch VB at its default 10 iterations).
 * Coherence: gensim's ``CoherenceModel`` (c_npmi and c_v, top 10 words, window 10, the training
   token lists as reference) on every model's top 10 words.
@@ -137,7 +138,7 @@ def main():
     if "tomotopy" not in args.skip:
         import tomotopy as tp
         for name, make, sweeps in (("tomotopy LDA", lambda: tp.LDAModel(k=K, seed=0), 1000),
-                                   ("tomotopy PTModel", lambda: tp.PTModel(k=K, seed=0), 200)):
+                                   ("tomotopy PTModel", lambda: tp.PTModel(k=K, seed=0), 50)):
             mdl = make()
             for words in toks:
                 mdl.add_doc(words)

@@ -76,7 +76,8 @@ def seeded_partition(X, n_components, rng):
     Returns
     -------
     ndarray of shape (n_documents,) of int
-        The seed (topic) of each document; an empty document goes to seed 0.
+        The seed (topic) of each document; a document sharing no word with any seed (an
+        empty one included) on a uniformly drawn topic.
     """
     D = X.shape[0]
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
@@ -92,6 +93,8 @@ def seeded_partition(X, n_components, rng):
         dist = np.maximum(1.0 - best, 0.0) ** 2
         total = dist.sum()
         seed = int(rng.integers(D)) if total <= 0 else int(rng.choice(D, p=dist / total))
+    alone = best <= 0  # no word in common with any seed: a random topic, not all on seed 0
+    labels[alone] = rng.integers(0, int(n_components), size=int(alone.sum()))
     return labels
 
 

@@ -114,7 +114,7 @@ def test_streamed_moments_are_the_distinct_position_sums():
     np.testing.assert_allclose(dense, np.einsum("abc,ai,bj,ck->ijk", E3, W, W, W), atol=1e-12)
 
 
-@pytest.mark.parametrize("init", ["random", "spectral"])
+@pytest.mark.parametrize("init", ["random", "seeded", "spectral"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_planted_topics_recovered(init, seed):
     X, topics, weights, z = planted(seed, D=600)
@@ -214,3 +214,13 @@ def test_bad_data():
     m.fit(X)
     m.transform(X)
     np.testing.assert_array_equal(X, before)
+
+
+def test_seeded_partition_spreads_documents_unlike_every_seed():
+    """Documents sharing no word with any seed go to uniformly drawn topics (not all to the
+    first seed, which made one catch-all topic on short texts)."""
+    from latentkit.topic._dmm import seeded_partition
+    X = sp.csr_matrix(np.eye(400))  # every document its own word: cosine 0 to every seed
+    labels = seeded_partition(X, 4, np.random.default_rng(0))
+    counts = np.bincount(labels, minlength=4)
+    assert counts.min() > 60, counts  # 4 seeds + 396 random: about 100 each
