@@ -19,7 +19,7 @@ INIT_CHOICES = {
     "dpmm": ("kmeans++", "random", "spectral"),
     "hmm": ("random", "kmeans++", "spectral"),
     "dmm": ("spectral", "seeded", "random"),
-    "btm": ("random",),
+    "btm": ("seeded", "random"),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -28,7 +28,7 @@ INIT_CHOICES = {
 INIT_DEFAULTS = {
     "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
-    "dmm": "spectral", "btm": "random",
+    "dmm": "spectral", "btm": "seeded",
 }
 
 _INIT_NOTES = {
@@ -42,7 +42,8 @@ _INIT_NOTES = {
            "gaussian emissions",
     "dmm": "spectral: single-topic method of moments (falls back to seeded); seeded: documents "
            "on the nearest of K k-means++ seed documents; random: documents on random topics",
-    "btm": "random: biterms on random topics",
+    "btm": "seeded: each biterm on its document's topic among K k-means++ seed documents; "
+           "random: biterms on random topics",
 }
 
 

@@ -109,13 +109,13 @@ def run_dmm(args, progress):
 def run_btm(args, progress):
     from ..topic import BitermTopicModel  # lazy: the topic package
 
-    if args.init not in (None, "random"):
-        raise CLIError(f"--init for btm must be random, got {args.init!r}.")
+    if args.init not in (None, "seeded", "random"):
+        raise CLIError(f"--init for btm must be seeded or random, got {args.init!r}.")
     model = BitermTopicModel(
         random_state=args.seed, callback=progress.callback,
         **_given(n_components=args.n_components, max_iter=args.max_iter, tol=args.tol,
                  weight_concentration_prior=args.weight_concentration_prior,
-                 topic_word_prior=args.topic_word_prior, n_init=args.n_init))
+                 topic_word_prior=args.topic_word_prior, n_init=args.n_init, init=args.init))
     corpus, X, vocab = _fit(args, progress, model)
     try:
         perplexity = model.perplexity(X)

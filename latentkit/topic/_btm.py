@@ -29,6 +29,7 @@ from ..text import counts_from_texts
 from ._biterms import BitermData
 from ._count_data import check_init, validate_count_data
 from ._count_model import CountTopicModelMixin
+from ._dmm import seeded_partition
 from ._report import TopicReportMixin
 
 __all__ = ["BitermTopicModel", "BTMStats", "btm_local"]
@@ -118,9 +119,16 @@ class BitermTopicModel(CountTopicModelMixin, TopicReportMixin, TopWordsMixin, La
     tol : float or None, default None
         Stop when the ELBO changes by less than ``tol`` nats per document; None resolves to
         ``tol_ = 1e-3 * mean_doc_length_``.
-    init : {'random'} or dict, default 'random'
-        ``'random'``: each distinct biterm of the start sample on a uniformly drawn topic
-        (Yan et al.'s Gibbs start), then the closed-form global update. A dict
+    init : {'seeded', 'random'} or dict, default 'seeded'
+        ``'seeded'``: each document of the start sample on the nearest (cosine) of K seed
+        documents drawn as by k-means++ (the DMM's ``'seeded'``), and each biterm on its
+        document's topic; ``'random'``: each distinct biterm on a uniformly drawn topic (Yan
+        et al.'s Gibbs start). Then the closed-form global update. Measured on 20,000 Debian
+        descriptions (K = 20; ``benchmarks/bench_short_text.py``, docs/guide/topic_models.md):
+        'seeded' agrees more with the sections (NMI 0.202, ARI 0.121 against 0.166, 0.087)
+        at a lower c_npmi (-0.025 against -0.003); with the seed partitions of seeds 0 and 1
+        it ended at a higher ELBO (-127.14 and -127.19 nats per document against -127.68 and
+        -127.69 from 'random'). A dict
         ``{'components': (K, V) array > 0}`` gives lambda (the mixture at its prior mean).
     n_init : int, default 1
     learning_offset, learning_decay : float, default 10.0, 0.7
@@ -168,7 +176,7 @@ class BitermTopicModel(CountTopicModelMixin, TopicReportMixin, TopWordsMixin, La
     """
 
     def __init__(self, n_components=10, *, weight_concentration_prior=None,
-                 topic_word_prior=0.01, max_iter=100, tol=None, init="random", n_init=1,
+                 topic_word_prior=0.01, max_iter=100, tol=None, init="seeded", n_init=1,
                  learning_offset=10.0, learning_decay=0.7, total_samples=None,
                  random_state=None, callback=None, verbose=False):
         self.n_components = n_components
@@ -200,7 +208,7 @@ class BitermTopicModel(CountTopicModelMixin, TopicReportMixin, TopWordsMixin, La
         check_learning_rate(self.learning_offset, self.learning_decay)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
-        check_init(self.init, ("random",))
+        check_init(self.init, ("seeded", "random"))
 
     def _validate_data(self, X, reset, **kw):
         if isinstance(X, BitermData):
@@ -236,10 +244,16 @@ class BitermTopicModel(CountTopicModelMixin, TopicReportMixin, TopWordsMixin, La
                 raise InputError("init['components'] must be finite and strictly positive.")
             self._set_globals(lam, np.full(K, alpha))
             return
-        B = data.first.size
-        resp = np.zeros((B, K))
-        resp[np.arange(B), rng.integers(0, K, size=B)] = 1.0
-        weighted = resp * data.counts[:, None]
+        if self.init == "seeded":  # each biterm on its document's seed topic
+            labels = seeded_partition(data.X, K, rng)
+            onehot = np.zeros((data.shape[0], K))
+            onehot[np.arange(data.shape[0]), labels] = 1.0
+            weighted = np.asarray(data.doc_biterm.T @ onehot)
+        else:
+            B = data.first.size
+            resp = np.zeros((B, K))
+            resp[np.arange(B), rng.integers(0, K, size=B)] = 1.0
+            weighted = resp * data.counts[:, None]
         self._set_globals(self.topic_word_prior_ + _word_counts(data.first, data.second,
                                                                 weighted, V),
                           alpha + weighted.sum(axis=0))

@@ -105,10 +105,11 @@ def test_local_bound_and_document_topics_by_brute_force():
                                rtol=1e-12)
 
 
+@pytest.mark.parametrize("init", ["seeded", "random"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_planted_topics_recovered(seed):
+def test_planted_topics_recovered(seed, init):
     X, topics, weights, z = planted(seed, D=600)
-    m = BitermTopicModel(4, random_state=seed, max_iter=300).fit(X)
+    m = BitermTopicModel(4, init=init, random_state=seed, max_iter=300).fit(X)
     assert np.all(np.diff(m.lower_bounds_) >= -1e-9 * np.abs(m.lower_bounds_[:-1]))
     est = m.components_ / m.components_.sum(axis=1, keepdims=True)
     perm, err = match_components(topics, est)
