@@ -22,6 +22,8 @@ _EXPORTS = {
     "LatentDirichletAllocation": "latentkit.topic",
     "HierarchicalDirichletProcess": "latentkit.topic",
     "PLSA": "latentkit.topic",
+    "DirichletMultinomialMixture": "latentkit.topic",
+    "BitermTopicModel": "latentkit.topic",
     "HiddenMarkovModel": "latentkit.sequence",
     "CategoricalHMM": "latentkit.sequence",
     "GaussianHMM": "latentkit.sequence",

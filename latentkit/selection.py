@@ -12,6 +12,9 @@ gmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
 vgmm     seconds
 hmm      BIC, AIC (training split), held-out log-likelihood,         lowest BIC
          seconds
+dmm      as lda (the Dirichlet-multinomial mixture)                  lowest held-out
+btm      as lda (the biterm topic model; perplexity per biterm       perplexity
+         word)
 =======  ==========================================================  ======================
 
 BIC = -2 log L + p log n (Schwarz 1978), AIC = -2 log L + 2p (Akaike 1974), both on the training
@@ -38,9 +41,15 @@ from .exceptions import InputError, InputTypeError
 
 __all__ = ["select_n_components", "Selection", "parse_k_range", "hdp_effective_components"]
 
-KINDS = ("lda", "gmm", "vgmm", "hmm")
+KINDS = ("lda", "gmm", "vgmm", "hmm", "dmm", "btm")
+#: the topic models of count matrices: kind -> (class name in latentkit.topic, default params)
+_TOPIC_KINDS = {"lda": ("LatentDirichletAllocation", {"init": "spectral"}),
+                "dmm": ("DirichletMultinomialMixture", {}),
+                "btm": ("BitermTopicModel", {})}
 _RULES = {
     "lda": ("heldout_perplexity", "min", "the lowest held-out perplexity"),
+    "dmm": ("heldout_perplexity", "min", "the lowest held-out perplexity"),
+    "btm": ("heldout_perplexity", "min", "the lowest held-out perplexity (per biterm word)"),
     "gmm": ("bic", "min", "the lowest BIC"),
     "vgmm": ("bic", "min", "the lowest BIC"),
     "hmm": ("bic", "min", "the lowest BIC"),
@@ -260,12 +269,13 @@ def _lda_split(data, tr, te):
     return (X_train, X_test), keep, unseen
 
 
-def _lda_row(K, X_train, X_test, corpus, params, seed, top_n, columns=None):
+def _lda_row(K, X_train, X_test, corpus, params, seed, top_n, columns=None, kind="lda"):
     # local: load only the model family being selected
-    from .topic import LatentDirichletAllocation, coherence, topic_diversity
+    from . import topic
+    from .topic import coherence, topic_diversity
 
-    model = LatentDirichletAllocation(n_components=K, random_state=seed,
-                                      **{"init": "spectral", **params})
+    name, defaults = _TOPIC_KINDS[kind]
+    model = getattr(topic, name)(n_components=K, random_state=seed, **{**defaults, **params})
     t = time.perf_counter()
     model.fit(X_train)
     seconds = time.perf_counter() - t
@@ -353,9 +363,12 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
 
     Parameters
     ----------
-    kind : {'lda', 'gmm', 'vgmm', 'hmm'}
+    kind : {'lda', 'gmm', 'vgmm', 'hmm', 'dmm', 'btm'}
+        'dmm' and 'btm' (the short-text models :class:`~latentkit.topic.DirichletMultinomialMixture`
+        and :class:`~latentkit.topic.BitermTopicModel`) take LDA's data and columns; BTM's
+        held-out perplexity is per biterm word.
     X : data
-        'lda': a count matrix (n_docs, n_words) or a latentkit ``Corpus`` (its token streams,
+        'lda', 'dmm', 'btm': a count matrix (n_docs, n_words) or a latentkit ``Corpus`` (its token streams,
         when it has them, are the coherence reference); 'gmm'/'vgmm': array (n_samples,
         n_features); 'hmm': array (n_samples, n_features) with ``lengths``.
     n_components : iterable of int
@@ -406,7 +419,7 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
                         f"{type(random_state).__name__}.")
     params = dict(model_params or {})
     rng = np.random.default_rng(random_state)
-    if kind == "lda":
+    if kind in _TOPIC_KINDS:
         corpus = X
         data = X["data"] if isinstance(X, dict) else X
         data = data.tocsr() if sp.issparse(data) else sp.csr_matrix(np.asarray(data, float))
@@ -434,7 +447,7 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     else:
         split = _hmm_split(X, lengths, heldout, rng)
         train_index = None
-    if kind != "lda":
+    if kind not in _TOPIC_KINDS:
         feature_index = unseen = None
     from tqdm.auto import tqdm
 
@@ -442,10 +455,10 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     bar = tqdm(ks, desc=f"select {kind}", unit="K", disable=not progress, leave=False)
     for K in bar:
         bar.set_postfix_str(f"K={K}", refresh=False)
-        if kind == "lda":
+        if kind in _TOPIC_KINDS:
             columns = None if feature_index.size == data.shape[1] else feature_index
             model, row = _lda_row(K, split[0], split[1], corpus, params, random_state, top_n,
-                                  columns)
+                                  columns, kind)
         elif kind in ("gmm", "vgmm"):
             model, row = _mixture_row(kind, K, split[0], split[1], params, random_state)
         else:

@@ -3,6 +3,7 @@ trace (the model's lower_bounds_) and the model's own picture from latentkit.plo
 
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,8 @@ matplotlib = pytest.importorskip("matplotlib")
 
 from latentkit import cli  # noqa: E402
 from latentkit.cli import FIT_COMMANDS, main  # noqa: E402
+
+SHORT_TEXTS = Path(__file__).parent / "data" / "short_texts.txt"
 
 ARGS = {
     "gmm": ["--max-iter", "20"],
@@ -22,6 +25,10 @@ ARGS = {
     "hmm": ["--max-iter", "20"],
     "hsmm": ["--max-iter", "5", "--max-duration", "5"],
     "arhmm": ["--max-iter", "5"],
+    # the short-text models on 90 synthetic one-line texts (BTM's biterms grow with the
+    # square of the document length: the bundled corpora are long texts)
+    "dmm": ["--text", str(SHORT_TEXTS), "-k", "3", "--max-iter", "2"],
+    "btm": ["--text", str(SHORT_TEXTS), "-k", "3", "--max-iter", "2"],
 }
 
 

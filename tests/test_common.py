@@ -103,6 +103,10 @@ SKLEARN_NOT_APPLICABLE = {
     # not yet conformant (found when this list was made; scikit-learn 1.9):
     **{name: "check_pipeline_consistency fails (no '_parent_callback_ctx'); 39 checks pass"
        for name in ("SpectralGMM", "PrivateSpectralGMM")},
+    "DirichletMultinomialMixture": "count data (documents x words): the checks feed "
+                                   "real-valued, negative data",
+    "BitermTopicModel": "count data (documents x words): the checks feed real-valued, "
+                        "negative data",
     "SparseSpectralGMM": ("no n_features_in_; refuses n_components=1 and one-feature data with "
                           "messages scikit-learn does not recognise (7 checks fail)"),
 }

@@ -50,6 +50,8 @@ STATED_REASONS = {
     ("latentkit.topic._hdp", "latentkit.text"): _TEXT,
     ("latentkit.topic._plsa", "latentkit.text"): _TEXT,
     ("latentkit.topic._pyldavis", "latentkit.text"): _TEXT,
+    ("latentkit.topic._dmm", "latentkit.text"): _TEXT,
+    ("latentkit.topic._btm", "latentkit.text"): _TEXT,
 }
 
 _CLI = "the command line loads a model family only for the command that needs it (start-up time)"
@@ -75,6 +77,7 @@ LAZY_REASONS = {
     ("latentkit.cli.cmd_topics", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_hmm", "latentkit.sequence"): _CLI,
     ("latentkit.cli.fit_semi_markov", "latentkit.sequence"): _CLI,
+    ("latentkit.cli.fit_short", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_mixture", "latentkit.mixture"): _CLI,
     ("latentkit.cli.fit_private", "latentkit.spectral"): _CLI,
     ("latentkit.cli.fit_private_svi", "latentkit.inference"): _CLI,

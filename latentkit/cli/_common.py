@@ -273,7 +273,7 @@ class _StoreDataset(argparse.Action):
 
 #: the library's default n_components of each ``fit`` model (checked by test_cli_defaults)
 _K_DEFAULTS = {"lda": 10, "hdp": 50, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2,
-               "hsmm": 2, "arhmm": 2}
+               "hsmm": 2, "arhmm": 2, "dmm": 10, "btm": 10}
 
 #: what the ELBO of each ``fit`` model is averaged over (``--tol``'s unit); others: a sample
 _ELBO_UNITS = {"lda": "document", "hdp": "document", "plsa": "document", "dmm": "document",

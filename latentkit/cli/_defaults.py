@@ -20,6 +20,8 @@ INIT_CHOICES = {
     "hmm": ("random", "kmeans++", "spectral"),
     "hsmm": ("random", "kmeans++"),
     "arhmm": ("kmeans++", "random"),
+    "dmm": ("spectral", "seeded", "random"),
+    "btm": ("seeded", "random"),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -29,6 +31,7 @@ INIT_DEFAULTS = {
     "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
     "hsmm": "random", "arhmm": "kmeans++",
+    "dmm": "spectral", "btm": "seeded",
 }
 
 _INIT_NOTES = {
@@ -43,6 +46,10 @@ _INIT_NOTES = {
     "hsmm": "kmeans++: Gaussian means / Poisson rates at k-means++ seeds; durations near "
             "geometric",
     "arhmm": "one M-step from k-means++ (hard) or random (Dirichlet) responsibilities",
+    "dmm": "spectral: single-topic method of moments (falls back to seeded); seeded: documents "
+           "on the nearest of K k-means++ seed documents; random: documents on random topics",
+    "btm": "seeded: each biterm on its document's topic among K k-means++ seed documents; "
+           "random: biterms on random topics",
 }
 
 

@@ -24,7 +24,11 @@ def add_parser(sub):
     helps = {"lda": "LDA: held-out perplexity, c_npmi, u_mass per K",
              "gmm": "Gaussian mixture: BIC, AIC, held-out log-likelihood per K",
              "vgmm": "variational Gaussian mixture: BIC, AIC, held-out log-likelihood per K",
-             "hmm": "hidden Markov model: BIC, AIC, held-out log-likelihood per K"}
+             "hmm": "hidden Markov model: BIC, AIC, held-out log-likelihood per K",
+             "dmm": "Dirichlet-multinomial mixture (short texts): held-out perplexity, "
+                    "c_npmi, u_mass per K",
+             "btm": "biterm topic model (short texts): held-out perplexity per biterm word, "
+                    "c_npmi, u_mass per K"}
     for kind, text in helps.items():
         _add_select_args(kinds.add_parser(kind, help=text, description=text), kind)
 
@@ -42,7 +46,7 @@ def _cmd_select(args, out):
     if args.max_iter is not None:
         params["max_iter"] = args.max_iter
     lengths = None
-    if args.kind == "lda":
+    if args.kind in ("lda", "dmm", "btm"):
         X = _load_text_corpus(args) if args.text is not None else load_input(args,
                                                                                    "counts")
         name = X["name"]
@@ -66,7 +70,7 @@ def _cmd_select(args, out):
             params["covariance_type"] = args.covariance_type or "diag"
         elif args.missing == "marginalize":
             raise CLIError(f"--missing marginalize needs Gaussian emissions, got {emission!r}.")
-    if args.kind != "lda":
+    if args.kind not in ("lda", "dmm", "btm"):
         _refuse_nan(np.asarray(X), args.missing,
                     "with Gaussian emissions " if args.kind == "hmm" else "")
         if args.missing == "marginalize":
@@ -74,7 +78,7 @@ def _cmd_select(args, out):
     n_units = len(lengths) if lengths is not None else np.shape(X["data"] if isinstance(X, dict)
                                                                   else X)[0]
     warn_k_above(max(ks), n_units, "sequences" if lengths is not None else
-                 "documents" if args.kind == "lda" else "samples")
+                 "documents" if args.kind in ("lda", "dmm", "btm") else "samples")
     sel = select_n_components(args.kind, X, ks, lengths=lengths, heldout=args.heldout,
                               random_state=args.seed, progress=not args.quiet,
                               model_params=params)
@@ -141,7 +145,7 @@ def _vocabulary_line(corpus):
 
 def _add_select_args(p, kind):
     default = {"lda": "kos", "gmm": "old_faithful", "vgmm": "old_faithful",
-               "hmm": "earthquakes"}[kind]
+               "hmm": "earthquakes", "dmm": "kos", "btm": "kos"}[kind]
     src = p.add_argument_group("data (one of)")
     src.add_argument("--dataset", default=default, action=_StoreDataset,
                      help=f"bundled data set (default {default})")
@@ -149,7 +153,7 @@ def _add_select_args(p, kind):
     src.add_argument("--data", metavar="PATH",
                      help="a UCI docword file (lda) or a CSV of numbers")
     src.add_argument("--vocab", metavar="PATH", help="vocabulary file for --data docword")
-    if kind == "lda":
+    if kind in ("lda", "dmm", "btm"):
         _add_text_args(p)
     else:
         p.set_defaults(text=None)

@@ -16,6 +16,8 @@ from ._report import report_data, topic_report
 from ._pyldavis import save_pyldavis_html
 from ._spectral_start import spectral_init_lda, spectral_init_plsa
 from ._seeding import SeedWordError
+from ._dmm import DirichletMultinomialMixture
+from ._btm import BitermTopicModel
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -34,4 +36,6 @@ __all__ = [
     "spectral_init_lda",
     "spectral_init_plsa",
     "SeedWordError",
+    "DirichletMultinomialMixture",
+    "BitermTopicModel",
 ]

@@ -1,0 +1,191 @@
+"""Short texts (issue 43): our DMM, BTM and LDA against tomotopy's LDA and PTModel, bitermplus's
+BTM and scikit-learn's LDA on the Debian one-line package descriptions, with ONE evaluator per
+measure.
+
+Protocol
+--------
+* Data: ``../shared/data/debian_short/debian_short.tsv.gz`` (59,961 one-line descriptions,
+  58 section labels). ``--n-docs`` (default 20,000) training and ``--n-heldout`` (2,000)
+  held-out descriptions drawn without replacement (seed 0); one vocabulary for every library:
+  latentkit's ``TextVectorizer`` (English stop words, ``min_df=5``) fitted on the training
+  descriptions; descriptions left without a word are dropped from both splits. Every model
+  gets the same documents: the CSR counts, or each document's tokens (words repeated by count,
+  in column order; a one-line description is shorter than the coherence window, so the order
+  does not matter).
+* K = 20 topics for all (``--k``), seed 0, each library's documented defaults otherwise,
+  except the iteration counts stated in the table (Gibbs samplers: 1,000 sweeps for
+  tomotopy's LDA, 50 for its PTModel, whose sweeps cost about 15 times more here (200 took
+  over 7 minutes on 20,000 descriptions at load 14); 500 for
+  bitermplus; scikit-learn batch VB at its default 10 iterations).
+* Coherence: gensim's ``CoherenceModel`` (c_npmi and c_v, top 10 words, window 10, the training
+  token lists as reference) on every model's top 10 words.
+* Labels: NMI and ARI (scikit-learn) of each training document's most probable topic
+  against its Debian section.
+* Held-out: nats per token on the held-out descriptions where the model defines a document
+  score: our DMM and LDA, the per-document ELBO (a lower bound of the log-likelihood; no
+  global KL term); tomotopy's ``infer`` log-likelihood; scikit-learn's ``perplexity`` bound.
+  BTM's bound is over biterms, not tokens (no entry).
+* Wall time: the fit (and for the Gibbs samplers the sampling), one process, one thread each
+  (tomotopy ``workers=1``), in the order of the table.
+
+Run (the machine is shared; say ``uptime`` with the times):
+
+    python benchmarks/bench_short_text.py [--n-docs 20000] [--k 20]
+"""
+
+import argparse
+import gzip
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+sys.path.insert(0, ROOT)  # run from a checkout
+DATA = os.path.join(ROOT, os.pardir, "shared", "data", "debian_short", "debian_short.tsv.gz")
+
+
+def load(path, n_docs, n_heldout, seed):
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    rng = np.random.default_rng(seed)
+    pick = rng.permutation(len(rows))[:n_docs + n_heldout]
+    train = [rows[i] for i in pick[:n_docs]]
+    test = [rows[i] for i in pick[n_docs:]]
+    return [r[2] for r in train], [r[1] for r in train], [r[2] for r in test]
+
+
+def token_lists(X, vocab):
+    out = []
+    for d in range(X.shape[0]):
+        a, b = X.indptr[d], X.indptr[d + 1]
+        out.append([vocab[j] for j, c in zip(X.indices[a:b], X.data[a:b]) for _ in range(int(c))])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--n-docs", type=int, default=20000)
+    ap.add_argument("--n-heldout", type=int, default=2000)
+    ap.add_argument("--k", type=int, default=20)
+    ap.add_argument("--skip", nargs="*", default=[], help="rows to leave out")
+    args = ap.parse_args()
+
+    from gensim.corpora import Dictionary
+    from gensim.models import CoherenceModel
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    from latentkit.text import TextVectorizer
+    from latentkit.topic import (BitermTopicModel, DirichletMultinomialMixture,
+                                 LatentDirichletAllocation)
+
+    texts, labels, held = load(args.data, args.n_docs, args.n_heldout, 0)
+    vec = TextVectorizer(min_df=5)
+    X = vec.fit_transform(texts).tocsr()
+    Xt = vec.transform(held).tocsr()
+    vocab = [str(w) for w in vec.vocabulary_]
+    keep = np.asarray(X.sum(axis=1)).ravel() > 0
+    X, labels = X[keep], np.asarray(labels)[keep]
+    Xt = Xt[np.asarray(Xt.sum(axis=1)).ravel() > 0]
+    toks, toks_t = token_lists(X, vocab), token_lists(Xt, vocab)
+    K = args.k
+    print(f"debian_short: {X.shape[0]} training / {Xt.shape[0]} held-out descriptions, "
+          f"{X.shape[1]} words, {X.sum() / X.shape[0]:.2f} tokens per description, "
+          f"{len(set(labels))} sections; K = {K}", flush=True)
+    dictionary = Dictionary(toks)
+
+    def cohere(topics, measure):
+        cm = CoherenceModel(topics=topics, texts=toks, dictionary=dictionary,
+                            coherence=measure, topn=10, processes=1)
+        return float(np.mean(cm.get_coherence_per_topic()))
+
+    def top(phi):
+        return [[vocab[j] for j in np.argsort(-row, kind="stable")[:10]] for row in phi]
+
+    results = []
+
+    def record(name, note, seconds, phi, doc_topic, heldout):
+        z = np.asarray(doc_topic).argmax(axis=1)
+        topics = top(np.asarray(phi))
+        row = {"model": name, "note": note, "seconds": seconds,
+               "c_npmi": cohere(topics, "c_npmi"), "c_v": cohere(topics, "c_v"),
+               "nmi": normalized_mutual_info_score(labels, z),
+               "ari": adjusted_rand_score(labels, z), "heldout": heldout,
+               "used": int(np.unique(z).size)}
+        results.append(row)
+        print(" | ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
+                         for k, v in row.items()), flush=True)
+
+    def ours(name, note, model, per_token=True):
+        t = time.perf_counter()
+        model.fit(X)
+        sec = time.perf_counter() - t
+        ho = -np.log(model.perplexity(Xt, include_prior_kl=False)) if per_token else None
+        record(name, note + f", {model.n_iter_} iterations", sec, model.components_,
+               model.transform(X), ho)
+
+    if "dmm" not in args.skip:
+        ours("latentkit DMM", "VB, init='spectral' (default)",
+             DirichletMultinomialMixture(K, random_state=0))
+    if "btm" not in args.skip:
+        ours("latentkit BTM", "VB over distinct biterms", BitermTopicModel(K, random_state=0),
+             per_token=False)
+    if "lda" not in args.skip:
+        ours("latentkit LDA", "VB, defaults", LatentDirichletAllocation(K, random_state=0))
+
+    if "tomotopy" not in args.skip:
+        import tomotopy as tp
+        for name, make, sweeps in (("tomotopy LDA", lambda: tp.LDAModel(k=K, seed=0), 1000),
+                                   ("tomotopy PTModel", lambda: tp.PTModel(k=K, seed=0), 50)):
+            mdl = make()
+            for words in toks:
+                mdl.add_doc(words)
+            t = time.perf_counter()
+            mdl.train(sweeps, workers=1)
+            sec = time.perf_counter() - t
+            phi = np.zeros((K, X.shape[1]))
+            index = {w: j for j, w in enumerate(vocab)}
+            for k in range(K):
+                for w, p in mdl.get_topic_words(k, top_n=X.shape[1]):
+                    phi[k, index[w]] = p
+            theta = np.array([d.get_topic_dist() for d in mdl.docs])
+            docs = [mdl.make_doc(w) for w in toks_t]
+            _, ll = mdl.infer(docs, workers=1)
+            ho = float(np.sum(ll) / Xt.sum()) if name == "tomotopy LDA" else None
+            record(name, f"Gibbs, {sweeps} sweeps", sec, phi, theta, ho)
+
+    if "bitermplus" not in args.skip:
+        import bitermplus as bp
+        docs = [np.repeat(X.indices[X.indptr[d]:X.indptr[d + 1]],
+                          X.data[X.indptr[d]:X.indptr[d + 1]].astype(int)).astype(np.int32)
+                for d in range(X.shape[0])]
+        biterms = bp.get_biterms(docs, win=15)
+        m = bp.BTM(X, np.array(vocab), T=K, M=10, alpha=50.0 / K, beta=0.01, seed=0)
+        t = time.perf_counter()
+        m.fit(biterms, iterations=500, verbose=False)
+        sec = time.perf_counter() - t
+        theta = m.transform(docs, verbose=False)
+        record("bitermplus BTM", "Gibbs, 500 sweeps", sec, m.matrix_topics_words_,
+               np.nan_to_num(theta), None)
+
+    if "sklearn" not in args.skip:
+        from sklearn.decomposition import LatentDirichletAllocation as SkLDA
+        m = SkLDA(K, learning_method="batch", random_state=0)
+        t = time.perf_counter()
+        m.fit(X)
+        sec = time.perf_counter() - t
+        record("scikit-learn LDA", f"batch VB, {m.n_iter_} iterations (default)", sec, m.components_,
+               m.transform(X), -float(np.log(m.perplexity(Xt))))
+
+    print("\n| model | fit | c_npmi | c_v | NMI | ARI | held-out nats/token | topics used "
+          "| seconds |\n|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        ho = "—" if r["heldout"] is None else f"{r['heldout']:.3f}"
+        print(f"| {r['model']} | {r['note']} | {r['c_npmi']:.3f} | {r['c_v']:.3f} | "
+              f"{r['nmi']:.3f} | {r['ari']:.3f} | {ho} | {r['used']} | {r['seconds']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
