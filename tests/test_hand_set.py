@@ -29,6 +29,7 @@ def _casino(model):
     return model
 
 
+@pytest.mark.kernel_sensitive
 def test_dishonest_casino_matches_hmmlearn():
     ref = _casino(hmm.CategoricalHMM(2))
     rolls, _ = ref.sample(400, random_state=0)
@@ -49,6 +50,7 @@ def test_dishonest_casino_matches_hmmlearn():
     assert (X[states == 1, 0] == 5).mean() == pytest.approx(0.5, abs=0.06)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("ct", ["full", "diag", "spherical", "tied"])
 def test_hand_set_gaussian_hmm_matches_hmmlearn(ct):
     rng = np.random.default_rng(0)
@@ -74,6 +76,7 @@ def test_hand_set_gaussian_hmm_matches_hmmlearn(ct):
                                   ref.decode(X, lengths, algorithm="viterbi")[1])
 
 
+@pytest.mark.kernel_sensitive
 def test_hand_set_poisson_hmm_matches_hmmlearn():
     model, ref = lk.PoissonHMM(2), hmm.PoissonHMM(2)
     for m in (model, ref):
@@ -85,6 +88,7 @@ def test_hand_set_poisson_hmm_matches_hmmlearn():
     np.testing.assert_array_equal(model.predict(X), ref.predict(X))
 
 
+@pytest.mark.kernel_sensitive
 def test_hand_set_gaussian_mixture_matches_sklearn():
     from sklearn.mixture import GaussianMixture
 
