@@ -23,6 +23,7 @@ counts equal ``CountVectorizer`` with the same settings on the same texts. What 
 import csv
 import json
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ import scipy.sparse as sp
 
 from .datasets._corpus import Corpus, english_stop_words
 from ._utils.threads import caught_warnings
+from ._utils.user_frame import user_stacklevel
 from .base import NotFittedError
 from .exceptions import (TextInputError, InputError, InputTypeError)  # defined there; importable here as before
 
@@ -70,7 +72,11 @@ def _title(text):
     return line if len(line) <= 80 else line[:77] + "..."
 
 
-def _table_rows(path, rows, text_column, columns):
+def _table_rows(path, rows, text_column, columns, lines):
+    """Texts and metadata of a table's rows (``lines``: each row's line in the file). A row
+    without the text field, or with ``null`` there (JSON) or a missing trailing field (CSV),
+    is skipped with one warning that counts them and names their lines; an empty string is
+    an empty document."""
     if not rows:
         raise TextInputError(f"{path}: no rows; the file must hold one document per row.")
     if text_column is None:
@@ -79,35 +85,46 @@ def _table_rows(path, rows, text_column, columns):
         raise TextInputError(f"{path}: no column {text_column!r} (columns: "
                              f"{', '.join(map(str, columns))}); name the text column with "
                              "--text-column / text_column=.")
-    texts, meta = [], {c: [] for c in columns if c != text_column}
-    for i, row in enumerate(rows):
+    texts, meta, skipped = [], {c: [] for c in columns if c != text_column}, []
+    for row, line in zip(rows, lines):
         value = row.get(text_column)
         if value is None:
-            value = ""
+            skipped.append(line)
+            continue
         if not isinstance(value, str):
-            raise TextInputError(f"{path}: row {i + 1}: column {text_column!r} holds a "
+            raise TextInputError(f"{path}, line {line}: {text_column!r} holds a "
                                  f"{type(value).__name__}, not text.")
         texts.append(value)
         for c in meta:
             meta[c].append(row.get(c))
+    if skipped:
+        if not texts:
+            raise TextInputError(f"{path}: no row has a {text_column!r} field with text "
+                                 f"({len(skipped)} rows without it or with null).")
+        shown = ", ".join(map(str, skipped[:10])) + (", ..." if len(skipped) > 10 else "")
+        warnings.warn(f"{path}: {len(skipped)} row{'s' if len(skipped) > 1 else ''} without "
+                      f"{text_column!r} (missing or null) skipped (line"
+                      f"{'s' if len(skipped) > 1 else ''} {shown}).", UserWarning,
+                      stacklevel=user_stacklevel())
     return texts, meta
 
 
 def _csv_rows(path, reader):
     """The rows of a CSV reader; a parse error names the line where its record starts (an
     unterminated quote otherwise swallows the rest of the file into one field)."""
-    rows, start = [], 1
+    rows, lines, start = [], [], 1
     try:
         reader.fieldnames  # the header (line 1)
         start = reader.line_num + 1
         for row in reader:
             rows.append(row)
+            lines.append(start)
             start = reader.line_num + 1
     except csv.Error as exc:
         raise TextInputError(f"{path}, line {start}: not valid CSV ({exc}); a quoted field that "
                              "starts on this line is not closed (or a quote inside a field is "
                              "not doubled).") from None
-    return rows
+    return rows, lines
 
 
 def read_texts(source, text_column=None):
@@ -161,11 +178,14 @@ def read_texts(source, text_column=None):
             import io
 
             reader = csv.DictReader(io.StringIO(_read_utf8(path), newline=""), strict=True)
-            rows = _csv_rows(path, reader)
-            texts, meta = _table_rows(path, rows, text_column, reader.fieldnames or [])
+            rows, lines = _csv_rows(path, reader)
+            texts, meta = _table_rows(path, rows, text_column, reader.fieldnames or [], lines)
         elif suffix in (".jsonl", ".ndjson"):
-            rows = []
-            for i, line in enumerate(_read_utf8(path).splitlines(), 1):
+            rows, lines = [], []
+            # lines end at LF (a CR before it dropped): JSON strings may hold U+2028 or
+            # U+0085, at which str.splitlines would cut an object in two
+            for i, line in enumerate(_read_utf8(path).split("\n"), 1):
+                line = line[:-1] if line.endswith("\r") else line
                 if not line.strip():
                     continue
                 try:
@@ -177,13 +197,14 @@ def read_texts(source, text_column=None):
                     raise TextInputError(f"{path}, line {i}: a JSON {type(obj).__name__}, not an "
                                          "object with a text field.")
                 rows.append(obj)
+                lines.append(i)
             columns = list(dict.fromkeys(k for r in rows for k in r))
-            texts, meta = _table_rows(path, rows, text_column, columns)
+            texts, meta = _table_rows(path, rows, text_column, columns, lines)
         else:
             raise TextInputError(f"{path}: unknown kind of file {suffix or '(no extension)'!r}; "
                                  "pass a folder of .txt files, or a .txt, .csv or .jsonl file.")
-        titles = ([str(t) for t in meta["title"]] if "title" in meta
-                  else [_title(t) for t in texts])
+        titles = [_title(t) if "title" not in meta or meta["title"][i] is None
+                  else str(meta["title"][i]) for i, t in enumerate(texts)]
         return texts, titles, meta
     if isinstance(source, bytes) or not hasattr(source, "__iter__"):
         raise InputTypeError(f"source must be a path or an iterable of str, got "
