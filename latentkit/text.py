@@ -20,10 +20,8 @@ counts equal ``CountVectorizer`` with the same settings on the same texts. What 
   scikit-learn's sparse output (:func:`from_sklearn`).
 """
 
-import csv
 import json
 import os
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +29,7 @@ import scipy.sparse as sp
 
 from .datasets._corpus import Corpus, english_stop_words
 from ._utils.threads import caught_warnings
-from ._utils.user_frame import user_stacklevel
+from ._utils.text_tables import table_texts
 from .base import NotFittedError
 from .exceptions import (TextInputError, InputError, InputTypeError)  # defined there; importable here as before
 
@@ -70,61 +68,6 @@ def _read_utf8(path):
 def _title(text):
     line = text.strip().split("\n", 1)[0].strip()
     return line if len(line) <= 80 else line[:77] + "..."
-
-
-def _table_rows(path, rows, text_column, columns, lines):
-    """Texts and metadata of a table's rows (``lines``: each row's line in the file). A row
-    without the text field, or with ``null`` there (JSON) or a missing trailing field (CSV),
-    is skipped with one warning that counts them and names their lines; an empty string is
-    an empty document."""
-    if not rows:
-        raise TextInputError(f"{path}: no rows; the file must hold one document per row.")
-    if text_column is None:
-        text_column = "text"
-    if text_column not in columns:
-        raise TextInputError(f"{path}: no column {text_column!r} (columns: "
-                             f"{', '.join(map(str, columns))}); name the text column with "
-                             "--text-column / text_column=.")
-    texts, meta, skipped = [], {c: [] for c in columns if c != text_column}, []
-    for row, line in zip(rows, lines):
-        value = row.get(text_column)
-        if value is None:
-            skipped.append(line)
-            continue
-        if not isinstance(value, str):
-            raise TextInputError(f"{path}, line {line}: {text_column!r} holds a "
-                                 f"{type(value).__name__}, not text.")
-        texts.append(value)
-        for c in meta:
-            meta[c].append(row.get(c))
-    if skipped:
-        if not texts:
-            raise TextInputError(f"{path}: no row has a {text_column!r} field with text "
-                                 f"({len(skipped)} rows without it or with null).")
-        shown = ", ".join(map(str, skipped[:10])) + (", ..." if len(skipped) > 10 else "")
-        warnings.warn(f"{path}: {len(skipped)} row{'s' if len(skipped) > 1 else ''} without "
-                      f"{text_column!r} (missing or null) skipped (line"
-                      f"{'s' if len(skipped) > 1 else ''} {shown}).", UserWarning,
-                      stacklevel=user_stacklevel())
-    return texts, meta
-
-
-def _csv_rows(path, reader):
-    """The rows of a CSV reader; a parse error names the line where its record starts (an
-    unterminated quote otherwise swallows the rest of the file into one field)."""
-    rows, lines, start = [], [], 1
-    try:
-        reader.fieldnames  # the header (line 1)
-        start = reader.line_num + 1
-        for row in reader:
-            rows.append(row)
-            lines.append(start)
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise TextInputError(f"{path}, line {start}: not valid CSV ({exc}); a quoted field that "
-                             "starts on this line is not closed (or a quote inside a field is "
-                             "not doubled).") from None
-    return rows, lines
 
 
 def read_texts(source, text_column=None):
@@ -174,32 +117,8 @@ def read_texts(source, text_column=None):
             if not keep:
                 raise TextInputError(f"{path}: the file is empty; write one document per line.")
             return [ln for _, ln in keep], [f"line {i}" for i, _ in keep], {}
-        if suffix == ".csv":
-            import io
-
-            reader = csv.DictReader(io.StringIO(_read_utf8(path), newline=""), strict=True)
-            rows, lines = _csv_rows(path, reader)
-            texts, meta = _table_rows(path, rows, text_column, reader.fieldnames or [], lines)
-        elif suffix in (".jsonl", ".ndjson"):
-            rows, lines = [], []
-            # lines end at LF (a CR before it dropped): JSON strings may hold U+2028 or
-            # U+0085, at which str.splitlines would cut an object in two
-            for i, line in enumerate(_read_utf8(path).split("\n"), 1):
-                line = line[:-1] if line.endswith("\r") else line
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except ValueError as exc:
-                    raise TextInputError(f"{path}, line {i}: not valid JSON ({exc}); write one "
-                                         "JSON object per line.") from None
-                if not isinstance(obj, dict):
-                    raise TextInputError(f"{path}, line {i}: a JSON {type(obj).__name__}, not an "
-                                         "object with a text field.")
-                rows.append(obj)
-                lines.append(i)
-            columns = list(dict.fromkeys(k for r in rows for k in r))
-            texts, meta = _table_rows(path, rows, text_column, columns, lines)
+        if suffix in (".csv", ".jsonl", ".ndjson"):  # one document per row
+            texts, meta = table_texts(path, _read_utf8(path), text_column)
         else:
             raise TextInputError(f"{path}: unknown kind of file {suffix or '(no extension)'!r}; "
                                  "pass a folder of .txt files, or a .txt, .csv or .jsonl file.")
