@@ -20,7 +20,6 @@ counts equal ``CountVectorizer`` with the same settings on the same texts. What 
   scikit-learn's sparse output (:func:`from_sklearn`).
 """
 
-import csv
 import json
 import os
 from pathlib import Path
@@ -32,6 +31,7 @@ from .datasets._corpus import Corpus, english_stop_words
 from ._utils.threads import caught_warnings
 from ._utils.vocabulary_rule import (AUTO, check_document_frequency,
                                      resolve_document_frequencies)
+from ._utils.text_tables import table_texts
 from .base import NotFittedError
 from .exceptions import (TextInputError, InputError, InputTypeError)  # defined there; importable here as before
 
@@ -70,46 +70,6 @@ def _read_utf8(path):
 def _title(text):
     line = text.strip().split("\n", 1)[0].strip()
     return line if len(line) <= 80 else line[:77] + "..."
-
-
-def _table_rows(path, rows, text_column, columns):
-    if not rows:
-        raise TextInputError(f"{path}: no rows; the file must hold one document per row.")
-    if text_column is None:
-        text_column = "text"
-    if text_column not in columns:
-        raise TextInputError(f"{path}: no column {text_column!r} (columns: "
-                             f"{', '.join(map(str, columns))}); name the column that "
-                             "holds the text with text_column=NAME.")
-    texts, meta = [], {c: [] for c in columns if c != text_column}
-    for i, row in enumerate(rows):
-        value = row.get(text_column)
-        if value is None:
-            value = ""
-        if not isinstance(value, str):
-            raise TextInputError(f"{path}: row {i + 1}: column {text_column!r} holds a "
-                                 f"{type(value).__name__}, not text.")
-        texts.append(value)
-        for c in meta:
-            meta[c].append(row.get(c))
-    return texts, meta
-
-
-def _csv_rows(path, reader):
-    """The rows of a CSV reader; a parse error names the line where its record starts (an
-    unterminated quote otherwise swallows the rest of the file into one field)."""
-    rows, start = [], 1
-    try:
-        reader.fieldnames  # the header (line 1)
-        start = reader.line_num + 1
-        for row in reader:
-            rows.append(row)
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise TextInputError(f"{path}, line {start}: not valid CSV ({exc}); a quoted field that "
-                             "starts on this line is not closed (or a quote inside a field is "
-                             "not doubled).") from None
-    return rows
 
 
 def read_texts(source, text_column=None):
@@ -159,33 +119,13 @@ def read_texts(source, text_column=None):
             if not keep:
                 raise TextInputError(f"{path}: the file is empty; write one document per line.")
             return [ln for _, ln in keep], [f"line {i}" for i, _ in keep], {}
-        if suffix == ".csv":
-            import io
-
-            reader = csv.DictReader(io.StringIO(_read_utf8(path), newline=""), strict=True)
-            rows = _csv_rows(path, reader)
-            texts, meta = _table_rows(path, rows, text_column, reader.fieldnames or [])
-        elif suffix in (".jsonl", ".ndjson"):
-            rows = []
-            for i, line in enumerate(_read_utf8(path).splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except ValueError as exc:
-                    raise TextInputError(f"{path}, line {i}: not valid JSON ({exc}); write one "
-                                         "JSON object per line.") from None
-                if not isinstance(obj, dict):
-                    raise TextInputError(f"{path}, line {i}: a JSON {type(obj).__name__}, not an "
-                                         "object with a text field.")
-                rows.append(obj)
-            columns = list(dict.fromkeys(k for r in rows for k in r))
-            texts, meta = _table_rows(path, rows, text_column, columns)
+        if suffix in (".csv", ".jsonl", ".ndjson"):  # one document per row
+            texts, meta = table_texts(path, _read_utf8(path), text_column)
         else:
             raise TextInputError(f"{path}: unknown kind of file {suffix or '(no extension)'!r}; "
                                  "pass a folder of .txt files, or a .txt, .csv or .jsonl file.")
-        titles = ([str(t) for t in meta["title"]] if "title" in meta
-                  else [_title(t) for t in texts])
+        titles = [_title(t) if "title" not in meta or meta["title"][i] is None
+                  else str(meta["title"][i]) for i, t in enumerate(texts)]
         return texts, titles, meta
     if isinstance(source, bytes) or not hasattr(source, "__iter__"):
         raise InputTypeError(f"source must be a path or an iterable of str, got "

@@ -45,6 +45,7 @@ def test_readme_is_short():
     assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 200
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
 @pytest.mark.parametrize("path", [p for p in PAGES if blocks(p, "pycon")], ids=_ids)
 def test_pycon_blocks_run(path):

@@ -29,6 +29,7 @@ def _casino(model):
     return model
 
 
+@pytest.mark.kernel_sensitive
 def test_dishonest_casino_matches_hmmlearn():
     ref = _casino(hmm.CategoricalHMM(2))
     rolls, _ = ref.sample(400, random_state=0)
@@ -49,6 +50,7 @@ def test_dishonest_casino_matches_hmmlearn():
     assert (X[states == 1, 0] == 5).mean() == pytest.approx(0.5, abs=0.06)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("ct", ["full", "diag", "spherical", "tied"])
 def test_hand_set_gaussian_hmm_matches_hmmlearn(ct):
     rng = np.random.default_rng(0)
@@ -74,6 +76,7 @@ def test_hand_set_gaussian_hmm_matches_hmmlearn(ct):
                                   ref.decode(X, lengths, algorithm="viterbi")[1])
 
 
+@pytest.mark.kernel_sensitive
 def test_hand_set_poisson_hmm_matches_hmmlearn():
     model, ref = lk.PoissonHMM(2), hmm.PoissonHMM(2)
     for m in (model, ref):
@@ -85,6 +88,7 @@ def test_hand_set_poisson_hmm_matches_hmmlearn():
     np.testing.assert_array_equal(model.predict(X), ref.predict(X))
 
 
+@pytest.mark.kernel_sensitive
 def test_hand_set_gaussian_mixture_matches_sklearn():
     from sklearn.mixture import GaussianMixture
 
@@ -187,3 +191,59 @@ def test_partly_hand_set_model_names_what_is_missing():
     g.means_ = np.zeros((2, 1))
     with pytest.raises(lk.NotFittedError, match="not weights_, covariances_"):
         g.score(np.zeros((4, 1)))
+
+
+# issue 48, item 4: checked at every use, float32 probabilities as hmmlearn accepts them
+
+
+def test_float32_probabilities_are_accepted_as_hmmlearn_accepts_them():
+    """Exact probabilities stored as float32 sum to 1 within a few float32 ulps (here 3e-8,
+    beyond the float64 tolerance 1e-8): refused on main with "got sums in [1, 1]"."""
+    params = {k: v.astype(np.float32) for k, v in CASINO.items()}
+    params["emissionprob"] = np.vstack([np.full(6, 1 / 6), [0.1] * 5 + [0.5]]).astype(np.float32)
+    assert np.abs(params["transmat"].astype(float).sum(1) - 1).max() > 1e-8 or \
+        np.abs(params["emissionprob"].astype(float).sum(1) - 1).max() > 1e-8
+    ref = hmm.CategoricalHMM(2)
+    m = lk.CategoricalHMM(2)
+    for obj in (ref, m):
+        obj.startprob_, obj.transmat_ = params["startprob"], params["transmat"]
+        obj.emissionprob_ = params["emissionprob"]
+    rolls, _ = ref.sample(200, random_state=0)
+    # the float32 rows are divided by their sums (proper distributions in float64); hmmlearn
+    # uses them as given: the two agree to the float32 rounding of the rows (~1e-7 a roll)
+    assert m.score(rolls) * len(rolls) == pytest.approx(ref.score(rolls), rel=1e-5)
+
+
+def test_far_off_float32_rows_are_refused_with_the_worst_sum():
+    m = _casino(lk.CategoricalHMM(2))
+    m.transmat_ = np.array([[0.95, 0.05], [0.10, 0.9001]], dtype=np.float32)
+    with pytest.raises(ValueError, match=r"transmat_ must sum to 1.*sum of 1\.000099.*\(row 1\)"
+                                         r".*tolerance 9\.54e-07 for float32"):
+        m.score(np.zeros((5, 1), dtype=int))
+
+
+@pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
+@pytest.mark.parametrize("case", ["reassigned", "in place"])
+@pytest.mark.parametrize("attr, bad, match", [
+    ("transmat_", np.array([[0.9, 0.05], [0.1, 0.9]]), r"transmat_ must sum to 1.*0\.95"),
+    ("transmat_", np.array([[2.0, 1.0], [0.1, 0.9]]), r"transmat_ must sum to 1.*sum of 3\.0"),
+    ("emissionprob_", np.full((2, 5), 0.2), r"emissionprob_.*shape \(2, 6\)"),
+])
+def test_parameters_changed_after_the_first_call_are_checked_again(case, attr, bad, match):
+    """On main a parameter reassigned after the first call was never checked again: rows
+    summing to 0.95 or 3, or an emission matrix of the wrong shape, scored silently."""
+    rolls = np.random.default_rng(0).integers(0, 6, size=(50, 1))
+    for fitted in (False, True):
+        m = (lk.CategoricalHMM(2, max_iter=3, random_state=0).fit(rolls) if fitted
+             else _casino(lk.CategoricalHMM(2)))
+        good = m.score(rolls)
+        kept = getattr(m, attr).copy()
+        if case == "reassigned" or kept.shape != bad.shape:
+            setattr(m, attr, bad)
+        else:
+            getattr(m, attr)[...] = bad  # changed in place
+        for call in (m.score, m.predict, m.predict_proba, m.sample):
+            with pytest.raises(ValueError, match=match):
+                call(3 if call == m.sample else rolls)
+        setattr(m, attr, kept)
+        assert m.score(rolls) == good  # valid again: accepted, the same model

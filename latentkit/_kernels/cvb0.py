@@ -20,6 +20,15 @@ in order and ``N_dk`` follows every update (Gauss-Seidel); the topic-word counts
 parallel: ranges of documents on threads, :mod:`latentkit._utils.doc_threads`), recomputed serially in document order after each sweep. The
 optional first pass (:func:`cvb0_sequential_pass`) is serial: every count follows every entry.
 
+Strict IEEE arithmetic (``jit(fastmath=False)``) in the two kernels that sum over topics
+(:func:`_sweep_doc`, :func:`cvb0_sequential_pass`): with reassociation allowed, the compiled
+loop takes a vectorised or a scalar path depending on where its arrays lie in memory (LLVM's
+run-time checks), the two paths sum ``p[k]`` in different orders, and the topics differed by
+~1e-13 from one run of the same fit to the next (issue 48; it looked like a thread-count or a
+concurrency effect). Now the same inputs give the same bits in every run, at every thread count
+(``tests/parallel/test_model_list_determinism.py``). The sums have K terms; the cost is
+within the noise of a sweep.
+
 Imports only numpy, math and numba (DESIGN.md section 4).
 """
 
@@ -65,7 +74,7 @@ def cvb0_sweep(d0, d1, indptr, indices, data, phi, nwk, nk, alpha, eta, n_featur
         _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, d)
 
 
-@jit
+@jit(fastmath=False)  # strict: the same bits wherever the arrays lie (module docstring)
 def _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, d):
     """Document ``d`` (int64) of :func:`cvb0_sweep`, serial."""
     K = phi.shape[1]
@@ -99,7 +108,7 @@ def _sweep_doc(indptr, indices, data, phi, nwk, inv_den, alpha, eta, ndk, d):
         ndk[d, k] = nd[k]  # message (string formatting, 3 s of a cold LDA start)
 
 
-@jit
+@jit(fastmath=False)  # strict: the same bits wherever the arrays lie (module docstring)
 def cvb0_sequential_pass(order, indptr, indices, data, phi, nwk, nk, alpha, eta, n_features):
     """The first CVB0 pass, sequential: every entry's responsibilities from the entries before it.
 

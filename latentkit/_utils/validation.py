@@ -486,25 +486,38 @@ def check_simplex_rows(value, name, shape, *, normalize=False):
     shape : tuple of int
         The required shape; the last axis is the one that sums to 1.
     normalize : bool, default False
-        Divide by the sums (exactly 1 afterwards; they are within 1e-8 already).
+        Divide by the sums (exactly 1 afterwards; they are within the tolerance already).
 
     Returns
     -------
     ndarray of float64, of shape ``shape``
-        A copy: the caller's array is never modified.
+        A copy: the caller's array is never modified. Rows given in float32 or float16 are
+        always divided by their sums.
 
     Raises
     ------
     ValueError
-        The wrong shape, a negative or non-finite entry, or sums farther than 1e-8 from 1.
+        The wrong shape, a negative or non-finite entry, or a sum farther from 1 than 1e-8
+        (float64 values) or ``4 n eps`` of the given float type (n terms a row, ``eps`` its
+        machine epsilon: exact probabilities rounded to float32 sum within ``n eps / 2`` of
+        1, and hmmlearn accepts them); the message gives the sum farthest from 1.
     """
+    src = np.asarray(value)
     arr = np.array(value, dtype=np.float64, copy=True)
     if arr.shape != shape:
         raise InputError(f"{name} must have shape {shape}, got {arr.shape}.")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise InputError(f"{name} must be finite and non-negative.")
+    low = src.dtype.kind == "f" and src.dtype.itemsize < 8   # float32, float16
+    tol = max(1e-8, 4 * (shape[-1] if shape else 1) * float(np.finfo(src.dtype).eps)) \
+        if low else 1e-8
     s = arr.sum(axis=-1)
-    if not np.allclose(s, 1.0, rtol=0, atol=1e-8):
-        raise InputError(f"{name} must sum to 1 along its last axis (rows summing to 1, "
-                         f"probabilities), got sums in [{s.min():.6g}, {s.max():.6g}].")
-    return arr / s[..., None] if normalize else arr
+    dev = np.abs(s - 1.0)
+    if np.any(dev > tol):
+        at = np.unravel_index(int(np.argmax(dev)), dev.shape) if dev.ndim else ()
+        where = f" (row {at[0] if len(at) == 1 else at})" if at else ""
+        raise InputError(
+            f"{name} must sum to 1 along its last axis (rows summing to 1, probabilities), "
+            f"got a sum of {float(np.ravel(s)[np.argmax(dev)])!r}{where}, {float(dev.max()):.3g} "
+            f"from 1, beyond the tolerance {tol:.3g} for {src.dtype} values.")
+    return arr / s[..., None] if (normalize or low) else arr

@@ -105,6 +105,25 @@ def warn_k_above(k, n, unit):
                       "duplicates): choose a smaller -k.", KWarning, stacklevel=2)
 
 
+def refuse_k_above_vocabulary(k, n_words, n_docs):
+    """Refuse ``-k`` above the number of words (issue 48: ``-k 1000000`` on a small corpus
+    allocated a K x V topic matrix of 1.1 GB and printed a million topics): more topics than
+    words cannot be told apart by their words."""
+    if k is not None and n_words is not None and int(k) > int(n_words):
+        raise CLIError(f"-k {k} is more than the {n_words} words of the vocabulary (and the "
+                       f"corpus has {n_docs} documents): topics are distributions over the "
+                       f"words, at most {n_words} of them can differ; choose a smaller -k.")
+
+
+def refuse_k_above_rows(k, shape):
+    """Refuse ``-k`` above the number of rows of a table (a clear message instead of the
+    library's "Expected n_samples >= -k")."""
+    if k is not None and int(k) > int(shape[0]):
+        raise CLIError(f"-k {k} is more than the {shape[0]} row{'s' if shape[0] != 1 else ''} "
+                       f"of the data ({shape[0]} x {shape[1]}): every component needs a row to "
+                       "start from; choose -k at most the number of rows, or pass more rows.")
+
+
 def _finite(x):
     """JSON-safe float: None for NaN/inf."""
     x = float(x)

@@ -4,7 +4,7 @@ the truncated Dirichlet process) on a table of numbers."""
 import numpy as np
 
 from ._common import (CLIError, FitResult, _finite, _fmt_matrix, _given, _refuse_nan, _tolist,
-                      load_input)
+                      load_input, refuse_k_above_rows)
 from ._messages import init_summary
 
 __all__ = ["add_gmm_args", "run_gmm", "add_vgmm_args", "run_vgmm", "add_dpmm_args", "run_dpmm"]
@@ -49,6 +49,7 @@ def run_gmm(args, progress):
     from ..mixture import GaussianMixture  # lazy: numba, ~2 s start-up
 
     bunch, X, n_missing = _load_table(args)
+    refuse_k_above_rows(args.n_components, X.shape)
     model = GaussianMixture(
         covariance_type=args.covariance_type, random_state=args.seed,
         callback=progress.callback, missing=args.missing,

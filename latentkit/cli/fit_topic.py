@@ -7,7 +7,8 @@ import numpy as np
 from .. import datasets as ds
 from .._utils.words import top_words
 from ._common import (CLIError, FitResult, _add_text_args, _attach_text, _finite, _given, _tolist,
-                      _vocabulary_summary, load_input, warn_k_above)
+                      _vocabulary_summary, load_input, refuse_k_above_vocabulary,
+                      warn_k_above)
 from ._messages import init_summary
 from ._topic_priors import (add_prior_args, check_private_priors, check_seed_lines, prior_json,
                             prior_text, seed_args)
@@ -86,6 +87,7 @@ def run_lda(args, progress):
     X, vocab = corpus.data, corpus.vocabulary
     svi = args.method == "svi"
     _check_lda_method_args(args)
+    refuse_k_above_vocabulary(args.n_components, X.shape[1], X.shape[0])
     warn_k_above(args.n_components, X.shape[0], "documents")
     model = LatentDirichletAllocation(
         random_state=args.seed, callback=progress.callback,
@@ -226,6 +228,7 @@ def run_plsa(args, progress):
 
     corpus = load_input(args, "counts")
     X, vocab = corpus.data, list(corpus.vocabulary)
+    refuse_k_above_vocabulary(args.n_components, X.shape[1], X.shape[0])
     warn_k_above(args.n_components, X.shape[0], "documents")
     model = PLSA(parametrization=args.parametrization, random_state=args.seed,
                  callback=progress.callback,

@@ -8,8 +8,14 @@ other, rows on the simplex, positive variances, symmetric positive-definite cova
 matrices; a ``ValueError`` naming the attribute) and the model is completed as a fit would
 leave it (the emission component, its number of features and, for Gaussians, the shift about
 which densities are evaluated). The variational HMMs hold posteriors, not point parameters, and
-are not set by hand. A fitted HMM uses reassigned parameters as they are (it keeps nothing
-derived from them), without this validation.
+are not set by hand.
+
+The parameters are checked again at every later use (``score``, ``predict``, ``sample``...)
+whenever one of them changed since the last check, whether the model was set by hand or fitted:
+a new array assigned, or an array changed in place (:func:`recheck_hand_set` keeps each
+array's identity, shape, dtype and a hash of its bytes; the check runs only when one
+differs). Rows of probabilities stored in float32 (or float16) are accepted within a few ulps
+of that type (:func:`latentkit._utils.validation.check_simplex_rows`), as hmmlearn accepts them.
 """
 
 import numpy as np
@@ -17,7 +23,7 @@ import numpy as np
 from ..exceptions import NotFittedError, InputError
 from .._utils.validation import check_simplex_rows
 
-__all__ = ["adopt_hand_set"]
+__all__ = ["adopt_hand_set", "recheck_hand_set"]
 
 #: hmmlearn's attribute name for the covariances, accepted as an alias of ``covariances_``
 _ALIASES = {"covariances_": "covars_"}
@@ -80,7 +86,55 @@ def adopt_hand_set(model):
         for name in ("emission_", "frozen_"):  # left unfitted: the next call checks again
             values.pop(name, None)
         raise
+    values["_checked_params"] = _fingerprint(model, attrs)
     return True
+
+
+def _param_attrs(model):
+    return [_attr(n) for n in ("startprob", "transmat") + tuple(model.emission_.param_names)]
+
+
+def _fingerprint(model, attrs):
+    """Per parameter: identity, shape, dtype and a hash of the bytes (cheap next to a
+    forward pass: the arrays are K x K and K x n_features)."""
+    values = vars(model)
+    out = []
+    for a in attrs:
+        v = values.get(a)
+        arr = np.asarray(v)
+        out.append((a, id(v), arr.shape, arr.dtype.str,
+                    hash(np.ascontiguousarray(arr).tobytes()) if arr.dtype != object else None))
+    return tuple(out)
+
+
+def recheck_hand_set(model):
+    """Validate a fitted or hand-set HMM's parameters again when one changed since the last
+    check (module docstring); nothing when none changed.
+
+    Parameters
+    ----------
+    model : HiddenMarkovModel
+        Fitted (``transmat_`` and ``emission_``).
+
+    Raises
+    ------
+    ValueError
+        A parameter of the wrong shape, off the simplex, not positive (definite) or not
+        finite, naming the attribute. The model is left as it was (the next call checks
+        again).
+    """
+    if not getattr(model, "_hand_settable", True):
+        return
+    values = vars(model)
+    attrs = _param_attrs(model)
+    if any(a not in values for a in attrs):
+        return  # a model in the middle of its fit, or from an older file: nothing to compare
+    fp = _fingerprint(model, attrs)
+    if values.get("_checked_params") == fp:
+        return
+    names = ("startprob", "transmat") + tuple(model.emission_.param_names)
+    _checked(model, int(model.n_components), names, attrs)
+    values["_checked_params"] = fp
 
 
 def _complete(model, K, names, attrs):
@@ -92,6 +146,17 @@ def _complete(model, K, names, attrs):
                          f"shape {first.shape}.")
     n_feat = getattr(em, "n_features", None)
     em.n_features_ = int(n_feat) if n_feat is not None else int(first.shape[-1])
+    checked = _checked(model, K, names, attrs)
+    if "means_" in checked:  # Gaussians: densities are evaluated about a fixed point
+        em.shift_ = checked["means_"].reshape(-1, em.n_features_).mean(axis=0)
+    values.update(checked)
+    # the observation columns X has: one column of symbols for categorical emissions
+    model.n_features_in_ = 1 if "emissionprob_" in checked else em.n_features_
+
+
+def _checked(model, K, names, attrs):
+    """The validated parameters (copies), by attribute; raises naming the attribute."""
+    values, em = vars(model), model.emission_
     checked = {
         "startprob_": check_simplex_rows(values["startprob_"], "startprob_", (K,)),
         "transmat_": check_simplex_rows(values["transmat_"], "transmat_", (K, K)),
@@ -101,8 +166,4 @@ def _complete(model, K, names, attrs):
             checked[attr] = np.asarray(em.check_param(name, values[attr], K), dtype=float)
         except ValueError as exc:
             raise _named(exc, name, attr) from None
-    if "means_" in checked:  # Gaussians: densities are evaluated about a fixed point
-        em.shift_ = checked["means_"].reshape(-1, em.n_features_).mean(axis=0)
-    values.update(checked)
-    # the observation columns X has: one column of symbols for categorical emissions
-    model.n_features_in_ = 1 if "emissionprob_" in checked else em.n_features_
+    return checked

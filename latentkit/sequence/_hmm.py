@@ -24,7 +24,7 @@ from . import _emissions as em
 from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
 from ._forward_backward import (  # noqa: F401 (_BLOCKED_MIN_LENGTH read by tests)
     _BLOCKED_MIN_LENGTH, SequenceData, _forward_backward_any)
-from ._hand_set import adopt_hand_set
+from ._hand_set import adopt_hand_set, recheck_hand_set
 from ._hmm_inference import HMMInferenceMixin
 from ._spectral_start import _spectral_start, check_spectral_emission
 from ._start_check import checked_spectral_start
@@ -407,6 +407,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator.")
+        recheck_hand_set(self)  # parameters changed since the last use (sequence/_hand_set.py)
 
     def _get_state(self):
         """Public fitted attributes, with the emission component as its class name,

@@ -57,6 +57,7 @@ def test_stats_match_oracle_and_shift_is_exact(ct):
     np.testing.assert_allclose(c1, c0, rtol=1e-8)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("ct", COVARIANCE_TYPES)
 def test_m_step_equals_sklearn(ct):
     X, resp, _ = _data()
@@ -72,6 +73,7 @@ def test_m_step_equals_sklearn(ct):
     np.testing.assert_allclose(prec_chol, skg._compute_precision_cholesky(cov, ct), rtol=1e-9)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("ct", COVARIANCE_TYPES)
 def test_log_prob_matches_oracle_and_sklearn(ct):
     X, _, _ = _data(n=200)

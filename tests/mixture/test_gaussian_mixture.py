@@ -77,6 +77,7 @@ def test_integer_sample_weight_equals_repeated_rows():
 # parity with scikit-learn from identical starting parameters
 # --------------------------------------------------------------------------------------------
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("ct", COVARIANCE_TYPES)
 def test_parity_with_sklearn_every_iteration(ct):
     # overlapping components so that EM moves for many iterations

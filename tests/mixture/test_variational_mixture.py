@@ -237,6 +237,7 @@ def _sklearn_from(R, jitter=True, **kw):
     return _FromResponsibilities(**kw)
 
 
+@pytest.mark.kernel_sensitive
 def test_parity_with_sklearn_from_its_kmeans_start():
     from sklearn.cluster import KMeans
 
@@ -267,6 +268,7 @@ def test_parity_with_sklearn_from_its_kmeans_start():
     np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("n_iter", [1, 25])
 def test_parity_with_sklearn_soft_responsibilities(n_iter):
     X = _blobs(240, seed=1)

@@ -42,6 +42,7 @@ def _start(ct, X, lengths, n_mix=2, K=2, seed=0):
     return {k: getattr(m, k + "_").copy() for k in m._param_names()}
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("ct", CTS)
 def test_parity_with_hmmlearn_per_iteration(ct):
     X = _data()

@@ -34,6 +34,7 @@ PARITY_LENGTHS = [37, 1, 120, 5, 64]
 # Published results
 # --------------------------------------------------------------------------------------------
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("K, neg_loglik, lambdas", [
     (2, 341.8787, [15.421, 26.018]),
     (3, 328.5275, [13.134, 19.713, 29.710]),
@@ -96,6 +97,7 @@ def _hmmlearn_trace(h, X, lengths, n_iter):
     return np.array(trace)
 
 
+@pytest.mark.kernel_sensitive
 def test_categorical_hmm_parity_with_hmmlearn():
     rng = np.random.default_rng(0)
     K, M, N = 3, 6, 15
@@ -123,6 +125,7 @@ def test_categorical_hmm_parity_with_hmmlearn():
                                h.predict_proba(X, PARITY_LENGTHS), rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("covariance_type", ["diag", "full", "spherical", "tied"])
 def test_gaussian_hmm_parity_with_hmmlearn(covariance_type):
     rng = np.random.default_rng(1)

@@ -67,6 +67,7 @@ def _hmmlearn_from(model, peer):
 # hmmlearn parity
 # --------------------------------------------------------------------------------------------
 
+@pytest.mark.kernel_sensitive
 def test_categorical_parity_with_hmmlearn():
     X = _cat_data()
     n_iter = 25
@@ -89,6 +90,7 @@ def test_categorical_parity_with_hmmlearn():
     assert np.all(np.diff(m.lower_bounds_) >= -1e-12)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("ct", ["full", "tied"])
 def test_gaussian_parity_with_hmmlearn(ct):
     X = _gauss_data()

@@ -198,6 +198,7 @@ def test_bad_counts_are_named():
         lk.HierarchicalDirichletProcess(4).fit(-np.ones((3, 4)))
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("threads", [2, 5])
 def test_kernels_on_threads_equal_one_range_bit_for_bit(monkeypatch, threads):
     """The E-step over document ranges on threads and the statistics over blocks on threads

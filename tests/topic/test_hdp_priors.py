@@ -15,6 +15,7 @@ import latentkit as lk
 from latentkit.distributions import dirichlet_kl
 from latentkit.testing._oracles_hdp import hdp_doc_elbo_oracle
 
+from _stored import assert_stored
 from test_hdp import _counts, planted
 
 OLD = os.path.join(os.path.dirname(__file__), os.pardir, "data", "hdp_c72e84d")
@@ -174,6 +175,7 @@ def test_save_load_and_resume_with_gamma_priors(tmp_path):
     np.testing.assert_array_equal(b.components_, a.components_)
 
 
+@pytest.mark.kernel_sensitive
 def test_model_file_written_before_the_priors_loads():
     """A file written by main at c72e84d (no ``*_posterior_`` attributes) loads and gives the
     transform, score and samples of the code that wrote it."""
@@ -183,8 +185,10 @@ def test_model_file_written_before_the_priors_loads():
         warnings.simplefilter("error")
         m = lk.load(os.path.join(OLD, "hdp.npz"))
     assert m.concentration_posterior_ is None and m.doc_concentration_posterior_ is None
-    np.testing.assert_array_equal(m.transform(want["X"]), want["transform"])
-    assert m.score(want["X"]) == want["score"]
+    # to 1e-12 relative, not bit for bit: another BLAS kernel moves the transform by 2.7e-15
+    # (tests/_stored.py); the samples are counts drawn with a fixed seed, compared exactly
+    assert_stored(m.transform(want["X"]), want["transform"], "transform")
+    assert_stored(m.score(want["X"]), want["score"], "score")
     np.testing.assert_array_equal(m.sample(3, random_state=2)[0].toarray(), want["sample"])
 
 

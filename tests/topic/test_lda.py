@@ -193,6 +193,7 @@ def test_recovers_planted_topics():
 # Parity with scikit-learn on KOS
 # ---------------------------------------------------------------------------------------------
 
+@pytest.mark.kernel_sensitive
 def test_parity_with_sklearn_on_kos():
     from sklearn.decomposition import LatentDirichletAllocation as SkLDA
 

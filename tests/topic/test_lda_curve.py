@@ -344,6 +344,7 @@ def test_document_seeding_with_fewer_documents_than_topics():
     assert empty.shape == (0, 3)
 
 
+@pytest.mark.kernel_sensitive
 def test_cvb0_deterministic_for_any_thread_count(corpus, monkeypatch):
     import numba
 

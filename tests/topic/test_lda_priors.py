@@ -55,6 +55,7 @@ def _gensim_lda(K, V, alpha, eta):
                                   eta=eta.copy(), dtype=np.float64)
 
 
+@pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("rho", [1.0, 0.35])
 def test_prior_updates_equal_gensim(rho):
     rng = np.random.default_rng(4)
