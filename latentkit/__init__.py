@@ -37,6 +37,7 @@ _EXPORTS = {
     "SpectralHMM": "latentkit.spectral",
     "save": "latentkit.io",
     "load": "latentkit.io",
+    "DynamicTopicModel": "latentkit.topic",
 }
 
 _SUBMODULES = ("base", "datasets", "distributions", "inference", "io", "mixture", "neural",

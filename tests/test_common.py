@@ -53,6 +53,10 @@ _EXTRA_CASES = {
     # a second one, a mixture of multivariate Bernoullis (tests/test_recipe_model.py)
     "BernoulliMixture": (lambda: BernoulliMixture(2, random_state=0, max_iter=20),
                          lambda n, s: (_gauss(n, s, 3) > 0.5).astype(float)),
+    # fitted with times= (_fit_params); not in _model_cases, whose tests fit(X) alone
+    "DynamicTopicModel": (lambda: lk.DynamicTopicModel(3, init="random", random_state=0,
+                                                       max_iter=10),
+                          CASES["LatentDirichletAllocation"][1]),
 }
 
 _SPECTRAL_EXTRA = {
@@ -101,6 +105,7 @@ SKLEARN_NOT_APPLICABLE = {
     # not yet conformant (found when this list was made; scikit-learn 1.9):
     **{name: "check_pipeline_consistency fails (no '_parent_callback_ctx'); 39 checks pass"
        for name in ("SpectralGMM", "PrivateSpectralGMM")},
+    "DynamicTopicModel": "count data with a time per document (fit needs times=)",
     "SparseSpectralGMM": ("no n_features_in_; refuses n_components=1 and one-feature data with "
                           "messages scikit-learn does not recognise (7 checks fail)"),
 }
@@ -154,6 +159,8 @@ def test_sklearn_check_estimator(name):
 def _fit_params(model, n):
     if isinstance(model, lk.HiddenMarkovModel):
         return {"lengths": [n // 2, n - n // 2]}
+    if isinstance(model, lk.DynamicTopicModel):
+        return {"times": np.arange(n) % 3 + 2000}
     return None
 
 

@@ -15,6 +15,7 @@ from ._diversity import topic_diversity
 from ._report import report_data, topic_report
 from ._spectral_start import spectral_init_lda, spectral_init_plsa
 from ._seeding import SeedWordError
+from ._dtm import DynamicTopicModel
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -32,4 +33,5 @@ __all__ = [
     "spectral_init_lda",
     "spectral_init_plsa",
     "SeedWordError",
+    "DynamicTopicModel",
 ]
