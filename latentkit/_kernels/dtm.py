@@ -13,7 +13,8 @@ tridiagonal ``D_w = Q + diag(n_t p_tw)``, and ``U`` has one column per slice, ``
 :func:`dtm_newton_pass` factors every ``D_w = L Lambda L^T`` (unit lower bidiagonal ``L``),
 returns ``x = D^{-1} g``, ``r = U^T x`` and ``M = U^T D^{-1} U`` (``D_w^{-1}`` from the
 factors by the backward recurrence of the inverse, O(T^2) per word); the caller solves
-``(I - M) y = r``, and :func:`dtm_tridiag_solve` gives ``x + D^{-1} U y``.
+``(I - M) y = r``, and :func:`dtm_woodbury_finish` gives ``x + D^{-1} U y``. :func:`dtm_objective` and
+:func:`dtm_gradient` evaluate ``f``, ``softmax(m_t)`` and the gradient in one pass each.
 
 Numerics: the pivots of ``D_w`` are at least those of ``Q`` (positive definite) and the
 multipliers ``l_t = e / pivot_{t-1}`` have magnitude below 1, so neither recurrence grows.
@@ -28,7 +29,7 @@ import numpy as np
 
 from ._jit import jit
 
-__all__ = ["dtm_newton_pass", "dtm_tridiag_solve"]
+__all__ = ["dtm_newton_pass", "dtm_woodbury_finish", "dtm_objective", "dtm_gradient"]
 
 
 @jit
@@ -78,46 +79,101 @@ def dtm_newton_pass(n_t, p, q_diag, q_off, g, piv, mult, x, M, r):
         x[T - 1, w] = x[T - 1, w] / piv[T - 1, w]
         for t in range(T - 2, -1, -1):
             x[t, w] = x[t, w] / piv[t, w] - mult[t + 1, w] * x[t + 1, w]
-        # D_w^{-1}, upper triangle: X_TT = 1/piv_T, X_tt = 1/piv_t + l_{t+1}^2 X_{t+1,t+1},
-        # X_tj = -l_{t+1} X_{t+1,j} (j > t)
-        inv[T - 1, T - 1] = 1.0 / piv[T - 1, w]
-        for t in range(T - 2, -1, -1):
-            lt = mult[t + 1, w]
-            inv[t, t] = 1.0 / piv[t, w] + lt * lt * inv[t + 1, t + 1]
-            for j in range(t + 1, T):
-                inv[t, j] = -lt * inv[t + 1, j]
+        # D_w^{-1}, upper triangle, row by row from the last: X_TT = 1/piv_T, X_tt = 1/piv_t
+        # + l_{t+1}^2 X_{t+1,t+1}, X_tj = -l_{t+1} X_{t+1,j} (j > t); each row accumulated
+        # into M while it is in cache
         for s in range(T):
             a[s] = math.sqrt(n_t[s]) * p[s, w]
             r[s] += a[s] * x[s, w]
-        for s in range(T):
-            if a[s] == 0.0:
-                continue
-            M[s, s] += a[s] * a[s] * inv[s, s]
-            for j in range(s + 1, T):
-                M[s, j] += a[s] * a[j] * inv[s, j]
+        for t in range(T - 1, -1, -1):
+            if t == T - 1:
+                inv[t, t] = 1.0 / piv[t, w]
+            else:
+                lt = mult[t + 1, w]
+                inv[t, t] = 1.0 / piv[t, w] + lt * lt * inv[t + 1, t + 1]
+                for j in range(t + 1, T):
+                    inv[t, j] = -lt * inv[t + 1, j]
+            at = a[t]
+            if at != 0.0:
+                for j in range(t, T):
+                    M[t, j] += at * a[j] * inv[t, j]
     for s in range(T):
         for j in range(s + 1, T):
             M[j, s] = M[s, j]
 
 
 @jit
-def dtm_tridiag_solve(piv, mult, rhs, out):
-    """``out_w = D_w^{-1} rhs_w`` for every word from the factors of :func:`dtm_newton_pass`.
+def dtm_woodbury_finish(piv, mult, p, n_t, y, x, out):
+    """``out_w = x_w + D_w^{-1} (U y)_w``, ``(U y)_tw = sqrt(n_t) p_tw y_t``, for every word
+    from the factors of :func:`dtm_newton_pass`: the Newton direction.
 
     Parameters
     ----------
     piv, mult : float64[T, V]
         The factors.
-    rhs : float64[T, V]
+    p : float64[T, V]; n_t : float64[T]; y : float64[T]
+    x : float64[T, V]
+        ``D^{-1} g``.
     out : float64[T, V] (out)
     """
-    T, V = rhs.shape
+    T, V = p.shape
+    sq = np.empty(T)
+    for t in range(T):
+        sq[t] = math.sqrt(n_t[t]) * y[t]
     for w in range(V):
-        z = rhs[0, w]
+        z = sq[0] * p[0, w]
         out[0, w] = z
         for t in range(1, T):
-            z = rhs[t, w] - mult[t, w] * z
+            z = sq[t] * p[t, w] - mult[t, w] * z
             out[t, w] = z
         out[T - 1, w] = out[T - 1, w] / piv[T - 1, w]
         for t in range(T - 2, -1, -1):
             out[t, w] = out[t, w] / piv[t, w] - mult[t + 1, w] * out[t + 1, w]
+        for t in range(T):
+            out[t, w] += x[t, w]
+
+
+@jit
+def dtm_objective(m, counts, n_t, q_diag, q_off, lse):
+    """``f(m) = sum n_tw m_tw - sum_t n_t lse_t - 1/2 sum_w m_w^T Q m_w`` of one topic, with
+    ``lse_t = logsumexp_w m_tw`` written to ``lse`` (float64[T]). Returns f (nats)."""
+    T, V = m.shape
+    f = 0.0
+    for t in range(T):
+        mx = -np.inf
+        for w in range(V):
+            if m[t, w] > mx:
+                mx = m[t, w]
+        acc = 0.0
+        lin = 0.0
+        quad = 0.0
+        for w in range(V):
+            v = m[t, w]
+            acc += math.exp(v - mx)
+            lin += counts[t, w] * v
+            qm = q_diag[t] * v
+            if t > 0:
+                qm += q_off * m[t - 1, w]
+            if t < T - 1:
+                qm += q_off * m[t + 1, w]
+            quad += v * qm
+        lse[t] = mx + math.log(acc)
+        f += lin - n_t[t] * lse[t] - 0.5 * quad
+    return f
+
+
+@jit
+def dtm_gradient(m, lse, counts, n_t, q_diag, q_off, p, g):
+    """``p_t = softmax(m_t)`` (from ``lse``) and the gradient ``g = n - n_t p - Q m`` of
+    :func:`dtm_objective` (float64[T, V] outputs)."""
+    T, V = m.shape
+    for t in range(T):
+        for w in range(V):
+            pv = math.exp(m[t, w] - lse[t])
+            p[t, w] = pv
+            qm = q_diag[t] * m[t, w]
+            if t > 0:
+                qm += q_off * m[t - 1, w]
+            if t < T - 1:
+                qm += q_off * m[t + 1, w]
+            g[t, w] = counts[t, w] - n_t[t] * pv - qm

@@ -27,7 +27,7 @@ from .._engine.state_checks import StateCheckError, _array, _int, _real
 from ..exceptions import InputError, InputTypeError
 from ._count_data import check_init
 from ._dtm_chain import (apply_precision, chain_kl_constant, chain_precision, chain_variances,
-                         newton_means, pseudo_observations)
+                         m_step_means, pseudo_observations)
 from ._dtm_data import validate_sliced
 from ._lda import LatentDirichletAllocation
 from ._lda_estep import _run_local, _suff_stats
@@ -336,10 +336,7 @@ class DynamicTopicModel(LatentModel):
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         stats = self._blend_stats(stats, step_size, scale)
         _, qd, qo = self._chain()
-        means = np.empty_like(self.topic_means_)
-        for k in range(means.shape[1]):
-            means[:, k] = newton_means(stats.sstats[:, k], self.topic_means_[:, k], qd, qo)
-        self._set_means(means)
+        self._set_means(m_step_means(stats.sstats, self.topic_means_, qd, qo))
 
     def _global_elbo_terms(self):
         var, qd, qo = self._chain()

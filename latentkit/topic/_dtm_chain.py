@@ -22,9 +22,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._kernels import dtm as _k
+from .._utils.doc_threads import over_ranges
 
 __all__ = ["ChainVariances", "chain_variances", "smooth_means", "pseudo_observations",
-           "chain_precision", "apply_precision", "chain_kl_constant", "newton_means"]
+           "chain_precision", "apply_precision", "chain_kl_constant", "newton_means",
+           "m_step_means"]
 
 
 class ChainVariances:
@@ -157,30 +159,28 @@ def chain_kl_constant(var, chain_variance, initial_variance):
 
 
 def _objective(m, counts, n_t, q_diag, q_off):
-    lse = logsumexp(m, axis=1)
-    return float(np.sum(counts * m) - n_t @ lse
-                 - 0.5 * np.sum(m * apply_precision(m, q_diag, q_off))), lse
+    lse = np.empty(m.shape[0])
+    return _k.dtm_objective(m, counts, n_t, q_diag, float(q_off), lse), lse
 
 
 def newton_direction(m, counts, n_t, q_diag, q_off, lse=None):
     """Gradient ``g`` and Newton direction ``(D - U U^T)^{-1} g`` of one topic's M-step
-    objective at ``m`` (T, V) (:mod:`latentkit._kernels.dtm`)."""
-    if lse is None:
-        lse = logsumexp(m, axis=1)
-    p = np.exp(m - lse[:, None])
-    g = counts - n_t[:, None] * p - apply_precision(m, q_diag, q_off)
+    objective at ``m`` (T, V), C-contiguous float64 (:mod:`latentkit._kernels.dtm`)."""
     T, V = m.shape
+    if lse is None:
+        lse = _objective(m, counts, n_t, q_diag, q_off)[1]
+    p, g = np.empty((T, V)), np.empty((T, V))
+    _k.dtm_gradient(m, lse, counts, n_t, q_diag, float(q_off), p, g)
     piv, mult, x = np.empty((T, V)), np.empty((T, V)), np.empty((T, V))
     M, r = np.empty((T, T)), np.empty(T)
-    _k.dtm_newton_pass(np.ascontiguousarray(n_t), np.ascontiguousarray(p), q_diag,
-                       float(q_off), np.ascontiguousarray(g), piv, mult, x, M, r)
+    _k.dtm_newton_pass(n_t, p, q_diag, float(q_off), g, piv, mult, x, M, r)
     y = np.linalg.solve(np.eye(T) - M, r)
-    extra = np.empty((T, V))
-    _k.dtm_tridiag_solve(piv, mult, np.sqrt(n_t)[:, None] * p * y[:, None], extra)
-    return g, x + extra
+    d = np.empty((T, V))
+    _k.dtm_woodbury_finish(piv, mult, p, n_t, y, x, d)
+    return g, d
 
 
-def newton_means(counts, m0, q_diag, q_off, max_iter=50, rtol=1e-12):
+def newton_means(counts, m0, q_diag, q_off, max_iter=50, tol=1e-6):
     """Maximise one topic's M-step objective (module docstring) by Newton's method with
     backtracking, from ``m0``.
 
@@ -193,20 +193,24 @@ def newton_means(counts, m0, q_diag, q_off, max_iter=50, rtol=1e-12):
     q_diag, q_off : from :func:`chain_precision`
     max_iter : int
         Newton steps at most.
-    rtol : float
-        Stop when half the Newton decrement is below ``rtol * max(1, |f|)``.
+    tol : float
+        Stop when half the Newton decrement (the predicted gain, nats) is below ``tol`` per
+        token of the topic (``tol * max(1, counts.sum())``); 1e-6 nats per token is far
+        below the EM stopping rule's ``1e-3`` nats per token.
 
     Returns
     -------
     ndarray of shape (T, V)
     """
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
     n_t = counts.sum(axis=1)
-    m = np.array(m0, dtype=np.float64)
+    m = np.array(m0, dtype=np.float64, order="C")
+    stop = 2.0 * float(tol) * max(1.0, float(n_t.sum()))
     f, lse = _objective(m, counts, n_t, q_diag, q_off)
     for _ in range(int(max_iter)):
         g, d = newton_direction(m, counts, n_t, q_diag, q_off, lse)
         dec = float(np.sum(g * d))
-        if not dec > 2.0 * rtol * max(1.0, abs(f)):
+        if not dec > stop:
             break
         step = 1.0
         while step > 1e-8:
@@ -217,7 +221,32 @@ def newton_means(counts, m0, q_diag, q_off, max_iter=50, rtol=1e-12):
             step *= 0.5
         else:
             break  # no ascent along d at this precision: m is optimal to rounding
-        if fc < f:
-            break
         m, f, lse = cand, fc, lc
     return m
+
+
+def m_step_means(sstats, means, q_diag, q_off):
+    """:func:`newton_means` for every topic (topics on numba's thread count of Python
+    threads: the kernels release the GIL; each topic is independent, so the result does not
+    depend on the threads).
+
+    Parameters
+    ----------
+    sstats : ndarray of shape (T, K, V)
+        Expected topic-word counts per slice.
+    means : ndarray of shape (T, K, V)
+        The current means (the start).
+
+    Returns
+    -------
+    ndarray of shape (T, K, V)
+    """
+    K = means.shape[1]
+    out = np.empty_like(means)
+
+    def topics(k0, k1):
+        for k in range(k0, k1):
+            out[:, k] = newton_means(sstats[:, k], means[:, k], q_diag, q_off)
+
+    over_ranges(topics, np.arange(K + 1))
+    return out

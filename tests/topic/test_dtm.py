@@ -13,7 +13,7 @@ from latentkit.testing import match_components
 from latentkit.testing._oracles_dtm import (dense_chain_kl, dense_chain_posterior,
                                             dense_newton_direction)
 from latentkit.topic import DynamicTopicModel
-from latentkit.topic._dtm_chain import (apply_precision, chain_kl_constant, chain_precision,
+from latentkit.topic._dtm_chain import (_objective, apply_precision, chain_kl_constant, chain_precision,
                                         chain_variances, newton_direction, newton_means,
                                         pseudo_observations, smooth_means)
 
@@ -54,6 +54,12 @@ def test_newton_direction_equals_dense_solve(T):
     qd, qo = chain_precision(T, s2, v0)
     g, d = newton_direction(m, counts, counts.sum(axis=1), qd, qo)
     g2, d2 = dense_newton_direction(m, counts, s2, v0)
+    f, lse = _objective(m, counts, counts.sum(axis=1), qd, qo)
+    Q = np.linalg.inv(v0 + s2 * np.minimum.outer(np.arange(T), np.arange(T)))
+    dense_f = np.sum(counts * m) - counts.sum(axis=1) @ logsumexp(m, axis=1) \
+        - 0.5 * np.trace(m.T @ Q @ m)
+    np.testing.assert_allclose(f, dense_f, rtol=1e-12)
+    np.testing.assert_allclose(lse, logsumexp(m, axis=1), rtol=1e-13)
     np.testing.assert_allclose(g, g2, rtol=0, atol=1e-10)
     np.testing.assert_allclose(d, d2, rtol=1e-10, atol=1e-10)
 
@@ -78,7 +84,7 @@ def test_newton_m_step_equals_lbfgs_on_the_pseudo_observations():
 
     res = minimize(neg_bound, np.zeros(T * V), jac=True, method="L-BFGS-B",
                    options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000})
-    ours = newton_means(counts, np.zeros((T, V)), qd, qo)
+    ours = newton_means(counts, np.zeros((T, V)), qd, qo, tol=1e-14)
     theirs = smooth_means(res.x.reshape(T, V), var, nu)
     np.testing.assert_allclose(-neg_bound(pseudo_observations(ours, qd, qo, nu).ravel())[0],
                                -res.fun, rtol=1e-9)
