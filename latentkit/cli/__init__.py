@@ -63,6 +63,7 @@ from .fit_hmm import add_hmm_args, run_hmm
 from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, run_gmm, run_vgmm
 from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
 from .fit_vae import add_vae_args, run_vae
+from .fit_dtm import add_dtm_args, run_dtm
 
 __all__ = ["main", "build_parser", "CLIError", "FitCommand", "FitResult", "Progress", "load_input",
            "FIT_COMMANDS"]
@@ -87,6 +88,9 @@ FIT_COMMANDS = {
     "hmm": FitCommand("hidden Markov model by Baum-Welch on sequences (categorical, Poisson or "
                       "Gaussian emissions)", add_hmm_args, run_hmm,
                       default_dataset="earthquakes"),
+    "dtm": FitCommand("dynamic topic model (topics drifting over time slices; variational "
+                      "Kalman filter) on raw texts with a time column",
+                      add_dtm_args, run_dtm, default_dataset="kos"),
 }
 
 

@@ -265,6 +265,7 @@ class _StoreDataset(argparse.Action):
 
 #: the library's default n_components of each ``fit`` model (checked by test_cli_defaults)
 _K_DEFAULTS = {"lda": 10, "hdp": 50, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2}
+_K_DEFAULTS["dtm"] = 10
 
 
 def _add_common_args(p, default_dataset, model=None):
@@ -328,6 +329,7 @@ def _save_plot(path, model, data):
     data = data or {}
     X = data.get("X")
     kind = ("vae" if hasattr(model, "latent_dim") else "hmm" if hasattr(model, "transmat_")
+            else "dtm" if "prevalence" in data
             else "topics" if "vocabulary" in data else "mixture")
     n_topics = len(model.components_) if kind == "topics" else 0
     height = {"topics": max(4.5, 2.4 * -(-min(n_topics, 20) // 4)), "hmm": 6.0}.get(kind, 5.0)
@@ -352,6 +354,12 @@ def _save_plot(path, model, data):
         for a in axes[len(shown):]:
             a.set_visible(False)
         plotting.plot_topics(model, data["vocabulary"], n_words=10, topics=shown, axes=axes)
+    elif kind == "dtm":  # topics over time (latentkit.topic.DynamicTopicModel)
+        words = model.top_words(data["vocabulary"], n=3)
+        plotting.plot_topic_prevalence(data["prevalence"], model.time_slices_,
+                                       ax=right.subplots(),
+                                       topic_labels=[f"{k}: {' '.join(w)}"
+                                                     for k, w in enumerate(words)])
     elif kind == "hmm":
         categorical = hasattr(model, "emissionprob_")
         axes = right.subplots(3 if categorical else 2, 1)

@@ -18,6 +18,7 @@ INIT_CHOICES = {
     "vgmm": ("kmeans++", "random", "spectral"),
     "dpmm": ("kmeans++", "random", "spectral"),
     "hmm": ("random", "kmeans++", "spectral"),
+    "dtm": ("lda", "random"),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -26,6 +27,7 @@ INIT_CHOICES = {
 INIT_DEFAULTS = {
     "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
+    "dtm": "lda",
 }
 
 _INIT_NOTES = {
@@ -37,6 +39,7 @@ _INIT_NOTES = {
            "HierarchicalDirichletProcess)",
     "hmm": "spectral: method-of-moments start for categorical, poisson and diag/spherical "
            "gaussian emissions",
+    "dtm": "lda: LDA on all the documents, its topics at every slice (as Blei & Lafferty)",
 }
 
 

@@ -16,6 +16,7 @@ from ._report import report_data, topic_report
 from ._spectral_start import spectral_init_lda, spectral_init_plsa
 from ._seeding import SeedWordError
 from ._dtm import DynamicTopicModel
+from ._dtm_data import slice_times
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -34,4 +35,5 @@ __all__ = [
     "spectral_init_plsa",
     "SeedWordError",
     "DynamicTopicModel",
+    "slice_times",
 ]

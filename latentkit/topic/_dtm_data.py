@@ -6,7 +6,7 @@ import numpy as np
 from .._utils.validation import check_counts, check_n_features
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["SlicedCounts", "slice_labels", "slice_index"]
+__all__ = ["SlicedCounts", "slice_labels", "slice_index", "slice_times"]
 
 
 class SlicedCounts:
@@ -111,3 +111,78 @@ def validate_sliced(model, X, reset, times, kw):
     check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
     labels = model.time_slices_
     return SlicedCounts(X, slice_index(times, labels, X.shape[0]), labels.shape[0])
+
+
+def _missing(v):
+    return v is None or (isinstance(v, str) and not v.strip()) or (
+        isinstance(v, float) and not np.isfinite(v))
+
+
+def slice_times(values, by="year"):
+    """Time slices of documents from a column of times (dates, years or any sortable values).
+
+    Parameters
+    ----------
+    values : sequence of length n_documents
+        Each document's time: an ISO date or date-time string (``'2001-07-07'``), a number
+        (a year, a timestamp), or None / ``''`` / NaN when unknown.
+    by : {'year', 'month', 'none'} or int, default 'year'
+        ``'year'``: the year of each date (numbers are taken as years); ``'month'``: ``'YYYY-MM'``
+        of each date; ``'none'``: the values themselves; an int N: N slices of (nearly) equal
+        numbers of documents in time order, labelled 0 .. N-1.
+
+    Returns
+    -------
+    times : ndarray of shape (n_kept,)
+        Each kept document's slice label (the ``times`` of
+        :meth:`latentkit.topic.DynamicTopicModel.fit`).
+    keep : ndarray of bool, shape (n_documents,)
+        The documents with a known time.
+
+    Raises
+    ------
+    InputError
+        ``by`` unknown, a value that is not a date where one is needed, or no known time.
+
+    Examples
+    --------
+    >>> from latentkit.topic import slice_times
+    >>> slice_times(["2001-07-07", None, "2003-01-02"])
+    (array([2001, 2003]), array([ True, False,  True]))
+    >>> slice_times([5.0, 1.0, 3.0, 2.0], by=2)[0]
+    array([1, 0, 1, 0])
+    """
+    vals = list(values)
+    keep = np.array([not _missing(v) for v in vals], dtype=bool)
+    kept = [v for v, k in zip(vals, keep) if k]
+    if not kept:
+        raise InputError("no document has a known time (every value is missing).")
+    numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                  for v in kept)
+
+    def dates(unit):
+        try:
+            return np.array([np.datetime64(str(v).strip()[:19]) for v in kept]).astype(
+                f"datetime64[{unit}]")
+        except ValueError as exc:
+            raise InputError(f"times: {exc}; expected ISO dates such as 2001-07-07.") from None
+
+    if isinstance(by, (int, np.integer)) and not isinstance(by, bool):
+        if by < 1:
+            raise InputError(f"slices must be a positive number of slices, got {by}.")
+        key = np.asarray(kept, dtype=np.float64) if numeric else dates("s").astype(np.int64)
+        rank = np.empty(key.size, dtype=np.int64)
+        rank[np.argsort(key, kind="stable")] = np.arange(key.size)
+        return (rank * int(by)) // key.size, keep
+    if by == "year":
+        if numeric:
+            return np.asarray(kept, dtype=np.float64).astype(np.int64), keep
+        return dates("Y").astype(np.int64) + 1970, keep
+    if by == "month":
+        if numeric:
+            raise InputError("slices 'month' needs dates (strings such as 2001-07-07), got "
+                             "numbers.")
+        return np.datetime_as_string(dates("M")), keep
+    if by == "none":
+        return np.asarray(kept), keep
+    raise InputError(f"slices must be 'year', 'month', 'none' or a number of slices, got {by!r}.")
