@@ -38,6 +38,7 @@ _EXPORTS = {
     "save": "latentkit.io",
     "load": "latentkit.io",
     "DynamicTopicModel": "latentkit.topic",
+    "LabeledLDA": "latentkit.topic",
 }
 
 _SUBMODULES = ("base", "datasets", "distributions", "inference", "io", "mixture", "neural",

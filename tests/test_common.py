@@ -57,6 +57,9 @@ _EXTRA_CASES = {
     "DynamicTopicModel": (lambda: lk.DynamicTopicModel(3, init="random", random_state=0,
                                                        max_iter=10),
                           CASES["LatentDirichletAllocation"][1]),
+    # fitted with labels= (_fit_params)
+    "LabeledLDA": (lambda: lk.LabeledLDA(1, random_state=0, max_iter=10),
+                   CASES["LatentDirichletAllocation"][1]),
 }
 
 _SPECTRAL_EXTRA = {
@@ -106,6 +109,7 @@ SKLEARN_NOT_APPLICABLE = {
     **{name: "check_pipeline_consistency fails (no '_parent_callback_ctx'); 39 checks pass"
        for name in ("SpectralGMM", "PrivateSpectralGMM")},
     "DynamicTopicModel": "count data with a time per document (fit needs times=)",
+    "LabeledLDA": "count data with labels per document (fit needs labels=)",
     "SparseSpectralGMM": ("no n_features_in_; refuses n_components=1 and one-feature data with "
                           "messages scikit-learn does not recognise (7 checks fail)"),
 }
@@ -161,6 +165,8 @@ def _fit_params(model, n):
         return {"lengths": [n // 2, n - n // 2]}
     if isinstance(model, lk.DynamicTopicModel):
         return {"times": np.arange(n) % 3 + 2000}
+    if isinstance(model, lk.LabeledLDA):
+        return {"labels": [[[0], [1], [0, 1], []][i % 4] for i in range(n)]}
     return None
 
 

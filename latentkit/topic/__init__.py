@@ -17,6 +17,7 @@ from ._spectral_start import spectral_init_lda, spectral_init_plsa
 from ._seeding import SeedWordError
 from ._dtm import DynamicTopicModel
 from ._dtm_data import slice_times
+from ._labeled_lda import LabeledLDA
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -36,4 +37,5 @@ __all__ = [
     "SeedWordError",
     "DynamicTopicModel",
     "slice_times",
+    "LabeledLDA",
 ]

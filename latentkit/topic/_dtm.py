@@ -30,7 +30,8 @@ from ._dtm_chain import (apply_precision, chain_kl_constant, chain_precision, ch
                          m_step_means, pseudo_observations)
 from ._dtm_data import validate_sliced
 from ._lda import LatentDirichletAllocation
-from ._lda_estep import _run_local, _suff_stats
+from ._grouped_estep import keep_better, run_groups
+from ._lda_estep import _suff_stats
 from .._utils.words import top_words
 
 __all__ = ["DynamicTopicModel", "DTMStats"]
@@ -283,18 +284,11 @@ class DynamicTopicModel(LatentModel):
                         n_tokens=0.0)
 
     def _local(self, data, gamma0=None, max_iter=None):
-        """LDA's per-document kernel, slice by slice: per slice ``(rows, (gamma, exp_theta,
-        ratio, doc_elbo))``; ``max_iter=0`` with ``gamma0`` evaluates the given gamma."""
-        out = []
+        """LDA's per-document kernel, slice by slice (:func:`run_groups`); ``max_iter=0``
+        with ``gamma0`` evaluates the given gamma."""
         cap = self.max_doc_update_iter if max_iter is None else max_iter
-        for t, (rows, Xt) in enumerate(zip(data.rows, data.parts)):
-            if Xt is None:
-                continue
-            bt, shift = self._tables[t]
-            g0 = None if gamma0 is None else gamma0[rows]
-            out.append((t, rows, _run_local(Xt, bt, shift, self.doc_topic_prior_, cap,
-                                            self.mean_change_tol, g0)[:4]))
-        return out
+        return run_groups(data.parts, data.rows, self._tables, self.doc_topic_prior_, cap,
+                          self.mean_change_tol, gamma0)
 
     def _gather(self, data, local):
         """Gamma (D, K), doc_elbo (D,) and the statistics from the per-slice results."""
@@ -321,14 +315,7 @@ class DynamicTopicModel(LatentModel):
         glob = self._global_elbo_terms()
         if warm["total"] is not None and stats.data_term + glob < warm["total"]:
             old = self._local(data, warm["gamma"], max_iter=0)
-            mixed = []
-            for (t, rows, n_loc), (_, _, o_loc) in zip(new, old):
-                keep = o_loc[3] > n_loc[3]
-                g, et, ratio, de = (a.copy() for a in n_loc)
-                g[keep], et[keep], de[keep] = o_loc[0][keep], o_loc[1][keep], o_loc[3][keep]
-                Xt = data.parts[t]
-                ratio = np.where(np.repeat(keep, np.diff(Xt.indptr)), o_loc[2], ratio)
-                mixed.append((t, rows, (g, et, ratio, de)))
+            mixed = keep_better(new, old, data.parts)
             gamma, doc_elbo, stats = self._gather(data, mixed)
         warm["gamma"], warm["total"] = gamma, stats.data_term + glob
         return stats
