@@ -1,4 +1,4 @@
-"""``latentkit fit dtm`` end to end on a corpus drawn from a DTM, written as .jsonl and .csv
+"""``latentkit fit dtm`` (and ``fit llda``) end to end on a corpus drawn from a DTM, written as .jsonl and .csv
 texts with a date column: the slices, the over-time view, the saved model, the errors."""
 
 import csv
@@ -47,8 +47,9 @@ def corpus(tmp_path_factory):
     dates[3] = None  # a document without a time is left out
     folder = tmp_path_factory.mktemp("dtm")
     jl = folder / "docs.jsonl"
-    jl.write_text("".join(json.dumps({"text": t, "created": d}) + "\n"
-                          for t, d in zip(texts, dates)))
+    kinds = ["alpha", "beta", "alpha, beta", ""]
+    jl.write_text("".join(json.dumps({"text": t, "created": d, "kind": kinds[i % 4]}) + "\n"
+                          for i, (t, d) in enumerate(zip(texts, dates))))
     cs = folder / "docs.csv"
     with open(cs, "w", newline="") as f:
         w = csv.writer(f)
@@ -112,3 +113,20 @@ def test_fit_dtm_plot(corpus):
                         "--plot", str(png), "--quiet"])
     assert status == 0, text
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_fit_llda_label_column(corpus, capsys):
+    status, text = run(["fit", "llda", "--text", str(corpus["jsonl"]), "--label-column", "kind",
+                        "--free-topics", "1", "--max-iter", "5", "--stop-words", "none",
+                        "--json", "--quiet"])
+    assert status == 0, text
+    obj = json.loads(text)
+    s = obj.get("llda", obj)
+    assert s["labels"] == ["alpha", "beta", "(free 0)"]
+    assert s["documents_per_label"] == [120, 120, 240] and s["n_unlabelled"] == 60
+    status, _ = run(["fit", "llda", "--text", str(corpus["jsonl"]), "--label-column", "kind",
+                     "-k", "3", "--quiet"])
+    assert status == 2 and "--free-topics" in capsys.readouterr().err
+    status, _ = run(["fit", "llda", "--text", str(corpus["jsonl"]), "--label-column", "x",
+                     "--quiet"])
+    assert status == 2 and "'x' is not a column" in capsys.readouterr().err

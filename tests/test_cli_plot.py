@@ -25,8 +25,8 @@ ARGS = {
 
 def test_every_fit_command_is_covered():
     # vae: tests/neural/test_vae_cli.py::test_fit_vae_cli_plot_folds_latent_map_and_decoded_grid
-    # dtm (needs --text with a time column): tests/test_cli_dtm.py
-    assert set(ARGS) | {"vae", "dtm"} == set(FIT_COMMANDS)
+    # dtm, llda (need --text with a time / label column): tests/test_cli_dtm.py
+    assert set(ARGS) | {"vae", "dtm", "llda"} == set(FIT_COMMANDS)
 
 
 @pytest.mark.parametrize("name", sorted(ARGS))

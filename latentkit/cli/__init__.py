@@ -64,6 +64,7 @@ from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, r
 from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
 from .fit_vae import add_vae_args, run_vae
 from .fit_dtm import add_dtm_args, run_dtm
+from .fit_llda import add_llda_args, run_llda
 
 __all__ = ["main", "build_parser", "CLIError", "FitCommand", "FitResult", "Progress", "load_input",
            "FIT_COMMANDS"]
@@ -91,6 +92,8 @@ FIT_COMMANDS = {
     "dtm": FitCommand("dynamic topic model (topics drifting over time slices; variational "
                       "Kalman filter) on raw texts with a time column",
                       add_dtm_args, run_dtm, default_dataset="kos"),
+    "llda": FitCommand("Labeled LDA (one topic per label, optional free topics) on raw texts "
+                       "with a label column", add_llda_args, run_llda, default_dataset="kos"),
 }
 
 

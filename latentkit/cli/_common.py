@@ -266,6 +266,7 @@ class _StoreDataset(argparse.Action):
 #: the library's default n_components of each ``fit`` model (checked by test_cli_defaults)
 _K_DEFAULTS = {"lda": 10, "hdp": 50, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2}
 _K_DEFAULTS["dtm"] = 10
+_K_DEFAULTS["llda"] = "one topic per label, plus --free-topics"
 
 
 def _add_common_args(p, default_dataset, model=None):

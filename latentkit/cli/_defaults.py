@@ -19,6 +19,7 @@ INIT_CHOICES = {
     "dpmm": ("kmeans++", "random", "spectral"),
     "hmm": ("random", "kmeans++", "spectral"),
     "dtm": ("lda", "random"),
+    "llda": ("random",),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -28,6 +29,7 @@ INIT_DEFAULTS = {
     "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
     "dtm": "lda",
+    "llda": "random",
 }
 
 _INIT_NOTES = {
@@ -40,6 +42,7 @@ _INIT_NOTES = {
     "hmm": "spectral: method-of-moments start for categorical, poisson and diag/spherical "
            "gaussian emissions",
     "dtm": "lda: LDA on all the documents, its topics at every slice (as Blei & Lafferty)",
+    "llda": "random: Gamma(100, 1/100) topic weights (LDA's)",
 }
 
 
