@@ -96,6 +96,16 @@ def run_latentkit(X, years, K, seed, init):
         "n_iter": int(m.n_iter_), "elbo": float(m.lower_bound_)}
 
 
+def run_lda(X, T, K, seed):
+    """The static baseline: latentkit's LDA on all the slices, its topics at every slice."""
+    from latentkit import LatentDirichletAllocation
+
+    t0 = time.perf_counter()
+    m = LatentDirichletAllocation(K, random_state=seed).fit(X)
+    lam = m.components_ / m.components_.sum(axis=1, keepdims=True)
+    return np.broadcast_to(lam, (T, K, lam.shape[1])), time.perf_counter() - t0, {}
+
+
 def _words(X, vocab):
     out = []
     for r in range(X.shape[0]):
@@ -178,6 +188,9 @@ def main(argv=None):
     for init in () if a.no_full else ("lda", "random"):
         phi, secs, extra = run_latentkit(X[~test], years[~test], a.k, a.seed, init)
         report(f"latentkit DTM init={init}", phi, secs, extra, X, years, vocab, tokens, test)
+    if not a.no_full:
+        phi, secs, extra = run_lda(X[~test], len(labels), a.k, a.seed)
+        report("latentkit LDA (static)", phi, secs, extra, X, years, vocab, tokens, test)
     for iters in [] if a.no_full else [int(v) for v in a.tomotopy_iters.split(",") if v]:
         phi, secs, extra = run_tomotopy(X[~test], vocab, years[~test], labels, a.k, a.seed,
                                         iters)
