@@ -1,5 +1,5 @@
-"""``latentkit fit dtm`` (and ``fit llda``) end to end on a corpus drawn from a DTM, written as .jsonl and .csv
-texts with a date column: the slices, the over-time view, the saved model, the errors."""
+"""``latentkit fit dtm`` (and ``fit llda``) end to end on a corpus drawn from a DTM, written
+as .jsonl and .csv texts with a date column: the slices, the over-time view, the saved model, the errors."""
 
 import csv
 import io as _io

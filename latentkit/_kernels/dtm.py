@@ -13,7 +13,8 @@ tridiagonal ``D_w = Q + diag(n_t p_tw)``, and ``U`` has one column per slice, ``
 :func:`dtm_newton_pass` factors every ``D_w = L Lambda L^T`` (unit lower bidiagonal ``L``),
 returns ``x = D^{-1} g``, ``r = U^T x`` and ``M = U^T D^{-1} U`` (``D_w^{-1}`` from the
 factors by the backward recurrence of the inverse, O(T^2) per word); the caller solves
-``(I - M) y = r``, and :func:`dtm_woodbury_finish` gives ``x + D^{-1} U y``. :func:`dtm_objective` and
+``(I - M) y = r``, and :func:`dtm_woodbury_finish` gives ``x + D^{-1} U y``.
+:func:`dtm_objective` and
 :func:`dtm_gradient` evaluate ``f``, ``softmax(m_t)`` and the gradient in one pass each.
 
 Numerics: the pivots of ``D_w`` are at least those of ``Q`` (positive definite) and the

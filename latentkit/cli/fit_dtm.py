@@ -12,6 +12,21 @@ __all__ = ["add_dtm_args", "run_dtm"]
 
 
 def add_dtm_args(p):
+    """The options of ``latentkit fit dtm`` (besides the common ones).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_dtm import add_dtm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_dtm_args(p)
+    >>> p.parse_args(["--time-column", "created"]).slices
+    'year'
+    """
     _add_text_args(p)
     p.add_argument("--time-column", metavar="NAME", default=None,
                    help="column / key of the --text .csv / .jsonl file holding each document's "
@@ -43,6 +58,41 @@ def _share_line(labels, shares):
 
 
 def run_dtm(args, progress):
+    """Fit the dynamic topic model of ``latentkit fit dtm`` and format its report.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    progress : Progress
+        The progress bar (its callback goes to the model).
+
+    Returns
+    -------
+    FitResult
+
+    Raises
+    ------
+    CLIError
+        No ``--text`` / ``--time-column``, or a column the file does not have.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from latentkit import cli
+    >>> from latentkit.cli._progress import Progress
+    >>> from latentkit.cli.fit_dtm import run_dtm
+    >>> path = os.path.join(tempfile.mkdtemp(), "docs.jsonl")
+    >>> with open(path, "w") as f:
+    ...     for i in range(12):
+    ...         text = "cats dogs birds" if i % 2 else "fish swim deep"
+    ...         _ = f.write(json.dumps({"text": text, "created": f"{2000 + i % 3}-01-01"}) + "\\n")
+    >>> args = cli.build_parser().parse_args(["fit", "dtm", "--text", path, "--time-column",
+    ...                                       "created", "-k", "2", "--max-iter", "3",
+    ...                                       "--stop-words", "none"])
+    >>> run_dtm(args, Progress(None, enabled=False)).summary["time_slices"]
+    ['2000', '2001', '2002']
+    """
     from ..topic import DynamicTopicModel, slice_times  # lazy: numba, ~2 s start-up
 
     if getattr(args, "text", None) is None or args.time_column is None:

@@ -12,6 +12,21 @@ __all__ = ["add_llda_args", "run_llda"]
 
 
 def add_llda_args(p):
+    """The options of ``latentkit fit llda`` (besides the common ones).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_llda import add_llda_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_llda_args(p)
+    >>> p.parse_args(["--label-column", "topic"]).label_separator
+    ','
+    """
     _add_text_args(p)
     p.add_argument("--label-column", metavar="NAME", default=None,
                    help="column / key of the --text .csv / .jsonl file holding each document's "
@@ -27,6 +42,40 @@ def add_llda_args(p):
 
 
 def run_llda(args, progress):
+    """Fit the Labeled LDA of ``latentkit fit llda`` and format its report.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    progress : Progress
+        The progress bar (its callback goes to the model).
+
+    Returns
+    -------
+    FitResult
+
+    Raises
+    ------
+    CLIError
+        No ``--text`` / ``--label-column``, ``-k`` given, or a column the file does not have.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from latentkit import cli
+    >>> from latentkit.cli._progress import Progress
+    >>> from latentkit.cli.fit_llda import run_llda
+    >>> path = os.path.join(tempfile.mkdtemp(), "docs.jsonl")
+    >>> with open(path, "w") as f:
+    ...     for i in range(12):
+    ...         text, label = ("cats dogs birds", "pets") if i % 2 else ("fish swim", "sea")
+    ...         _ = f.write(json.dumps({"text": text, "kind": label}) + "\\n")
+    >>> args = cli.build_parser().parse_args(["fit", "llda", "--text", path, "--label-column",
+    ...                                       "kind", "--max-iter", "3", "--stop-words", "none"])
+    >>> run_llda(args, Progress(None, enabled=False)).summary["labels"]
+    ['pets', 'sea']
+    """
     from ..topic import LabeledLDA  # lazy: numba, ~2 s start-up
 
     if getattr(args, "text", None) is None or args.label_column is None:

@@ -127,7 +127,8 @@ def plot_word_trajectories(model, words, topic, ax=None, *, vocabulary=None):
     for w in words:
         if isinstance(w, (int, np.integer)):
             if not 0 <= int(w) < probs.shape[2]:
-                raise InputError(f"word index {w} is outside the vocabulary (0..{probs.shape[2] - 1}).")
+                raise InputError(f"word index {w} is outside the vocabulary "
+                                 f"(0..{probs.shape[2] - 1}).")
             cols.append((str(vocab[w]) if vocab is not None else str(w), int(w)))
         elif str(w) in index:
             cols.append((str(w), index[str(w)]))

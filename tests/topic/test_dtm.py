@@ -13,9 +13,9 @@ from latentkit.testing import match_components
 from latentkit.testing._oracles_dtm import (dense_chain_kl, dense_chain_posterior,
                                             dense_newton_direction)
 from latentkit.topic import DynamicTopicModel
-from latentkit.topic._dtm_chain import (_objective, apply_precision, chain_kl_constant, chain_precision,
-                                        chain_variances, newton_direction, newton_means,
-                                        pseudo_observations, smooth_means)
+from latentkit.topic._dtm_chain import (_objective, apply_precision, chain_kl_constant,
+                                        chain_precision, chain_variances, newton_direction,
+                                        newton_means, pseudo_observations, smooth_means)
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
 
