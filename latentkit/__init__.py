@@ -39,6 +39,7 @@ _EXPORTS = {
     "load": "latentkit.io",
     "DynamicTopicModel": "latentkit.topic",
     "LabeledLDA": "latentkit.topic",
+    "DirichletMultinomialRegression": "latentkit.topic",
 }
 
 _SUBMODULES = ("base", "datasets", "distributions", "inference", "io", "mixture", "neural",

@@ -1,4 +1,4 @@
-"""``latentkit fit dtm`` (and ``fit llda``) end to end on a corpus drawn from a DTM, written
+"""``latentkit fit dtm`` (and ``fit llda``, ``fit dmr``) end to end on a corpus drawn from a DTM, written
 as .jsonl and .csv texts with a date column: the slices, the over-time view, the saved model, the errors."""
 
 import csv
@@ -130,3 +130,17 @@ def test_fit_llda_label_column(corpus, capsys):
     status, _ = run(["fit", "llda", "--text", str(corpus["jsonl"]), "--label-column", "x",
                      "--quiet"])
     assert status == 2 and "'x' is not a column" in capsys.readouterr().err
+
+
+def test_fit_dmr_covariates(corpus, capsys):
+    status, text = run(["fit", "dmr", "--text", str(corpus["jsonl"]), "--covariates", "kind",
+                        "-k", "3", "--max-iter", "5", "--stop-words", "none", "--json",
+                        "--quiet"])
+    assert status == 0, text
+    obj = json.loads(text)
+    s = obj.get("dmr", obj)
+    assert s["covariates"] == ["kind=alpha", "kind=alpha, beta", "kind=beta"]
+    assert np.array(s["coef"]).shape == (4, 3)
+    status, _ = run(["fit", "dmr", "--text", str(corpus["jsonl"]), "--covariates", "nope",
+                     "--quiet"])
+    assert status == 2 and "'nope' is not a column" in capsys.readouterr().err

@@ -81,6 +81,7 @@ LAZY_REASONS = {
     ("latentkit.cli.fit_hdp", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_dtm", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_llda", "latentkit.topic"): _CLI,
+    ("latentkit.cli.fit_dmr", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_topic", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_topic", "latentkit.topic._lda_svi"): _CLI,
     ("latentkit.cli.fit_vae", "latentkit.neural"): _CLI,

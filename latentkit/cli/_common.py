@@ -267,6 +267,7 @@ class _StoreDataset(argparse.Action):
 _K_DEFAULTS = {"lda": 10, "hdp": 50, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2}
 _K_DEFAULTS["dtm"] = 10
 _K_DEFAULTS["llda"] = "one topic per label, plus --free-topics"
+_K_DEFAULTS["dmr"] = 10
 
 
 def _add_common_args(p, default_dataset, model=None):

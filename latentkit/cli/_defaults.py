@@ -20,6 +20,7 @@ INIT_CHOICES = {
     "hmm": ("random", "kmeans++", "spectral"),
     "dtm": ("lda", "random"),
     "llda": ("random",),
+    "dmr": ("random",),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -30,6 +31,7 @@ INIT_DEFAULTS = {
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
     "dtm": "lda",
     "llda": "random",
+    "dmr": "random",
 }
 
 _INIT_NOTES = {
@@ -43,6 +45,7 @@ _INIT_NOTES = {
            "gaussian emissions",
     "dtm": "lda: LDA on all the documents, its topics at every slice (as Blei & Lafferty)",
     "llda": "random: Gamma(100, 1/100) topic weights (LDA's)",
+    "dmr": "random: Gamma(100, 1/100) topic weights (LDA's), alpha = 1/K for every document",
 }
 
 

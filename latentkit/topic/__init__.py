@@ -18,6 +18,7 @@ from ._seeding import SeedWordError
 from ._dtm import DynamicTopicModel
 from ._dtm_data import slice_times
 from ._labeled_lda import LabeledLDA
+from ._dmr import DirichletMultinomialRegression
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -38,4 +39,5 @@ __all__ = [
     "DynamicTopicModel",
     "slice_times",
     "LabeledLDA",
+    "DirichletMultinomialRegression",
 ]
