@@ -1,6 +1,6 @@
 """Dirichlet-multinomial regression topic model (Mimno & McCallum 2008), fitted by variational
 EM: LDA whose document-topic prior depends on the document's covariates, ``alpha_dk =
-exp(z_d . lambda_k)`` with ``z_d = (1, x_d)``.
+exp(sum_f z_df lambda_fk)`` with ``z_d = (1, x_d)``.
 
 The documents are grouped by their distinct covariate rows (the rows seen at fit, e.g. one-hot
 metadata); each group's E-step is LDA's asymmetric-prior kernel with that group's alpha
@@ -80,7 +80,7 @@ def dmr_prior_objective(lam, Z, docs, elog_theta, prior_variance):
 
 class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
     """Topic model with Dirichlet-multinomial regression priors (Mimno & McCallum 2008): a
-    document's topic prior ``alpha_dk = exp(lambda_0k + x_d . lambda_k)`` follows its
+    document's topic prior ``alpha_dk = exp(lambda_0k + sum_f x_df lambda_fk)`` follows its
     covariates ``x_d``. Mean-field variational Bayes for the topics and the documents,
     ``lambda`` fitted on the bound (MAP under ``N(0, prior_variance)``); ELBO in **nats per
     document**.
@@ -356,7 +356,7 @@ class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
         return super().fit(X, y, covariates=covariates)
 
     def doc_topic_prior(self, covariates):
-        """``alpha_d = exp(z_d . lambda)`` of covariate rows.
+        """``alpha_d = exp(z_d lambda)`` of covariate rows.
 
         Parameters
         ----------
