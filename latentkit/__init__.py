@@ -41,6 +41,9 @@ _EXPORTS = {
     "HiddenSemiMarkovModel": "latentkit.sequence",
     "AutoregressiveHMM": "latentkit.sequence",
     "load": "latentkit.io",
+    "DynamicTopicModel": "latentkit.topic",
+    "LabeledLDA": "latentkit.topic",
+    "DirichletMultinomialRegression": "latentkit.topic",
 }
 
 _SUBMODULES = ("base", "datasets", "distributions", "inference", "io", "mixture", "neural",

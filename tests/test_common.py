@@ -53,6 +53,17 @@ _EXTRA_CASES = {
     # a second one, a mixture of multivariate Bernoullis (tests/test_recipe_model.py)
     "BernoulliMixture": (lambda: BernoulliMixture(2, random_state=0, max_iter=20),
                          lambda n, s: (_gauss(n, s, 3) > 0.5).astype(float)),
+    # fitted with times= (_fit_params); not in _model_cases, whose tests fit(X) alone
+    "DynamicTopicModel": (lambda: lk.DynamicTopicModel(3, init="random", random_state=0,
+                                                       max_iter=10),
+                          CASES["LatentDirichletAllocation"][1]),
+    # fitted with labels= (_fit_params)
+    "LabeledLDA": (lambda: lk.LabeledLDA(1, random_state=0, max_iter=10),
+                   CASES["LatentDirichletAllocation"][1]),
+    # fitted with covariates= (_fit_params)
+    "DirichletMultinomialRegression": (
+        lambda: lk.DirichletMultinomialRegression(3, random_state=0, max_iter=10),
+        CASES["LatentDirichletAllocation"][1]),
 }
 
 _SPECTRAL_EXTRA = {
@@ -107,6 +118,9 @@ SKLEARN_NOT_APPLICABLE = {
                                    "real-valued, negative data",
     "BitermTopicModel": "count data (documents x words): the checks feed real-valued, "
                         "negative data",
+    "DynamicTopicModel": "count data with a time per document (fit needs times=)",
+    "LabeledLDA": "count data with labels per document (fit needs labels=)",
+    "DirichletMultinomialRegression": "count data with covariates (fit needs covariates=)",
     "SparseSpectralGMM": ("no n_features_in_; refuses n_components=1 and one-feature data with "
                           "messages scikit-learn does not recognise (7 checks fail)"),
 }
@@ -160,6 +174,12 @@ def test_sklearn_check_estimator(name):
 def _fit_params(model, n):
     if isinstance(model, lk.HiddenMarkovModel):
         return {"lengths": [n // 2, n - n // 2]}
+    if isinstance(model, lk.DynamicTopicModel):
+        return {"times": np.arange(n) % 3 + 2000}
+    if isinstance(model, lk.LabeledLDA):
+        return {"labels": [[[0], [1], [0, 1], []][i % 4] for i in range(n)]}
+    if isinstance(model, lk.DirichletMultinomialRegression):
+        return {"covariates": np.ascontiguousarray(np.eye(3)[np.arange(n) % 3][:, :2])}
     return None
 
 

@@ -115,6 +115,12 @@ def _make_inputs(folder, full):
         for d, w, c in zip(C.row, C.col, C.data):
             fh.write(f"{d + 1} {w + 1} {int(c)}\n")
     (folder / "vocab.txt").write_text("\n".join(map(str, kos.vocabulary)) + "\n")
+    # peps.jsonl (the README's topics-over-time commands): chapters with a date and a topic
+    chapters = sorted((folder / "my_texts").rglob("*.txt"))
+    with open(folder / "peps.jsonl", "w") as fh:
+        for i, path in enumerate(chapters):
+            fh.write(json.dumps({"text": path.read_text(), "created": f"{2000 + i % 4}-06-01",
+                                 "topic": ["Packaging", "Typing", ""][i % 3]}) + "\n")
 
 
 def test_readme_commands_run_clean_with_only_the_named_extras(tmp_path):

@@ -65,6 +65,9 @@ from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
 from .fit_vae import add_vae_args, run_vae
 from .fit_semi_markov import add_arhmm_args, add_hsmm_args, run_arhmm, run_hsmm
 from .fit_short import add_btm_args, add_dmm_args, run_btm, run_dmm
+from .fit_dtm import add_dtm_args, run_dtm
+from .fit_llda import add_llda_args, run_llda
+from .fit_dmr import add_dmr_args, run_dmr
 
 __all__ = ["main", "build_parser", "CLIError", "FitCommand", "FitResult", "Progress", "load_input",
            "FIT_COMMANDS"]
@@ -100,6 +103,13 @@ FIT_COMMANDS = {
     "btm": FitCommand("biterm topic model (word pairs share a topic; variational Bayes) for "
                       "short texts on a count matrix", add_btm_args, run_btm,
                       default_dataset="kos"),
+    "dtm": FitCommand("dynamic topic model (topics drifting over time slices; variational "
+                      "Kalman filter) on raw texts with a time column",
+                      add_dtm_args, run_dtm, default_dataset="kos"),
+    "llda": FitCommand("Labeled LDA (one topic per label, optional free topics) on raw texts "
+                       "with a label column", add_llda_args, run_llda, default_dataset="kos"),
+    "dmr": FitCommand("topic model with Dirichlet-multinomial regression priors on raw texts "
+                      "with covariate columns", add_dmr_args, run_dmr, default_dataset="kos"),
 }
 
 

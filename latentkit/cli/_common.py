@@ -292,12 +292,13 @@ class _StoreDataset(argparse.Action):
 
 #: the library's default n_components of each ``fit`` model (checked by test_cli_defaults)
 _K_DEFAULTS = {"lda": 10, "hdp": 50, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2,
-               "hsmm": 2, "arhmm": 2, "dmm": 10, "btm": 10}
+               "hsmm": 2, "arhmm": 2, "dmm": 10, "btm": 10, "dtm": 10, "dmr": 10,
+               "llda": "one topic per label, plus --free-topics"}
 
 #: what the ELBO of each ``fit`` model is averaged over (``--tol``'s unit); others: a sample
 _ELBO_UNITS = {"lda": "document", "hdp": "document", "plsa": "document", "dmm": "document",
-               "btm": "document", "dtm": "document", "hmm": "time step", "hsmm": "time step",
-               "arhmm": "time step"}
+               "btm": "document", "dtm": "document", "llda": "document", "dmr": "document",
+               "hmm": "time step", "hsmm": "time step", "arhmm": "time step"}
 
 #: ``-k``'s meaning where it is not the number of components
 _K_HELP = {"hdp": "truncation: the most corpus topics the HDP can use; it keeps the ones the "
@@ -367,6 +368,7 @@ def _save_plot(path, model, data):
     data = data or {}
     X = data.get("X")
     kind = ("vae" if hasattr(model, "latent_dim") else "hmm" if hasattr(model, "transmat_")
+            else "dtm" if "prevalence" in data
             else "topics" if "vocabulary" in data else "mixture")
     n_topics = len(model.components_) if kind == "topics" else 0
     height = {"topics": max(4.5, 2.4 * -(-min(n_topics, 20) // 4)), "hmm": 6.0}.get(kind, 5.0)
@@ -391,6 +393,12 @@ def _save_plot(path, model, data):
         for a in axes[len(shown):]:
             a.set_visible(False)
         plotting.plot_topics(model, data["vocabulary"], n_words=10, topics=shown, axes=axes)
+    elif kind == "dtm":  # topics over time (latentkit.topic.DynamicTopicModel)
+        words = model.top_words(data["vocabulary"], n=3)
+        plotting.plot_topic_prevalence(data["prevalence"], model.time_slices_,
+                                       ax=right.subplots(),
+                                       topic_labels=[f"{k}: {' '.join(w)}"
+                                                     for k, w in enumerate(words)])
     elif kind == "hmm":
         categorical = hasattr(model, "emissionprob_")
         axes = right.subplots(3 if categorical else 2, 1)

@@ -22,6 +22,9 @@ INIT_CHOICES = {
     "arhmm": ("kmeans++", "random"),
     "dmm": ("spectral", "seeded", "random"),
     "btm": ("seeded", "random"),
+    "dtm": ("lda", "random"),
+    "llda": ("random",),
+    "dmr": ("random",),
 }
 
 #: ``fit <model>`` -> the estimator's default ``init`` (the class's; the HMM's depends on the
@@ -32,6 +35,9 @@ INIT_DEFAULTS = {
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
     "hsmm": "random", "arhmm": "kmeans++",
     "dmm": "spectral", "btm": "seeded",
+    "dtm": "lda",
+    "llda": "random",
+    "dmr": "random",
 }
 
 _INIT_NOTES = {
@@ -50,6 +56,9 @@ _INIT_NOTES = {
            "on the nearest of K k-means++ seed documents; random: documents on random topics",
     "btm": "seeded: each biterm on its document's topic among K k-means++ seed documents; "
            "random: biterms on random topics",
+    "dtm": "lda: LDA on all the documents, its topics at every slice (as Blei & Lafferty)",
+    "llda": "random: Gamma(100, 1/100) topic weights (LDA's)",
+    "dmr": "random: Gamma(100, 1/100) topic weights (LDA's), alpha = 1/K for every document",
 }
 
 

@@ -37,11 +37,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without matplotl
 
 from .._utils.words import top_word_ids
 from ._scores import _legend_outside, elbo_unit, plot_selection
+from ._over_time import plot_topic_prevalence, plot_word_trajectories
 from ..exceptions import InputError
 
 __all__ = ["ELBOTrace", "elbo_unit", "plot_elbo", "plot_mixture", "plot_topics", "plot_hmm",
            "plot_latent", "plot_decoded_grid", "plot_recovery", "plot_selection",
-           "mixture_projection"]
+           "mixture_projection", "plot_topic_prevalence", "plot_word_trajectories"]
 
 #: expected weight above which a component of a variational mixture is "effective" (the
 #: threshold of ``n_effective_components_``)

@@ -18,6 +18,10 @@ from ._spectral_start import spectral_init_lda, spectral_init_plsa
 from ._seeding import SeedWordError
 from ._dmm import DirichletMultinomialMixture
 from ._btm import BitermTopicModel
+from ._dtm import DynamicTopicModel
+from ._dtm_data import slice_times
+from ._labeled_lda import LabeledLDA
+from ._dmr import DirichletMultinomialRegression
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -38,4 +42,8 @@ __all__ = [
     "SeedWordError",
     "DirichletMultinomialMixture",
     "BitermTopicModel",
+    "DynamicTopicModel",
+    "slice_times",
+    "LabeledLDA",
+    "DirichletMultinomialRegression",
 ]

@@ -1,0 +1,212 @@
+"""The dynamic topic model on the Python Enhancement Proposals (yearly slices) against tomotopy's
+``DTModel`` (a sampler) and gensim's ``LdaSeqModel`` (variational, very slow: a subset).
+
+One evaluator for every method: each fit gives its topics at every slice as point
+distributions ``phi_{t,k}`` (T, K, V); a held-out document of slice t is scored by the
+per-document LDA bound at the topics ``phi_t`` (gamma and phi optimised by LDA's E-step kernel
+with ``E[log beta] = log phi_t``, alpha = 1/K for all), and the per-slice held-out perplexity is
+``exp(-sum_d ELBO_d / n_tokens)`` over the slice's held-out documents (a bound: lower is
+better). The split: 10% of the documents of every year held out at random (seed 0); years with
+fewer than 5 documents are kept whole in training. Coherence: ``c_npmi`` of the top 10 words
+of every topic at every slice on the training texts (latentkit.topic.coherence, gensim's
+windows), averaged.
+
+    python benchmarks/bench_dtm.py                       # latentkit and tomotopy
+    python benchmarks/bench_dtm.py --gensim --gensim-words 500 --gensim-years 2015
+"""
+
+import argparse
+import gzip
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+ROOT = Path(__file__).resolve().parents[1]
+PEPS = ROOT.parent / "shared" / "data" / "peps" / "peps.jsonl.gz"
+sys.path.insert(0, str(ROOT))  # this checkout's latentkit, not an installed one
+
+
+def load_peps(max_features=None, min_year=None):
+    """Counts, vocabulary, years and token streams of the PEPs with a date."""
+    from latentkit.text import load_texts
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "peps.jsonl")
+        with gzip.open(PEPS, "rt", encoding="utf-8") as src, open(path, "w") as dst:
+            dst.write(src.read())
+        c = load_texts(path, min_df=5, max_df=0.5, max_features=max_features)
+    years = np.array([int(d[:4]) if d else -1 for d in c.metadata["created"]])
+    keep = years >= (min_year or 0)
+    return c.data[keep], list(c.vocabulary), years[keep], [t for t, k in zip(c.tokens, keep) if k]
+
+
+def split(years, seed=0, fraction=0.1):
+    """Boolean test mask: ``fraction`` of every year with at least 5 documents."""
+    rng = np.random.default_rng(seed)
+    test = np.zeros(years.size, dtype=bool)
+    for y in np.unique(years):
+        idx = np.flatnonzero(years == y)
+        if idx.size >= 5:
+            test[rng.choice(idx, max(1, int(round(fraction * idx.size))), replace=False)] = True
+    return test
+
+
+def slice_perplexity(phi, X_test, t_test, labels, alpha):
+    """The one evaluator (module docstring): per-slice held-out perplexity, and the overall."""
+    from latentkit.topic._lda_estep import _run_local
+
+    out, num, den = [], 0.0, 0.0
+    for t, lab in enumerate(labels):
+        rows = np.flatnonzero(t_test == lab)
+        if rows.size == 0:
+            out.append(np.nan)
+            continue
+        Xt = X_test[rows]
+        elog = np.log(np.maximum(phi[t], 1e-300))
+        shift = elog.max(axis=0)
+        _, _, _, de, _ = _run_local(Xt, np.ascontiguousarray(np.exp(elog - shift).T),
+                                    np.ascontiguousarray(shift), alpha, 100, 1e-3)
+        out.append(float(np.exp(-de.sum() / Xt.sum())))
+        num, den = num + de.sum(), den + Xt.sum()
+    return np.array(out), float(np.exp(-num / den))
+
+
+def mean_npmi(phi, tokens, vocab):
+    from latentkit.topic import coherence
+
+    scores = []
+    for t in range(phi.shape[0]):
+        top = [list(np.argsort(-phi[t, k])[:10]) for k in range(phi.shape[1])]
+        scores.append(coherence(top, tokens, "c_npmi", vocabulary=vocab).mean)
+    return float(np.mean(scores))
+
+
+def run_latentkit(X, years, K, seed, init):
+    from latentkit.topic import DynamicTopicModel
+
+    t0 = time.perf_counter()
+    m = DynamicTopicModel(K, init=init, random_state=seed).fit(X, times=years)
+    return m.topic_word_distributions(), time.perf_counter() - t0, {
+        "n_iter": int(m.n_iter_), "elbo": float(m.lower_bound_)}
+
+
+def run_lda(X, T, K, seed):
+    """The static baseline: latentkit's LDA on all the slices, its topics at every slice."""
+    from latentkit import LatentDirichletAllocation
+
+    t0 = time.perf_counter()
+    m = LatentDirichletAllocation(K, random_state=seed).fit(X)
+    lam = m.components_ / m.components_.sum(axis=1, keepdims=True)
+    return np.broadcast_to(lam, (T, K, lam.shape[1])), time.perf_counter() - t0, {}
+
+
+def _words(X, vocab):
+    out = []
+    for r in range(X.shape[0]):
+        a, b = X.indptr[r], X.indptr[r + 1]
+        out.append([vocab[j] for j, c in zip(X.indices[a:b], X.data[a:b]) for _ in range(int(c))])
+    return out
+
+
+def run_tomotopy(X, vocab, years, labels, K, seed, iters):
+    import tomotopy as tp
+
+    t0 = time.perf_counter()
+    index = {y: i for i, y in enumerate(labels)}
+    mdl = tp.DTModel(k=K, t=len(labels), seed=seed)
+    for words, y in zip(_words(X, vocab), years):
+        if words:
+            mdl.add_doc(words, timepoint=index[y])
+    mdl.train(0)
+    word_col = {w: j for j, w in enumerate(vocab)}
+    for _ in range(iters // 10):
+        mdl.train(10, workers=2)
+    secs = time.perf_counter() - t0
+    phi = np.full((len(labels), K, len(vocab)), 1e-12)
+    cols = np.array([word_col[w] for w in mdl.used_vocabs])
+    for t in range(len(labels)):
+        for k in range(K):
+            phi[t, k, cols] = mdl.get_topic_word_dist(k, timepoint=t)
+    phi /= phi.sum(axis=2, keepdims=True)
+    return phi, secs, {"iterations": iters}
+
+
+def run_gensim(X, years, labels, K, seed, em_iter):
+    from gensim.models import LdaSeqModel
+
+    order = np.argsort(years, kind="stable")
+    corpus = [list(zip(X[r].indices.tolist(), X[r].data.astype(int).tolist())) for r in order]
+    counts = [int((years == y).sum()) for y in labels]
+    id2word = {j: str(j) for j in range(X.shape[1])}
+    t0 = time.perf_counter()
+    m = LdaSeqModel(corpus=corpus, id2word=id2word, time_slice=counts, num_topics=K,
+                    random_state=seed, em_min_iter=1, em_max_iter=em_iter, passes=1,
+                    lda_inference_max_iter=10)
+    secs = time.perf_counter() - t0
+    phi = np.empty((len(labels), K, X.shape[1]))
+    for k, chain in enumerate(m.topic_chains):
+        e = np.exp(chain.e_log_prob.T)  # (T, V)
+        phi[:, k] = e / e.sum(axis=1, keepdims=True)
+    return phi, secs, {"em_iterations": em_iter, "passes": 1}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tomotopy-iters", default="100,1000")
+    p.add_argument("--gensim", action="store_true")
+    p.add_argument("--gensim-words", type=int, default=500)
+    p.add_argument("--gensim-years", type=int, default=2015)
+    p.add_argument("--gensim-em", type=int, default=2)
+    p.add_argument("--no-full", action="store_true", help="skip the full-corpus runs")
+    p.add_argument("--out", default="dtm_bench.json")
+    a = p.parse_args(argv)
+    rows = []
+
+    def report(name, phi, secs, extra, X, yrs, vocab, tokens, test):
+        labels = np.unique(yrs[~test])
+        per, overall = slice_perplexity(phi, X[test], yrs[test], labels, 1.0 / a.k)
+        row = {"method": name, "seconds": round(secs, 2), "heldout_perplexity": round(overall, 1),
+               "by_slice": [None if np.isnan(v) else round(v, 1) for v in per],
+               "c_npmi": round(mean_npmi(phi, [tk for tk, s in zip(tokens, test) if not s],
+                                         vocab), 4), **extra}
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "by_slice"}), flush=True)
+
+    X, vocab, years, tokens = load_peps()
+    test = split(years, a.seed)
+    labels = np.unique(years[~test])
+    print(f"PEPs: {X.shape[0]} documents x {X.shape[1]} words, {len(labels)} yearly slices; "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    for init in () if a.no_full else ("lda", "random"):
+        phi, secs, extra = run_latentkit(X[~test], years[~test], a.k, a.seed, init)
+        report(f"latentkit DTM init={init}", phi, secs, extra, X, years, vocab, tokens, test)
+    if not a.no_full:
+        phi, secs, extra = run_lda(X[~test], len(labels), a.k, a.seed)
+        report("latentkit LDA (static)", phi, secs, extra, X, years, vocab, tokens, test)
+    for iters in [] if a.no_full else [int(v) for v in a.tomotopy_iters.split(",") if v]:
+        phi, secs, extra = run_tomotopy(X[~test], vocab, years[~test], labels, a.k, a.seed,
+                                        iters)
+        report(f"tomotopy DTModel {iters} it", phi, secs, extra, X, years, vocab, tokens, test)
+    if a.gensim:  # a subset: gensim's LdaSeqModel takes hours on the whole corpus
+        Xs, vs, ys, ts = load_peps(max_features=a.gensim_words, min_year=a.gensim_years)
+        ts_test = split(ys, a.seed)
+        lab = np.unique(ys[~ts_test])
+        print(f"subset for gensim: {Xs.shape[0]} documents x {Xs.shape[1]} words, "
+              f"{len(lab)} slices", flush=True)
+        phi, secs, extra = run_latentkit(Xs[~ts_test], ys[~ts_test], a.k, a.seed, "lda")
+        report("latentkit DTM (subset)", phi, secs, extra, Xs, ys, vs, ts, ts_test)
+        phi, secs, extra = run_gensim(Xs[~ts_test], ys[~ts_test], lab, a.k, a.seed, a.gensim_em)
+        report("gensim LdaSeqModel (subset)", phi, secs, extra, Xs, ys, vs, ts, ts_test)
+    Path(a.out).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
