@@ -108,6 +108,11 @@ def _make_inputs(folder, full):
     X = np.concatenate([rng.normal(0, 1, (50, 2)), rng.normal(5, 1, (50, 2))])
     X[rng.random(X.shape) < 0.05] = np.nan
     np.savetxt(folder / "points.csv", X, delimiter=",", header="x,y", comments="")
+    # series.csv (the CLI guide's autoregressive HMM command): a two-regime AR(1) series
+    y = np.zeros(300)
+    for t in range(1, 300):
+        y[t] = (0.9 if (t // 50) % 2 else -0.5) * y[t - 1] + rng.normal()
+    np.savetxt(folder / "series.csv", y[:, None], delimiter=",", header="y", comments="")
     kos = load_kos()
     C = kos.data[: None if full else 60].tocoo()
     with gzip.open(folder / "docword.txt.gz", "wt") as fh:
