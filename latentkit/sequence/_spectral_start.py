@@ -375,16 +375,64 @@ def check_spectral_emission(emission):
             + "; use init='random' or 'kmeans++'.")
 
 
-def _spectral_start(emission, data, K, rng):
+def perturb_start(point, rng, scale):
+    """A seeded perturbation of HMM starting values, so that restarts from one spectral
+    estimate explore (issue 42): probabilities (``startprob``, ``transmat``, ``emissionprob``
+    rows) and positive parameters (``lambdas``, ``covars``) are multiplied by
+    ``exp(scale z)``, ``z`` standard normal, rows renormalised; ``means`` move by ``scale z``
+    standard deviations of their state (from ``covars``, else 1). A new dict; ``scale=0``
+    returns the values unchanged (and draws nothing).
+
+    Parameters
+    ----------
+    point : dict of str to ndarray
+        Starting values: any of ``'startprob'`` (K,), ``'transmat'`` (K, K),
+        ``'emissionprob'`` (K, M), ``'lambdas'`` (K, D), ``'means'`` (K, D), ``'covars'``
+        (K, D) or (K,).
+    rng : numpy.random.Generator
+    scale : float
+        Standard deviation of the log-scale perturbation (>= 0).
+
+    Returns
+    -------
+    dict
+        The perturbed values, same keys and shapes.
+    """
+    if scale <= 0:
+        return dict(point)
+    out = {}
+    var = point.get("covars")
+    for name in sorted(point):
+        value = np.asarray(point[name], dtype=np.float64)
+        z = rng.standard_normal(value.shape)
+        if name in ("startprob", "transmat", "emissionprob"):
+            v = value * np.exp(scale * z)
+            out[name] = v / v.sum(axis=-1, keepdims=True)
+        elif name == "means":
+            sd = 1.0 if var is None else np.sqrt(np.asarray(var, dtype=np.float64))
+            sd = sd[:, None] if np.ndim(sd) == 1 else sd
+            out[name] = value + scale * sd * z
+        else:  # lambdas, covars: positive
+            out[name] = value * np.exp(scale * z)
+    return out
+
+
+def _spectral_start(emission, data, K, rng, perturbation=0.0):
     """Spectral starting parameters of an HMM's emission (a supported one, see
     :func:`_spectral_ok`) from its validated data: the estimates of :func:`spectral_init_hmm`
     (categorical), :func:`spectral_init_poisson_hmm` and :func:`spectral_init_gaussian_hmm`
-    (Anandkumar, Hsu & Kakade 2012), with the default floor 1e-2.
+    (Anandkumar, Hsu & Kakade 2012), with the default floor 1e-2, perturbed by
+    :func:`perturb_start` at the scale ``perturbation`` (0: the estimate itself).
 
     Raises
     ------
     Degenerate
         When the moments are degenerate (the caller warns and falls back)."""
+    return perturb_start(_estimate_start(emission, data, K, rng), rng, perturbation)
+
+
+def _estimate_start(emission, data, K, rng):
+    """The unperturbed estimate of :func:`_spectral_start`."""
     lengths = np.diff(data.offsets)
     try:
         if isinstance(emission, em.CategoricalEmission):
