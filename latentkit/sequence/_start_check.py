@@ -68,10 +68,11 @@ def default_init(model):
 def _run(model, init, data, rng, max_iter, tol):
     """A clone of ``model`` fitted on ``data`` from ``init`` (a name or a dict of starting
     values) with the generator ``rng`` to the end (``tol``, ``max_iter``); one
-    initialisation, no callback, warnings silenced (a check, not the user's fit)."""
+    initialisation, no callback, no iteration lines, warnings silenced (a check, not the
+    user's fit)."""
     m = clone(model)
     m.set_params(init=init, random_state=rng, max_iter=max_iter, tol=tol, n_init=1,
-                 callback=None)
+                 callback=None, verbose=False)
     with caught_warnings("ignore"):
         m.fit(data.X, lengths=np.diff(data.offsets))
     return m
