@@ -126,11 +126,64 @@ def beyond_sampling(name, pi, A, B, R):
               + ", ".join(row))
 
 
+#: The Gaussian chain of the variance rates: sticky, 3 states, 2 features, one narrow state
+#: in each feature (standardised variances 0.003-0.07, below and above the old 1e-2 floor).
+GAUSS_MEANS = np.array([[0.0, 0.0], [2.0, 0.5], [4.0, 2.5]])
+GAUSS_SDS = np.array([[1.0, 0.6], [0.1, 0.5], [0.5, 0.15]])
+GAUSS_SIZES = (10 ** 4, 10 ** 5, 10 ** 6)
+
+
+def gaussian_rates(R):
+    """The Gaussian HMM start's means and per-state variances (diag, spherical) against n
+    independent triples of a sticky 3-state chain (first state stationary); mean over R
+    replicates of the largest error over states and features, per-decade slopes."""
+    from latentkit.sequence import spectral_init_gaussian_hmm
+
+    _, A, _ = mixing_hmm(0.9, n_features=3, random_state=0)
+    evals, evecs = np.linalg.eig(A.T)
+    pi = np.real(evecs[:, np.argmax(np.real(evals))])
+    pi = pi / pi.sum()
+    var = GAUSS_SDS ** 2
+    print(f"\nGaussian HMM start (spectral_init_gaussian_hmm), 3 states, 2 features, sticky "
+          f"chain, independent triples; true variances {np.round(var.ravel(), 4)}")
+    print(f"{'n':>8} {'means':>8} {'var diag':>9} {'sd diag':>8} {'var sph':>8} "
+          f"{'transition':>10}")
+    rows = []
+    for n in GAUSS_SIZES:
+        errs = []
+        for r in range(R):
+            rng = np.random.default_rng(1000 * r + 11)
+            z = sample_categorical_hmm(pi, A, np.eye(3), n, 3, rng).ravel()
+            X = GAUSS_MEANS[z] + GAUSS_SDS[z] * rng.standard_normal((z.size, 2))
+            d = spectral_init_gaussian_hmm(X, [3] * n, 3, "diag", random_state=r)
+            sph = spectral_init_gaussian_hmm(X, [3] * n, 3, "spherical", random_state=r)
+            perm = [int(np.argmin(np.abs(d["means"] - m).sum(1))) for m in GAUSS_MEANS]
+            perm_s = [int(np.argmin(np.abs(sph["means"] - m).sum(1))) for m in GAUSS_MEANS]
+            errs.append((np.abs(d["means"][perm] - GAUSS_MEANS).max(),
+                         np.abs(d["covars"][perm] - var).max(),
+                         np.abs(np.sqrt(d["covars"][perm]) - GAUSS_SDS).max(),
+                         np.abs(sph["covars"][perm_s] - var.mean(1)).max(),
+                         np.abs(d["transmat"][np.ix_(perm, perm)] - A).max()))
+        rows.append(np.mean(errs, axis=0))
+        print(f"{n:8.0e} " + " ".join(f"{v:{w}.5f}" for v, w in zip(rows[-1],
+                                                                    (8, 9, 8, 8, 10))))
+    rows = np.array(rows)
+    names = ("means", "var diag", "sd diag", "var spherical", "transition")
+    print("per-decade slopes (1e4-1e5, 1e5-1e6): " + "; ".join(
+        f"{nm} " + " ".join(f"{v:+.2f}" for v in decade_slopes(GAUSS_SIZES, rows[:, i]))
+        for i, nm in enumerate(names)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=10)
+    parser.add_argument("--gaussian-only", action="store_true",
+                        help="only the Gaussian start's rates")
     args = parser.parse_args()
     R = args.replicates
+    if args.gaussian_only:
+        gaussian_rates(R)
+        return
     print(f"3 states, 8 symbols, independent triples; mean over {R} replicates")
     t0 = time.perf_counter()
     for name, pi, A, B in chains():
@@ -165,6 +218,7 @@ def main():
               + " ".join(f"{v:+.2f}" for v in decade_slopes(SIZES, t)))
     for name, pi, A, B in chains():
         beyond_sampling(name, pi, A, B, R)
+    gaussian_rates(R)
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
 

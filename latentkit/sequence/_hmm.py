@@ -96,9 +96,11 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         means/rates by k-means++ (Gaussian, Poisson); ``'spectral'`` takes all three from the
         method of moments of three consecutive observations (Anandkumar, Hsu & Kakade 2012;
         :func:`latentkit.sequence.spectral_init_hmm`, ``spectral_init_poisson_hmm``,
-        ``spectral_init_gaussian_hmm``), checked against the class's default start after 10
-        iterations from each (the higher bound kept; a ``SpectralInitWarning`` when the default
-        wins or the moments are degenerate); a dict gives any of
+        ``spectral_init_gaussian_hmm``), held to the class's default start at the end of the
+        fit: both are fitted to the end and the higher final bound is kept, so the fit never
+        ends below ``init=<default>``'s (a ``SpectralInitWarning`` when the default's ends
+        higher, or the moments are degenerate; restarts after the first perturb the spectral
+        estimate); a dict gives any of
         ``'startprob'``, ``'transmat'`` and the emission's parameter names
         (``'emissionprob'``, ``'means'``, ``'covariances'``, ``'lambdas'``), the rest drawn as for
         ``'random'``.
@@ -143,8 +145,11 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         The tolerance used, nats per time step: ``tol``, or ``1e-3 / n_samples`` when ``tol``
         is None.
     spectral_report_ : dict
-        After ``init='spectral'``: ``'chosen'``, the bounds compared (``'spectral'``,
-        ``'default'``), ``'n_iter'`` (iterations inside the start, not in ``n_iter_``).
+        After ``init='spectral'``: ``'chosen'``, the final bounds compared (``'spectral'``,
+        ``'default'``), ``'n_iter'`` (iterations of both runs inside the start, not in
+        ``n_iter_``; ``'n_iter_spectral'``, ``'n_iter_default'``), ``'restart'`` and
+        ``'perturbation'`` (of the kept restart; see
+        :mod:`latentkit.sequence._start_check`).
 
     Notes
     -----
@@ -318,14 +323,16 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         for name, value in params.items():
             setattr(self, _attr(name), np.asarray(value, dtype=float))
 
-    def _start_values(self, data, rng, method):
-        """Starting values of ``init=method`` as an ``init`` dict ('spectral': unchecked)."""
+    def _start_values(self, data, rng, method, perturbation=0.0):
+        """Starting values of ``init=method`` as an ``init`` dict ('spectral': unchecked,
+        perturbed at the scale ``perturbation``, :func:`._spectral_start.perturb_start`)."""
         K = self.n_components
         params = {"startprob": rng.dirichlet(np.ones(K)),
                   "transmat": rng.dirichlet(np.ones(K), size=K),
                   **self.emission_.init_params(data.X, K, rng,
                                                "kmeans++" if method == "spectral" else method)}
-        point = _spectral_start(self.emission_, data, K, rng) if method == "spectral" else {}
+        point = (_spectral_start(self.emission_, data, K, rng, perturbation)
+                 if method == "spectral" else {})
         return {**params, **point}
 
     def _emission_params(self):

@@ -87,9 +87,9 @@ class VariationalHMM(HiddenMarkovModel):
         start (see the components). 'spectral' (categorical, or Gaussian with 'diag' /
         'spherical' covariances): the prior plus ``n_samples / K`` pseudo-counts per state
         spread by the method-of-moments start of :class:`HiddenMarkovModel`'s
-        ``init='spectral'``, checked against the class's default start after 10 iterations
-        from each (the higher bound kept; a ``SpectralInitWarning`` when the default wins or
-        the moments are degenerate). A dict gives any of ``'startprob_posterior'``,
+        ``init='spectral'``, held to the class's default start at the end of the fit (both
+        fitted to the end, the higher final ELBO kept; a ``SpectralInitWarning`` when the
+        default's ends higher or the moments are degenerate). A dict gives any of ``'startprob_posterior'``,
         ``'transmat_posterior'`` and the emission's posterior names; the rest are drawn.
     frozen : set of str, optional
         Posteriors kept at their start: ``'startprob'``, ``'transmat'`` or the emission's
@@ -116,7 +116,7 @@ class VariationalHMM(HiddenMarkovModel):
         posteriors entering each iteration.
     spectral_report_ : dict
         After ``init='spectral'``: as :class:`HiddenMarkovModel`'s (the objectives compared
-        are the bound after the check's runs).
+        are the final ELBOs of the two runs).
 
     References
     ----------
@@ -229,7 +229,7 @@ class VariationalHMM(HiddenMarkovModel):
         prior.update(self.emission_.resolve_prior(data.X, K))
         return prior
 
-    def _start_values(self, data, rng, method, prior=None):
+    def _start_values(self, data, rng, method, prior=None, perturbation=0.0):
         """Starting posteriors of ``init=method`` (a dict ``init=`` accepts); 'spectral': from
         the moment estimate, unchecked (raises ``Degenerate`` for degenerate moments)."""
         K, X = self.n_components, data.X
@@ -240,7 +240,7 @@ class VariationalHMM(HiddenMarkovModel):
         post.update(self.emission_.init_posterior(
             X, K, rng, "kmeans++" if method == "spectral" else method, prior))
         if method == "spectral":
-            point = _spectral_start(self.emission_, data, K, rng)
+            point = _spectral_start(self.emission_, data, K, rng, perturbation)
             n_k = data.n_samples / K  # pseudo-counts per state, as the random start
             post["startprob_posterior"] = (prior["startprob_prior"]
                                            + point["startprob"] * data.n_sequences)

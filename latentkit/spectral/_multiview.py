@@ -37,7 +37,7 @@ from ._power import robust_tensor_power
 from ._tensors import SymmetricTensor
 from ._whitening import whiten
 
-__all__ = ["Degenerate", "multiview_estimate"]
+__all__ = ["Degenerate", "multiview_estimate", "n_powers", "views_estimate"]
 
 #: Windows per feature-state pair below which the moments are called degenerate.
 _MIN_WINDOWS_PER_CELL = 10
@@ -58,19 +58,30 @@ def _pinv_k(P, k):
     return (Vt[:k].T / s[:k]) @ U[:, :k].T
 
 
-def _decompose_views(Xa, Xb, Xc, k, rng):
+def _weighted(X, weights):
+    """``X`` and the divisor of its window means: ``(X, n)`` for equally weighted windows,
+    ``(weights[:, None] X, 1)`` for windows with probabilities ``weights`` (population
+    moments as a weighted set of windows)."""
+    if weights is None:
+        return X, X.shape[0]
+    return X * weights[:, None], 1.0
+
+
+def _decompose_views(Xa, Xb, Xc, k, rng, weights=None):
     """``sum_j w_j m_j^(x)3`` of the symmetrised views: ``Xa``, ``Xb`` are brought to the
     conditional means of ``Xc`` (the target view) through the pair moments,
     ``x~a = P_cb P_ab^+ x_a`` and ``x~b = P_ca P_ba^+ x_b``; returns the conditional means
     ``m_j`` of ``phi(x_c)`` as columns (F, k), normalised by the constant feature, and the
-    weights ``w`` (the law of the state the three views share)."""
-    n = Xa.shape[0]
-    Pab, Pcb, Pca = Xa.T @ Xb / n, Xc.T @ Xb / n, Xc.T @ Xa / n
+    weights ``w`` (the law of the state the three views share). ``weights``: probabilities
+    of the windows (None: equal)."""
+    Xw, n = _weighted(Xa, weights)
+    Xcw = Xc if weights is None else Xc * weights[:, None]
+    Pab, Pcb, Pca = Xw.T @ Xb / n, Xcw.T @ Xb / n, Xcw.T @ Xa / n
     Sa = Pcb @ _pinv_k(Pab, k)
     Sb = Pca @ _pinv_k(Pab.T, k)
     M2 = Sa @ Pab @ Sb.T
     wh = whiten(0.5 * (M2 + M2.T), k, method="eigh")
-    Ya, Yb, Yc = Xa @ Sa.T @ wh.W, Xb @ Sb.T @ wh.W, Xc @ wh.W
+    Ya, Yb, Yc = Xw @ Sa.T @ wh.W, Xb @ Sb.T @ wh.W, Xc @ wh.W
     T = np.einsum("ti,tj,tk->ijk", Ya, Yb, Yc, optimize=True) / n
     T = sum(T.transpose(q) for q in [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1),
                                      (2, 1, 0)]) / 6.0
@@ -105,21 +116,58 @@ def multiview_estimate(X, offsets, K, rng, target_view=2):
     scale = X.std(axis=0)
     if np.any(scale <= 1e-12 * np.maximum(1.0, np.abs(loc))):
         raise Degenerate("a feature is constant")
-    p = max(2, math.ceil((K - 1) / D))
+    p = n_powers(K, D)
     Z = (X - loc) / scale
     Phi = np.concatenate([np.ones((n, 1))] + [Z ** q for q in range(1, p + 1)], axis=1)
-    F = Phi.shape[1]
-    A1, A2, A3 = three_view_moments(Phi, offsets)
+    views = three_view_moments(Phi, offsets)
+    return views_estimate(*views, K, D, rng, target_view) + (loc, scale)
+
+
+def n_powers(K, D):
+    """Powers of the standardised observation in the feature map: ``max(2, ceil((K - 1) /
+    D))``, so that ``K <= 1 + p D`` and the first two give each state's mean and variance."""
+    return max(2, math.ceil((K - 1) / D))
+
+
+def views_estimate(A1, A2, A3, K, D, rng, target_view=2, weights=None):
+    """The estimate of :func:`multiview_estimate` from the feature rows of the windows.
+
+    Parameters
+    ----------
+    A1, A2, A3 : ndarray of shape (n_windows, F)
+        ``phi(x_t)``, ``phi(x_{t+1})``, ``phi(x_{t+2})`` with ``phi = (1, z, z^2, ...,
+        z^p)`` (``F = 1 + p D``).
+    K, D : int
+        States and observed features.
+    rng : numpy.random.Generator
+        Restarts of the tensor power method.
+    target_view : {2, 3}
+    weights : ndarray of shape (n_windows,), optional
+        Probabilities of the windows (population moments as the weighted set of every state
+        path, rows the conditional means of the features); None: equal weights.
+
+    Returns
+    -------
+    mean_z, sq_z : ndarray of shape (K, D)
+        ``E[z | h]`` and ``E[z^2 | h]``.
+    w : ndarray of shape (K,)
+        The law of the middle state.
+    A : ndarray of shape (K, K)
+        The transition matrix (rows sum to 1).
+    """
+    F = A1.shape[1]
     nw = A1.shape[0]
-    if nw < _MIN_WINDOWS_PER_CELL * K * F:
+    if weights is None and nw < _MIN_WINDOWS_PER_CELL * K * F:
         raise Degenerate(f"too few triples: {nw} windows of 3 consecutive observations, "
                          f"fewer than {_MIN_WINDOWS_PER_CELL} n_components n_moments = "
                          f"{_MIN_WINDOWS_PER_CELL * K * F}")
-    P12, P23 = A1.T @ A2 / nw, A2.T @ A3 / nw
+    A1w, m = _weighted(A1, weights)
+    A2w, _ = _weighted(A2, weights)
+    P12, P23 = A1w.T @ A2 / m, A2w.T @ A3 / m
     if target_view == 2:
-        Mu, w = _decompose_views(A1, A3, A2, K, rng)  # emission means: the middle view's
+        Mu, w = _decompose_views(A1, A3, A2, K, rng, weights)  # the middle view's means
     else:
-        M3, w = _decompose_views(A1, A2, A3, K, rng)  # E[phi(x_3) | h_2 = j]
+        M3, w = _decompose_views(A1, A2, A3, K, rng, weights)  # E[phi(x_3) | h_2 = j]
         Mu = P23 @ np.linalg.pinv(M3.T) / w[None, :]  # P_23 = O diag(w) M_3^T
         c = Mu[0]
         if not np.all(np.isfinite(Mu)) or np.any(c < 0.1) or np.any(c > 10.0):
@@ -132,4 +180,4 @@ def multiview_estimate(X, offsets, K, rng, target_view=2):
         raise Degenerate("non-finite transition estimate")
     mean_z = Mu[1:1 + D].T
     sq_z = Mu[1 + D:1 + 2 * D].T
-    return mean_z, sq_z, w, A, loc, scale
+    return mean_z, sq_z, w, A
