@@ -253,6 +253,9 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
 
     D = np.array([[jensenshannon(phi[i], phi[j]) if i != j else 0.0 for j in range(K)]
                   for i in range(K)])
+    # two equal topics (e.g. unused ones, left at the prior) are at distance 0; scipy's sqrt of
+    # a divergence rounded to -1e-17 gives NaN there, and NaN distances broke the map's eigh
+    D = np.nan_to_num(D, nan=0.0)
     xy = classical_mds(D, 2)
 
     R = int(min(n_words, W))

@@ -322,3 +322,18 @@ def test_report_layout_in_a_real_browser(fitted12, browser, tmp_path, width):
     keep = os.environ.get("LATENTKIT_SCREENSHOT_DIR")
     if keep:
         shutil.copy(shot, os.path.join(keep, f"report_{width}.png"))
+
+
+def test_equal_topics_do_not_break_the_map():
+    """Unused topics left at the prior are equal; scipy's Jensen-Shannon distance between
+    them came out NaN (a square root of -1e-17) and the map's eigendecomposition failed
+    ('Eigenvalues did not converge', the README's raw-text report on 48 documents, K = 10)."""
+    import numpy as np
+    from latentkit.topic import LatentDirichletAllocation, report_data
+    X = np.random.default_rng(0).poisson(1.0, size=(30, 12)).astype(float)
+    lda = LatentDirichletAllocation(n_components=4, max_iter=3, random_state=0).fit(X)
+    lda.components_[2:] = 0.1  # two equal topics
+    data = report_data(lda, X)
+    xy = np.array([[t["x"], t["y"]] for t in data["topics"]])
+    assert np.all(np.isfinite(xy))
+    assert np.allclose(xy[2], xy[3])
