@@ -93,7 +93,7 @@ def test_equals_gensim_coherencemodel_on_kos(kos_gensim, measure):
     # the same topics given as words, as ids, and the corpus given as token lists
     again = coherence(topics, texts, measure, top_n=top_n, vocabulary=vocab)
     np.testing.assert_allclose(again.per_topic, ours.per_topic, rtol=0, atol=1e-12)
-    ids = lda.top_words(None, n=top_n)
+    ids = lda.top_words(range(X.shape[1]), n=top_n)  # column ids (None: the model's words)
     np.testing.assert_allclose(coherence(ids, X, measure, top_n=top_n).per_topic,
                                ours.per_topic, rtol=0, atol=1e-12)
 
