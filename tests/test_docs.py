@@ -251,3 +251,29 @@ def test_class_pages_link_the_tutorials_that_use_them(site):
     page = (site / "api" / "generated" /
             "latentkit.topic.LatentDirichletAllocation.html").read_text(encoding="utf-8")
     assert "../../tutorials/02_topics_kos.html" in page
+
+
+def test_method_summaries_do_not_cut_a_literal():
+    """The class pages' Methods tables show each method's first sentence (autosummary cuts at
+    the first '. '): a literal holding '. ' left an unclosed ``, a -W build error that only
+    the full build showed (DirichletMultinomialMixture.score_samples)."""
+    import importlib
+    import inspect
+    api = _api_module()
+    table, _ = api.api_table()
+    cut = []
+    for modname, rows in table.items():
+        for name, owner in rows:
+            obj = getattr(importlib.import_module(modname), name)
+            if owner != modname or not inspect.isclass(obj):
+                continue
+            for meth in dir(obj):
+                attr = getattr(obj, meth, None)
+                if meth.startswith("_") or not callable(attr) or inspect.isclass(attr):
+                    continue
+                para = (inspect.getdoc(attr) or "").split("\n\n")[0].replace("\n", " ")
+                match = re.search(r"^(.*?\.)(\s|$)", para)
+                first = match.group(1) if match else para
+                if first.count("``") % 2:
+                    cut.append(f"{modname}.{name}.{meth}")
+    assert not cut, f"first sentences that cut a ``literal``: {cut}"

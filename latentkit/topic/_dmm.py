@@ -441,8 +441,9 @@ default 'dirichlet_distribution'
         return np.argmax(self.transform(X), axis=1)
 
     def score_samples(self, X):
-        """Local ELBO of each document (nats), ``log sum_k exp(E[log pi_k] + x_d . E[log
-        phi_k])``: ``score_samples(X).sum() + (global term) == elbo(X) * n_documents``.
+        """Local ELBO of each document (nats), ``log sum_k exp(E[log pi_k] + x_d E[log
+        phi_k])`` (a dot product): ``score_samples(X).sum() + (global term) == elbo(X) *
+        n_documents``.
 
         Parameters
         ----------
