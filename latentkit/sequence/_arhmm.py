@@ -190,6 +190,23 @@ class AutoregressiveEmission(em.Emission):
 
     @staticmethod
     def accumulate_design(x, z, w):
+        """Weighted regression statistics of every state.
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_samples, n_features)
+            The observations.
+        z : ndarray of shape (n_samples, n_regressors)
+            Their regressors (the lags and the bias).
+        w : ndarray of shape (n_samples, n_components)
+            State posteriors ``q(z_t = k)``.
+
+        Returns
+        -------
+        dict
+            ``nk`` (K,), ``sxx`` (K, D, D), ``sxz`` (K, D, P), ``szz`` (K, P, P): sums over
+            time steps of ``w_tk``, ``w_tk x x^T``, ``w_tk x z^T``, ``w_tk z z^T``.
+        """
         return {"nk": w.sum(axis=0), "sxx": np.einsum("tk,ti,tj->kij", w, x, x),
                 "sxz": np.einsum("tk,ti,tj->kij", w, x, z),
                 "szz": np.einsum("tk,ti,tj->kij", w, z, z)}
