@@ -31,15 +31,17 @@ through ``q`` and is treated as public, as in DP-SGD.
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
 from .steps import check_learning_rate, step_size_schedule
+from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
 from .stochastic_vi import StochasticVI
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError, InputTypeError, PrivacyNoiseWarning
 
 __all__ = ["PrivateStochasticVI"]
 
@@ -144,6 +146,12 @@ class PrivateStochasticVI(ParamsMixin):
         ``{'rdp': ..., 'rdp_improved': ...}``, the accountant's epsilon at ``delta`` by both
         conversions.
     neighbouring_relation_ : str
+    noise_norm_, signal_norm_ : float
+        The norm of one step's noise, ``sigma sqrt(n_entries)``, and the root-mean-square
+        norm of the clipped sums estimated from the releases alone (post-processing).
+    noise_dominated_ : bool
+        ``noise_norm_ >= signal_norm_``; a :class:`~latentkit.exceptions.PrivacyNoiseWarning`
+        says so at fit.
     clipped_fraction_ : float
         Fraction of the sampled rows whose statistics were clipped (a diagnostic of the fit;
         it is computed from the data and is not covered by the guarantee: do not release it).
@@ -272,8 +280,10 @@ class PrivateStochasticVI(ParamsMixin):
         noise_rng = _os_rng()
         acc = PrivacyAccountant(epsilon=eps, delta=delta)
         n_clipped = n_rows = 0
+        release_sq = 0.0
         for t in range(1, T + 1):
             noisy, norms = release(pieces, X, q, clip, sigma, noise_rng)
+            release_sq += float(np.sum(noisy * noisy))  # of the release: post-processing
             n_clipped += int(np.sum(norms > clip))
             n_rows += norms.size
             rho = min(1.0, step_size_schedule(t, self.learning_offset, self.learning_decay))
@@ -290,7 +300,27 @@ class PrivateStochasticVI(ParamsMixin):
                          "rdp_improved": acc.spent(delta, "rdp_improved")}
         self.neighbouring_relation_ = f"one {pieces.unit} added or removed"
         self.clipped_fraction_ = n_clipped / max(n_rows, 1)
+        self._noise_check(release_sq / T, sigma, int(np.prod(pieces.shape())))
         return self
+
+    def _noise_check(self, mean_sq, sigma, size):
+        """``noise_norm_`` (``sigma sqrt(size)``, the norm of one step's noise),
+        ``signal_norm_`` (the root-mean-square norm of the clipped sums, estimated from the
+        releases alone: ``sqrt(mean_t ||S_t||^2 - size sigma^2)``, a post-processing) and
+        ``noise_dominated_``; warns with :class:`PrivacyNoiseWarning` when the noise is at least
+        the signal."""
+        self.noise_norm_ = sigma * math.sqrt(size)
+        self.signal_norm_ = math.sqrt(max(mean_sq - size * sigma * sigma, 0.0))
+        self.noise_dominated_ = bool(self.noise_norm_ >= self.signal_norm_)
+        if self.noise_dominated_:
+            warnings.warn(
+                f"the privacy noise dominates the released statistics: its norm "
+                f"{self.noise_norm_:.4g} per step (sigma {sigma:.4g} on each of {size} "
+                f"entries) is at least the estimated norm {self.signal_norm_:.4g} of the "
+                f"clipped sums (root mean square over the {self.n_steps_} steps, from the "
+                f"releases); the fitted parameters are mostly noise: raise epsilon, the batch "
+                f"size or the sampling rate, or lower the number of steps or of entries "
+                f"(components, words).", PrivacyNoiseWarning, stacklevel=user_stacklevel())
 
     def _fit_nonprivate(self, X):
         from ..spectral import PrivacyAccountant  # local: as in fit
@@ -309,6 +339,8 @@ class PrivateStochasticVI(ParamsMixin):
         self.epsilon_ = {"rdp": math.inf, "rdp_improved": math.inf}
         self.neighbouring_relation_ = "none (epsilon=inf: not private)"
         self.clipped_fraction_ = 0.0
+        self.noise_norm_ = self.signal_norm_ = 0.0
+        self.noise_dominated_ = False
         return self
 
     def __getattr__(self, name):

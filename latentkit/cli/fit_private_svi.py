@@ -8,7 +8,8 @@ import re
 import numpy as np
 
 from .._utils.words import top_words
-from ._common import CLIError, FitResult, _finite, load_input
+from ._common import CLIError, FitResult, _finite
+from ._private_text import private_counts
 
 __all__ = ["run_private_svi_lda"]
 
@@ -43,7 +44,7 @@ def run_private_svi_lda(args, progress):
     if args.holdout is not None:
         raise CLIError("--holdout is not available with --private: its ELBO trace would be an "
                        "unaccounted release of the documents.")
-    corpus = load_input(args, "counts")
+    corpus = private_counts(args)  # --text: over a public vocabulary
     X, vocab = corpus.data, corpus.vocabulary
     n_docs, n_words = X.shape
     k = 10 if args.n_components is None else args.n_components

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_array, check_scalar
 from .._utils.validation import privacy_noise_rng as _noise_generator  # OS entropy
 from ._per_example import per_example_norms
@@ -477,7 +478,7 @@ class PrivateVAE(VAE):
                 f"{report['signal_norm']:.4g} of the clipped gradient sum (root mean square "
                 f"over the {report['steps']} steps, from the releases); the network is mostly "
                 f"noise: raise epsilon, the batch size or the sampling rate, or use fewer "
-                f"parameters.", PrivacyNoiseWarning, stacklevel=3)
+                f"parameters.", PrivacyNoiseWarning, stacklevel=user_stacklevel())
 
     def _finish_private_fit(self):
         """After a private fit: the training-data diagnostics, computed from the rows without
