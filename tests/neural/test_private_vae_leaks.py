@@ -188,3 +188,20 @@ def test_the_noise_warning_comes_from_the_releases():
                        learning_rate=1e-3, max_iter=2).fit(X)
     assert not m.privacy_report_["noise_dominated"]
     assert math.isfinite(m.privacy_report_["signal_norm"])
+
+
+@pytest.mark.parametrize("C", [0.25, 2.0])
+def test_the_dp_sgd_clip_holds_and_is_reached(C):
+    """Adding one row changes the clipped gradient sum by at most C, and a row far from the
+    others (gradient norm far above C) reaches C (a doubled clip fails here)."""
+    m = PrivateVAE(2, likelihood="gaussian", hidden_layer_sizes=(3,), epsilon=1.0)
+    base = np.random.default_rng(3).normal(size=(6, 4))
+    m._check_common_params()
+    m._validate_params()
+    m._check_X(base, reset=True)
+    m._init_params(_VAEData(base), np.random.default_rng(0))
+    data = m._with_noise(np.vstack([base, np.full((1, 4), 50.0)]), np.random.default_rng(1))
+    more, norms = priv.clipped_gradient_sum(m, m.params_, data, C)
+    less, _ = priv.clipped_gradient_sum(m, m.params_, data[np.arange(6)], C)
+    assert norms[-1] > 10 * C
+    assert np.linalg.norm(more - less) == pytest.approx(C, rel=1e-9)
