@@ -22,7 +22,7 @@ so adding or removing one row changes the clipped sum of step 2 by one clipped t
 at most ``C``: the sensitivity is ``C``, and each step is a Poisson-subsampled Gaussian mechanism
 with noise multiplier ``sigma / C`` and sampling rate ``q``. The ``T`` steps compose adaptively
 under Renyi DP (Mironov 2017, Prop. 1; Mironov, Talwar & Zhang 2019 for each step), accounted by
-one :class:`latentkit.spectral.PrivacyAccountant`; the fitted model is post-processing.
+one :class:`latentkit.privacy.PrivacyAccountant`; the fitted model is post-processing.
 
 What is released about the data besides the noisy statistics: nothing (the start is drawn from
 ``random_state`` without looking at the data; no training ELBO is recorded); ``N`` enters only
@@ -120,7 +120,7 @@ class PrivateStochasticVI(ParamsMixin):
     max_steps : int, optional
     noise_multiplier : float, optional
         ``sigma / C``. Default: the smallest that lets the ``T`` steps spend ``epsilon``
-        (:func:`latentkit.spectral.calibrate_noise_multiplier`). When given, the fit runs
+        (:func:`latentkit.privacy.calibrate_noise_multiplier`). When given, the fit runs
         until the next step would exceed the budget (or ``T`` steps).
     conversion : {'rdp_improved', 'rdp'}, default 'rdp_improved'
         RDP-to-(epsilon, delta) conversion used to calibrate and to stop.
@@ -230,10 +230,10 @@ class PrivateStochasticVI(ParamsMixin):
         -------
         self
         """
-        # local: the privacy accounting lives in spectral/ (above this layer; spectral and
-        # numba load only for a private fit)
-        from ..spectral import PrivacyAccountant, calibrate_noise_multiplier
-        from ..spectral._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
+        # local: the privacy accounting (and SciPy's special functions) load only for a
+        # private fit
+        from ..privacy import PrivacyAccountant, calibrate_noise_multiplier
+        from ..privacy._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
             subsampled_gaussian_rdp
 
         self._check_params()
@@ -323,7 +323,7 @@ class PrivateStochasticVI(ParamsMixin):
                 f"(components, words).", PrivacyNoiseWarning, stacklevel=user_stacklevel())
 
     def _fit_nonprivate(self, X):
-        from ..spectral import PrivacyAccountant  # local: as in fit
+        from ..privacy import PrivacyAccountant  # local: as in fit
         svi = StochasticVI(self.model, batch_size=self.batch_size,
                            learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay,

@@ -14,7 +14,9 @@ import os
 
 import numpy as np
 
-from ._common import CLIError, _extra_stop_words
+from ..datasets._corpus import Corpus, english_stop_words
+from ..text import TextVectorizer, read_texts, stop_words_from_file
+from ._common import CLIError, _extra_stop_words, load_input
 
 __all__ = ["load_private_texts", "private_counts", "public_vocabulary"]
 
@@ -32,8 +34,6 @@ def public_vocabulary(path, stop_words, min_length):
     CLIError
         The file is missing or leaves no word.
     """
-    from ..text import stop_words_from_file  # lazy: scikit-learn for --text only
-
     if not os.path.isfile(path):
         raise CLIError(f"--vocab {path!r}: no such file (a public vocabulary, one word per "
                        "line).")
@@ -65,9 +65,6 @@ def load_private_texts(args):
         No ``--vocab``, a rule that reads the documents, or ``--data`` / ``--dataset`` given
         too.
     """
-    from ..datasets._corpus import Corpus, english_stop_words
-    from ..text import TextVectorizer, read_texts, stop_words_from_file  # lazy: scikit-learn
-
     if args.data is not None or getattr(args, "dataset_given", False):
         raise CLIError("--text, --data and --dataset are alternatives; give one of them.")
     if getattr(args, "vocab", None) is None:
@@ -101,8 +98,6 @@ def load_private_texts(args):
 def private_counts(args):
     """The counts of a private fit: ``--text`` over the public vocabulary
     (:func:`load_private_texts`), else ``--dataset`` / ``--data`` as every fit reads them."""
-    from ._common import load_input
-
     if getattr(args, "text", None) is not None:
         return load_private_texts(args)
     return load_input(args, "counts")

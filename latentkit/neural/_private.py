@@ -5,7 +5,7 @@ probability ``q = batch_size / N``), computes the gradient of every sampled row'
 ELBO (:mod:`._per_example`, our own backpropagation), scales each to L2 norm at most
 ``clip_norm``, sums them, adds ``N(0, (noise_multiplier * clip_norm)^2 I)`` and takes one Adam
 step along the noisy sum divided by the expected batch size. One
-:class:`latentkit.spectral.PrivacyAccountant` composes all the steps as Poisson-subsampled
+:class:`latentkit.privacy.PrivacyAccountant` composes all the steps as Poisson-subsampled
 Gaussian mechanisms under Renyi DP (Mironov, Talwar & Zhang 2019); the fit stops when the budget
 is spent. See :class:`PrivateVAE`.
 """
@@ -104,7 +104,7 @@ def _noisy_clipped_sum(model, batch, clip_norm, noise_std, noise_rng, beta=1.0):
 
 # -- the accountant (PrivacyAccountant with Poisson-subsampled Gaussian releases) ---------------
 def _accountant():
-    from ..spectral import PrivacyAccountant
+    from ..privacy import PrivacyAccountant
     return PrivacyAccountant()
 
 
@@ -121,7 +121,7 @@ def _spent(steps, sampling_rate, noise_multiplier, delta, method):
 def _calibrate(epsilon, delta, sampling_rate, steps, method):
     """Noise multiplier whose ``steps`` steps spend at most ``epsilon``: at most 1e-6 (relative)
     above the smallest such (the upper end of the bisection bracket, so always within budget)."""
-    from ..spectral import calibrate_noise_multiplier
+    from ..privacy import calibrate_noise_multiplier
     return float(calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method=method,
                                             rtol=1e-6))
 
@@ -157,7 +157,7 @@ class PrivateVAE(VAE):
     **Neighbouring relation**: one example (training row) added or removed. Adding or removing a
     row changes the clipped sum by at most ``C`` in L2 norm whatever the other rows are, so each
     step is a Poisson-subsampled Gaussian mechanism of sensitivity ``C`` and noise ``z C``. One
-    :class:`latentkit.spectral.PrivacyAccountant` composes all the steps of the fit under Renyi
+    :class:`latentkit.privacy.PrivacyAccountant` composes all the steps of the fit under Renyi
     DP (Mironov, Talwar & Zhang 2019) and converts to (epsilon, delta) with ``accountant``
     ('rdp': Mironov 2017, Prop. 3; 'rdp_improved': Balle et al. 2020 / Canonne, Kamath & Steinke
     2020). With ``noise_multiplier=None`` the smallest ``z`` whose ``max_iter`` epochs (of
