@@ -165,25 +165,32 @@ class PrivateVAE(VAE):
     runs until the next step would overspend the budget (or ``max_iter`` epochs). Either way the
     fit stops when the budget is spent and never on the data (``tol`` is ignored).
 
-    **Randomness**: the privacy noise is drawn from fresh operating-system entropy on every fit,
-    whatever ``random_state`` is; ``random_state`` governs the weight initialisation, the
-    Poisson samples and the reparameterisation draws, so two fits with the same
-    ``random_state`` differ only by the privacy noise. The amplification by subsampling assumes
-    the samples are secret: keep an integer ``random_state`` private (or leave it None).
+    **Randomness**: the Poisson samples, the reparameterisation draws and the privacy noise
+    come from fresh operating-system entropy on every fit (the amplification by subsampling
+    assumes the samples are secret), whatever ``random_state`` is; that generator is dropped
+    after the fit and nothing saved or pickled replays it. ``random_state`` governs only public
+    choices: the weight initialisation (drawn without the data), the seed of the evaluation
+    draws of ``elbo`` / ``log_likelihood`` on other data, and ``sample``.
+
+    **One extreme row**: a row whose per-example gradient is not finite gets weight 0 (it is
+    left out of its step's sum); the Gaussian likelihood's scale check is not applied and the
+    data's moments are not read; no training ELBO is computed (the value passed to
+    ``callback`` is 0.0). So one row changes nothing but the noisy releases.
 
     **What is protected**: the presence of any one training row in everything the fitted
     parameters ``params_`` reveal (and whatever is computed from them: ``transform``, ``decode``,
     ``sample``, ``elbo`` on other data). **Not protected**: the number of rows ``N`` (it sets
     ``q``, treated as public), hyper-parameters chosen by looking at the data (``clip_norm``,
     ``learning_rate``, the architecture, ``binarize``), repeated fits on the same data (each
-    spends its own budget), whether ``fit`` refuses the data (the input checks, e.g. the
-    Gaussian likelihood's scale check, read it) and the floating-point side channels of the
+    spends its own budget), whether ``fit`` refuses the data (a row with NaN or infinity, or
+    not binary for the Bernoulli likelihood) and the floating-point side channels of the
     Gaussian sampler (Mironov 2012). With the Gaussian likelihood a private fit starts from a
     point that does not depend on the data (decoder output bias 0, observation variance 1,
     instead of the data's moments): scale the features with public constants. With a finite budget the training-data diagnostics are withheld:
     ``lower_bounds_`` and ``lower_bound_`` are NaN and ``latent_activity_`` / ``active_units_``
-    are not computed (they would be computed from the rows without noise); a ``callback``
-    still receives the training ELBO, which stays with the caller.
+    are not computed (they would be computed from the rows without noise). When the noise
+    dominates the released gradients (estimated from the releases alone) the fit warns with
+    :class:`~latentkit.exceptions.PrivacyNoiseWarning`.
 
     With ``epsilon=inf`` and ``noise_multiplier=None`` nothing is private: the fit is the
     :class:`VAE`'s (shuffled epochs of ``batch_size`` rows), with the per-example gradients
@@ -203,6 +210,10 @@ class PrivateVAE(VAE):
         ``z``, noise standard deviation over ``clip_norm``. None: calibrated to the budget.
     accountant : {'rdp', 'rdp_improved'}, default 'rdp_improved'
         The RDP-to-(epsilon, delta) conversion used for calibration and the budget.
+    sampling_rate : float, optional
+        ``q`` in (0, 1) given directly: an epoch is then ``ceil(1 / q)`` steps and the noisy
+        sum is divided by ``batch_size`` (the public expected batch size), so nothing of the
+        fit depends on ``N``. Default: ``q = batch_size / N``.
     hidden_layer_sizes, activation, likelihood, observation_variance, n_categories, binarize,
     n_mc_samples, learning_rate, batch_size, max_iter, tol, early_stopping,
     validation_fraction, n_iter_no_change, kl_warmup_epochs, free_bits, bayesian_decoder,
@@ -221,13 +232,14 @@ class PrivateVAE(VAE):
     noise_multiplier_ : float
         ``z`` used (0 without noise).
     sampling_rate_ : float
-        ``q = min(batch_size, N) / N``.
+        ``q = min(batch_size, N) / N``, or ``sampling_rate``.
     n_private_steps_ : int
         Noisy steps taken.
     privacy_report_ : dict
         ``neighbouring``, ``epsilon`` (budget), ``delta``, ``epsilon_rdp`` and
         ``epsilon_rdp_improved`` (spent, both conversions), ``noise_multiplier``,
-        ``sampling_rate``, ``steps``, ``clip_norm``.
+        ``sampling_rate``, ``steps``, ``clip_norm``; with noise also ``noise_norm``,
+        ``signal_norm`` (estimated from the releases) and ``noise_dominated``.
 
     Raises
     ------
