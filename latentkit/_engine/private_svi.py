@@ -149,9 +149,12 @@ class PrivateStochasticVI(ParamsMixin):
     noise_norm_, signal_norm_ : float
         The norm of one step's noise, ``sigma sqrt(n_entries)``, and the root-mean-square
         norm of the clipped sums estimated from the releases alone (post-processing).
+    noise_dominated_rows_ : ndarray of shape (n_rows,) of bool or None
+        LDA: per topic, fewer than half of its 10 largest mean released counts stand above the
+        noise floor ``sigma / sqrt(T) sqrt(2 ln(K V))`` (from the releases).
     noise_dominated_ : bool
-        ``noise_norm_ >= signal_norm_``; a :class:`~latentkit.exceptions.PrivacyNoiseWarning`
-        says so at fit.
+        ``noise_norm_ >= signal_norm_`` or any noise-dominated row; a
+        :class:`~latentkit.exceptions.PrivacyNoiseWarning` says so at fit.
     clipped_fraction_ : float
         Fraction of the sampled rows whose statistics were clipped (a diagnostic of the fit;
         it is computed from the data and is not covered by the guarantee: do not release it).
@@ -280,10 +283,11 @@ class PrivateStochasticVI(ParamsMixin):
         noise_rng = _os_rng()
         acc = PrivacyAccountant(epsilon=eps, delta=delta)
         n_clipped = n_rows = 0
-        release_sq = 0.0
+        release_sq, release_sum = 0.0, np.zeros(pieces.shape())
         for t in range(1, T + 1):
             noisy, norms = release(pieces, X, q, clip, sigma, noise_rng)
             release_sq += float(np.sum(noisy * noisy))  # of the release: post-processing
+            release_sum += noisy
             n_clipped += int(np.sum(norms > clip))
             n_rows += norms.size
             rho = min(1.0, step_size_schedule(t, self.learning_offset, self.learning_decay))
@@ -300,27 +304,41 @@ class PrivateStochasticVI(ParamsMixin):
                          "rdp_improved": acc.spent(delta, "rdp_improved")}
         self.neighbouring_relation_ = f"one {pieces.unit} added or removed"
         self.clipped_fraction_ = n_clipped / max(n_rows, 1)
-        self._noise_check(release_sq / T, sigma, int(np.prod(pieces.shape())))
+        self._noise_check(release_sq / T, release_sum / T, sigma, T)
         return self
 
-    def _noise_check(self, mean_sq, sigma, size):
-        """``noise_norm_`` (``sigma sqrt(size)``, the norm of one step's noise),
-        ``signal_norm_`` (the root-mean-square norm of the clipped sums, estimated from the
-        releases alone: ``sqrt(mean_t ||S_t||^2 - size sigma^2)``, a post-processing) and
-        ``noise_dominated_``; warns with :class:`PrivacyNoiseWarning` when the noise is at least
-        the signal."""
+    def _noise_check(self, mean_sq, mean_release, sigma, T, n_top=10):
+        """From the releases alone (post-processing): ``noise_norm_`` (``sigma sqrt(size)``,
+        the norm of one step's noise), ``signal_norm_`` (the root-mean-square norm of the
+        clipped sums, ``sqrt(mean_t ||S_t||^2 - size sigma^2)``), ``noise_dominated_rows_``
+        (LDA: per topic, fewer than half of its ``n_top`` largest mean released counts stand
+        above the largest value the noise of the mean reaches with high probability,
+        ``sigma / sqrt(T) sqrt(2 ln size)``; None for a flat statistic) and
+        ``noise_dominated_``; warns with :class:`PrivacyNoiseWarning` when either says so."""
+        size = mean_release.size
         self.noise_norm_ = sigma * math.sqrt(size)
         self.signal_norm_ = math.sqrt(max(mean_sq - size * sigma * sigma, 0.0))
-        self.noise_dominated_ = bool(self.noise_norm_ >= self.signal_norm_)
+        rows = None
+        if mean_release.ndim == 2:
+            top = min(n_top, mean_release.shape[1])
+            floor = sigma / math.sqrt(T) * math.sqrt(2.0 * math.log(max(size, 2)))
+            largest = np.sort(mean_release, axis=1)[:, -top:]
+            rows = np.sum(largest > floor, axis=1) < top / 2.0
+        self.noise_dominated_rows_ = rows
+        self.noise_dominated_ = bool(self.noise_norm_ >= self.signal_norm_
+                                     or (rows is not None and rows.any()))
         if self.noise_dominated_:
+            what = ("" if rows is None or not rows.any() else
+                    f"{int(rows.sum())} of {rows.size} rows (topics) have fewer than half of "
+                    f"their {top} largest released values above the noise floor {floor:.4g}; ")
             warnings.warn(
-                f"the privacy noise dominates the released statistics: its norm "
-                f"{self.noise_norm_:.4g} per step (sigma {sigma:.4g} on each of {size} "
-                f"entries) is at least the estimated norm {self.signal_norm_:.4g} of the "
-                f"clipped sums (root mean square over the {self.n_steps_} steps, from the "
-                f"releases); the fitted parameters are mostly noise: raise epsilon, the batch "
-                f"size or the sampling rate, or lower the number of steps or of entries "
-                f"(components, words).", PrivacyNoiseWarning, stacklevel=user_stacklevel())
+                f"the privacy noise dominates the released statistics: {what}the noise norm "
+                f"is {self.noise_norm_:.4g} per step (sigma {sigma:.4g} on each of {size} "
+                f"entries) against an estimated norm {self.signal_norm_:.4g} of the clipped "
+                f"sums (root mean square over the {self.n_steps_} steps, from the releases); "
+                f"the fitted parameters are mostly noise: raise epsilon, the batch size or "
+                f"the sampling rate, or lower the number of steps or of entries (components, "
+                f"words).", PrivacyNoiseWarning, stacklevel=user_stacklevel())
 
     def _fit_nonprivate(self, X):
         from ..privacy import PrivacyAccountant  # local: as in fit
@@ -340,7 +358,7 @@ class PrivateStochasticVI(ParamsMixin):
         self.neighbouring_relation_ = "none (epsilon=inf: not private)"
         self.clipped_fraction_ = 0.0
         self.noise_norm_ = self.signal_norm_ = 0.0
-        self.noise_dominated_ = False
+        self.noise_dominated_, self.noise_dominated_rows_ = False, None
         return self
 
     def __getattr__(self, name):
