@@ -53,3 +53,16 @@ def test_private_svi_cli_refusals(tmp_path, capsys):
     no_private = [a for a in base if a != "--private"]
     assert run(no_private + ["--clip", "3"])[0] != 0
     assert "--clip applies to --method svi --private only" in capsys.readouterr().err
+
+
+def test_private_svi_cli_says_when_the_noise_dominates(tmp_path):
+    """Issue 40 item 5: the noise check (from the releases) is printed, as the private
+    spectral LDA's is; at epsilon 0.05 the noise dominates, at 1e4 it does not."""
+    base = _base(tmp_path)
+    status, out = run(base + ["--epsilon", "0.05", "--clip", "4"])
+    assert status == 0
+    check = next(line for line in out.splitlines() if line.startswith("  check"))
+    assert "THE TOPICS BELOW ARE MOSTLY NOISE" in check
+    status, out = run(base + ["--epsilon", "1e4", "--clip", "4", "--json"])
+    p = json.loads(out)["privacy"]
+    assert p["noise_dominated"] is False and p["signal_norm"] > p["noise_norm"] > 0

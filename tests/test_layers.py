@@ -26,16 +26,13 @@ ROOT = pathlib.Path(latentkit.__file__).parent
 LAYERS = (
     ("kernels", ("_kernels",)),
     ("utilities", ("_utils", "exceptions", "utils")),
-    ("core", ("base", "_engine", "sources", "inference", "parallel")),
+    ("core", ("base", "_engine", "sources", "inference", "parallel", "privacy")),
     ("algorithms", ("distributions", "spectral")),
     ("families", ("mixture", "topic", "sequence", "neural")),
     ("applications", ("selection", "io", "plotting", "text", "datasets", "cli", "testing",
                       "__main__", "")),
 )
 
-_DRIVER = ("the private SVI driver charges its steps to the RDP accountant of spectral/ (_accounting, "
-           "_subsampled), shared with the private spectral fits; moving the accountant below core "
-           "is open")
 _TEXT = ("a topic model fitted on raw texts turns new texts into counts with its stored "
          "TextVectorizer (text.py); moving text.py and the Corpus it builds "
          "(datasets/_corpus.py) under the families is left open")
@@ -43,9 +40,6 @@ _TEXT = ("a topic model fitted on raw texts turns new texts into counts with its
 #: (importer, imported) -> why this import may point up a layer, or close a circle.
 STATED_REASONS = {
     # the HMM's spectral start builds sequence emissions (issue 32 moves it into sequence/)
-    # the private drivers hold the private LDA's and the private mixtures' parts
-    ("latentkit._engine.private_svi", "latentkit.spectral"): _DRIVER,
-    ("latentkit._engine.private_svi", "latentkit.spectral._subsampled"): _DRIVER,
     ("latentkit.topic._lda", "latentkit.text"): _TEXT,
     ("latentkit.topic._hdp", "latentkit.text"): _TEXT,
     ("latentkit.topic._plsa", "latentkit.text"): _TEXT,
@@ -61,8 +55,12 @@ _FAMILY = "selection loads only the model family being selected (import time)"
 LAZY_REASONS = {
     ("latentkit._utils.summaries", "latentkit._kernels.missing"):
         "the utilities load no numba; the kernel only for the one diagonal summary",
-    ("latentkit.neural._private", "latentkit.spectral"):
-        "the VAE loads latentkit.spectral (privacy accounting) only for PrivateVAE",
+    ("latentkit.neural._private", "latentkit.privacy"):
+        "the VAE loads the privacy accounting (SciPy's special functions) only for PrivateVAE",
+    ("latentkit._engine.private_svi", "latentkit.privacy"):
+        "the SVI drivers load the privacy accounting only for a private fit",
+    ("latentkit._engine.private_svi", "latentkit.privacy._subsampled"):
+        "the SVI drivers load the privacy accounting only for a private fit",
     ("latentkit.selection", "latentkit.plotting"): "only plot=True draws (matplotlib)",
     ("latentkit.selection", "latentkit.topic"): _FAMILY,
     ("latentkit.selection", "latentkit.topic._hdp"): _FAMILY,

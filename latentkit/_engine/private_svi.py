@@ -22,7 +22,7 @@ so adding or removing one row changes the clipped sum of step 2 by one clipped t
 at most ``C``: the sensitivity is ``C``, and each step is a Poisson-subsampled Gaussian mechanism
 with noise multiplier ``sigma / C`` and sampling rate ``q``. The ``T`` steps compose adaptively
 under Renyi DP (Mironov 2017, Prop. 1; Mironov, Talwar & Zhang 2019 for each step), accounted by
-one :class:`latentkit.spectral.PrivacyAccountant`; the fitted model is post-processing.
+one :class:`latentkit.privacy.PrivacyAccountant`; the fitted model is post-processing.
 
 What is released about the data besides the noisy statistics: nothing (the start is drawn from
 ``random_state`` without looking at the data; no training ELBO is recorded); ``N`` enters only
@@ -31,15 +31,17 @@ through ``q`` and is treated as public, as in DP-SGD.
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
 from .steps import check_learning_rate, step_size_schedule
+from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
 from .stochastic_vi import StochasticVI
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError, InputTypeError, PrivacyNoiseWarning
 
 __all__ = ["PrivateStochasticVI"]
 
@@ -118,7 +120,7 @@ class PrivateStochasticVI(ParamsMixin):
     max_steps : int, optional
     noise_multiplier : float, optional
         ``sigma / C``. Default: the smallest that lets the ``T`` steps spend ``epsilon``
-        (:func:`latentkit.spectral.calibrate_noise_multiplier`). When given, the fit runs
+        (:func:`latentkit.privacy.calibrate_noise_multiplier`). When given, the fit runs
         until the next step would exceed the budget (or ``T`` steps).
     conversion : {'rdp_improved', 'rdp'}, default 'rdp_improved'
         RDP-to-(epsilon, delta) conversion used to calibrate and to stop.
@@ -144,6 +146,15 @@ class PrivateStochasticVI(ParamsMixin):
         ``{'rdp': ..., 'rdp_improved': ...}``, the accountant's epsilon at ``delta`` by both
         conversions.
     neighbouring_relation_ : str
+    noise_norm_, signal_norm_ : float
+        The norm of one step's noise, ``sigma sqrt(n_entries)``, and the root-mean-square
+        norm of the clipped sums estimated from the releases alone (post-processing).
+    noise_dominated_rows_ : ndarray of shape (n_rows,) of bool or None
+        LDA: per topic, fewer than half of its 10 largest mean released counts stand above the
+        noise floor ``sigma / sqrt(T) sqrt(2 ln(K V))`` (from the releases).
+    noise_dominated_ : bool
+        ``noise_norm_ >= signal_norm_`` or any noise-dominated row; a
+        :class:`~latentkit.exceptions.PrivacyNoiseWarning` says so at fit.
     clipped_fraction_ : float
         Fraction of the sampled rows whose statistics were clipped (a diagnostic of the fit;
         it is computed from the data and is not covered by the guarantee: do not release it).
@@ -222,10 +233,10 @@ class PrivateStochasticVI(ParamsMixin):
         -------
         self
         """
-        # local: the privacy accounting lives in spectral/ (above this layer; spectral and
-        # numba load only for a private fit)
-        from ..spectral import PrivacyAccountant, calibrate_noise_multiplier
-        from ..spectral._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
+        # local: the privacy accounting (and SciPy's special functions) load only for a
+        # private fit
+        from ..privacy import PrivacyAccountant, calibrate_noise_multiplier
+        from ..privacy._subsampled import DEFAULT_RDP_ORDERS, rdp_to_epsilon, \
             subsampled_gaussian_rdp
 
         self._check_params()
@@ -272,8 +283,11 @@ class PrivateStochasticVI(ParamsMixin):
         noise_rng = _os_rng()
         acc = PrivacyAccountant(epsilon=eps, delta=delta)
         n_clipped = n_rows = 0
+        release_sq, release_sum = 0.0, np.zeros(pieces.shape())
         for t in range(1, T + 1):
             noisy, norms = release(pieces, X, q, clip, sigma, noise_rng)
+            release_sq += float(np.sum(noisy * noisy))  # of the release: post-processing
+            release_sum += noisy
             n_clipped += int(np.sum(norms > clip))
             n_rows += norms.size
             rho = min(1.0, step_size_schedule(t, self.learning_offset, self.learning_decay))
@@ -290,10 +304,44 @@ class PrivateStochasticVI(ParamsMixin):
                          "rdp_improved": acc.spent(delta, "rdp_improved")}
         self.neighbouring_relation_ = f"one {pieces.unit} added or removed"
         self.clipped_fraction_ = n_clipped / max(n_rows, 1)
+        self._noise_check(release_sq / T, release_sum / T, sigma, T)
         return self
 
+    def _noise_check(self, mean_sq, mean_release, sigma, T, n_top=10):
+        """From the releases alone (post-processing): ``noise_norm_`` (``sigma sqrt(size)``,
+        the norm of one step's noise), ``signal_norm_`` (the root-mean-square norm of the
+        clipped sums, ``sqrt(mean_t ||S_t||^2 - size sigma^2)``), ``noise_dominated_rows_``
+        (LDA: per topic, fewer than half of its ``n_top`` largest mean released counts stand
+        above the largest value the noise of the mean reaches with high probability,
+        ``sigma / sqrt(T) sqrt(2 ln size)``; None for a flat statistic) and
+        ``noise_dominated_``; warns with :class:`PrivacyNoiseWarning` when either says so."""
+        size = mean_release.size
+        self.noise_norm_ = sigma * math.sqrt(size)
+        self.signal_norm_ = math.sqrt(max(mean_sq - size * sigma * sigma, 0.0))
+        rows = None
+        if mean_release.ndim == 2:
+            top = min(n_top, mean_release.shape[1])
+            floor = sigma / math.sqrt(T) * math.sqrt(2.0 * math.log(max(size, 2)))
+            largest = np.sort(mean_release, axis=1)[:, -top:]
+            rows = np.sum(largest > floor, axis=1) < top / 2.0
+        self.noise_dominated_rows_ = rows
+        self.noise_dominated_ = bool(self.noise_norm_ >= self.signal_norm_
+                                     or (rows is not None and rows.any()))
+        if self.noise_dominated_:
+            what = ("" if rows is None or not rows.any() else
+                    f"{int(rows.sum())} of {rows.size} rows (topics) have fewer than half of "
+                    f"their {top} largest released values above the noise floor {floor:.4g}; ")
+            warnings.warn(
+                f"the privacy noise dominates the released statistics: {what}the noise norm "
+                f"is {self.noise_norm_:.4g} per step (sigma {sigma:.4g} on each of {size} "
+                f"entries) against an estimated norm {self.signal_norm_:.4g} of the clipped "
+                f"sums (root mean square over the {self.n_steps_} steps, from the releases); "
+                f"the fitted parameters are mostly noise: raise epsilon, the batch size or "
+                f"the sampling rate, or lower the number of steps or of entries (components, "
+                f"words).", PrivacyNoiseWarning, stacklevel=user_stacklevel())
+
     def _fit_nonprivate(self, X):
-        from ..spectral import PrivacyAccountant  # local: as in fit
+        from ..privacy import PrivacyAccountant  # local: as in fit
         svi = StochasticVI(self.model, batch_size=self.batch_size,
                            learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay,
@@ -309,6 +357,8 @@ class PrivateStochasticVI(ParamsMixin):
         self.epsilon_ = {"rdp": math.inf, "rdp_improved": math.inf}
         self.neighbouring_relation_ = "none (epsilon=inf: not private)"
         self.clipped_fraction_ = 0.0
+        self.noise_norm_ = self.signal_norm_ = 0.0
+        self.noise_dominated_, self.noise_dominated_rows_ = False, None
         return self
 
     def __getattr__(self, name):

@@ -54,7 +54,7 @@ import time
 from .. import __version__
 from ..exceptions import InputError, NotFittedError
 from ..io import save
-from . import cmd_datasets, cmd_select, cmd_show, cmd_topics
+from . import cmd_datasets, cmd_sample, cmd_select, cmd_show, cmd_topics
 from ._common import (CLIError, FitCommand, FitResult, Progress, _add_common_args, _finite,
                       _save_plot, _tolist, check_before_work, load_input)
 from ._messages import WarningLines, flush_warnings, in_cli_terms, option_names
@@ -216,6 +216,7 @@ def build_parser():
     cmd_show.add_parser(sub)
     cmd_topics.add_parsers(sub)  # coherence, report
     cmd_select.add_parser(sub)
+    cmd_sample.add_parser(sub)
     _tag_leaves(parser)
     _state_defaults(parser)
     return parser

@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 
 from .._utils.words import top_words
-from ._common import CLIError, FitResult, _finite, _given, load_input
+from ._common import CLIError, FitResult, _finite, _given
+from ._private_text import private_counts
 
 __all__ = ["run_private_spectral_lda"]
 
@@ -19,7 +20,7 @@ def run_private_spectral_lda(args, progress):
     if args.init not in (None, "spectral"):
         raise CLIError(f"--private needs --init spectral (or --method svi), got --init "
                        f"{args.init}.")
-    corpus = load_input(args, "counts")
+    corpus = private_counts(args)  # --text: over a public vocabulary
     X, vocab = corpus.data, corpus.vocabulary
     # PrivateSpectralLDA has no default n_components: LatentDirichletAllocation's (10) is used
     k = 10 if args.n_components is None else args.n_components

@@ -4,11 +4,14 @@ relation, the epsilon spent under both RDP conversions and the noise multiplier 
 
 import math
 import re
+import warnings
 
 import numpy as np
 
 from .._utils.words import top_words
-from ._common import CLIError, FitResult, _finite, load_input
+from ..exceptions import PrivacyNoiseWarning
+from ._common import CLIError, FitResult, _finite
+from ._private_text import private_counts
 
 __all__ = ["run_private_svi_lda"]
 
@@ -43,7 +46,7 @@ def run_private_svi_lda(args, progress):
     if args.holdout is not None:
         raise CLIError("--holdout is not available with --private: its ELBO trace would be an "
                        "unaccounted release of the documents.")
-    corpus = load_input(args, "counts")
+    corpus = private_counts(args)  # --text: over a public vocabulary
     X, vocab = corpus.data, corpus.vocabulary
     n_docs, n_words = X.shape
     k = 10 if args.n_components is None else args.n_components
@@ -58,7 +61,8 @@ def run_private_svi_lda(args, progress):
                               batch_size=batch,
                               n_epochs=args.max_iter if args.max_iter is not None else 10,
                               random_state=args.seed, **kw)
-    with progress:
+    with progress, warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyNoiseWarning)  # printed below instead
         try:
             fit.fit(X)
         except ValueError as e:
@@ -81,6 +85,13 @@ def run_private_svi_lda(args, progress):
         f"minibatches, sampling rate q = {fit.q_:.4g} (expected {batch} documents), "
         f"kappa={fit.learning_decay}, tau={fit.learning_offset}",
     ]
+    if private:
+        lines.insert(3, f"  check     noise norm {fit.noise_norm_:.4g} per step, estimated signal "
+                        f"norm {fit.signal_norm_:.4g} (from the releases)"
+                        + (f"; {int(np.sum(fit.noise_dominated_rows_))} of {k} topics "
+                           f"noise-dominated" if fit.noise_dominated_rows_ is not None else "")
+                        + ("; THE TOPICS BELOW ARE MOSTLY NOISE" if fit.noise_dominated_
+                           else ""))
     if not private:
         lines[1] = ("privacy     none: --epsilon inf runs today's non-private stochastic VI "
                     "(the same fit)")
@@ -93,5 +104,7 @@ def run_private_svi_lda(args, progress):
                            "epsilon_rdp_improved": _finite(eps_imp), "delta": args.delta,
                            "noise_multiplier": fit.noise_multiplier_, "sigma": fit.sigma_,
                            "clip": clip, "sampling_rate": fit.q_,
-                           "n_steps": int(fit.n_steps_)}}
+                           "n_steps": int(fit.n_steps_),
+                           "noise_norm": fit.noise_norm_, "signal_norm": fit.signal_norm_,
+                           "noise_dominated": bool(fit.noise_dominated_)}}
     return FitResult(lda, summary, lines, n_docs, plot_data={"vocabulary": list(vocab)})

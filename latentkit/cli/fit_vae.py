@@ -76,6 +76,46 @@ def _privacy_lines(model, delta):
     ]
 
 
+def _private_result(args, model, X, test, name):
+    """The report of ``fit vae --private``: only released quantities, i.e. the private
+    parameters' privacy report and numbers computed from them and PUBLIC data (the held-out
+    test digits of optdigits). Nothing computed from the training rows is printed or put in
+    --json: no training ELBO, no active units, no 5-NN accuracy (it would encode the training
+    rows), no count of clipped gradients. The number of training rows is public under the
+    relation (it sets the sampling rate) and is printed. ``--plot`` draws the latent codes of
+    the public test rows."""
+    X_test, y_test = test
+    lines = [
+        f"data        {name}: train {X.shape[0]} x {X.shape[1]} (the number of rows is not "
+        f"protected)" + (f", test {X_test.shape[0]} (public)" if X_test is not None else ""),
+        f"model       VAE(latent_dim={model.latent_dim}, hidden_layer_sizes="
+        f"{model.hidden_layer_sizes}, activation={model.activation!r}, "
+        f"likelihood={model.likelihood!r}, bayesian_decoder={model.bayesian_decoder})",
+        f"epochs      {model.n_iter_} (the budget's; DP-SGD stops when it is spent)",
+    ]
+    lines += _privacy_lines(model, args.delta)
+    rep = model.privacy_report_
+    if rep.get("noise_dominated"):
+        lines.append(f"  WARNING   the noise dominates the released gradients (noise norm "
+                     f"{rep['noise_norm']:.4g} >= estimated signal norm "
+                     f"{rep['signal_norm']:.4g}): the network is mostly noise")
+    summary = {"n_features": int(X.shape[1]), "latent_dim": int(model.latent_dim),
+               "active_units": None,
+               "privacy": {k: (None if isinstance(v, float) and math.isinf(v) else v)
+                           for k, v in rep.items()}}
+    if X_test is not None:  # public held-out data: a post-processing of the private parameters
+        test_elbo, test_se = model.elbo(X_test, n_samples=10, return_std=True)
+        test_ll = model.log_likelihood(X_test, n_importance=args.n_importance)
+        lines += [f"test ELBO   {test_elbo:.4f} +- {test_se:.4f} nats per sample (10 draws)",
+                  f"test log-likelihood (importance weighted, K={args.n_importance})  "
+                  f"{test_ll:.4f} nats per sample"]
+        summary.update(test_elbo=_finite(test_elbo), test_elbo_se=_finite(test_se),
+                       test_log_likelihood=_finite(test_ll))
+    lines.append("active units withheld, and the train ELBO and the 5-NN accuracy (computed "
+                 "from the training rows without noise)")
+    return FitResult(model, summary, lines, X.shape[0], plot_data={"X": X_test, "y": y_test})
+
+
 def run_vae(args, progress):
     from ..neural import VAE, PrivateVAE  # lazy: numba, ~2 s start-up
 
@@ -98,6 +138,10 @@ def run_vae(args, progress):
         if not args.private and getattr(args, flag) is not None:
             raise CLIError(f"--{flag} applies to --private only; add --private for a "
                            "differentially private fit.")
+    if args.private and getattr(args, "plot", None) and X_test is None:
+        raise CLIError("--plot with --private draws the latent codes of public held-out rows "
+                       "(optdigits' test digits); with --data there are none, and a plot of "
+                       "the training rows would not be private.")
     if args.private:
         args.epsilon = 1.0 if args.epsilon is None else args.epsilon
         args.delta = 1e-5 if args.delta is None else args.delta
@@ -118,6 +162,8 @@ def run_vae(args, progress):
     progress.total = model.max_iter
     with progress:
         model.fit(X)
+    if args.private:
+        return _private_result(args, model, X, (X_test, y_test), name)
     train_elbo, train_se = model.elbo(X, n_samples=10, return_std=True)
     lines = [
         f"data        {name}: train {X.shape[0]} x {X.shape[1]}"
@@ -129,14 +175,9 @@ def run_vae(args, progress):
         f"tol={model.tol})",
         f"train ELBO  {train_elbo:.4f} +- {train_se:.4f} nats per sample (10 draws)",
     ]
-    if args.private:
-        lines += _privacy_lines(model, args.delta)
     summary = {"n_features": int(X.shape[1]), "latent_dim": int(model.latent_dim),
                "train_elbo": _finite(train_elbo), "train_elbo_se": _finite(train_se),
                "active_units": None if model.active_units_ is None else int(model.active_units_)}
-    if args.private:
-        summary["privacy"] = {k: (None if isinstance(v, float) and math.isinf(v) else v)
-                              for k, v in model.privacy_report_.items()}
     if X_test is not None:
         test_elbo, test_se = model.elbo(X_test, n_samples=10, return_std=True)
         test_ll = model.log_likelihood(X_test, n_importance=args.n_importance)

@@ -40,7 +40,22 @@ from ..distributions._gaussian import GaussianStats
 from ._gaussian_component import _given_covariance_prior
 from ..exceptions import InputError
 
-__all__ = ["GMMPrivatePieces", "VGMMPrivatePieces"]
+__all__ = ["GMMPrivatePieces", "VGMMPrivatePieces", "clip_rows"]
+
+
+def clip_rows(Y, radius):
+    """Every row of ``Y`` (n, D) scaled to L2 norm at most ``radius``, without overflow: the
+    norm is taken of the row divided by its largest absolute entry, so that a row at 1e300
+    is clipped exactly (instead of its norm overflowing to inf and the row collapsing to 0,
+    with a warning that would depend on that row)."""
+    with np.errstate(all="ignore"):
+        scale = np.max(np.abs(Y), axis=1) if Y.shape[1] else np.zeros(Y.shape[0])
+        safe = np.where(scale > 0, scale, 1.0)
+        U = Y / safe[:, None]
+        nu = np.linalg.norm(U, axis=1)  # in [1, sqrt(D)] for a non-zero row
+        over = scale * nu > radius
+        out = np.where(over[:, None], U * (radius / np.where(nu > 0, nu, 1.0))[:, None], Y)
+    return out
 
 
 class VGMMPrivatePieces:
@@ -73,10 +88,7 @@ class VGMMPrivatePieces:
             raise InputError(f"center must be a finite array of shape ({D},), got shape "
                              f"{c.shape}.")
         self.c = c
-        Y = X - c
-        norms = np.linalg.norm(Y, axis=1)
-        Y *= np.minimum(1.0, self.radius / np.where(norms > 0, norms, 1.0))[:, None]
-        return c + Y  # the clipped rows
+        return c + clip_rows(X - c, self.radius)  # the clipped rows
 
     # ---- start -----------------------------------------------------------------------------
     def _public_prior(self, m, D, K):

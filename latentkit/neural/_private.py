@@ -5,21 +5,23 @@ probability ``q = batch_size / N``), computes the gradient of every sampled row'
 ELBO (:mod:`._per_example`, our own backpropagation), scales each to L2 norm at most
 ``clip_norm``, sums them, adds ``N(0, (noise_multiplier * clip_norm)^2 I)`` and takes one Adam
 step along the noisy sum divided by the expected batch size. One
-:class:`latentkit.spectral.PrivacyAccountant` composes all the steps as Poisson-subsampled
+:class:`latentkit.privacy.PrivacyAccountant` composes all the steps as Poisson-subsampled
 Gaussian mechanisms under Renyi DP (Mironov, Talwar & Zhang 2019); the fit stops when the budget
 is spent. See :class:`PrivateVAE`.
 """
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
-from .._utils.validation import check_scalar
+from .._utils.user_frame import user_stacklevel
+from .._utils.validation import check_array, check_scalar
 from .._utils.validation import privacy_noise_rng as _noise_generator  # OS entropy
 from ._per_example import per_example_norms
 from ._vae import VAE, VAEStats
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError, InputTypeError, PrivacyNoiseWarning
 
 __all__ = ["PrivateVAE", "clipped_gradient_sum"]
 
@@ -28,15 +30,28 @@ NEIGHBOURING = "one example (training row) added or removed"
 
 
 def _clipped(model, theta, data, clip_norm, beta):
-    """``rec, kl, sum_i min(1, C / ||g_i||) g_i, ||g_i||`` for the rows of ``data``."""
+    """``rec, kl, sum_i w_i g_i, ||g_i||`` for the rows of ``data``, ``w_i = min(1, C/||g_i||)``.
+
+    A row whose gradient norm is not finite (a row so large that its ELBO overflows) gets
+    weight 0: it is left out of the sum, so the sum stays finite and its change by one row is
+    still at most ``C`` (a NaN norm must never pass the clip). Floating-point warnings of the
+    rows' computation are silenced: whether they occur depends on one row and nothing about
+    them may be reported.
+    """
     n = data.X.shape[0]
-    if math.isinf(clip_norm):
-        norms, weights = np.full(n, np.nan), np.ones(n)
-    else:
-        norms = per_example_norms(model, theta, data, beta)
-        with np.errstate(divide="ignore"):
+    with np.errstate(all="ignore"):
+        if math.isinf(clip_norm):
+            norms, weights = np.full(n, np.nan), np.ones(n)
+        else:
+            norms = per_example_norms(model, theta, data, beta)
             weights = np.minimum(1.0, clip_norm / norms)  # a zero gradient: weight 1
-    rec, kl, _, grad = model._objective(theta, data, beta=beta, row_weights=weights)
+            finite = np.isfinite(norms)
+            if not finite.all():  # weight 0: the row is left out of the backward pass
+                keep = np.flatnonzero(finite)
+                data, weights = data[keep], weights[keep]
+                if keep.size == 0:
+                    return (np.zeros((0, 1)), np.zeros(0), np.zeros_like(theta), norms)
+        rec, kl, _, grad = model._objective(theta, data, beta=beta, row_weights=weights)
     return rec, kl, grad, norms
 
 
@@ -77,20 +92,19 @@ def _noisy_clipped_sum(model, batch, clip_norm, noise_std, noise_rng, beta=1.0):
     Returns
     -------
     noisy : ndarray of shape (n_params,)
-    data_term : float
-        Sum of the batch's Monte-Carlo ELBO estimates (nats; not released).
+    n_rows : int
+        Rows in the batch (the Poisson sample's size; not released).
     """
     if batch.X.shape[0]:
-        rec, kl, total, _ = _clipped(model, model.params_, batch, float(clip_norm), beta)
-        data_term = float(rec.sum() / rec.shape[1] - kl.sum())
+        _, _, total, _ = _clipped(model, model.params_, batch, float(clip_norm), beta)
     else:  # an empty Poisson sample: the release is the noise alone
-        total, data_term = np.zeros_like(model.params_), 0.0
-    return total + noise_std * noise_rng.standard_normal(total.shape[0]), data_term
+        total = np.zeros_like(model.params_)
+    return total + noise_std * noise_rng.standard_normal(total.shape[0]), batch.X.shape[0]
 
 
 # -- the accountant (PrivacyAccountant with Poisson-subsampled Gaussian releases) ---------------
 def _accountant():
-    from ..spectral import PrivacyAccountant
+    from ..privacy import PrivacyAccountant
     return PrivacyAccountant()
 
 
@@ -107,7 +121,7 @@ def _spent(steps, sampling_rate, noise_multiplier, delta, method):
 def _calibrate(epsilon, delta, sampling_rate, steps, method):
     """Noise multiplier whose ``steps`` steps spend at most ``epsilon``: at most 1e-6 (relative)
     above the smallest such (the upper end of the bisection bracket, so always within budget)."""
-    from ..spectral import calibrate_noise_multiplier
+    from ..privacy import calibrate_noise_multiplier
     return float(calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method=method,
                                             rtol=1e-6))
 
@@ -143,7 +157,7 @@ class PrivateVAE(VAE):
     **Neighbouring relation**: one example (training row) added or removed. Adding or removing a
     row changes the clipped sum by at most ``C`` in L2 norm whatever the other rows are, so each
     step is a Poisson-subsampled Gaussian mechanism of sensitivity ``C`` and noise ``z C``. One
-    :class:`latentkit.spectral.PrivacyAccountant` composes all the steps of the fit under Renyi
+    :class:`latentkit.privacy.PrivacyAccountant` composes all the steps of the fit under Renyi
     DP (Mironov, Talwar & Zhang 2019) and converts to (epsilon, delta) with ``accountant``
     ('rdp': Mironov 2017, Prop. 3; 'rdp_improved': Balle et al. 2020 / Canonne, Kamath & Steinke
     2020). With ``noise_multiplier=None`` the smallest ``z`` whose ``max_iter`` epochs (of
@@ -151,25 +165,32 @@ class PrivateVAE(VAE):
     runs until the next step would overspend the budget (or ``max_iter`` epochs). Either way the
     fit stops when the budget is spent and never on the data (``tol`` is ignored).
 
-    **Randomness**: the privacy noise is drawn from fresh operating-system entropy on every fit,
-    whatever ``random_state`` is; ``random_state`` governs the weight initialisation, the
-    Poisson samples and the reparameterisation draws, so two fits with the same
-    ``random_state`` differ only by the privacy noise. The amplification by subsampling assumes
-    the samples are secret: keep an integer ``random_state`` private (or leave it None).
+    **Randomness**: the Poisson samples, the reparameterisation draws and the privacy noise
+    come from fresh operating-system entropy on every fit (the amplification by subsampling
+    assumes the samples are secret), whatever ``random_state`` is; that generator is dropped
+    after the fit and nothing saved or pickled replays it. ``random_state`` governs only public
+    choices: the weight initialisation (drawn without the data), the seed of the evaluation
+    draws of ``elbo`` / ``log_likelihood`` on other data, and ``sample``.
+
+    **One extreme row**: a row whose per-example gradient is not finite gets weight 0 (it is
+    left out of its step's sum); the Gaussian likelihood's scale check is not applied and the
+    data's moments are not read; no training ELBO is computed (the value passed to
+    ``callback`` is 0.0). So one row changes nothing but the noisy releases.
 
     **What is protected**: the presence of any one training row in everything the fitted
     parameters ``params_`` reveal (and whatever is computed from them: ``transform``, ``decode``,
     ``sample``, ``elbo`` on other data). **Not protected**: the number of rows ``N`` (it sets
     ``q``, treated as public), hyper-parameters chosen by looking at the data (``clip_norm``,
     ``learning_rate``, the architecture, ``binarize``), repeated fits on the same data (each
-    spends its own budget), whether ``fit`` refuses the data (the input checks, e.g. the
-    Gaussian likelihood's scale check, read it) and the floating-point side channels of the
+    spends its own budget), whether ``fit`` refuses the data (a row with NaN or infinity, or
+    not binary for the Bernoulli likelihood) and the floating-point side channels of the
     Gaussian sampler (Mironov 2012). With the Gaussian likelihood a private fit starts from a
     point that does not depend on the data (decoder output bias 0, observation variance 1,
     instead of the data's moments): scale the features with public constants. With a finite budget the training-data diagnostics are withheld:
     ``lower_bounds_`` and ``lower_bound_`` are NaN and ``latent_activity_`` / ``active_units_``
-    are not computed (they would be computed from the rows without noise); a ``callback``
-    still receives the training ELBO, which stays with the caller.
+    are not computed (they would be computed from the rows without noise). When the noise
+    dominates the released gradients (estimated from the releases alone) the fit warns with
+    :class:`~latentkit.exceptions.PrivacyNoiseWarning`.
 
     With ``epsilon=inf`` and ``noise_multiplier=None`` nothing is private: the fit is the
     :class:`VAE`'s (shuffled epochs of ``batch_size`` rows), with the per-example gradients
@@ -189,6 +210,10 @@ class PrivateVAE(VAE):
         ``z``, noise standard deviation over ``clip_norm``. None: calibrated to the budget.
     accountant : {'rdp', 'rdp_improved'}, default 'rdp_improved'
         The RDP-to-(epsilon, delta) conversion used for calibration and the budget.
+    sampling_rate : float, optional
+        ``q`` in (0, 1) given directly: an epoch is then ``ceil(1 / q)`` steps and the noisy
+        sum is divided by ``batch_size`` (the public expected batch size), so nothing of the
+        fit depends on ``N``. Default: ``q = batch_size / N``.
     hidden_layer_sizes, activation, likelihood, observation_variance, n_categories, binarize,
     n_mc_samples, learning_rate, batch_size, max_iter, tol, early_stopping,
     validation_fraction, n_iter_no_change, kl_warmup_epochs, free_bits, bayesian_decoder,
@@ -207,13 +232,14 @@ class PrivateVAE(VAE):
     noise_multiplier_ : float
         ``z`` used (0 without noise).
     sampling_rate_ : float
-        ``q = min(batch_size, N) / N``.
+        ``q = min(batch_size, N) / N``, or ``sampling_rate``.
     n_private_steps_ : int
         Noisy steps taken.
     privacy_report_ : dict
         ``neighbouring``, ``epsilon`` (budget), ``delta``, ``epsilon_rdp`` and
         ``epsilon_rdp_improved`` (spent, both conversions), ``noise_multiplier``,
-        ``sampling_rate``, ``steps``, ``clip_norm``.
+        ``sampling_rate``, ``steps``, ``clip_norm``; with noise also ``noise_norm``,
+        ``signal_norm`` (estimated from the releases) and ``noise_dominated``.
 
     Raises
     ------
@@ -243,7 +269,8 @@ class PrivateVAE(VAE):
     """
 
     def __init__(self, latent_dim=2, *, epsilon=1.0, delta=1e-5, clip_norm=1.0,
-                 noise_multiplier=None, accountant="rdp_improved", hidden_layer_sizes=(256,),
+                 noise_multiplier=None, accountant="rdp_improved", sampling_rate=None,
+                 hidden_layer_sizes=(256,),
                  activation="relu", likelihood="bernoulli", observation_variance="diagonal",
                  n_categories=None, binarize=None, n_mc_samples=1, learning_rate=1e-3,
                  batch_size=100, max_iter=100, tol=1e-3, early_stopping=False,
@@ -265,6 +292,7 @@ class PrivateVAE(VAE):
         self.clip_norm = clip_norm
         self.noise_multiplier = noise_multiplier
         self.accountant = accountant
+        self.sampling_rate = sampling_rate
 
     # -- hyper-parameters ---------------------------------------------------------------------
     def _noisy(self):
@@ -287,6 +315,9 @@ class PrivateVAE(VAE):
             check_scalar(self.noise_multiplier, "noise_multiplier", numbers.Real, low=0.0)
             if math.isinf(float(self.noise_multiplier)):
                 raise InputError("noise_multiplier must be finite, got inf.")
+        if self.sampling_rate is not None:
+            check_scalar(self.sampling_rate, "sampling_rate", numbers.Real, low=0.0, high=1.0,
+                         low_inclusive=False, high_inclusive=False)
         if self.accountant not in _ACCOUNTANTS:
             raise InputError(f"accountant must be one of {_ACCOUNTANTS}, got "
                              f"{self.accountant!r}.")
@@ -323,19 +354,43 @@ class PrivateVAE(VAE):
         decoder's output bias at 0 and the observation log-variance at 0 (unit variance) instead
         of the feature means and log-variances of ``X``, which would be released without
         noise."""
+        if self._noisy() and self.likelihood == "gaussian":  # never read X (not even its moments)
+            X = np.zeros((1, X.shape[1]))
         theta = super()._initial_params(X, rng)
         if self._noisy() and self.likelihood == "gaussian":
             self._network.output_bias(theta)[...] = 0.0
             theta[self._network.layout["obs"]] = 0.0
         return theta
 
+    def _check_X(self, X, reset, name="X"):
+        """The VAE's checks, except that a private fit does not refuse Gaussian data whose
+        second moments overflow (the VAE's scale check): that refusal would depend on one row.
+        Every row is finite (checked); a row whose gradient is not finite is left out of its
+        step's sum (weight 0, :func:`_clipped`)."""
+        if reset and self._noisy() and self.likelihood == "gaussian":
+            X = check_array(X, name, dtype=np.float64)
+            self.n_features_in_ = X.shape[1]
+            return X
+        return super()._check_X(X, reset, name)
+
     def _init_params(self, data, rng):
         super()._init_params(data, rng)
         N = data.X.shape[0]
-        B = min(int(self.batch_size), N)
-        self.sampling_rate_ = B / N
-        self._steps_per_epoch = -(-N // B)
+        if self.sampling_rate is not None and self._noisy():
+            # nothing depends on N: the rate, the steps per epoch (ceil(1/q)) and the
+            # normaliser (the expected batch size ``batch_size``) are public
+            self.sampling_rate_ = float(self.sampling_rate)
+            self._steps_per_epoch = int(math.ceil(1.0 / self.sampling_rate_))
+            self._expected_batch = float(self.batch_size)
+        else:
+            B = min(int(self.batch_size), N)
+            self.sampling_rate_ = B / N
+            self._steps_per_epoch = -(-N // B)
+            self._expected_batch = self.sampling_rate_ * N
+        # the Poisson samples, the reparameterisation draws and the noise of a private fit:
+        # fresh operating-system entropy, never random_state, and never saved
         self._noise_rng = _noise_generator()
+        self._release_sq = []
         self.accountant_ = _accountant()
         self.n_private_steps_ = 0
         if not self._noisy():
@@ -380,29 +435,29 @@ class PrivateVAE(VAE):
         """
         if not self._noisy():
             return super()._iterate(data, warm)
-        X, rng = data.X, self._rng
+        X, rng = data.X, self._noise_rng  # OS entropy: the samples must stay secret
         N = X.shape[0]
         q, C = self.sampling_rate_, float(self.clip_norm)
         std = self.noise_multiplier_ * C
         steps = min(self._steps_per_epoch, self._steps_left)
-        data_term, glob, seen = 0.0, 0.0, 0
         for _ in range(steps):
             self._beta = self._kl_beta(self._steps_per_epoch)
             rows = np.flatnonzero(rng.random(N) < q)
-            noisy, term = _noisy_clipped_sum(self, self._with_noise(X[rows], rng), C, std,
-                                             self._noise_rng, self._beta)
-            data_term += term
-            glob += self._global_elbo_terms()
-            seen += rows.size
-            # divided by the expected batch size q N (public), not by the sample's size
-            self._m_step(VAEStats(n=q * N, data_term=0.0, grad=noisy), scale=1.0 / q)
+            noisy, _ = _noisy_clipped_sum(self, self._with_noise(X[rows], rng), C, std, rng,
+                                          self._beta)
+            self._release_sq.append(float(noisy @ noisy))  # of the release: post-processing
+            # divided by the expected batch size (public), not by the sample's size
+            self._m_step(VAEStats(n=self._expected_batch, data_term=0.0, grad=noisy),
+                         scale=1.0 / q)
             self._n_fit_steps += 1
         self._beta = 1.0
         self._epoch += 1
         self.accountant_.record(C, std, count=steps, sampling_rate=q, sampling="poisson")
         self._steps_left -= steps
         self.n_private_steps_ += steps
-        return data_term / max(seen, 1) + glob / (steps * N)
+        # no training ELBO: it would be computed from the rows without noise, and the fit
+        # loop would raise or warn on it (a row at 1e300 makes it infinite)
+        return 0.0
 
     def _stop_early(self):
         if self._noisy() and self._steps_left <= 0:
@@ -410,7 +465,10 @@ class PrivateVAE(VAE):
         return super()._stop_early()
 
     def _finish_fit(self, X):
-        super()._finish_fit(X)
+        if self._noisy():
+            self._finish_private_fit()
+        else:
+            super()._finish_fit(X)
         delta = float(self.delta)
         report = {"neighbouring": NEIGHBOURING, "epsilon": float(self.epsilon), "delta": delta,
                   "noise_multiplier": float(self.noise_multiplier_),
@@ -419,9 +477,42 @@ class PrivateVAE(VAE):
         for method in _ACCOUNTANTS:
             report["epsilon_" + method] = (float(self.accountant_.spent(delta, method=method))
                                            if self._noisy() else math.inf)
+        if self._noisy():
+            report.update(self._noise_check())
+            del self._release_sq
         self.privacy_report_ = report
-        if self._noisy():  # training-data diagnostics computed without noise: withheld
-            self.lower_bounds_ = np.full(self.lower_bounds_.shape, np.nan)
-            self.lower_bound_ = math.nan
-            self.latent_activity_ = np.full(int(self.latent_dim), np.nan)
-            self.active_units_ = None
+        if self._noisy() and report["noise_dominated"]:
+            warnings.warn(
+                f"the privacy noise dominates the released gradients: its norm "
+                f"{report['noise_norm']:.4g} per step (noise multiplier "
+                f"{report['noise_multiplier']:.4g} x clip norm {report['clip_norm']:g} x "
+                f"sqrt({self.params_.shape[0]} parameters)) is at least the estimated norm "
+                f"{report['signal_norm']:.4g} of the clipped gradient sum (root mean square "
+                f"over the {report['steps']} steps, from the releases); the network is mostly "
+                f"noise: raise epsilon, the batch size or the sampling rate, or use fewer "
+                f"parameters.", PrivacyNoiseWarning, stacklevel=user_stacklevel())
+
+    def _finish_private_fit(self):
+        """After a private fit: the training-data diagnostics, computed from the rows without
+        noise, are withheld (not computed at all); the generators of the private path are
+        dropped, so that nothing saved or pickled can replay the samples or the noise."""
+        self.lower_bounds_ = np.full(np.shape(getattr(self, "lower_bounds_", [])), np.nan)
+        self.lower_bound_ = math.nan
+        self.latent_activity_ = np.full(int(self.latent_dim), np.nan)
+        self.active_units_ = None
+        self.best_validation_bound_ = None
+        self.validation_bounds_ = np.zeros(0)
+        self._rng = None
+        self.__dict__.pop("_noise_rng", None)
+        self._clear_epoch_state()
+
+    def _noise_check(self):
+        """Whether the noise dominates, from the releases only (post-processing): the noise
+        norm ``z C sqrt(P)`` per step against the root-mean-square norm of the clipped sum,
+        estimated without bias from the releases ``G_t``: ``mean_t ||G_t||^2 - P (z C)^2``."""
+        P = self.params_.shape[0]
+        var = (self.noise_multiplier_ * float(self.clip_norm)) ** 2
+        mean_sq = float(np.mean(self._release_sq)) if self._release_sq else 0.0
+        signal = math.sqrt(max(mean_sq - P * var, 0.0))
+        noise = math.sqrt(P * var)
+        return {"noise_norm": noise, "signal_norm": signal, "noise_dominated": noise >= signal}

@@ -111,7 +111,8 @@ class CountTopicModelMixin:
             Default None: the model's own sampling generator, seeded from the ``random_state``
             hyper-parameter at fit and advanced by every call (repeated calls give fresh draws).
         doc_length : float, optional
-            Mean document length; default ``mean_doc_length_`` of the training data.
+            Mean document length; default ``mean_doc_length_`` of the training data (a model
+            fitted privately stores none: give it).
 
         Returns
         -------
@@ -132,6 +133,9 @@ class CountTopicModelMixin:
         self._check_is_fitted()
         n_samples = check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
         rng = self._sampling_rng(random_state)
+        if doc_length is None and getattr(self, "mean_doc_length_", None) is None:
+            raise InputError("doc_length must be given: this model stores no mean document "
+                             "length of its training data (a private fit keeps none).")
         mean_len = self.mean_doc_length_ if doc_length is None else check_scalar(
             doc_length, "doc_length", numbers.Real, low=0.0)
         theta = self._sample_doc_topic(n_samples, rng)

@@ -68,13 +68,28 @@ class LDAPrivatePieces:
         return ratio, exp_theta, norms
 
     def clipped_sum(self, X, clip):
-        """``sum_d s_d min(1, C / ||s_d||_F)``, shape (K, V), and the norms ``||s_d||_F``."""
-        ratio, exp_theta, norms = self.row_statistics_norms(X)
+        """``sum_d s_d min(1, C / ||s_d||_F)``, shape (K, V), and the norms ``||s_d||_F``.
+
+        A document whose statistics are not finite (counts so large that its E-step or norm
+        overflows, e.g. two counts of 1.5e308) gets weight 0: it is left out of the sum, whose
+        change by one document stays at most ``C``. Its local E-step depends on it alone, so
+        the sum over the other documents is recomputed without it. No floating-point warning
+        is emitted (whether one occurs depends on one document)."""
+        with np.errstate(all="ignore"):
+            ratio, exp_theta, norms = self.row_statistics_norms(X)
+            finite = np.isfinite(norms)
+            if not finite.all():
+                keep = np.flatnonzero(finite)
+                S = (self.clipped_sum(X[keep], clip)[0] if keep.size else np.zeros(self.shape()))
+                return S, norms
+            return self._scaled_sum(X, clip, ratio, exp_theta, norms), norms
+
+    def _scaled_sum(self, X, clip, ratio, exp_theta, norms):
         with np.errstate(divide="ignore"):
             factor = np.minimum(1.0, clip / norms) if math.isfinite(clip) else np.ones_like(norms)
         factor[norms == 0] = 1.0
         scaled = ratio * np.repeat(factor, np.diff(X.indptr))
-        return _suff_stats(X, scaled, exp_theta, self.model._exp_beta_t), norms
+        return _suff_stats(X, scaled, exp_theta, self.model._exp_beta_t)
 
     def step(self, noisy_sum, rho, scale):
         m = self.model

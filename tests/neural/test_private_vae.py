@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import latentkit.neural._private as priv
+from latentkit.exceptions import PrivacyNoiseWarning
 from latentkit.neural import VAE, PrivateVAE
 from latentkit.neural._network import _VAEData
 from latentkit.neural._optim import Adam
@@ -63,9 +64,9 @@ def test_epsilon_inf_equals_todays_fit_exactly(extra):
 
 
 def _reference_dp_sgd(z, C, lr, epochs, noise_seed):
-    """DP-SGD (Abadi et al. 2016, Alg. 1) with Adam, written out: the same initialisation and
-    draws as the fit (one generator from random_state), per-example gradients one row at a
-    time, the noise from its own generator."""
+    """DP-SGD (Abadi et al. 2016, Alg. 1) with Adam, written out: the same initialisation as
+    the fit (from random_state), per-example gradients one row at a time; the Poisson samples,
+    the reparameterisation draws and the noise all from the secret generator (issue 40)."""
     v = VAE(learning_rate=lr, **KW)
     v._check_common_params()
     v._validate_params()
@@ -78,8 +79,8 @@ def _reference_dp_sgd(z, C, lr, epochs, noise_seed):
     N = X.shape[0]
     q = KW["batch_size"] / N
     for _ in range(epochs * -(-N // KW["batch_size"])):
-        rows = np.flatnonzero(rng.random(N) < q)
-        batch = v._with_noise(X[rows], rng)
+        rows = np.flatnonzero(noise.random(N) < q)
+        batch = v._with_noise(X[rows], noise)
         total = np.zeros_like(theta)
         for i in range(rows.size):
             g = v._objective(theta, batch[i:i + 1])[3]
@@ -92,8 +93,10 @@ def _reference_dp_sgd(z, C, lr, epochs, noise_seed):
 def test_noisy_fit_is_the_dp_sgd_loop(monkeypatch):
     monkeypatch.setattr(priv, "_accountant", GaussianOnlyAccountant)
     monkeypatch.setattr(priv, "_noise_generator", lambda: np.random.default_rng(99))
-    m = PrivateVAE(epsilon=1e6, noise_multiplier=0.8, clip_norm=0.5, learning_rate=0.01,
-                   max_iter=3, **KW).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyNoiseWarning)
+        m = PrivateVAE(epsilon=1e6, noise_multiplier=0.8, clip_norm=0.5, learning_rate=0.01,
+                       max_iter=3, **KW).fit(X)
     ref = _reference_dp_sgd(0.8, 0.5, 0.01, 3, 99)
     np.testing.assert_allclose(m.params_, ref, rtol=1e-9, atol=1e-12)
     assert m.n_private_steps_ == 12 and m.n_iter_ == 3

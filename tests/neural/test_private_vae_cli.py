@@ -47,3 +47,20 @@ def test_fit_vae_private_json():
 def test_fit_vae_private_bad_budget():
     out = io.StringIO()
     assert main(ARGS[:3] + ["--epsilon", "0"] + ARGS[5:], out=out) == 2
+
+
+@needs_accountant
+def test_fit_vae_private_prints_only_released_quantities():
+    """Issue 40 item 5: no training ELBO (computed on the raw rows without noise) in the text
+    or in --json, no 5-NN accuracy (it encodes the training rows); the held-out test ELBO of
+    optdigits (public rows, private parameters) stays. Fails on main."""
+    out = io.StringIO()
+    assert main(ARGS + ["--noise-multiplier", "3"], out=out) == 0
+    text = out.getvalue()
+    assert "train ELBO" not in text.replace("the train ELBO and", "")
+    assert "5-NN accuracy of" not in text and "test ELBO" in text
+    out = io.StringIO()
+    assert main(ARGS + ["--noise-multiplier", "3", "--json"], out=out) == 0
+    obj = json.loads(out.getvalue())
+    assert not any(k.startswith("train_elbo") for k in obj) and "knn_accuracy" not in obj
+    assert "test_elbo" in obj
