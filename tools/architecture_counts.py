@@ -278,14 +278,16 @@ def folder_circles(root):
         if local:
             continue
         for b in loaded:
-            if _folder(importer) != _folder(b):
+            if None not in (_folder(importer), _folder(b)) and _folder(importer) != _folder(b):
                 graph.setdefault(_folder(importer), set()).add(_folder(b))
     return t.cycles(graph)
 
 
 def _folder(module):
+    """The folder of a module; a top-level module (``latentkit.base``) is its own node, and the
+    package's ``__init__`` (which only re-exports) is left out."""
     parts = module.split(".")
-    return ".".join(parts[:2]) if len(parts) > 2 else parts[0]
+    return ".".join(parts[:2]) if len(parts) >= 2 else None
 
 
 def tests_at_root(root):
