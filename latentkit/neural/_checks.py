@@ -72,14 +72,32 @@ def check_params(vae):
     return tuple(int(h) for h in hls)
 
 
-def check_input(vae, X, reset, name="X"):
-    """Validate and transform the input ``X`` (n, D) of ``vae``: binarise it for
-    ``binarize=t``; with ``reset``, set ``n_features_in_`` (and the one-hot groups). Never
-    modifies the caller's array.
+def check_input(X, likelihood, binarize=None, n_categories=None, n_features_in=None,
+                groups=None, name="X", model_name="VAE"):
+    """Validate and transform the input ``X`` (n, D) of a VAE: binarise it for
+    ``binarize=t``. Never modifies the caller's array.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, D)
+    likelihood : {'bernoulli', 'gaussian', 'categorical'}
+    binarize : float, optional
+        The Bernoulli likelihood's threshold (``X > binarize``).
+    n_categories : int or sequence of int, optional
+        The categorical likelihood's group sizes (read at fit only, see ``groups``).
+    n_features_in : int, optional
+        None at fit (then the Gaussian likelihood's scale check runs and the one-hot groups
+        come from ``n_categories``); otherwise the fitted width ``X`` must have.
+    groups : tuple of ndarray, optional
+        ``(starts, sizes)`` of the fitted one-hot groups (categorical, after fit).
+    name, model_name : str
+        For the messages.
 
     Returns
     -------
-    ndarray of shape (n, D)
+    X : ndarray of shape (n, D)
+    groups : tuple of ndarray or None
+        ``(starts, sizes)`` of the one-hot groups for the categorical likelihood, else None.
 
     Raises
     ------
@@ -88,28 +106,26 @@ def check_input(vae, X, reset, name="X"):
         likelihood, malformed one-hot groups.
     """
     X = check_array(X, name, dtype=np.float64)
-    if reset:
-        vae.n_features_in_ = X.shape[1]
-        if vae.likelihood == "gaussian":  # the scale check of every Gaussian model
+    if n_features_in is None:
+        if likelihood == "gaussian":  # the scale check of every Gaussian model
             _check_second_moments(MomentSummary.of(X, np.ones(X.shape[0]), diagonal=True),
                                   name)
     else:
-        check_n_features(X.shape[1], vae.n_features_in_, name, type(vae).__name__)
-    if vae.likelihood == "bernoulli":
-        if vae.binarize is not None:
-            X = (X > vae.binarize).astype(np.float64)
+        check_n_features(X.shape[1], n_features_in, name, model_name)
+    if likelihood == "bernoulli":
+        if binarize is not None:
+            X = (X > binarize).astype(np.float64)
         elif not np.all((X == 0.0) | (X == 1.0)):
             bad = X[(X != 0.0) & (X != 1.0)][0]
             raise InputError(
                 f"{name} must be binary (0/1) for likelihood='bernoulli', found the value "
                 f"{bad}; pass binarize=threshold to binarise it (e.g. binarize=0.5 for data "
                 "scaled to [0, 1]) or use likelihood='gaussian'.")
-    elif vae.likelihood == "categorical":
-        if reset:
-            vae._group_starts, vae._group_sizes = one_hot_groups(vae.n_categories, X.shape[1])
-        make_likelihood("categorical", (vae._group_starts, vae._group_sizes)).check_one_hot(
-            X, name)
-    return X
+    elif likelihood == "categorical":
+        if n_features_in is None:
+            groups = one_hot_groups(n_categories, X.shape[1])
+        make_likelihood("categorical", groups).check_one_hot(X, name)
+    return X, groups
 
 
 def check_step(step_size, total_samples, n):

@@ -98,15 +98,6 @@ class VAENetwork:
         self.likelihood = make_likelihood(likelihood, groups)
         self.layout = self._layout(n_features)
 
-    @classmethod
-    def of(cls, vae):
-        """The network of a VAE whose ``hidden_layer_sizes_`` and ``n_features_in_`` are set."""
-        groups = None
-        if vae.likelihood == "categorical":
-            groups = (vae._group_starts, vae._group_sizes)
-        return cls(vae.n_features_in_, vae.latent_dim, vae.hidden_layer_sizes_, vae.activation,
-                   vae.likelihood, vae.observation_variance, vae.bayesian_decoder, groups)
-
     def _layout(self, n_features):
         pe, pd = _mlp.n_parameters(self.enc_sizes), _mlp.n_parameters(self.dec_sizes)
         k = 0

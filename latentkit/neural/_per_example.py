@@ -10,7 +10,7 @@ Monte-Carlo draw of ``z``), stored example-major.
 
 :func:`mlp_backward_per_example` is the per-example counterpart of :func:`._mlp.backward`;
 :func:`per_example_norms` is what the private fit (:mod:`._private`) needs. The VAE's objective
-itself (:meth:`._gradients.VAEGradientMixin._objective` with ``per_example=True``) chains the
+itself (:class:`._gradients.VAEObjective` called with ``per_example=True``) chains the
 two networks. Checked against central finite differences and against the summed gradient in
 ``tests/neural/test_per_example.py``.
 """
@@ -80,28 +80,29 @@ def mlp_backward_per_example(layers, cache, dout, activation, n_examples,
     return np.concatenate(blocks, axis=1), dX
 
 
-def _chunks(model, theta, data, beta):
+def _chunks(objective, theta, data, beta):
     """``(rows, G)`` per chunk of rows: the per-example gradients of those rows."""
     n = data.X.shape[0]
     step = max(1, _CHUNK_ENTRIES // max(1, theta.shape[0] * data.eps_z.shape[1]))
     for a in range(0, n, step):
         rows = slice(a, min(n, a + step))
-        yield rows, model._objective(theta, data[rows], beta=beta, per_example=True)[3]
+        yield rows, objective(theta, data[rows], beta=beta, per_example=True)[3]
 
 
-def per_example_gradients(model, theta, data, beta=1.0):
+def per_example_gradients(objective, theta, data, beta=1.0):
     """Per-example gradients of a VAE's training objective, ``(n, n_params)``.
 
     Row ``i`` is the gradient of ``mean_s log p(x_i | z_is) - beta * KL(q(z | x_i) || p(z))``
     (the Monte-Carlo ELBO of row ``i`` with its own draws ``data.eps_z[i]``) with respect to the
-    flat parameter vector; rows sum to the gradient of :meth:`VAE._objective`. Computed in
+    flat parameter vector; rows sum to the gradient of ``objective``. Computed in
     chunks of rows (about 32 MiB of per-example gradients at a time).
 
     Parameters
     ----------
-    model : VAE
-        A VAE whose layout is set (fitted or initialised); ``free_bits`` must be 0 (free bits
-        couple the rows of a minibatch, so a row has no gradient of its own).
+    objective : VAEObjective
+        The training objective of a VAE whose layout is set (fitted or initialised: the VAE
+        holds it as ``_objective``); called with ``free_bits`` 0 (free bits couple the rows of
+        a minibatch, so a row has no gradient of its own).
     theta : ndarray of shape (n_params,)
     data : _VAEData
         Rows ``X`` (n, D) with their noise ``eps_z`` (n, S, L) (and ``eps_w``).
@@ -114,15 +115,15 @@ def per_example_gradients(model, theta, data, beta=1.0):
         Nats per unit of each parameter.
     """
     out = np.empty((data.X.shape[0], theta.shape[0]))
-    for rows, G in _chunks(model, theta, data, beta):
+    for rows, G in _chunks(objective, theta, data, beta):
         out[rows] = G
     return out
 
 
-def per_example_norms(model, theta, data, beta=1.0):
+def per_example_norms(objective, theta, data, beta=1.0):
     """L2 norms of the per-example gradients (see :func:`per_example_gradients`), shape (n,),
     without holding the ``(n, n_params)`` matrix beyond one chunk of rows."""
     out = np.empty(data.X.shape[0])
-    for rows, G in _chunks(model, theta, data, beta):
+    for rows, G in _chunks(objective, theta, data, beta):
         out[rows] = np.sqrt(np.einsum("ij,ij->i", G, G))
     return out

@@ -29,7 +29,7 @@ _ACCOUNTANTS = ("rdp", "rdp_improved")
 NEIGHBOURING = "one example (training row) added or removed"
 
 
-def _clipped(model, theta, data, clip_norm, beta):
+def _clipped(objective, theta, data, clip_norm, beta):
     """``rec, kl, sum_i w_i g_i, ||g_i||`` for the rows of ``data``, ``w_i = min(1, C/||g_i||)``.
 
     A row whose gradient norm is not finite (a row so large that its ELBO overflows) gets
@@ -43,7 +43,7 @@ def _clipped(model, theta, data, clip_norm, beta):
         if math.isinf(clip_norm):
             norms, weights = np.full(n, np.nan), np.ones(n)
         else:
-            norms = per_example_norms(model, theta, data, beta)
+            norms = per_example_norms(objective, theta, data, beta)
             weights = np.minimum(1.0, clip_norm / norms)  # a zero gradient: weight 1
             finite = np.isfinite(norms)
             if not finite.all():  # weight 0: the row is left out of the backward pass
@@ -51,11 +51,11 @@ def _clipped(model, theta, data, clip_norm, beta):
                 data, weights = data[keep], weights[keep]
                 if keep.size == 0:
                     return (np.zeros((0, 1)), np.zeros(0), np.zeros_like(theta), norms)
-        rec, kl, _, grad = model._objective(theta, data, beta=beta, row_weights=weights)
+        rec, kl, _, grad = objective(theta, data, beta=beta, row_weights=weights)
     return rec, kl, grad, norms
 
 
-def clipped_gradient_sum(model, theta, data, clip_norm, beta=1.0):
+def clipped_gradient_sum(objective, theta, data, clip_norm, beta=1.0):
     """Sum of the per-example gradients, each clipped to L2 norm ``clip_norm``.
 
     ``sum_i g_i min(1, C / ||g_i||)`` (Abadi et al. 2016, Algorithm 1, "clip gradient"), with
@@ -66,7 +66,8 @@ def clipped_gradient_sum(model, theta, data, clip_norm, beta=1.0):
 
     Parameters
     ----------
-    model : VAE
+    objective : VAEObjective
+        A VAE's training objective (held as ``_objective``).
     theta : ndarray of shape (n_params,)
     data : _VAEData
         Rows with their reparameterisation noise.
@@ -81,13 +82,13 @@ def clipped_gradient_sum(model, theta, data, clip_norm, beta=1.0):
     norms : ndarray of shape (n,)
         ``||g_i||`` before clipping.
     """
-    _, _, total, norms = _clipped(model, theta, data, float(clip_norm), beta)
+    _, _, total, norms = _clipped(objective, theta, data, float(clip_norm), beta)
     return total, norms
 
 
-def _noisy_clipped_sum(model, batch, clip_norm, noise_std, noise_rng, beta=1.0):
+def _noisy_clipped_sum(objective, theta, batch, clip_norm, noise_std, noise_rng, beta=1.0):
     """The release of one DP-SGD step: the clipped sum of the batch's per-example gradients
-    plus ``N(0, noise_std^2 I)`` drawn from ``noise_rng``.
+    (of ``objective`` at ``theta``) plus ``N(0, noise_std^2 I)`` drawn from ``noise_rng``.
 
     Returns
     -------
@@ -96,9 +97,9 @@ def _noisy_clipped_sum(model, batch, clip_norm, noise_std, noise_rng, beta=1.0):
         Rows in the batch (the Poisson sample's size; not released).
     """
     if batch.X.shape[0]:
-        _, _, total, _ = _clipped(model, model.params_, batch, float(clip_norm), beta)
+        _, _, total, _ = _clipped(objective, theta, batch, float(clip_norm), beta)
     else:  # an empty Poisson sample: the release is the noise alone
-        total = np.zeros_like(model.params_)
+        total = np.zeros_like(theta)
     return total + noise_std * noise_rng.standard_normal(total.shape[0]), batch.X.shape[0]
 
 
@@ -418,7 +419,8 @@ class PrivateVAE(VAE):
         shuffled epochs without noise; the noisy steps are in :meth:`_iterate`)."""
         if data.eps_z is None:
             return super()._e_step(data)
-        rec, kl, grad, _ = _clipped(self, self.params_, data, float(self.clip_norm), self._beta)
+        rec, kl, grad, _ = _clipped(self._objective, self.params_, data, float(self.clip_norm),
+                                    self._beta)
         return VAEStats(n=float(rec.shape[0]),
                         data_term=float(rec.sum() / rec.shape[1] - kl.sum()), grad=grad)
 
@@ -443,8 +445,8 @@ class PrivateVAE(VAE):
         for _ in range(steps):
             self._beta = self._kl_beta(self._steps_per_epoch)
             rows = np.flatnonzero(rng.random(N) < q)
-            noisy, _ = _noisy_clipped_sum(self, self._with_noise(X[rows], rng), C, std, rng,
-                                          self._beta)
+            noisy, _ = _noisy_clipped_sum(self._objective, self.params_,
+                                          self._with_noise(X[rows], rng), C, std, rng, self._beta)
             self._release_sq.append(float(noisy @ noisy))  # of the release: post-processing
             # divided by the expected batch size (public), not by the sample's size
             self._m_step(VAEStats(n=self._expected_batch, data_term=0.0, grad=noisy),

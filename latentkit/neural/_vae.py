@@ -181,6 +181,7 @@ class VAE(LatentModel):
     # Held objects, one per concern: networks and parameter layout (``_network``), objective
     # and gradient (``_objective``), held-out bounds (``_bounds``); checks are functions.
     _convergence_rule = "noisy"
+    _groups = None  # (starts, sizes) of the categorical likelihood's one-hot groups, from fit
 
     def __init__(self, latent_dim=2, hidden_layer_sizes=(256,), activation="relu",
                  likelihood="bernoulli", observation_variance="diagonal", n_categories=None,
@@ -233,7 +234,12 @@ class VAE(LatentModel):
         self.hidden_layer_sizes_ = check_params(self)
 
     def _check_X(self, X, reset, name="X"):  # never modifies the caller's array
-        return check_input(self, X, reset, name)
+        X, groups = check_input(X, self.likelihood, self.binarize, self.n_categories,
+                                None if reset else self.n_features_in_,
+                                None if reset else self._groups, name, type(self).__name__)
+        if reset:
+            self.n_features_in_, self._groups = X.shape[1], groups
+        return X
 
     def _validate_data(self, X, reset, **kw):
         if kw:
@@ -247,7 +253,9 @@ class VAE(LatentModel):
         """``(network, objective, bounds)``, built on first use after ``_init_params`` or
         ``_set_state`` (which drop them) from the hyper-parameters and ``n_features_in_``."""
         if self.__dict__.get("_held") is None:
-            net = VAENetwork.of(self)
+            net = VAENetwork(self.n_features_in_, self.latent_dim, self.hidden_layer_sizes_,
+                             self.activation, self.likelihood, self.observation_variance,
+                             self.bayesian_decoder, self._groups)
             objective = VAEObjective(net, self.decoder_prior_std)
             self._held = (net, objective, VAEBounds(net, objective))
         return self._held
@@ -507,8 +515,7 @@ class VAE(LatentModel):
         if adam is not None:
             self._optimizer = Adam.from_state(adam)
         if self.likelihood == "categorical" and hasattr(self, "n_features_in_"):
-            groups = one_hot_groups(self.n_categories, self.n_features_in_)
-            self._group_starts, self._group_sizes = groups
+            self._groups = one_hot_groups(self.n_categories, self.n_features_in_)
         self._beta = 1.0
         self._clear_epoch_state()
 

@@ -21,7 +21,7 @@ def test_per_example_gradients_match_finite_differences(likelihood, activation, 
     m, data = _setup(likelihood, activation, bayesian=bayesian, S=S)
     theta0 = m.params_.copy()
     beta = 0.7
-    G = per_example_gradients(m, theta0, data, beta=beta)
+    G = per_example_gradients(m._objective, theta0, data, beta=beta)
     n = data.X.shape[0]
     assert G.shape == (n, theta0.size)
     for i in range(n):
@@ -38,7 +38,7 @@ def test_per_example_gradients_match_finite_differences(likelihood, activation, 
     g = m._objective(theta0, data, beta=beta)[3]
     np.testing.assert_allclose(G.sum(axis=0), g, rtol=1e-12, atol=1e-12)
     assert np.linalg.norm(G[0] - G[1]) > 1e-3
-    np.testing.assert_allclose(per_example_norms(m, theta0, data, beta), np.linalg.norm(G, axis=1),
+    np.testing.assert_allclose(per_example_norms(m._objective, theta0, data, beta), np.linalg.norm(G, axis=1),
                                rtol=1e-13)
     np.testing.assert_array_equal(m.params_, theta0)
 
@@ -46,9 +46,9 @@ def test_per_example_gradients_match_finite_differences(likelihood, activation, 
 def test_chunked_per_example_gradients_equal_one_chunk(monkeypatch):
     import latentkit.neural._per_example as pe
     m, data = _setup("gaussian", "relu")
-    full = per_example_gradients(m, m.params_, data)
+    full = per_example_gradients(m._objective, m.params_, data)
     monkeypatch.setattr(pe, "_CHUNK_ENTRIES", 1)  # one row per chunk
-    np.testing.assert_allclose(per_example_gradients(m, m.params_, data), full, rtol=1e-13,
+    np.testing.assert_allclose(per_example_gradients(m._objective, m.params_, data), full, rtol=1e-13,
                                atol=1e-15)
 
 
@@ -65,7 +65,7 @@ def test_clipped_sum_equals_a_loop_over_examples(likelihood, bayesian):
     for i in range(data.X.shape[0]):
         g = m._objective(theta, data[i:i + 1])[3]
         loop += g * min(1.0, clip / np.linalg.norm(g))
-    total, got_norms = clipped_gradient_sum(m, theta, data, clip)
+    total, got_norms = clipped_gradient_sum(m._objective, theta, data, clip)
     np.testing.assert_allclose(got_norms, norms, rtol=1e-12)
     np.testing.assert_allclose(total, loop, rtol=1e-11, atol=1e-12)
 

@@ -39,7 +39,7 @@ def _setup():
     m._init_params(_VAEData(Xa), np.random.default_rng(0))
     m.params_ = m.params_ + 0.5 * rng.normal(size=m.params_.shape)
     data_a = m._with_noise(Xa, rng)  # every row's draw, fixed
-    G = per_example_gradients(m, m.params_, data_a)
+    G = per_example_gradients(m._objective, m.params_, data_a)
     norms = np.linalg.norm(G, axis=1)
     Gc = G * np.minimum(1.0, C / norms)[:, None]
     u = Gc[3] / np.linalg.norm(Gc[3])
@@ -55,7 +55,7 @@ def _check_release_code(m, data, Gc, q, seed):
     N = data.X.shape[0]
     for _ in range(20):
         rows = np.flatnonzero(rng.random(N) < q)
-        r, _ = priv._noisy_clipped_sum(m, data[rows], C, Z * C, noise)
+        r, _ = priv._noisy_clipped_sum(m._objective, m.params_, data[rows], C, Z * C, noise)
         expect = Gc[rows].sum(axis=0) + Z * C * again.standard_normal(Gc.shape[1])
         np.testing.assert_allclose(r, expect, rtol=1e-12, atol=1e-12)
 

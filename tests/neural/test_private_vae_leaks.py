@@ -29,9 +29,9 @@ def _recorded_fit(monkeypatch, **kw):
     index = {r.tobytes(): i for i, r in enumerate(X)}
     batches, real = [], priv._noisy_clipped_sum
 
-    def spy(model, batch, *args, **kwargs):
+    def spy(objective, theta, batch, *args, **kwargs):
         batches.append(frozenset(index[r.tobytes()] for r in batch.X))
-        return real(model, batch, *args, **kwargs)
+        return real(objective, theta, batch, *args, **kwargs)
 
     monkeypatch.setattr(priv, "_noisy_clipped_sum", spy)
     with warnings.catch_warnings():
@@ -145,8 +145,8 @@ def test_a_non_finite_gradient_gets_weight_zero():
     without = with_row[np.arange(5)]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nor does it warn
-        total, norms = priv.clipped_gradient_sum(m, m.params_, with_row, 0.5)
-    ref, _ = priv.clipped_gradient_sum(m, m.params_, without, 0.5)
+        total, norms = priv.clipped_gradient_sum(m._objective, m.params_, with_row, 0.5)
+    ref, _ = priv.clipped_gradient_sum(m._objective, m.params_, without, 0.5)
     assert not np.isfinite(norms[-1]) and np.all(np.isfinite(total))
     np.testing.assert_allclose(total, ref, rtol=1e-12, atol=1e-15)
 
@@ -201,7 +201,7 @@ def test_the_dp_sgd_clip_holds_and_is_reached(C):
     m._check_X(base, reset=True)
     m._init_params(_VAEData(base), np.random.default_rng(0))
     data = m._with_noise(np.vstack([base, np.full((1, 4), 50.0)]), np.random.default_rng(1))
-    more, norms = priv.clipped_gradient_sum(m, m.params_, data, C)
-    less, _ = priv.clipped_gradient_sum(m, m.params_, data[np.arange(6)], C)
+    more, norms = priv.clipped_gradient_sum(m._objective, m.params_, data, C)
+    less, _ = priv.clipped_gradient_sum(m._objective, m.params_, data[np.arange(6)], C)
     assert norms[-1] > 10 * C
     assert np.linalg.norm(more - less) == pytest.approx(C, rel=1e-9)
