@@ -45,8 +45,10 @@ def pruning_summary(vectorizer, texts):
     from sklearn.feature_extraction.text import CountVectorizer
 
     params = vectorizer.count_vectorizer_params()
+    # the chosen list alone: a vectorizer of the same list without the extra words
     base = type(vectorizer)(stop_words=vectorizer.stop_words, lowercase=vectorizer.lowercase,
-                            min_length=vectorizer.min_length)._stop_list() or []
+                            min_length=vectorizer.min_length).count_vectorizer_params()
+    base = base["stop_words"] or []
     everything = set(params["stop_words"] or ())
     bare = dict(params, stop_words=None, min_df=1, max_df=1.0, max_features=None,
                 ngram_range=(1, 1))

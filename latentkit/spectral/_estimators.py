@@ -632,8 +632,14 @@ class SpectralHMM(_SpectralBase):
         sym = np.asarray(X).reshape(-1).astype(np.int64)
         lengths = np.array([sym.size]) if lengths is None else np.asarray(lengths)
         del mom
-        return hmm_standard_errors(self, sym, lengths, int(B), block_length,
-                                   check_random_state(random_state))
+        return hmm_standard_errors(self._refit, self.emissionprob_, sym, lengths, int(B),
+                                   block_length, check_random_state(random_state))
+
+    def _refit(self, mom, rng):
+        """``(startprob, transmat, emissionprob)`` of a copy fitted on the moments ``mom`` with
+        restarts from ``rng`` (one bootstrap resample)."""
+        b = type(self)(**{**self.get_params(), "random_state": rng})._fit_moments(mom)
+        return b.startprob_, b.transmat_, b.emissionprob_
 
     def _fit_moments(self, mom):
         """Fit from an :class:`HMMMoments` (empirical or ``HMMMoments.population``)."""

@@ -73,13 +73,18 @@ def block_bootstrap_weights(seq, block_length, rng):
     return np.cumsum(diff[:n])
 
 
-def hmm_standard_errors(est, sym, lengths, n_resamples, block_length, rng):
+def hmm_standard_errors(refit, emissionprob, sym, lengths, n_resamples, block_length, rng):
     """Bootstrap standard errors of a fitted SpectralHMM (see the module docstring).
 
     Parameters
     ----------
-    est : SpectralHMM
-        Fitted on ``sym`` and ``lengths``.
+    refit : callable
+        ``refit(moments, rng) -> (startprob, transmat, emissionprob)``: the estimator fitted
+        on the :class:`HMMMoments` of one resample, its restarts drawn from ``rng`` (the
+        SpectralHMM passes its own ``_refit``).
+    emissionprob : ndarray of shape (k, m)
+        The fitted emission rows (``emissionprob_``) of the fit on ``sym`` and ``lengths``;
+        the resampled states are matched to them.
     sym : ndarray of int64 of shape (n_samples,)
     lengths : ndarray of int of shape (n_sequences,)
     n_resamples : int
@@ -92,23 +97,24 @@ def hmm_standard_errors(est, sym, lengths, n_resamples, block_length, rng):
     -------
     dict
         ``'startprob'`` (k,), ``'transmat'`` (k, k), ``'emissionprob'`` (k, m): standard
-        deviations over the resamples (states matched to ``est``'s), and ``'block_length'``.
+        deviations over the resamples (states matched to the fitted ones), and
+        ``'block_length'``.
     """
     x1, x2, x3, seq = _windows(sym, lengths)
     n = x1.size
     if block_length is None:
         block_length = 1 if np.all(np.asarray(lengths) <= 3) else math.ceil(n ** (1 / 3))
-    m, k = est.n_features_in_, est.n_components
+    k, m = emissionprob.shape
     draws = {"startprob": [], "transmat": [], "emissionprob": []}
     for _ in range(n_resamples):
         w = block_bootstrap_weights(seq, block_length, rng)
         mom = HMMMoments.from_windows(x1, x2, x3, m, k, weights=w)
-        b = type(est)(**{**est.get_params(), "random_state": rng})._fit_moments(mom)
-        cost = np.abs(est.emissionprob_[:, None, :] - b.emissionprob_[None, :, :]).sum(-1)
+        startprob, transmat, emis = refit(mom, rng)
+        cost = np.abs(emissionprob[:, None, :] - emis[None, :, :]).sum(-1)
         perm = linear_sum_assignment(cost)[1]  # fitted state i <-> resampled state perm[i]
-        draws["startprob"].append(b.startprob_[perm])
-        draws["transmat"].append(b.transmat_[np.ix_(perm, perm)])
-        draws["emissionprob"].append(b.emissionprob_[perm])
+        draws["startprob"].append(startprob[perm])
+        draws["transmat"].append(transmat[np.ix_(perm, perm)])
+        draws["emissionprob"].append(emis[perm])
     out = {name: np.std(v, axis=0, ddof=1) for name, v in draws.items()}
     out["block_length"] = int(block_length)
     return out
