@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import betaln, logsumexp
 
 from latentkit.base import LatentModel, Stats, stats_dataclass
+from latentkit.exceptions import StateCheckError
 from latentkit.utils import check_array, check_scalar
 
 
@@ -113,6 +114,19 @@ class BernoulliMixture(LatentModel):
         a = float(self.probability_prior)
         p = self.probs_
         return float(np.sum((a - 1.0) * (np.log(p) + np.log1p(-p))) - p.size * betaln(a, a))
+
+    def _check_state(self):
+        """The state ``latentkit.load`` restored: ``weights_`` (K,) on the simplex, ``probs_``
+        (K, D) in (0, 1), finite."""
+        K, D = int(self.n_components), int(self.n_features_in_)
+        for name, shape in (("weights_", (K,)), ("probs_", (K, D))):
+            a = getattr(self, name, None)
+            if not isinstance(a, np.ndarray) or a.shape != shape or not np.all(np.isfinite(a)):
+                raise StateCheckError(name, f"expected a finite array of shape {shape}")
+        if not np.all((self.probs_ > 0.0) & (self.probs_ < 1.0)):
+            raise StateCheckError("probs_", "expected probabilities in (0, 1)")
+        if np.any(self.weights_ < 0.0) or abs(self.weights_.sum() - 1.0) > 1e-6:
+            raise StateCheckError("weights_", "expected non-negative weights summing to 1")
 
     # ---- inference ----------------------------------------------------------------------------
     def _log_joint(self, X):

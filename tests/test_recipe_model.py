@@ -41,7 +41,7 @@ def test_recipe_models_import_only_public_latentkit_modules(module):
 #: what docs/design.md section 3 lets a model define: the hooks it lists and the inference
 #: methods of step 4 (a private helper of the model's own is allowed, not a driver method)
 _RECIPE_HOOKS = {"_validate_params", "_validate_data", "_init_params", "_empty_stats",
-                 "_e_step", "_m_step", "_global_elbo_terms"}
+                 "_e_step", "_m_step", "_global_elbo_terms", "_check_state"}
 _DRIVER_METHODS = {"fit", "partial_fit", "elbo", "_iterate", "_partial_step"}
 
 
@@ -90,3 +90,34 @@ def test_bernoulli_mixture_map_step_is_the_closed_form():
 def test_bernoulli_mixture_refuses_non_binary_input():
     with pytest.raises(ValueError, match="X must hold only 0 and 1"):
         BernoulliMixture(2).fit(np.array([[0.0, 2.0], [1.0, 0.0], [1.0, 1.0]]))
+
+
+def test_bernoulli_mixture_checks_its_restored_state(tmp_path):
+    """Step 3's ``_check_state``: a saved fit loads, and a file whose probabilities were
+    damaged (a value above 1, the checksum made consistent again) is refused at ``load``,
+    naming the attribute."""
+    import json
+
+    import latentkit
+    from latentkit import io
+    from latentkit.exceptions import ModelFileError, StateCheckError
+
+    X, _ = _binary(100, 2)
+    m = BernoulliMixture(2, random_state=0).fit(X)
+    good, bad = tmp_path / "good.npz", tmp_path / "bad.npz"
+    latentkit.save(m, good)
+    np.testing.assert_array_equal(latentkit.load(good, model_class=BernoulliMixture).probs_,
+                                  m.probs_)
+    with np.load(good) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(bytes(arrays.pop("__metadata__")).decode())
+    arrays["attr/probs_"] = arrays["attr/probs_"].copy()
+    arrays["attr/probs_"][0, 0] = 1.5
+    meta["sha256"] = io._digest(arrays, meta)
+    np.savez(bad, **arrays,
+             __metadata__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+    with pytest.raises(ModelFileError, match="probs_"):
+        latentkit.load(bad, model_class=BernoulliMixture)
+    m.weights_ = np.array([0.7, 0.7])
+    with pytest.raises(StateCheckError, match="weights_"):
+        m._check_state()
