@@ -28,11 +28,11 @@ from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
 from ._private_svi import LDAPrivatePieces
-from ._lda_guard import guarded_e_step
+from ._lda_guard import GuardedEStep, LDALocalStep
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
 from ._spectral_start import spectral_init_lda
-from ._lda_priors import (default_tol_per_token, empty_prior_stats, prior_stats,
+from ._lda_priors import (default_tol_per_token, empty_prior_stats, learns_alpha, prior_stats,
                           start_priors, symmetric_priors, update_priors, validate_priors)
 from ._count_data import check_init, check_step_params, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
@@ -373,7 +373,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         self.exp_dirichlet_component_ = self._exp_beta_t.T * np.exp(self._beta_shift)
 
     def _empty_stats(self):
-        return empty_prior_stats(self, int(self.n_components), self.n_features_in_)
+        return empty_prior_stats(learns_alpha(self), int(self.n_components), self.n_features_in_)
 
     def _local_step(self, X, gamma0=None, sstats=True):
         return _run_e_step(X, self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
@@ -381,12 +381,22 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                            sstats=sstats)
 
     def _stats_from(self, X, ss, doc_elbo, gamma=None):
-        return prior_stats(self, X, ss, doc_elbo, gamma)  # + E[log theta] for 'auto' alpha
+        # + E[log theta] for 'auto' alpha
+        return prior_stats(learns_alpha(self), X, ss, doc_elbo, gamma)
+
+    def _guard_step(self):
+        """The E-step of one part at the current topics, for the guard (arrays only)."""
+        return LDALocalStep(self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
+                            self.mean_change_tol, learns_alpha(self))
+
+    def _guard_part(self, X, cap, old=None):
+        """:meth:`LDALocalStep.part` where a Dask block lives (the model rebuilt there)."""
+        return self._guard_step().part(X, cap, old)
 
     def _warm_state(self):
         # the monotone guard of the class Notes: the previous iteration's gamma and ELBO
         # and the iteration count of the warm-up caps (warmup_doc_update_iter)
-        return {"gamma": None, "elbo": None, "it": 0}
+        return GuardedEStep(self.max_doc_update_iter, self.warmup_doc_update_iter)
 
     def _e_step(self, data):
         """Cold-start local step and statistics (class Notes): a pure function of the topics."""
@@ -396,7 +406,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     def _warm_e_step(self, data, warm):
         """The E-step of a batch iteration with the monotone guard of the class Notes, the
         same on in-memory, chunked and Dask data (:mod:`latentkit.topic._lda_guard`)."""
-        return guarded_e_step(self, data, warm)
+        return warm.e_step(data, self._guard_step(), self._global_elbo_terms(),
+                           self._empty_stats, (self, type(self)._guard_part))
 
     def _start_needs_data(self):
         init = self._resolved_init()

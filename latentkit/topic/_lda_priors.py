@@ -189,20 +189,21 @@ def _word_counts(data, V):
     return np.asarray(data.sum(axis=0), dtype=np.float64).ravel()
 
 
-def prior_stats(model, X, ss, doc_elbo, gamma):
-    """The E-step statistics (:class:`LDAPriorStats` when alpha is learned)."""
+def prior_stats(learn_alpha, X, ss, doc_elbo, gamma):
+    """The E-step statistics of documents ``X`` (:class:`LDAPriorStats` when alpha is learned,
+    ``learn_alpha``) from their expected counts ``ss``, local ELBOs and ``gamma``."""
     base = dict(sstats=ss, n=float(X.shape[0]), data_term=float(np.sum(doc_elbo)),
                 n_tokens=float(X.data.sum()))
-    if not learns_alpha(model):
+    if not learn_alpha:
         return LDAStats(**base)
     elog = psi(gamma) - psi(gamma.sum(axis=1, keepdims=True))
     return LDAPriorStats(elog_theta=elog.sum(axis=0), **base)
 
 
-def empty_prior_stats(model, K, V):
+def empty_prior_stats(learn_alpha, K, V):
     """Zero statistics of the type :func:`prior_stats` returns."""
     base = dict(sstats=np.zeros((K, V)), n=0.0, data_term=0.0, n_tokens=0.0)
-    if learns_alpha(model):
+    if learn_alpha:
         return LDAPriorStats(elog_theta=np.zeros(K), **base)
     return LDAStats(**base)
 

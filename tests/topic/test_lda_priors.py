@@ -71,7 +71,7 @@ def test_prior_updates_equal_gensim(rho):
     m = LatentDirichletAllocation(K, doc_topic_prior="auto", topic_word_prior="auto")
     m.doc_topic_prior_, m.topic_word_prior_, m.components_ = alpha0.copy(), eta0.copy(), lam
     X = sp.csr_matrix((D, V))
-    stats = prior_stats(m, X, np.zeros((K, V)), np.zeros(D), gamma)
+    stats = prior_stats(True, X, np.zeros((K, V)), np.zeros(D), gamma)
     # a stochastic step of any size, 1 included, is ONE scaled Newton step (issue 41, item 4:
     # step 1 was solved to convergence as a batch iteration, 16 % off gensim's update_alpha)
     update_priors(m, stats, rho)
