@@ -20,8 +20,7 @@ import numpy as np
 from .._utils.summaries import CountSummary
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_counts, check_dense_width, check_scalar
-from .._utils.validation import check_random_state
-from ..base import BEFORE_FIT, LatentModel
+from ..base import BEFORE_FIT, LatentModel, clone
 from ..distributions._dirichlet import dirichlet_kl
 from ._count_model import CountTopicModelMixin
 from ._report import TopicReportMixin
@@ -31,6 +30,7 @@ from ._private_svi import LDAPrivatePieces
 from ._lda_guard import GuardedEStep, LDALocalStep
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
+from ._seeding import resolve_seed_topics
 from ._spectral_start import spectral_init_lda
 from ._lda_priors import (default_tol_per_token, empty_prior_stats, learns_alpha, prior_stats,
                           start_priors, symmetric_priors, update_priors, validate_priors)
@@ -366,9 +366,11 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         if hasattr(self, "components_"):
             self._set_components(self.components_)
 
-    def _set_components(self, lam):
+    def _set_components(self, lam, tables=None):
+        """``components_`` and the E-step tables (``tables``: those of ``lam``, computed by
+        the caller; default computed here)."""
         self.components_ = lam
-        self._exp_beta_t, self._beta_shift = _beta_tables(lam)
+        self._exp_beta_t, self._beta_shift = _beta_tables(lam) if tables is None else tables
         # exp(E[log beta]) = exp(E[log beta] - shift) exp(shift): a product, not K V more exps
         self.exp_dirichlet_component_ = self._exp_beta_t.T * np.exp(self._beta_shift)
 
@@ -477,42 +479,66 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                           unit="columns (words)", owner="LatentDirichletAllocation",
                           what="topic-word matrix")
         batch_size = online_batch_size(self.batch_size, summary.n_rows, self.holdout)
+        template = clone(self)  # StochasticVI fits a clone of it; this estimator adopts it
+        template.set_params(callback=None)
+        if self.seed_topics is not None:  # words resolved here: the clone has no vocabulary
+            seeds = resolve_seed_topics(self.seed_topics, int(self.n_components), width,
+                                        getattr(self, "feature_names_in_", None))
+            template.set_params(seed_topics={k: [int(w) for w in ids]
+                                             for k, ids in seeds.items()})
         user_cb = self.callback
-        cb = None if user_cb is None else (lambda svi, t, v: user_cb(self, t, v))
-        svi = StochasticVI(self, batch_size=batch_size, learning_offset=self.learning_offset,
+
+        def cb(driver, t, value):  # the callback sees this estimator, brought up to date
+            self._adopt(driver.model_)
+            return user_cb(self, t, value)
+
+        svi = StochasticVI(template, batch_size=batch_size,
+                           learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay, n_epochs=self.max_iter,
                            holdout=self.holdout, tol=self.tol if self.tol is not None else
                            1e-3 * max(_mean_length(summary), 1.0),
-                           random_state=self.random_state, callback=cb)
+                           random_state=self.random_state,
+                           callback=None if user_cb is None else cb)
         ts = None if self.total_samples is None else int(self.total_samples)
         if ts is not None and ts != self.total_samples:
             raise InputError(f"total_samples must be a whole number of documents, got "
                              f"{self.total_samples!r}.")
-        svi._check_params()
-        rng = check_random_state(self.random_state)
-        start_rng = check_random_state(int(rng.integers(2**31 - 1)))
-        params = set(self._get_param_names()) | BEFORE_FIT  # attach's vocabulary stays
-        for key in [k for k in vars(self) if k not in params]:  # a refit starts afresh
-            delattr(self, key)
-        svi._fit_into(self, X, rng, ts, {}, start_rng=start_rng,
-                      record=lambda run: self._record_online(run, summary))
+        try:
+            svi.fit(X, total_samples=ts)
+        except KeyboardInterrupt:  # the model of the last completed step, if any
+            if "model_" in vars(svi):
+                self._adopt(svi.model_)
+                self._record_online(svi, summary)
+            raise
+        self._adopt(svi.model_)
+        self._record_online(svi, summary)
         return self
 
-    def _record_online(self, run, summary):
-        """The record of an online fit (``run``: :class:`latentkit.inference.SVIRun`) as this
-        model's: an iteration is an epoch (class docs); ``mean_doc_length_`` and ``tol_`` from
-        all the documents (``summary``), the held-out ones included."""
+    def _adopt(self, fitted):
+        """This estimator takes the fitted state of ``fitted`` (a clone fitted by
+        StochasticVI); its own fitted attributes are dropped first (a refit starts afresh),
+        its hyper-parameters and vocabulary (``attach``) stay."""
+        params = set(self._get_param_names()) | BEFORE_FIT
+        for key in [k for k in vars(self) if k not in params]:
+            delattr(self, key)
+        vars(self).update({k: v for k, v in vars(fitted).items() if k not in params})
+
+    def _record_online(self, svi, summary):
+        """The record of an online fit (``svi``: the fitted
+        :class:`latentkit.inference.StochasticVI`) as this model's: an iteration is an epoch
+        (class docs); ``mean_doc_length_`` and ``tol_`` from all the documents (``summary``),
+        the held-out ones included."""
         self.mean_doc_length_ = mean_len = _mean_length(summary)
         self.tol_ = float(self.tol) if self.tol is not None else 1e-3 * max(mean_len, 1.0)
-        self.heldout_bounds_ = np.asarray(run.bounds, dtype=float)
-        self.heldout_steps_ = np.asarray(run.steps, dtype=int)
-        self.heldout_times_ = np.asarray(run.times, dtype=float)
-        self.lower_bounds_ = np.asarray(run.epoch_bounds, dtype=float)
+        self.heldout_bounds_ = svi.heldout_bounds_
+        self.heldout_steps_ = svi.heldout_steps_
+        self.heldout_times_ = svi.heldout_times_
+        self.lower_bounds_ = svi.epoch_bounds_
         self.lower_bound_ = float(self.lower_bounds_[-1])
-        self.n_iter_ = run.epoch
-        self.n_steps_ = run.t
-        self.converged_ = bool(run.monitor.converged)
-        self.monitor_ = run.monitor
+        self.n_iter_ = svi.n_epochs_
+        self.n_steps_ = svi.n_steps_
+        self.converged_ = svi.converged_
+        self.monitor_ = svi.monitor_
 
     #: Fitted attributes that ``_set_state`` rebuilds from ``components_`` (not sent to Dask
     #: workers with every iteration's tasks)
@@ -521,14 +547,15 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     def _private_svi_pieces(self, owner):
         """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for LDA
         (:mod:`latentkit.topic._private_svi`)."""
-        return LDAPrivatePieces(self, owner)
+        return LDAPrivatePieces(self, owner, self._set_components)
 
     def _svi_stepper(self, total_samples):
         """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;
         :mod:`latentkit.topic._lda_svi`), or None for a subclass with its own steps."""
         if not symmetric_priors(self):  # vector priors step through partial_fit
             return None
-        return stochastic_stepper(self, LatentDirichletAllocation, total_samples)
+        return stochastic_stepper(self, LatentDirichletAllocation, total_samples,
+                                  self._set_components)
 
     def _doc_topic(self, X):
         self._check_is_fitted()
