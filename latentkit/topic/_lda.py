@@ -32,8 +32,9 @@ from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
 from ._seeding import resolve_seed_topics
 from ._spectral_start import spectral_init_lda
-from ._lda_priors import (default_tol_per_token, empty_prior_stats, learns_alpha, prior_stats,
-                          start_priors, symmetric_priors, update_priors, validate_priors)
+from ._lda_priors import (LDAPriors, default_tol_per_token, learns_alpha, learns_eta,
+                          resolve_priors, symmetric_priors, word_counts)
+from ._seeding import seeded_prior
 from ._count_data import check_init, check_step_params, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
@@ -279,7 +280,10 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     # ---- template ----------------------------------------------------------------------------
     def _validate_params(self):
         K = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        validate_priors(self, K)  # floats as before; 'auto', arrays, seeds: _lda_priors
+        # floats as before; 'auto', arrays, seeds: _lda_priors
+        self.doc_topic_prior_, self.topic_word_prior_ = resolve_priors(
+            self.doc_topic_prior, self.topic_word_prior, K, getattr(self, "seed_topics", None),
+            getattr(self, "seed_confidence", 1.0))
         check_step_params(self)
         if self.learning_method not in ("batch", "online"):
             raise InputError(f"learning_method must be 'batch' or 'online', got "
@@ -320,7 +324,32 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                           what="topic-word matrix")
         self.mean_doc_length_ = float(summary.total / summary.n_rows)
         self.tol_ = float(self.tol) if self.tol is not None else \
-            default_tol_per_token(self) * max(self.mean_doc_length_, 1.0)
+            default_tol_per_token(learns_alpha(self.doc_topic_prior)) * \
+            max(self.mean_doc_length_, 1.0)
+
+    def _priors(self):
+        """The learning of the priors (:class:`latentkit.topic._lda_priors.LDAPriors`) of
+        this run; a fresh one (no trace) on a model whose run did not start here (restored,
+        statistics set by hand)."""
+        priors = getattr(self, "_prior_learning", None)
+        learn = (learns_alpha(self.doc_topic_prior), learns_eta(self.topic_word_prior))
+        if priors is None or (priors.K, priors.learn_alpha, priors.learn_eta) != (
+                int(self.n_components), *learn):  # hyper-parameters changed (set_params)
+            priors = self._prior_learning = LDAPriors(self.n_components, *learn)
+        return priors
+
+    def _start_priors(self, data):
+        """The priors an initialisation starts from (:meth:`LDAPriors.start`), from the
+        documents ``data`` of the start (the seeded topics' word counts)."""
+        self._prior_learning = None  # the learned priors restart
+        V = int(data.shape[1])
+        seed = None
+        if getattr(self, "seed_topics", None) is not None:
+            seed = lambda eta: seeded_prior(  # noqa: E731
+                self.seed_topics, self.seed_confidence, getattr(self, "feature_names_in_", None),
+                eta, int(self.n_components), V, word_counts(data, V))
+        self.doc_topic_prior_, self.topic_word_prior_ = self._priors().start(
+            self.doc_topic_prior_, self.topic_word_prior_, V, self.topic_word_prior, seed)
 
     def _resolved_init(self, stochastic=False):
         """``init`` with ``'auto'`` resolved (class docs): ``'random'`` for the start of a
@@ -337,7 +366,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
 
     def _start_topics(self, data, rng, init):
         K, V = int(self.n_components), data.shape[1]
-        start_priors(self, data)  # the learned priors restart; the seeded prior matrix
+        self._start_priors(data)  # the learned priors restart; the seeded prior matrix
         alpha0, eta0 = float(np.mean(self.doc_topic_prior_)), self.topic_word_prior_
         if isinstance(init, dict):
             lam = np.array(init["components"], dtype=np.float64, copy=True)
@@ -375,7 +404,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         self.exp_dirichlet_component_ = self._exp_beta_t.T * np.exp(self._beta_shift)
 
     def _empty_stats(self):
-        return empty_prior_stats(learns_alpha(self), int(self.n_components), self.n_features_in_)
+        return self._priors().empty_stats(self.n_features_in_)
 
     def _local_step(self, X, gamma0=None, sstats=True):
         return _run_e_step(X, self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
@@ -383,13 +412,12 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                            sstats=sstats)
 
     def _stats_from(self, X, ss, doc_elbo, gamma=None):
-        # + E[log theta] for 'auto' alpha
-        return prior_stats(learns_alpha(self), X, ss, doc_elbo, gamma)
+        return self._priors().stats(X, ss, doc_elbo, gamma)  # + E[log theta] for 'auto' alpha
 
     def _guard_step(self):
         """The E-step of one part at the current topics, for the guard (arrays only)."""
         return LDALocalStep(self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
-                            self.mean_change_tol, learns_alpha(self))
+                            self.mean_change_tol, self._priors().learn_alpha)
 
     def _guard_part(self, X, cap, old=None):
         """:meth:`LDALocalStep.part` where a Dask block lives (the model rebuilt there)."""
@@ -419,7 +447,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         """Topics ``lambda <- (1 - rho) lambda + rho (eta + scale * sstats)``, then the learned
         priors. ``step_size=None`` (the engine's batch call): a batch iteration, lambda set to
         the target and the priors maximised; a number rho: a stochastic step (rho = 1 included:
-        the priors take one Newton step, :func:`latentkit.topic._lda_priors.update_priors`)."""
+        the priors take one Newton step, :meth:`latentkit.topic._lda_priors.LDAPriors.update`)."""
         eta = self.topic_word_prior_
         target = eta + scale * stats.sstats
         if step_size is None or step_size >= 1.0:
@@ -427,7 +455,9 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         else:
             lam = (1.0 - step_size) * self.components_ + step_size * target
         self._set_components(lam)
-        update_priors(self, stats, step_size)  # 'auto' priors: empirical Bayes (_lda_priors)
+        # 'auto' priors: empirical Bayes (_lda_priors)
+        self.doc_topic_prior_, self.topic_word_prior_ = self._priors().update(
+            stats, self.doc_topic_prior_, self.topic_word_prior_, lam, step_size)
 
     def _global_elbo_terms(self):
         return -float(np.sum(dirichlet_kl(self.components_, self.topic_word_prior_)))
@@ -552,7 +582,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     def _svi_stepper(self, total_samples):
         """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;
         :mod:`latentkit.topic._lda_svi`), or None for a subclass with its own steps."""
-        if not symmetric_priors(self):  # vector priors step through partial_fit
+        if not symmetric_priors(self.doc_topic_prior_, self.topic_word_prior_,
+                                getattr(self, "seed_topics", None)):  # vectors: partial_fit
             return None
         return stochastic_stepper(self, LatentDirichletAllocation, total_samples,
                                   self._set_components)

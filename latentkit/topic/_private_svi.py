@@ -51,7 +51,8 @@ class LDAPrivatePieces:
     def start(self, n_features, rng):
         m = self.model
         m._validate_params()
-        if learns_alpha(m) or learns_eta(m) or getattr(m, "seed_topics", None) is not None:
+        if (learns_alpha(m.doc_topic_prior) or learns_eta(m.topic_word_prior)
+                or getattr(m, "seed_topics", None) is not None):
             raise InputError("private SVI needs fixed priors: a prior learned from the documents "
                              "('auto') or seeded by their word counts (seed_topics) would be "
                              "released outside the privacy accounting; give numbers.")
