@@ -30,11 +30,10 @@ from ._private_svi import LDAPrivatePieces
 from ._lda_guard import GuardedEStep, LDALocalStep
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
-from ._seeding import resolve_seed_topics
 from ._spectral_start import spectral_init_lda
 from ._lda_priors import (LDAPriors, default_tol_per_token, learns_alpha, learns_eta,
                           resolve_priors, symmetric_priors, word_counts)
-from ._seeding import seeded_prior
+from ._seeding import resolve_seed_topics, seeded_prior
 from ._count_data import check_init, check_step_params, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
@@ -539,6 +538,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
             if "model_" in vars(svi):
                 self._adopt(svi.model_)
                 self._record_online(svi, summary)
+            else:  # interrupted before the first step: unfitted, as a batch fit leaves it
+                self._adopt(None)
             raise
         self._adopt(svi.model_)
         self._record_online(svi, summary)
@@ -546,12 +547,13 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
 
     def _adopt(self, fitted):
         """This estimator takes the fitted state of ``fitted`` (a clone fitted by
-        StochasticVI); its own fitted attributes are dropped first (a refit starts afresh),
-        its hyper-parameters and vocabulary (``attach``) stay."""
+        StochasticVI; None: nothing); its own fitted attributes are dropped first (a refit
+        starts afresh), its hyper-parameters and vocabulary (``attach``) stay."""
         params = set(self._get_param_names()) | BEFORE_FIT
         for key in [k for k in vars(self) if k not in params]:
             delattr(self, key)
-        vars(self).update({k: v for k, v in vars(fitted).items() if k not in params})
+        if fitted is not None:
+            vars(self).update({k: v for k, v in vars(fitted).items() if k not in params})
 
     def _record_online(self, svi, summary):
         """The record of an online fit (``svi``: the fitted
