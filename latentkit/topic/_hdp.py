@@ -32,7 +32,8 @@ from .._engine.state_checks import StateCheckError, _array, _int, _real
 from ._count_model import CountTopicModelMixin
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._count_data import check_init, check_step_params, validate_count_data
-from ._hdp_estep import HDPStats, elog_tables, guarded_hdp_e_step, hdp_local, hdp_stats
+from ._hdp_estep import HDPLocalStep, HDPStats, elog_tables
+from ._lda_guard import GuardedEStep
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ..exceptions import InputError
@@ -398,37 +399,36 @@ class HierarchicalDirichletProcess(CountTopicModelMixin, TopicReportMixin, TopWo
         return HDPStats(sstats=np.zeros((T, self.n_features_in_)), topic_counts=np.zeros(T),
                         n=0.0, data_term=0.0, n_tokens=0.0)
 
-    def _local(self, X, state=None, max_iter=None):
+    def _local_step(self):
+        """The document-level E-step at the current global factors (arrays only)."""
         K = int(self.n_doc_components)
-        out = hdp_local(X, self._elog_phi_t, self._elog_beta, self.doc_concentration_, K,
-                        self.max_doc_update_iter if max_iter is None else max_iter,
-                        self.mean_change_tol, state)
+        shift = None
         if self.doc_concentration_posterior_ is not None:  # E_q[log alpha] in the sticks' terms
-            out[3][:] += (K - 1) * concentration_log_gap(self.doc_concentration_posterior_)
-        return out
+            shift = (K - 1) * concentration_log_gap(self.doc_concentration_posterior_)
+        return HDPLocalStep(self._elog_phi_t, self._elog_beta, self.doc_concentration_, K,
+                            self.max_doc_update_iter, self.mean_change_tol, shift)
 
-    def _stats_from_local(self, X, varphi, zeta, doc_elbo, sticks=None):
-        return hdp_stats(X, varphi, zeta, doc_elbo, self.n_features_in_, int(self.n_components),
-                         sticks)
+    def _local(self, X, state=None, max_iter=None):
+        return self._local_step().run(X, state, max_iter)
 
-    def _split_state(self, flat):
-        """(varphi, sticks) of documents from their rows of a chunk file (the guard)."""
-        K, T = int(self.n_doc_components), int(self.n_components)
-        return flat[:, :K * T].reshape(-1, K, T), flat[:, K * T:].reshape(-1, 2, K)
+    def _guard_part(self, X, cap, old=None):
+        """:meth:`HDPLocalStep.part` where a Dask block lives (the model rebuilt there)."""
+        return self._local_step().part(X, cap, old)
 
     def _e_step(self, data):
         """Cold-start document-level coordinate ascent and the statistics (a pure function
         of the global factors)."""
-        varphi, sticks, zeta, doc_elbo, _ = self._local(data)
-        return self._stats_from_local(data, varphi, zeta, doc_elbo, sticks)
+        step = self._local_step()
+        return step.stats(data, step.run(data)[:4])[0]
 
     def _warm_state(self):
-        return {"state": None, "elbo": None, "it": 0}
+        return GuardedEStep(self.max_doc_update_iter, self.warmup_doc_update_iter)
 
     def _warm_e_step(self, data, warm):
         """The E-step of a batch iteration with the monotone guard (class Notes), the same on
-        in-memory, chunked and Dask data."""
-        return guarded_hdp_e_step(self, data, warm)
+        in-memory, chunked and Dask data (:class:`latentkit.topic._lda_guard.GuardedEStep`)."""
+        return warm.e_step(data, self._local_step(), self._global_elbo_terms(),
+                           self._empty_stats, (self, type(self)._guard_part))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         lam = self.topic_word_prior_ + scale * stats.sstats

@@ -16,9 +16,8 @@ from .._utils.doc_threads import document_edges, over_documents, over_ranges
 from ..base import Stats, stats_dataclass
 from ..distributions._concentration import free_stick_log_rest
 from ._lda_estep import _csr_arrays
-from ._lda_guard import _ChunkStore, _elbo
 
-__all__ = ["HDPStats", "hdp_local", "hdp_stats", "guarded_hdp_e_step"]
+__all__ = ["HDPStats", "HDPLocalStep", "hdp_local", "hdp_stats"]
 
 
 @stats_dataclass
@@ -105,87 +104,79 @@ def hdp_stats(X, varphi, zeta, doc_elbo, V, T, sticks=None):
 
 # ---- the monotone guard (class Notes of HierarchicalDirichletProcess) ------------------------
 
-def _cold(model, X, cap):
-    return model._local(X, max_iter=cap)[:4]
-
-
-def _keep_better(model, X, local, state_old):
+def _keep_better(local, evaluated, indptr):
     """Each document keeps its previous (varphi, sticks), zeta re-optimised at the current
-    global factors, where that local ELBO is higher."""
+    global factors (``evaluated``: the kernel run from them with no sweep), where that local
+    ELBO is higher."""
     varphi, sticks, zeta, doc_elbo = local
-    v_old, s_old, z_old, e_old, _ = model._local(X, state=state_old, max_iter=0)
+    v_old, s_old, z_old, e_old, _ = evaluated
     keep = e_old > doc_elbo
     varphi[keep] = v_old[keep]
     sticks[keep] = s_old[keep]
     doc_elbo[keep] = e_old[keep]
-    rows = np.repeat(keep, np.diff(X.indptr))
+    rows = np.repeat(keep, np.diff(indptr))
     zeta[rows] = z_old[rows]
     return varphi, sticks, zeta, doc_elbo
 
 
-def _part_stats(model, X, local):
-    varphi, sticks, zeta, doc_elbo = local
-    return model._stats_from_local(X, varphi, zeta, doc_elbo, sticks), (varphi, sticks)
+class HDPLocalStep:
+    """The HDP's document-level E-step at fixed global factors, from arrays (the local step
+    of :class:`latentkit.topic._lda_guard.GuardedEStep`; :meth:`run` is the model's E-step).
 
+    Parameters
+    ----------
+    elog_phi_t : ndarray of shape (n_features, n_components)
+        ``E[log phi_kw]`` transposed.
+    elog_beta : ndarray of shape (n_components,)
+        ``E[log beta_k]`` of the corpus sticks.
+    alpha : float
+        The document concentration.
+    n_doc_components : int
+        K, atoms per document.
+    max_doc_update_iter : int
+    mean_change_tol : float
+    elbo_shift : float or None
+        Added to every document's ELBO (``(K - 1)`` times the concentration's log gap when
+        it has a posterior); None: nothing.
+    """
 
-def cold_part(model, X, cap):
-    """Statistics and local state of the cold-start E-step of one part (chunk, block), at
-    most ``cap`` sweeps per document."""
-    return _part_stats(model, X, _cold(model, X, cap))
+    def __init__(self, elog_phi_t, elog_beta, alpha, n_doc_components, max_doc_update_iter,
+                 mean_change_tol, elbo_shift=None):
+        self.elog_phi_t, self.elog_beta, self.alpha = elog_phi_t, elog_beta, alpha
+        self.K, self.max_iter, self.tol = n_doc_components, max_doc_update_iter, mean_change_tol
+        self.elbo_shift = elbo_shift
 
+    def run(self, X, state=None, max_iter=None):
+        """``(varphi, sticks, zeta, doc_elbo, n_iter)`` (:func:`hdp_local`)."""
+        out = hdp_local(X, self.elog_phi_t, self.elog_beta, self.alpha, self.K,
+                        self.max_iter if max_iter is None else max_iter, self.tol, state)
+        if self.elbo_shift is not None:  # E_q[log alpha] in the sticks' terms
+            out[3][:] += self.elbo_shift
+        return out
 
-def guarded_part(model, X, cap, state_old):
-    """Statistics and local state of one part with the guard applied (the kernel is
-    deterministic: the cold start recomputed gives the numbers of the first pass)."""
-    return _part_stats(model, X, _keep_better(model, X, _cold(model, X, cap), state_old))
+    def cold(self, X, cap):
+        return self.run(X, max_iter=cap)[:4]
 
+    def keep_better(self, X, local, state_old):
+        return _keep_better(local, self.run(X, state=state_old, max_iter=0), X.indptr)
 
-def _cap(model, warm):
-    """The sweep cap of this iteration (``warmup_doc_update_iter``), counting it."""
-    cap = int(model.max_doc_update_iter)
-    if model.warmup_doc_update_iter is not None:
-        cap = min(cap, int(model.warmup_doc_update_iter) * 2 ** min(warm["it"], 30))
-    warm["it"] += 1
-    return cap
+    def stats(self, X, local):
+        """(statistics, (varphi, sticks)) of a part from its local state."""
+        varphi, sticks, zeta, doc_elbo = local
+        V, T = self.elog_phi_t.shape
+        return hdp_stats(X, varphi, zeta, doc_elbo, V, T, sticks), (varphi, sticks)
 
+    def part(self, X, cap, old=None):
+        local = self.cold(X, cap)
+        if old is not None:
+            local = self.keep_better(X, local, old)
+        return self.stats(X, local)
 
-def guarded_hdp_e_step(model, data, warm):
-    """The E-step statistics of one batch iteration with the guard, for in-memory data, a
-    :class:`latentkit.sources.ValidatedChunks` or a :class:`latentkit.parallel.dask.DaskData`
-    (the same scheme as LDA's, :mod:`latentkit.topic._lda_guard`); ``warm`` holds the previous
-    iteration's ELBO and local states and is updated."""
-    cap = _cap(model, warm)
-    glob = model._global_elbo_terms()
-    previous = warm["elbo"]
-    if hasattr(data, "reduce_stats"):  # Dask: the local states stay on the workers
-        parts = data.map_blocks(model, cold_part, cap)
-        stats = data.sum_first(parts)
-        if previous is not None and _elbo(stats, glob) < previous:
-            parts = data.map_blocks(model, guarded_part, cap, per_block=(warm["state"],))
-            stats = data.sum_first(parts)
-        warm["state"] = data.seconds(parts)
-    elif hasattr(data, "iter_chunks"):  # chunked: the local states in temporary files
-        store = warm.get("store")
-        if store is None:
-            store = warm["store"] = _ChunkStore()
-        stats, n_chunks = model._empty_stats(), 0
-        for i, X in enumerate(data.iter_chunks()):
-            s, state = cold_part(model, X, cap)
-            store.put(i, np.concatenate([a.reshape(a.shape[0], -1) for a in state], axis=1))
-            stats, n_chunks = stats + s, n_chunks + 1
-        if previous is not None and _elbo(stats, glob) < previous:
-            stats = model._empty_stats()
-            for i, X in enumerate(data.iter_chunks()):
-                s, state = guarded_part(model, X, cap,
-                                        model._split_state(store.previous(i)))
-                store.put(i, np.concatenate([a.reshape(a.shape[0], -1) for a in state],
-                                            axis=1))
-                stats = stats + s
-        store.advance(n_chunks)
-    else:  # in memory: the cold results are kept for the guard (no second cold pass)
-        local = _cold(model, data, cap)
-        if previous is not None and (float(np.sum(local[3])) + glob) / data.shape[0] < previous:
-            local = _keep_better(model, data, local, warm["state"])
-        stats, warm["state"] = _part_stats(model, data, local)
-    warm["elbo"] = _elbo(stats, glob)
-    return stats
+    @staticmethod
+    def flatten(state):
+        return np.concatenate([a.reshape(a.shape[0], -1) for a in state], axis=1)
+
+    def split(self, flat):
+        """(varphi, sticks) of documents from their rows of a chunk file."""
+        K, T = self.K, self.elog_phi_t.shape[1]
+        return flat[:, :K * T].reshape(-1, K, T), flat[:, K * T:].reshape(-1, 2, K)

@@ -20,20 +20,20 @@ import numpy as np
 from .._utils.summaries import CountSummary
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_counts, check_dense_width, check_scalar
-from .._utils.validation import check_random_state
-from ..base import BEFORE_FIT, LatentModel
+from ..base import BEFORE_FIT, LatentModel, clone
 from ..distributions._dirichlet import dirichlet_kl
 from ._count_model import CountTopicModelMixin
 from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
 from ._private_svi import LDAPrivatePieces
-from ._lda_guard import guarded_e_step
+from ._lda_guard import GuardedEStep, LDALocalStep
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
 from ._spectral_start import spectral_init_lda
-from ._lda_priors import (default_tol_per_token, empty_prior_stats, prior_stats,
-                          start_priors, symmetric_priors, update_priors, validate_priors)
+from ._lda_priors import (LDAPriors, default_tol_per_token, learns_alpha, learns_eta,
+                          resolve_priors, symmetric_priors, word_counts)
+from ._seeding import resolve_seed_topics, seeded_prior
 from ._count_data import check_init, check_step_params, validate_count_data
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
@@ -279,7 +279,10 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     # ---- template ----------------------------------------------------------------------------
     def _validate_params(self):
         K = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        validate_priors(self, K)  # floats as before; 'auto', arrays, seeds: _lda_priors
+        # floats as before; 'auto', arrays, seeds: _lda_priors
+        self.doc_topic_prior_, self.topic_word_prior_ = resolve_priors(
+            self.doc_topic_prior, self.topic_word_prior, K, getattr(self, "seed_topics", None),
+            getattr(self, "seed_confidence", 1.0))
         check_step_params(self)
         if self.learning_method not in ("batch", "online"):
             raise InputError(f"learning_method must be 'batch' or 'online', got "
@@ -320,7 +323,32 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                           what="topic-word matrix")
         self.mean_doc_length_ = float(summary.total / summary.n_rows)
         self.tol_ = float(self.tol) if self.tol is not None else \
-            default_tol_per_token(self) * max(self.mean_doc_length_, 1.0)
+            default_tol_per_token(learns_alpha(self.doc_topic_prior)) * \
+            max(self.mean_doc_length_, 1.0)
+
+    def _priors(self):
+        """The learning of the priors (:class:`latentkit.topic._lda_priors.LDAPriors`) of
+        this run; a fresh one (no trace) on a model whose run did not start here (restored,
+        statistics set by hand)."""
+        priors = getattr(self, "_prior_learning", None)
+        learn = (learns_alpha(self.doc_topic_prior), learns_eta(self.topic_word_prior))
+        if priors is None or (priors.K, priors.learn_alpha, priors.learn_eta) != (
+                int(self.n_components), *learn):  # hyper-parameters changed (set_params)
+            priors = self._prior_learning = LDAPriors(self.n_components, *learn)
+        return priors
+
+    def _start_priors(self, data):
+        """The priors an initialisation starts from (:meth:`LDAPriors.start`), from the
+        documents ``data`` of the start (the seeded topics' word counts)."""
+        self._prior_learning = None  # the learned priors restart
+        V = int(data.shape[1])
+        seed = None
+        if getattr(self, "seed_topics", None) is not None:
+            seed = lambda eta: seeded_prior(  # noqa: E731
+                self.seed_topics, self.seed_confidence, getattr(self, "feature_names_in_", None),
+                eta, int(self.n_components), V, word_counts(data, V))
+        self.doc_topic_prior_, self.topic_word_prior_ = self._priors().start(
+            self.doc_topic_prior_, self.topic_word_prior_, V, self.topic_word_prior, seed)
 
     def _resolved_init(self, stochastic=False):
         """``init`` with ``'auto'`` resolved (class docs): ``'random'`` for the start of a
@@ -337,7 +365,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
 
     def _start_topics(self, data, rng, init):
         K, V = int(self.n_components), data.shape[1]
-        start_priors(self, data)  # the learned priors restart; the seeded prior matrix
+        self._start_priors(data)  # the learned priors restart; the seeded prior matrix
         alpha0, eta0 = float(np.mean(self.doc_topic_prior_)), self.topic_word_prior_
         if isinstance(init, dict):
             lam = np.array(init["components"], dtype=np.float64, copy=True)
@@ -366,14 +394,16 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         if hasattr(self, "components_"):
             self._set_components(self.components_)
 
-    def _set_components(self, lam):
+    def _set_components(self, lam, tables=None):
+        """``components_`` and the E-step tables (``tables``: those of ``lam``, computed by
+        the caller; default computed here)."""
         self.components_ = lam
-        self._exp_beta_t, self._beta_shift = _beta_tables(lam)
+        self._exp_beta_t, self._beta_shift = _beta_tables(lam) if tables is None else tables
         # exp(E[log beta]) = exp(E[log beta] - shift) exp(shift): a product, not K V more exps
         self.exp_dirichlet_component_ = self._exp_beta_t.T * np.exp(self._beta_shift)
 
     def _empty_stats(self):
-        return empty_prior_stats(self, int(self.n_components), self.n_features_in_)
+        return self._priors().empty_stats(self.n_features_in_)
 
     def _local_step(self, X, gamma0=None, sstats=True):
         return _run_e_step(X, self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
@@ -381,12 +411,21 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                            sstats=sstats)
 
     def _stats_from(self, X, ss, doc_elbo, gamma=None):
-        return prior_stats(self, X, ss, doc_elbo, gamma)  # + E[log theta] for 'auto' alpha
+        return self._priors().stats(X, ss, doc_elbo, gamma)  # + E[log theta] for 'auto' alpha
+
+    def _guard_step(self):
+        """The E-step of one part at the current topics, for the guard (arrays only)."""
+        return LDALocalStep(self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
+                            self.mean_change_tol, self._priors().learn_alpha)
+
+    def _guard_part(self, X, cap, old=None):
+        """:meth:`LDALocalStep.part` where a Dask block lives (the model rebuilt there)."""
+        return self._guard_step().part(X, cap, old)
 
     def _warm_state(self):
         # the monotone guard of the class Notes: the previous iteration's gamma and ELBO
         # and the iteration count of the warm-up caps (warmup_doc_update_iter)
-        return {"gamma": None, "elbo": None, "it": 0}
+        return GuardedEStep(self.max_doc_update_iter, self.warmup_doc_update_iter)
 
     def _e_step(self, data):
         """Cold-start local step and statistics (class Notes): a pure function of the topics."""
@@ -396,7 +435,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     def _warm_e_step(self, data, warm):
         """The E-step of a batch iteration with the monotone guard of the class Notes, the
         same on in-memory, chunked and Dask data (:mod:`latentkit.topic._lda_guard`)."""
-        return guarded_e_step(self, data, warm)
+        return warm.e_step(data, self._guard_step(), self._global_elbo_terms(),
+                           self._empty_stats, (self, type(self)._guard_part))
 
     def _start_needs_data(self):
         init = self._resolved_init()
@@ -406,7 +446,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         """Topics ``lambda <- (1 - rho) lambda + rho (eta + scale * sstats)``, then the learned
         priors. ``step_size=None`` (the engine's batch call): a batch iteration, lambda set to
         the target and the priors maximised; a number rho: a stochastic step (rho = 1 included:
-        the priors take one Newton step, :func:`latentkit.topic._lda_priors.update_priors`)."""
+        the priors take one Newton step, :meth:`latentkit.topic._lda_priors.LDAPriors.update`)."""
         eta = self.topic_word_prior_
         target = eta + scale * stats.sstats
         if step_size is None or step_size >= 1.0:
@@ -414,7 +454,9 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         else:
             lam = (1.0 - step_size) * self.components_ + step_size * target
         self._set_components(lam)
-        update_priors(self, stats, step_size)  # 'auto' priors: empirical Bayes (_lda_priors)
+        # 'auto' priors: empirical Bayes (_lda_priors)
+        self.doc_topic_prior_, self.topic_word_prior_ = self._priors().update(
+            stats, self.doc_topic_prior_, self.topic_word_prior_, lam, step_size)
 
     def _global_elbo_terms(self):
         return -float(np.sum(dirichlet_kl(self.components_, self.topic_word_prior_)))
@@ -466,42 +508,69 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                           unit="columns (words)", owner="LatentDirichletAllocation",
                           what="topic-word matrix")
         batch_size = online_batch_size(self.batch_size, summary.n_rows, self.holdout)
+        template = clone(self)  # StochasticVI fits a clone of it; this estimator adopts it
+        template.set_params(callback=None)
+        if self.seed_topics is not None:  # words resolved here: the clone has no vocabulary
+            seeds = resolve_seed_topics(self.seed_topics, int(self.n_components), width,
+                                        getattr(self, "feature_names_in_", None))
+            template.set_params(seed_topics={k: [int(w) for w in ids]
+                                             for k, ids in seeds.items()})
         user_cb = self.callback
-        cb = None if user_cb is None else (lambda svi, t, v: user_cb(self, t, v))
-        svi = StochasticVI(self, batch_size=batch_size, learning_offset=self.learning_offset,
+
+        def cb(driver, t, value):  # the callback sees this estimator, brought up to date
+            self._adopt(driver.model_)
+            return user_cb(self, t, value)
+
+        svi = StochasticVI(template, batch_size=batch_size,
+                           learning_offset=self.learning_offset,
                            learning_decay=self.learning_decay, n_epochs=self.max_iter,
                            holdout=self.holdout, tol=self.tol if self.tol is not None else
                            1e-3 * max(_mean_length(summary), 1.0),
-                           random_state=self.random_state, callback=cb)
+                           random_state=self.random_state,
+                           callback=None if user_cb is None else cb)
         ts = None if self.total_samples is None else int(self.total_samples)
         if ts is not None and ts != self.total_samples:
             raise InputError(f"total_samples must be a whole number of documents, got "
                              f"{self.total_samples!r}.")
-        svi._check_params()
-        rng = check_random_state(self.random_state)
-        start_rng = check_random_state(int(rng.integers(2**31 - 1)))
-        params = set(self._get_param_names()) | BEFORE_FIT  # attach's vocabulary stays
-        for key in [k for k in vars(self) if k not in params]:  # a refit starts afresh
-            delattr(self, key)
-        svi._fit_into(self, X, rng, ts, {}, start_rng=start_rng,
-                      record=lambda run: self._record_online(run, summary))
+        try:
+            svi.fit(X, total_samples=ts)
+        except KeyboardInterrupt:  # the model of the last completed step, if any
+            if "model_" in vars(svi):
+                self._adopt(svi.model_)
+                self._record_online(svi, summary)
+            else:  # interrupted before the first step: unfitted, as a batch fit leaves it
+                self._adopt(None)
+            raise
+        self._adopt(svi.model_)
+        self._record_online(svi, summary)
         return self
 
-    def _record_online(self, run, summary):
-        """The record of an online fit (``run``: :class:`latentkit.inference.SVIRun`) as this
-        model's: an iteration is an epoch (class docs); ``mean_doc_length_`` and ``tol_`` from
-        all the documents (``summary``), the held-out ones included."""
+    def _adopt(self, fitted):
+        """This estimator takes the fitted state of ``fitted`` (a clone fitted by
+        StochasticVI; None: nothing); its own fitted attributes are dropped first (a refit
+        starts afresh), its hyper-parameters and vocabulary (``attach``) stay."""
+        params = set(self._get_param_names()) | BEFORE_FIT
+        for key in [k for k in vars(self) if k not in params]:
+            delattr(self, key)
+        if fitted is not None:
+            vars(self).update({k: v for k, v in vars(fitted).items() if k not in params})
+
+    def _record_online(self, svi, summary):
+        """The record of an online fit (``svi``: the fitted
+        :class:`latentkit.inference.StochasticVI`) as this model's: an iteration is an epoch
+        (class docs); ``mean_doc_length_`` and ``tol_`` from all the documents (``summary``),
+        the held-out ones included."""
         self.mean_doc_length_ = mean_len = _mean_length(summary)
         self.tol_ = float(self.tol) if self.tol is not None else 1e-3 * max(mean_len, 1.0)
-        self.heldout_bounds_ = np.asarray(run.bounds, dtype=float)
-        self.heldout_steps_ = np.asarray(run.steps, dtype=int)
-        self.heldout_times_ = np.asarray(run.times, dtype=float)
-        self.lower_bounds_ = np.asarray(run.epoch_bounds, dtype=float)
+        self.heldout_bounds_ = svi.heldout_bounds_
+        self.heldout_steps_ = svi.heldout_steps_
+        self.heldout_times_ = svi.heldout_times_
+        self.lower_bounds_ = svi.epoch_bounds_
         self.lower_bound_ = float(self.lower_bounds_[-1])
-        self.n_iter_ = run.epoch
-        self.n_steps_ = run.t
-        self.converged_ = bool(run.monitor.converged)
-        self.monitor_ = run.monitor
+        self.n_iter_ = svi.n_epochs_
+        self.n_steps_ = svi.n_steps_
+        self.converged_ = svi.converged_
+        self.monitor_ = svi.monitor_
 
     #: Fitted attributes that ``_set_state`` rebuilds from ``components_`` (not sent to Dask
     #: workers with every iteration's tasks)
@@ -510,14 +579,16 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     def _private_svi_pieces(self, owner):
         """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for LDA
         (:mod:`latentkit.topic._private_svi`)."""
-        return LDAPrivatePieces(self, owner)
+        return LDAPrivatePieces(self, owner, self._set_components)
 
     def _svi_stepper(self, total_samples):
         """StochasticVI's step on the minibatch's words only (equal to :meth:`partial_fit`;
         :mod:`latentkit.topic._lda_svi`), or None for a subclass with its own steps."""
-        if not symmetric_priors(self):  # vector priors step through partial_fit
+        if not symmetric_priors(self.doc_topic_prior_, self.topic_word_prior_,
+                                getattr(self, "seed_topics", None)):  # vectors: partial_fit
             return None
-        return stochastic_stepper(self, LatentDirichletAllocation, total_samples)
+        return stochastic_stepper(self, LatentDirichletAllocation, total_samples,
+                                  self._set_components)
 
     def _doc_topic(self, X):
         self._check_is_fitted()

@@ -7,6 +7,14 @@ them in memory, a fit of a chunked source in temporary ``.npy`` files, one per c
 core: memory stays bounded by one chunk), and a Dask fit on the workers, beside their blocks.
 The three paths compute the same numbers, so their fits agree (to the rounding of the sums
 over chunks).
+
+Two objects, neither of which sees the model:
+
+* :class:`LDALocalStep`: the E-step of one part (chunk, block) at fixed topics, built from
+  arrays (the kernel's tables, alpha, the tolerance); it returns statistics and gammas.
+* :class:`GuardedEStep`: the fit's warm state (the previous ELBO, the per-document states,
+  the iteration count of the warm-up caps, the chunk files) and the guard's logic. The HDP
+  topic model uses it with its own local step (:mod:`latentkit.topic._hdp_estep`).
 """
 
 import os
@@ -15,55 +23,76 @@ import tempfile
 import numpy as np
 
 from ._lda_estep import _run_local, _suff_stats
+from ._lda_priors import prior_stats
 
-__all__ = ["guarded_e_step"]
-
-
-def _cap(model, warm):
-    """The sweep cap of this iteration (``warmup_doc_update_iter``), counting it."""
-    cap = int(model.max_doc_update_iter)
-    if model.warmup_doc_update_iter is not None:  # cheap first iterations (class docs)
-        cap = min(cap, int(model.warmup_doc_update_iter) * 2 ** min(warm["it"], 30))
-    warm["it"] += 1
-    return cap
+__all__ = ["GuardedEStep", "LDALocalStep"]
 
 
-def _cold(model, X, cap):
-    return _run_local(X, model._exp_beta_t, model._beta_shift, model.doc_topic_prior_, cap,
-                      model.mean_change_tol)[:4]
-
-
-def _keep_better(model, X, local, gamma_old):
-    """Each document keeps the previous ``gamma_old`` where its local ELBO is higher."""
+def _keep_better(local, evaluated, indptr):
+    """Each document keeps the previous local state (``evaluated``: the kernel's outputs at
+    the previous gamma, evaluated at the current topics) where its local ELBO is higher."""
     gamma, exp_theta, ratio, doc_elbo = local
-    g_old, et_old, r_old, de_old, _ = _run_local(X, model._exp_beta_t, model._beta_shift,
-                                                 model.doc_topic_prior_, 0, 0.0,
-                                                 gamma0=gamma_old)
+    g_old, et_old, r_old, de_old, _ = evaluated
     keep = de_old > doc_elbo
     gamma[keep] = g_old[keep]
     exp_theta[keep] = et_old[keep]
     doc_elbo[keep] = de_old[keep]
-    ratio = np.where(np.repeat(keep, np.diff(X.indptr)), r_old, ratio)
+    ratio = np.where(np.repeat(keep, np.diff(indptr)), r_old, ratio)
     return gamma, exp_theta, ratio, doc_elbo
 
 
-def _stats(model, X, local):
-    gamma, exp_theta, ratio, doc_elbo = local
-    return model._stats_from(X, _suff_stats(X, ratio, exp_theta, model._exp_beta_t), doc_elbo,
-                             gamma)
+class LDALocalStep:
+    """LDA's E-step of one part at fixed topics, from arrays.
 
+    Parameters
+    ----------
+    exp_beta_t : ndarray of shape (n_features, n_components)
+        The kernel's shifted table ``exp(E[log beta] - shift)``, transposed.
+    beta_shift : ndarray of shape (n_features,)
+        Its shift ``max_k E[log beta_kw]``.
+    alpha : float or ndarray of shape (n_components,)
+        The document-topic prior.
+    mean_change_tol : float
+        The documents' stopping tolerance.
+    learn_alpha : bool
+        Whether the statistics carry ``E[log theta]`` (alpha learned).
+    """
 
-def cold_part(model, X, cap):
-    """Statistics and gamma of the cold-start E-step of one part (chunk, block)."""
-    local = _cold(model, X, cap)
-    return _stats(model, X, local), local[0]
+    def __init__(self, exp_beta_t, beta_shift, alpha, mean_change_tol, learn_alpha):
+        self.exp_beta_t, self.beta_shift = exp_beta_t, beta_shift
+        self.alpha, self.tol, self.learn_alpha = alpha, mean_change_tol, learn_alpha
 
+    def cold(self, X, cap):
+        """gamma, exp_theta, ratio, doc_elbo of the cold start, at most ``cap`` sweeps."""
+        return _run_local(X, self.exp_beta_t, self.beta_shift, self.alpha, cap, self.tol)[:4]
 
-def guarded_part(model, X, cap, gamma_old):
-    """Statistics and gamma of one part with the guard applied (the cold start recomputed:
-    the same numbers as in the first pass, the kernel is deterministic)."""
-    local = _keep_better(model, X, _cold(model, X, cap), gamma_old)
-    return _stats(model, X, local), local[0]
+    def keep_better(self, X, local, gamma_old):
+        """``local`` with each document's previous ``gamma_old`` kept where it is better."""
+        evaluated = _run_local(X, self.exp_beta_t, self.beta_shift, self.alpha, 0, 0.0,
+                               gamma0=gamma_old)
+        return _keep_better(local, evaluated, X.indptr)
+
+    def stats(self, X, local):
+        """(statistics, gamma) of a part from its local state."""
+        gamma, exp_theta, ratio, doc_elbo = local
+        ss = _suff_stats(X, ratio, exp_theta, self.exp_beta_t)
+        return prior_stats(self.learn_alpha, X, ss, doc_elbo, gamma), gamma
+
+    def part(self, X, cap, old=None):
+        """Statistics and gamma of one part; with ``old`` (the previous gammas) the guard
+        applied (the cold start recomputed: the kernel is deterministic)."""
+        local = self.cold(X, cap)
+        if old is not None:
+            local = self.keep_better(X, local, old)
+        return self.stats(X, local)
+
+    @staticmethod
+    def flatten(state):
+        return state
+
+    @staticmethod
+    def split(flat):
+        return flat
 
 
 class _ChunkStore:
@@ -95,47 +124,93 @@ def _elbo(stats, glob):
     return (float(stats.data_term) + glob) / float(stats.n)
 
 
-def guarded_e_step(model, data, warm):
-    """The E-step statistics of one batch iteration of ``model`` with the guard, for
-    in-memory data, a :class:`latentkit.sources.ValidatedChunks` or a
-    :class:`latentkit.parallel.dask.DaskData`; ``warm`` (the fit's ``_warm_state``) holds the
-    previous iteration's ELBO and gammas and is updated."""
-    cap = _cap(model, warm)
-    glob = model._global_elbo_terms()
-    previous = warm["elbo"]
-    if hasattr(data, "reduce_stats"):  # Dask: the gammas stay on the workers
-        parts = data.map_blocks(model, cold_part, cap)
-        stats = data.sum_first(parts)
-        if previous is not None and _elbo(stats, glob) < previous:
-            parts = data.map_blocks(model, guarded_part, cap, per_block=(warm["gamma"],))
+class GuardedEStep:
+    """The warm state of one batch run with the monotone guard (a model's ``_warm_state``).
+
+    Parameters
+    ----------
+    max_doc_update_iter : int
+        Sweeps per document at most.
+    warmup_doc_update_iter : int or None
+        The warm-up caps ``warmup * 2 ** (i - 1)`` of iteration i (None: none).
+
+    Attributes
+    ----------
+    elbo : float or None
+        The previous iteration's ELBO (nats per document).
+    state : object
+        The previous iteration's per-document local states (in memory: an array or a tuple of
+        arrays; Dask: one delayed entry per block; chunked: in ``store``).
+    it : int
+        Iterations run.
+    """
+
+    def __init__(self, max_doc_update_iter, warmup_doc_update_iter=None):
+        self.max_doc_update_iter = int(max_doc_update_iter)
+        self.warmup = warmup_doc_update_iter
+        self.elbo = self.state = self.store = None
+        self.it = 0
+
+    def cap(self):
+        """The sweep cap of this iteration (``warmup_doc_update_iter``), counting it."""
+        cap = self.max_doc_update_iter
+        if self.warmup is not None:  # cheap first iterations (class docs)
+            cap = min(cap, int(self.warmup) * 2 ** min(self.it, 30))
+        self.it += 1
+        return cap
+
+    def e_step(self, data, step, glob, empty_stats, on_blocks=None):
+        """The statistics of one batch iteration with the guard, for in-memory data, a
+        :class:`latentkit.sources.ValidatedChunks` or a
+        :class:`latentkit.parallel.dask.DaskData`.
+
+        Parameters
+        ----------
+        data : the fit's data
+        step : a local step (:class:`LDALocalStep` or the HDP's) at the current globals
+        glob : float
+            The global ELBO term at the current globals (nats).
+        empty_stats : callable
+            Zero statistics.
+        on_blocks : (model, func), optional
+            Dask only: ``data.map_blocks(model, func, cap, [old])`` runs ``func(model, X,
+            cap, old=None)`` (the model's :meth:`LDALocalStep.part`) where the blocks live.
+        """
+        cap = self.cap()
+        previous = self.elbo
+        if hasattr(data, "reduce_stats"):  # Dask: the gammas stay on the workers
+            model, func = on_blocks
+            parts = data.map_blocks(model, func, cap)
             stats = data.sum_first(parts)
-        warm["gamma"] = data.seconds(parts)
-    elif hasattr(data, "iter_chunks"):  # a chunked source: the gammas in temporary files
-        store = warm.get("store")
-        if store is None:
-            store = warm["store"] = _ChunkStore()
-        stats = model._empty_stats()
-        n_chunks = 0
-        for i, X in enumerate(data.iter_chunks()):
-            s, gamma = cold_part(model, X, cap)
-            store.put(i, gamma)
-            stats = stats + s
-            n_chunks += 1
-            del s, gamma, X  # not held while the next chunk is read
-        if previous is not None and _elbo(stats, glob) < previous:
-            stats = model._empty_stats()
+            if previous is not None and _elbo(stats, glob) < previous:
+                parts = data.map_blocks(model, func, cap, per_block=(self.state,))
+                stats = data.sum_first(parts)
+            self.state = data.seconds(parts)
+        elif hasattr(data, "iter_chunks"):  # a chunked source: the gammas in temporary files
+            if self.store is None:
+                self.store = _ChunkStore()
+            store = self.store
+            stats = empty_stats()
+            n_chunks = 0
             for i, X in enumerate(data.iter_chunks()):
-                s, gamma = guarded_part(model, X, cap, store.previous(i))
-                store.put(i, gamma)
+                s, state = step.part(X, cap)
+                store.put(i, step.flatten(state))
                 stats = stats + s
-                del s, gamma, X
-        store.advance(n_chunks)
-    else:  # in memory: the cold results are kept for the guard (no second cold pass)
-        local = _cold(model, data, cap)
-        n = float(data.shape[0])
-        if previous is not None and (float(np.sum(local[3])) + glob) / n < previous:
-            local = _keep_better(model, data, local, warm["gamma"])
-        warm["gamma"] = local[0]
-        stats = _stats(model, data, local)
-    warm["elbo"] = _elbo(stats, glob)
-    return stats
+                n_chunks += 1
+                del s, state, X  # not held while the next chunk is read
+            if previous is not None and _elbo(stats, glob) < previous:
+                stats = empty_stats()
+                for i, X in enumerate(data.iter_chunks()):
+                    s, state = step.part(X, cap, step.split(store.previous(i)))
+                    store.put(i, step.flatten(state))
+                    stats = stats + s
+                    del s, state, X
+            store.advance(n_chunks)
+        else:  # in memory: the cold results are kept for the guard (no second cold pass)
+            local = step.cold(data, cap)
+            n = float(data.shape[0])
+            if previous is not None and (float(np.sum(local[3])) + glob) / n < previous:
+                local = step.keep_better(data, local, self.state)
+            stats, self.state = step.stats(data, local)
+        self.elbo = _elbo(stats, glob)
+        return stats

@@ -1,20 +1,23 @@
 """LDA's Dirichlet hyper-parameters: fixed, asymmetric, seeded and learned (empirical Bayes).
 
-:class:`latentkit.topic.LatentDirichletAllocation` calls this module through a few hooks:
+:class:`latentkit.topic.LatentDirichletAllocation` calls this module through a few hooks, with
+the hyper-parameters and arrays (the model's hooks assign what comes back):
 
-* :func:`validate_priors` (``_validate_params``) resolves ``doc_topic_prior`` and
+* :func:`resolve_priors` (``_validate_params``) resolves ``doc_topic_prior`` and
   ``topic_word_prior``: ``None`` or a float keep the symmetric float priors of before (the
   default numbers are unchanged); ``'auto'``, ``'asymmetric'`` and arrays are checked here.
-* :func:`start_priors` (``_init_params``, once the vocabulary size V is known) sets the priors
-  each initialisation starts from: alpha (K,), eta (V,) or (K, V), with the extra mass of the
-  seeded topics (:mod:`latentkit.topic._seeding`).
-* :func:`update_priors` (``_m_step``) takes the empirical-Bayes step of the learned priors
-  after the topics' update: the Newton iteration of Blei, Ng & Jordan (2003), appendix A.4.2
-  (Minka 2000, "Estimating a Dirichlet distribution", section 1; the linear-time Newton step
-  for a Hessian ``diag(q) + c 1 1^T``), run to convergence in a batch iteration (so each M-step
-  maximises the ELBO over the prior and the bound stays non-decreasing) and ONE step scaled by
-  the step size rho in every stochastic (online) step, of any size (1 included), as gensim's
-  ``LdaModel.update_alpha`` and ``update_eta``.
+* :class:`LDAPriors` carries what learning the priors needs across the M-steps of a run (the
+  batch trace of alpha's scale, whether alpha is held): :meth:`LDAPriors.start`
+  (``_init_params``, once the vocabulary size V is known) gives the priors each
+  initialisation starts from: alpha (K,), eta (V,) or (K, V), with the extra mass of the
+  seeded topics (:mod:`latentkit.topic._seeding`); :meth:`LDAPriors.stats` the E-step
+  statistics; :meth:`LDAPriors.update` (``_m_step``) the empirical-Bayes step of the learned
+  priors after the topics' update: the Newton iteration of Blei, Ng & Jordan (2003), appendix
+  A.4.2 (Minka 2000, "Estimating a Dirichlet distribution", section 1; the linear-time Newton
+  step for a Hessian ``diag(q) + c 1 1^T``), run to convergence in a batch iteration (so each
+  M-step maximises the ELBO over the prior and the bound stays non-decreasing) and ONE step
+  scaled by the step size rho in every stochastic (online) step, of any size (1 included), as
+  gensim's ``LdaModel.update_alpha`` and ``update_eta``.
 
 The ELBO includes the priors: the local terms ``E[log p(theta_d | alpha)]`` are computed by the
 E-step kernel with the current alpha (the asymmetric kernel
@@ -32,13 +35,11 @@ from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_scalar
 from ..base import stats_dataclass
 from ._lda_estep import LDAStats
-from ._seeding import seeded_prior
 from ..exceptions import ConvergenceWarning, InputError, InputTypeError, PriorDivergenceWarning
 
-__all__ = ["LDAPriorStats", "dirichlet_newton_step", "fit_dirichlet_prior",
-           "asymmetric_prior", "validate_priors", "start_priors", "update_priors",
-           "learns_alpha", "learns_eta", "symmetric_priors", "default_tol_per_token",
-           "prior_divergence"]
+__all__ = ["LDAPriorStats", "LDAPriors", "dirichlet_newton_step", "fit_dirichlet_prior",
+           "asymmetric_prior", "resolve_priors", "learns_alpha", "learns_eta",
+           "symmetric_priors", "default_tol_per_token", "prior_divergence"]
 
 #: Newton iterations of a batch prior update at most, and its relative stopping tolerance.
 MAX_NEWTON = 100
@@ -58,31 +59,30 @@ class LDAPriorStats(LDAStats):
     elog_theta: np.ndarray
 
 
-def learns_alpha(model):
-    """Whether ``model`` learns its document-topic prior (``doc_topic_prior='auto'``)."""
-    return isinstance(model.doc_topic_prior, str) and model.doc_topic_prior == "auto"
+def learns_alpha(doc_topic_prior):
+    """Whether the hyper-parameter ``doc_topic_prior`` asks for a learned prior ('auto')."""
+    return isinstance(doc_topic_prior, str) and doc_topic_prior == "auto"
 
 
-def learns_eta(model):
-    """Whether ``model`` learns its topic-word prior (``topic_word_prior='auto'``)."""
-    return isinstance(model.topic_word_prior, str) and model.topic_word_prior == "auto"
+def learns_eta(topic_word_prior):
+    """Whether the hyper-parameter ``topic_word_prior`` asks for a learned prior ('auto')."""
+    return isinstance(topic_word_prior, str) and topic_word_prior == "auto"
 
 
 #: The default batch ``tol`` in nats per token of the mean document: fixed alpha, learned alpha.
 TOL_PER_TOKEN, AUTO_ALPHA_TOL_PER_TOKEN = 1e-3, 1e-4
 
 
-def default_tol_per_token(model):
+def default_tol_per_token(learn_alpha):
     """The default batch stop (``tol=None``) in nats per token of the mean training document:
     1e-3, or 1e-4 when alpha is learned (the learned alpha moves long after the ELBO has
     flattened; :class:`latentkit.topic.LatentDirichletAllocation`, ``tol``)."""
-    return AUTO_ALPHA_TOL_PER_TOKEN if learns_alpha(model) else TOL_PER_TOKEN
+    return AUTO_ALPHA_TOL_PER_TOKEN if learn_alpha else TOL_PER_TOKEN
 
 
-def symmetric_priors(model):
+def symmetric_priors(alpha, eta, seed_topics=None):
     """True when both priors are the symmetric floats of the default path (no seeds)."""
-    return (np.ndim(model.doc_topic_prior_) == 0 and np.ndim(model.topic_word_prior_) == 0
-            and getattr(model, "seed_topics", None) is None)
+    return np.ndim(alpha) == 0 and np.ndim(eta) == 0 and seed_topics is None
 
 
 def asymmetric_prior(n_components):
@@ -124,20 +124,20 @@ def _positive_array(value, name, ndims):
     return a
 
 
-def validate_priors(model, K):
-    """Set ``doc_topic_prior_`` and ``topic_word_prior_`` as far as they are known before the
-    data (the floats of the default path exactly as before; arrays checked here, their
-    vocabulary dimension in :func:`start_priors`)."""
-    for name, words in (("doc_topic_prior", ("auto", "asymmetric")),
-                        ("topic_word_prior", ("auto",))):
-        v = getattr(model, name)
+def resolve_priors(doc_topic_prior, topic_word_prior, K, seed_topics=None, seed_confidence=1.0):
+    """``(doc_topic_prior_, topic_word_prior_)`` as far as they are known before the data (the
+    floats of the default path exactly as before; arrays checked here, their vocabulary
+    dimension in :meth:`LDAPriors.start`)."""
+    out = []
+    for name, v, words in (("doc_topic_prior", doc_topic_prior, ("auto", "asymmetric")),
+                           ("topic_word_prior", topic_word_prior, ("auto",))):
         if v is None:
             value = 1.0 / K
         elif isinstance(v, str):
             if v not in words:
                 raise InputError(f"{name} must be a float > 0, an array, "
                                  f"{' or '.join(repr(w) for w in words)}, got {v!r}.")
-            value = 1.0 / K  # the start of 'auto'; completed in start_priors
+            value = 1.0 / K  # the start of 'auto'; completed in LDAPriors.start
         elif isinstance(v, numbers.Real) and not isinstance(v, bool):
             value = float(check_scalar(v, name, numbers.Real, low=0.0, low_inclusive=False))
         elif isinstance(v, bool):
@@ -150,59 +150,40 @@ def validate_priors(model, K):
             if name == "topic_word_prior" and value.ndim == 2 and value.shape[0] != K:
                 raise InputError(f"topic_word_prior as a matrix must have n_components={K} "
                                  f"rows, got shape {value.shape}.")
-        setattr(model, name + "_", value)
+        out.append(value)
     # checked even without seed_topics: a bad value is not silently kept for a later set_params
-    check_scalar(getattr(model, "seed_confidence", 1.0), "seed_confidence", numbers.Real,
-                 low=0.0, low_inclusive=False)
-    if getattr(model, "seed_topics", None) is not None and learns_eta(model):
+    check_scalar(seed_confidence, "seed_confidence", numbers.Real, low=0.0, low_inclusive=False)
+    if seed_topics is not None and learns_eta(topic_word_prior):
         raise InputError("seed_topics with topic_word_prior='auto' is not supported: the seeds "
                          "are extra mass in a fixed (K, V) prior; give a number for "
                          "topic_word_prior.")
-    if isinstance(model.doc_topic_prior, str) and model.doc_topic_prior == "asymmetric":
-        model.doc_topic_prior_ = asymmetric_prior(K)
+    if isinstance(doc_topic_prior, str) and doc_topic_prior == "asymmetric":
+        out[0] = asymmetric_prior(K)
+    return out[0], out[1]
 
 
-def start_priors(model, data):
-    """The priors an initialisation starts from, once V is known: ``'auto'`` alpha (K,) at
-    1/K, ``'auto'`` eta (V,) at 1/K, array shapes checked against V, and the seeded topics'
-    extra mass (:func:`latentkit.topic._seeding.seeded_prior`). Resets a learned prior, so
-    every ``n_init`` run and every refit starts from the same values."""
-    K, V = int(model.n_components), int(data.shape[1])
-    if learns_alpha(model):
-        model.doc_topic_prior_ = np.full(K, 1.0 / K)
-        model._alpha_scales, model._alpha_held = [1.0], False  # prior_divergence's trace
-    eta = model.topic_word_prior
-    if learns_eta(model):
-        model.topic_word_prior_ = np.full(V, 1.0 / K)
-    elif np.ndim(model.topic_word_prior_) and model.topic_word_prior_.shape[-1] != V:
-        raise InputError(f"topic_word_prior as an array must have n_features={V} columns, got "
-                         f"shape {np.shape(eta)}.")
-    if getattr(model, "seed_topics", None) is not None:
-        model.topic_word_prior_ = seeded_prior(model, model.topic_word_prior_, K, V,
-                                               _word_counts(data, V))
-
-
-def _word_counts(data, V):
+def word_counts(data, V):
     """Column sums of the start's documents (a matrix, or the chunks of a source)."""
     if hasattr(data, "iter_chunks"):
         return sum((np.asarray(c.sum(axis=0)).ravel() for c in data.iter_chunks()), np.zeros(V))
     return np.asarray(data.sum(axis=0), dtype=np.float64).ravel()
 
 
-def prior_stats(model, X, ss, doc_elbo, gamma):
-    """The E-step statistics (:class:`LDAPriorStats` when alpha is learned)."""
+def prior_stats(learn_alpha, X, ss, doc_elbo, gamma):
+    """The E-step statistics of documents ``X`` (:class:`LDAPriorStats` when alpha is learned,
+    ``learn_alpha``) from their expected counts ``ss``, local ELBOs and ``gamma``."""
     base = dict(sstats=ss, n=float(X.shape[0]), data_term=float(np.sum(doc_elbo)),
                 n_tokens=float(X.data.sum()))
-    if not learns_alpha(model):
+    if not learn_alpha:
         return LDAStats(**base)
     elog = psi(gamma) - psi(gamma.sum(axis=1, keepdims=True))
     return LDAPriorStats(elog_theta=elog.sum(axis=0), **base)
 
 
-def empty_prior_stats(model, K, V):
+def empty_prior_stats(learn_alpha, K, V):
     """Zero statistics of the type :func:`prior_stats` returns."""
     base = dict(sstats=np.zeros((K, V)), n=0.0, data_term=0.0, n_tokens=0.0)
-    if learns_alpha(model):
+    if learn_alpha:
         return LDAPriorStats(elog_theta=np.zeros(K), **base)
     return LDAStats(**base)
 
@@ -376,77 +357,137 @@ def prior_divergence(scales, window=DIVERGENCE_WINDOW, steady=DIVERGENCE_STEADY,
     return 0
 
 
-def _hold_diverging_alpha(model, new):
-    """The batch alpha update ``new`` unless :func:`prior_divergence` flags the trace: then
-    alpha stays at its current value for the rest of the run (warned once)."""
-    scales = getattr(model, "_alpha_scales", None)
-    if scales is None:  # statistics set by hand (no start_priors): no trace
-        return new
-    scales.append(float(np.sum(new)))
-    direction = prior_divergence(scales)
-    if not direction:
-        return new
-    model._alpha_held = True
-    s0, s1 = scales[-DIVERGENCE_WINDOW - 1], scales[-1]
-    cause = ("grew at every one of the last {w} iterations without slowing ({s0:.4g} -> "
-             "{s1:.4g}): the documents' topic proportions look alike (near-duplicate "
-             "documents, or documents too short, e.g. one word each, to tell them apart)"
-             if direction > 0 else
-             "shrank at every one of the last {w} iterations without slowing ({s0:.4g} -> "
-             "{s1:.4g}): every document looks like a single topic (proportions at the "
-             "corners of the simplex)").format(w=DIVERGENCE_WINDOW, s0=s0, s1=s1)
-    warnings.warn(f"doc_topic_prior='auto' diverges: the scale of alpha (its sum) {cause}, so its "
-                  f"empirical-Bayes maximum does not exist on these documents. "
-                  f"doc_topic_prior_ is held at this value (sum {s1:.4g}) for the rest of the "
-                  f"fit; give a fixed doc_topic_prior.", PriorDivergenceWarning,
-                  stacklevel=user_stacklevel())
-    return new
+class LDAPriors:
+    """What learning LDA's Dirichlet priors carries across the M-steps of one run.
 
+    Parameters
+    ----------
+    n_components : int
+        K.
+    learn_alpha, learn_eta : bool
+        Whether alpha (``doc_topic_prior='auto'``) and eta (``topic_word_prior='auto'``) are
+        learned.
 
-def update_priors(model, stats, step_size=None):
-    """The empirical-Bayes step of the learned priors after the topics' update: alpha from
-    ``stats.elog_theta``, eta from the new ``components_``.
-
-    ``step_size=None`` is a batch iteration: each prior is maximised over (the Newton
-    iteration to convergence, :func:`fit_dirichlet_prior`), so the bound stays non-decreasing.
-    A batch alpha whose iteration diverges (:func:`prior_divergence`: no maximum exists) is
-    held where that is detected, with a :class:`latentkit.exceptions.PriorDivergenceWarning`.
-    A number is a stochastic step of that size: ONE Newton step scaled by it
-    (:func:`dirichlet_newton_step`), whatever the size, 1 included, as gensim's
-    ``LdaModel.update_alpha(gammat, rho)`` and ``update_eta(lambdat, rho)`` (a step of size 1 is
-    still one step from one minibatch's statistics, not a maximisation over them).
+    Attributes
+    ----------
+    scales : list of float or None
+        ``sum_k alpha_k`` at the start and after each batch M-step (:func:`prior_divergence`'s
+        trace); None before :meth:`start` (statistics set by hand: no trace).
+    held : bool
+        Whether the batch alpha is held (its iteration diverges).
     """
-    batch = step_size is None
-    if learns_alpha(model) and stats.n > 0:
-        logphat = stats.elog_theta / stats.n
-        a = model.doc_topic_prior_
-        if batch and stats.n == 1 and a.size > 1:
-            _warn_single_draw(model, "doc_topic_prior", a, "one document",
-                              "more documents")
-        if batch and not getattr(model, "_alpha_held", False):
-            model.doc_topic_prior_ = _hold_diverging_alpha(
-                model, fit_dirichlet_prior(a, stats.n, logphat))
-        elif not batch:  # a stochastic step: noisy, so no divergence rule (one scaled step)
-            model.doc_topic_prior_ = dirichlet_newton_step(a, stats.n, logphat, step_size)
-    if learns_eta(model):
-        lam = model.components_
-        elog_beta = psi(lam) - psi(lam.sum(axis=1, keepdims=True))
-        K = float(lam.shape[0])
-        logphat = elog_beta.sum(axis=0) / K
-        e = model.topic_word_prior_
-        if K == 1 and e.size > 1:
-            _warn_single_draw(model, "topic_word_prior", e, "one topic", "n_components > 1")
-        model.topic_word_prior_ = (fit_dirichlet_prior(e, K, logphat) if batch else
-                                   dirichlet_newton_step(e, K, logphat, step_size))
 
+    def __init__(self, n_components, learn_alpha=False, learn_eta=False):
+        self.K = int(n_components)
+        self.learn_alpha, self.learn_eta = bool(learn_alpha), bool(learn_eta)
+        self.scales, self.held = None, False
 
-def _warn_single_draw(model, name, prior, what, remedy):
-    """The learned prior sees a single Dirichlet draw (``what``): its empirical-Bayes estimate
-    does not exist (from one draw the evidence grows without bound with the prior's scale), so
-    every M-step moves it further. A ``ConvergenceWarning`` once per run: on the update that
-    leaves the start value ``1 / n_components`` (:func:`start_priors`)."""
-    if np.all(prior == 1.0 / float(model.n_components)):
-        warnings.warn(f"{name}='auto' learns a Dirichlet prior from a single draw ({what}): its "
-                      f"empirical-Bayes estimate does not exist (it grows without bound with "
-                      f"every iteration), so {name}_ is not an estimate; give a fixed {name} "
-                      f"or {remedy}.", ConvergenceWarning, stacklevel=user_stacklevel())
+    def start(self, alpha, eta, V, topic_word_prior=None, seed=None):
+        """The priors an initialisation starts from, once V is known: ``'auto'`` alpha (K,) at
+        1/K, ``'auto'`` eta (V,) at 1/K, array shapes checked against V, and ``seed(eta)``
+        (the seeded topics' extra mass, :func:`latentkit.topic._seeding.seeded_prior`). Resets
+        the trace, so every ``n_init`` run and every refit starts from the same values.
+
+        Returns
+        -------
+        (alpha, eta)
+        """
+        K, V = self.K, int(V)
+        if self.learn_alpha:
+            alpha = np.full(K, 1.0 / K)
+            self.scales, self.held = [1.0], False  # prior_divergence's trace
+        if self.learn_eta:
+            eta = np.full(V, 1.0 / K)
+        elif np.ndim(eta) and eta.shape[-1] != V:
+            raise InputError(f"topic_word_prior as an array must have n_features={V} columns, "
+                             f"got shape {np.shape(topic_word_prior)}.")
+        if seed is not None:
+            eta = seed(eta)
+        return alpha, eta
+
+    def stats(self, X, ss, doc_elbo, gamma):
+        """:func:`prior_stats` of documents ``X``."""
+        return prior_stats(self.learn_alpha, X, ss, doc_elbo, gamma)
+
+    def empty_stats(self, V):
+        """:func:`empty_prior_stats`."""
+        return empty_prior_stats(self.learn_alpha, self.K, V)
+
+    def update(self, stats, alpha, eta, components, step_size=None):
+        """The empirical-Bayes step of the learned priors after the topics' update: alpha from
+        ``stats.elog_theta``, eta from the new ``components``.
+
+        ``step_size=None`` is a batch iteration: each prior is maximised over (the Newton
+        iteration to convergence, :func:`fit_dirichlet_prior`), so the bound stays
+        non-decreasing. A batch alpha whose iteration diverges (:func:`prior_divergence`: no
+        maximum exists) is held where that is detected, with a
+        :class:`latentkit.exceptions.PriorDivergenceWarning`. A number is a stochastic step of
+        that size: ONE Newton step scaled by it (:func:`dirichlet_newton_step`), whatever the
+        size, 1 included, as gensim's ``LdaModel.update_alpha(gammat, rho)`` and
+        ``update_eta(lambdat, rho)`` (a step of size 1 is still one step from one minibatch's
+        statistics, not a maximisation over them).
+
+        Returns
+        -------
+        (alpha, eta)
+            The new priors (the given ones where not learned).
+        """
+        batch = step_size is None
+        if self.learn_alpha and stats.n > 0:
+            logphat = stats.elog_theta / stats.n
+            a = alpha
+            if batch and stats.n == 1 and a.size > 1:
+                self._warn_single_draw("doc_topic_prior", a, "one document", "more documents")
+            if batch and not self.held:
+                alpha = self._hold_diverging(fit_dirichlet_prior(a, stats.n, logphat))
+            elif not batch:  # a stochastic step: noisy, so no divergence rule (one scaled step)
+                alpha = dirichlet_newton_step(a, stats.n, logphat, step_size)
+        if self.learn_eta:
+            lam = components
+            elog_beta = psi(lam) - psi(lam.sum(axis=1, keepdims=True))
+            K = float(lam.shape[0])
+            logphat = elog_beta.sum(axis=0) / K
+            e = eta
+            if K == 1 and e.size > 1:
+                self._warn_single_draw("topic_word_prior", e, "one topic", "n_components > 1")
+            eta = (fit_dirichlet_prior(e, K, logphat) if batch else
+                   dirichlet_newton_step(e, K, logphat, step_size))
+        return alpha, eta
+
+    def _hold_diverging(self, new):
+        """The batch alpha update ``new`` unless :func:`prior_divergence` flags the trace: then
+        alpha stays at its current value for the rest of the run (warned once)."""
+        scales = self.scales
+        if scales is None:  # statistics set by hand (no start): no trace
+            return new
+        scales.append(float(np.sum(new)))
+        direction = prior_divergence(scales)
+        if not direction:
+            return new
+        self.held = True
+        s0, s1 = scales[-DIVERGENCE_WINDOW - 1], scales[-1]
+        cause = ("grew at every one of the last {w} iterations without slowing ({s0:.4g} -> "
+                 "{s1:.4g}): the documents' topic proportions look alike (near-duplicate "
+                 "documents, or documents too short, e.g. one word each, to tell them apart)"
+                 if direction > 0 else
+                 "shrank at every one of the last {w} iterations without slowing ({s0:.4g} -> "
+                 "{s1:.4g}): every document looks like a single topic (proportions at the "
+                 "corners of the simplex)").format(w=DIVERGENCE_WINDOW, s0=s0, s1=s1)
+        warnings.warn(f"doc_topic_prior='auto' diverges: the scale of alpha (its sum) {cause}, so "
+                      f"its empirical-Bayes maximum does not exist on these documents. "
+                      f"doc_topic_prior_ is held at this value (sum {s1:.4g}) for the rest of the "
+                      f"fit; give a fixed doc_topic_prior.", PriorDivergenceWarning,
+                      stacklevel=user_stacklevel())
+        return new
+
+    def _warn_single_draw(self, name, prior, what, remedy):
+        """The learned prior sees a single Dirichlet draw (``what``): its empirical-Bayes
+        estimate does not exist (from one draw the evidence grows without bound with the
+        prior's scale), so every M-step moves it further. A ``ConvergenceWarning`` once per
+        run: on the update that leaves the start value ``1 / n_components`` (:meth:`start`)."""
+        if np.all(prior == 1.0 / float(self.K)):
+            warnings.warn(f"{name}='auto' learns a Dirichlet prior from a single draw ({what}): "
+                          f"its empirical-Bayes estimate does not exist (it grows without bound "
+                          f"with every iteration), so {name}_ is not an estimate; give a fixed "
+                          f"{name} or {remedy}.", ConvergenceWarning,
+                          stacklevel=user_stacklevel())

@@ -37,7 +37,7 @@ from ..exceptions import InputError
 __all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]
 
 
-def stochastic_stepper(model, base, total_samples):
+def stochastic_stepper(model, base, total_samples, set_components):
     """:class:`LDAStochasticStepper` for ``model``, or None when its class overrides one of
     the steps of ``base`` (LatentDirichletAllocation) that the stepper replaces: such a
     subclass keeps its own ``partial_fit`` steps."""
@@ -45,7 +45,7 @@ def stochastic_stepper(model, base, total_samples):
            ("partial_fit", "_partial_step", "_e_step", "_m_step", "_local_step",
             "_validate_data")):
         return None
-    return LDAStochasticStepper(model, total_samples)
+    return LDAStochasticStepper(model, total_samples, set_components)
 
 
 def online_batch_size(batch_size, n_documents, holdout):
@@ -72,10 +72,13 @@ class LDAStochasticStepper:
         taken over and written back by :meth:`sync`.
     total_samples : int
         N, the number of training documents (minibatch statistics are scaled by N / |B|).
+    set_components : callable
+        ``set_components(lam)``: the model's setter of its topics, called by :meth:`sync`.
     """
 
-    def __init__(self, model, total_samples):
+    def __init__(self, model, total_samples, set_components):
         self.model = model
+        self.set_components = set_components
         self.n_total = float(total_samples)
         self.eta = float(model.topic_word_prior_)
         lam = np.asarray(model.components_, dtype=np.float64)
@@ -98,7 +101,7 @@ class LDAStochasticStepper:
             self.u_t *= self.scale
             self.scale = 1.0
         self.row_u = self.u_t.sum(axis=0)
-        self.model._set_components(np.ascontiguousarray(self.eta + self.u_t.T))
+        self.set_components(np.ascontiguousarray(self.eta + self.u_t.T))
         self.synced = True
 
     def step(self, X, rho, record_global=False, gamma0=None):

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.validation import check_counts
-from ._lda_estep import _run_local, _suff_stats
+from ._lda_estep import _beta_tables, _run_local, _suff_stats
 from ._lda_priors import learns_alpha, learns_eta
 from ..exceptions import InputError
 
@@ -21,15 +21,26 @@ __all__ = ["LDAPrivatePieces"]
 
 class LDAPrivatePieces:
     """LatentDirichletAllocation: a row is a document, its statistics ``s_d`` the (K, V) matrix
-    of expected topic-word counts ``n_dw phi_dwk`` (Frobenius norm clipped to ``C``)."""
+    of expected topic-word counts ``n_dw phi_dwk`` (Frobenius norm clipped to ``C``).
+
+    The pieces keep the topics ``lam`` and the E-step's tables they compute from them; every
+    new ``lam`` goes to the model through ``set_components(lam, tables)`` (the model's own
+    setter)."""
 
     unit = "document (row)"
     missing_clip = ("clip must be given for LatentDirichletAllocation: the norm to which each "
                     "document's expected topic-word counts are clipped (choose it without "
                     "looking at the data, e.g. from a public document-length bound).")
 
-    def __init__(self, model, owner):
+    def __init__(self, model, owner, set_components):
         self.model = model
+        self.set_components = set_components
+        self.lam = self.exp_beta_t = self.beta_shift = None
+
+    def _set(self, lam):
+        self.lam = lam
+        self.exp_beta_t, self.beta_shift = _beta_tables(lam)
+        self.set_components(lam, (self.exp_beta_t, self.beta_shift))
 
     def default_clip(self):
         return None
@@ -40,7 +51,8 @@ class LDAPrivatePieces:
     def start(self, n_features, rng):
         m = self.model
         m._validate_params()
-        if learns_alpha(m) or learns_eta(m) or getattr(m, "seed_topics", None) is not None:
+        if (learns_alpha(m.doc_topic_prior) or learns_eta(m.topic_word_prior)
+                or getattr(m, "seed_topics", None) is not None):
             raise InputError("private SVI needs fixed priors: a prior learned from the documents "
                              "('auto') or seeded by their word counts (seed_topics) would be "
                              "released outside the privacy accounting; give numbers.")
@@ -49,7 +61,7 @@ class LDAPrivatePieces:
         m._rng = rng
         m._running_stats = None
         m.n_steps_ = 0
-        m._set_components(rng.gamma(100.0, 0.01, size=(K, n_features)))  # LDA's 'random' start
+        self._set(rng.gamma(100.0, 0.01, size=(K, n_features)))  # LDA's 'random' start
 
     def shape(self):
         return (int(self.model.n_components), self.model.n_features_in_)
@@ -58,8 +70,8 @@ class LDAPrivatePieces:
         """Per-document ``(ratio, exp_theta, norms)``: the E-step outputs and the Frobenius
         norms ``||s_d||_F = sqrt(sum_{w in d} ratio_dw^2 sum_k (e^theta_dk e^beta_wk)^2)``."""
         m = self.model
-        bt = m._exp_beta_t
-        _, exp_theta, ratio, _, _ = _run_local(X, bt, m._beta_shift, m.doc_topic_prior_,
+        bt = self.exp_beta_t
+        _, exp_theta, ratio, _, _ = _run_local(X, bt, self.beta_shift, m.doc_topic_prior_,
                                                m.max_doc_update_iter, m.mean_change_tol)
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         sq = ratio ** 2 * np.einsum("jk,jk->j", exp_theta[rows] * bt[X.indices],
@@ -89,7 +101,7 @@ class LDAPrivatePieces:
             factor = np.minimum(1.0, clip / norms) if math.isfinite(clip) else np.ones_like(norms)
         factor[norms == 0] = 1.0
         scaled = ratio * np.repeat(factor, np.diff(X.indptr))
-        return _suff_stats(X, scaled, exp_theta, self.model._exp_beta_t)
+        return _suff_stats(X, scaled, exp_theta, self.exp_beta_t)
 
     def step(self, noisy_sum, rho, scale):
         m = self.model
@@ -98,6 +110,6 @@ class LDAPrivatePieces:
         # at the prior eta (not the released counts at 0, which would add a positive bias of
         # 0.4 sigma to every entry) keeps the noise unbiased where lambda is above eta
         eta = m.topic_word_prior_
-        lam = (1.0 - rho) * m.components_ + rho * (eta + scale * noisy_sum)
-        m._set_components(np.maximum(lam, eta))
+        lam = (1.0 - rho) * self.lam + rho * (eta + scale * noisy_sum)
+        self._set(np.maximum(lam, eta))
         m.n_steps_ += 1

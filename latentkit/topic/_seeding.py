@@ -107,13 +107,18 @@ def resolve_seed_topics(seed_topics, n_components, n_features, vocabulary=None):
     return out
 
 
-def seeded_prior(model, eta, n_components, n_features, word_counts):
-    """The seeded topic-word prior ``eta + c n_w seeds`` (K, V) of ``model`` (its
-    ``seed_topics`` and ``seed_confidence``; words through ``feature_names_in_``).
+def seeded_prior(seed_topics, seed_confidence, vocabulary, eta, n_components, n_features,
+                 word_counts):
+    """The seeded topic-word prior ``eta + c n_w seeds`` (K, V) (``c = seed_confidence``).
 
     Parameters
     ----------
-    model : LatentDirichletAllocation
+    seed_topics : dict of int -> sequence of (str or int)
+        As :func:`resolve_seed_topics`.
+    seed_confidence : float
+        c (> 0).
+    vocabulary : sequence of str of length n_features or None
+        The model's ``feature_names_in_``, needed when a seed is a word.
     eta : float or ndarray of shape (n_features,) or (n_components, n_features)
         The prior without seeds (> 0).
     n_components, n_features : int
@@ -132,10 +137,10 @@ def seeded_prior(model, eta, n_components, n_features, word_counts):
         As :func:`resolve_seed_topics`; ``seed_confidence`` not > 0, or so large that a seed
         word's extra mass ``seed_confidence * n_w`` exceeds :data:`MAX_SEED_MASS` (1e300).
     """
-    c = float(check_scalar(model.seed_confidence, "seed_confidence", numbers.Real, low=0.0,
+    c = float(check_scalar(seed_confidence, "seed_confidence", numbers.Real, low=0.0,
                            low_inclusive=False))
     K, V = int(n_components), int(n_features)
-    seeds = resolve_seed_topics(model.seed_topics, K, V, getattr(model, "feature_names_in_", None))
+    seeds = resolve_seed_topics(seed_topics, K, V, vocabulary)
     prior = np.array(np.broadcast_to(np.asarray(eta, dtype=np.float64), (K, V)), copy=True)
     counts = np.maximum(np.asarray(word_counts, dtype=np.float64), 1.0)
     n_max = max((float(counts[ids].max()) for ids in seeds.values()), default=1.0)

@@ -402,12 +402,13 @@ def test_monotone_guard_lives_in_the_e_step(small_corpus):
     doc_cold = _run_local(X, *tables, m.max_doc_update_iter, m.mean_change_tol)[3]
     doc_prev = _run_local(X, *tables, 0, 0.0, gamma0=gamma_prev)[3]  # evaluated, not updated
     assert np.any(doc_prev > doc_cold) and np.any(doc_prev < doc_cold)
-    warm = dict(m._warm_state(), gamma=gamma_prev, elbo=np.inf)  # forces the guard
+    warm = m._warm_state()
+    warm.state, warm.elbo = gamma_prev, np.inf  # forces the guard
     guarded = m._warm_e_step(X, warm)
     np.testing.assert_allclose(guarded.data_term, np.maximum(doc_cold, doc_prev).sum(),
                                rtol=1e-12)
     assert guarded.data_term >= cold.data_term
-    assert warm["elbo"] == pytest.approx(m._elbo_from_stats(guarded), rel=1e-14)
+    assert warm.elbo == pytest.approx(m._elbo_from_stats(guarded), rel=1e-14)
     warm = m._warm_state()  # first iteration: the plain cold start
     first = m._warm_e_step(X, warm)
     np.testing.assert_array_equal(first.sstats, cold.sstats)

@@ -13,8 +13,8 @@ from latentkit.datasets import make_lda_corpus
 from latentkit.testing import lda_e_step_oracle
 from latentkit.topic import LatentDirichletAllocation
 from latentkit.topic._lda_estep import _beta_tables, _run_e_step
-from latentkit.topic._lda_priors import (asymmetric_prior, dirichlet_newton_step,
-                                         fit_dirichlet_prior, prior_stats, update_priors)
+from latentkit.topic._lda_priors import (LDAPriors, asymmetric_prior, dirichlet_newton_step,
+                                         fit_dirichlet_prior, prior_stats)
 
 
 @pytest.fixture(scope="module")
@@ -68,14 +68,13 @@ def test_prior_updates_equal_gensim(rho):
     want_alpha = gm.update_alpha(gamma, rho)
     want_eta = gm.update_eta(lam, rho)
     # through the model's own path: statistics of the E-step's gamma, then the M-step's update
-    m = LatentDirichletAllocation(K, doc_topic_prior="auto", topic_word_prior="auto")
-    m.doc_topic_prior_, m.topic_word_prior_, m.components_ = alpha0.copy(), eta0.copy(), lam
+    # of the priors (LDAPriors, the object LDA's _m_step calls)
     X = sp.csr_matrix((D, V))
-    stats = prior_stats(m, X, np.zeros((K, V)), np.zeros(D), gamma)
+    stats = prior_stats(True, X, np.zeros((K, V)), np.zeros(D), gamma)
     # a stochastic step of any size, 1 included, is ONE scaled Newton step (issue 41, item 4:
     # step 1 was solved to convergence as a batch iteration, 16 % off gensim's update_alpha)
-    update_priors(m, stats, rho)
-    got_alpha, got_eta = m.doc_topic_prior_, m.topic_word_prior_
+    got_alpha, got_eta = LDAPriors(K, learn_alpha=True, learn_eta=True).update(
+        stats, alpha0.copy(), eta0.copy(), lam, rho)
     np.testing.assert_allclose(got_alpha, want_alpha, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got_eta, want_eta, rtol=1e-10, atol=1e-12)
     assert not np.allclose(want_alpha, alpha0)  # the update moved

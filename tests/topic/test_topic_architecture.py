@@ -1,0 +1,87 @@
+"""The topic family passes arrays, not the model (issue 39, item 1), and online LDA uses
+StochasticVI's public interface only (item 4).
+
+Counted with ``tools/architecture_counts.py`` (the definitions the issue measures): on the
+commit before this change ``latentkit/topic/`` had 18 cross-module private references (the guard
+reading ``model._exp_beta_t``, the private-SVI pieces writing ``m._set_components``, LDA calling
+``svi._fit_into``, ...) and 7 module-level functions taking the model; both tests below fail
+there.
+"""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import scipy.sparse as sp
+
+from latentkit.topic import LatentDirichletAllocation
+from latentkit.topic._lda_guard import GuardedEStep
+from latentkit.topic._lda_priors import LDAPriors, prior_stats
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _counts():
+    spec = importlib.util.spec_from_file_location("_architecture_counts",
+                                                  ROOT / "tools" / "architecture_counts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_private_reference_across_topic_modules():
+    found = [r for r in _counts().private_refs(ROOT) if r[0].startswith("topic/")]
+    assert not found, f"topic/ reads or writes private attributes it does not define: {found}"
+
+
+def test_no_topic_function_takes_the_model():
+    found = [r for r in _counts().model_taking(ROOT) if r[0].startswith("topic/")]
+    assert not found, f"module-level functions in topic/ that take the model: {found}"
+
+
+def test_the_guard_owns_its_warm_state():
+    """The warm state of a batch run is the guard object: the warm-up caps double from
+    ``warmup_doc_update_iter`` up to ``max_doc_update_iter`` and count the iterations."""
+    guard = GuardedEStep(100, 4)
+    assert [guard.cap() for _ in range(7)] == [4, 8, 16, 32, 64, 100, 100]
+    assert guard.it == 7 and guard.elbo is None and guard.state is None
+    assert [GuardedEStep(50).cap() for _ in range(2)] == [50, 50]
+
+
+def test_lda_priors_start_resets_the_trace_and_update_returns_new_priors():
+    """``start`` gives each initialisation the same start (alpha and eta at 1/K, the trace
+    restarted); ``update`` returns new priors and leaves the given arrays as they were."""
+    K, V, D = 3, 8, 20
+    priors = LDAPriors(K, learn_alpha=True, learn_eta=True)
+    alpha, eta = priors.start(1.0 / K, 1.0 / K, V)
+    np.testing.assert_array_equal(alpha, np.full(K, 1.0 / K))
+    np.testing.assert_array_equal(eta, np.full(V, 1.0 / K))
+    assert priors.scales == [1.0] and not priors.held
+    gamma = np.random.default_rng(0).gamma(2.0, 1.0, size=(D, K))
+    stats = prior_stats(True, sp.csr_matrix((D, V)), np.zeros((K, V)), np.zeros(D), gamma)
+    lam = np.random.default_rng(1).gamma(2.0, 1.0, size=(K, V))
+    a0, e0 = alpha.copy(), eta.copy()
+    new_alpha, new_eta = priors.update(stats, alpha, eta, lam)
+    np.testing.assert_array_equal(alpha, a0)  # inputs untouched
+    np.testing.assert_array_equal(eta, e0)
+    assert not np.array_equal(new_alpha, alpha) and not np.array_equal(new_eta, eta)
+    assert len(priors.scales) == 2 and priors.scales[-1] == float(np.sum(new_alpha))
+    priors.start(1.0 / K, 1.0 / K, V)
+    assert priors.scales == [1.0]  # a new initialisation restarts the trace
+
+
+def test_online_lda_keeps_its_vocabulary_and_fitted_state_only():
+    """The online fit adopts the state of the StochasticVI fit of a clone: the vocabulary set
+    before the fit stays, no attribute of an earlier fit survives a refit."""
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, (40, 10)).astype(float))
+    lda = LatentDirichletAllocation(3, learning_method="online", batch_size=10, max_iter=2,
+                                    random_state=0)
+    lda.feature_names_in_ = np.array([f"w{i}" for i in range(10)])
+    lda.stale_ = 1.0  # a fitted attribute of an earlier fit
+    lda.fit(X)
+    assert not hasattr(lda, "stale_")
+    assert lda.feature_names_in_[3] == "w3"
+    assert lda.n_iter_ == 2 and lda.n_steps_ == 8 and lda.lower_bounds_.shape == (2,)
+    assert lda.get_params()["learning_method"] == "online"
+    # rows of the posterior mean sum to 1 (to the rounding of one division per row)
+    np.testing.assert_allclose(lda.transform(X).sum(axis=1), np.ones(40), rtol=1e-12)
