@@ -11,6 +11,12 @@ Protocol
   ``--n-k`` (default 20) on the first 25%, 50% and 100% of the training documents (``--n-shares``).
 * Priors alpha = eta = 1/K for every method; the HDP: truncation T = K, 10 document atoms,
   gamma = alpha = 1, eta = 1/K, its subsample CVB0 start.
+* Ours: ``latentkit batch`` (CVB0 from length-weighted seed documents, then batch VB: the
+  default fit's phases with snapshots during the CVB0 sweeps), ``latentkit SVI``, ``latentkit
+  HDP`` and, up to K = ``--default-max-k`` (50), ``latentkit default``
+  (``LatentDirichletAllocation(K).fit``, whose start picks its seed documents from
+  ``SpectralLDA``'s topics; that spectral step grows steeply with K and runs to its end
+  whatever the budget: minutes at K = 100 on 450 NIPS documents under load).
 * Each method runs for ``--budget`` seconds of its own (wall clock, snapshots excluded), a
   snapshot of its topics after every iteration (tomotopy: after 1, 2, 5, 10, ... Gibbs
   iterations; SVI: ten per epoch; gensim: after every M-step), runners of
@@ -51,7 +57,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 import _bounds  # noqa: E402
 import bench_lda_curve as curve  # noqa: E402
 
-OURS = ("latentkit batch", "latentkit SVI", "latentkit HDP")
+OURS = ("latentkit batch", "latentkit SVI", "latentkit HDP", "latentkit default")
 PEERS = ("scikit-learn batch", "scikit-learn online", "gensim LdaMulticore", "tomotopy")
 
 
@@ -121,6 +127,13 @@ def run_hdp(train, T, budget, seed, n_atoms=10):
 
 def run_method(name, train, K, budget, seed):
     if name == "latentkit batch":
+        # CVB0 (100 sweeps, length-weighted seed documents, a snapshot after sweeps 1, 2, 3,
+        # 4, 5, 6, 8, 10, 15, ...) then batch VB: the default fit's two phases without its
+        # spectral choice of the seed documents
+        return curve.run_latentkit_cvb0(train, K, budget, 100000, seed)
+    if name == "latentkit default":
+        # LatentDirichletAllocation(K).fit as users call it (init='auto': the seed documents
+        # from SpectralLDA's topics, CVB0, then VB), tol=0, a snapshot per VB iteration
         return curve.run_latentkit_batch(train, K, "auto", budget, 100000, seed, tol=0)
     if name == "latentkit SVI":
         return curve.run_latentkit_svi(train, K, budget, 100000, seed)
@@ -246,6 +259,10 @@ def main(argv=None):
     ap.add_argument("--n-shares", default="0.25,0.5,1")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds per method and point")
     ap.add_argument("--methods", default=",".join(OURS + PEERS))
+    ap.add_argument("--default-max-k", type=int, default=50,
+                    help="run 'latentkit default' only up to this K: its start's spectral "
+                         "seeding (SpectralLDA's tensor power method) grows steeply with K "
+                         "and cannot be stopped at the budget (minutes at K = 100)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true",
                     help="small sizes: 500 documents, 5 s per method and point")
@@ -257,6 +274,7 @@ def main(argv=None):
     ks = [int(k) for k in args.ks.split(",")]
     shares = [float(s) for s in args.n_shares.split(",")]
     methods = [m for m in args.methods.split(",") if available(m)]
+    default_max_k = args.default_max_k
     train, test = curve.load_corpus(args.corpus, max_docs=args.max_docs, seed=args.seed)
     print(_bounds.machine_info())
     print(f"{args.corpus}: {train.shape[0]} training / {test.shape[0]} held-out documents, "
@@ -274,7 +292,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     for N, K in points:
         print(f"  N={N} K={K}:", flush=True)
-        rows += rows_of(N, K, point(train[:N], test, K, methods, args.budget, args.seed))
+        here = [m for m in methods if m != "latentkit default" or K <= default_max_k]
+        rows += rows_of(N, K, point(train[:N], test, K, here, args.budget, args.seed))
     print(f"total {time.perf_counter() - t0:.0f} s; {_bounds.machine_info()}")
     print_table(rows)
     os.makedirs(args.out, exist_ok=True)
