@@ -27,10 +27,9 @@ Protocol
 * For each peer: its final held-out perplexity q (its last snapshot within the budget) and the
   first time it is within 1% of q; for each of our methods, the first time it is within 1% of
   q (inf: not within the budget). Ratio = peer's time / ours (> 1: ours is faster).
-* The plot: for every method, the time to the **best peer's final perplexity** at that
-  (N, K) (the lowest of the peers' final values: the level that beats every peer; a method
-  that does not reach it within the budget has no point there) against K and against N,
-  log-log.
+* The plot: the time to **tomotopy's final perplexity** at each (N, K), tomotopy's own
+  (dashed) and each of ours (no point where it was not reached within the budget), against K
+  and against N, log-log (``--replot CSV`` redraws it from a saved CSV).
 
 Output: a table on stdout, ``k_scaling.csv`` (one row per (N, K, method): its final
 perplexity and time, our three methods' times to it) and ``k_scaling.png`` in ``--out``.
@@ -217,37 +216,43 @@ def print_table(rows):
               f"{r['time_to_final']:.2f} | " + " | ".join(cells) + " |")
 
 
-def plot(rows, path, ks, n_k):
+def plot(rows, path, n_k, reference="tomotopy"):
+    """Log-log: the time to ``reference``'s final held-out perplexity, of the reference itself
+    (dashed) and of each of our methods (solid; no point where it was not reached), against K
+    (at the largest N) and against N (at K = ``n_k``), from the CSV rows."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    ref = [r for r in rows if r["method"] == reference]
+    if not ref:
+        return False
     fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4), dpi=80)
-    n_full = max(r["N"] for r in rows)
+    n_full = max(int(r["N"]) for r in ref)
     for ax, key, fixed, label in ((axes[0], "K", ("N", n_full), "topics K"),
                                   (axes[1], "N", ("K", n_k), "training documents N")):
-        methods = sorted({r["method"] for r in rows}, key=lambda m: (m not in OURS, m))
-        for m in methods:
-            pts = sorted((r[key], r["time_to_best_peer_final"]) for r in rows
-                         if r["method"] == m and r[fixed[0]] == fixed[1]
-                         and np.isfinite(r["time_to_best_peer_final"]))
-            if len(pts) < 2:
-                continue
-            x, y = zip(*pts)
-            ax.loglog(x, y, "o-" if m in OURS else "s--", label=m, lw=1.2, ms=4)
-        ax.set_xlabel(label)
-        ax.set_ylabel("seconds to the best peer's final")
-        ticks = sorted({r[key] for r in rows if r[fixed[0]] == fixed[1]})
+        sel = [r for r in ref if int(r[fixed[0]]) == fixed[1]]
+        for m in (reference,) + OURS:
+            col = "time_to_final" if m == reference else f"{m} to it"
+            pts = sorted((int(r[key]), float(r[col])) for r in sel
+                         if r.get(col) not in (None, "") and np.isfinite(float(r[col])))
+            if pts:
+                x, y = zip(*pts)
+                ax.loglog(x, y, "s--" if m == reference else "o-", label=m, lw=1.2, ms=4)
+        ticks = sorted({int(r[key]) for r in sel})
         ax.set_xticks(ticks)
         ax.set_xticklabels([str(v) for v in ticks])
         ax.minorticks_off()
+        ax.set_xlabel(label)
+        ax.set_ylabel(f"seconds to {reference}'s final")
         ax.set_title(f"{fixed[0]} = {fixed[1]}", fontsize=9)
         ax.grid(True, which="both", lw=0.3)
     axes[0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+    return True
 
 
 def main(argv=None):
@@ -267,7 +272,15 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true",
                     help="small sizes: 500 documents, 5 s per method and point")
     ap.add_argument("--out", default=".")
+    ap.add_argument("--replot", metavar="CSV",
+                    help="draw k_scaling.png in --out from a saved k_scaling.csv and stop")
     args = ap.parse_args(argv)
+    if args.replot:
+        with open(args.replot, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        os.makedirs(args.out, exist_ok=True)
+        plot(rows, os.path.join(args.out, "k_scaling.png"), args.n_k)
+        return
     if args.quick:
         args.max_docs = args.max_docs or 500
         args.budget = min(args.budget, 5.0)
@@ -302,7 +315,7 @@ def main(argv=None):
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows(rows)
-    plot(rows, os.path.join(args.out, "k_scaling.png"), ks, args.n_k)
+    plot(rows, os.path.join(args.out, "k_scaling.png"), args.n_k)
     print(f"wrote {os.path.join(args.out, 'k_scaling.csv')} and k_scaling.png")
 
 

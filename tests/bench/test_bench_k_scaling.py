@@ -47,8 +47,9 @@ def test_plot_and_table(ks, tmp_path, capsys):
     rows = []
     for n, k in ((100, 20), (100, 50), (50, 20)):
         rows += ks.rows_of(n, k, curves())
-    ks.plot(rows, tmp_path / "k.png", [20, 50], 20)
+    assert ks.plot(rows, tmp_path / "k.png", 20)
     assert (tmp_path / "k.png").stat().st_size > 1000
+    assert not ks.plot(rows, tmp_path / "k2.png", 20, reference="no such peer")
     ks.print_table(rows)
     out = capsys.readouterr().out
     assert "| 100 | 50 | tomotopy | 1180.0 | 3.00 | 2.00, 1.5x | not reached |" in out
