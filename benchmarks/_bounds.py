@@ -96,9 +96,10 @@ def _best_time(fn, reps, min_time, warmup=None):
     return best
 
 
-def gemm_rate(m, k, n, threads=1, reps=5, min_time=0.02):
+def gemm_rate(m, k, n, threads=1, reps=10, min_time=0.03):
     """float64 flop/s of ``numpy.matmul`` of an (m, k) by a (k, n) matrix with OpenBLAS limited
-    to ``threads`` threads, best of ``reps`` (2 m k n flops per product)."""
+    to ``threads`` threads, best of ``reps`` (2 m k n flops per product; on a loaded machine
+    the best of many short runs is the one least disturbed by other processes)."""
     from threadpoolctl import threadpool_limits
 
     rng = np.random.default_rng(0)
@@ -112,7 +113,7 @@ def gemm_rate(m, k, n, threads=1, reps=5, min_time=0.02):
 
 def core_peak(size=768):
     """The float64 FMA peak of one core, flop/s: :func:`gemm_rate` of a square product on one
-    thread (cached per process; ``size`` 768 keeps it under a second on a loaded machine)."""
+    thread (cached per process; ``size`` 768 keeps it near a second on a loaded machine)."""
     if size not in _PEAK:
         _PEAK[size] = gemm_rate(size, size, size, threads=1)
     return _PEAK[size]
