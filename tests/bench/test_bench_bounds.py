@@ -73,3 +73,22 @@ def test_bench_gmm_prints_its_fraction():
     line = [ln for ln in out.splitlines() if ln.startswith("GMM E-step (fraction of the bound)")]
     assert line and FRACTION.search(line[0]), out
     assert "CPU " in out and "load " in out
+
+
+def test_quiet_table_reads_the_fraction_lines(bounds):
+    """``run_quiet_table.py`` finds every benchmark's fraction line (the format of
+    ``_bounds.fraction_line``) and puts it in its table's column."""
+    spec = importlib.util.spec_from_file_location("run_quiet_table",
+                                                  os.path.join(BENCH, "run_quiet_table.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, BENCH)
+    spec.loader.exec_module(mod)
+    out = "\n".join([
+        "noise",
+        bounds.fraction_line("GMM E-step (fraction of the bound)", 2e9, 8e9, "flop", "x"),
+        "  " + bounds.fraction_line("HMM forward-backward (fraction of the bound)", 1e8, 4e8,
+                                    "step-state-pair updates", "y")])
+    assert mod.bound_fractions(out) == "GMM E-step: 25.0%; HMM forward-backward: 25.0%"
+    table = mod.markdown([{"row": "gmm", "command": "c", "measured": "9x", "peer": "p",
+                           "load": (1.0, 2.0), "seconds": 3.0, "output": out}], 1.5)
+    assert "| GMM E-step: 25.0%; HMM forward-backward: 25.0% |" in table
