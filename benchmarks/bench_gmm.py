@@ -1,8 +1,9 @@
 """GaussianMixture (full covariance) vs scikit-learn, one process, identical inputs and start.
 
 N=200,000, D=16, K=8, 50 EM iterations (tol=0) from the same weights, means and precisions.
-Prints per-iteration times, the ratio, both final log-likelihoods, and the fraction of this
-machine's float64 GEMM peak that our E-step reaches (peak measured here with a large np.dot).
+Prints per-iteration times, the ratio, both final log-likelihoods, and the fraction of the
+bound our E-step reaches: numpy's float64 GEMM rate at the E-step's shapes times the threads,
+measured by ``benchmarks/_bounds.py``.
 
 Run (from the repository root):
 
@@ -21,20 +22,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _bounds  # noqa: E402  (benchmarks/_bounds.py: the shared bound of every benchmark)
 
-def gemm_peak(n=3000, reps=3):
-    """Best-of-``reps`` float64 GEMM rate of ``np.dot`` on n x n matrices, flop/s."""
-    rng = np.random.default_rng(0)
-    a = rng.standard_normal((n, n))
-    b = rng.standard_normal((n, n))
-    np.dot(a, b)
-    best = np.inf
-    for _ in range(reps):
-        t = time.perf_counter()
-        np.dot(a, b)
-        best = min(best, time.perf_counter() - t)
-    return 2.0 * n ** 3 / best
+#: rows per block of the GEMM that bounds the E-step (its fused kernel works on row blocks)
+GEMM_BLOCK = 2048
 
 
 def e_step_flops(n, d, k):
@@ -78,8 +71,20 @@ def main():
              "precisions": np.repeat(prec[None], k, axis=0)}
 
     print(f"GaussianMixture full covariance: N={n}, D={d}, K={k}, {iters} iterations, tol=0")
-    peak = gemm_peak()
-    print(f"float64 GEMM peak of np.dot on this machine: {peak / 1e9:.1f} GFLOP/s")
+    print(_bounds.machine_info())
+    # the bound: numpy's GEMM rate at the benchmark's shapes (a block of rows of X against the
+    # K triangular factors side by side, (GEMM_BLOCK, D) x (D, K D)) on one thread, times the
+    # fit's threads (each thread of the E-step works on its own rows; OpenBLAS's own 2-thread
+    # GEMM at these thin shapes is slower than one thread on a loaded machine), and the compute
+    # roof (the 1-core peak of a square product times the threads) for reference
+    import numba
+
+    cores = numba.get_num_threads()
+    peak = cores * _bounds.gemm_rate(min(n, GEMM_BLOCK), d, k * d, threads=1)
+    roof = cores * _bounds.core_peak()
+    print(f"float64 GEMM rate of numpy at the E-step's shapes ({min(n, GEMM_BLOCK)} x {d} by "
+          f"{d} x {k * d}, 1 thread) x {cores} threads: {peak / 1e9:.1f} GFLOP/s; "
+          f"{cores} x the 1-core square peak: {roof / 1e9:.1f} GFLOP/s")
 
     # ours (warm-up compiles the numba kernels on a small slice; not timed)
     GaussianMixture(k, init=start, max_iter=2, tol=0).fit(X[:2000])
@@ -137,8 +142,12 @@ def main():
     print(f"speed-up per iteration (sklearn / ours): {sk_iter / ours_iter:.2f}x")
     print(f"final total log-likelihood: ours {ll_ours:.6f}, sklearn {ll_sk:.6f}; "
           f"max relative difference of the per-iteration trace {max_rel:.2e}")
+    print(_bounds.fraction_line(
+        "GMM E-step (fraction of the bound)", flops / ours_iter, peak, "flop",
+        f"bound: numpy's GEMM at the E-step's shapes x {cores} threads; "
+        f"{100 * flops / ours_iter / roof:.1f}% of {cores} x the 1-core square peak"))
     print(f"our E-step: {flops / 1e9:.2f} GFLOP per iteration, {flops / ours_iter / 1e9:.1f} "
-          f"GFLOP/s = {100 * flops / ours_iter / peak:.1f}% of the GEMM peak "
+          f"GFLOP/s = {100 * flops / ours_iter / peak:.1f}% of the GEMM bound "
           f"(sklearn on the same count: {100 * flops / sk_iter / peak:.1f}%); "
           f"dense-GEMM equivalent {dflops / 1e9:.2f} GFLOP -> ours "
           f"{100 * dflops / ours_iter / peak:.1f}%, sklearn {100 * dflops / sk_iter / peak:.1f}%")

@@ -73,6 +73,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_lda_curve import (Recorder, _uptime, heldout_perplexity, load_corpus,  # noqa: E402
                              npmi, tomotopy_components)
 
+import _bounds  # noqa: E402  (benchmarks/_bounds.py: the shared bound of every benchmark)
+
 CORPORA = ("kos", "nips", "gutenberg", "debian")
 DEBIAN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data",
                       "debian_short", "debian_short.tsv.gz")
@@ -113,7 +115,30 @@ def run_latentkit(train, T, K, budget, seed, init="random", warmup=None, subsamp
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(train)
+    rec.model = model
     return rec
+
+
+def expected_log_stick_weights(sticks):
+    """E[log beta_k] of the corpus sticks ``sticks`` (2, T), the last stick fixed at 1
+    (the truncation of ``HierarchicalDirichletProcess``)."""
+    from scipy.special import psi
+
+    a, b = np.asarray(sticks, dtype=np.float64)[:, :-1]
+    ab = psi(a + b)
+    rest = np.concatenate([[0.0], np.cumsum(psi(b) - ab)])
+    return np.concatenate([psi(a) - ab, [0.0]]) + rest
+
+
+def print_bound(model, train, K, n_docs=300):
+    """The document E-step kernel's throughput on one thread at the fitted topics against its
+    bound (benchmarks/_bounds.py), on the first ``n_docs`` training documents."""
+    rate, sweeps = _bounds.hdp_rate(train[:n_docs], model.components_,
+                                    expected_log_stick_weights(model.weight_concentration_),
+                                    model.doc_concentration_, K)
+    print(_bounds.kernel_fraction("hdp", f"HDP document E-step (fraction of the bound; "
+                                  f"{sweeps:.1f} sweeps per document)", rate,
+                                  "entry-atom-topic updates"))
 
 
 def run_gensim(train, T, K, budget, seed, chunksize=256):
@@ -259,6 +284,7 @@ def main(argv=None):
     from latentkit.topic import coherence
 
     print("uptime at start:", _uptime())
+    print(_bounds.machine_info())
     # compile latentkit's kernels before timing
     run_latentkit(load_corpus("kos", max_docs=60)[0], 4, 2, 0.0, 0)
     run_latentkit(load_corpus("kos", max_docs=300)[0], 4, 2, 0.0, 0, subsample=0.5)
@@ -275,6 +301,10 @@ def main(argv=None):
             "gensim": lambda: run_gensim(train, args.T, args.K, args.budget, args.seed),
             "tomotopy": lambda: run_tomotopy(train, args.budget, args.seed)}
         runs = {m: methods[m]() for m in args.methods.split(",")}
+        for m in ("latentkit", "latentkit-random"):
+            if m in runs:
+                print_bound(runs[m].model, train, args.K)
+                break
         out = {}
         for method, rec in runs.items():
             rows, c = evaluate(rec, test, train, coherence)

@@ -35,6 +35,23 @@ import numpy as np
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 sys.path.insert(0, ROOT)  # run from a checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _bounds  # noqa: E402  (benchmarks/_bounds.py: the shared bound of every benchmark)
+
+
+def print_bounds(train, components, K, n_docs=None):
+    """The main kernels' throughput on one thread against their bound (benchmarks/_bounds.py):
+    the VB E-step at ``components`` (the fitted topics) and a CVB0 sweep (the default fit's
+    start), on the first ``n_docs`` training documents."""
+    X = train if n_docs is None else train[:n_docs]
+    rate, sweeps = _bounds.lda_vb_rate(X, components, 1.0 / K)
+    print(_bounds.kernel_fraction("lda_vb", f"LDA VB E-step (fraction of the bound; "
+                                  f"{sweeps:.1f} sweeps per document)", rate,
+                                  "token-topic updates"))
+    rate = _bounds.cvb0_rate(X, K, 1.0 / K, 1.0 / K)
+    print(_bounds.kernel_fraction("cvb0", "CVB0 sweep (fraction of the bound)", rate,
+                                  "entry-topic updates"))
 
 
 def _load():
@@ -168,17 +185,22 @@ def fresh_default_fit():
     return res
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iters", type=int, default=40, help="batch iterations (latentkit, sklearn)")
     ap.add_argument("--gensim-passes", type=int, default=40)
     ap.add_argument("-k", type=int, default=20)
     ap.add_argument("--skip-fresh", action="store_true")
-    args = ap.parse_args()
+    ap.add_argument("--max-docs", type=int, default=None,
+                    help="train on this many documents only (a quick check)")
+    args = ap.parse_args(argv)
     K = args.k
     import numba
 
     train, test, vocab = _load()
+    if args.max_docs:
+        train = train[:args.max_docs]
+    print(_bounds.machine_info())
     print(f"KOS: train {train.shape[0]} docs, held out {test.shape[0]} docs, V={train.shape[1]}, "
           f"K={K}; numba threads {numba.get_num_threads()}")
     start = np.random.RandomState(0).gamma(100.0, 0.01, (K, train.shape[1]))
@@ -225,6 +247,8 @@ def main():
     per_it_sk = np.diff(curves["sklearn batch"][0]).mean()
     print(f"\nper batch iteration: latentkit {per_it_ours:.3f} s, sklearn {per_it_sk:.3f} s, "
           f"ratio {per_it_sk / per_it_ours:.2f}x")
+
+    print_bounds(train, runs["latentkit"].snaps[args.iters - 1], K)
 
     if not args.skip_fresh:
         print("\nLatentDirichletAllocation(20).fit on all of KOS, defaults, fresh process "

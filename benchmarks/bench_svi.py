@@ -63,6 +63,9 @@ import numpy as np
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _bounds  # noqa: E402  (benchmarks/_bounds.py: the shared bound of every benchmark)
 
 TAU, KAPPA = 10.0, 0.7
 
@@ -220,8 +223,14 @@ def bench(name, args):
         t_batch = batch_snaps[-1][0]
         print(f"batch VB (tol={'default' if args.batch_tol is None else args.batch_tol}): "
               f"{batch_iters} iterations, {t_batch:.1f} s, held-out perplexity {p_batch:.2f}")
-    curves["latentkit SVI"] = [(t, ev(lam)) for t, lam in run_ours(
-        X, X_test, k, bs, args.ours_epochs or args.epochs, args.seed)]
+    ours = run_ours(X, X_test, k, bs, args.ours_epochs or args.epochs, args.seed)
+    curves["latentkit SVI"] = [(t, ev(lam)) for t, lam in ours]
+    # the step's main kernel (the minibatch E-step) at the final topics, one thread, on the
+    # first 4 minibatches' documents, against its bound (benchmarks/_bounds.py)
+    rate, sweeps = _bounds.lda_vb_rate(X[:4 * bs], ours[-1][1], 1.0 / k)
+    print(_bounds.kernel_fraction("lda_vb", f"SVI minibatch E-step (fraction of the bound; "
+                                  f"{sweeps:.1f} sweeps per document)", rate,
+                                  "token-topic updates"))
     if args.shuffle_peers:  # the peers see one fixed random order (they do not shuffle)
         X = X[np.random.default_rng(args.seed).permutation(X.shape[0])]
     if not args.skip_sklearn:
@@ -316,6 +325,7 @@ def main():
     import logging
 
     logging.getLogger("gensim").setLevel(logging.WARNING)
+    print(_bounds.machine_info())
     for name in (["kos", "gutenberg"] if args.dataset == "both" else [args.dataset]):
         bench(name, args)
 

@@ -6,7 +6,11 @@ before and just after each, the row's wall time, and pulls the measured ratio ou
 script's own output (the line each benchmark prints for it). The peers' versions come from the
 installed distributions (``importlib.metadata``). At the end it prints one Markdown table:
 
-    | row | command | measured | peer | load before / after | s |
+    | row | command | measured | fraction of the bound | peer | load before / after | s |
+
+under a header line with the CPU model, the OpenBLAS version and kernel, numba's threads and the
+load (``benchmarks/_bounds.py``); the fraction of the bound is read from each benchmark's
+"(fraction of the bound)" lines.
 
 Rows (the settings of the full run are meant to take about 12-16 minutes together on 2 cores
 with nothing else running: an estimate from the rows' documented timings, the full run was
@@ -48,6 +52,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _bounds  # noqa: E402  (benchmarks/_bounds.py: the machine header and the bounds)
+
+#: the line every headline benchmark prints with its fraction of the bound (_bounds.fraction_line)
+BOUND_LINE = re.compile(r"^\s*(.+?) \(fraction of the bound[^)]*\): [\d.]+ M [\w -]+/s = "
+                        r"([\d.]+)% of the bound", re.M)
+
+
+def bound_fractions(out):
+    """'label: X%' for every fraction-of-the-bound line of a benchmark's output."""
+    return "; ".join(f"{label}: {pct}%" for label, pct in BOUND_LINE.findall(out)) or "-"
 
 
 def _spectral_cmd(dims):
@@ -187,14 +203,15 @@ def run_row(name, tiny, timeout):
 
 
 def markdown(results, max_load):
-    lines = ["| row | command | measured | peer | load before / after | s |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| row | command | measured | fraction of the bound | peer | load before / after "
+             "| s |", "|---|---|---|---|---|---|---|"]
     for r in results:
         load = "{:.1f} / {:.1f}".format(*r["load"])
         if r["load"][0] > max_load:
             load = f"**{load}**"
-        lines.append(f"| {r['row']} | `{r['command']}` | {r['measured']} | {r['peer']} | "
-                     f"{load} | {r['seconds']:.0f} |")
+        lines.append(f"| {r['row']} | `{r['command']}` | {r['measured']} | "
+                     f"{bound_fractions(r['output'])} | {r['peer']} | {load} | "
+                     f"{r['seconds']:.0f} |")
     return "\n".join(lines)
 
 
@@ -226,6 +243,7 @@ def main():
     if args.log:
         Path(args.log).write_text("\n\n".join(f"===== {r['row']}: {r['command']}\n{r['output']}"
                                               for r in results))
+    print(_bounds.machine_info().replace("; load", "; load at the end"))
     print(markdown(results, args.max_load))
     print(f"\n{'tiny settings (not a measurement); ' if args.tiny else ''}"
           f"total {time.perf_counter() - t0:.0f} s, load at the end {os.getloadavg()}")

@@ -1,0 +1,94 @@
+"""The hardware bounds of ``benchmarks/_bounds.py`` (issue 46, item 1) and the line every headline
+benchmark prints with them: the helpers run, their kernel calls do the library's work (the same
+sweeps as the public E-step), and a tiny ``bench_gmm.py`` run prints its fraction of the bound.
+No timing is asserted (speed targets live in the benchmarks, never in timed tests)."""
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+BENCH = os.path.join(ROOT, "benchmarks")
+FRACTION = re.compile(r": [\d.]+ M [\w -]+/s = [\d.]+% of the bound [\d.]+ M [\w -]+/s \(")
+
+
+@pytest.fixture(scope="module")
+def bounds():
+    spec = importlib.util.spec_from_file_location("_bounds", os.path.join(BENCH, "_bounds.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    from latentkit.datasets import make_lda_corpus
+
+    X, _ = make_lda_corpus(40, n_components=3, vocab_size=30, doc_length=25, random_state=1)
+    return sp.csr_matrix(X)
+
+
+def test_peaks_and_line(bounds):
+    peak = bounds.core_peak(size=64)
+    assert np.isfinite(peak) and peak > 0
+    assert bounds.gemm_rate(50, 4, 8, threads=1, reps=1, min_time=0.0) > 0
+    line = bounds.kernel_fraction("lda_vb", "VB", 0.5 * bounds.kernel_bound("lda_vb"), "updates")
+    assert FRACTION.search(line), line
+    assert "= 50.0% of the bound" in line  # half the bound is 50% (the bound's own peak)
+    assert "CPU " in bounds.machine_info() and "load " in bounds.machine_info()
+
+
+def test_lda_kernel_does_the_library_sweeps(bounds, corpus):
+    """The timed kernel call runs the public E-step's sweeps (same topics, alpha, tolerance):
+    the rate counts the work the library does."""
+    from latentkit.topic import lda_e_step
+
+    lam = np.random.default_rng(0).gamma(100.0, 0.01, (3, corpus.shape[1]))
+    rate, sweeps = bounds.lda_vb_rate(corpus, lam, 0.3, reps=1)
+    _, _, _, n_iter = lda_e_step(corpus, lam, 0.3)
+    assert rate > 0
+    assert sweeps == pytest.approx(n_iter.mean(), abs=0)
+
+
+def test_other_kernels_run(bounds, corpus):
+    assert bounds.cvb0_rate(corpus, 3, 0.3, 0.1, sweeps=1) > 0
+    rng = np.random.default_rng(0)
+    A = rng.dirichlet(np.ones(3), 3)
+    assert bounds.hmm_rate(rng.random((60, 3)), np.ones(3) / 3, A, [20, 40], reps=1) > 0
+    lam = rng.gamma(100.0, 0.01, (5, corpus.shape[1]))
+    rate, sweeps = bounds.hdp_rate(corpus[:10], lam, np.log(np.full(5, 0.2)), 1.0, 3)
+    assert rate > 0 and sweeps >= 1
+
+
+def test_bench_gmm_prints_its_fraction():
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "bench_gmm.py"), "--n", "1500",
+                          "--iters", "2"], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, check=True).stdout
+    line = [ln for ln in out.splitlines() if ln.startswith("GMM E-step (fraction of the bound)")]
+    assert line and FRACTION.search(line[0]), out
+    assert "CPU " in out and "load " in out
+
+
+def test_quiet_table_reads_the_fraction_lines(bounds):
+    """``run_quiet_table.py`` finds every benchmark's fraction line (the format of
+    ``_bounds.fraction_line``) and puts it in its table's column."""
+    spec = importlib.util.spec_from_file_location("run_quiet_table",
+                                                  os.path.join(BENCH, "run_quiet_table.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, BENCH)
+    spec.loader.exec_module(mod)
+    out = "\n".join([
+        "noise",
+        bounds.fraction_line("GMM E-step (fraction of the bound)", 2e9, 8e9, "flop", "x"),
+        "  " + bounds.fraction_line("HMM forward-backward (fraction of the bound)", 1e8, 4e8,
+                                    "step-state-pair updates", "y")])
+    assert mod.bound_fractions(out) == "GMM E-step: 25.0%; HMM forward-backward: 25.0%"
+    table = mod.markdown([{"row": "gmm", "command": "c", "measured": "9x", "peer": "p",
+                           "load": (1.0, 2.0), "seconds": 3.0, "output": out}], 1.5)
+    assert "| GMM E-step: 25.0%; HMM forward-backward: 25.0% |" in table
