@@ -40,6 +40,7 @@ _EXPORTS = {
     "save": "latentkit.io",
     "HiddenSemiMarkovModel": "latentkit.sequence",
     "AutoregressiveHMM": "latentkit.sequence",
+    "InputOutputHMM": "latentkit.sequence",
     "load": "latentkit.io",
     "DynamicTopicModel": "latentkit.topic",
     "LabeledLDA": "latentkit.topic",

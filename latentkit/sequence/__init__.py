@@ -35,6 +35,7 @@ from ._variational import (
 )
 from ._hsmm import HiddenSemiMarkovModel
 from ._arhmm import AutoregressiveEmission, AutoregressiveHMM, AutoregressiveHMMStats
+from ._iohmm import InputOutputHMM
 
 __all__ = [
                          "CategoricalEmission",
@@ -66,4 +67,5 @@ __all__ = [
                          "AutoregressiveEmission",
                          "AutoregressiveHMM",
                          "AutoregressiveHMMStats",
+                         "InputOutputHMM",
 ]
