@@ -222,5 +222,12 @@ def hsmm_forward_backward_blocked(logb, log_pi, log_A, log_p, log_S, offsets, bl
                 if acc > 0.0 and log_p[k, d] > _NEG_INF:
                     durations[s, k, d] += acc * math.exp(log_p[k, d])
         # occupancies: gamma holds first[t] - last[t - 1]
+        # summed block by block (a block-sized temporary, the same sums in the same order)
         start[s] = gamma[a]
-        np.maximum(np.cumsum(gamma[a:a + T], axis=0), 0.0, out=gamma[a:a + T])
+        carry = np.zeros(K)
+        for b0 in range(0, T, block):
+            rows = gamma[a + b0:a + min(T, b0 + block)]
+            rows[0] += carry
+            occ = np.cumsum(rows, axis=0)
+            carry = occ[-1]
+            np.maximum(occ, 0.0, out=rows)
