@@ -19,7 +19,7 @@ import numpy as np
 
 
 def run(mode, T, K, D):
-    from latentkit._kernels import hsmm
+    from latentkit._kernels import hsmm_blocked as hsmm
 
     if mode == "unblocked":
         hsmm.HSMM_BLOCKED_MIN_LENGTH = 2 * T
@@ -36,15 +36,14 @@ def run(mode, T, K, D):
            np.zeros((1, K, D)), np.zeros(1)]  # (written, so their pages are resident)
     offsets = np.array([0, T], dtype=np.int64)
     small = np.array([0, 8], dtype=np.int64)  # compile first, outside the measurement
-    hsmm.hsmm_forward_backward(logb[:8], log_pi, log_A, np.log(p), log_S, small, True,
+    hsmm.hsmm_forward_backward_any(logb[:8], log_pi, log_A, np.log(p), log_S, small, True,
                                *[o[:8] if o.shape[0] == T else o for o in out])
-    from latentkit._kernels import hsmm_blocked
-    hsmm_blocked.hsmm_forward_backward_blocked(logb[:8], log_pi, log_A, np.log(p), log_S, small,
+    hsmm.hsmm_forward_backward_blocked(logb[:8], log_pi, log_A, np.log(p), log_S, small,
                                                4, *[o[:8] if o.shape[0] == T else o
                                                     for o in out])
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
-    hsmm.hsmm_forward_backward(logb, log_pi, log_A, np.log(p), log_S, offsets, True, *out)
+    hsmm.hsmm_forward_backward_any(logb, log_pi, log_A, np.log(p), log_S, offsets, True, *out)
     seconds = time.perf_counter() - t0
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     return {"mode": mode, "peak_growth_MB": grown / 1024, "seconds": seconds,

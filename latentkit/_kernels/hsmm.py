@@ -31,13 +31,6 @@ __all__ = ["hsmm_forward_backward", "hsmm_forward", "hsmm_backward", "hsmm_viter
 
 _NEG_INF = -np.inf
 
-#: Steps per block of the checkpointed forward-backward
-#: (:mod:`latentkit._kernels.hsmm_blocked`), and the length from which a sequence uses it:
-#: its work arrays take ``O(HSMM_BLOCK K + (T / HSMM_BLOCK) D K)`` memory instead of six
-#: ``(T, K)`` arrays. Both depend on the data only, never on the machine.
-HSMM_BLOCK = 4096
-HSMM_BLOCKED_MIN_LENGTH = 4 * HSMM_BLOCK
-
 
 def hsmm_forward_backward(logb, log_pi, log_A, log_p, log_S, offsets, backward, gamma,
                           log_pred, start, trans, durations, loglik):
@@ -71,35 +64,13 @@ def hsmm_forward_backward(logb, log_pi, log_A, log_p, log_S, offsets, backward, 
         segment's full duration is imputed from ``p_k(d' | d' >= d)`` (the EM of Guedon 2003).
     loglik : (n_sequences,) out
         ``log p(x)`` per sequence, nats.
-
-    A sequence of at least ``HSMM_BLOCKED_MIN_LENGTH`` steps runs the checkpointed kernels of
-    :mod:`latentkit._kernels.hsmm_blocked` (the same numbers to 1e-12), the runs of shorter
-    ones between them these kernels.
     """
-    lens = np.diff(offsets)
-    long = lens >= HSMM_BLOCKED_MIN_LENGTH
-    n_seq = lens.shape[0]
-    s = 0
-    while s < n_seq:
-        e = s + 1
-        while e < n_seq and long[e] == long[s]:
-            e += 1
-        a, b = int(offsets[s]), int(offsets[e])
-        off = offsets[s:e + 1] - a
-        if long[s]:  # checkpointed, memory O(block K + (T / block) D K) per sequence
-            from .hsmm_blocked import hsmm_forward_backward_blocked
-            hsmm_forward_backward_blocked(logb[a:b], log_pi, log_A, log_p, log_S, off,
-                                          HSMM_BLOCK, gamma[a:b], log_pred[a:b], start[s:e],
-                                          trans[s:e], durations[s:e], loglik[s:e], backward)
-        else:
-            astar = np.empty((b - a, logb.shape[1]))
-            alpha = np.empty((b - a, logb.shape[1]))
-            hsmm_forward(logb[a:b], log_pi, log_A, log_p, log_S, off, astar, alpha,
-                         log_pred[a:b], loglik[s:e])
-            if backward:
-                hsmm_backward(logb[a:b], log_A, log_p, log_S, off, astar, alpha, loglik[s:e],
-                              gamma[a:b], start[s:e], trans[s:e], durations[s:e])
-        s = e
+    astar = np.empty(logb.shape)
+    alpha = np.empty(logb.shape)
+    hsmm_forward(logb, log_pi, log_A, log_p, log_S, offsets, astar, alpha, log_pred, loglik)
+    if backward:
+        hsmm_backward(logb, log_A, log_p, log_S, offsets, astar, alpha, loglik, gamma, start,
+                      trans, durations)
 
 
 @jit

@@ -21,11 +21,48 @@ import math
 import numpy as np
 
 from ._jit import jit
-from .hsmm import _lse_given_max
+from .hsmm import _lse_given_max, hsmm_backward, hsmm_forward
 
-__all__ = ["hsmm_forward_backward_blocked"]
+__all__ = ["hsmm_forward_backward_any", "hsmm_forward_backward_blocked"]
 
 _NEG_INF = -np.inf
+
+#: Steps per block of the checkpointed forward-backward, and the length from which a sequence
+#: uses it: its work arrays take ``O(HSMM_BLOCK K + (T / HSMM_BLOCK) D K)`` memory instead of
+#: six ``(T, K)`` arrays. Both depend on the data only, never on the machine.
+HSMM_BLOCK = 4096
+HSMM_BLOCKED_MIN_LENGTH = 4 * HSMM_BLOCK
+
+
+def hsmm_forward_backward_any(logb, log_pi, log_A, log_p, log_S, offsets, backward, gamma,
+                              log_pred, start, trans, durations, loglik):
+    """:func:`latentkit._kernels.hsmm.hsmm_forward_backward` (same arguments and outputs),
+    with each sequence of at least ``HSMM_BLOCKED_MIN_LENGTH`` steps run by
+    :func:`hsmm_forward_backward_blocked` (the same numbers to 1e-12) and the runs of shorter
+    ones between them by the unblocked kernels (with no long sequence: exactly the unblocked
+    call)."""
+    lens = np.diff(offsets)
+    long = lens >= HSMM_BLOCKED_MIN_LENGTH
+    s = 0
+    while s < lens.shape[0]:
+        e = s + 1
+        while e < lens.shape[0] and long[e] == long[s]:
+            e += 1
+        a, b = int(offsets[s]), int(offsets[e])
+        off = offsets[s:e + 1] - a
+        if long[s]:
+            hsmm_forward_backward_blocked(logb[a:b], log_pi, log_A, log_p, log_S, off,
+                                          HSMM_BLOCK, gamma[a:b], log_pred[a:b], start[s:e],
+                                          trans[s:e], durations[s:e], loglik[s:e], backward)
+        else:
+            astar = np.empty((b - a, logb.shape[1]))
+            alpha = np.empty((b - a, logb.shape[1]))
+            hsmm_forward(logb[a:b], log_pi, log_A, log_p, log_S, off, astar, alpha,
+                         log_pred[a:b], loglik[s:e])
+            if backward:
+                hsmm_backward(logb[a:b], log_A, log_p, log_S, off, astar, alpha, loglik[s:e],
+                              gamma[a:b], start[s:e], trans[s:e], durations[s:e])
+        s = e
 
 
 @jit

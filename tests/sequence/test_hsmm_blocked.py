@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from latentkit import HiddenSemiMarkovModel
-from latentkit._kernels import hsmm as hsmm_kernels
 from latentkit._kernels import hsmm_blocked
 from latentkit._kernels.hsmm import hsmm_backward, hsmm_forward
 
@@ -98,8 +97,8 @@ def test_model_on_a_long_sequence_takes_the_blocked_path(monkeypatch):
         return real(*args, **kw)
 
     # the long sequence (>= 500 steps) in blocks of 64: the short one stays unblocked
-    monkeypatch.setattr(hsmm_kernels, "HSMM_BLOCKED_MIN_LENGTH", 500)
-    monkeypatch.setattr(hsmm_kernels, "HSMM_BLOCK", 64)
+    monkeypatch.setattr(hsmm_blocked, "HSMM_BLOCKED_MIN_LENGTH", 500)
+    monkeypatch.setattr(hsmm_blocked, "HSMM_BLOCK", 64)
     monkeypatch.setattr(hsmm_blocked, "hsmm_forward_backward_blocked", spy)
     got = (m._e_step(data), m.predict_proba(X, lengths), m.score_samples(X, lengths))
     assert calls and all(c == len(X) - 40 for c in calls)
