@@ -80,6 +80,20 @@ def test_blocked_impossible_sequence_and_scoring():
     np.testing.assert_array_equal(scored[5], out[5])
 
 
+def test_without_a_long_sequence_the_dispatch_is_the_unblocked_call():
+    """Bit for bit: the HSMM's fits on sequences shorter than HSMM_BLOCKED_MIN_LENGTH are
+    unchanged by the dispatch."""
+    rng = np.random.default_rng(3)
+    K, D = 3, 7
+    offsets = np.array([0, 30, 31, 90], dtype=np.int64)
+    args = _inputs(rng, K, D, 90)
+    ref = _unblocked(args, offsets, K, D)
+    out = _outputs(90, K, D, 3)
+    hsmm_blocked.hsmm_forward_backward_any(*args, offsets, True, *out)
+    for a, b in zip(out, ref):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_model_on_a_long_sequence_takes_the_blocked_path(monkeypatch):
     rng = np.random.default_rng(0)
     states = np.repeat(np.arange(120) % 2, rng.integers(3, 12, size=120))
