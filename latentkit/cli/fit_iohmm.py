@@ -14,6 +14,26 @@ __all__ = ["add_iohmm_args", "run_iohmm"]
 
 
 def add_iohmm_args(p):
+    """Add the options of ``latentkit fit iohmm`` to an argparse parser.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The ``fit iohmm`` sub-parser (the common options are added by the CLI).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_iohmm import add_iohmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_iohmm_args(p)
+    >>> p.parse_args(["--inputs", "waiting"]).inputs
+    'waiting'
+    """
     p.add_argument("--inputs", default=None,
                    help="comma-separated columns (header names or 0-based indices) that are "
                         "the per-step inputs u_t; the other columns are the observations "
@@ -52,6 +72,37 @@ def _input_columns(spec, names, n_columns):
 
 
 def run_iohmm(args, progress):
+    """Fit an :class:`~latentkit.InputOutputHMM` for ``latentkit fit iohmm``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``fit iohmm`` options (``--inputs`` columns are the inputs, the others the
+        observations; one sequence).
+    progress : latentkit.cli.Progress
+        The progress bar (its callback is passed to the model).
+
+    Returns
+    -------
+    FitResult
+        The model, the ``--json`` summary (log-likelihood in nats, the regressions, the means,
+        the Viterbi occupancy) and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Unknown ``--inputs`` columns, no observation column left, a negative
+        ``--coefs-prior``, missing values, ``--plot``.
+
+    Examples
+    --------
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_iohmm import run_iohmm
+    >>> args = build_parser().parse_args(["fit", "iohmm", "--max-iter", "200"])
+    >>> result = run_iohmm(args, Progress(None, enabled=False))
+    >>> result.summary["inputs"]
+    ['waiting']
+    """
     # lazy: numba, ~2 s start-up
     from ..sequence import InputOutputHMM
 
@@ -62,7 +113,8 @@ def run_iohmm(args, progress):
     _refuse_nan(X, "iohmm")
     X = X.astype(np.float64)
     names = bunch.get("feature_names")
-    names = list(names) if names is not None else [str(i) for i in range(X.shape[1])]
+    names = ([str(n) for n in names] if names is not None else
+             [str(i) for i in range(X.shape[1])])
     cols = _input_columns(args.inputs, names, X.shape[1])
     obs = [c for c in range(X.shape[1]) if c not in cols]
     U, Y = X[:, cols], X[:, obs]
