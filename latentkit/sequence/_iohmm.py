@@ -556,6 +556,37 @@ class InputOutputHMM(LatentModel):
             states[t] = min(int(np.searchsorted(cdf, u[t] * cdf[-1], side="right")), K - 1)
         return self.emission_.sample(self._emission_params(), states, rng), states
 
+    def _n_parameters(self):
+        """Free scalars: ``K - 1`` (``startprob_``) or ``(K - 1)(M + 1)`` (the start's
+        regression), ``K (K - 1)(M + 1)`` (the transitions' regressions) and the emission's."""
+        K, P = int(self.n_components), self.n_inputs_ + 1
+        start = (K - 1) * P if self.input_start else K - 1
+        return int(start + K * (K - 1) * P
+                   + sum(self.emission_.free_parameter_counts(K).values()))
+
+    def bic(self, X, lengths=None, inputs=None):
+        """Bayesian information criterion ``-2 log L + p log n`` (``n`` time steps, ``p`` the
+        free parameters); lower is better.
+
+        Returns
+        -------
+        float
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        ll = self._run(data, backward=False)[3].sum()
+        return float(-2.0 * ll + self._n_parameters() * np.log(data.n_samples))
+
+    def aic(self, X, lengths=None, inputs=None):
+        """Akaike information criterion ``-2 log L + 2 p``; lower is better.
+
+        Returns
+        -------
+        float
+        """
+        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        ll = self._run(data, backward=False)[3].sum()
+        return float(-2.0 * ll + 2.0 * self._n_parameters())
+
     # ---- save / load ---------------------------------------------------------------------
     def _get_state(self):
         """Public fitted attributes, the emission's resolved values (``n_features_``,

@@ -238,6 +238,18 @@ def test_fit_raises_the_bound_at_every_iteration_and_recovers_the_sign():
     assert m.transition_coefs_[1 - k, k, 0] > 1.0 and m.transition_coefs_[k, 1 - k, 0] < -1.0
 
 
+@pytest.mark.parametrize("input_start", [False, True])
+def test_bic_counts_the_free_parameters(input_start):
+    m = _fitted(3, 2, input_start=input_start)  # diag covariances, 2 features
+    rng = np.random.default_rng(1)
+    X, U = rng.normal(size=(40, 2)), rng.normal(size=(40, 2))
+    # by hand: start 2 (or 2 x 3 regression), transitions 3 x 2 x 3, means 6, variances 6
+    p = (6 if input_start else 2) + 18 + 6 + 6
+    ll = m.score_sequences(X, inputs=U).sum()
+    np.testing.assert_allclose(m.bic(X, inputs=U), -2 * ll + p * np.log(40), rtol=1e-12)
+    np.testing.assert_allclose(m.aic(X, inputs=U), -2 * ll + 2 * p, rtol=1e-12)
+
+
 def test_save_load_round_trip_and_bad_state(tmp_path):
     m = _fitted(3, 2, input_start=True)
     rng = np.random.default_rng(0)
