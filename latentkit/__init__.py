@@ -41,6 +41,7 @@ _EXPORTS = {
     "HiddenSemiMarkovModel": "latentkit.sequence",
     "AutoregressiveHMM": "latentkit.sequence",
     "InputOutputHMM": "latentkit.sequence",
+    "VariationalAutoregressiveHMM": "latentkit.sequence",
     "load": "latentkit.io",
     "DynamicTopicModel": "latentkit.topic",
     "LabeledLDA": "latentkit.topic",

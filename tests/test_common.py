@@ -60,6 +60,9 @@ _EXTRA_CASES = {
     # fitted with labels= (_fit_params)
     "LabeledLDA": (lambda: lk.LabeledLDA(1, random_state=0, max_iter=10),
                    CASES["LatentDirichletAllocation"][1]),
+    "VariationalAutoregressiveHMM": (
+        lambda: lk.VariationalAutoregressiveHMM(2, random_state=0, max_iter=10),
+        lambda n, s: _gauss(n, s)),
     # fitted with inputs= (_fit_params)
     "InputOutputHMM": (lambda: lk.InputOutputHMM(2, random_state=0, max_iter=10),
                        lambda n, s: _gauss(n, s)),
@@ -111,6 +114,8 @@ SKLEARN_NOT_APPLICABLE = {
         "VariationalHMM", "VariationalCategoricalHMM", "VariationalGaussianHMM", "SpectralHMM")},
     "HiddenSemiMarkovModel": "sequences: fit needs lengths, and rows are not exchangeable",
     "AutoregressiveHMM": "sequences: fit needs lengths, and rows are not exchangeable",
+    "VariationalAutoregressiveHMM": "sequences: fit needs lengths, and rows are not "
+                                    "exchangeable",
     **{name: "count data (documents x words): the checks feed real-valued, negative data"
        for name in ("LatentDirichletAllocation", "HierarchicalDirichletProcess", "PLSA",
                     "SpectralLDA", "PrivateSpectralLDA")},

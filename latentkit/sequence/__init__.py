@@ -36,6 +36,7 @@ from ._variational import (
 from ._hsmm import HiddenSemiMarkovModel
 from ._arhmm import AutoregressiveEmission, AutoregressiveHMM, AutoregressiveHMMStats
 from ._iohmm import InputOutputHMM
+from ._variational_arhmm import VariationalAutoregressiveEmission, VariationalAutoregressiveHMM
 
 __all__ = [
                          "CategoricalEmission",
@@ -68,4 +69,6 @@ __all__ = [
                          "AutoregressiveHMM",
                          "AutoregressiveHMMStats",
                          "InputOutputHMM",
+                         "VariationalAutoregressiveEmission",
+                         "VariationalAutoregressiveHMM",
 ]
