@@ -7,7 +7,7 @@ State ``k`` has regression matrix ``B_k = [coefs, intercept]`` (D, P) and precis
 ``Lambda_k`` (D, D): ``Lambda_k ~ Wishart(dof_prior, scale_prior^-1)`` (the scale given as its
 inverse ``Q_0``), ``B_k | Lambda_k ~ MN(0, Lambda_k^-1, Lambda_0^-1)`` with column precision
 ``Lambda_0 = diag(coefs_prior, ..., coefs_prior, intercept_prior)``. The posterior has the same
-form (Bishop 2006, section 10.2 and exercise 10.x, for the regression; Fox 2009, ch. 4):
+form (the conjugate Bayesian multivariate regression; Fox 2009, section 4.2):
 ``Lambda_n = Lambda_0 + sum_t g_t z z^T``, ``M_n = (sum_t g_t x z^T) Lambda_n^-1``,
 ``Q_n = Q_0 + sum_t g_t x x^T - M_n Lambda_n M_n^T``, ``nu_n = nu_0 + sum_t g_t``.
 """
@@ -16,13 +16,14 @@ import numbers
 
 import numpy as np
 
+from .._utils.kmeans import kmeans_plusplus
 from .._utils.validation import check_scalar
 from ..distributions._normal_wishart import _wishart_e_logdet, wishart_kl
 from ..exceptions import InputError, StateCheckError
 from .._engine.state_checks import _array, _int, _simplex
 from ._arhmm import AutoregressiveEmission, _design
 from ._variational import VariationalHMM
-from ._variational_emissions import _blend, _check_positive
+from ._variational_emissions import _blend
 
 __all__ = ["VariationalAutoregressiveEmission", "VariationalAutoregressiveHMM"]
 
@@ -68,7 +69,6 @@ class VariationalAutoregressiveEmission(AutoregressiveEmission):
         self.coefs_prior = coefs_prior
         self.intercept_prior = intercept_prior
         self.dof_prior = dof_prior
-        self.reg_covar = 0.0
 
     def validate(self, n_components):
         check_scalar(self.n_lags, "n_lags", numbers.Integral, low=1)
@@ -109,7 +109,6 @@ class VariationalAutoregressiveEmission(AutoregressiveEmission):
         K, D = n_components, self.n_features_
         x, z = _design(X, D)
         if init == "kmeans++":
-            from .._utils.kmeans import kmeans_plusplus
             centers = kmeans_plusplus(X, K, rng, n_local_trials=1, n_lloyd=0)[0]
             lab = np.argmin(((X[:, None, :] - centers[None]) ** 2).sum(-1), axis=1)
             w = np.eye(K)[lab] * 0.9 + 0.1 / K
