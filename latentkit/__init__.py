@@ -40,6 +40,8 @@ _EXPORTS = {
     "save": "latentkit.io",
     "HiddenSemiMarkovModel": "latentkit.sequence",
     "AutoregressiveHMM": "latentkit.sequence",
+    "InputOutputHMM": "latentkit.sequence",
+    "VariationalAutoregressiveHMM": "latentkit.sequence",
     "load": "latentkit.io",
     "DynamicTopicModel": "latentkit.topic",
     "LabeledLDA": "latentkit.topic",

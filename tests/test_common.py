@@ -60,6 +60,12 @@ _EXTRA_CASES = {
     # fitted with labels= (_fit_params)
     "LabeledLDA": (lambda: lk.LabeledLDA(1, random_state=0, max_iter=10),
                    CASES["LatentDirichletAllocation"][1]),
+    "VariationalAutoregressiveHMM": (
+        lambda: lk.VariationalAutoregressiveHMM(2, random_state=0, max_iter=10),
+        lambda n, s: _gauss(n, s)),
+    # fitted with inputs= (_fit_params)
+    "InputOutputHMM": (lambda: lk.InputOutputHMM(2, random_state=0, max_iter=10),
+                       lambda n, s: _gauss(n, s)),
     # fitted with covariates= (_fit_params)
     "DirichletMultinomialRegression": (
         lambda: lk.DirichletMultinomialRegression(3, random_state=0, max_iter=10),
@@ -108,6 +114,8 @@ SKLEARN_NOT_APPLICABLE = {
         "VariationalHMM", "VariationalCategoricalHMM", "VariationalGaussianHMM", "SpectralHMM")},
     "HiddenSemiMarkovModel": "sequences: fit needs lengths, and rows are not exchangeable",
     "AutoregressiveHMM": "sequences: fit needs lengths, and rows are not exchangeable",
+    "VariationalAutoregressiveHMM": "sequences: fit needs lengths, and rows are not "
+                                    "exchangeable",
     **{name: "count data (documents x words): the checks feed real-valued, negative data"
        for name in ("LatentDirichletAllocation", "HierarchicalDirichletProcess", "PLSA",
                     "SpectralLDA", "PrivateSpectralLDA")},
@@ -121,6 +129,8 @@ SKLEARN_NOT_APPLICABLE = {
     "DynamicTopicModel": "count data with a time per document (fit needs times=)",
     "LabeledLDA": "count data with labels per document (fit needs labels=)",
     "DirichletMultinomialRegression": "count data with covariates (fit needs covariates=)",
+    "InputOutputHMM": "sequences with per-step inputs (fit needs inputs=; rows are not "
+                      "exchangeable)",
     "SparseSpectralGMM": ("no n_features_in_; refuses n_components=1 and one-feature data with "
                           "messages scikit-learn does not recognise (7 checks fail)"),
 }
@@ -178,6 +188,9 @@ def _fit_params(model, n):
         return {"times": np.arange(n) % 3 + 2000}
     if isinstance(model, lk.LabeledLDA):
         return {"labels": [[[0], [1], [0, 1], []][i % 4] for i in range(n)]}
+    if isinstance(model, lk.InputOutputHMM):
+        u = np.random.default_rng(1).normal(size=(n, 2))
+        return {"lengths": [n // 2, n - n // 2], "inputs": u}
     if isinstance(model, lk.DirichletMultinomialRegression):
         return {"covariates": np.ascontiguousarray(np.eye(3)[np.arange(n) % 3][:, :2])}
     return None

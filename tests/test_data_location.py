@@ -20,7 +20,7 @@ import latentkit as lk
 import latentkit._engine.start_sample as start_sample
 from latentkit.sources import IterableSource
 
-from _model_cases import CASES, _counts, assert_same_model
+from _model_cases import CASES, _counts, _gauss, assert_same_model
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -37,10 +37,15 @@ NOT_CHUNKED = {
     "LabeledLDA": "needs labels= per document; refuses chunked and Dask data",
     "DirichletMultinomialRegression": "needs covariates= per document; refuses chunked and "
                                       "Dask data",
+    "InputOutputHMM": "needs inputs= per time step; refuses chunked and Dask data",
 }
 
 DEFAULT_CASES = {
     **{k: v for k, v in CASES.items() if k not in NOT_CHUNKED},
+    # (in tests/test_common.py's cases, not _model_cases')
+    "VariationalAutoregressiveHMM": (
+        lambda: lk.VariationalAutoregressiveHMM(2, random_state=0, max_iter=10),
+        lambda n, s: _gauss(n, s)),
     # the default start of LDA (init='auto': CVB0 sweeps on the whole corpus)
     "LatentDirichletAllocation-auto": (
         lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10),

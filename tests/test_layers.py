@@ -75,6 +75,7 @@ LAZY_REASONS = {
     ("latentkit.cli.cmd_topics", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_hmm", "latentkit.sequence"): _CLI,
     ("latentkit.cli.fit_semi_markov", "latentkit.sequence"): _CLI,
+    ("latentkit.cli.fit_iohmm", "latentkit.sequence"): _CLI,
     ("latentkit.cli.fit_short", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_mixture", "latentkit.mixture"): _CLI,
     ("latentkit.cli.fit_private", "latentkit.spectral"): _CLI,

@@ -17,6 +17,7 @@ SUBSET = [
     "tests/topic/test_plsa.py::test_e_step_kernel_matches_dense_oracle",
     "tests/spectral/test_kernels_spectral.py::test_rows_kernel_with_corrections_vs_oracle",
     "tests/sequence/test_hsmm.py::test_kernels_equal_their_numpy_oracles[True]",
+    "tests/sequence/test_iohmm.py::test_kernels_equal_oracles[0]",
 ]
 
 #: run in the subprocess first: the switch took effect (a kernel is a plain function)

@@ -64,6 +64,7 @@ from .fit_mixture import add_dpmm_args, add_gmm_args, add_vgmm_args, run_dpmm, r
 from .fit_topic import add_lda_args, add_plsa_args, run_lda, run_plsa
 from .fit_vae import add_vae_args, run_vae
 from .fit_semi_markov import add_arhmm_args, add_hsmm_args, run_arhmm, run_hsmm
+from .fit_iohmm import add_iohmm_args, run_iohmm
 from .fit_short import add_btm_args, add_dmm_args, run_btm, run_dmm
 from .fit_dtm import add_dtm_args, run_dtm
 from .fit_llda import add_llda_args, run_llda
@@ -97,6 +98,9 @@ FIT_COMMANDS = {
                        default_dataset="geyser"),
     "arhmm": FitCommand("autoregressive Gaussian HMM by Baum-Welch on real-valued sequences",
                         add_arhmm_args, run_arhmm, default_dataset="earthquakes"),
+    "iohmm": FitCommand("input-output HMM (transitions driven by input columns; Gaussian "
+                        "emissions) by generalised EM on a table of numbers",
+                        add_iohmm_args, run_iohmm, default_dataset="geyser"),
     "dmm": FitCommand("Dirichlet-multinomial mixture (one topic per document; variational "
                       "Bayes) for short texts on a count matrix", add_dmm_args, run_dmm,
                       default_dataset="kos"),

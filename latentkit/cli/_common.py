@@ -292,13 +292,14 @@ class _StoreDataset(argparse.Action):
 
 #: the library's default n_components of each ``fit`` model (checked by test_cli_defaults)
 _K_DEFAULTS = {"lda": 10, "hdp": 50, "plsa": 10, "gmm": 1, "vgmm": 1, "dpmm": 30, "hmm": 2,
-               "hsmm": 2, "arhmm": 2, "dmm": 10, "btm": 10, "dtm": 10, "dmr": 10,
+               "hsmm": 2, "arhmm": 2, "iohmm": 2, "dmm": 10, "btm": 10, "dtm": 10, "dmr": 10,
                "llda": "one topic per label, plus --free-topics"}
 
 #: what the ELBO of each ``fit`` model is averaged over (``--tol``'s unit); others: a sample
 _ELBO_UNITS = {"lda": "document", "hdp": "document", "plsa": "document", "dmm": "document",
                "btm": "document", "dtm": "document", "llda": "document", "dmr": "document",
-               "hmm": "time step", "hsmm": "time step", "arhmm": "time step"}
+               "hmm": "time step", "hsmm": "time step", "arhmm": "time step",
+               "iohmm": "time step"}
 
 #: ``-k``'s meaning where it is not the number of components
 _K_HELP = {"hdp": "truncation: the most corpus topics the HDP can use; it keeps the ones the "

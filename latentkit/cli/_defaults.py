@@ -20,6 +20,7 @@ INIT_CHOICES = {
     "hmm": ("random", "kmeans++", "spectral"),
     "hsmm": ("random", "kmeans++"),
     "arhmm": ("kmeans++", "random"),
+    "iohmm": ("kmeans++", "random"),
     "dmm": ("spectral", "seeded", "random"),
     "btm": ("seeded", "random"),
     "dtm": ("lda", "random"),
@@ -33,7 +34,7 @@ INIT_CHOICES = {
 INIT_DEFAULTS = {
     "lda": "auto", "hdp": "random", "plsa": "random", "gmm": "kmeans++", "vgmm": "kmeans++", "dpmm": "kmeans++",
     "hmm": "kmeans++ for gaussian and gmm emissions, random for categorical and poisson",
-    "hsmm": "random", "arhmm": "kmeans++",
+    "hsmm": "random", "arhmm": "kmeans++", "iohmm": "kmeans++",
     "dmm": "spectral", "btm": "seeded",
     "dtm": "lda",
     "llda": "random",
@@ -52,6 +53,7 @@ _INIT_NOTES = {
     "hsmm": "kmeans++: Gaussian means / Poisson rates at k-means++ seeds; durations near "
             "geometric",
     "arhmm": "one M-step from k-means++ (hard) or random (Dirichlet) responsibilities",
+    "iohmm": "Gaussian means at k-means++ seeds or random rows; transition coefficients 0",
     "dmm": "spectral: single-topic method of moments (falls back to seeded); seeded: documents "
            "on the nearest of K k-means++ seed documents; random: documents on random topics",
     "btm": "seeded: each biterm on its document's topic among K k-means++ seed documents; "

@@ -35,6 +35,8 @@ from ._variational import (
 )
 from ._hsmm import HiddenSemiMarkovModel
 from ._arhmm import AutoregressiveEmission, AutoregressiveHMM, AutoregressiveHMMStats
+from ._iohmm import InputOutputHMM
+from ._variational_arhmm import VariationalAutoregressiveEmission, VariationalAutoregressiveHMM
 
 __all__ = [
                          "CategoricalEmission",
@@ -66,4 +68,7 @@ __all__ = [
                          "AutoregressiveEmission",
                          "AutoregressiveHMM",
                          "AutoregressiveHMMStats",
+                         "InputOutputHMM",
+                         "VariationalAutoregressiveEmission",
+                         "VariationalAutoregressiveHMM",
 ]

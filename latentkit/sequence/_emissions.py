@@ -355,7 +355,8 @@ class PoissonEmission(Emission):
 _EXTENSIONS = {"GMMEmission": "._gmm",
                "AutoregressiveEmission": "._arhmm",
                "VariationalCategoricalEmission": "._variational_emissions",
-               "VariationalGaussianEmission": "._variational_emissions"}
+               "VariationalGaussianEmission": "._variational_emissions",
+               "VariationalAutoregressiveEmission": "._variational_arhmm"}
 
 
 def __getattr__(name):

@@ -15,7 +15,8 @@ import numbers
 
 import numpy as np
 
-from .._kernels.hsmm import hsmm_forward_backward, hsmm_viterbi
+from .._kernels.hsmm import hsmm_viterbi
+from .._kernels.hsmm_blocked import hsmm_forward_backward_any
 from .._utils.validation import check_scalar
 from ..exceptions import InputError, NotFittedError, StateCheckError
 from . import _durations as dur
@@ -242,7 +243,8 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
         n_seq, D = data.n_sequences, log_p.shape[1]
         out = (np.zeros((T, K)), np.empty(T), np.zeros((n_seq, K)), np.zeros((n_seq, K, K)),
                np.zeros((n_seq, K, D)), np.empty(n_seq))
-        hsmm_forward_backward(logb, log_pi, log_A, log_p, log_S, data.offsets, backward, *out)
+        hsmm_forward_backward_any(logb, log_pi, log_A, log_p, log_S, data.offsets, backward,
+                                  *out)
         return out
 
     def _forward(self, data):
