@@ -48,6 +48,13 @@ def privacy_noise_rng():
     With a seeded generator the Gaussian noise of a release is a function of the stored seed,
     and subtracting it recovers the exact statistics (the guarantee of the Gaussian mechanism,
     Dwork & Roth 2014, Appendix A, assumes noise unknown to the reader).
+
+    Examples
+    --------
+    >>> from latentkit.privacy import noise_generator
+    >>> a, b = noise_generator(), noise_generator()  # fresh OS entropy each call
+    >>> type(a).__name__, bool(a.normal() != b.normal())
+    ('Generator', True)
     """
     return np.random.default_rng(np.random.SeedSequence())
 
