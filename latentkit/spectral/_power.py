@@ -39,6 +39,7 @@ history : list of dict, one per component (same order)
     ``restart_iters`` (ndarray (L,), power iterations run by each start), ``scores`` (ndarray
     (L,), the boosting scores ``T_i(u, u, u)``), ``best_restart``, ``polish_iters``,
     ``converged`` (bool: the polished vector met ``tol``), ``extraction_order``.
+
 Examples
 --------
 >>> import numpy as np
