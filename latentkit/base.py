@@ -100,6 +100,18 @@ class LatentModel(ParamsMixin):
     Class attributes a subclass may set: ``_convergence_rule`` (``'exact'`` for EM/VB,
     ``'noisy'`` for Monte-Carlo bounds), ``_elbo_decrease_note`` (why an exact bound can still
     decrease, for the warning) and ``_sample_unit`` (what ``n`` counts, for messages).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.base import LatentModel
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> model = GaussianMixture(2, random_state=0).fit(X)  # fit is LatentModel's, for every model
+    >>> isinstance(model, LatentModel), model.converged_, len(model.lower_bounds_) == model.n_iter_
+    (True, True, True)
+    >>> bool(np.all(np.diff(model.lower_bounds_) > -1e-9))  # the ELBO never decreases
+    True
     """
 
     _convergence_rule = "exact"

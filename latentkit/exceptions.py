@@ -105,12 +105,35 @@ class ModelFileError(InputError):
 
 class DatasetIntegrityError(InputError):
     """A bundled data file is missing from the MANIFEST, or its sha256 does not match
-    (raised by the loaders of :mod:`latentkit.datasets`)."""
+    (raised by the loaders of :mod:`latentkit.datasets`).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_iris
+    >>> from latentkit.exceptions import DatasetIntegrityError, InputError
+    >>> try:
+    ...     data = load_iris()  # checks the file's sha256 against the MANIFEST
+    ... except DatasetIntegrityError as exc:  # an edited file or an incomplete installation
+    ...     print(exc)
+    >>> data.data.shape, issubclass(DatasetIntegrityError, InputError)
+    ((150, 4), True)
+    """
 
 
 class TextInputError(InputError):
     """Unreadable or unusable text input (raised by :mod:`latentkit.text`; the message names
-    the file and the fix)."""
+    the file and the fix).
+
+    Examples
+    --------
+    >>> from latentkit.text import read_texts
+    >>> from latentkit.exceptions import TextInputError
+    >>> try:
+    ...     read_texts("no_such_folder/")
+    ... except TextInputError as exc:
+    ...     print(type(exc).__name__)
+    TextInputError
+    """
 
 
 class StateCheckError(InputError):
@@ -122,6 +145,15 @@ class StateCheckError(InputError):
         The attribute's name (kept as ``.attribute``).
     problem : str
         What is wrong with it.
+
+    Examples
+    --------
+    >>> from latentkit.exceptions import InputError, StateCheckError
+    >>> exc = StateCheckError("transmat_", "its rows must sum to 1, row 0 sums to 0.9")
+    >>> exc.attribute, isinstance(exc, InputError)  # what latentkit.load raises for a bad state
+    ('transmat_', True)
+    >>> print(exc)
+    attribute transmat_: its rows must sum to 1, row 0 sums to 0.9
     """
 
     def __init__(self, attribute, problem):
@@ -222,13 +254,41 @@ class PriorDivergenceWarning(ConvergenceWarning):
 
 class ELBODecreaseWarning(RuntimeWarning):
     """An exact EM / coordinate-ascent bound decreased: this indicates a bug or a numerical
-    breakdown, never a property of the data."""
+    breakdown, never a property of the data.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import latentkit as lk
+    >>> from latentkit.exceptions import ELBODecreaseWarning
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", ELBODecreaseWarning)  # a decrease would raise here
+    ...     model = lk.GaussianMixture(n_components=2, random_state=0).fit(X)
+    >>> bool(np.all(np.diff(model.lower_bounds_) >= -1e-9 * np.abs(model.lower_bounds_[1:])))
+    True
+    """
 
 
 class SeedWordError(InputError):
     """A seed word of ``seed_topics`` that is not in the model's vocabulary (or an index out
     of range). An :class:`InputError`; ``words`` lists the offending entries and ``topic``
-    the topic that named them."""
+    the topic that named them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import LatentDirichletAllocation
+    >>> from latentkit.exceptions import SeedWordError
+    >>> X = np.array([[2, 1, 0], [0, 1, 3]])
+    >>> lda = LatentDirichletAllocation(2, seed_topics={0: [7]}, random_state=0)
+    >>> try:
+    ...     lda.fit(X)
+    ... except SeedWordError as exc:
+    ...     print(exc.topic, exc.words)
+    0 [7]
+    """
 
     def __init__(self, message, topic=None, words=()):
         super().__init__(message)
@@ -238,7 +298,20 @@ class SeedWordError(InputError):
 
 class CLIError(Exception):
     """A bad command-line option or combination of options: the ``latentkit`` command prints
-    it as one line and exits with status 2."""
+    it as one line and exits with status 2.
+
+    Examples
+    --------
+    >>> from latentkit.cli import build_parser, load_input
+    >>> from latentkit.exceptions import CLIError
+    >>> args = build_parser().parse_args(["fit", "gmm", "--dataset", "kos"])
+    >>> try:
+    ...     load_input(args, "matrix")  # kos is a text corpus, gmm needs a table
+    ... except CLIError as exc:
+    ...     print(exc)
+    dataset 'kos' is not a table of numbers; use one of old_faithful, geyser, iris, wine, seeds,
+    swiss_banknote, olive_oil, optdigits, golub, khan, nci60.
+    """
 
 
 # ---------------------------------------------------------------------------------- warnings
@@ -246,21 +319,98 @@ class CLIError(Exception):
 class CollapsedComponentWarning(RuntimeWarning):
     """A Gaussian component's covariance was singular (it collapsed onto fewer points than
     dimensions, or lost all its weight) and is held positive definite only by ``reg_covar``
-    or by an extra re-regularisation."""
+    or by an extra re-regularisation.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from latentkit.sequence import GaussianHMM
+    >>> from latentkit.exceptions import CollapsedComponentWarning
+    >>> X = np.r_[np.zeros((20, 2)), np.random.default_rng(0).normal(5, 1, (20, 2))]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = GaussianHMM(n_components=2, covariance_type="full", random_state=0).fit(X)
+    >>> sorted({w.category.__name__ for w in caught})
+    ['CollapsedComponentWarning']
+    """
 
 
 class SpectralInitWarning(UserWarning):
-    """The spectral start was not usable and a fallback start was used instead."""
+    """The spectral start was not usable and a fallback start was used instead.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from latentkit.sequence import GaussianHMM
+    >>> from latentkit.exceptions import SpectralInitWarning
+    >>> X = np.zeros((30, 2))  # constant data: the moments are degenerate
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = GaussianHMM(n_components=2, init="spectral", random_state=0).fit(X)
+    >>> any(w.category is SpectralInitWarning for w in caught)
+    True
+    """
 
 
 class PrivacyNoiseWarning(UserWarning):
-    """The privacy noise dominates part of a private estimate (see ``noise_dominated_``)."""
+    """The privacy noise dominates part of a private estimate (see ``noise_dominated_``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from latentkit.spectral import PrivateSpectralLDA
+    >>> from latentkit.exceptions import PrivacyNoiseWarning
+    >>> X = np.random.default_rng(0).poisson(2.0, size=(40, 6))
+    >>> lda = PrivateSpectralLDA(n_components=2, epsilon=0.1, delta=1e-5, random_state=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = lda.fit(X)  # 40 documents cannot hide one at epsilon = 0.1
+    >>> any(w.category is PrivacyNoiseWarning for w in caught)
+    True
+    """
 
 
 class PrivacyRelationWarning(UserWarning):
     """The fit's epsilon is for a neighbouring relation that protects no document
-    (``PrivateSpectralLDA(neighbouring='tensor_entry')``)."""
+    (``PrivateSpectralLDA(neighbouring='tensor_entry')``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from latentkit.spectral import PrivateSpectralLDA
+    >>> from latentkit.exceptions import PrivacyRelationWarning
+    >>> X = np.random.default_rng(0).poisson(2.0, size=(40, 6))
+    >>> lda = PrivateSpectralLDA(n_components=2, epsilon=1.0, delta=1e-5,
+    ...                          neighbouring="tensor_entry",
+    ...                          random_state=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = lda.fit(X)
+    >>> any(w.category is PrivacyRelationWarning for w in caught)
+    True
+    """
 
 
 class KWarning(UserWarning):
-    """The command line's ``-k`` is above the number of documents / samples of the data."""
+    """The command line's ``-k`` is above the number of documents / samples of the data.
+
+    Examples
+    --------
+    >>> import os, tempfile, warnings
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_topic import run_lda
+    >>> from latentkit.exceptions import KWarning
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> with open(path, "w") as f:  # 2 documents, 4 words
+    ...     print("2", "4", "4", "1 1 3", "1 2 2", "2 3 4", "2 4 1", sep=os.linesep, file=f)
+    >>> args = build_parser().parse_args(["fit", "lda", "--data", path, "-k", "3"])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = run_lda(args, Progress(None, enabled=False))
+    >>> [str(w.message)[:46] for w in caught if w.category is KWarning]
+    ['-k 3 is more than the 2 documents of the data;']
+    """

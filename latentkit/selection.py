@@ -83,6 +83,15 @@ class Selection:
         'lda': the held-out words absent from the training split, dropped from both splits for
         every K: ``words`` (distinct words), ``tokens`` (their held-out count), ``fraction``
         (of the held-out tokens); None for the other kinds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.selection import select_n_components
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> selection = select_n_components("gmm", X, [1, 2])
+    >>> type(selection).__name__, selection.kind, sorted(selection.models)
+    ('Selection', 'gmm', [1, 2])
     """
 
     kind: str
@@ -225,6 +234,12 @@ def parse_k_range(text):
     ------
     ValueError
         Malformed text, or a K < 1.
+
+    Examples
+    --------
+    >>> from latentkit.selection import parse_k_range
+    >>> parse_k_range("5:20:5"), parse_k_range("2,3,5"), parse_k_range("4")
+    ([5, 10, 15, 20], [2, 3, 5], [4])
     """
     try:
         if ":" in text:
@@ -408,6 +423,18 @@ def select_n_components(kind, X, n_components, *, lengths=None, heldout=0.1, ran
     -----
     Source: Schwarz (1978) BIC; Akaike (1974) AIC; Hoffman, Blei & Bach (2010) per-document
     bound; Roeder, Both & Hinneburg (2015) coherence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.selection import select_n_components
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 1, (60, 2)), rng.normal(8, 1, (60, 2))]  # two clusters
+    >>> selection = select_n_components("gmm", X, [1, 2, 3])
+    >>> selection.best, selection.criterion
+    (2, 'bic')
+    >>> [row["n_components"] for row in selection.table]
+    [1, 2, 3]
     """
     if kind not in KINDS:
         raise InputError(f"kind must be one of {KINDS}, got {kind!r}.")
@@ -512,6 +539,17 @@ def hdp_effective_components(X, n_components, *, random_state=0, **params):
     -----
     Teh, Jordan, Beal & Blei (2006), JASA (the HDP); Wang, Paisley & Blei (2011), AISTATS
     (the two-level stick-breaking truncation fitted here).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.selection import hdp_effective_components
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.zeros((40, 6))  # documents about words 0-2 or about words 3-5
+    >>> X[:20, :3] = rng.poisson(5, (20, 3)); X[20:, 3:] = rng.poisson(5, (20, 3))
+    >>> out = hdp_effective_components(X, n_components=5)
+    >>> out["truncation"], out["n_effective_components"]  # topics with over 1% of the counts
+    (5, 3)
     """
     # local: load only the model family being selected
     from .topic import HierarchicalDirichletProcess

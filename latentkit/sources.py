@@ -42,6 +42,21 @@ class ChunkSource:
     ----------
     n_samples : int or None
         Total number of samples (rows, documents), when known without a pass over the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.sources import ChunkSource
+    >>> class ArrayChunks(ChunkSource):
+    ...     def __init__(self, X, size):
+    ...         self.X, self.size, self.n_samples = X, size, len(X)
+    ...     def iter_chunks(self):
+    ...         for i in range(0, len(self.X), self.size):
+    ...             yield self.X[i:i + self.size]
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> GaussianMixture(2, random_state=0).fit(ArrayChunks(X, 20)).means_.shape
+    (2, 2)
     """
 
     n_samples = None
@@ -170,6 +185,16 @@ class DocwordSource(ChunkSource):
         lines are parsed by the parser of :func:`latentkit.datasets.read_docword`
         (:class:`latentkit._utils.formats.DocwordParser`), with the same messages; only the order of
         documents is checked here alone (chunks are cut by document).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from latentkit.sources import DocwordSource
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> with open(path, "w") as f:  # 3 documents, 2 words
+    ...     print("3", "2", "4", "1 1 2", "2 1 1", "2 2 1", "3 2 5", sep=os.linesep, file=f)
+    >>> [chunk.toarray().tolist() for chunk in DocwordSource(path, chunk_size=2).iter_chunks()]
+    [[[2.0, 0.0], [1.0, 1.0]], [[0.0, 5.0]]]
     """
 
     def __init__(self, path, chunk_size=10000):
@@ -243,6 +268,20 @@ class CSVSource(ChunkSource):
     ------
     ValueError
         A row that is not numeric or has the wrong number of fields (with its line number).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.sources import CSVSource
+    >>> path = os.path.join(tempfile.mkdtemp(), "data.csv")
+    >>> np.savetxt(path, np.random.default_rng(0).normal(size=(60, 2)), delimiter=",")
+    >>> source = CSVSource(path, chunk_size=25)
+    >>> [len(chunk) for chunk in source.iter_chunks()]
+    [25, 25, 10]
+    >>> GaussianMixture(2, random_state=0).fit(source).n_features_in_  # out of core
+    2
     """
 
     def __init__(self, path, chunk_size=10000, n_samples=None):
@@ -287,6 +326,18 @@ class ValidatedChunks:
     in-memory fit draws it); ``iter_chunks`` yields validated chunks lazily. With
     ``reset``, a model with data-derived defaults (``_data_summary``) gets them from one
     statistics pass over **all** chunks (the summaries merged), never from the first chunk.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.sources import CSVSource, ValidatedChunks
+    >>> path = os.path.join(tempfile.mkdtemp(), "data.csv")
+    >>> np.savetxt(path, np.random.default_rng(0).normal(size=(60, 2)), delimiter=",")
+    >>> chunks = ValidatedChunks(GaussianMixture(2), CSVSource(path, chunk_size=25), True, {})
+    >>> chunks.init_data.shape, [c.shape for c in chunks.iter_chunks()]  # what fit(source) sees
+    ((25, 2), [(25, 2), (25, 2), (10, 2)])
     """
 
     def __init__(self, model, source, reset, fit_params):

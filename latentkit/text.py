@@ -100,6 +100,13 @@ def read_texts(source, text_column=None):
         a table without the text column, a malformed JSON line, or no documents.
     TypeError
         ``source`` is neither a path nor an iterable of str.
+
+    Examples
+    --------
+    >>> from latentkit.text import read_texts
+    >>> texts, titles, metadata = read_texts(["The cat sat.", "A dog ran."])
+    >>> texts, titles
+    (['The cat sat.', 'A dog ran.'], ['The cat sat.', 'A dog ran.'])
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -183,6 +190,16 @@ class TextVectorizer:
     Source: scikit-learn's ``CountVectorizer`` (Pedregosa et al. 2011); the settings map to its
     ``token_pattern``, ``stop_words``, ``lowercase``, ``min_df``, ``max_df``, ``max_features``
     and ``ngram_range`` (:meth:`count_vectorizer_params`).
+
+    Examples
+    --------
+    >>> from latentkit.text import TextVectorizer
+    >>> vec = TextVectorizer(min_df=1, max_df=1.0)
+    >>> X = vec.fit_transform(["red apple", "green apple", "red wine"])
+    >>> X.toarray(), vec.vocabulary_.tolist()
+    (array([[1., 0., 1., 0.],
+           [1., 1., 0., 0.],
+           [0., 0., 1., 1.]]), ['apple', 'green', 'red', 'wine'])
     """
 
     def __init__(self, *, stop_words="english", extra_stop_words=None, lowercase=True,
@@ -438,6 +455,17 @@ def attach(model, vectorizer):
     ------
     ValueError
         The vocabulary and the model's width differ.
+
+    Examples
+    --------
+    >>> from latentkit import LatentDirichletAllocation
+    >>> from latentkit.text import TextVectorizer, attach
+    >>> texts = ["red apple pie", "green apple tart", "red wine glass", "white wine glass"]
+    >>> vec = TextVectorizer(min_df=1, max_df=1.0)
+    >>> lda = LatentDirichletAllocation(2, random_state=0).fit(vec.fit_transform(texts))
+    >>> lda = attach(lda, vec)  # stores the vocabulary and the settings on the model
+    >>> lda.transform(["apple pie"]).shape  # raw texts now go through the same pipeline
+    (1, 2)
     """
     n = getattr(model, "n_features_in_", None)
     if n is not None and n != len(vectorizer.vocabulary_):
@@ -482,6 +510,13 @@ def load_texts(source, *, text_column=None, stop_words="english", extra_stop_wor
     ------
     TextInputError, TypeError
         See :func:`read_texts` and :meth:`TextVectorizer.fit_transform`.
+
+    Examples
+    --------
+    >>> from latentkit.text import load_texts
+    >>> corpus = load_texts(["cats and dogs", "dogs and cats", "fish swim"], min_df=1, max_df=1.0)
+    >>> corpus.data.shape, corpus.vocabulary.tolist()
+    ((3, 4), ['cats', 'dogs', 'fish', 'swim'])
     """
     texts, titles, meta = read_texts(source, text_column)
     vec = TextVectorizer(stop_words=stop_words, extra_stop_words=extra_stop_words,
@@ -520,6 +555,16 @@ def load_texts_for(model, source, text_column=None):
         The model has no stored text settings.
     TextInputError, TypeError
         See :func:`read_texts`.
+
+    Examples
+    --------
+    >>> from latentkit import LatentDirichletAllocation
+    >>> from latentkit.text import TextVectorizer, attach, load_texts_for
+    >>> vec = TextVectorizer(min_df=1, max_df=1.0)
+    >>> X = vec.fit_transform(["red apple pie", "green apple tart", "red wine glass"])
+    >>> lda = attach(LatentDirichletAllocation(2, random_state=0).fit(X), vec)
+    >>> load_texts_for(lda, ["apple wine", "unseen words"]).data.toarray().sum(axis=1)
+    array([2., 0.])
     """
     vec = TextVectorizer.from_model(model)
     texts, titles, meta = read_texts(source, text_column)
@@ -541,6 +586,16 @@ def stop_words_from_file(path):
     Raises
     ------
     TextInputError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from latentkit.text import stop_words_from_file
+    >>> path = os.path.join(tempfile.mkdtemp(), "stop.txt")
+    >>> with open(path, "w") as f:
+    ...     print("# my stop words", "the", "", "and", sep=os.linesep, file=f)
+    >>> stop_words_from_file(path)
+    ['the', 'and']
     """
     text = _read_utf8(Path(path)) if Path(path).is_file() else None
     if text is None:
@@ -568,6 +623,14 @@ def from_gensim(bow_corpus, dictionary):
     ------
     ValueError
         A word id outside the dictionary, or a negative count.
+
+    Examples
+    --------
+    >>> from latentkit.text import from_gensim
+    >>> corpus = from_gensim([[(0, 2), (1, 1)], [(1, 3)]], {0: "cat", 1: "dog"})
+    >>> corpus.data.toarray(), corpus.vocabulary.tolist()
+    (array([[2., 1.],
+           [0., 3.]]), ['cat', 'dog'])
     """
     id2word = dict(dictionary.items()) if hasattr(dictionary, "items") else dict(dictionary)
     n_words = (max(id2word) + 1) if id2word else 0
@@ -610,6 +673,15 @@ def from_sklearn(X, vectorizer):
     ------
     ValueError
         The vocabulary and the width of ``X`` differ.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from latentkit.text import from_sklearn
+    >>> cv = CountVectorizer()
+    >>> corpus = from_sklearn(cv.fit_transform(["a cat", "a cat and a dog"]), cv)
+    >>> corpus.data.dtype, corpus.vocabulary.tolist()
+    (dtype('float64'), ['and', 'cat', 'dog'])
     """
     vocab = np.asarray(vectorizer.get_feature_names_out(), dtype=str)
     if not sp.issparse(X):

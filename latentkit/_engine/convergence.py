@@ -43,6 +43,15 @@ class ConvergenceMonitor:
     history : list of float
         Every reported value, in order.
     converged : bool
+
+    Examples
+    --------
+    >>> from latentkit import ConvergenceMonitor
+    >>> monitor = ConvergenceMonitor(tol=1e-3, max_iter=100)
+    >>> [monitor.report(elbo) for elbo in (-5.0, -4.0, -3.9995)]  # stops once the ELBO moves < tol
+    [False, False, True]
+    >>> monitor.iter, monitor.converged
+    (3, True)
     """
 
     def __init__(self, tol, max_iter, rule="exact", window=10, verbose=False, previous=None,

@@ -31,6 +31,16 @@ class ParamsMixin:
     """``get_params`` / ``set_params`` / ``repr`` / scikit-learn tags from ``__init__``'s signature.
 
     ``__init__`` stores its arguments unchanged; no validation happens there.
+
+    Examples
+    --------
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.base import ParamsMixin
+    >>> gmm = GaussianMixture(n_components=3)
+    >>> isinstance(gmm, ParamsMixin), gmm.get_params()["n_components"]
+    (True, 3)
+    >>> gmm.set_params(n_components=2)
+    GaussianMixture(n_components=2)
     """
 
     @classmethod

@@ -165,6 +165,19 @@ class PrivateStochasticVI(ParamsMixin):
         Bad budget, clip, sizes; ``clip`` missing for LDA; ``radius`` missing for a mixture.
     TypeError
         An unsupported model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import LatentDirichletAllocation, PrivateStochasticVI
+    >>> X = np.random.default_rng(0).poisson(1.0, size=(200, 20))
+    >>> lda = LatentDirichletAllocation(3, random_state=0)
+    >>> private = PrivateStochasticVI(lda, epsilon=1.0, delta=1e-5, clip=1.0, batch_size=50,
+    ...                               n_epochs=2, random_state=0).fit(X)
+    >>> private.model_.components_.shape, private.n_steps_, private.q_  # Poisson rate 50 / 200
+    ((3, 20), 8, 0.25)
+    >>> round(private.noise_multiplier_, 2)  # calibrated so that the 8 steps spend epsilon = 1
+    3.4
     """
 
     def __init__(self, model, epsilon=1.0, delta=1e-5, clip=None, batch_size=256,

@@ -23,6 +23,20 @@ class Stats:
 
     Statistics form a commutative monoid under ``+`` with ``stats * 0`` as zero, and scale by a
     scalar (``c * stats``), which is all that chunked, stochastic and distributed drivers use.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.base import Stats, stats_dataclass
+    >>> @stats_dataclass
+    ... class CountStats(Stats):
+    ...     n: float
+    ...     data_term: float
+    ...     counts: np.ndarray
+    >>> a = CountStats(n=2.0, data_term=-1.0, counts=np.array([1.0, 1.0]))
+    >>> b = CountStats(n=1.0, data_term=-0.5, counts=np.array([0.0, 1.0]))
+    >>> (a + b).counts, (0.5 * a).n  # the statistics of two chunks add; they scale
+    (array([1., 2.]), 1.0)
     """
 
     def _map(self, fn, *others):
@@ -69,5 +83,20 @@ class Stats:
 
 def stats_dataclass(cls):
     """Decorate a :class:`Stats` subclass: ``dataclasses.dataclass(frozen=True, eq=False)``
-    (equality is :class:`Stats`' array-aware one)."""
+    (equality is :class:`Stats`' array-aware one).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> import numpy as np
+    >>> from latentkit.base import Stats, stats_dataclass
+    >>> @stats_dataclass
+    ... class CountStats(Stats):
+    ...     n: float
+    ...     data_term: float
+    ...     counts: np.ndarray
+    >>> s = CountStats(n=1.0, data_term=0.0, counts=np.zeros(2))
+    >>> dataclasses.is_dataclass(s), s == CountStats(1.0, 0.0, np.zeros(2))
+    (True, True)
+    """
     return dataclasses.dataclass(frozen=True, eq=False)(cls)

@@ -170,6 +170,17 @@ class StochasticVI(ParamsMixin):
     (:mod:`latentkit.topic._lda_svi`; equal to ``partial_fit`` to rounding). The first step
     always goes through ``partial_fit`` (initialisation); the model is brought up to date
     before every evaluation, callback and at the end.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import LatentDirichletAllocation, StochasticVI
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.poisson(1.0, size=(200, 20))
+    >>> lda = LatentDirichletAllocation(3, random_state=0)
+    >>> svi = StochasticVI(lda, batch_size=50, n_epochs=2, random_state=0).fit(X)
+    >>> svi.model_.components_.shape, svi.n_steps_  # 2 epochs of 4 minibatches of 50 rows
+    ((3, 20), 8)
     """
 
     def __init__(self, model, batch_size=256, learning_offset=10.0, learning_decay=0.7,

@@ -48,6 +48,13 @@ def privacy_noise_rng():
     With a seeded generator the Gaussian noise of a release is a function of the stored seed,
     and subtracting it recovers the exact statistics (the guarantee of the Gaussian mechanism,
     Dwork & Roth 2014, Appendix A, assumes noise unknown to the reader).
+
+    Examples
+    --------
+    >>> from latentkit.privacy import noise_generator
+    >>> a, b = noise_generator(), noise_generator()  # fresh OS entropy each call
+    >>> type(a).__name__, bool(a.normal() != b.normal())
+    ('Generator', True)
     """
     return np.random.default_rng(np.random.SeedSequence())
 
@@ -432,6 +439,14 @@ def check_lengths(lengths, n_samples, min_length=1):
         whose sum is not ``n_samples``.
     TypeError
         Non-numeric lengths, or a bare number instead of a sequence.
+
+    Examples
+    --------
+    >>> from latentkit.sequence import check_lengths
+    >>> check_lengths([3, 2], n_samples=5)  # sequence s is rows offsets[s]:offsets[s + 1]
+    array([0, 3, 5])
+    >>> check_lengths(None, n_samples=4)
+    array([0, 4])
     """
     if lengths is None:
         return np.array([0, n_samples], dtype=np.int64)

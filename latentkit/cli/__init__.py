@@ -199,7 +199,15 @@ def _cmd_fit(args, out):
 
 
 def build_parser():
-    """The argparse parser of the ``latentkit`` command (with every registered fit model)."""
+    """The argparse parser of the ``latentkit`` command (with every registered fit model).
+
+    Examples
+    --------
+    >>> from latentkit.cli import build_parser
+    >>> args = build_parser().parse_args(["fit", "gmm", "-k", "3"])
+    >>> args.command, args.model, args.n_components, args.dataset
+    ('fit', 'gmm', 3, 'old_faithful')
+    """
     parser = argparse.ArgumentParser(
         prog="latentkit",
         description="Fit latent-variable models by raising their ELBO, on bundled or your data.")
@@ -280,6 +288,17 @@ def main(argv=None, out=None):
     -------
     int
         Exit status: 0 success, 2 a user error (message on stderr).
+
+    Examples
+    --------
+    >>> from latentkit.cli import main
+    >>> main(["datasets"])  # doctest: +ELLIPSIS
+    NAME                  KIND                                 SHAPE ...
+    kos                   counts: text                         3430 x 6906 ...
+    ...
+    iris                  matrix: real, labelled               150 x 4 ...
+    ...
+    0
     """
     out = sys.stdout if out is None else out
     args = build_parser().parse_args(argv)

@@ -36,6 +36,18 @@ class FitResult:
     plot_data : dict, optional
         What ``--plot`` needs besides the model: ``X`` (and ``lengths``, ``y``,
         ``vocabulary``, ``symbols``, ``feature_names`` where they apply); see ``_save_plot``.
+
+    Examples
+    --------
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.cli import FitResult
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> model = GaussianMixture(n_components=2, random_state=0).fit(X)
+    >>> result = FitResult(model, summary={"k": 2}, lines=["model  GaussianMixture"],
+    ...                    n_samples=len(X))
+    >>> result.n_samples, result.summary, result.plot_data
+    (4, {'k': 2}, None)
     """
 
     model: object
@@ -47,7 +59,21 @@ class FitResult:
 
 @dataclass
 class FitCommand:
-    """A ``latentkit fit <name>`` subcommand: help text, argument adder, runner, default data."""
+    """A ``latentkit fit <name>`` subcommand: help text, argument adder, runner, default data.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli import FitCommand
+    >>> def add_args(p):
+    ...     p.add_argument("--alpha", type=float, default=1.0)
+    >>> cmd = FitCommand("my model on a table of numbers", add_args, run=None,
+    ...                  default_dataset="old_faithful")
+    >>> p = argparse.ArgumentParser()
+    >>> cmd.add_arguments(p)
+    >>> p.parse_args(["--alpha", "0.5"]).alpha, cmd.default_dataset
+    (0.5, 'old_faithful')
+    """
 
     help: str
     add_arguments: Callable
@@ -158,6 +184,14 @@ def load_input(args, kind):
     ------
     CLIError
         Unknown data set, a data set of the wrong kind, or an unreadable file.
+
+    Examples
+    --------
+    >>> from latentkit.cli import build_parser, load_input
+    >>> args = build_parser().parse_args(["fit", "gmm", "--dataset", "iris"])
+    >>> bunch = load_input(args, "matrix")
+    >>> bunch.data.shape, bunch["name"]
+    ((150, 4), 'iris')
     """
     if getattr(args, "text", None) is not None:
         return _load_text_corpus(args)

@@ -28,6 +28,19 @@ class Progress:
     models' start hook (:mod:`latentkit._engine.start_phase`): the start (LDA's CVB0 sweeps, the
     mixtures' spectral-start search runs) gets its own bar, ``fit lda: start, cvb0 sweeps``,
     before the iterations' bar.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.cli import Progress
+    >>> progress = Progress(total=100, enabled=False)  # enabled=True draws a bar on stderr
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> model = GaussianMixture(n_components=2, random_state=0, callback=progress.callback)
+    >>> with progress:
+    ...     _ = model.fit(X)
+    >>> progress.model is model
+    True
     """
 
     def __init__(self, total, enabled=True, desc="fit", delay=0.5):

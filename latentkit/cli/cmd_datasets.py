@@ -10,7 +10,17 @@ __all__ = ["add_parser"]
 
 
 def add_parser(sub):
-    """Add ``datasets`` (list and export) to the ``latentkit`` subparsers."""
+    """Add ``datasets`` (list and export) to the ``latentkit`` subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli import cmd_datasets
+    >>> parser = argparse.ArgumentParser(prog="latentkit")
+    >>> cmd_datasets.add_parser(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["datasets"]).command
+    'datasets'
+    """
     p = sub.add_parser("datasets", help="list the bundled data sets (name, kind, shape, license)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.add_argument("action", nargs="?", choices=["list", "export"], default="list",

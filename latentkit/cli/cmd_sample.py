@@ -17,7 +17,18 @@ __all__ = ["add_parser"]
 
 
 def add_parser(sub):
-    """Add ``sample`` to the ``latentkit`` subparsers."""
+    """Add ``sample`` to the ``latentkit`` subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli import cmd_sample
+    >>> parser = argparse.ArgumentParser(prog="latentkit")
+    >>> cmd_sample.add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["sample", "model.npz", "-n", "5", "--out", "draws.csv"])
+    >>> args.command, args.n_samples
+    ('sample', 5)
+    """
     p = sub.add_parser("sample", help="draw synthetic rows from a saved model (a private "
                                       "model's draws inherit its epsilon: no new budget)")
     p.add_argument("path", help="model file (.npz) saved with --out / latentkit.io.save")

@@ -16,7 +16,18 @@ __all__ = ["add_parser"]
 
 
 def add_parser(sub):
-    """Add ``select`` (one sub-command per model kind) to the ``latentkit`` subparsers."""
+    """Add ``select`` (one sub-command per model kind) to the ``latentkit`` subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli import cmd_select
+    >>> parser = argparse.ArgumentParser(prog="latentkit")
+    >>> cmd_select.add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["select", "gmm", "-k", "1:4"])
+    >>> args.command, args.kind, args.k
+    ('select', 'gmm', '1:4')
+    """
     p = sub.add_parser("select", help="choose the number of components: fit each K and "
                        "compare held-out fit, coherence / BIC")
     kinds = p.add_subparsers(dest="kind_name", metavar="MODEL")

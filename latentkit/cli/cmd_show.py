@@ -13,7 +13,18 @@ __all__ = ["add_parser"]
 
 
 def add_parser(sub):
-    """Add ``show`` to the ``latentkit`` subparsers."""
+    """Add ``show`` to the ``latentkit`` subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli import cmd_show
+    >>> parser = argparse.ArgumentParser(prog="latentkit")
+    >>> cmd_show.add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["show", "model.npz"])
+    >>> args.command
+    'show'
+    """
     p = sub.add_parser("show", help="summarise a model saved with --out / latentkit.io.save")
     p.add_argument("path", help="model file (.npz)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -15,7 +15,19 @@ __all__ = ["add_parsers"]
 
 
 def add_parsers(sub):
-    """Add ``coherence`` and ``report`` to the ``latentkit`` subparsers."""
+    """Add ``coherence`` and ``report`` to the ``latentkit`` subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli import cmd_topics
+    >>> parser = argparse.ArgumentParser(prog="latentkit")
+    >>> cmd_topics.add_parsers(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["coherence", "lda.npz"]).command
+    'coherence'
+    >>> parser.parse_args(["report", "lda.npz", "--out", "report.html"]).command
+    'report'
+    """
     p = sub.add_parser("coherence", help="coherence of a saved topic model's topics "
                        "(c_v, c_npmi, u_mass; as gensim's CoherenceModel)")
     p.add_argument("path", help="model file (.npz) of a LatentDirichletAllocation or PLSA")

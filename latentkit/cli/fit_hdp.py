@@ -13,6 +13,26 @@ __all__ = ["add_hdp_args", "run_hdp"]
 
 
 def add_hdp_args(p):
+    """Add the options of ``latentkit fit hdp`` to ``p``: those of
+    :class:`~latentkit.topic.HierarchicalDirichletProcess`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit hdp`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_hdp import add_hdp_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_hdp_args(p)
+    >>> p.parse_args(["--doc-components", "4"]).doc_components
+    4
+    """
     _add_text_args(p)
     p.add_argument("--doc-components", type=int, default=None,
                    help="K, the most topics of one document (default 10)")
@@ -31,6 +51,45 @@ def add_hdp_args(p):
 
 
 def run_hdp(args, progress):
+    """Run ``latentkit fit hdp``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.topic.HierarchicalDirichletProcess`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit hdp`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> rows = ["6", "4", "12", "1 1 3", "1 2 2", "2 1 4", "2 2 1", "3 2 3", "3 1 1",
+    ...         "4 3 3", "4 4 2", "5 3 4", "5 4 1", "6 4 3", "6 3 1"]  # D, W, NNZ; doc word count
+    >>> with open(path, "w") as f:
+    ...     print(*rows, sep=os.linesep, file=f)
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_hdp import run_hdp
+    >>> args = build_parser().parse_args(["fit", "hdp", "--data", path, "-k", "3"])
+    >>> result = run_hdp(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (6, 'HierarchicalDirichletProcess')
+    >>> print(result.lines[1])
+    model       HierarchicalDirichletProcess(n_components=3, n_doc_components=10, concentration=1,
+    doc_concentration=1, topic_word_prior=0.01)
+    """
     from ..topic import HierarchicalDirichletProcess  # lazy: numba, ~2 s start-up
 
     corpus = _lda_corpus(args)

@@ -12,6 +12,26 @@ __all__ = ["add_hmm_args", "run_hmm"]
 
 
 def add_hmm_args(p):
+    """Add the options of ``latentkit fit hmm`` to ``p``: those of
+    a hidden Markov model.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit hmm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_hmm import add_hmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_hmm_args(p)
+    >>> p.parse_args(["--emission", "poisson"]).emission
+    'poisson'
+    """
     p.add_argument("--emission", default=None,
                    choices=["categorical", "poisson", "gaussian", "gmm"],
                    help="emission distribution (default: categorical for symbol data with an "
@@ -66,6 +86,43 @@ def _check_hmm_options(args, emission, X):
 
 
 def run_hmm(args, progress):
+    """Run ``latentkit fit hmm``: load the data, fit the model, format the report.
+
+    The model: a hidden Markov model (:class:`~latentkit.sequence.PoissonHMM` on counts).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit hmm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "counts.csv")
+    >>> np.savetxt(path, np.r_[np.full(10, 1.0), np.full(10, 8.0), np.full(10, 1.0)], fmt="%d")
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_hmm import run_hmm
+    >>> args = build_parser().parse_args(["fit", "hmm", "--data", path, "-k", "2", "--emission",
+    ...                                   "poisson"])
+    >>> result = run_hmm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (30, 'PoissonHMM')
+    >>> print(result.lines[1])
+    model       PoissonHMM(n_components=2)
+    """
     # lazy: numba, ~2 s start-up
     from ..sequence import (GMMHMM, CategoricalHMM, GaussianHMM, PoissonHMM,
                             VariationalCategoricalHMM, VariationalGaussianHMM)

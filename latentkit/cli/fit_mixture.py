@@ -11,6 +11,26 @@ __all__ = ["add_gmm_args", "run_gmm", "add_vgmm_args", "run_vgmm", "add_dpmm_arg
 
 
 def add_gmm_args(p):
+    """Add the options of ``latentkit fit gmm`` to ``p``: those of
+    :class:`~latentkit.mixture.GaussianMixture` by EM.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit gmm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_mixture import add_gmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_gmm_args(p)
+    >>> p.parse_args(["--covariance-type", "diag"]).covariance_type
+    'diag'
+    """
     p.add_argument("--covariance-type", default="full",
                    choices=["full", "diag", "spherical", "tied"],
                    help="covariance structure (default full)")
@@ -46,6 +66,38 @@ def _load_table(args):
 
 
 def run_gmm(args, progress):
+    """Run ``latentkit fit gmm``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.mixture.GaussianMixture` by EM.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit gmm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_mixture import run_gmm
+    >>> args = build_parser().parse_args(["fit", "gmm", "--dataset", "old_faithful", "-k", "2"])
+    >>> result = run_gmm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (272, 'GaussianMixture')
+    >>> print(result.lines[1])
+    model       GaussianMixture(n_components=2, covariance_type='full')
+    """
     from ..mixture import GaussianMixture  # lazy: numba, ~2 s start-up
 
     bunch, X, n_missing = _load_table(args)
@@ -100,12 +152,52 @@ def run_gmm(args, progress):
 
 
 def add_vgmm_args(p):
+    """Add the options of ``latentkit fit vgmm`` to ``p``: those of
+    :class:`~latentkit.mixture.VariationalGaussianMixture`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit vgmm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_mixture import add_vgmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_vgmm_args(p)
+    >>> p.parse_args(["--weight-concentration-prior", "0.1"]).weight_concentration_prior
+    0.1
+    """
     add_gmm_args(p)  # the same covariance, initialisation and scaling options
     p.add_argument("--weight-concentration-prior", type=float, default=None,
                    help="Dirichlet alpha_0 of the weights (default 1/k)")
 
 
 def add_dpmm_args(p):
+    """Add the options of ``latentkit fit dpmm`` to ``p``: those of
+    :class:`~latentkit.mixture.DirichletProcessMixture`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit dpmm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_mixture import add_dpmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_dpmm_args(p)
+    >>> p.parse_args(["--concentration", "2"]).concentration
+    2.0
+    """
     add_gmm_args(p)
     p.add_argument("--concentration", type=float, default=None,
                    help="alpha of the Beta(1, alpha) sticks (default 1)")
@@ -178,9 +270,74 @@ def _run_bayes_mixture(args, progress, kind):
 
 
 def run_vgmm(args, progress):
+    """Run ``latentkit fit vgmm``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.mixture.VariationalGaussianMixture`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit vgmm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_mixture import run_vgmm
+    >>> args = build_parser().parse_args(["fit", "vgmm", "--dataset", "old_faithful", "-k", "2"])
+    >>> result = run_vgmm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (272, 'VariationalGaussianMixture')
+    >>> print(result.lines[1])
+    model       VariationalGaussianMixture(n_components=2, covariance_type='full')
+    """
     return _run_bayes_mixture(args, progress, "vgmm")
 
 
 def run_dpmm(args, progress):
+    """Run ``latentkit fit dpmm``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.mixture.DirichletProcessMixture`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit dpmm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_mixture import run_dpmm
+    >>> args = build_parser().parse_args(["fit", "dpmm", "--dataset", "old_faithful", "-k", "3"])
+    >>> result = run_dpmm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (272, 'DirichletProcessMixture')
+    >>> print(result.lines[1])
+    model       DirichletProcessMixture(n_components=3, truncation_method='fixed',
+    covariance_type='full')
+    """
     return _run_bayes_mixture(args, progress, "dpmm")
 

@@ -14,7 +14,29 @@ __all__ = ["run_private_spectral_lda"]
 
 
 def run_private_spectral_lda(args, progress):
-    """``fit lda --init spectral --private``: :class:`~latentkit.spectral.PrivateSpectralLDA`."""
+    """``fit lda --init spectral --private``: :class:`~latentkit.spectral.PrivateSpectralLDA`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> rows = ["6", "4", "12", "1 1 3", "1 2 2", "2 1 4", "2 2 1", "3 2 3", "3 1 1",
+    ...         "4 3 3", "4 4 2", "5 3 4", "5 4 1", "6 4 3", "6 3 1"]  # D, W, NNZ; doc word count
+    >>> with open(path, "w") as f:
+    ...     print(*rows, sep=os.linesep, file=f)
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_private import run_private_spectral_lda
+    >>> args = build_parser().parse_args(["fit", "lda", "--data", path, "-k", "2", "--init",
+    ...                                   "spectral", "--private", "--epsilon", "1",
+    ...                                   "--delta", "1e-5"])
+    >>> result = run_private_spectral_lda(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (6, 'PrivateSpectralLDA')
+    >>> print(result.lines[1])
+    privacy     neighbouring relation: one document (neighbouring corpora differ in one document's
+    content); whole pipeline spends epsilon = 1 at delta = 1e-05 (422 Gaussian releases, analytic
+    accounting)
+    """
     from ..spectral import PrivacyNoiseWarning, PrivateSpectralLDA  # lazy: numba, ~2 s start-up
 
     if args.init not in (None, "spectral"):

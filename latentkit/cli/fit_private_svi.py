@@ -36,7 +36,28 @@ def _flag_names(message):
 
 
 def run_private_svi_lda(args, progress):
-    """``fit lda --method svi --private``: :class:`~latentkit.inference.PrivateStochasticVI`."""
+    """``fit lda --method svi --private``: :class:`~latentkit.inference.PrivateStochasticVI`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> rows = ["6", "4", "12", "1 1 3", "1 2 2", "2 1 4", "2 2 1", "3 2 3", "3 1 1",
+    ...         "4 3 3", "4 4 2", "5 3 4", "5 4 1", "6 4 3", "6 3 1"]  # D, W, NNZ; doc word count
+    >>> with open(path, "w") as f:
+    ...     print(*rows, sep=os.linesep, file=f)
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_private_svi import run_private_svi_lda
+    >>> args = build_parser().parse_args(["fit", "lda", "--data", path, "-k", "2", "--method",
+    ...                                   "svi", "--private", "--epsilon", "1",
+    ...                                   "--delta", "1e-5", "--max-iter", "2"])
+    >>> result = run_private_svi_lda(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (6, 'LatentDirichletAllocation')
+    >>> print(result.lines[1])
+    privacy     neighbouring relation: one document (row) added or removed; the whole fit spends
+    epsilon = 1 (improved RDP conversion; classic RDP: 1.251) at delta = 1e-05
+    """
     from ..inference import PrivateStochasticVI  # lazy: numba, ~2 s start-up
     from ..topic import LatentDirichletAllocation
 

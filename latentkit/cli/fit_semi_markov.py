@@ -13,6 +13,26 @@ __all__ = ["add_hsmm_args", "run_hsmm", "add_arhmm_args", "run_arhmm"]
 
 
 def add_hsmm_args(p):
+    """Add the options of ``latentkit fit hsmm`` to ``p``: those of
+    :class:`~latentkit.sequence.HiddenSemiMarkovModel`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit hsmm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_semi_markov import add_hsmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_hsmm_args(p)
+    >>> p.parse_args(["--max-duration", "20"]).max_duration
+    20
+    """
     p.add_argument("--emission", default=None, choices=["categorical", "poisson", "gaussian"],
                    help="emission distribution (default: categorical for symbol data with an "
                         "alphabet, poisson for integer counts, else gaussian)")
@@ -29,6 +49,26 @@ def add_hsmm_args(p):
 
 
 def add_arhmm_args(p):
+    """Add the options of ``latentkit fit arhmm`` to ``p``: those of
+    :class:`~latentkit.sequence.AutoregressiveHMM`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit arhmm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_semi_markov import add_arhmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_arhmm_args(p)
+    >>> p.parse_args(["--n-lags", "2"]).n_lags
+    2
+    """
     p.add_argument("--n-lags", type=int, default=None,
                    help="autoregressive order (default 1, the library's)")
     p.add_argument("--coefs-prior", type=float, default=None,
@@ -110,6 +150,44 @@ def _report(model, bunch, X, lengths, name, next_of="next segment's state"):
 
 
 def run_hsmm(args, progress):
+    """Run ``latentkit fit hsmm``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.sequence.HiddenSemiMarkovModel`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit hsmm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "counts.csv")
+    >>> np.savetxt(path, np.r_[np.full(10, 1.0), np.full(10, 8.0), np.full(10, 1.0)], fmt="%d")
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_semi_markov import run_hsmm
+    >>> args = build_parser().parse_args(["fit", "hsmm", "--data", path, "-k", "2", "--emission",
+    ...                                   "poisson", "--max-duration", "12"])
+    >>> result = run_hsmm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (30, 'HiddenSemiMarkovModel')
+    >>> print(result.lines[1])
+    model       HiddenSemiMarkovModel(n_components=2, emission='poisson',
+    duration='nonparametric', max_duration=12)
+    """
     # lazy: numba, ~2 s start-up
     from ..sequence import (CategoricalEmission, GaussianEmission, HiddenSemiMarkovModel,
                             PoissonEmission)
@@ -160,6 +238,42 @@ def run_hsmm(args, progress):
 
 
 def run_arhmm(args, progress):
+    """Run ``latentkit fit arhmm``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.sequence.AutoregressiveHMM`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit arhmm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "counts.csv")
+    >>> np.savetxt(path, np.r_[np.full(10, 1.0), np.full(10, 8.0), np.full(10, 1.0)], fmt="%d")
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_semi_markov import run_arhmm
+    >>> args = build_parser().parse_args(["fit", "arhmm", "--data", path, "-k", "2"])
+    >>> result = run_arhmm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (30, 'AutoregressiveHMM')
+    >>> print(result.lines[1])
+    model       AutoregressiveHMM(n_components=2, n_lags=1)
+    """
     # lazy: numba, ~2 s start-up
     from ..sequence import AutoregressiveHMM
 

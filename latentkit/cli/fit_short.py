@@ -26,6 +26,26 @@ def _add_shared(p, prior_help, eta_default):
 
 
 def add_dmm_args(p):
+    """Add the options of ``latentkit fit dmm`` to ``p``: those of
+    :class:`~latentkit.topic.DirichletMultinomialMixture`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit dmm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_short import add_dmm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_dmm_args(p)
+    >>> p.parse_args(["--topic-word-prior", "0.5"]).topic_word_prior
+    0.5
+    """
     _add_shared(p, "alpha of the topic weights (default 1/K; 1 with --dirichlet-process)",
                 "0.1")
     p.add_argument("--dirichlet-process", action="store_true",
@@ -34,6 +54,26 @@ def add_dmm_args(p):
 
 
 def add_btm_args(p):
+    """Add the options of ``latentkit fit btm`` to ``p``: those of
+    :class:`~latentkit.topic.BitermTopicModel`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit btm`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_short import add_btm_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_btm_args(p)
+    >>> p.parse_args(["--topic-word-prior", "0.5"]).topic_word_prior
+    0.5
+    """
     _add_shared(p, "alpha of the corpus topic mixture (default 50/K, Yan et al.)", "0.01")
 
 
@@ -83,6 +123,46 @@ def _result(args, model, corpus, X, vocab, params_text, perplexity_text, perplex
 
 
 def run_dmm(args, progress):
+    """Run ``latentkit fit dmm``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.topic.DirichletMultinomialMixture`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit dmm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> rows = ["6", "4", "12", "1 1 3", "1 2 2", "2 1 4", "2 2 1", "3 2 3", "3 1 1",
+    ...         "4 3 3", "4 4 2", "5 3 4", "5 4 1", "6 4 3", "6 3 1"]  # D, W, NNZ; doc word count
+    >>> with open(path, "w") as f:
+    ...     print(*rows, sep=os.linesep, file=f)
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_short import run_dmm
+    >>> args = build_parser().parse_args(["fit", "dmm", "--data", path, "-k", "2"])
+    >>> result = run_dmm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (6, 'DirichletMultinomialMixture')
+    >>> print(result.lines[1])
+    model       DirichletMultinomialMixture(n_components=2,
+    weight_concentration_prior_type='dirichlet_distribution', weight_concentration_prior=0.5,
+    topic_word_prior=0.1)
+    """
     from ..topic import DirichletMultinomialMixture  # lazy: the topic package
 
     model = DirichletMultinomialMixture(
@@ -107,6 +187,45 @@ def run_dmm(args, progress):
 
 
 def run_btm(args, progress):
+    """Run ``latentkit fit btm``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.topic.BitermTopicModel`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit btm`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> rows = ["6", "4", "12", "1 1 3", "1 2 2", "2 1 4", "2 2 1", "3 2 3", "3 1 1",
+    ...         "4 3 3", "4 4 2", "5 3 4", "5 4 1", "6 4 3", "6 3 1"]  # D, W, NNZ; doc word count
+    >>> with open(path, "w") as f:
+    ...     print(*rows, sep=os.linesep, file=f)
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_short import run_btm
+    >>> args = build_parser().parse_args(["fit", "btm", "--data", path, "-k", "2"])
+    >>> result = run_btm(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (6, 'BitermTopicModel')
+    >>> print(result.lines[1])
+    model       BitermTopicModel(n_components=2, weight_concentration_prior=25,
+    topic_word_prior=0.01)
+    """
     from ..topic import BitermTopicModel  # lazy: the topic package
 
     if args.init not in (None, "seeded", "random"):

@@ -19,6 +19,26 @@ __all__ = ["add_lda_args", "run_lda", "add_plsa_args", "run_plsa"]
 
 
 def add_lda_args(p):
+    """Add the options of ``latentkit fit lda`` to ``p``: those of
+    :class:`~latentkit.topic.LatentDirichletAllocation`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit lda`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_topic import add_lda_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_lda_args(p)
+    >>> p.parse_args(["--doc-topic-prior", "0.1"]).doc_topic_prior
+    0.1
+    """
     _add_text_args(p)
     add_prior_args(p)  # --alpha/--doc-topic-prior, --eta/--topic-word-prior, --seed-words
     p.add_argument("--n-init", type=int, default=None,
@@ -67,6 +87,45 @@ def add_lda_args(p):
 
 
 def run_lda(args, progress):
+    """Run ``latentkit fit lda``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.topic.LatentDirichletAllocation`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit lda`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> rows = ["6", "4", "12", "1 1 3", "1 2 2", "2 1 4", "2 2 1", "3 2 3", "3 1 1",
+    ...         "4 3 3", "4 4 2", "5 3 4", "5 4 1", "6 4 3", "6 3 1"]  # D, W, NNZ; doc word count
+    >>> with open(path, "w") as f:
+    ...     print(*rows, sep=os.linesep, file=f)
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_topic import run_lda
+    >>> args = build_parser().parse_args(["fit", "lda", "--data", path, "-k", "2"])
+    >>> result = run_lda(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (6, 'LatentDirichletAllocation')
+    >>> print(result.lines[1])
+    model       LatentDirichletAllocation(n_components=2, doc_topic_prior=0.5,
+    topic_word_prior=0.5)
+    """
     from ..topic import LatentDirichletAllocation  # lazy: numba, ~2 s start-up
     from ..topic._lda_svi import online_batch_size  # local: with the model above
 
@@ -211,6 +270,26 @@ def _fit_on_dask(model, X, address):
 
 
 def add_plsa_args(p):
+    """Add the options of ``latentkit fit plsa`` to ``p``: those of
+    :class:`~latentkit.topic.PLSA`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit plsa`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_topic import add_plsa_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_plsa_args(p)
+    >>> p.parse_args(["--beta", "0.9"]).beta
+    0.9
+    """
     _add_text_args(p)
     p.add_argument("--parametrization", default="asymmetric", choices=["asymmetric", "symmetric"],
                    help="P(d)P(z|d)P(w|z) or P(z)P(d|z)P(w|z) (default asymmetric)")
@@ -224,6 +303,45 @@ def add_plsa_args(p):
 
 
 def run_plsa(args, progress):
+    """Run ``latentkit fit plsa``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.topic.PLSA`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit plsa`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> rows = ["6", "4", "12", "1 1 3", "1 2 2", "2 1 4", "2 2 1", "3 2 3", "3 1 1",
+    ...         "4 3 3", "4 4 2", "5 3 4", "5 4 1", "6 4 3", "6 3 1"]  # D, W, NNZ; doc word count
+    >>> with open(path, "w") as f:
+    ...     print(*rows, sep=os.linesep, file=f)
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_topic import run_plsa
+    >>> args = build_parser().parse_args(["fit", "plsa", "--data", path, "-k", "2"])
+    >>> result = run_plsa(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (6, 'PLSA')
+    >>> print(result.lines[1])
+    model       PLSA(n_components=2, parametrization='asymmetric', beta=1.0, init='random',
+    doc_iter=1, doc_start='previous')
+    """
     from ..topic import PLSA  # lazy: numba, ~2 s start-up
 
     corpus = load_input(args, "counts")

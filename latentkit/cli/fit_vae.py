@@ -15,6 +15,26 @@ __all__ = ["add_vae_args", "run_vae"]
 
 
 def add_vae_args(p):
+    """Add the options of ``latentkit fit vae`` to ``p``: those of
+    :class:`~latentkit.neural.VAE`.
+
+    The options every model shares (--dataset, --data, -k, --max-iter, --seed, ...) are
+    added by the driver, not here.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of the ``fit vae`` subcommand.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from latentkit.cli.fit_vae import add_vae_args
+    >>> p = argparse.ArgumentParser()
+    >>> add_vae_args(p)
+    >>> p.parse_args(["--latent-dim", "3"]).latent_dim
+    3
+    """
     p.add_argument("--latent-dim", type=int, default=2, help="latent dimension (default 2)")
     p.add_argument("--hidden", type=int, nargs="*", default=[256], metavar="H",
                    help="encoder hidden-layer widths, reversed for the decoder (default 256)")
@@ -117,6 +137,46 @@ def _private_result(args, model, X, test, name):
 
 
 def run_vae(args, progress):
+    """Run ``latentkit fit vae``: load the data, fit the model, format the report.
+
+    The model: :class:`~latentkit.neural.VAE`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``fit vae`` (:func:`latentkit.cli.build_parser`).
+    progress : Progress
+        The progress bar; its ``callback`` is given to the model.
+
+    Returns
+    -------
+    FitResult
+        The fitted model, the --json summary and the report lines.
+
+    Raises
+    ------
+    CLIError
+        Data or options that do not fit the model (one line naming the flag).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "data.csv")
+    >>> rng = np.random.default_rng(0)
+    >>> np.savetxt(path, np.r_[rng.normal(0, 1, (20, 2)), rng.normal(6, 1, (20, 2))],
+    ...                        delimiter=",")
+    >>> from latentkit.cli import Progress, build_parser
+    >>> from latentkit.cli.fit_vae import run_vae
+    >>> args = build_parser().parse_args(["fit", "vae", "--data", path, "--hidden", "8",
+    ...                                   "--epochs", "2", "--likelihood", "gaussian"])
+    >>> result = run_vae(args, Progress(None, enabled=False))
+    >>> result.n_samples, type(result.model).__name__
+    (40, 'VAE')
+    >>> print(result.lines[1])
+    model       VAE(latent_dim=2, hidden_layer_sizes=(8,), activation='relu',
+    likelihood='gaussian', bayesian_decoder=False)
+    """
     from ..neural import VAE, PrivateVAE  # lazy: numba, ~2 s start-up
 
     X_test = y_test = None

@@ -25,6 +25,13 @@ class Bunch(dict):
 
     Loaders return one with at least ``data`` (the samples), ``target`` (integer labels or None),
     ``feature_names`` and ``DESCR`` (description, license and citation).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import Bunch
+    >>> b = Bunch(data=[[1.0, 2.0]], target=None)
+    >>> b.data is b["data"], sorted(b)
+    (True, ['data', 'target'])
     """
 
     def __getattr__(self, key):
@@ -77,6 +84,15 @@ class Corpus(Bunch):
         A human-readable name per document.
     DESCR : str
         Description, license and citation.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import load_kos
+    >>> corpus = load_kos()
+    >>> type(corpus).__name__, corpus.data.shape, corpus.vocabulary.shape
+    ('Corpus', (3430, 6906), (6906,))
+    >>> corpus.data is corpus["data"]
+    True
     """
 
     @property
@@ -171,6 +187,16 @@ def read_vocab(path):
         An empty line or a NUL character inside the file (with its line number) or an
         unreadable file.
     FileNotFoundError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from latentkit.datasets import read_vocab
+    >>> path = os.path.join(tempfile.mkdtemp(), "vocab.txt")
+    >>> with open(path, "w") as f:
+    ...     print("apple", "bread", sep=os.linesep, file=f)
+    >>> read_vocab(path).tolist()  # line k names word id k
+    ['apple', 'bread']
     """
     text = _read_text(path, "vocabulary")
     lines = split_lines(text)
@@ -223,6 +249,18 @@ def read_docword(path, vocab=None):
     -----
     Source: the UCI Bag of Words data set's documentation (Newman 2008, UCI ML Repository
     id 164).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from latentkit.datasets import read_docword
+    >>> path = os.path.join(tempfile.mkdtemp(), "docword.txt")
+    >>> with open(path, "w") as f:  # D = 2 documents, W = 3 words, NNZ = 3 entries
+    ...     print("2", "3", "3", "1 1 2", "1 3 1", "2 2 4", sep=os.linesep, file=f)
+    >>> corpus = read_docword(path, vocab=["apple", "bread", "cheese"])
+    >>> corpus.data.toarray(), corpus.vocabulary.tolist()
+    (array([[2., 0., 1.],
+           [0., 4., 0.]]), ['apple', 'bread', 'cheese'])
     """
     text = _read_text(path, "docword")
     fh = io.StringIO(text, newline="\n")  # lines end at LF only, as open_text reads them
@@ -281,6 +319,18 @@ def read_numeric_csv(path, delimiter=","):
         A row with a different number of fields or a field that is not a number (with the line
         number), or no data rows.
     FileNotFoundError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from latentkit.datasets import read_numeric_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "data.csv")
+    >>> with open(path, "w") as f:
+    ...     print("height,weight", "1.8,75", "1.6,60", sep=os.linesep, file=f)
+    >>> X, names = read_numeric_csv(path)
+    >>> X, names.tolist()
+    (array([[ 1.8, 75. ],
+           [ 1.6, 60. ]]), ['height', 'weight'])
     """
     text = _read_text(path, "CSV")
     parser = NumericCSVParser(path, delimiter)

@@ -44,6 +44,12 @@ def bundled_data_dir():
     ------
     FileNotFoundError
         If no folder with a MANIFEST is found (a broken installation).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import bundled_data_dir
+    >>> (bundled_data_dir() / "MANIFEST").is_file()
+    True
     """
     global _DATA_DIR
     if _DATA_DIR is not None:
@@ -75,6 +81,13 @@ def manifest():
     ------
     DatasetIntegrityError
         If the MANIFEST is malformed.
+
+    Examples
+    --------
+    >>> from latentkit.datasets import manifest
+    >>> entries = manifest()
+    >>> any(name.startswith("iris") for name in entries), len(next(iter(entries.values()))["sha256"])
+    (True, 64)
     """
     root = bundled_data_dir()
     key = str(root)

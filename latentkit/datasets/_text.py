@@ -375,6 +375,15 @@ def load_gutenberg_characters(level="chapter", books=None, max_length=None):
     -----
     Source: Cave, R. L. & Neuwirth, L. P. (1980), "Hidden Markov models for English", in
     *Hidden Markov Models for Speech*, IDA-CRD, 16-56 (the 27-symbol alphabet).
+
+    Examples
+    --------
+    >>> from latentkit.datasets import CHARACTER_ALPHABET, load_gutenberg_characters
+    >>> chars = load_gutenberg_characters(level="book", max_length=40)
+    >>> chars.data.shape[1], int(chars.data.max()) < len(CHARACTER_ALPHABET)
+    (1, True)
+    >>> "".join(CHARACTER_ALPHABET[i] for i in chars.data[:12, 0])
+    'the family o'
     """
     if max_length is not None and (isinstance(max_length, bool)
                                    or not isinstance(max_length, (int, np.integer))

@@ -49,6 +49,17 @@ def dirichlet_expectation(alpha):
     Notes
     -----
     Source: Blei, Ng & Jordan (2003), JMLR 3, appendix A.1 (eq. 14-15).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.special import digamma
+    >>> from latentkit.distributions import dirichlet_expectation
+    >>> alpha = np.array([1.0, 2.0, 3.0])
+    >>> np.round(dirichlet_expectation(alpha), 6)  # E[log theta_k] = psi(alpha_k) - psi(sum alpha)
+    array([-2.283333, -1.283333, -0.783333])
+    >>> np.round(digamma(alpha) - digamma(6.0), 6)
+    array([-2.283333, -1.283333, -0.783333])
     """
     a = _check_concentration(alpha, "alpha")
     return psi(a) - psi(a.sum(axis=-1, keepdims=True))
@@ -77,6 +88,13 @@ def dirichlet_log_normalizer(alpha):
     Notes
     -----
     Source: Bishop (2006), Pattern Recognition and Machine Learning, eq. (B.16)-(B.17).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import dirichlet_log_normalizer
+    >>> round(float(dirichlet_log_normalizer(np.ones(3))), 6)  # 3 log Gamma(1) - log Gamma(3)
+    -0.693147
     """
     a = _check_concentration(alpha, "alpha")
     out = gammaln(a).sum(axis=-1) - gammaln(a.sum(axis=-1))
@@ -111,6 +129,14 @@ def dirichlet_kl(q, p):
     -----
     Source: Blei, Ng & Jordan (2003), appendix A.3 (the Dirichlet terms of eq. 15); Penny (2001),
     "KL-divergences of Normal, Gamma, Dirichlet and Wishart densities", eq. (15).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import dirichlet_kl
+    >>> p = np.array([1.0, 1.0])
+    >>> float(dirichlet_kl(p, p)), bool(dirichlet_kl(np.array([5.0, 1.0]), p) > 0)
+    (0.0, True)
     """
     q = _check_concentration(q, "q")
     p_arr = np.asarray(p, dtype=np.float64)

@@ -152,6 +152,14 @@ def log_gaussian_prob(X, means, precisions_cholesky, covariance_type, *, shift=N
         Nats.
 
     Source: Bishop (2006) eq. (2.43); scikit-learn ``_estimate_log_gaussian_prob``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import log_gaussian_prob
+    >>> lp = log_gaussian_prob(np.zeros((1, 1)), np.zeros((1, 1)), np.ones((1, 1)), "diag")
+    >>> round(float(lp[0, 0]), 6), round(float(-0.5 * np.log(2 * np.pi)), 6)  # N(0 | 0, 1)
+    (-0.918939, -0.918939)
     """
     check_covariance_type(covariance_type)
     X = np.asarray(X, dtype=np.float64)
@@ -197,6 +205,15 @@ class GaussianStats(Stats):
         Second moments about ``shift``: (K, D, D) full, (D, D) tied
         (``sum_i w_i (x_i - c)(x_i - c)^T``, summed over components), (K, D) diag (diagonal
         only), (K,) spherical (``sum_i w_i r_ik ||x_i - c||^2``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import GaussianStats
+    >>> s = GaussianStats(n=2.0, data_term=-3.5, nk=np.array([2.0]), sx=np.array([[2.0, 4.0]]),
+    ...                   sxx=np.array([[4.0, 16.0]]))
+    >>> s.n, s.sx / s.nk[:, None]  # statistics of two points; their mean
+    (2.0, array([[1., 2.]]))
     """
 
     n: float
@@ -261,6 +278,15 @@ def accumulate_gaussian_stats(X, resp, covariance_type, *, sample_weight=None, s
         diag, (K,) spherical (see :class:`GaussianStats`).
 
     Source: Bishop (2006) eqs. (9.26)-(9.27) written as sums of moments.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import accumulate_gaussian_stats
+    >>> X = np.array([[0.0, 0.0], [2.0, 4.0]])
+    >>> nk, sx, sxx = accumulate_gaussian_stats(X, np.ones((2, 1)), "diag")
+    >>> nk, sx, sxx  # sum r, sum r x, sum r x^2
+    (array([2.]), array([[2., 4.]]), array([[ 4., 16.]]))
     """
     check_covariance_type(covariance_type)
     X = np.asarray(X, dtype=np.float64)
@@ -324,6 +350,16 @@ def estimate_gaussian_parameters(nk, sx, sxx, covariance_type, *, reg_covar=1e-6
         ``max(reg_covar, 1e-12 x its scale)``, or that lost (almost) all their weight.
 
     Source: Bishop (2006) eqs. (9.24)-(9.25); scikit-learn ``_estimate_gaussian_parameters``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import accumulate_gaussian_stats, estimate_gaussian_parameters
+    >>> X = np.array([[0.0, 0.0], [2.0, 4.0]])
+    >>> stats = accumulate_gaussian_stats(X, np.ones((2, 1)), "diag")
+    >>> means, covariances, collapsed = estimate_gaussian_parameters(*stats, "diag", reg_covar=0.0)
+    >>> means, covariances  # mean (1, 2), variances (1, 4)
+    (array([[1., 2.]]), array([[1., 4.]]))
     """
     check_covariance_type(covariance_type)
     nk = np.asarray(nk, dtype=np.float64)
@@ -405,6 +441,15 @@ def sample_gaussian(means, covariances, covariance_type, counts, rng):
     -------
     X : ndarray of shape (sum(counts), D)
     labels : ndarray of shape (sum(counts),), int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import sample_gaussian
+    >>> X, labels = sample_gaussian(np.array([[0.0], [100.0]]), np.array([1.0, 1.0]), "spherical",
+    ...                             np.array([2, 3]), np.random.default_rng(0))
+    >>> X.shape, labels
+    ((5, 1), array([0, 0, 1, 1, 1]))
     """
     check_covariance_type(covariance_type)
     means = np.asarray(means, dtype=np.float64)

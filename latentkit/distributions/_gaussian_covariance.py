@@ -55,6 +55,17 @@ def check_covariance_type(covariance_type):
     ------
     ValueError
         Any other value.
+
+    Examples
+    --------
+    >>> from latentkit.distributions import check_covariance_type
+    >>> check_covariance_type("diag")
+    'diag'
+    >>> try:
+    ...     check_covariance_type("diagonal")
+    ... except ValueError as exc:
+    ...     print(exc)
+    covariance_type must be one of ('full', 'tied', 'diag', 'spherical'), got 'diagonal'.
     """
     if not isinstance(covariance_type, str) or covariance_type not in COVARIANCE_TYPES:
         raise InputError(
@@ -75,6 +86,12 @@ def covariance_shape(covariance_type, n_components, n_features):
     -------
     tuple of int
         (K, D, D), (D, D), (K, D) or (K,).
+
+    Examples
+    --------
+    >>> from latentkit.distributions import covariance_shape
+    >>> [covariance_shape(c, 3, 2) for c in ("full", "tied", "diag", "spherical")]
+    [(3, 2, 2), (2, 2), (3, 2), (3,)]
     """
     K, D = int(n_components), int(n_features)
     return {"full": (K, D, D), "tied": (D, D), "diag": (K, D),
@@ -94,6 +111,12 @@ def n_gaussian_parameters(n_components, n_features, covariance_type):
     int
         ``K D`` means plus ``K D (D + 1) / 2`` (full), ``D (D + 1) / 2`` (tied), ``K D``
         (diag) or ``K`` (spherical) covariance parameters.
+
+    Examples
+    --------
+    >>> from latentkit.distributions import n_gaussian_parameters
+    >>> n_gaussian_parameters(2, 3, "full")  # 2 * 3 means + 2 * 6 covariances + 1 free weight
+    18
     """
     K, D = int(n_components), int(n_features)
     cov = {"full": K * D * (D + 1) // 2, "tied": D * (D + 1) // 2, "diag": K * D,
@@ -126,6 +149,18 @@ def check_gaussian_parameters(name, value, covariance_type, n_components, n_feat
     ------
     ValueError
         Wrong shape, non-finite, not symmetric, or not positive (definite).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import check_gaussian_parameters
+    >>> check_gaussian_parameters("covariances", [[1.0, 2.0]], "diag", 1, 2)
+    array([[1., 2.]])
+    >>> try:
+    ...     check_gaussian_parameters("covariances", [[1.0, -2.0]], "diag", 1, 2)
+    ... except ValueError:
+    ...     print("refused: a variance must be positive")
+    refused: a variance must be positive
     """
     shape = covariance_shape(covariance_type, n_components, n_features)
     arr = np.array(value, dtype=np.float64, copy=True, order="C")
@@ -217,6 +252,14 @@ def compute_precision_cholesky(covariances, covariance_type, *, repair=True, reg
         ``repair=False`` and a covariance is not positive definite.
 
     Source: scikit-learn ``_compute_precision_cholesky`` (same convention).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import compute_precision_cholesky
+    >>> prec_chol, covariances = compute_precision_cholesky(np.array([[4.0, 1.0]]), "diag")
+    >>> prec_chol  # 1 / sqrt(variance)
+    array([[0.5, 1. ]])
     """
     check_covariance_type(covariance_type)
     cov = np.asarray(covariances, dtype=np.float64)
@@ -290,6 +333,15 @@ def precision_cholesky_from_precisions(precisions, covariance_type):
 
     Source: scikit-learn ``_compute_precision_cholesky_from_precisions`` (``J Lambda J = L L^T``
     with the exchange matrix ``J``; ``U = J L J``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import precision_cholesky_from_precisions
+    >>> P = np.array([[[4.0, 0.0], [0.0, 9.0]]])
+    >>> precision_cholesky_from_precisions(P, "full")
+    array([[[2., 0.],
+            [0., 3.]]])
     """
     check_covariance_type(covariance_type)
     p = np.asarray(precisions, dtype=np.float64)
@@ -314,6 +366,13 @@ def precisions_from_cholesky(precisions_cholesky, covariance_type):
     -------
     ndarray
         Same shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import precisions_from_cholesky
+    >>> precisions_from_cholesky(np.array([[0.5, 1.0]]), "diag")  # squared
+    array([[0.25, 1.  ]])
     """
     check_covariance_type(covariance_type)
     u = np.asarray(precisions_cholesky, dtype=np.float64)
@@ -335,6 +394,14 @@ def covariances_from_precisions(precisions, covariance_type):
     -------
     ndarray
         Same shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import covariances_from_precisions
+    >>> covariances_from_precisions(np.array([[[4.0, 0.0], [0.0, 0.5]]]), "full")
+    array([[[0.25, 0.  ],
+            [0.  , 2.  ]]])
     """
     check_covariance_type(covariance_type)
     p = np.asarray(precisions, dtype=np.float64)
@@ -358,6 +425,14 @@ def log_det_cholesky(precisions_cholesky, covariance_type, n_features):
     -------
     ndarray of shape (K,), or float for 'tied'
         Nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import log_det_cholesky
+    >>> U = np.array([[[2.0, 0.0], [0.0, 3.0]]])  # Cholesky factor of a precision
+    >>> np.round(log_det_cholesky(U, "full", 2), 6), round(float(np.log(6.0)), 6)
+    (array([1.791759]), 1.791759)
     """
     check_covariance_type(covariance_type)
     u = np.asarray(precisions_cholesky, dtype=np.float64)

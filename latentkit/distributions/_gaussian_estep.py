@@ -146,6 +146,16 @@ def gaussian_mixture_e_step(X, log_weights, means, precisions_cholesky, covarian
         Only when ``return_log_resp``.
 
     Source: Bishop (2006) eqs. (9.23), (9.28).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import gaussian_mixture_e_step
+    >>> X = np.array([[0.0], [10.0]])
+    >>> means = np.array([[0.0], [10.0]])
+    >>> stats = gaussian_mixture_e_step(X, np.log([0.5, 0.5]), means, np.ones((2, 1)), "diag")
+    >>> stats.nk  # each point belongs to its own component
+    array([1., 1.])
     """
     X, means, shift, w = e_step_inputs(X, means, covariance_type, shift, sample_weight)
     n, D = X.shape

@@ -43,6 +43,17 @@ def beta_kl(a, b, a0, b0):
     -------
     ndarray
         Nats (>= 0). Source: Penny (2001); the Dirichlet KL with two categories.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import beta_kl, dirichlet_kl
+    >>> float(beta_kl(2.0, 3.0, 2.0, 3.0))  # KL(q || q) = 0
+    0.0
+    >>> round(float(beta_kl(2.0, 3.0, 1.0, 1.0)), 6)
+    0.234907
+    >>> round(float(dirichlet_kl(np.array([2.0, 3.0]), np.array([1.0, 1.0]))), 6)  # the same KL
+    0.234907
     """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     ab = psi(a + b)
@@ -69,6 +80,15 @@ def stick_expected_log_weights(gamma, method, prior=(1.0, 1.0)):
         E[ln v_T] = 0 for 'fixed'.
     log_tail : float
         ln sum_{k>T} exp(E[ln pi_k]) (the geometric tail of 'tail'); -inf for 'fixed'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import stick_expected_log_weights
+    >>> gamma = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
+    >>> elog, log_tail = stick_expected_log_weights(gamma, "fixed")
+    >>> np.round(np.exp(elog), 6), log_tail  # exp E[log pi_k] <= E[pi_k] = (1/2, 1/4, 1/4)
+    (array([0.367879, 0.135335, 0.135335]), -inf)
     """
     g1, g2 = np.asarray(gamma[0], dtype=np.float64), np.asarray(gamma[1], dtype=np.float64)
     T = g1.shape[0]
@@ -96,7 +116,16 @@ def stick_expected_log_weights(gamma, method, prior=(1.0, 1.0)):
 
 def stick_expected_weights(gamma, method):
     """Expected weights E[pi_k] = E[v_k] prod_{j<k} E[1 - v_j] (independent sticks), shape
-    (T,); not renormalised: for 'tail' they sum to 1 - (expected tail mass)."""
+    (T,); not renormalised: for 'tail' they sum to 1 - (expected tail mass).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import stick_expected_weights
+    >>> gamma = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])  # E[v_k] = 1/2, then v_3 = 1
+    >>> stick_expected_weights(gamma, "fixed")
+    array([0.5 , 0.25, 0.25])
+    """
     g1, g2 = np.asarray(gamma[0], dtype=np.float64), np.asarray(gamma[1], dtype=np.float64)
     ev = g1 / (g1 + g2)
     if method == "fixed":
@@ -123,6 +152,14 @@ def stick_posterior(nk, n_tail, prior, method):
     -------
     ndarray of shape (2, T)
         (Blei & Jordan 2006, eqs. 18-19); for 'fixed' the last column is (1, 0) (v_T = 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import stick_posterior
+    >>> stick_posterior(np.array([5.0, 3.0, 2.0]), 0.0, (1.0, 1.0), "fixed")  # 1 + N_k, 1 + N_{>k}
+    array([[6., 4., 1.],
+           [6., 3., 0.]])
     """
     a, b = prior
     nk = np.asarray(nk, dtype=np.float64)
@@ -135,7 +172,16 @@ def stick_posterior(nk, n_tail, prior, method):
 
 def stick_kl(gamma, prior, method):
     """sum_k KL(q(v_k) || p(v_k)) over the free sticks (T - 1 for 'fixed', T for 'tail';
-    the tail beyond T equals the prior and contributes 0), nats."""
+    the tail beyond T equals the prior and contributes 0), nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import stick_kl
+    >>> gamma = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])  # q(v_k) = the Beta(1, 1) prior
+    >>> float(stick_kl(gamma, (1.0, 1.0), "fixed"))
+    0.0
+    """
     g = np.asarray(gamma, dtype=np.float64)
     if method == "fixed":
         g = g[:, :-1]

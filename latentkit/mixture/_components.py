@@ -126,6 +126,13 @@ class ConjugateComponent(ParamsMixin):
     by a fit. Subclasses set ``name``, ``param_names``, ``prior_names`` and implement
     ``check_X``, ``resolve_prior``, ``prior``, ``expected_log_lik``, ``posterior``,
     ``public``, ``kl``, ``log_predictive`` and ``sample_rows``.
+
+    Examples
+    --------
+    >>> from latentkit.mixture import ConjugateComponent, PoissonComponent
+    >>> c = PoissonComponent(rate_prior=(2.0, 1.0))
+    >>> isinstance(c, ConjugateComponent), c.get_params()
+    (True, {'rate_prior': (2.0, 1.0)})
     """
 
     name = "conjugate"
@@ -395,6 +402,16 @@ class CategoricalComponent(ConjugateComponent):
     ``E_q[log phi_kv] = psi(lambda_kv) - psi(sum_v lambda_kv)``; the posterior predictive of a
     row is the Dirichlet-multinomial of its token sequence (Blei & Jordan 2006, section 4 for
     the exponential-family component of a DP mixture).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.mixture import CategoricalComponent, DirichletProcessMixture
+    >>> X = np.r_[np.tile([0, 1, 3], (20, 1)), np.tile([2, 0, 0], (20, 1))]  # token counts per row
+    >>> dpm = DirichletProcessMixture(4, component=CategoricalComponent(), random_state=0).fit(X)
+    >>> labels = dpm.predict(X)
+    >>> len(set(labels[:20])), len(set(labels[20:])), bool(labels[0] != labels[-1])
+    (1, 1, True)
     """
 
     param_names = ("category_concentration",)
@@ -476,6 +493,16 @@ class PoissonComponent(ConjugateComponent):
     + a ln(b / (b + 1)) - x ln(b + 1)``. Sources: Bishop (2006), section 2.4 and exercise 2.41
     (Poisson-Gamma conjugacy); Blei & Jordan (2006), section 4 (exponential-family components
     of a DP mixture).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.mixture import DirichletProcessMixture, PoissonComponent
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.poisson(1.0, (40, 1)), rng.poisson(20.0, (40, 1))]
+    >>> dpm = DirichletProcessMixture(5, component=PoissonComponent(), random_state=0).fit(X)
+    >>> np.round(np.sort(dpm.components_[dpm.weights_ > 0.1, 0]), 0)  # rates near 1 and 20
+    array([ 1., 20.])
     """
 
     param_names = ("gamma_shape", "gamma_rate")
@@ -553,6 +580,16 @@ class BernoulliComponent(ConjugateComponent):
     psi(a + b))]``; the posterior predictive of a row is ``prod_d m_d^x_d (1 - m_d)^(1 - x_d)``
     with ``m = a / (a + b)``. Sources: Bishop (2006), section 2.1.1 (Beta-Bernoulli
     conjugacy); Blei & Jordan (2006), section 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.mixture import BernoulliComponent, DirichletProcessMixture
+    >>> X = np.r_[np.tile([1, 1, 0, 0], (20, 1)), np.tile([0, 0, 1, 1], (20, 1))]
+    >>> dpm = DirichletProcessMixture(4, component=BernoulliComponent(), random_state=0).fit(X)
+    >>> labels = dpm.predict(X)
+    >>> len(set(labels[:20])), len(set(labels[20:])), bool(labels[0] != labels[-1])  # the two patterns
+    (1, 1, True)
     """
 
     param_names = ("probability_concentration",)

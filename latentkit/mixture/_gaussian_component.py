@@ -162,6 +162,17 @@ class GaussianComponent(ConjugateComponent):
     Sources: Bishop (2006), eqs. (10.46)-(10.82) (updates 10.60-10.63, expectations
     10.64-10.65, bound 10.70-10.77, Student-t predictive 10.79-10.82); Hoffman et al. (2013)
     for the natural-gradient step on (beta, beta (m - c), Q + beta (m - c)(m - c)^T, nu).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.mixture import DirichletProcessMixture, GaussianComponent
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 1, (40, 2)), rng.normal(6, 1, (40, 2))]
+    >>> component = GaussianComponent(covariance_type="diag")
+    >>> dpm = DirichletProcessMixture(5, component=component, random_state=0).fit(X)
+    >>> dpm.n_effective_components_, dpm.covariances_.shape
+    (2, (5, 2))
     """
 
     name = "gaussian"

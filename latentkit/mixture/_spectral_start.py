@@ -126,6 +126,16 @@ def spectral_init_gmm(X, n_components, covariance_type="full", reg_covar=1e-6, s
     Sources: Hsu & Kakade (2013), Theorem 1; Anandkumar et al. (2014), section 4.3; Lloyd
     (1982); Ding & Li (2007); Arthur & Vassilvitskii (2007) for the k-means++ candidate; Ueda,
     Nakano, Ghahramani & Hinton (2000), "SMEM algorithm for mixture models", for the search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.mixture import spectral_init_gmm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 1, (50, 2)), rng.normal(6, 1, (50, 2))]
+    >>> params = spectral_init_gmm(X, n_components=2, random_state=0)
+    >>> np.round(np.sort(params["means"][:, 0]), 0) + 0.0, params["covariances"].shape
+    (array([0., 6.]), (2, 2, 2))
     """
     X = check_array(X, "X")
     resp, report = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
@@ -187,6 +197,16 @@ def spectral_responsibilities(X, n_components, covariance_type="full", reg_covar
     ------
     ValueError, TypeError
         As :func:`spectral_init_gmm`; ``n_columns < n_components``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.mixture import spectral_responsibilities
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 1, (50, 2)), rng.normal(6, 1, (50, 2))]
+    >>> resp = spectral_responsibilities(X, n_components=2, random_state=0)
+    >>> resp.shape, np.round(resp.sum(axis=1)[:3], 6)
+    ((100, 2), array([1., 1., 1.]))
     """
     resp, report = _checked_start(X, n_components, covariance_type, reg_covar, sample_weight,
                                   random_state, n_lloyd_kmeans=300, n_columns=n_columns,

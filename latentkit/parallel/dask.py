@@ -118,6 +118,17 @@ class DaskData:
     init_data : validated first block (the start of a model that needs only the data's width;
         the others start from the start sample of :mod:`latentkit._engine.start_sample`).
     n_blocks : int
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.parallel.dask import DaskData
+    >>> X = da.from_array(np.random.default_rng(0).normal(size=(30, 2)), chunks=10)
+    >>> data = DaskData(GaussianMixture(2), X, reset=True, fit_params={})
+    >>> data.n_blocks, data.init_data.shape  # fit(X) of a Dask array goes through it
+    (3, (10, 2))
     """
 
     def __init__(self, model, X, reset, fit_params):

@@ -135,6 +135,13 @@ def plot_elbo(model, ax=None, *, restarts=None, distance=False, label=None, colo
     ------
     ValueError
         ``model`` is not fitted (no ``lower_bounds_`` or held-out trace) or the trace is empty.
+
+    Examples
+    --------
+    >>> import numpy as np, latentkit as lk
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> lk.plotting.plot_elbo(lk.GaussianMixture(2, random_state=0).fit(X)).get_ylabel()
+    'ELBO (nats per sample)'
     """
     ax = _new_ax(ax)
     heldout = np.asarray(getattr(model, "heldout_bounds_", ()), dtype=np.float64)

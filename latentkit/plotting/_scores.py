@@ -47,6 +47,17 @@ def elbo_unit(model):
         ``'nats per document'`` for topic models (``components_`` of a
         LatentDirichletAllocation or PLSA), ``'nats per sample'`` otherwise. A StochasticVI
         reports in the unit of the model it fits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import GaussianHMM, GaussianMixture
+    >>> from latentkit.plotting import elbo_unit
+    >>> X = np.random.default_rng(0).normal(size=(40, 1))
+    >>> elbo_unit(GaussianMixture(2, random_state=0).fit(X))
+    'nats per sample'
+    >>> elbo_unit(GaussianHMM(2, random_state=0).fit(X))  # one sequence: per time step
+    'nats per time step'
     """
     inner = getattr(model, "model", None)
     if inner is not None and hasattr(model, "heldout_bounds_"):
@@ -98,6 +109,17 @@ def plot_selection(selection, axes=None):
     ------
     ValueError
         An empty selection table, or fewer axes than score columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.plotting import plot_selection
+    >>> from latentkit.selection import select_n_components
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> selection = select_n_components("gmm", X, [1, 2, 3])
+    >>> axes = plot_selection(selection)
+    >>> [ax.get_title() for ax in axes]
+    ['bic (chooses K)', 'aic', 'heldout_loglik', 'train_loglik']
     """
     if not getattr(selection, "table", None):
         raise InputError("selection must be a Selection with a non-empty table.")

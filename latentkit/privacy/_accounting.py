@@ -98,6 +98,12 @@ def gaussian_rdp(order, sensitivity, sigma):
     Notes
     -----
     Mironov (2017), Proposition 7 / Table II.
+
+    Examples
+    --------
+    >>> from latentkit.privacy import gaussian_rdp
+    >>> float(gaussian_rdp(order=2.0, sensitivity=1.0, sigma=2.0))  # order Delta^2 / (2 sigma^2)
+    0.25
     """
     return np.asarray(order, dtype=float) * sensitivity ** 2 / (2.0 * sigma ** 2)
 
@@ -122,6 +128,14 @@ def rdp_epsilon(rho, delta):
         Never negative; 0 when ``rho == 0`` (nothing released).
     order : float
         The minimising order ``lambda*`` (``inf`` when ``rho == 0``).
+
+    Examples
+    --------
+    >>> import math
+    >>> from latentkit.privacy import rdp_epsilon
+    >>> eps, order = rdp_epsilon(rho=0.125, delta=1e-5)
+    >>> round(eps, 6), round(0.125 + 2 * math.sqrt(0.125 * math.log(1e5)), 6)
+    (2.524263, 2.524263)
     """
     rho = float(rho)
     if rho < 0:
@@ -156,6 +170,12 @@ def analytic_gaussian_delta(epsilon, mu):
     -----
     Balle & Wang (2018), Theorem 8; for compositions, Dong, Roth & Su (2022), Corollaries 2.13
     and 3.3.
+
+    Examples
+    --------
+    >>> from latentkit.privacy import analytic_gaussian_delta
+    >>> round(analytic_gaussian_delta(epsilon=1.0, mu=1.0), 6)
+    0.126937
     """
     epsilon, mu = float(epsilon), float(mu)
     if mu == 0.0:
@@ -184,6 +204,13 @@ def analytic_gaussian_epsilon(mu, delta):
     -------
     epsilon : float
         >= 0; 0 when ``analytic_gaussian_delta(0, mu) <= delta``; ``inf`` when ``mu`` is infinite.
+
+    Examples
+    --------
+    >>> from latentkit.privacy import analytic_gaussian_delta, analytic_gaussian_epsilon
+    >>> eps = analytic_gaussian_epsilon(mu=1.0, delta=1e-5)
+    >>> round(eps, 4), round(analytic_gaussian_delta(eps, 1.0) / 1e-5, 6)  # the inverse
+    (4.3772, 1.0)
     """
     mu = float(mu)
     delta = _check_delta(delta)
@@ -297,6 +324,16 @@ def calibrate_gaussian_noise(epsilon, delta, n_releases, sensitivity=1.0, method
         epsilon <= 0, delta outside (0, 1), n_releases < 1, sensitivity <= 0, unknown method, or
         (``'advanced'``) a per-release ``eps' >= 1``, for which the classical Gaussian mechanism
         gives no guarantee (use ``method='rdp'``).
+
+    Examples
+    --------
+    >>> from latentkit.privacy import PrivacyAccountant, calibrate_gaussian_noise
+    >>> sigma = calibrate_gaussian_noise(1.0, 1e-5, n_releases=10, method="analytic")
+    >>> acct = PrivacyAccountant(method="analytic")
+    >>> acct.record(sensitivity=1.0, sigma=sigma, count=10)
+    PrivacyAccountant(epsilon=None, delta=None, method='analytic', n_releases=10)
+    >>> round(sigma, 4), round(acct.spent(1e-5), 6)  # the budget is spent exactly
+    (11.7973, 1.0)
     """
     epsilon = _check_epsilon(epsilon)
     delta = _check_delta(delta)
@@ -373,6 +410,15 @@ class PrivacyAccountant:
     Thm 8; Dong, Roth & Su 2022, Cor. 3.3); never above the 'rdp' figure. ``spent(delta, 'drv')``: the Dwork-Rothblum-Vadhan (2010) advanced
     composition theorem (Dwork & Roth 2014, Thm 3.20) with ``delta'' = delta/2``; see the module
     note.
+
+    Examples
+    --------
+    >>> from latentkit.privacy import PrivacyAccountant
+    >>> acct = PrivacyAccountant(method="analytic")
+    >>> acct.record(sensitivity=1.0, sigma=2.0, count=4)  # 4 releases of N(0, 2^2) noise
+    PrivacyAccountant(epsilon=None, delta=None, method='analytic', n_releases=4)
+    >>> acct.n_releases, round(acct.spent(1e-5), 4)
+    (4, 4.3772)
     """
 
     def __init__(self, epsilon=None, delta=None, method="rdp"):

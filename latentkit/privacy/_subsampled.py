@@ -250,6 +250,18 @@ def subsampled_gaussian_rdp(order, sampling_rate, noise_multiplier, sampling="po
     -----
     Sources: Mironov, Talwar & Zhang (2019), Sections 3.2 (integer orders) and 3.3 (fractional
     orders); Wang, Balle & Kasiviswanathan (2019), Theorem 9. Formulas in the module docstring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.privacy import gaussian_rdp, subsampled_gaussian_rdp
+    >>> orders = np.array([2.0, 8.0])
+    >>> np.round(subsampled_gaussian_rdp(orders, sampling_rate=1.0, noise_multiplier=2.0), 6)
+    array([0.25, 1.  ])
+    >>> np.round(gaussian_rdp(orders, 1.0, 2.0), 6)  # q = 1: no subsampling
+    array([0.25, 1.  ])
+    >>> bool(np.all(subsampled_gaussian_rdp(orders, 0.01, 2.0) < gaussian_rdp(orders, 1.0, 2.0)))
+    True
     """
     q = check_scalar(sampling_rate, "sampling_rate", numbers.Real, low=0.0, high=1.0)
     s = check_scalar(noise_multiplier, "noise_multiplier", numbers.Real, low=0.0)
@@ -305,6 +317,17 @@ def rdp_to_epsilon(orders, rdp, delta, method="rdp_improved"):
     ------
     ValueError
         Mismatched shapes, an order <= 1, a negative RDP, delta outside (0, 1), unknown method.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.privacy import gaussian_rdp, rdp_to_epsilon
+    >>> orders = np.arange(2, 64)
+    >>> eps, order = rdp_to_epsilon(orders, gaussian_rdp(orders, 1.0, 4.0), 1e-5, method="rdp")
+    >>> round(eps, 6), order
+    (1.230943, 20.0)
+    >>> round(float(order / 32 + np.log(1e5) / (order - 1)), 6)  # Mironov (2017), Prop. 3
+    1.230943
     """
     a = np.asarray(orders, dtype=float).ravel()
     r = np.asarray(rdp, dtype=float).ravel()
@@ -374,6 +397,16 @@ def calibrate_noise_multiplier(epsilon, delta, sampling_rate, steps, method="rdp
     -----
     Bisection on :func:`subsampled_gaussian_rdp` composed ``steps`` times (RDP adds under
     composition, Mironov 2017, Proposition 1) and converted by :func:`rdp_to_epsilon`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.privacy import calibrate_noise_multiplier, rdp_to_epsilon, subsampled_gaussian_rdp
+    >>> z = calibrate_noise_multiplier(1.0, 1e-5, sampling_rate=0.01, steps=1000)
+    >>> orders = np.arange(2, 128)
+    >>> rdp = 1000 * subsampled_gaussian_rdp(orders, 0.01, z)
+    >>> round(z, 3), round(rdp_to_epsilon(orders, rdp, 1e-5)[0], 3)
+    (1.513, 1.0)
     """
     if isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool) and \
             math.isinf(epsilon) and epsilon > 0:

@@ -34,7 +34,18 @@ class AutoregressiveHMMStats(em.HMMStats):
     """:class:`HMMStats` plus the weighted regression moments of each state ``k``: ``nk``
     (K,) occupancies, ``sxx`` (K, D, D) ``sum_t gamma_tk x_t x_t^T``, ``sxz`` (K, D, P)
     ``sum_t gamma_tk x_t z_t^T`` and ``szz`` (K, P, P) ``sum_t gamma_tk z_t z_t^T``, where
-    ``z_t = [x_{t-1}; ...; x_{t-p}; 1]`` (``P = p D + 1``)."""
+    ``z_t = [x_{t-1}; ...; x_{t-p}; 1]`` (``P = p D + 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import AutoregressiveHMMStats
+    >>> s = AutoregressiveHMMStats(n=3.0, data_term=-1.0, start=np.array([1.0]),
+    ...                            trans=np.array([[2.0]]), nk=np.array([3.0]), sxx=np.ones((1, 1, 1)),
+    ...                            sxz=np.ones((1, 1, 2)), szz=np.ones((1, 2, 2)))
+    >>> s.nk, s.szz.shape
+    (array([3.]), (1, 2, 2))
+    """
 
     nk: np.ndarray
     sxx: np.ndarray
@@ -84,6 +95,17 @@ class AutoregressiveEmission(em.Emission):
         I / lambda)`` (the intercepts are unpenalised); 0 is maximum likelihood.
     reg_covar : float, default 1e-6
         Added to the diagonal of every covariance after each M-step (>= 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import AutoregressiveEmission, HiddenMarkovModel
+    >>> x = np.zeros(60); x[0] = 1.0
+    >>> for t in range(1, 60):
+    ...     x[t] = 0.9 * x[t - 1] + np.random.default_rng(t).normal(scale=0.1)
+    >>> hmm = HiddenMarkovModel(1, emission=AutoregressiveEmission(n_lags=1), random_state=0)
+    >>> round(float(hmm.fit(x.reshape(-1, 1)).coefs_[0].ravel()[0]), 1)  # about 0.9
+    0.9
     """
 
     param_names = ("intercepts", "coefs", "covars")

@@ -35,6 +35,15 @@ class HMMStats(Stats):
         Expected number of sequences starting in each state.
     trans : ndarray of shape (n_components, n_components)
         Expected number of ``i -> j`` transitions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import HMMStats
+    >>> s = HMMStats(n=4.0, data_term=-2.0, start=np.array([1.0, 0.0]),
+    ...              trans=np.array([[2.0, 1.0], [0.0, 0.0]]))
+    >>> float(s.trans.sum())  # 3 expected transitions in a sequence of 4 steps
+    3.0
     """
 
     n: float
@@ -67,6 +76,16 @@ class Emission(ParamsMixin):
     An emission object holds hyper-parameters only and is never modified by a fit: the model
     works on a clone (``model.emission_``), which may store resolved values such as
     ``n_features_``.
+
+    Examples
+    --------
+    >>> from latentkit.sequence import Emission, GaussianEmission, HiddenMarkovModel
+    >>> import numpy as np
+    >>> noise = np.random.default_rng(0).normal(size=(20, 1))
+    >>> X = np.r_[np.zeros((10, 1)), np.full((10, 1), 5.0)] + noise  # 10 steps near 0, then near 5
+    >>> hmm = HiddenMarkovModel(2, emission=GaussianEmission(), random_state=0).fit(X)
+    >>> isinstance(hmm.emission_, Emission), hmm.emission_.param_names
+    (True, ('means', 'covars'))
     """
 
     param_names = ()

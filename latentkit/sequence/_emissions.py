@@ -68,7 +68,17 @@ __all__ = [
 @stats_dataclass
 class CategoricalHMMStats(HMMStats):
     """:class:`HMMStats` plus ``counts`` (n_components, n_features): expected number of times
-    state ``k`` emitted symbol ``m``."""
+    state ``k`` emitted symbol ``m``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import CategoricalHMMStats
+    >>> s = CategoricalHMMStats(n=3.0, data_term=-2.0, start=np.array([1.0]), trans=np.array([[2.0]]),
+    ...                         counts=np.array([[2.0, 1.0]]))
+    >>> s.counts / s.counts.sum(axis=1, keepdims=True)  # emission probabilities
+    array([[0.66666667, 0.33333333]])
+    """
 
     counts: np.ndarray
 
@@ -77,7 +87,17 @@ class CategoricalHMMStats(HMMStats):
 class PoissonHMMStats(HMMStats):
     """:class:`HMMStats` plus ``nk`` (n_components,) expected state occupancies and ``sx``
     (n_components, n_features) posterior-weighted sums of the counts (the names of the
-    mixtures' :class:`~latentkit.distributions.GaussianStats`; ``post``/``obs`` before)."""
+    mixtures' :class:`~latentkit.distributions.GaussianStats`; ``post``/``obs`` before).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import PoissonHMMStats
+    >>> s = PoissonHMMStats(n=3.0, data_term=-4.0, start=np.array([1.0]), trans=np.array([[2.0]]),
+    ...                     nk=np.array([3.0]), sx=np.array([[12.0]]))
+    >>> s.sx / s.nk[:, None]  # the state's rate: 12 events in 3 steps
+    array([[4.]])
+    """
 
     nk: np.ndarray
     sx: np.ndarray
@@ -103,6 +123,16 @@ class CategoricalEmission(Emission):
     -----
     Observations are ``X`` of shape (n_samples, 1) (hmmlearn's layout) or (n_samples,), of
     integer dtype (or float holding integral values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import CategoricalEmission, HiddenMarkovModel
+    >>> X = np.array([[0], [0], [1], [1], [0], [0], [1], [1]])
+    >>> hmm = HiddenMarkovModel(2, emission=CategoricalEmission(n_features=3), random_state=0)
+    >>> hmm = hmm.fit(X)
+    >>> hmm.emissionprob_.shape  # 2 states x 3 symbols (symbol 2 never seen)
+    (2, 3)
     """
 
     param_names = ("emissionprob",)
@@ -247,6 +277,15 @@ class PoissonEmission(Emission):
     Notes
     -----
     Observations are non-negative integer counts of shape (n_samples, n_features).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import HiddenMarkovModel, PoissonEmission
+    >>> X = np.r_[np.full(10, 1), np.full(10, 9)].reshape(-1, 1)
+    >>> hmm = HiddenMarkovModel(2, emission=PoissonEmission(), random_state=0).fit(X)
+    >>> np.round(np.sort(hmm.lambdas_[:, 0]), 1)  # the two rates
+    array([1., 9.])
     """
 
     param_names = ("lambdas",)

@@ -101,6 +101,14 @@ class SequenceData:
     X : ndarray
         Observations as the emission component validated them (n_samples rows).
     offsets : ndarray of shape (n_sequences + 1,) of int64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import SequenceData, check_lengths
+    >>> data = SequenceData(np.arange(5.0).reshape(-1, 1), check_lengths([3, 2], 5))
+    >>> data.X.shape, data.offsets
+    ((5, 1), array([0, 3, 5]))
     """
 
     def __init__(self, X, offsets):

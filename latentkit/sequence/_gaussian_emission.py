@@ -37,7 +37,17 @@ class GaussianHMMStats(HMMStats):
     'diag', (n_components,) for 'spherical', outer products (n_components, n_features,
     n_features) for 'full' and 'tied' (per state; the mixtures' 'tied' ``sxx`` is summed over
     components). Before latentkit 0.2 the fields were ``post``, ``obs`` and ``obs2``; those
-    names still read (``DeprecationWarning``) and old model files still load."""
+    names still read (``DeprecationWarning``) and old model files still load.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import GaussianHMMStats
+    >>> s = GaussianHMMStats(n=2.0, data_term=-2.0, start=np.array([1.0]), trans=np.array([[1.0]]),
+    ...                      nk=np.array([2.0]), sx=np.array([[4.0]]), sxx=np.array([[10.0]]))
+    >>> s.sx / s.nk[:, None]  # the state's mean
+    array([[2.]])
+    """
 
     nk: np.ndarray
     sx: np.ndarray
@@ -72,6 +82,16 @@ class GaussianEmission(Emission):
     about the mean of the data first seen by ``fit`` (``shift_``), so the M-step does not lose
     digits for data far from the origin. A state with no posterior weight keeps its mean and
     covariance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import GaussianEmission, HiddenMarkovModel
+    >>> noise = np.random.default_rng(0).normal(size=(20, 1))
+    >>> X = np.r_[np.zeros((10, 1)), np.full((10, 1), 5.0)] + noise  # 10 steps near 0, then near 5
+    >>> hmm = HiddenMarkovModel(2, emission=GaussianEmission(covariance_type="diag"), random_state=0)
+    >>> np.round(np.sort(hmm.fit(X).means_[:, 0]), 0) + 0.0
+    array([0., 5.])
     """
 
     param_names = ("means", "covars")

@@ -49,7 +49,18 @@ class GMMHMMStats(em.HMMStats):
     counts, ``sx`` (K, M, D) weighted sums of ``x - shift`` and ``sxx`` weighted second
     moments about the shift: (K, M, D, D) for 'full' and 'tied', (K, M, D) 'diag', (K, M)
     'spherical' (squared norms). Formerly ``post_mix``, ``obs``, ``obs2`` (old names read with
-    a ``DeprecationWarning``; old model files load)."""
+    a ``DeprecationWarning``; old model files load).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import GMMHMMStats
+    >>> s = GMMHMMStats(n=2.0, data_term=-2.0, start=np.array([1.0]), trans=np.array([[1.0]]),
+    ...                 nk=np.array([[1.5, 0.5]]), sx=np.array([[[3.0], [1.0]]]),
+    ...                 sxx=np.array([[[6.0], [2.0]]]))
+    >>> s.nk.shape  # states x mixture components
+    (1, 2)
+    """
 
     nk: np.ndarray
     sx: np.ndarray
@@ -84,6 +95,15 @@ class GMMEmission(em.GaussianEmission):
     -----
     Parameters: ``weights`` (K, M) rows on the simplex, ``means`` (K, M, D), ``covars``
     (shapes above). A mixture component with no posterior weight keeps its mean and covariance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import GMMEmission, HiddenMarkovModel
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> hmm = HiddenMarkovModel(2, emission=GMMEmission(n_mix=2), random_state=0).fit(X)
+    >>> hmm.weights_.shape, hmm.means_.shape  # states x mixture components (x features)
+    ((2, 2), (2, 2, 2))
     """
 
     param_names = ("weights", "means", "covars")

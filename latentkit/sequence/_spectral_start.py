@@ -108,6 +108,17 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
     -----
     Source: Anandkumar, Hsu & Kakade (2012), COLT; Anandkumar, Ge, Hsu, Kakade & Telgarsky
     (2014), JMLR 15, section 3.3 and Theorem 3.6 (multi-view moments of an HMM).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import spectral_init_gaussian_hmm
+    >>> rng = np.random.default_rng(0)
+    >>> z = np.repeat(rng.integers(0, 2, 100), 10)  # runs of 10 steps in state 0 or 1
+    >>> X = np.c_[4.0 * z, -4.0 * z, 2.0 * z] + rng.normal(size=(1000, 3))
+    >>> params = spectral_init_gaussian_hmm(X, n_components=2, random_state=0)
+    >>> np.round(np.sort(params["means"][:, 0]), 0) + 0.0
+    array([0., 4.])
     """
     args = _gaussian_args(X, lengths, n_components, covariance_type, random_state, floor)
     try:
@@ -189,6 +200,17 @@ def spectral_init_poisson_hmm(X, lengths=None, n_components=2, random_state=None
     Notes
     -----
     Source: Anandkumar, Hsu & Kakade (2012); Anandkumar et al. (2014), section 3.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import spectral_init_poisson_hmm
+    >>> rng = np.random.default_rng(0)
+    >>> z = np.repeat(rng.integers(0, 2, 100), 10)
+    >>> X = np.c_[rng.poisson(np.where(z, 10.0, 1.0)), rng.poisson(np.where(z, 1.0, 10.0))]
+    >>> params = spectral_init_poisson_hmm(X, n_components=2, random_state=0)
+    >>> np.round(np.sort(params["lambdas"][:, 0]), 0)  # rates near 1 and 10
+    array([ 1., 10.])
     """
     args = _poisson_args(X, lengths, n_components, random_state, floor)
     try:
@@ -328,6 +350,17 @@ def spectral_init_hmm(X, lengths=None, n_components=2, n_features=None, random_s
     Source: Anandkumar, Hsu & Kakade (2012), "A method of moments for mixture models and hidden
     Markov models", COLT; Anandkumar et al. (2014), section 3.3 and Theorem 3.6;
     SPECTRAL_NOTES.md section 1.5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import mixing_hmm, sample_categorical_hmm
+    >>> from latentkit.sequence import spectral_init_hmm
+    >>> startprob, transmat, emissionprob = mixing_hmm(1.0, n_features=4, random_state=0)
+    >>> X = sample_categorical_hmm(startprob, transmat, emissionprob, 50, 40, random_state=0)
+    >>> params = spectral_init_hmm(X.reshape(-1, 1), [40] * 50, n_components=3, random_state=0)
+    >>> sorted(params), params["emissionprob"].shape
+    (['emissionprob', 'startprob', 'transmat'], (3, 4))
     """
     sym, M = _check_symbols(X, n_features)
     offsets = check_lengths(lengths, sym.shape[0])

@@ -69,6 +69,16 @@ class VariationalCategoricalEmission(em.CategoricalEmission):
     -----
     Posterior names: ``emissionprob_posterior`` (n_components, n_features) Dirichlet
     concentrations; the point estimate ``emissionprob`` is their row-normalised mean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import HiddenMarkovModel, VariationalCategoricalEmission
+    >>> X = np.array([[0], [0], [1], [1], [0], [0], [1], [1]])
+    >>> emission = VariationalCategoricalEmission(n_features=2)
+    >>> hmm = HiddenMarkovModel(2, emission=emission, random_state=0).fit(X)
+    >>> np.round(hmm.emissionprob_.sum(axis=1), 6)
+    array([1., 1.])
     """
 
     posterior_names = ("emissionprob_posterior",)
@@ -164,6 +174,16 @@ class VariationalGaussianEmission(em.GaussianEmission):
     ``D nu / 2``), which makes the bound exact; hmmlearn instead applies the full Wishart
     formulas to the diagonal matrix, so for 'diag' and 'spherical' its bound and posteriors
     differ from these (its parameter updates are the same).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.sequence import HiddenMarkovModel, VariationalGaussianEmission
+    >>> noise = np.random.default_rng(0).normal(size=(20, 1))
+    >>> X = np.r_[np.zeros((10, 1)), np.full((10, 1), 5.0)] + noise  # 10 steps near 0, then near 5
+    >>> hmm = HiddenMarkovModel(2, emission=VariationalGaussianEmission(), random_state=0).fit(X)
+    >>> np.round(np.sort(hmm.means_[:, 0]), 0) + 0.0
+    array([0., 5.])
     """
 
     posterior_names = ("means_posterior", "beta_posterior", "dof_posterior", "scale_posterior")

@@ -286,6 +286,18 @@ def complete_tensor(indices, values, shape, rank, *, symmetric=True, duplicates=
         values of the wrong length or not finite, a non-cubical shape, bad hyper-parameters.
     TypeError
         Non-integer indices.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from latentkit.spectral import complete_tensor
+    >>> u = np.array([1.0, 2.0, 2.0, 1.0]) / np.sqrt(10)
+    >>> idx = np.array([t for t in itertools.combinations_with_replacement(range(4), 3)])
+    >>> vals = 3.0 * u[idx[:, 0]] * u[idx[:, 1]] * u[idx[:, 2]]  # T = 3 u^3, every entry seen
+    >>> res = complete_tensor(idx, vals, 4, rank=1, random_state=0)
+    >>> np.round(res.weights, 6), np.round(np.abs(res.factors[:, 0]) * np.sqrt(10), 6)
+    (array([3.]), array([1., 2., 2., 1.]))
     """
     if isinstance(shape, numbers.Integral):
         shape = (int(shape),) * 3
@@ -404,6 +416,18 @@ class TensorCompletion(ParamsMixin):
     n_iter_ : int
     converged_ : bool
     result_ : TensorCompletionResult
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from latentkit.spectral import TensorCompletion
+    >>> u = np.array([1.0, 2.0, 2.0, 1.0]) / np.sqrt(10)
+    >>> idx = np.array([t for t in itertools.combinations_with_replacement(range(4), 3)])
+    >>> vals = 3.0 * u[idx[:, 0]] * u[idx[:, 1]] * u[idx[:, 2]]
+    >>> est = TensorCompletion(rank=1, random_state=0).fit(idx, vals, shape=4)
+    >>> np.round(est.weights_, 6), est.factors_.shape
+    (array([3.]), (4, 1))
     """
 
     def __init__(self, rank, symmetric=True, duplicates="raise", n_restarts=20, n_iter_init=20,

@@ -55,6 +55,16 @@ class SpectralGMMResult:
     decomposition : TensorPowerResult
         Eigenvalues, eigenvectors and history of the tensor power method.
     whitening : Whitening
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import spectral_gmm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 0.5, (300, 3)), rng.normal(4, 0.5, (300, 3))]
+    >>> res = spectral_gmm(X, n_components=2, random_state=0)
+    >>> type(res).__name__, res.means.shape, res.covariances.shape, round(float(res.sigma2), 2)
+    ('SpectralGMMResult', (2, 3), (2,), 0.25)
     """
 
     weights: np.ndarray
@@ -105,6 +115,19 @@ def spectral_gmm(X, n_components, covariance_type="tied", random_state=None, *,
     -----
     Source: Hsu & Kakade (2013), "Learning mixtures of spherical Gaussians: moment methods and
     spectral decompositions", Theorem 1; Anandkumar et al. (2014), Theorem 3.2 and section 4.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import spectral_gmm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 0.5, (300, 3)), rng.normal(4, 0.5, (300, 3))]
+    >>> res = spectral_gmm(X, n_components=2, random_state=0)
+    >>> np.round(np.sort(res.weights), 1)
+    array([0.5, 0.5])
+    >>> np.round(res.means[np.argsort(res.means[:, 0])], 0) + 0.0
+    array([[0., 0., 0.],
+           [4., 4., 4.]])
     """
     check_scalar(n_components, "n_components", numbers.Integral, low=1)
     check_scalar(n_init, "n_init", numbers.Integral, low=1)

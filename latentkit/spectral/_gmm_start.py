@@ -134,6 +134,16 @@ def spectral_labels(X, n_components, sample_weight=None, random_state=None, n_ll
     -----
     Sources: Hsu & Kakade (2013), Theorem 1; Lloyd (1982); Ding & Li (2007), section 3 (the
     alternation of a discriminant metric and clustering).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import spectral_labels
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 0.5, (50, 2)), rng.normal(4, 0.5, (50, 2))]
+    >>> labels = spectral_labels(X, n_components=2, random_state=0)[-1]
+    >>> np.bincount(labels), bool(len(set(labels[:50])) == 1)
+    (array([50, 50]), True)
     """
     X = check_array(X, "X", ensure_min_samples=2)
     n, d = X.shape

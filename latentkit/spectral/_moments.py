@@ -45,6 +45,14 @@ def project_simplex(V):
     -----
     Source: Duchi, Shalev-Shwartz, Singer & Chandra (2008), "Efficient projections onto the
     l1-ball", Figure 1.
+
+    Examples
+    --------
+    >>> from latentkit.spectral import project_simplex
+    >>> project_simplex([[0.5, 0.5], [2.0, 0.0], [0.7, 0.5]])
+    array([[0.5, 0.5],
+           [1. , 0. ],
+           [0.6, 0.4]])
     """
     arr = np.asarray(V)
     if arr.dtype.kind not in "fiub":
@@ -137,6 +145,18 @@ class GMMMoments:
     ValueError
         ``n_components > n_features``, fewer than 2 samples, NaN, an unknown ``variance`` or
         ``covariance_type``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import GMMMoments
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 1, (200, 3)), rng.normal(5, 1, (200, 3))]
+    >>> mom = GMMMoments(X, n_components=2)
+    >>> round(float(mom.sigma2), 1), mom.n_windows, mom.P12.shape  # 2 x 98 triples (x_t, x_t+1, x_t+2); E[x_1 x_2^T]  # the noise variance is about 1
+    Traceback (most recent call last):
+        ...
+    AttributeError: 'GMMMoments' object has no attribute 'n_windows'
     """
 
     def __init__(self, X, n_components, variance="bottom_mean", covariance_type="tied",
@@ -248,6 +268,17 @@ class LDAMoments:
     ------
     ValueError
         No document with at least 3 tokens; negative counts; NaN; alpha0 <= 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import LDAMoments
+    >>> X = np.array([[3, 1, 0, 0], [0, 0, 2, 2], [2, 2, 0, 0], [0, 1, 3, 1]])
+    >>> mom = LDAMoments(X, alpha0=1.0)
+    >>> mom.M1  # the mean over documents of the word frequencies
+    array([0.3125, 0.2375, 0.275 , 0.175 ])
+    >>> mom.m2_dense().shape, mom.n_docs_used
+    ((4, 4), 4)
     """
 
     def __init__(self, X, alpha0):
@@ -420,6 +451,15 @@ class HMMMoments:
     ------
     ValueError
         Negative or non-integer symbols, lengths that do not add up, no window of 3, NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import HMMMoments
+    >>> X = np.random.default_rng(0).integers(0, 3, size=200)
+    >>> mom = HMMMoments(X, lengths=[100, 100], n_components=2)
+    >>> mom.n_windows, mom.P12.shape  # 2 x 98 triples (x_t, x_t+1, x_t+2); E[x_1 x_2^T]
+    (196, (3, 3))
     """
 
     def __init__(self, X, lengths, n_components, n_features=None):

@@ -134,6 +134,17 @@ def online_tensor_power(source, n_components, n_restarts=10, n_iter=20, batch_si
     NIPS, Algorithm 2 and Proposition 3.1 (O(n k d L R) time, O(d (k + L)) memory). No
     refinement phase (each sample is used once). Memory here: U (d x L), the accepted pairs
     (d x k), the accumulator (d x L) and one chunk with its (m x L) projections.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import online_tensor_power
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.sqrt(3) * np.eye(3)[rng.integers(0, 2, 4000)]  # E[x^3] = 3^1.5 (e1^3 + e2^3) / 2
+    >>> res = online_tensor_power(X, n_components=2, random_state=0)
+    >>> np.round(np.abs(res.eigenvectors[:2]), 1)
+    array([[0., 1.],
+           [1., 0.]])
     """
     k = check_scalar(n_components, "n_components", numbers.Integral, low=1)
     L = check_scalar(n_restarts, "n_restarts", numbers.Integral, low=1)

@@ -39,6 +39,15 @@ history : list of dict, one per component (same order)
     ``restart_iters`` (ndarray (L,), power iterations run by each start), ``scores`` (ndarray
     (L,), the boosting scores ``T_i(u, u, u)``), ``best_restart``, ``polish_iters``,
     ``converged`` (bool: the polished vector met ``tol``), ``extraction_order``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from latentkit.spectral import robust_tensor_power
+>>> T = np.zeros((3, 3, 3)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0
+>>> res = robust_tensor_power(T, n_components=2, random_state=0)
+>>> type(res).__name__, res.eigenvectors.shape, len(res.history)
+('TensorPowerResult', (3, 2), 2)
 """
 
 
@@ -251,6 +260,19 @@ def robust_tensor_power(T, n_components, n_restarts=20, n_iter=100, tol=1e-10,
     choices in SPECTRAL_NOTES.md section 2.1. For an odeco tensor ``sum_i lambda_i v_i^{(x)3}``
     with ``lambda_i > 0`` the method recovers every ``(lambda_i, v_i)`` to machine precision.
     The sign is fixed so that ``lambda_i >= 0`` (odd order: ``(-v, -lambda)`` is the same term).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import robust_tensor_power
+    >>> T = np.zeros((3, 3, 3)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0  # 2 e1^3 + e2^3
+    >>> res = robust_tensor_power(T, n_components=2, random_state=0)
+    >>> np.round(res.eigenvalues, 6)
+    array([2., 1.])
+    >>> np.round(np.abs(res.eigenvectors), 6)
+    array([[1., 0.],
+           [0., 1.],
+           [0., 0.]])
     """
     op = as_tensor_operator(T, check_symmetric=check_symmetric)
     d = operator_dim(op)
@@ -340,6 +362,15 @@ class RobustTensorPower(HistoryStateMixin, ParamsMixin):
     Notes
     -----
     Source: Anandkumar, Ge, Hsu, Kakade & Telgarsky (2014), Algorithm 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import RobustTensorPower
+    >>> T = np.zeros((3, 3, 3)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0
+    >>> est = RobustTensorPower(n_components=2, random_state=0).fit(T)
+    >>> np.round(est.eigenvalues_, 6), est.eigenvectors_.shape
+    (array([2., 1.]), (3, 2))
     """
 
     def __init__(self, n_components, n_restarts=20, n_iter=100, tol=1e-10, random_state=None,

@@ -183,6 +183,15 @@ def private_tensor_power(T, n_components, epsilon, delta, n_restarts=10, n_iter=
         ``privacy_accountant`` cannot meet.
     TypeError
         T is neither an array nor a tensor operator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import private_tensor_power
+    >>> T = np.zeros((3, 3, 3)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0
+    >>> res = private_tensor_power(T, n_components=2, epsilon=np.inf, delta=1e-5, random_state=0)
+    >>> np.round(res.weights, 6), res.n_releases  # epsilon=inf: no noise, the same steps
+    (array([2., 1.]), 420)
     """
     (n_components, epsilon, delta, n_restarts, n_iter,
      sensitivity_constant) = _check_common(n_components, epsilon, delta, n_restarts, n_iter,
@@ -307,6 +316,15 @@ class PrivateTensorPower(AccountantStateMixin, ParamsMixin):
         rebuilds it (as a new accountant with the same releases).
     result_ : PrivateTensorPowerResult
         Not stored by :func:`latentkit.save`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import PrivateTensorPower
+    >>> T = np.zeros((3, 3, 3)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0
+    >>> est = PrivateTensorPower(n_components=2, epsilon=np.inf, delta=1e-5, random_state=0).fit(T)
+    >>> np.round(est.weights_, 6), est.factors_.shape
+    (array([2., 1.]), (3, 2))
     """
 
     def __init__(self, n_components, epsilon, delta, n_restarts=10, n_iter=20,
@@ -394,6 +412,16 @@ def input_perturbation_power(T, n_components, epsilon, delta, n_restarts=10, n_i
     ------
     ValueError
         As :func:`private_tensor_power`; T not a cubical array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import input_perturbation_power
+    >>> T = np.zeros((3, 3, 3)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0
+    >>> res = input_perturbation_power(T, n_components=2, epsilon=np.inf, delta=1e-5,
+    ...                                random_state=0)
+    >>> np.round(res.weights, 6), res.n_releases  # one release: the whole noisy tensor
+    (array([2., 1.]), 1)
     """
     (n_components, epsilon, delta, n_restarts, n_iter,
      sensitivity_constant) = _check_common(n_components, epsilon, delta, n_restarts, n_iter,

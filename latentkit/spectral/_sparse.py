@@ -340,6 +340,17 @@ def truncated_tensor_power(T, rank, sparsity, n_init=None, init="sparse_svd", n_
         non-3-way or non-finite T.
     TypeError
         Wrong types.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import planted_sparse_cp
+    >>> from latentkit.spectral import truncated_tensor_power
+    >>> T, factors = planted_sparse_cp((8, 8, 8), [5.0], sparsity=(2, 2, 2), sigma=0.0,
+    ...                                random_state=0)
+    >>> res = truncated_tensor_power(T, rank=1, sparsity=2, random_state=0)
+    >>> np.round(res.weights, 6), [int((f != 0).sum()) for f in res.factors]
+    (array([5.]), [2, 2, 2])
     """
     Top = _as_ttp_tensor(T)
     shape = tuple(int(v) for v in Top.shape)
@@ -391,6 +402,17 @@ class TruncatedTensorPower:
     weights_ : ndarray of shape (K,)
     factors_ : tuple of (d1, K), (d2, K), (d3, K) ndarrays
     result_ : TTPResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import planted_sparse_cp
+    >>> from latentkit.spectral import TruncatedTensorPower
+    >>> T, factors = planted_sparse_cp((8, 8, 8), [5.0], sparsity=(2, 2, 2), sigma=0.0,
+    ...                                random_state=0)
+    >>> est = TruncatedTensorPower(rank=1, sparsity=2, random_state=0).fit(T)
+    >>> np.round(est.weights_, 6), [f.shape for f in est.factors_]
+    (array([5.]), [(8, 1), (8, 1), (8, 1)])
     """
 
     def __init__(self, rank, sparsity, n_init=None, init="sparse_svd", n_iter=50, tol=1e-8,
@@ -457,6 +479,17 @@ def select_rank_sparsity(T, ranks, sparsities, random_state=None, **kwargs):
     ------
     ValueError
         Empty grids or invalid grid values (as :func:`truncated_tensor_power`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import planted_sparse_cp
+    >>> from latentkit.spectral import select_rank_sparsity
+    >>> T, _ = planted_sparse_cp((8, 8, 8), [5.0], sparsity=(2, 2, 2), sigma=0.01,
+    ...                          random_state=0)
+    >>> best, table = select_rank_sparsity(T, ranks=[1, 2], sparsities=[2, 4], random_state=0)
+    >>> best["rank"], best["sparsity"], len(table)
+    (1, 2, 4)
     """
     Tarr = np.asarray(T, dtype=np.float64)
     if Tarr.ndim != 3:
@@ -564,6 +597,16 @@ def sparse_spectral_gmm(X, n_components, sparsity, *, tensor_rank=None, standard
     ValueError
         ``sparsity`` larger than the number of features, fewer than 3 samples, NaN, bad
         ``n_components``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import sparse_spectral_gmm
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 20)); X[:100, :2] += 4.0  # the clusters differ in 2 features
+    >>> res = sparse_spectral_gmm(X, n_components=2, sparsity=2, random_state=0)
+    >>> np.round(np.sort(res.weights), 2)
+    array([0.5, 0.5])
     """
     X = check_array(X, "X", ensure_min_samples=3)
     n, d = X.shape

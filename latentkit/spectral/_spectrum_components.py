@@ -58,6 +58,16 @@ def n_components_from_spectrum(X, max_components=None, sample_weight=None, stand
     Educ. Psychol. Meas. 20; Marchenko & Pastur (1967); heuristic: real classes are not
     spherical, so the count is a starting point for the Dirichlet-process mixture (which can
     empty components) rather than an estimate with a guarantee.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import n_components_from_spectrum
+    >>> rng = np.random.default_rng(0)
+    >>> means = np.array([[0.0, 0.0, 0.0], [6.0, 0.0, 0.0], [0.0, 6.0, 0.0]])
+    >>> X = np.concatenate([rng.normal(m, 1.0, (200, 3)) for m in means])
+    >>> n_components_from_spectrum(X, standardize=False)
+    3
     """
     X = check_array(X, "X", ensure_min_samples=2)
     n, d = X.shape

@@ -144,6 +144,16 @@ class SymmetricTensor(_TensorBase):
     (SPECTRAL_NOTES.md section 0); the numba kernel ``dense_contract`` computes the same
     quantity without the d^2 x L intermediate and is used when ``d^2 L`` would exceed
     ``2**24`` doubles.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import SymmetricTensor
+    >>> T = np.zeros((2, 2, 2)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0
+    >>> op = SymmetricTensor(T)
+    >>> op.shape, op.contract(np.eye(2))  # column l: T(I, e_l, e_l)
+    ((2, 2, 2), array([[2., 0.],
+           [0., 1.]]))
     """
 
     def __init__(self, T, check_symmetric=True, symmetry_tol=1e-8, copy=False):
@@ -218,6 +228,17 @@ class ImplicitMomentTensor(_TensorBase):
     kind : {'rows', 'documents'}
     n_used : int
         Rows, or documents with at least 3 tokens, that enter the data part.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import ImplicitMomentTensor
+    >>> from latentkit.testing import oracle_rows_tensor
+    >>> Y = np.random.default_rng(0).normal(size=(50, 3))
+    >>> T = ImplicitMomentTensor.from_rows(Y)  # mean of y (x) y (x) y, never built
+    >>> dense = np.einsum("ijk,jl,kl->il", oracle_rows_tensor(Y), np.eye(3), np.eye(3))
+    >>> T.shape, bool(np.allclose(T.contract(np.eye(3)), dense))
+    ((3, 3, 3), True)
     """
 
     def __init__(self, kind, k, payload, sym_terms=(), cube_terms=()):
@@ -426,6 +447,15 @@ def as_tensor_operator(T, check_symmetric=True):
         Neither an array nor an operator.
     ValueError
         A non-symmetric or malformed array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import as_tensor_operator
+    >>> T = np.zeros((2, 2, 2)); T[0, 0, 0] = 2.0; T[1, 1, 1] = 1.0
+    >>> op = as_tensor_operator(T)
+    >>> type(op).__name__, op.evaluate(np.eye(2))  # T(e_l, e_l, e_l)
+    ('SymmetricTensor', array([2., 1.]))
     """
     if hasattr(T, "contract") and hasattr(T, "evaluate"):
         return T

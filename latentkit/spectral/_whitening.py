@@ -34,6 +34,14 @@ class Whitening:
     eigenvectors : ndarray of shape (d, k)
     method : str
         'eigh' or 'randomized'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import whiten
+    >>> w = whiten(np.diag([4.0, 1.0, 0.0]), n_components=2)
+    >>> type(w).__name__, w.W.shape, np.round(w.eigenvalues, 6), w.method
+    ('Whitening', (3, 2), array([4., 1.]), 'eigh')
     """
 
     W: np.ndarray
@@ -134,6 +142,16 @@ def whiten(M2, n_components, method="auto", oversampling=10, n_power_iter=3, rco
     -----
     Source: Anandkumar et al. (2014), section 4.3 (whitening reduction); Halko, Martinsson &
     Tropp (2011), "Finding structure with randomness", Algorithms 4.4 and 5.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.spectral import whiten
+    >>> M2 = np.diag([4.0, 1.0, 0.0])
+    >>> w = whiten(M2, n_components=2)
+    >>> np.round(w.W.T @ M2 @ w.W, 6)  # W^T M2 W = I
+    array([[1., 0.],
+           [0., 1.]])
     """
     d, matmat, dense = _as_matmat(M2)
     k = check_scalar(n_components, "n_components", numbers.Integral, low=1)

@@ -52,6 +52,16 @@ def match_components(true, est, metric="l1"):
     ------
     ValueError
         When the shapes differ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import match_components
+    >>> true = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> est = np.array([[0.1, 0.9], [0.8, 0.2]])
+    >>> perm, errors = match_components(true, est)
+    >>> perm, np.round(errors, 6)
+    (array([1, 0]), array([0.4, 0.2]))
     """
     true = np.asarray(true, dtype=float)
     est = np.asarray(est, dtype=float)

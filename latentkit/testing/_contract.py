@@ -13,12 +13,38 @@ __all__ = ["check_latent_model", "assert_stats_allclose", "snapshot_input", "ass
 
 
 def snapshot_input(X):
-    """A deep copy of an input (array, sparse matrix, or tuple/list/dict of them)."""
+    """A deep copy of an input (array, sparse matrix, or tuple/list/dict of them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import snapshot_input
+    >>> X = np.ones((2, 2))
+    >>> copy = snapshot_input({"X": X})
+    >>> X[0, 0] = 5.0
+    >>> float(copy["X"][0, 0])
+    1.0
+    """
     return copy.deepcopy(X)
 
 
 def assert_input_unchanged(before, after, name="X"):
-    """Assert that an input equals its snapshot bit for bit (values, dtype, layout)."""
+    """Assert that an input equals its snapshot bit for bit (values, dtype, layout).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import assert_input_unchanged, snapshot_input
+    >>> X = np.arange(6.0).reshape(3, 2)
+    >>> before = snapshot_input(X)
+    >>> assert_input_unchanged(before, X)  # silent: nothing changed
+    >>> X[0, 0] = -1.0
+    >>> try:
+    ...     assert_input_unchanged(before, X)
+    ... except AssertionError:
+    ...     print("X was modified")
+    X was modified
+    """
     if sp.issparse(before):
         assert sp.issparse(after), f"{name} changed type"
         for attr in ("data", "indices", "indptr"):
@@ -43,7 +69,26 @@ def assert_input_unchanged(before, after, name="X"):
 
 
 def assert_stats_allclose(a, b, rtol=1e-10, atol=1e-12):
-    """Field-by-field comparison of two statistics objects, naming the field that differs."""
+    """Field-by-field comparison of two statistics objects, naming the field that differs.
+
+    Examples
+    --------
+    >>> from latentkit.distributions import GaussianStats
+    >>> from latentkit.testing import assert_stats_allclose
+    >>> import numpy as np
+    >>> a = GaussianStats(n=2.0, data_term=-3.0, nk=np.array([2.0]), sx=np.zeros((1, 2)),
+    ...                   sxx=np.ones((1, 2)))
+    >>> b = GaussianStats(n=2.0, data_term=-3.0, nk=np.array([2.0 + 1e-13]), sx=np.zeros((1, 2)),
+    ...                   sxx=np.ones((1, 2)))
+    >>> assert_stats_allclose(a, b)  # silent: equal within rtol
+    >>> import dataclasses
+    >>> b = dataclasses.replace(b, data_term=-2.0)
+    >>> try:
+    ...     assert_stats_allclose(a, b)
+    ... except AssertionError as e:
+    ...     print("data_term" in str(e))
+    True
+    """
     assert type(a) is type(b), f"{type(a).__name__} vs {type(b).__name__}"
     for f in dataclasses.fields(a):
         np.testing.assert_allclose(getattr(a, f.name), getattr(b, f.name), rtol=rtol,
@@ -106,6 +151,15 @@ def check_latent_model(model, X, fit_params=None, *, exact=True, n_chunks=3,
     ------
     AssertionError
         Naming the part of the contract that failed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.testing import check_latent_model
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> check_latent_model(GaussianMixture(n_components=2, max_iter=3, random_state=0), X)
+    GaussianMixture(max_iter=3, n_components=2, random_state=0)
     """
     fit_params = dict(fit_params or {})
     X_before = snapshot_input(X)

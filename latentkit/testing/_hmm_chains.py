@@ -30,6 +30,18 @@ def mixing_hmm(mix, n_features=8, random_state=0):
     transmat : ndarray of shape (3, 3)
         Rows sum to 1.
     emissionprob : ndarray of shape (3, n_features)
+
+    Examples
+    --------
+    >>> from latentkit.testing import mixing_hmm
+    >>> import numpy as np
+    >>> startprob, transmat, emissionprob = mixing_hmm(0.5, n_features=4, random_state=0)
+    >>> transmat.shape, emissionprob.shape
+    ((3, 3), (3, 4))
+    >>> np.round(transmat.sum(axis=1), 6)
+    array([1., 1., 1.])
+    >>> bool(np.allclose(startprob @ transmat, startprob))  # the stationary law
+    True
     """
     A = mix * _STICKY + (1 - mix) * _FORGET[None, :]
     B = np.random.default_rng(random_state).dirichlet(np.full(n_features, 0.5), size=3)
@@ -55,6 +67,18 @@ def sample_categorical_hmm(startprob, transmat, emissionprob, n_sequences, lengt
     -------
     ndarray of shape (n_sequences, length)
         Symbols in ``0..m-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import sample_categorical_hmm
+    >>> startprob = np.array([1.0, 0.0])
+    >>> transmat = np.array([[0.0, 1.0], [1.0, 0.0]])  # alternate deterministically
+    >>> emissionprob = np.eye(2)  # state k emits symbol k
+    >>> sample_categorical_hmm(startprob, transmat, emissionprob, n_sequences=2, length=5,
+    ...                        random_state=0)
+    array([[0, 1, 0, 1, 0],
+           [0, 1, 0, 1, 0]])
     """
     rng = np.random.default_rng(random_state)
     h = np.empty((n_sequences, length), dtype=np.int64)

@@ -17,6 +17,16 @@ def oracle_document_cooccurrence(X, relevant_words):
     Returns
     -------
     ndarray of int64, shape (R, R)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import oracle_document_cooccurrence
+    >>> X = np.array([[1, 1, 0], [1, 0, 2], [0, 1, 1]])
+    >>> oracle_document_cooccurrence(X, [0, 1, 2])
+    array([[2, 1, 1],
+           [1, 2, 1],
+           [1, 1, 2]])
     """
     B = np.asarray((X[:, list(relevant_words)] > 0).astype(np.int64).todense()
                    if hasattr(X, "tocsr") else np.asarray(X)[:, list(relevant_words)] > 0,
@@ -41,6 +51,15 @@ def oracle_window_cooccurrence(docs, relevant_words, window_size, exact=True):
     -------
     counts : ndarray of int64, shape (R, R)
     n_windows : int
+
+    Examples
+    --------
+    >>> from latentkit.testing import oracle_window_cooccurrence
+    >>> docs = [[0, 1, 2, 0]]
+    >>> oracle_window_cooccurrence(docs, [0, 1, 2], window_size=2)
+    (array([[2, 1, 1],
+           [1, 2, 1],
+           [1, 1, 2]]), 3)
     """
     index = {w: i for i, w in enumerate(relevant_words)}
     R = len(index)
@@ -85,6 +104,17 @@ def gensim_corpus_and_texts(X, vocabulary):
     -------
     bow : list of lists of (int, int)
     texts : list of lists of str
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from latentkit.testing import gensim_corpus_and_texts
+    >>> X = sp.csr_matrix([[2, 0, 1], [0, 1, 0]])
+    >>> bow, texts = gensim_corpus_and_texts(X, ["apple", "banana", "cherry"])
+    >>> bow
+    [[(0, 2), (2, 1)], [(1, 1)]]
+    >>> texts
+    [['apple', 'apple', 'cherry'], ['banana']]
     """
     Xs = X.tocsr(copy=True)
     Xs.sort_indices()

@@ -33,6 +33,15 @@ def oracle_log_gaussian_prob(X, means, covariances, covariance_type):
     Returns
     -------
     ndarray of shape (n, K), nats
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import oracle_log_gaussian_prob
+    >>> X = np.zeros((1, 1))
+    >>> lp = oracle_log_gaussian_prob(X, np.zeros((1, 1)), np.ones((1, 1, 1)), "full")
+    >>> round(float(lp[0, 0]), 6), round(float(-0.5 * np.log(2 * np.pi)), 6)
+    (-0.918939, -0.918939)
     """
     X = np.asarray(X, dtype=float)
     K, D = np.shape(means)
@@ -61,6 +70,14 @@ def oracle_log_resp(log_rho, w):
     resp : ndarray of shape (n, K)
         Weighted responsibilities.
     lse : ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import oracle_log_resp
+    >>> log_resp, resp, lse = oracle_log_resp(np.log([[1.0, 3.0]]), np.ones(1))
+    >>> resp, np.round(lse, 6)  # log(1 + 3)
+    (array([[0.25, 0.75]]), array([1.386294]))
     """
     log_rho = np.asarray(log_rho, dtype=float)
     lse = np.array([math.log(sum(math.exp(v - row.max()) for v in row)) + row.max()
@@ -83,6 +100,16 @@ def oracle_gaussian_stats(X, resp, covariance_type, sample_weight=None, shift=No
     Returns
     -------
     nk : (K,), sx : (K, D), sxx : (K, D, D) | (D, D) | (K, D) | (K,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import oracle_gaussian_stats
+    >>> X = np.array([[0.0, 0.0], [2.0, 4.0]])
+    >>> resp = np.ones((2, 1))
+    >>> nk, sx, sxx = oracle_gaussian_stats(X, resp, "diag")
+    >>> nk, sx, sxx
+    (array([2.]), array([[2., 4.]]), array([[ 4., 16.]]))
     """
     X = np.asarray(X, dtype=float)
     n, D = X.shape

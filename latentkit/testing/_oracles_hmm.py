@@ -55,6 +55,20 @@ def forward_backward_oracle(log_frame, startprob, transmat, lengths=None):
         Expected transition counts of each sequence.
     loglik : ndarray of shape (n_sequences,)
         Log-likelihood of each sequence, nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import forward_backward_oracle
+    >>> log_frame = np.log([[0.9, 0.1], [0.9, 0.1], [0.1, 0.9]])
+    >>> startprob = np.array([0.5, 0.5])
+    >>> transmat = np.array([[0.8, 0.2], [0.2, 0.8]])
+    >>> out = forward_backward_oracle(log_frame, startprob, transmat)
+    >>> gamma = out[0]
+    >>> gamma.shape
+    (3, 2)
+    >>> np.round(gamma.sum(axis=1), 6)
+    array([1., 1., 1.])
     """
     log_frame, log_pi, log_A, segs = _log_inputs(log_frame, startprob, transmat, lengths)
     T, K = log_frame.shape
@@ -99,6 +113,17 @@ def viterbi_oracle(log_frame, startprob, transmat, lengths=None):
         of the final state to the lowest, as hmmlearn 0.3).
     logprob : ndarray of shape (n_sequences,)
         ``max_z log p(x, z)`` per sequence, nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import viterbi_oracle
+    >>> log_frame = np.log([[0.9, 0.1], [0.9, 0.1], [0.1, 0.9], [0.1, 0.9]])
+    >>> startprob = np.array([0.5, 0.5])
+    >>> transmat = np.array([[0.8, 0.2], [0.2, 0.8]])
+    >>> out = viterbi_oracle(log_frame, startprob, transmat)
+    >>> out[0]
+    array([0, 0, 1, 1])
     """
     log_frame, log_pi, log_A, segs = _log_inputs(log_frame, startprob, transmat, lengths)
     T, K = log_frame.shape
@@ -133,6 +158,16 @@ def categorical_counts_oracle(gamma, symbols, n_features):
     Returns
     -------
     ndarray of shape (n_components, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import categorical_counts_oracle
+    >>> gamma = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    >>> symbols = np.array([0, 1, 1])
+    >>> categorical_counts_oracle(gamma, symbols, n_features=2)
+    array([[1. , 0.5],
+           [0. , 1.5]])
     """
     onehot = np.zeros((len(symbols), n_features))
     onehot[np.arange(len(symbols)), symbols] = 1.0
@@ -152,6 +187,18 @@ def brute_force_hmm_loglik(log_frame, startprob, transmat):
     -------
     float
         ``log sum_z p(x, z)``, nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import brute_force_hmm_loglik
+    >>> log_frame = np.log([[0.5, 0.5], [0.5, 0.5]])
+    >>> startprob = np.array([0.5, 0.5])
+    >>> transmat = np.array([[0.9, 0.1], [0.1, 0.9]])
+    >>> round(brute_force_hmm_loglik(log_frame, startprob, transmat), 6)  # log(0.25)
+    -1.386294
+    >>> round(float(np.log(0.25)), 6)
+    -1.386294
     """
     import itertools
 
@@ -195,6 +242,21 @@ def blocked_forward_backward_oracle(log_frame, startprob, transmat, block):
         Expected transition counts.
     loglik : float
         Nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import blocked_forward_backward_oracle, forward_backward_oracle
+    >>> rng = np.random.default_rng(0)
+    >>> log_frame = np.log(rng.uniform(0.1, 1.0, size=(6, 2)))
+    >>> startprob = np.array([0.6, 0.4])
+    >>> transmat = np.array([[0.7, 0.3], [0.2, 0.8]])
+    >>> gamma, log_pred, xi, loglik = blocked_forward_backward_oracle(
+    ...     log_frame, startprob, transmat, block=2)
+    >>> gamma.shape, xi.shape
+    ((6, 2), (2, 2))
+    >>> bool(np.allclose(gamma, forward_backward_oracle(log_frame, startprob, transmat)[0]))
+    True
     """
     log_frame = np.asarray(log_frame, dtype=float)
     A = np.asarray(transmat, dtype=float)

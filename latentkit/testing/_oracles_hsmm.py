@@ -49,6 +49,19 @@ def hsmm_forward_backward_oracle(logb, log_pi, log_A, log_p, offsets):
         ``gamma`` (n_samples, K), ``log_pred`` (n_samples,), ``start`` (n_sequences, K),
         ``trans`` (n_sequences, K, K), ``durations`` (n_sequences, K, D), ``loglik``
         (n_sequences,): as :func:`latentkit._kernels.hsmm.hsmm_forward_backward`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import hsmm_forward_backward_oracle
+    >>> logb = np.log(np.full((3, 2), 0.5))
+    >>> log_pi = np.log([0.5, 0.5]); log_A = np.log([[0.0 + 1e-300, 1.0], [1.0, 1e-300]])
+    >>> log_p = np.log([[0.5, 0.5], [0.5, 0.5]])  # durations 1 or 2
+    >>> out = hsmm_forward_backward_oracle(logb, log_pi, log_A, log_p, np.array([0, 3]))
+    >>> out["gamma"].shape, out["durations"].shape
+    ((3, 2), (1, 2, 2))
+    >>> np.round(out["loglik"], 6)  # every path emits 3 symbols of probability 1/2
+    array([-2.079442])
     """
     logb = np.asarray(logb, dtype=float)
     K, D = log_p.shape
@@ -100,6 +113,18 @@ def hsmm_viterbi_oracle(logb, log_pi, log_A, log_p, log_S, offsets):
     -------
     path : ndarray of shape (n_samples,) of int
     logprob : ndarray of shape (n_sequences,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import hsmm_viterbi_oracle
+    >>> logb = np.log([[0.9, 0.1], [0.9, 0.1], [0.1, 0.9]])
+    >>> log_pi = np.log([0.5, 0.5]); log_A = np.log([[1e-300, 1.0], [1.0, 1e-300]])
+    >>> log_p = np.log([[0.5, 0.5], [0.5, 0.5]])
+    >>> log_S = np.log([[1.0, 0.5], [1.0, 0.5]])
+    >>> path, logprob = hsmm_viterbi_oracle(logb, log_pi, log_A, log_p, log_S, np.array([0, 3]))
+    >>> path
+    array([0, 0, 1])
     """
     logb = np.asarray(logb, dtype=float)
     K, D = log_p.shape

@@ -21,6 +21,15 @@ def oracle_adam_step(params, grad, m, v, t, learning_rate, beta1=0.9, beta2=0.99
     Returns
     -------
     params, m, v : ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import oracle_adam_step
+    >>> p = np.zeros(2); g = np.array([1.0, -1.0])
+    >>> params, m, v = oracle_adam_step(p, g, np.zeros(2), np.zeros(2), t=1, learning_rate=0.1)
+    >>> np.round(params, 6)  # the first step moves each coordinate by about learning_rate
+    array([ 0.1, -0.1])
     """
     m = beta1 * np.asarray(m) + (1.0 - beta1) * np.asarray(grad)
     v = beta2 * np.asarray(v) + (1.0 - beta2) * np.asarray(grad) ** 2

@@ -35,6 +35,17 @@ def coo_contract_oracle(ii, jj, kk, vals, scale, U):
     -------
     ndarray of shape (n, L)
         ``out[i, l] = scale * sum_{e: ii[e] = i} vals[e] U[jj[e], l] U[kk[e], l]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import coo_contract_oracle
+    >>> ii = jj = kk = np.array([0, 1])  # the diagonal entries T[0,0,0] and T[1,1,1]
+    >>> vals = np.array([2.0, 3.0])
+    >>> U = np.array([[1.0], [1.0]])
+    >>> coo_contract_oracle(ii, jj, kk, vals, 1.0, U)
+    array([[2.],
+           [3.]])
     """
     out = np.zeros_like(U, dtype=np.float64)
     for i, j, k, v in zip(ii, jj, kk, vals):
@@ -63,6 +74,17 @@ def coo_als_update_oracle(ii, jj, kk, resid, u, sigma, n):
     ndarray of shape (n,)
         ``sum_e (resid_e + sigma u_i u_j u_k) u_j u_k / sum_e (u_j u_k)^2`` over the entries
         with first index ``i`` (0 for a row without information).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import coo_als_update_oracle
+    >>> ii = jj = kk = np.array([0, 1])
+    >>> u = np.array([1.0, 1.0])
+    >>> resid = np.array([0.0, 0.0])  # the component explains the observed entries exactly
+    >>> new_u = coo_als_update_oracle(ii, jj, kk, resid, u, 1.0, 2)
+    >>> np.round(np.asarray(new_u, dtype=float), 6)
+    array([1., 1.])
     """
     num, den = np.zeros(n), np.zeros(n)
     for e, (i, j, k) in enumerate(zip(ii, jj, kk)):
@@ -88,6 +110,16 @@ def coo_residual_update_oracle(ii, jj, kk, resid, u_old, sigma_old, u_new, sigma
     -------
     ndarray of shape (m,)
         ``resid + sigma_old u_old^{(x)3} - sigma_new u_new^{(x)3}`` at the entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import coo_residual_update_oracle
+    >>> ii = jj = kk = np.array([0, 1])
+    >>> resid = np.array([1.0, 1.0])
+    >>> u_old = np.array([1.0, 0.0]); u_new = np.array([0.0, 1.0])
+    >>> coo_residual_update_oracle(ii, jj, kk, resid, u_old, 1.0, u_new, 0.5)
+    array([2. , 0.5])
     """
     return (resid + sigma_old * u_old[ii] * u_old[jj] * u_old[kk]
             - sigma_new * u_new[ii] * u_new[jj] * u_new[kk])
@@ -108,6 +140,16 @@ def coo_residual_oracle(ii, jj, kk, vals, weights, F):
     -------
     ndarray of shape (m,)
         ``vals[e] - sum_r weights[r] F[i, r] F[j, r] F[k, r]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import coo_residual_oracle
+    >>> F = np.array([[1.0], [0.0]])  # one component e_1 in R^2
+    >>> ii = jj = kk = np.array([0, 1])
+    >>> vals = np.array([3.0, 1.0])
+    >>> coo_residual_oracle(ii, jj, kk, vals, np.array([2.0]), F)  # T[0,0,0] = 3 - 2, T[1,1,1] = 1 - 0
+    array([1., 1.])
     """
     return vals - np.einsum("r,er,er,er->e", weights, F[ii], F[jj], F[kk])
 
@@ -125,6 +167,15 @@ def cp_predict_oracle(ii, jj, kk, weights, A, B, C):
     -------
     ndarray of shape (m,)
         ``sum_r weights[r] A[i, r] B[j, r] C[k, r]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import cp_predict_oracle
+    >>> A = np.array([[1.0], [2.0]])
+    >>> ii = np.array([0, 1]); jj = np.array([1, 1]); kk = np.array([1, 0])
+    >>> cp_predict_oracle(ii, jj, kk, np.array([0.5]), A, A, A)  # 0.5 * A[i] A[j] A[k]
+    array([2., 2.])
     """
     return np.einsum("r,er,er,er->e", weights, A[ii], B[jj], C[kk])
 
@@ -148,5 +199,15 @@ def mode_contract_oracle(T, mode, Y, Z):
     ndarray of shape (d_mode, L)
         Column ``l``: ``T(I, y_l, z_l)``, ``T(y_l, I, z_l)`` or ``T(y_l, z_l, I)``
         (Sun, Lu, Liu & Cheng 2017, Algorithm 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import mode_contract_oracle
+    >>> T = np.zeros((2, 2, 2)); T[0, 0, 0] = 1.0; T[1, 1, 1] = 2.0
+    >>> Y = Z = np.ones((2, 1))
+    >>> mode_contract_oracle(T, 0, Y, Z)  # T(I, 1, 1)
+    array([[1.],
+           [2.]])
     """
     return np.einsum(_MODE_SUBSCRIPTS[mode], T, Y, Z)

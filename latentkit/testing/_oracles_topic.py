@@ -49,6 +49,18 @@ def lda_doc_elbo_terms_oracle(counts, word_ids, gamma_d, components, doc_topic_p
         ``'log_p_theta'`` = E[log p(theta | alpha)], ``'log_q_theta'`` = E[log q(theta)],
         ``'log_q_z'`` = E[log q(z)], and ``'total'`` = the first three minus the last two,
         all in nats (Blei, Ng & Jordan 2003, appendix A.3, eq. 15).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import lda_doc_elbo_terms_oracle
+    >>> terms = lda_doc_elbo_terms_oracle(np.array([2.0, 1.0]), np.array([0, 1]),
+    ...                                   np.array([1.5, 2.5]), np.ones((2, 2)), 0.5)
+    >>> sorted(terms)
+    ['log_p_theta', 'log_p_w', 'log_p_z', 'log_q_theta', 'log_q_z', 'total']
+    >>> bool(np.isclose(terms["total"], terms["log_p_w"] + terms["log_p_z"] + terms["log_p_theta"]
+    ...                 - terms["log_q_theta"] - terms["log_q_z"]))
+    True
     """
     K = components.shape[0]
     a = _alpha(doc_topic_prior)
@@ -107,6 +119,17 @@ def lda_e_step_oracle(X, components, doc_topic_prior, max_iter=100, tol=1e-3, ga
     Notes
     -----
     Blei, Ng & Jordan (2003), Fig. 6; Hoffman, Blei & Bach (2010), Algorithm 1 (E-step).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import lda_e_step_oracle
+    >>> X = np.array([[5.0, 0.0], [0.0, 5.0]])
+    >>> components = np.array([[10.0, 0.1], [0.1, 10.0]])
+    >>> out = lda_e_step_oracle(X, components, doc_topic_prior=0.5)
+    >>> gamma = out[0] if isinstance(out, tuple) else out
+    >>> gamma.shape, bool(gamma[0, 0] > gamma[0, 1]), bool(gamma[1, 1] > gamma[1, 0])
+    ((2, 2), True, True)
     """
     X = sp.csr_matrix(X, dtype=np.float64)
     D = X.shape[0]
@@ -181,6 +204,19 @@ def plsa_e_step_oracle(X, doc_factor, components, beta=1.0):
     Notes
     -----
     Hofmann (1999), eqs. 3-5; Hofmann (2001), eqs. 9-13.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import plsa_e_step_oracle
+    >>> X = np.array([[2.0, 1.0]])
+    >>> doc_factor = np.array([[0.5, 0.5]])
+    >>> components = np.array([[1.0, 0.0], [0.0, 1.0]])  # topic k emits only word k
+    >>> doc_topic, topic_word, loglik, free_energy = plsa_e_step_oracle(X, doc_factor, components)
+    >>> doc_topic  # each word's count goes to its topic
+    array([[2., 1.]])
+    >>> np.round(loglik, 6)  # 3 log(0.5)
+    array([-2.079442])
     """
     Xd = _dense_counts(X)
     joint = doc_factor[:, None, :] * components.T[None, :, :]        # (D, V, K)
@@ -229,6 +265,20 @@ def plsa_em_oracle(X, components, doc_topic, n_iter, beta=1.0, doc_iter=1,
     Hofmann (1999), eqs. 3-5 (tempered: Hofmann 2001, eq. 13); the extra updates of P(z | d)
     are folding-in steps (Hofmann 1999, section 3.3), BigARTM's inner passes (Vorontsov &
     Potapenko 2015, section 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import plsa_em_oracle
+    >>> X = np.array([[4.0, 0.0], [0.0, 4.0]])
+    >>> components = np.array([[0.6, 0.4], [0.4, 0.6]])
+    >>> doc_topic = np.full((2, 2), 0.5)
+    >>> components, doc_topic, lower_bounds = plsa_em_oracle(X, components, doc_topic, n_iter=50)
+    >>> np.round(components, 3)  # the two topics separate the two words
+    array([[1., 0.],
+           [0., 1.]])
+    >>> bool(np.all(np.diff(lower_bounds) >= -1e-12))  # EM never decreases the likelihood
+    True
     """
     Xd = _dense_counts(X)
     phi, theta = components, doc_topic
@@ -289,6 +339,15 @@ def plsa_fold_in_oracle(X, components, beta=1.0, max_iter=100, tol=1e-8, doc_top
     Notes
     -----
     Hofmann (1999), section 3.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import plsa_fold_in_oracle
+    >>> components = np.array([[1.0, 0.0], [0.0, 1.0]])  # each topic one word
+    >>> doc_topic, loglik, n_iter = plsa_fold_in_oracle(np.array([[3.0, 1.0]]), components)
+    >>> np.round(doc_topic, 6)  # the word proportions
+    array([[0.75, 0.25]])
     """
     Xd = _dense_counts(X)
     D = Xd.shape[0]

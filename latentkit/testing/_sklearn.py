@@ -40,6 +40,16 @@ def check_sklearn_estimator(estimator, expected_failed_checks=None, min_passed=4
     Warnings raised inside the checks (convergence on their tiny data sets) are silenced.
     Source: scikit-learn >= 1.6, ``check_estimator(..., expected_failed_checks=...,
     on_fail=None)``.
+
+    Examples
+    --------
+    >>> from latentkit import GaussianMixture
+    >>> from latentkit.testing import check_sklearn_estimator
+    >>> allowed = {"check_sample_weight_equivalence_on_dense_data":
+    ...            "EM from a random start is not invariant to repeating rows"}
+    >>> results = check_sklearn_estimator(GaussianMixture(n_components=2, random_state=0), allowed)
+    >>> len(results) >= 40
+    True
     """
     from sklearn.utils.estimator_checks import check_estimator
 

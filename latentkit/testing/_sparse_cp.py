@@ -28,6 +28,17 @@ def planted_sparse_cp(dims, weights, sparsity, sigma, random_state=None):
     T : ndarray of shape dims
     factors : list of 3 ndarrays of shapes (d_m, K)
         Unit columns.
+
+    Examples
+    --------
+    >>> from latentkit.testing import planted_sparse_cp
+    >>> import numpy as np
+    >>> T, factors = planted_sparse_cp((6, 5, 4), [2.0, 1.0], sparsity=(2, 2, 2), sigma=0.0,
+    ...                                random_state=0)
+    >>> T.shape, [f.shape for f in factors]
+    ((6, 5, 4), [(6, 2), (5, 2), (4, 2)])
+    >>> [int((f != 0).sum(axis=0)[0]) for f in factors]  # 2 non-zeros per column
+    [2, 2, 2]
     """
     rng = np.random.default_rng(random_state)
     weights = np.asarray(weights, dtype=np.float64)
@@ -63,6 +74,15 @@ def cp_factor_error(est, true):
         Mean over components and modes of the F1 score of the estimated support (non-zeros).
     perm : ndarray of shape (K,)
         ``est[:, perm[j]]`` is matched to ``true[:, j]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.testing import cp_factor_error
+    >>> A = np.eye(3)[:, :2]
+    >>> error, f1, perm = cp_factor_error([A, A, A], [A, A, A])
+    >>> round(error, 6), round(f1, 6), perm
+    (0.0, 1.0, array([0, 1]))
     """
     K = true[0].shape[1]
     cost = np.zeros((K, K))

@@ -58,6 +58,16 @@ class Coherence:
         positions kept'``, ``'texts, removed words dropped'`` or ``'bag of words (column
         order)'`` (a count matrix read as token streams); see ``removed_words`` of
         :func:`coherence`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import coherence
+    >>> X = np.array([[2, 1, 0, 0], [1, 2, 0, 0], [0, 0, 2, 1], [0, 0, 1, 2]])
+    >>> vocab = ["apple", "pie", "wine", "glass"]
+    >>> c = coherence([["apple", "pie"], ["wine", "glass"]], X, measure="u_mass", vocabulary=vocab)
+    >>> type(c).__name__, c.topics, round(float(c.mean), 6)
+    ('Coherence', [['apple', 'pie'], ['wine', 'glass']], 0.0)
     """
 
     measure: str
@@ -279,6 +289,16 @@ def coherence(topics_or_model, corpus, measure="c_v", top_n=10, *, vocabulary=No
     Source: Roeder, Both & Hinneburg (2015), Table 1 and section 3; gensim 4's
     ``topic_coherence`` pipelines, whose conventions (EPSILON = 1e-12, the last window of a
     document shorter than the window, S_one_pre order) are followed exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import coherence
+    >>> X = np.array([[2, 1, 0, 0], [1, 2, 0, 0], [0, 0, 2, 1], [0, 0, 1, 2]])
+    >>> vocab = ["apple", "pie", "wine", "glass"]
+    >>> c = coherence([["apple", "pie"], ["wine", "glass"]], X, measure="u_mass", vocabulary=vocab)
+    >>> c.measure, np.round(c.per_topic, 6)  # each pair co-occurs in every document of either word
+    ('u_mass', array([0., 0.]))
     """
     if measure not in MEASURES:
         raise InputError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}.")

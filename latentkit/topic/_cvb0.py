@@ -123,6 +123,18 @@ def cvb0_topics(X, n_components, doc_topic_prior=None, topic_word_prior=None, n_
     & Griffiths (2009), "Online Inference of Topics with Latent Dirichlet Allocation",
     AISTATS, section 3 (sequential initialisation). Schedule: :mod:`latentkit._kernels.cvb0`
     (documents in parallel, deterministic for any thread count; the sequential pass serial).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import cvb0_topics
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.zeros((40, 6))  # documents about words 0-2 or about words 3-5
+    >>> X[:20, :3] = rng.poisson(4, (20, 3)); X[20:, 3:] = rng.poisson(4, (20, 3))
+    >>> components = cvb0_topics(X, n_components=2, random_state=0)
+    >>> top = components.argmax(axis=0)  # the topic of each word
+    >>> components.shape, len(set(top[:3])) == 1 == len(set(top[3:])), bool(top[0] != top[3])
+    ((2, 6), True, True)
     """
     X = check_counts(X, "X")
     K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))

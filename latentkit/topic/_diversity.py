@@ -54,6 +54,12 @@ def topic_diversity(topics_or_model, top_n=25):
 
     Source: Dieng, Ruiz & Blei (2020), "Topic modeling in embedding spaces", TACL 8, section 5
     ("topic diversity ... the percentage of unique words in the top 25 words of all topics").
+
+    Examples
+    --------
+    >>> from latentkit.topic import topic_diversity
+    >>> topic_diversity([["apple", "pie", "tart"], ["wine", "glass", "apple"]], top_n=3)  # 5 / 6
+    0.8333333333333334
     """
     if isinstance(top_n, bool) or not isinstance(top_n, numbers.Integral):
         raise InputTypeError(f"top_n must be an int, got {type(top_n).__name__}.")

@@ -81,6 +81,17 @@ def hdp_subsample_start(X, n_components, *, n_doc_components=10, concentration=1
     Asuncion, Welling, Smyth & Teh (2009), UAI, eq. (5) (CVB0); Canini, Shi & Griffiths
     (2009), AISTATS, section 3 (the sequential pass); Wang, Paisley & Blei (2011), AISTATS,
     section 3 (the corpus sticks). Measured in ``benchmarks/bench_hdp.py``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import hdp_subsample_start
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.zeros((40, 6))  # documents about words 0-2 or about words 3-5
+    >>> X[:20, :3] = rng.poisson(4, (20, 3)); X[20:, 3:] = rng.poisson(4, (20, 3))
+    >>> init = hdp_subsample_start(X, n_components=4, random_state=0)
+    >>> init["components"].shape, init["weight_concentration"].shape
+    ((4, 6), (2, 4))
     """
     X = check_counts(X, "X")
     T = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))

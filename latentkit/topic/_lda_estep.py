@@ -35,6 +35,15 @@ class LDAStats(Stats):
         - E[log q(z)]``.
     n_tokens : float
         Number of tokens (sum of the counts), for perplexity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import LDAStats
+    >>> s = LDAStats(sstats=np.array([[4.0, 1.0], [0.0, 5.0]]), n=2.0, data_term=-7.5,
+    ...              n_tokens=10.0)
+    >>> bool(s.sstats.sum() == s.n_tokens), s.data_term / s.n_tokens  # nats per token
+    (True, -0.75)
     """
 
     sstats: np.ndarray
@@ -178,6 +187,19 @@ def lda_e_step(X, components, doc_topic_prior, max_doc_update_iter=100, mean_cha
     Notes
     -----
     Blei, Ng & Jordan (2003), section 5.2 and Fig. 6; Hoffman, Blei & Bach (2010), Algorithm 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import lda_e_step
+    >>> X = np.array([[5.0, 0.0], [0.0, 5.0]])
+    >>> components = np.array([[10.0, 0.1], [0.1, 10.0]])  # topic k is mostly word k
+    >>> gamma, sstats, doc_elbo = lda_e_step(X, components, doc_topic_prior=0.5)[:3]
+    >>> np.round(gamma, 1)  # alpha + the document's tokens of each topic
+    array([[5.5, 0.5],
+           [0.5, 5.5]])
+    >>> round(float(sstats.sum()), 6)  # the 10 tokens
+    10.0
     """
     X = check_counts(X, "X")
     lam = np.asarray(components, dtype=np.float64)

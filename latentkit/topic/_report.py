@@ -214,6 +214,18 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
         Not a topic model; a corpus of another width; a vocabulary of the wrong length;
         ``n_docs``, ``n_words`` or ``top_n`` below 1; an unknown ``coherence_measure``; a
         ``title_column`` the corpus does not have.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import LatentDirichletAllocation
+    >>> from latentkit.topic import report_data
+    >>> X = np.array([[3, 1, 0, 0], [2, 2, 0, 0], [0, 0, 3, 1], [0, 1, 2, 2]])
+    >>> lda = LatentDirichletAllocation(2, random_state=0).fit(X)
+    >>> vocab = ["apple", "pie", "wine", "glass"]
+    >>> data = report_data(lda, X, vocabulary=vocab, coherence_measure=None)
+    >>> len(data["topics"]), sorted(data["terms"])
+    (2, ['apple', 'glass', 'pie', 'wine'])
     """
     phi = _topic_word(model)
     K, W = phi.shape
@@ -360,6 +372,18 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
     Source: Sievert & Shirley (2014), "LDAvis: A method for visualizing and interpreting topics"
     (relevance, eq. 1; the inter-topic map; the circles resized by a word's p(t|w));
     Chuang, Manning & Heer (2012) (saliency, eq. 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit import LatentDirichletAllocation
+    >>> from latentkit.topic import topic_report
+    >>> X = np.array([[3, 1, 0, 0], [2, 2, 0, 0], [0, 0, 3, 1], [0, 1, 2, 2]])
+    >>> lda = LatentDirichletAllocation(2, random_state=0).fit(X)
+    >>> vocab = ["apple", "pie", "wine", "glass"]
+    >>> html = topic_report(lda, X, vocabulary=vocab, coherence_measure=None)  # also path=...
+    >>> html.startswith("<!DOCTYPE html>"), "apple" in html
+    (True, True)
     """
     data = report_data(model, corpus, vocabulary=vocabulary, n_words=n_words,
                        coherence_measure=coherence_measure, top_n=top_n, n_docs=n_docs,

@@ -73,6 +73,17 @@ def spectral_init_lda(X, n_components, doc_topic_prior=None, topic_word_prior=No
     Notes
     -----
     Source: Anandkumar, Foster, Hsu, Kakade & Liu (2012); SPECTRAL_NOTES.md section 1.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import spectral_init_lda
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.zeros((60, 6))  # documents about words 0-2 or about words 3-5
+    >>> X[:30, :3] = rng.poisson(4, (30, 3)); X[30:, 3:] = rng.poisson(4, (30, 3))
+    >>> init = spectral_init_lda(X, n_components=2, random_state=0)
+    >>> init["components"].shape, bool((init["components"] > 0).all())
+    ((2, 6), True)
     """
     X = check_counts(X, "X")
     K = int(check_scalar(n_components, "n_components", numbers.Integral, low=1))
@@ -126,6 +137,17 @@ def spectral_init_plsa(X, n_components, random_state=None):
     Notes
     -----
     Source: Anandkumar, Foster, Hsu, Kakade & Liu (2012); SPECTRAL_NOTES.md section 1.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.topic import spectral_init_plsa
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.zeros((60, 6))  # documents about words 0-2 or about words 3-5
+    >>> X[:30, :3] = rng.poisson(4, (30, 3)); X[30:, 3:] = rng.poisson(4, (30, 3))
+    >>> init = spectral_init_plsa(X, n_components=2, random_state=0)
+    >>> np.round(init["components"].sum(axis=1), 6)  # P(w | z): rows sum to 1
+    array([1., 1.])
     """
     lam = spectral_init_lda(X, n_components, random_state=random_state)["components"]
     return {"components": lam / lam.sum(axis=1, keepdims=True)}
