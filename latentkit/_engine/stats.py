@@ -23,7 +23,14 @@ class Stats:
 
     Statistics form a commutative monoid under ``+`` with ``stats * 0`` as zero, and scale by a
     scalar (``c * stats``), which is all that chunked, stochastic and distributed drivers use.
+
+    ``count_fields`` (a class attribute) names the fields that hold expected counts, which
+    are never negative: SQUAREM (:mod:`latentkit._engine.acceleration`) rejects extrapolated
+    statistics with a negative count. By default the conventional ``nk`` (the expected
+    count of each component or state); a statistics class with other count fields sets it.
     """
+
+    count_fields = ("nk",)
 
     def _map(self, fn, *others):
         vals = {}
