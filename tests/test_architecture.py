@@ -4,8 +4,12 @@ defines them; ``python tools/architecture_counts.py`` prints all of them for a c
 * The core (``_engine/``, ``base.py``, ``inference``, ``sources.py``) holds no family names:
   each family checks its own restored state with its ``_check_state`` hook (docs/design.md
   section 3) and the core only has generic checkers of values.
+* No load-time circle between folders: ``_engine/`` holds the pieces ``base`` is built from,
+  and the drivers built on ``base`` (``StochasticVI``, ``PrivateStochasticVI``) live in the
+  ``inference`` package above it (on main: ``_engine <-> base <-> parallel <-> sources``).
 """
 
+import ast
 import pathlib
 import sys
 
@@ -33,3 +37,23 @@ def test_every_exported_model_checks_its_own_state():
                and issubclass(getattr(latentkit, name), ParamsMixin)
                and getattr(latentkit, name)._check_state is ParamsMixin._check_state}
     assert without == {"LatentModel", "StochasticVI", "PrivateStochasticVI"}, sorted(without)
+
+
+def test_no_load_time_circle_between_folders():
+    assert architecture_counts.folder_circles(ROOT) == []
+
+
+def test_the_engine_imports_nothing_built_on_base():
+    """``_engine/`` is the floor below ``base``: none of its modules imports ``base``,
+    ``sources``, ``parallel`` or ``inference``, even inside a function."""
+    engine = ROOT / "latentkit" / "_engine"
+    above = ("base", "sources", "parallel", "inference")
+    for path in sorted(engine.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module:
+                assert node.module.split(".")[0] not in above, (path.name, node.module)
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    assert not (parts[0] == "latentkit" and parts[1:2] and parts[1] in above), \
+                        (path.name, alias.name)

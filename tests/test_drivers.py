@@ -38,7 +38,7 @@ HELPERS = {"_resolve_data_defaults", "_elbo_from_stats", "_blend_stats", "_is_fi
 STATE = {"_running_stats", "_rng", "_sample_rng", "_get_param_names"}
 
 DRIVERS = ["_engine/fitting.py", "_engine/acceleration.py", "_engine/start_sample.py",
-           "_engine/private_svi.py", "_engine/hook_state.py", "_engine/stochastic_vi.py",
+           "inference/_private_svi.py", "_engine/hook_state.py", "inference/_stochastic_vi.py",
            "sources.py", "parallel/dask.py"]
 
 #: how the drivers name the model they drive
@@ -84,7 +84,7 @@ def test_latent_model_holds_hooks_and_helpers_only():
 
 
 _FAMILIES = ("mixture", "topic", "sequence", "neural")
-_CORE = ["base.py", "inference.py", "sources.py", "parallel", "_engine"]
+_CORE = ["base.py", "inference", "sources.py", "parallel", "_engine"]
 
 
 def _imports(path):

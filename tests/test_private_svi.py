@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import latentkit._engine.private_svi as psvi
+import latentkit.inference._private_svi as psvi
 from latentkit.distributions._gaussian import accumulate_gaussian_stats
 from latentkit.inference import PrivateStochasticVI, StochasticVI
 from latentkit.mixture import GaussianMixture, VariationalGaussianMixture

@@ -35,12 +35,12 @@ import warnings
 
 import numpy as np
 
-from .steps import check_learning_rate, step_size_schedule
+from .._engine.steps import check_learning_rate, step_size_schedule
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
-from .stochastic_vi import StochasticVI
+from ._stochastic_vi import StochasticVI
 from ..exceptions import InputError, InputTypeError, PrivacyNoiseWarning
 
 __all__ = ["PrivateStochasticVI"]
