@@ -25,7 +25,7 @@ class Stats:
     scalar (``c * stats``), which is all that chunked, stochastic and distributed drivers use.
 
     ``count_fields`` (a class attribute) names the fields that hold expected counts, which
-    are never negative: SQUAREM (:mod:`latentkit._engine.acceleration`) rejects extrapolated
+    are never negative: SQUAREM (``latentkit._engine.acceleration``) rejects extrapolated
     statistics with a negative count. By default the conventional ``nk`` (the expected
     count of each component or state); a statistics class with other count fields sets it.
     """
