@@ -42,6 +42,7 @@ import zlib
 
 import numpy as np
 from . import __version__
+from ._engine.state_checks import check_state
 from .base import LatentModel, NotFittedError, ParamsMixin, Stats
 from .exceptions import ModelFileError, InputTypeError  # defined there; importable here as before
 
@@ -478,10 +479,8 @@ _CHECK_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, Ar
 def _check_loaded(model, path):
     """Run the model family's state checks (``model._check_state()``); a failure is a
     ModelFileError naming the attribute."""
-    check = getattr(model, "_check_state", None)
     try:
-        if check is not None:
-            check()
+        check_state(model)
     except _CHECK_ERRORS as exc:
         raise ModelFileError(f"{os.fspath(path)!r}: the stored {type(model).__qualname__} is "
                              f"invalid: {exc}; the file is corrupt.") from None

@@ -31,13 +31,14 @@ HOOKS = {"_n_samples", "_split_data", "_start_needs_data", "_stochastic_init", "
          "_stop_early", "_resolved_max_iter", "_resolved_tol", "_state_attributes",
          "_get_state", "_set_state", "_check_common_params", "_partial_step",
          "_convergence_rule", "_elbo_decrease_note", "_sample_unit", "_tol_may_be_none",
-         "_svi_stepper", "_private_svi_pieces", "_defer_data_defaults", "_start_bound"}
+         "_svi_stepper", "_private_svi_pieces", "_defer_data_defaults", "_start_bound",
+         "_check_state"}
 HELPERS = {"_resolve_data_defaults", "_elbo_from_stats", "_blend_stats", "_is_fitted",
            "_check_is_fitted", "_fit_state", "_sampling_rng"}
 STATE = {"_running_stats", "_rng", "_sample_rng", "_get_param_names"}
 
 DRIVERS = ["_engine/fitting.py", "_engine/acceleration.py", "_engine/start_sample.py",
-           "_engine/private_svi.py", "_engine/hook_state.py", "_engine/stochastic_vi.py",
+           "inference/_private_svi.py", "_engine/hook_state.py", "inference/_stochastic_vi.py",
            "sources.py", "parallel/dask.py"]
 
 #: how the drivers name the model they drive
@@ -83,7 +84,7 @@ def test_latent_model_holds_hooks_and_helpers_only():
 
 
 _FAMILIES = ("mixture", "topic", "sequence", "neural")
-_CORE = ["base.py", "inference.py", "sources.py", "parallel", "_engine"]
+_CORE = ["base.py", "inference", "sources.py", "parallel", "_engine"]
 
 
 def _imports(path):

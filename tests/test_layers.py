@@ -57,9 +57,9 @@ LAZY_REASONS = {
         "the utilities load no numba; the kernel only for the one diagonal summary",
     ("latentkit.neural._private", "latentkit.privacy"):
         "the VAE loads the privacy accounting (SciPy's special functions) only for PrivateVAE",
-    ("latentkit._engine.private_svi", "latentkit.privacy"):
+    ("latentkit.inference._private_svi", "latentkit.privacy"):
         "the SVI drivers load the privacy accounting only for a private fit",
-    ("latentkit._engine.private_svi", "latentkit.privacy._subsampled"):
+    ("latentkit.inference._private_svi", "latentkit.privacy._subsampled"):
         "the SVI drivers load the privacy accounting only for a private fit",
     ("latentkit.selection", "latentkit.plotting"): "only plot=True draws (matplotlib)",
     ("latentkit.selection", "latentkit.topic"): _FAMILY,
@@ -233,7 +233,7 @@ def test_every_module_has_a_layer_and_the_scan_sees_both_kinds_of_import():
     for module in module_names():
         layer_of(module)
     edges = {(a, b): local for a, b, _, local, _ in _edges()}
-    assert edges[("latentkit._engine.stochastic_vi", "latentkit.base")] is False
+    assert edges[("latentkit.inference._stochastic_vi", "latentkit.base")] is False
     assert ("latentkit.base", "latentkit._utils.validation") in edges
     assert layer_of("latentkit._kernels.hmm") < layer_of("latentkit._utils.validation") \
         < layer_of("latentkit.base") < layer_of("latentkit.spectral._power") \

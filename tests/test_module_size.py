@@ -4,8 +4,14 @@ docs/design.md). A module that must be longer is listed here with its reason."""
 from pathlib import Path
 
 LIMIT = 700
-#: module (relative to latentkit/) -> why it may be longer. Empty today.
-STATED_REASONS = {}
+#: module (relative to latentkit/) -> why it may be longer.
+STATED_REASONS = {
+    "neural/_vae.py": "the VAE's hooks and public API are one class (composition, no mixins: "
+                      "tests/test_import_paths.py); the issue 39 branches met at 699 lines "
+                      "(neural/) plus the 7 of its _check_state hook (item 2), 706 "
+                      "merged: give the next concern a held object of its own, as the "
+                      "network, objective and bounds are",
+}
 
 
 def test_no_library_module_is_over_the_limit_without_a_stated_reason():

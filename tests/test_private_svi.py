@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import latentkit._engine.private_svi as psvi
+import latentkit.inference._private_svi as psvi
 from latentkit.distributions._gaussian import accumulate_gaussian_stats
 from latentkit.inference import PrivateStochasticVI, StochasticVI
 from latentkit.mixture import GaussianMixture, VariationalGaussianMixture
@@ -185,7 +185,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="radius must be given"):
         PrivateStochasticVI(VariationalGaussianMixture(n_components=2), batch_size=5).fit(
             _blobs())
-    with pytest.raises(TypeError, match="supports LatentDirichletAllocation"):
+    with pytest.raises(TypeError, match="supports the models with a _private_svi_pieces hook"):
         from latentkit.topic import PLSA
         PrivateStochasticVI(PLSA(n_components=2), clip=1.0, batch_size=5).fit(X)
     with pytest.raises(ValueError, match="epsilon"):

@@ -11,8 +11,8 @@ Clopper-Pearson bounds give a lower confidence bound on epsilon
 (:func:`latentkit.testing.empirical_epsilon_lower_bound`) that must not exceed the accountant's
 epsilon, while an under-noised variant (a third of the noise) must be caught.
 
-Two sample sizes: 1,500 runs of the fit's own release code (``latentkit._engine.private_svi.release``)
-per data set, and 200,000 vectorised draws of the same release (Bernoulli(q) row masks times
+Two sample sizes: 1,500 runs of the fit's own release code
+(``latentkit.inference._private_svi.release``) per data set, and 200,000 vectorised draws of the same release (Bernoulli(q) row masks times
 the clipped per-document statistics plus ``sigma`` N(0, I)), which ``test_release_layout``
 checks draw for draw against the release code.
 """
@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import latentkit._engine.private_svi as psvi
+import latentkit.inference._private_svi as psvi
 from latentkit.inference import PrivateStochasticVI
 from latentkit.spectral import calibrate_noise_multiplier
 from latentkit.testing import empirical_epsilon_lower_bound

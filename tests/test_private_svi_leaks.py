@@ -84,7 +84,7 @@ def _driver(model, **kw):
 
 
 def _lda_pieces(K=3, V=15):
-    from latentkit._engine.private_svi import _pieces_for
+    from latentkit.inference._private_svi import _pieces_for
     owner = _driver(LatentDirichletAllocation(K), clip=10.0)
     p = _pieces_for(owner.model, owner)
     p.start(V, np.random.default_rng(0))
@@ -113,7 +113,7 @@ def test_mixture_statistics_clip_holds_and_is_reached(model, covariance_type, cl
     """The normalised statistics of a row on the radius sphere, far from every component
     but one, have norm about sqrt(3) ('tied': about sqrt(2) + its responsibility part): any clip
     at or below that is reached exactly; the default sqrt(3) is never exceeded."""
-    from latentkit._engine.private_svi import _pieces_for
+    from latentkit.inference._private_svi import _pieces_for
     owner = _driver(model(2, covariance_type=covariance_type), radius=2.0)
     p = _pieces_for(owner.model, owner)
     Xc = p.check_X(ROWS[:20])

@@ -75,7 +75,7 @@ SKIP = {
     ("latentkit/base.py", "LatentModel._elbo_from_stats", "ValueError",
      "Cannot compute an ELBO from statistics of zero samples"):
         "every caller validated at least one sample (check_array, check_sample_weight) first",
-    ("latentkit/_engine/stochastic_vi.py", "StochasticVI._fit_into", "ValueError",
+    ("latentkit/inference/_stochastic_vi.py", "StochasticVI._fit_into", "ValueError",
      "An empty minibatch was drawn"):
         "the minibatches are cut from a validated, non-empty data set",
     ("latentkit/topic/_plsa.py", "PLSA._doc_factor", "ValueError",

@@ -50,9 +50,12 @@ def _finite_stats(stats):
 
 
 def _valid_counts(stats):
-    """No negative expected count (the field ``nk`` of the mixtures' statistics)."""
-    nk = getattr(stats, "nk", None)
-    return nk is None or bool(np.all(np.asarray(nk) >= 0.0))
+    """No negative expected count (the fields the statistics name in ``count_fields``)."""
+    for name in getattr(stats, "count_fields", ()):
+        counts = getattr(stats, name, None)
+        if counts is not None and not np.all(np.asarray(counts) >= 0.0):
+            return False
+    return True
 
 
 def squarem_step_length(s0, s1, s2):

@@ -8,7 +8,6 @@ import inspect
 
 import numpy as np
 
-from .state_checks import check_state
 from ..exceptions import InputError
 
 __all__ = ["ParamsMixin", "clone"]
@@ -141,18 +140,19 @@ class ParamsMixin:
             setattr(self, name, value)
 
     def _check_state(self):
-        """Validate a restored fitted state (called by :func:`latentkit.load` after
-        :meth:`_set_state`): the checks of the model's family in
-        :mod:`latentkit._engine.state_checks` (attributes present, shapes consistent with the
-        hyper-parameters and with each other, probability rows, positive-definite
-        covariances). A family with other needs overrides this method.
+        """Validate a restored fitted state (the hook :func:`latentkit.load` runs after
+        :meth:`_set_state`, through :func:`latentkit._engine.state_checks.check_state`).
+        Nothing by default: each family overrides it with the checks of its own state (a
+        small ``_state_checks`` module in the family's folder: attributes present, shapes
+        consistent with the hyper-parameters and with each other, probability rows,
+        positive-definite covariances), built from the generic checkers of
+        :mod:`latentkit._engine.state_checks`.
 
         Raises
         ------
         ValueError
             (``latentkit._engine.state_checks.StateCheckError``) naming the bad attribute.
         """
-        check_state(self)
 
     # scikit-learn >= 1.7 asks estimators for tags; only imported when scikit-learn calls it.
     def __sklearn_tags__(self):

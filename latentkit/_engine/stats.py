@@ -24,6 +24,11 @@ class Stats:
     Statistics form a commutative monoid under ``+`` with ``stats * 0`` as zero, and scale by a
     scalar (``c * stats``), which is all that chunked, stochastic and distributed drivers use.
 
+    ``count_fields`` (a class attribute) names the fields that hold expected counts, which
+    are never negative: SQUAREM (``latentkit._engine.acceleration``) rejects extrapolated
+    statistics with a negative count. By default the conventional ``nk`` (the expected
+    count of each component or state); a statistics class with other count fields sets it.
+
     Examples
     --------
     >>> import numpy as np
@@ -38,6 +43,8 @@ class Stats:
     >>> (a + b).counts, (0.5 * a).n  # the statistics of two chunks add; they scale
     (array([1., 2.]), 1.0)
     """
+
+    count_fields = ("nk",)
 
     def _map(self, fn, *others):
         vals = {}

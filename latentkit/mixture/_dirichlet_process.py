@@ -22,6 +22,7 @@ from ._component_params import (COMPONENTS, LEGACY_DEFAULTS, build_component, fo
                                 upgrade_params)
 from ._components import ConjugateComponent
 from ._conjugate import _ConjugateMixture
+from ._state_checks import FittedState, check_conjugate_components, check_stick_weights
 from ..exceptions import InputError
 
 __all__ = ["DirichletProcessMixture"]
@@ -349,3 +350,8 @@ default 'gaussian'
     def _update_sklearn_tags(self, tags):
         return tags
 
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.mixture._state_checks`)."""
+        state = FittedState(vars(self), type(self).__name__)
+        check_stick_weights(state)
+        check_conjugate_components(state, self._component().name, self.covariance_type)

@@ -27,6 +27,7 @@ from ..distributions import _missing
 from ._hand_set import check_hand_set
 from ._split_merge import model_lookahead
 from ._start_check import _checked_start
+from ._state_checks import FittedState, check_gaussian_mixture
 from ..exceptions import InputError
 
 __all__ = ["GaussianMixture", "kmeans_plusplus"]
@@ -648,3 +649,7 @@ class GaussianMixture(LatentModel):
     def _update_sklearn_tags(self, tags):
         tags.estimator_type = "density_estimator"
         return tags
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.mixture._state_checks`)."""
+        check_gaussian_mixture(FittedState(vars(self), type(self).__name__), self.covariance_type)

@@ -17,6 +17,7 @@ from ..distributions._dirichlet import dirichlet_kl
 from ._conjugate import _ConjugateMixture
 from ._gaussian_component import GaussianComponent
 from ._private_svi import VGMMPrivatePieces
+from ._state_checks import FittedState, check_conjugate_components, check_dirichlet_weights
 
 __all__ = ["VariationalGaussianMixture"]
 
@@ -228,3 +229,9 @@ class VariationalGaussianMixture(_ConjugateMixture):
         """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for this mixture
         (:mod:`latentkit.mixture._private_svi`)."""
         return VGMMPrivatePieces(self, owner)
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.mixture._state_checks`)."""
+        state = FittedState(vars(self), type(self).__name__)
+        check_dirichlet_weights(state)
+        check_conjugate_components(state, self._component().name, self.covariance_type)

@@ -18,6 +18,7 @@ from ._gradients import VAEObjective
 from ._likelihoods import one_hot_groups
 from ._network import VAENetwork, _VAEData
 from ._optim import Adam
+from ._state_checks import FittedState, check_vae_layers, check_vae_params
 from ..exceptions import InputError, InputTypeError
 
 __all__ = ["VAE", "VAEStats"]
@@ -697,3 +698,9 @@ class VAE(LatentModel):
         net = self._network
         X = net.likelihood.sample(net.decode(self.params_, Z), rng, net.lik_log_var(self.params_))
         return X, Z
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.neural._state_checks`)."""
+        state = FittedState(vars(self), type(self).__name__)
+        check_vae_layers(state)
+        check_vae_params(state, self._network.layout["n"])

@@ -19,7 +19,7 @@ import numpy as np
 from .._utils.chunking import split_sequences
 from .._utils.deprecation import renamed_attribute
 from .._utils.validation import check_lengths, check_scalar
-from ..base import LatentModel, clone
+from ..base import LatentModel, NotFittedError, clone
 from . import _emissions as em
 from ._emissions import _check_stochastic, _normalize_rows, dirichlet_logpdf
 from ._forward_backward import (  # noqa: F401 (_BLOCKED_MIN_LENGTH read by tests)
@@ -29,7 +29,7 @@ from ._hmm_inference import HMMInferenceMixin
 from ._spectral_start import _spectral_start, check_spectral_emission
 from ._start_check import checked_spectral_start
 from ._impute import impute_missing
-from ..base import NotFittedError
+from ._state_checks import FittedState, check_hmm_state
 from ..exceptions import InputError, InputTypeError
 
 __all__ = [
@@ -450,6 +450,10 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         if frozen is not None:
             self.frozen_ = frozenset(frozen)
         super()._set_state(state)
+
+    def _check_state(self):
+        """Validate a restored state (:func:`._state_checks.check_hmm_state`)."""
+        check_hmm_state(FittedState(vars(self), type(self).__name__), self._make_emission)
 
 
 def _n_rows(X):

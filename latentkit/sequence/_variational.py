@@ -37,6 +37,7 @@ from ._emission_base import _scaled_frame
 from ._hmm import HiddenMarkovModel, _attr
 from ._spectral_start import _spectral_start
 from ._start_check import checked_spectral_start
+from ._state_checks import FittedState, check_hmm_state
 from ._variational_emissions import (
     VariationalCategoricalEmission,
     VariationalGaussianEmission,
@@ -311,6 +312,12 @@ class VariationalHMM(HiddenMarkovModel):
 # --------------------------------------------------------------------------------------------
 # familiar names
 # --------------------------------------------------------------------------------------------
+
+    def _check_state(self):
+        """Validate a restored state (:func:`._state_checks.check_hmm_state`)."""
+        check_hmm_state(FittedState(vars(self), type(self).__name__), self._make_emission,
+                        variational=True)
+
 
 class VariationalCategoricalHMM(VariationalHMM):
     """Categorical HMM fitted by variational Bayes (hmmlearn's ``VariationalCategoricalHMM``;

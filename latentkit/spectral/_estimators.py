@@ -24,6 +24,7 @@ from .._utils.threads import blas_scoped
 from ._whitening import Whitening, whiten
 from ._sparse import sparse_spectral_gmm
 from ._hmm_bootstrap import hmm_standard_errors
+from ._state_checks import FittedState, check_spectral_gmm, check_spectral_hmm, check_spectral_lda
 from ..exceptions import InputError
 
 __all__ = ["SpectralGMM", "SpectralLDA", "SpectralHMM"]
@@ -333,6 +334,10 @@ class SpectralGMM(_SpectralBase):
             logdet = 0.0
         return np.argmax(np.log(self.weights_ + 1e-300) - logdet - d2 / (2 * var), axis=1)
 
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.spectral._state_checks`)."""
+        check_spectral_gmm(FittedState(vars(self), type(self).__name__))
+
 
 class SpectralLDA(TopWordsMixin, _SpectralBase):
     """Latent Dirichlet allocation by the method of moments (excess-correlation tensor).
@@ -450,6 +455,10 @@ class SpectralLDA(TopWordsMixin, _SpectralBase):
         self.n_docs_used_ = mom.n_docs_used
         self.n_tokens_ = mom.n_tokens
         return self
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.spectral._state_checks`)."""
+        check_spectral_lda(FittedState(vars(self), type(self).__name__))
 
 
 class SpectralHMM(_SpectralBase):
@@ -679,3 +688,7 @@ class SpectralHMM(_SpectralBase):
         self.conditioning_ = float(min(cond[inverted[v]] for v in views))
         self.n_features_in_ = mom.n_features
         return self
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.spectral._state_checks`)."""
+        check_spectral_hmm(FittedState(vars(self), type(self).__name__))

@@ -40,6 +40,7 @@ import numpy as np
 from .._utils.deprecation import renamed_kwargs
 from .._utils.validation import check_array, check_random_state, check_scalar
 from ._estimators import SpectralGMM
+from ._state_checks import FittedState, check_spectral_gmm
 from ._private_power import _is_inf_epsilon, _noise_rng
 from ._private_lda import (_PrivateSpectralBase, _analyze_gauss_noise, _budget_sigmas,
                            _check_budget_split, _private_power_stage, _released_whitening,
@@ -222,3 +223,7 @@ class PrivateSpectralGMM(_PrivateSpectralBase):
 
     #: spherical posterior mode, as :meth:`SpectralGMM.predict`
     predict = SpectralGMM.predict
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.spectral._state_checks`)."""
+        check_spectral_gmm(FittedState(vars(self), type(self).__name__))

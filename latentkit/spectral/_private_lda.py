@@ -121,6 +121,7 @@ from ._moments import LDAMoments, project_simplex
 from ._private_power import (AccountantStateMixin, _is_inf_epsilon, _noise_rng,
                              _noisy_power_iterations, private_tensor_power)
 from ._accounting import PrivacyAccountant, _check_delta, _check_epsilon, rho_for_budget
+from ._state_checks import FittedState, check_spectral_lda
 from ._tensors import SymmetricTensor
 from ._whitening import Whitening, whiten
 
@@ -611,3 +612,7 @@ class PrivateSpectralLDA(TopWordsMixin, _PrivateSpectralBase):
         self.n_docs_estimate_ = float(mom.n_docs_used)
         noise = (res.nu * np.max(np.abs(res.factors), axis=0) ** 2) * math.sqrt(k)
         return res.weights, res.factors, wh, np.arange(X.shape[1]), noise
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.spectral._state_checks`)."""
+        check_spectral_lda(FittedState(vars(self), type(self).__name__))

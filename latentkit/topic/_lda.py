@@ -35,6 +35,7 @@ from ._lda_priors import (LDAPriors, default_tol_per_token, learns_alpha, learns
                           resolve_priors, symmetric_priors, word_counts)
 from ._seeding import resolve_seed_topics, seeded_prior
 from ._count_data import check_init, check_step_params, validate_count_data
+from ._state_checks import FittedState, check_lda_state
 from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
                          lda_e_step)
 from ..inference import ChunkSource, StochasticVI
@@ -646,3 +647,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
             theta[bad, rng.integers(0, K, size=int(bad.sum()))] = 1.0
         theta /= theta.sum(axis=1, keepdims=True)
         return theta
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.topic._state_checks`)."""
+        check_lda_state(FittedState(vars(self), type(self).__name__))

@@ -31,7 +31,7 @@ from .._kernels import svi as _ks
 from .._kernels import topic as _k
 from .._engine.fitting import StepResult
 from ._lda_estep import _local_kernel
-from .._engine.stochastic_vi import _heldout_count, _is_fraction
+from ..inference._stochastic_vi import _heldout_count, _is_fraction
 from ..exceptions import InputError
 
 __all__ = ["LDAStochasticStepper", "online_batch_size", "stochastic_stepper"]

@@ -20,6 +20,7 @@ from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._plsa_sweeps import seed_topics, sweeps_e_step_stats, word_major_index
 from ._spectral_start import spectral_init_plsa
+from ._state_checks import FittedState, check_plsa_state
 from ..text import counts_from_texts
 from ..exceptions import InputError, InputTypeError
 
@@ -691,3 +692,7 @@ class PLSA(TopicReportMixin, TopWordsMixin, LatentModel):
     def _update_sklearn_tags(self, tags):
         tags.input_tags.sparse = True
         return tags
+
+    def _check_state(self):
+        """Validate a restored state (:mod:`latentkit.topic._state_checks`)."""
+        check_plsa_state(FittedState(vars(self), type(self).__name__))

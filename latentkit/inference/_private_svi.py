@@ -35,12 +35,12 @@ import warnings
 
 import numpy as np
 
-from .steps import check_learning_rate, step_size_schedule
+from .._engine.steps import check_learning_rate, step_size_schedule
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_random_state, check_scalar
 from .._utils.validation import privacy_noise_rng as _os_rng  # OS entropy, never random_state
 from ..base import ParamsMixin, clone
-from .stochastic_vi import StochasticVI
+from ._stochastic_vi import StochasticVI
 from ..exceptions import InputError, InputTypeError, PrivacyNoiseWarning
 
 __all__ = ["PrivateStochasticVI"]
@@ -65,6 +65,10 @@ def release(pieces, X, q, clip, sigma, rng):
     return S + rng.normal(0.0, sigma, size=S.shape), norms
 
 
+#: the models with the ``_private_svi_pieces`` hook, for the messages (the hook decides)
+_SUPPORTED = "the models with a _private_svi_pieces hook: latentkit's LDA and Gaussian mixtures"
+
+
 def _pieces_for(model, owner):
     """The model's private-SVI pieces (its ``_private_svi_pieces(owner)`` hook): an object
     with ``unit``, ``default_clip()``, ``missing_clip`` (the message when no ``clip`` is given
@@ -72,9 +76,8 @@ def _pieces_for(model, owner):
     ``clipped_sum(X, clip) -> (sum, norms)`` and ``step(noisy_sum, rho, scale)``."""
     hook = getattr(model, "_private_svi_pieces", None)
     if hook is None:
-        raise InputTypeError(f"PrivateStochasticVI supports LatentDirichletAllocation, "
-                        f"VariationalGaussianMixture and GaussianMixture, got "
-                        f"{type(model).__name__}.")
+        raise InputTypeError(f"PrivateStochasticVI supports {_SUPPORTED}, got "
+                             f"{type(model).__name__}.")
     return hook(owner)
 
 
@@ -206,9 +209,8 @@ class PrivateStochasticVI(ParamsMixin):
 
     def _check_params(self):
         if not hasattr(self.model, "get_params"):
-            raise InputTypeError("model must be a latentkit estimator (LatentDirichletAllocation, "
-                            "VariationalGaussianMixture or GaussianMixture), got "
-                            f"{type(self.model).__name__}.")
+            raise InputTypeError(f"model must be a latentkit estimator ({_SUPPORTED}), got "
+                                 f"{type(self.model).__name__}.")
         if not self._is_nonprivate():
             check_scalar(self.epsilon, "epsilon", numbers.Real, low=0.0, low_inclusive=False)
         check_scalar(self.delta, "delta", numbers.Real, low=0.0, high=1.0, low_inclusive=False,

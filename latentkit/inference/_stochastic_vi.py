@@ -14,9 +14,9 @@ import scipy.sparse as sp
 
 from .._utils.chunking import split_sequences
 from .._utils.validation import check_lengths, check_random_state, check_scalar
-from .steps import check_learning_rate, step_size_schedule
-from .fitting import StochasticStart, shallow_state
-from .hook_state import deferred_data_defaults
+from .._engine.steps import check_learning_rate, step_size_schedule
+from .._engine.fitting import StochasticStart, shallow_state
+from .._engine.hook_state import deferred_data_defaults
 from ..base import ConvergenceMonitor, LatentModel, NotFittedError, ParamsMixin, clone
 from ..sources import ChunkSource, IterableSource, ValidatedChunks
 from ..exceptions import InputError, InputTypeError
