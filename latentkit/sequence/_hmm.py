@@ -310,7 +310,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         init = self.init if isinstance(self.init, dict) else {}
         method = self.init if isinstance(self.init, str) else "random"
         if method == "spectral":  # against the default start (a supported emission)
-            return checked_spectral_start(self, data, rng)
+            return checked_spectral_start(self, data, rng, self._start_values)
         params = self._start_values(data, rng, method)
         for name, value in init.items():
             name = _PARAM.get(name, name)
@@ -410,7 +410,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         return hasattr(self, "transmat_") and hasattr(self, "emission_")
 
     def _check_is_fitted(self):
-        if not self._is_fitted() and not adopt_hand_set(self):  # hand-set parameters
+        if not self._is_fitted() and not adopt_hand_set(self, self._make_emission):  # by hand
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator.")
