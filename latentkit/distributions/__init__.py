@@ -36,6 +36,7 @@ _EXPORTS = {
     "dirichlet_kl": "_dirichlet",
     "dirichlet_log_normalizer": "_dirichlet",
     "NormalWishart": "_normal_wishart",
+    "Poisson": "_counts",
     "gamma_kl": "_normal_wishart",
     "student_t_logpdf": "_normal_wishart",
     "wishart_kl": "_normal_wishart",
@@ -49,6 +50,7 @@ _EXPORTS = {
 __all__ = [
     "COVARIANCE_TYPES",
     "NormalWishart",
+    "Poisson",
     "beta_kl",
     "gamma_kl",
     "stick_expected_log_weights",

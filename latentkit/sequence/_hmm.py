@@ -201,7 +201,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
 
     # ---- template ------------------------------------------------------------------------
     def _make_emission(self):
-        e = self.emission
+        e = em.emission_of(self.emission)  # a distribution (Poisson) -> its emission
         if isinstance(e, str):
             if e not in _EMISSION_ALIASES:
                 raise InputError(f"emission must be one of {sorted(_EMISSION_ALIASES)} or an "
@@ -441,7 +441,8 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             cls = getattr(em, spec["class"], None)
             if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
                 raise InputError(f"unknown emission component {spec['class']!r}.")
-            emission = cls(**spec["params"])
+            emission = cls(**em.upgrade_gamma_prior(spec["params"]) if cls is em.PoissonEmission
+                           else spec["params"])
             for name, value in spec["fitted"].items():
                 setattr(emission, name, value)
             self.emission_ = emission
@@ -554,10 +555,9 @@ class PoissonHMM(HiddenMarkovModel):
     ----------
     n_components : int, default 2
         Number of hidden states.
-    lambdas_prior : float, optional
-        Gamma shape (>= 1) of a prior on every rate; None: maximum likelihood.
-    lambdas_weight : float, default 0.0
-        Gamma rate of that prior.
+    rate_prior : (float, float), optional
+        Shape a (>= 1) and rate b (>= 0) of a Gamma prior on every rate; None: maximum
+        likelihood. ``lambdas_prior=a, lambdas_weight=b``: deprecated spelling (until 0.3).
     """ + _COMMON_DOC % {"init": "random"} + """
     Attributes
     ----------
@@ -578,13 +578,14 @@ class PoissonHMM(HiddenMarkovModel):
     True
     """
 
-    def __init__(self, n_components=2, *, lambdas_prior=None, lambdas_weight=0.0,
-                 startprob_prior=None, transmat_prior=None, init="random", frozen=None,
-                 n_init=1, max_iter=1000, tol=None, random_state=None, callback=None,
-                 verbose=False):
+    _upgrade_params = staticmethod(em.upgrade_gamma_prior)  # files written before 0.2
+
+    @em.gamma_prior_kwargs
+    def __init__(self, n_components=2, *, rate_prior=None, startprob_prior=None,
+                 transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=1000,
+                 tol=None, random_state=None, callback=None, verbose=False):
         self.n_components = n_components
-        self.lambdas_prior = lambdas_prior
-        self.lambdas_weight = lambdas_weight
+        self.rate_prior = rate_prior
         self.startprob_prior = startprob_prior
         self.transmat_prior = transmat_prior
         self.init = init
@@ -597,8 +598,7 @@ class PoissonHMM(HiddenMarkovModel):
         self.verbose = verbose
 
     def _make_emission(self):
-        return em.PoissonEmission(lambdas_prior=self.lambdas_prior,
-                                  lambdas_weight=self.lambdas_weight)
+        return em.PoissonEmission(rate_prior=self.rate_prior)
 
 
 class GaussianHMM(HiddenMarkovModel):
