@@ -82,9 +82,11 @@ class Poisson(ExponentialFamily, ParamsMixin):
     >>> from latentkit.mixture import DirichletProcessMixture
     >>> X = np.random.default_rng(0).poisson([[1.0, 8.0]] * 40 + [[9.0, 1.0]] * 40)
     >>> dpm = DirichletProcessMixture(4, component=Poisson(rate_prior=(1.0, 1.0)),
-    ...                               random_state=0).fit(X)
+    ...                               concentration=0.1, random_state=0).fit(X)
     >>> dpm.n_effective_components_
     2
+    >>> np.sort(dpm.components_[dpm.weights_ > 0.1, 0]).round()
+    array([1., 9.])
     >>> Poisson().log_likelihood(np.array([[2.0]]), np.array([[0.0]])).round(3)
     array([[-2.]])
     """

@@ -17,7 +17,8 @@ from ._gaussian_component import GaussianComponent
 from ..distributions._counts import Poisson
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "build_component", "fold_legacy", "upgrade_params"]
+__all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "build_component", "fold_legacy",
+           "upgrade_params"]
 
 #: ``component`` shorthand -> component class; a string builds one with default priors.
 COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
