@@ -7,7 +7,9 @@ statistics and the closed-form M-step, for covariance types full, tied, diag and
 The exponential-family blocks (:mod:`._family`: one set of method names; :mod:`._counts`:
 Poisson, Categorical, Bernoulli; :mod:`._gaussian_family`: Gaussian) are the one copy of each
 distribution that both the mixture components (:mod:`latentkit.mixture._components`) and the
-HMM emissions (:mod:`latentkit.sequence._emissions`) compute with.
+HMM emissions (:mod:`latentkit.sequence._emissions`) compute with. :class:`Poisson` and
+:class:`Bernoulli` are public: the one class of their distribution, with its prior's
+hyper-parameters, that a model takes as ``component=`` (mixtures) or ``emission=`` (HMMs).
 """
 
 from .._utils.lazy import lazy_exports
@@ -35,6 +37,7 @@ _EXPORTS = {
     "dirichlet_expectation": "_dirichlet",
     "dirichlet_kl": "_dirichlet",
     "dirichlet_log_normalizer": "_dirichlet",
+    "Bernoulli": "_counts",
     "NormalWishart": "_normal_wishart",
     "Poisson": "_counts",
     "gamma_kl": "_normal_wishart",
@@ -48,6 +51,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Bernoulli",
     "COVARIANCE_TYPES",
     "NormalWishart",
     "Poisson",

@@ -240,13 +240,41 @@ class Categorical(ExponentialFamily):
         return out
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(ExponentialFamily, ParamsMixin):
     """Independent binary features, ``x_d ~ Bernoulli(p_d)``, with the conjugate ``p_d ~
-    Beta(a, b)``.
+    Beta(a, b)``: the one Bernoulli of the mixtures, passed as
+    ``DirichletProcessMixture(component=Bernoulli(...))``.
 
-    ``params``: the probabilities, (K, D). ``prior`` and ``posterior``: the two Beta counts
-    stacked, (2, D) for the prior and (2, K, D) for the factors. ``stats``: ``(nk, sx)``.
+    Parameters
+    ----------
+    probability_prior : float or (float, float) or None, default None
+        ``a`` and ``b`` of the Beta prior of every probability (> 0; one float c means
+        (c, c)). ``None``: Beta(1, 1), the variational mixtures' default.
+
+    Notes
+    -----
+    The methods take the parameters as arrays and hold no data (the block of
+    :mod:`latentkit.distributions._family`). ``params``: the probabilities, (K, D).
+    ``prior`` and ``posterior``: the two Beta counts stacked, (2, D) for the prior and
+    (2, K, D) for the factors. ``stats``: ``(nk, sx)``. The mixture builds its adapter
+    (:class:`latentkit.mixture.BernoulliComponent`) from it. Source: Bishop (2006), section
+    2.1.1 (Beta-Bernoulli conjugacy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import Bernoulli
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> p = np.array([[0.9, 0.9, 0.1, 0.1]] * 40 + [[0.1, 0.1, 0.9, 0.9]] * 40)
+    >>> X = (np.random.default_rng(0).random(p.shape) < p).astype(float)
+    >>> dpm = DirichletProcessMixture(4, component=Bernoulli(probability_prior=1.0),
+    ...                               concentration=0.1, random_state=0).fit(X)
+    >>> dpm.n_effective_components_
+    2
     """
+
+    def __init__(self, probability_prior=None):
+        self.probability_prior = probability_prior
 
     @staticmethod
     def _ab(concentration):

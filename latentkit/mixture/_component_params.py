@@ -14,7 +14,7 @@ written before are read with them folded silently (:func:`upgrade_params`, calle
 from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
                           PoissonComponent)
 from ._gaussian_component import GaussianComponent
-from ..distributions._counts import Poisson
+from ..distributions._counts import Bernoulli, Poisson
 from ..exceptions import InputError, InputTypeError
 
 __all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "build_component", "fold_legacy",
@@ -27,8 +27,12 @@ COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent
 #: distribution class -> the adapter built from it (``component=Poisson(...)``): the one
 #: class per distribution that the HMMs take as ``emission=`` too; its prior's ``None`` is
 #: the variational mixtures' proper default
-DISTRIBUTIONS = {Poisson: lambda d: PoissonComponent(
-    rate_prior=(1.0, 1.0) if d.rate_prior is None else d.rate_prior)}
+DISTRIBUTIONS = {
+    Poisson: lambda d: PoissonComponent(
+        rate_prior=(1.0, 1.0) if d.rate_prior is None else d.rate_prior),
+    Bernoulli: lambda d: BernoulliComponent(
+        probability_prior=(1.0, 1.0) if d.probability_prior is None else d.probability_prior),
+}
 
 #: The flattened keywords of latentkit < 0.2 and their defaults then.
 LEGACY_DEFAULTS = {"component_type": "gaussian", "category_prior": 0.5,

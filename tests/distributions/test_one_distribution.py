@@ -11,14 +11,17 @@ import warnings
 import numpy as np
 import pytest
 
-from latentkit.distributions import Poisson
-from latentkit.mixture import DirichletProcessMixture, PoissonComponent
+import latentkit
+from latentkit.distributions import Bernoulli, Poisson
+from latentkit.mixture import BernoulliComponent, DirichletProcessMixture, PoissonComponent
 from latentkit.sequence import HiddenMarkovModel, PoissonEmission, PoissonHMM
 
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson([[1.0, 8.0]] * 30 + [[9.0, 1.0]] * 30)
 STATES = np.repeat([0, 1, 0, 1], 20)
 SERIES = RNG.poisson(np.where(STATES == 0, 1.0, 8.0))[:, None]
+BINARY = (RNG.random((60, 4)) < np.array([[0.9, 0.9, 0.1, 0.1]] * 30
+                                         + [[0.1, 0.1, 0.9, 0.9]] * 30)).astype(float)
 
 
 @pytest.mark.parametrize("prior", [(1.0, 1.0), (2.0, 0.5)])
@@ -89,3 +92,28 @@ def test_a_bad_prior_names_rate_prior():
         HiddenMarkovModel(2, emission=Poisson(rate_prior=3.0)).fit(SERIES)
     with pytest.raises(ValueError, match="rate_prior"):
         DirichletProcessMixture(2, component=Poisson(rate_prior=(0.0, 1.0))).fit(COUNTS)
+
+
+@pytest.mark.parametrize("prior", [None, 2.0, (0.5, 3.0)])
+def test_the_mixture_takes_the_bernoulli_distribution(prior):
+    a = DirichletProcessMixture(3, component=Bernoulli(probability_prior=prior),
+                                random_state=0, max_iter=20).fit(BINARY)
+    b = DirichletProcessMixture(3, component=BernoulliComponent(
+        probability_prior=(1.0, 1.0) if prior is None else prior), random_state=0,
+        max_iter=20).fit(BINARY)
+    np.testing.assert_array_equal(a.lower_bounds_, b.lower_bounds_)
+    np.testing.assert_array_equal(a.probability_concentration_, b.probability_concentration_)
+
+
+@pytest.mark.parametrize("component,data", [(Poisson(rate_prior=(2.0, 0.5)), COUNTS),
+                                            (Bernoulli(probability_prior=2.0), BINARY)])
+def test_a_model_file_keeps_the_distribution(tmp_path, component, data):
+    dpm = DirichletProcessMixture(3, component=component, random_state=0,
+                                  max_iter=20).fit(data)
+    path = latentkit.save(dpm, tmp_path / "dpm")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        back = latentkit.load(path)
+    assert type(back.component) is type(component)
+    assert back.component.get_params() == component.get_params()
+    np.testing.assert_array_equal(back.score_samples(data), dpm.score_samples(data))
