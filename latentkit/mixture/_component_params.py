@@ -15,6 +15,7 @@ from ._components import (BernoulliComponent, CategoricalComponent, ConjugateCom
                           PoissonComponent)
 from ._gaussian_component import GaussianComponent
 from ..distributions._counts import Bernoulli, Poisson
+from ..distributions._gaussian_family import Gaussian
 from ..exceptions import InputError, InputTypeError
 
 __all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "build_component", "fold_legacy",
@@ -32,6 +33,7 @@ DISTRIBUTIONS = {
         rate_prior=(1.0, 1.0) if d.rate_prior is None else d.rate_prior),
     Bernoulli: lambda d: BernoulliComponent(
         probability_prior=(1.0, 1.0) if d.probability_prior is None else d.probability_prior),
+    Gaussian: lambda d: GaussianComponent(**d.get_params(deep=False)),
 }
 
 #: The flattened keywords of latentkit < 0.2 and their defaults then.

@@ -33,6 +33,7 @@ from .._utils.summaries import SymbolSummary
 from .._utils.validation import check_dense_width, check_n_features, check_scalar
 from ..base import stats_dataclass
 from ..distributions._counts import Categorical, Poisson
+from ..distributions._gaussian_family import Gaussian
 from ._emission_base import (  # noqa: F401 (the components and helpers, found here by name)
     Emission,
     HMMStats,
@@ -412,7 +413,20 @@ class PoissonEmission(Emission):
 
 #: distribution class -> the emission built from it (``emission=Poisson(...)``): the one
 #: class per distribution that the mixtures take as ``component=`` too
-DISTRIBUTIONS = {Poisson: lambda d: PoissonEmission(rate_prior=d.rate_prior)}
+DISTRIBUTIONS = {Poisson: lambda d: PoissonEmission(rate_prior=d.rate_prior),
+                 Gaussian: lambda d: _gaussian_emission(d)}
+
+
+def _gaussian_emission(dist):
+    """The HMM's Gaussian emission of a :class:`~latentkit.distributions.Gaussian`; its
+    Normal-Wishart prior (the mixtures') is refused: the HMMs' estimates are maximum
+    likelihood."""
+    given = [n for n in dist.prior_names if getattr(dist, n) is not None]
+    if given:
+        raise InputError(f"an HMM's Gaussian emission takes no prior (maximum likelihood), got "
+                         f"{', '.join(given)}; leave them None.")
+    return GaussianEmission(covariance_type=dist.covariance_type, reg_covar=dist.reg_covar,
+                            missing=dist.missing)
 
 
 def emission_of(emission):

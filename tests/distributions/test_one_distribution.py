@@ -12,14 +12,17 @@ import numpy as np
 import pytest
 
 import latentkit
-from latentkit.distributions import Bernoulli, Poisson
-from latentkit.mixture import BernoulliComponent, DirichletProcessMixture, PoissonComponent
-from latentkit.sequence import HiddenMarkovModel, PoissonEmission, PoissonHMM
+from latentkit.distributions import Bernoulli, Gaussian, Poisson
+from latentkit.mixture import (BernoulliComponent, DirichletProcessMixture, GaussianComponent,
+                               PoissonComponent)
+from latentkit.sequence import GaussianHMM, HiddenMarkovModel, PoissonEmission, PoissonHMM
 
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson([[1.0, 8.0]] * 30 + [[9.0, 1.0]] * 30)
 STATES = np.repeat([0, 1, 0, 1], 20)
 SERIES = RNG.poisson(np.where(STATES == 0, 1.0, 8.0))[:, None]
+ROWS = np.vstack([RNG.normal(0, 1, (30, 2)), RNG.normal(5, 1, (30, 2))])
+REAL_SERIES = RNG.normal(np.where(STATES == 0, 0.0, 5.0), 1.0)[:, None]
 BINARY = (RNG.random((60, 4)) < np.array([[0.9, 0.9, 0.1, 0.1]] * 30
                                          + [[0.1, 0.1, 0.9, 0.9]] * 30)).astype(float)
 
@@ -106,7 +109,8 @@ def test_the_mixture_takes_the_bernoulli_distribution(prior):
 
 
 @pytest.mark.parametrize("component,data", [(Poisson(rate_prior=(2.0, 0.5)), COUNTS),
-                                            (Bernoulli(probability_prior=2.0), BINARY)])
+                                            (Bernoulli(probability_prior=2.0), BINARY),
+                                            (Gaussian("diag", mean_precision_prior=2.0), ROWS)])
 def test_a_model_file_keeps_the_distribution(tmp_path, component, data):
     dpm = DirichletProcessMixture(3, component=component, random_state=0,
                                   max_iter=20).fit(data)
@@ -117,3 +121,23 @@ def test_a_model_file_keeps_the_distribution(tmp_path, component, data):
     assert type(back.component) is type(component)
     assert back.component.get_params() == component.get_params()
     np.testing.assert_array_equal(back.score_samples(data), dpm.score_samples(data))
+
+
+@pytest.mark.parametrize("ct", ["full", "diag"])
+def test_the_gaussian_is_a_component_and_an_emission(ct):
+    a = DirichletProcessMixture(3, component=Gaussian(ct, mean_precision_prior=2.0),
+                                random_state=0, max_iter=20).fit(ROWS)
+    b = DirichletProcessMixture(3, component=GaussianComponent(ct, mean_precision_prior=2.0),
+                                random_state=0, max_iter=20).fit(ROWS)
+    np.testing.assert_array_equal(a.lower_bounds_, b.lower_bounds_)
+    np.testing.assert_array_equal(a.means_, b.means_)
+    c = HiddenMarkovModel(2, emission=Gaussian(ct), init="kmeans++",
+                          random_state=0).fit(REAL_SERIES)
+    d = GaussianHMM(2, covariance_type=ct, random_state=0).fit(REAL_SERIES)
+    np.testing.assert_array_equal(c.lower_bounds_, d.lower_bounds_)
+    np.testing.assert_array_equal(c.covariances_, d.covariances_)
+
+
+def test_an_hmm_refuses_the_mixtures_gaussian_prior():
+    with pytest.raises(ValueError, match="takes no prior.*mean_prior"):
+        HiddenMarkovModel(2, emission=Gaussian(mean_prior=[0.0])).fit(REAL_SERIES)
