@@ -208,8 +208,9 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
                                  f"Emission object, got {e!r}.")
             return _EMISSION_ALIASES[e]()
         if not isinstance(e, em.Emission):
-            raise InputTypeError(f"emission must be an Emission object or one of "
-                            f"{sorted(_EMISSION_ALIASES)}, got {type(e).__name__}.")
+            raise InputTypeError(f"emission must be an Emission, a distribution (Poisson, "
+                                 f"Gaussian) or one of {sorted(_EMISSION_ALIASES)}, got "
+                                 f"{type(e).__name__}.")
         return clone(e)
 
     def _check_chain_prior(self, name, arr, value):
@@ -441,8 +442,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             cls = getattr(em, spec["class"], None)
             if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
                 raise InputError(f"unknown emission component {spec['class']!r}.")
-            emission = cls(**em.upgrade_gamma_prior(spec["params"]) if cls is em.PoissonEmission
-                           else spec["params"])
+            emission = cls(**em.upgrade_gamma_prior(spec["params"]))  # files before 0.2
             for name, value in spec["fitted"].items():
                 setattr(emission, name, value)
             self.emission_ = emission
