@@ -6,7 +6,8 @@ tools of :mod:`latentkit._utils.deprecation` (``renamed_attribute``, ``renamed_k
 ``renamed_parameter``, ``moved_names``, ``moved_kwargs``, ``deprecated_option`` for a
 command-line option) and of the HMM statistics' decorator
 ``_old_stats_names`` names an old spelling as a string literal or keyword; the flattened
-component keywords of the DirichletProcessMixture are ``LEGACY_DEFAULTS``. A
+component keywords of the DirichletProcessMixture are ``LEGACY_DEFAULTS``, the Poisson HMM's
+old Gamma-prior keywords ``OLD_GAMMA_PRIOR``. A
 ``DeprecationWarning`` raised anywhere else would escape this check, so that is a failure too.
 """
 import ast
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from latentkit._utils.deprecation import REMOVED_IN
 from latentkit.mixture._component_params import LEGACY_DEFAULTS
+from latentkit.sequence._emissions import OLD_GAMMA_PRIOR
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "latentkit"
@@ -29,6 +31,7 @@ def _func_name(call):
 def deprecated_names():
     """``{old name: 'file:line'}`` for every deprecation the code raises."""
     found = {name: "mixture/_component_params.py LEGACY_DEFAULTS" for name in LEGACY_DEFAULTS}
+    found.update({name: "sequence/_emissions.py OLD_GAMMA_PRIOR" for name in OLD_GAMMA_PRIOR})
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name == "deprecation.py":
             continue
@@ -68,7 +71,7 @@ def test_the_scan_finds_the_known_deprecations():
     # the scan itself can fail: these are raised today (tests/test_names.py checks them)
     names = deprecated_names()
     for old in ("covars_", "n_restarts", "max_epochs", "truncation", "component_type",
-                "spectral_init_lda", "obs2", "post_mix"):
+                "spectral_init_lda", "obs2", "post_mix", "lambdas_prior", "lambdas_weight"):
         assert old in names, old
 
 

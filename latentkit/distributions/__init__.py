@@ -7,7 +7,9 @@ statistics and the closed-form M-step, for covariance types full, tied, diag and
 The exponential-family blocks (:mod:`._family`: one set of method names; :mod:`._counts`:
 Poisson, Categorical, Bernoulli; :mod:`._gaussian_family`: Gaussian) are the one copy of each
 distribution that both the mixture components (:mod:`latentkit.mixture._components`) and the
-HMM emissions (:mod:`latentkit.sequence._emissions`) compute with.
+HMM emissions (:mod:`latentkit.sequence._emissions`) compute with. :class:`Poisson`,
+:class:`Bernoulli` and :class:`Gaussian` are public: the one class of their distribution, with its prior's
+hyper-parameters, that a model takes as ``component=`` (mixtures) or ``emission=`` (HMMs).
 """
 
 from .._utils.lazy import lazy_exports
@@ -35,7 +37,10 @@ _EXPORTS = {
     "dirichlet_expectation": "_dirichlet",
     "dirichlet_kl": "_dirichlet",
     "dirichlet_log_normalizer": "_dirichlet",
+    "Bernoulli": "_counts",
+    "Gaussian": "_gaussian_family",
     "NormalWishart": "_normal_wishart",
+    "Poisson": "_counts",
     "gamma_kl": "_normal_wishart",
     "student_t_logpdf": "_normal_wishart",
     "wishart_kl": "_normal_wishart",
@@ -47,8 +52,10 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Bernoulli",
     "COVARIANCE_TYPES",
     "NormalWishart",
+    "Poisson",
     "beta_kl",
     "gamma_kl",
     "stick_expected_log_weights",
@@ -58,6 +65,7 @@ __all__ = [
     "student_t_logpdf",
     "wishart_kl",
     "CollapsedComponentWarning",
+    "Gaussian",
     "GaussianStats",
     "accumulate_gaussian_stats",
     "check_covariance_type",

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln, psi, xlogy
 
 from .._kernels.hmm import categorical_emission_counts
+from ..base import ParamsMixin
 from ._dirichlet import dirichlet_kl, dirichlet_logpdf
 from ._family import ExponentialFamily, sparse_row_sums
 from ._normal_wishart import gamma_kl
@@ -47,14 +48,51 @@ def normalize_rows(counts, previous):
     return np.where(ok, counts / np.where(ok, tot, 1.0), previous)
 
 
-class Poisson(ExponentialFamily):
+class Poisson(ExponentialFamily, ParamsMixin):
     """Independent Poisson counts per feature, ``x_d ~ Poisson(lambda_d)``, with the conjugate
-    ``lambda_d ~ Gamma(a, b)`` (shape, rate).
+    ``lambda_d ~ Gamma(a, b)`` (shape, rate): the one Poisson of latentkit, passed as
+    ``DirichletProcessMixture(component=Poisson(...))`` and as
+    ``HiddenMarkovModel(emission=Poisson(...))`` alike.
 
-    ``params``: the rates, (K, D). ``prior`` and ``posterior``: (shape, rate) pairs of arrays,
-    (D,) for the prior and (K, D) for the factors. ``stats``: ``(nk, sx)``, the weights (K,)
-    and the weighted sums of the counts (K, D).
+    Parameters
+    ----------
+    rate_prior : (float, float) or None, default None
+        Shape ``a`` and rate ``b`` of the Gamma prior of every rate. ``None`` is each
+        family's default: Gamma(1, 1) for the variational mixtures (their factors need a
+        proper prior; ``a, b > 0``), no prior (maximum likelihood) for the HMMs' point
+        estimates, where a given pair makes the M-step the MAP estimate
+        ``(sx + a - 1) / (nk + b)`` (``a >= 1``, ``b >= 0``).
+
+    Notes
+    -----
+    The methods take the parameters as arrays and hold no data (the block of
+    :mod:`latentkit.distributions._family`). ``params``: the rates, (K, D). ``prior`` and
+    ``posterior``: (shape, rate) pairs of arrays, (D,) for the prior and (K, D) for the
+    factors. ``stats``: ``(nk, sx)``, the weights (K,) and the weighted sums of the counts
+    (K, D). The families use it through their own adapters
+    (:class:`latentkit.mixture.PoissonComponent`,
+    :class:`latentkit.sequence.PoissonEmission`), built from it by the model. Sources:
+    Bishop (2006), section 2.4 and exercise 2.41 (Gamma-Poisson conjugacy); Zucchini,
+    MacDonald & Langrock (2016), ch. 3-4 (Poisson HMMs).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import Poisson
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> X = np.random.default_rng(0).poisson([[1.0, 8.0]] * 40 + [[9.0, 1.0]] * 40)
+    >>> dpm = DirichletProcessMixture(4, component=Poisson(rate_prior=(1.0, 1.0)),
+    ...                               concentration=0.1, random_state=0).fit(X)
+    >>> dpm.n_effective_components_
+    2
+    >>> np.sort(dpm.components_[dpm.weights_ > 0.1, 0]).round()
+    array([1., 9.])
+    >>> Poisson().log_likelihood(np.array([[2.0]]), np.array([[0.0]])).round(3)
+    array([[-2.]])
     """
+
+    def __init__(self, rate_prior=None):
+        self.rate_prior = rate_prior
 
     def log_likelihood(self, rates, X):
         """``sum_d [x_d ln lambda_kd - lambda_kd - ln x_d!]``, shape (n, K), for dense X."""
@@ -202,13 +240,41 @@ class Categorical(ExponentialFamily):
         return out
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(ExponentialFamily, ParamsMixin):
     """Independent binary features, ``x_d ~ Bernoulli(p_d)``, with the conjugate ``p_d ~
-    Beta(a, b)``.
+    Beta(a, b)``: the one Bernoulli of the mixtures, passed as
+    ``DirichletProcessMixture(component=Bernoulli(...))``.
 
-    ``params``: the probabilities, (K, D). ``prior`` and ``posterior``: the two Beta counts
-    stacked, (2, D) for the prior and (2, K, D) for the factors. ``stats``: ``(nk, sx)``.
+    Parameters
+    ----------
+    probability_prior : float or (float, float) or None, default None
+        ``a`` and ``b`` of the Beta prior of every probability (> 0; one float c means
+        (c, c)). ``None``: Beta(1, 1), the variational mixtures' default.
+
+    Notes
+    -----
+    The methods take the parameters as arrays and hold no data (the block of
+    :mod:`latentkit.distributions._family`). ``params``: the probabilities, (K, D).
+    ``prior`` and ``posterior``: the two Beta counts stacked, (2, D) for the prior and
+    (2, K, D) for the factors. ``stats``: ``(nk, sx)``. The mixture builds its adapter
+    (:class:`latentkit.mixture.BernoulliComponent`) from it. Source: Bishop (2006), section
+    2.1.1 (Beta-Bernoulli conjugacy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import Bernoulli
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> p = np.array([[0.9, 0.9, 0.1, 0.1]] * 40 + [[0.1, 0.1, 0.9, 0.9]] * 40)
+    >>> X = (np.random.default_rng(0).random(p.shape) < p).astype(float)
+    >>> dpm = DirichletProcessMixture(4, component=Bernoulli(probability_prior=1.0),
+    ...                               concentration=0.1, random_state=0).fit(X)
+    >>> dpm.n_effective_components_
+    2
     """
+
+    def __init__(self, probability_prior=None):
+        self.probability_prior = probability_prior
 
     @staticmethod
     def _ab(concentration):

@@ -19,6 +19,7 @@ Ghahramani & Jordan (1994) for missing entries.
 
 import numpy as np
 
+from ..base import ParamsMixin
 from . import _missing
 from ._family import ExponentialFamily
 from ._gaussian import (accumulate_gaussian_stats, compute_precision_cholesky,
@@ -28,24 +29,59 @@ from ._normal_wishart import NormalWishart
 __all__ = ["Gaussian"]
 
 
-class Gaussian(ExponentialFamily):
-    """Gaussian rows with the Normal-Wishart conjugate prior.
+class Gaussian(ExponentialFamily, ParamsMixin):
+    """Gaussian rows with the Normal-Wishart conjugate prior: the one Gaussian of latentkit,
+    passed as ``DirichletProcessMixture(component=Gaussian(...))`` and as
+    ``HiddenMarkovModel(emission=Gaussian(...))`` alike.
 
     Parameters
     ----------
     covariance_type : {'full', 'tied', 'diag', 'spherical'}, default 'full'
-    reg_covar : float, default 0.0
+    reg_covar : float, default 1e-6
         Added to the diagonal of every covariance (by the densities and the M-step) or, for
         the conjugate factor, ``N_k reg_covar`` to each posterior scatter.
     missing : {'error', 'marginalize'}, default 'error'
         'marginalize': NaN entries are unobserved; densities are the marginals on the observed
         coordinates and the statistics use the conditional moments of the missing ones.
+    mean_precision_prior, mean_prior, degrees_of_freedom_prior, covariance_prior : optional
+        The Normal-Wishart prior of the variational mixtures (None: scikit-learn's
+        data-derived defaults, :class:`latentkit.mixture.GaussianComponent`). The HMMs'
+        point estimates take no prior: an HMM refuses them.
+
+    Notes
+    -----
+    The methods take the parameters as arrays and hold no data (the block of
+    :mod:`latentkit.distributions._family`). The families use it through their adapters
+    (:class:`latentkit.mixture.GaussianComponent`,
+    :class:`latentkit.sequence.GaussianEmission`), built from it by the model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import Gaussian
+    >>> from latentkit.sequence import HiddenMarkovModel
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(np.repeat([0.0, 5.0, 0.0, 5.0], 25), 1.0)[:, None]
+    >>> hmm = HiddenMarkovModel(2, emission=Gaussian("diag"), init="kmeans++",
+    ...                         random_state=0).fit(X)
+    >>> np.sort(hmm.means_[:, 0]).round()
+    array([0., 5.])
     """
 
-    def __init__(self, covariance_type="full", reg_covar=0.0, missing="error"):
+    def __init__(self, covariance_type="full", reg_covar=1e-6, missing="error", *,
+                 mean_precision_prior=None, mean_prior=None, degrees_of_freedom_prior=None,
+                 covariance_prior=None):
         self.covariance_type = covariance_type
         self.reg_covar = reg_covar
         self.missing = missing
+        self.mean_precision_prior = mean_precision_prior
+        self.mean_prior = mean_prior
+        self.degrees_of_freedom_prior = degrees_of_freedom_prior
+        self.covariance_prior = covariance_prior
+
+    #: the Normal-Wishart prior's hyper-parameters (the mixtures' only)
+    prior_names = ("mean_precision_prior", "mean_prior", "degrees_of_freedom_prior",
+                   "covariance_prior")
 
     def _marginalize(self):
         return self.missing == "marginalize"

@@ -14,13 +14,27 @@ written before are read with them folded silently (:func:`upgrade_params`, calle
 from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
                           PoissonComponent)
 from ._gaussian_component import GaussianComponent
+from ..distributions._counts import Bernoulli, Poisson
+from ..distributions._gaussian_family import Gaussian
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["COMPONENTS", "LEGACY_DEFAULTS", "build_component", "fold_legacy", "upgrade_params"]
+__all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "build_component", "fold_legacy",
+           "upgrade_params"]
 
 #: ``component`` shorthand -> component class; a string builds one with default priors.
 COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
               "poisson": PoissonComponent, "bernoulli": BernoulliComponent}
+
+#: distribution class -> the adapter built from it (``component=Poisson(...)``): the one
+#: class per distribution that the HMMs take as ``emission=`` too; its prior's ``None`` is
+#: the variational mixtures' proper default
+DISTRIBUTIONS = {
+    Poisson: lambda d: PoissonComponent(
+        rate_prior=(1.0, 1.0) if d.rate_prior is None else d.rate_prior),
+    Bernoulli: lambda d: BernoulliComponent(
+        probability_prior=(1.0, 1.0) if d.probability_prior is None else d.probability_prior),
+    Gaussian: lambda d: GaussianComponent(**d.get_params(deep=False)),
+}
 
 #: The flattened keywords of latentkit < 0.2 and their defaults then.
 LEGACY_DEFAULTS = {"component_type": "gaussian", "category_prior": 0.5,
@@ -36,7 +50,9 @@ def build_component(component):
 
     Parameters
     ----------
-    component : str or ConjugateComponent
+    component : str, ConjugateComponent or distribution
+        A distribution of :data:`DISTRIBUTIONS` (``Poisson(rate_prior=...)``) is turned into
+        its component, with the same prior.
 
     Returns
     -------
@@ -55,6 +71,8 @@ def build_component(component):
                              f"object (e.g. PoissonComponent(rate_prior=(2.0, 1.0))), got "
                              f"{component!r}.")
         return COMPONENTS[component]()
+    if type(component) in DISTRIBUTIONS:
+        return DISTRIBUTIONS[type(component)](component)
     if not isinstance(component, ConjugateComponent):
         raise InputTypeError(f"component must be one of {list(COMPONENTS)} or a component object "
                         f"(a ConjugateComponent such as GaussianComponent), got "

@@ -13,8 +13,14 @@ only hyper-parameters, and every method receives the current factor ``params`` a
 shape of one component's and serves the 'tail' components of a truncated Dirichlet process
 (their factors equal the prior). A new component type (Poisson-Gamma, Bernoulli-Beta...) is
 one class, passed to the model as ``component=`` (no registration); its arithmetic is the
-distribution block's, so the adapter methods are one-line calls. :class:`ConjugateComponent`
-gives the defaults marked (d):
+distribution block's, so the adapter methods are one-line calls. Users may pass the
+distribution itself (``component=latentkit.distributions.Poisson(rate_prior=...)``, the class
+an HMM takes as ``emission=`` too): the model builds its component from it
+(:data:`latentkit.mixture._component_params.DISTRIBUTIONS`). :class:`ConjugateComponent`
+gives the defaults marked (d); the ten members a component defines are ``param_names``,
+``prior_names``, ``check_X``, ``resolve_prior``, ``prior``, ``expected_log_lik``,
+``posterior``, ``kl``, ``public``, ``log_predictive`` with ``sample_rows`` (docs/design.md,
+"The component protocol"):
 
 ``__init__`` parameters                its hyper-parameters (``get_params``/``set_params``:
                                         the model shows them as ``component__<name>``)

@@ -247,7 +247,10 @@ class _ConjugateMixture(LatentModel):
 
     def _log_resp(self, X):
         self._check_is_fitted()
-        X = self._validate_data(X, reset=False).X
+        return self._log_resp_at(self._validate_data(X, reset=False).X)
+
+    def _log_resp_at(self, X):
+        """log q(z) of validated rows at the current factors (no checks)."""
         elog, log_tail = self._log_weights()
         return self._component().log_resp(self._params, self._prior, X, elog, log_tail)
 

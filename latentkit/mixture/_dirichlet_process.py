@@ -18,8 +18,8 @@ from ..spectral import n_components_from_spectrum
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
 from .._utils.deprecation import moved_kwargs, moved_parameters
-from ._component_params import (COMPONENTS, LEGACY_DEFAULTS, build_component, fold_legacy,
-                                upgrade_params)
+from ._component_params import (COMPONENTS, DISTRIBUTIONS, LEGACY_DEFAULTS, build_component,
+                                fold_legacy, upgrade_params)
 from ._components import ConjugateComponent
 from ._conjugate import _ConjugateMixture
 from ._state_checks import FittedState, check_conjugate_components, check_stick_weights
@@ -39,7 +39,8 @@ def _component_class(spec):
     cls = mod
     for part in spec["class"].split("."):
         cls = getattr(cls, part, None)
-    if not (isinstance(cls, type) and issubclass(cls, ConjugateComponent)):
+    if not (isinstance(cls, type) and (issubclass(cls, ConjugateComponent)
+                                       or cls in DISTRIBUTIONS)):
         raise InputError(f"unknown mixture component {module}.{spec['class']} (import its "
                          "module before loading).")
     return cls

@@ -422,7 +422,11 @@ class GaussianMixture(LatentModel):
     def _private_svi_pieces(self, owner):
         """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for this mixture
         (stepwise EM on the noisy statistics; :mod:`latentkit.mixture._private_svi`)."""
-        return GMMPrivatePieces(self, owner)
+        return GMMPrivatePieces(self, owner, adopt_start=self._adopt_private_start)
+
+    def _adopt_private_start(self, priors, center):
+        """Private SVI's start: no prior, the statistics taken about ``center``."""
+        self._shift = center.copy()
 
     def _empty_stats(self):
         return GaussianStats.empty(self.n_components, self.n_features_in_, self.covariance_type)
@@ -472,7 +476,8 @@ class GaussianMixture(LatentModel):
         return super().fit(X, sample_weight=sample_weight)
 
     def _check_is_fitted(self):
-        check_hand_set(self)  # parameters set by hand (mixture/_hand_set.py)
+        # parameters set by hand (mixture/_hand_set.py)
+        vars(self).update(check_hand_set(self, getattr(self, "_shift", None)))
         super()._check_is_fitted()
 
     def _weighted_log_prob(self, X):

@@ -42,13 +42,24 @@ def _consistent(model):
     return bool(np.allclose(implied, cov, rtol=1e-7, atol=0.0))
 
 
-def check_hand_set(model):
+def check_hand_set(model, shift):
     """Validate and complete hand-set parameters of a GaussianMixture (module docstring); a
-    fitted model whose parameters were not reassigned is left as it is.
+    fitted model whose parameters were not reassigned is left as it is. Reads the model's
+    public attributes only; the caller assigns what it returns.
 
     Parameters
     ----------
     model : GaussianMixture
+    shift : ndarray of shape (n_features,) or None
+        The model's current fixed point of the moments (kept when its shape fits).
+
+    Returns
+    -------
+    dict
+        The attributes to set (``weights_``, ``means_``, ``covariances_`` as validated copies,
+        ``precisions_cholesky_``, ``precisions_``, ``n_features_in_`` and ``_shift``, the fixed
+        point densities are evaluated about); empty when nothing was set by hand or nothing
+        changed.
 
     Raises
     ------
@@ -61,7 +72,7 @@ def check_hand_set(model):
     v = vars(model)
     present = [n for n in _NAMES if n in v]
     if not present or _consistent(model):
-        return
+        return {}
     missing = [n for n in _NAMES if n not in v]
     if missing:
         raise NotFittedError(
@@ -77,7 +88,9 @@ def check_hand_set(model):
     weights = check_simplex_rows(model.weights_, "weights_", (K,))
     cov = check_gaussian_parameters("covariances_", model.covariances_, ct, K, D)
     prec_chol, _ = compute_precision_cholesky(cov, ct, repair=False)
-    v.update(weights_=weights, means_=means, covariances_=cov, precisions_cholesky_=prec_chol,
-             precisions_=precisions_from_cholesky(prec_chol, ct), n_features_in_=D)
-    if getattr(model, "_shift", None) is None or np.shape(model._shift) != (D,):
-        model._shift = weights @ means  # the fixed point densities are evaluated about
+    if shift is None or np.shape(shift) != (D,):
+        shift = weights @ means  # the fixed point densities are evaluated about
+    return dict(weights_=weights, means_=means, covariances_=cov,
+                precisions_cholesky_=prec_chol,
+                precisions_=precisions_from_cholesky(prec_chol, ct), n_features_in_=D,
+                _shift=shift)

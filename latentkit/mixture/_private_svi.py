@@ -64,7 +64,13 @@ class VGMMPrivatePieces:
 
     unit = "row"
 
-    def __init__(self, model, owner):
+    def __init__(self, model, owner, *, adopt_start, log_resp=None):
+        """``model`` is read through its public attributes and hooks; ``adopt_start(priors,
+        center)`` (the model's own method) assigns the public priors (a dict by name, None
+        for GaussianMixture) and the centre of the statistics; ``log_resp(X)`` (VGMM) gives
+        the log-responsibilities of validated rows at the current factors."""
+        self.adopt_start = adopt_start
+        self.log_resp = log_resp
         if owner.radius is None:
             raise InputError("radius must be given for a private Gaussian mixture: the public "
                              "L2 radius (about center) to which every row is clipped.")
@@ -92,7 +98,7 @@ class VGMMPrivatePieces:
 
     # ---- start -----------------------------------------------------------------------------
     def _public_prior(self, m, D, K):
-        comp = m._component()
+        """The priors: the given ones, checked, and the public defaults (module notes)."""
         R, ct = self.radius, m.covariance_type
         cov = {"full": np.eye(D) * R * R / D, "tied": np.eye(D) * R * R / D,
                "diag": np.full(D, R * R / D), "spherical": R * R / D}[ct]
@@ -115,9 +121,7 @@ class VGMMPrivatePieces:
                 resolved[name] = _given_covariance_prior(value, ct, D)
             else:
                 resolved[name] = float(value)
-        for name, value in resolved.items():
-            setattr(m, name + "_", value)
-        m._prior = comp.prior(resolved, D)
+        return resolved
 
     def start(self, n_features, rng):
         """The public start: checked hyper-parameters, then the model's own M-step on the
@@ -135,9 +139,7 @@ class VGMMPrivatePieces:
 
     def _prepare(self, m, D, K):
         """The public priors and an empty factor about the centre (VGMM)."""
-        self._public_prior(m, D, K)
-        m._params = {"nw": None, "shift": self.c.copy()}
-        m._init_weight_factor()
+        self.adopt_start(self._public_prior(m, D, K), self.c)
 
     def _start_stats(self, D, K, rng):
         """One pseudo-row per component at a random point of the ball of radius R/2 about c,
@@ -178,9 +180,7 @@ class VGMMPrivatePieces:
         return np.concatenate(parts, axis=1)
 
     def _log_resp(self, Xc):
-        m = self.model
-        elog, log_tail = m._log_weights()
-        return m._component().log_resp(m._params, m._prior, Xc, elog, log_tail)
+        return self.log_resp(Xc)
 
     def clipped_sum(self, Y, clip):
         log_resp = self._log_resp(Y)
@@ -234,13 +234,15 @@ class GMMPrivatePieces(VGMMPrivatePieces):
 
     def _prepare(self, m, D, K):
         """No prior: only the centre about which the statistics are taken."""
-        m._shift = self.c.copy()
+        self.adopt_start(None, self.c)
 
     def _log_resp(self, Xc):
+        """At the current parameters, about the centre (the model's fixed point since
+        :meth:`_prepare`)."""
         m = self.model
         with np.errstate(divide="ignore"):
             log_w = np.log(m.weights_)
         _, log_resp = _missing.policy_e_step("error", Xc, log_w, m.means_,
                                              m.precisions_cholesky_, m.covariance_type,
-                                             shift=m._shift, return_log_resp=True)
+                                             shift=self.c, return_log_resp=True)
         return log_resp

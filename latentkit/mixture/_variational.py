@@ -228,7 +228,17 @@ class VariationalGaussianMixture(_ConjugateMixture):
     def _private_svi_pieces(self, owner):
         """The pieces of :class:`latentkit.inference.PrivateStochasticVI` for this mixture
         (:mod:`latentkit.mixture._private_svi`)."""
-        return VGMMPrivatePieces(self, owner)
+        return VGMMPrivatePieces(self, owner, adopt_start=self._adopt_private_start,
+                                 log_resp=self._log_resp_at)
+
+    def _adopt_private_start(self, priors, center):
+        """Private SVI's public start: the priors (resolved, by name) and an empty
+        Normal-Wishart factor about ``center``."""
+        for name, value in priors.items():
+            setattr(self, name + "_", value)
+        self._prior = self._component().prior(priors, self.n_features_in_)
+        self._params = {"nw": None, "shift": center.copy()}
+        self._init_weight_factor()
 
     def _check_state(self):
         """Validate a restored state (:mod:`latentkit.mixture._state_checks`)."""

@@ -22,15 +22,18 @@ dict ``{name: array}`` (names without the trailing underscore; the model stores 
 ``free_parameter_counts(n_components)``  free scalars of each parameter, for BIC / AIC
 ``sample(params, states, rng)``  observations for a given state sequence
 """
+import functools
 import numbers
 
 import numpy as np
 
+from .._utils.deprecation import moved_parameters
 from .._utils.kmeans import kmeans_plusplus
 from .._utils.summaries import SymbolSummary
 from .._utils.validation import check_dense_width, check_n_features, check_scalar
 from ..base import stats_dataclass
 from ..distributions._counts import Categorical, Poisson
+from ..distributions._gaussian_family import Gaussian
 from ._emission_base import (  # noqa: F401 (the components and helpers, found here by name)
     Emission,
     HMMStats,
@@ -262,21 +265,74 @@ class CategoricalEmission(Emission):
 # Poisson
 # --------------------------------------------------------------------------------------------
 
+#: The Gamma prior's spelling of latentkit < 0.2 (``lambdas_prior=a, lambdas_weight=b``) and
+#: its defaults; ``rate_prior=(a, b)`` now, as in the mixtures' Poisson.
+OLD_GAMMA_PRIOR = {"lambdas_prior": None, "lambdas_weight": 0.0}
+
+
+def fold_gamma_prior(rate_prior, old):
+    """``rate_prior`` from the deprecated ``lambdas_prior``/``lambdas_weight`` (``old``, a
+    dict of those given): ``(lambdas_prior, lambdas_weight)``, or None without a shape
+    (the weight alone had no effect before either).
+
+    Raises
+    ------
+    InputTypeError
+        ``rate_prior`` given together with the old keywords."""
+    if rate_prior is not None:
+        raise InputTypeError(f"give rate_prior=(a, b) only, not together with its deprecated "
+                             f"spelling {sorted(old)}.")
+    old = {**OLD_GAMMA_PRIOR, **old}
+    if old["lambdas_prior"] is None:
+        return None
+    return (old["lambdas_prior"], old["lambdas_weight"])
+
+
+def gamma_prior_kwargs(init):
+    """Decorator for ``__init__``: accept the deprecated ``lambdas_prior``/``lambdas_weight``
+    (one ``DeprecationWarning``, :func:`moved_parameters`) and fold them into ``rate_prior``
+    (:func:`fold_gamma_prior`); the signature and ``get_params`` show ``rate_prior`` only."""
+    owner = init.__qualname__.replace(".__init__", "")
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        old = {k: kwargs.pop(k) for k in list(kwargs) if k in OLD_GAMMA_PRIOR}
+        if old:
+            moved_parameters(owner, old, "rate_prior=(a, b)")
+            kwargs["rate_prior"] = fold_gamma_prior(kwargs.get("rate_prior"), old)
+        return init(self, *args, **kwargs)
+
+    return wrapper
+
+
+def upgrade_gamma_prior(params):
+    """Stored hyper-parameters (a model or emission file written before 0.2) with the old
+    spelling folded into ``rate_prior``, silently (the file is not the user's code)."""
+    old = {k: params[k] for k in params if k in OLD_GAMMA_PRIOR}
+    if not old:
+        return params
+    out = {k: v for k, v in params.items() if k not in OLD_GAMMA_PRIOR}
+    out["rate_prior"] = fold_gamma_prior(out.get("rate_prior"), old)
+    return out
+
+
 class PoissonEmission(Emission):
     """Independent Poisson emissions: feature ``d`` of an observation in state ``k`` is
     Poisson(``lambdas[k, d]``) (Zucchini, MacDonald & Langrock 2016, ch. 3 and 4).
 
     Parameters
     ----------
-    lambdas_prior : float, optional
-        Shape ``a`` (>= 1) of a Gamma(a, b) prior on every rate (MAP estimate
-        ``(sx + a - 1) / (nk + b)``). Default None: maximum likelihood.
-    lambdas_weight : float, default 0.0
-        Rate ``b`` (>= 0) of that Gamma prior; used only with ``lambdas_prior``.
+    rate_prior : (float, float), optional
+        Shape ``a`` (>= 1) and rate ``b`` (>= 0) of a Gamma(a, b) prior on every rate (MAP
+        estimate ``(sx + a - 1) / (nk + b)``). Default None: maximum likelihood. The
+        deprecated spelling ``lambdas_prior=a, lambdas_weight=b`` still works until 0.3
+        (``DeprecationWarning``).
 
     Notes
     -----
-    Observations are non-negative integer counts of shape (n_samples, n_features).
+    Observations are non-negative integer counts of shape (n_samples, n_features). A model
+    given ``emission=Poisson(rate_prior=...)`` (:class:`latentkit.distributions.Poisson`,
+    the one Poisson of every family) builds this adapter from it.
 
     Examples
     --------
@@ -292,14 +348,19 @@ class PoissonEmission(Emission):
     stats_class = PoissonHMMStats
     dist = Poisson()  # the shared block (latentkit.distributions._counts)
 
-    def __init__(self, lambdas_prior=None, lambdas_weight=0.0):
-        self.lambdas_prior = lambdas_prior
-        self.lambdas_weight = lambdas_weight
+    @gamma_prior_kwargs
+    def __init__(self, rate_prior=None):
+        self.rate_prior = rate_prior
 
     def validate(self, n_components):
-        if self.lambdas_prior is not None:
-            check_scalar(self.lambdas_prior, "lambdas_prior", numbers.Real, low=1.0)
-        check_scalar(self.lambdas_weight, "lambdas_weight", numbers.Real, low=0.0)
+        if self.rate_prior is None:
+            return
+        pair = self.rate_prior
+        if isinstance(pair, str) or np.shape(pair) != (2,):
+            raise InputError(f"rate_prior must be None or a pair (shape a >= 1, rate b >= 0) "
+                             f"of the Gamma prior, got {pair!r}.")
+        check_scalar(pair[0], "rate_prior[0] (the Gamma shape)", numbers.Real, low=1.0)
+        check_scalar(pair[1], "rate_prior[1] (the Gamma rate)", numbers.Real, low=0.0)
 
     def check_X(self, X, offsets, reset):
         """Validate counts: (n_samples, n_features) non-negative integers.
@@ -365,7 +426,7 @@ class PoissonEmission(Emission):
                 "sx": np.zeros((n_components, self.n_features_))}
 
     def _gamma_prior(self):
-        return None if self.lambdas_prior is None else (self.lambdas_prior, self.lambdas_weight)
+        return None if self.rate_prior is None else tuple(self.rate_prior)
 
     def accumulate(self, params, X, gamma):
         return {"nk": gamma.sum(axis=0), "sx": self.dist.sufficient_stats(X, gamma)}
@@ -378,7 +439,7 @@ class PoissonEmission(Emission):
                                               self._gamma_prior())}
 
     def log_prior(self, params):
-        if self.lambdas_prior is None:
+        if self.rate_prior is None:
             return 0.0
         return self.dist.log_prior(params["lambdas"], self._gamma_prior())
 
@@ -387,6 +448,33 @@ class PoissonEmission(Emission):
 
     def sample(self, params, states, rng):
         return self.dist.sample(params["lambdas"], states, rng).astype(np.int64)
+
+
+#: distribution class -> the emission built from it (``emission=Poisson(...)``): the one
+#: class per distribution that the mixtures take as ``component=`` too
+DISTRIBUTIONS = {Poisson: lambda d: PoissonEmission(rate_prior=d.rate_prior),
+                 Gaussian: lambda d: _gaussian_emission(d)}
+
+
+def _gaussian_emission(dist):
+    """The HMM's Gaussian emission of a :class:`~latentkit.distributions.Gaussian`; its
+    Normal-Wishart prior (the mixtures') is refused: the HMMs' estimates are maximum
+    likelihood."""
+    given = [n for n in dist.prior_names if getattr(dist, n) is not None]
+    if given:
+        raise InputError(f"an HMM's Gaussian emission takes no prior (maximum likelihood), got "
+                         f"{', '.join(given)}; leave them None.")
+    return GaussianEmission(covariance_type=dist.covariance_type, reg_covar=dist.reg_covar,
+                            missing=dist.missing)
+
+
+def emission_of(emission):
+    """The emission component of an ``emission=`` object: a distribution of
+    :data:`DISTRIBUTIONS` is turned into its adapter (same prior); an :class:`Emission` is
+    returned as it is (the caller clones it); anything else too (the caller refuses it)."""
+    if type(emission) in DISTRIBUTIONS:
+        return DISTRIBUTIONS[type(emission)](emission)
+    return emission
 
 
 #: Emission components defined in sibling modules, found by name when a saved model is rebuilt

@@ -39,13 +39,16 @@ def _named(exc, name, attr):
     return InputError(msg if attr in msg else f"{attr}: {msg}")
 
 
-def adopt_hand_set(model):
+def adopt_hand_set(model, make_emission):
     """Complete an unfitted HMM whose parameters were set by hand (module docstring).
 
     Parameters
     ----------
     model : HiddenMarkovModel
         Not fitted (no ``transmat_`` with an ``emission_``).
+    make_emission : callable
+        ``make_emission()``: a new emission component of the model's hyper-parameters (the
+        model's own method; called only when the model may be set by hand).
 
     Returns
     -------
@@ -67,7 +70,7 @@ def adopt_hand_set(model):
     for attr, alias in _ALIASES.items():
         if alias in values and attr not in values:
             values[attr] = values.pop(alias)
-    emission = model._make_emission()
+    emission = make_emission()
     names = ("startprob", "transmat") + tuple(emission.param_names)
     attrs = [_attr(n) for n in names]
     present = [a for a in attrs if a in values]

@@ -201,15 +201,16 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
 
     # ---- template ------------------------------------------------------------------------
     def _make_emission(self):
-        e = self.emission
+        e = em.emission_of(self.emission)  # a distribution (Poisson) -> its emission
         if isinstance(e, str):
             if e not in _EMISSION_ALIASES:
                 raise InputError(f"emission must be one of {sorted(_EMISSION_ALIASES)} or an "
                                  f"Emission object, got {e!r}.")
             return _EMISSION_ALIASES[e]()
         if not isinstance(e, em.Emission):
-            raise InputTypeError(f"emission must be an Emission object or one of "
-                            f"{sorted(_EMISSION_ALIASES)}, got {type(e).__name__}.")
+            raise InputTypeError(f"emission must be an Emission, a distribution (Poisson, "
+                                 f"Gaussian) or one of {sorted(_EMISSION_ALIASES)}, got "
+                                 f"{type(e).__name__}.")
         return clone(e)
 
     def _check_chain_prior(self, name, arr, value):
@@ -310,7 +311,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         init = self.init if isinstance(self.init, dict) else {}
         method = self.init if isinstance(self.init, str) else "random"
         if method == "spectral":  # against the default start (a supported emission)
-            return checked_spectral_start(self, data, rng)
+            return checked_spectral_start(self, data, rng, self._start_values)
         params = self._start_values(data, rng, method)
         for name, value in init.items():
             name = _PARAM.get(name, name)
@@ -410,7 +411,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
         return hasattr(self, "transmat_") and hasattr(self, "emission_")
 
     def _check_is_fitted(self):
-        if not self._is_fitted() and not adopt_hand_set(self):  # hand-set parameters
+        if not self._is_fitted() and not adopt_hand_set(self, self._make_emission):  # by hand
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator.")
@@ -441,7 +442,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
             cls = getattr(em, spec["class"], None)
             if not (isinstance(cls, type) and issubclass(cls, em.Emission)):
                 raise InputError(f"unknown emission component {spec['class']!r}.")
-            emission = cls(**spec["params"])
+            emission = cls(**em.upgrade_gamma_prior(spec["params"]))  # files before 0.2
             for name, value in spec["fitted"].items():
                 setattr(emission, name, value)
             self.emission_ = emission
@@ -558,10 +559,9 @@ class PoissonHMM(HiddenMarkovModel):
     ----------
     n_components : int, default 2
         Number of hidden states.
-    lambdas_prior : float, optional
-        Gamma shape (>= 1) of a prior on every rate; None: maximum likelihood.
-    lambdas_weight : float, default 0.0
-        Gamma rate of that prior.
+    rate_prior : (float, float), optional
+        Shape a (>= 1) and rate b (>= 0) of a Gamma prior on every rate; None: maximum
+        likelihood. ``lambdas_prior=a, lambdas_weight=b``: deprecated spelling (until 0.3).
     """ + _COMMON_DOC % {"init": "random"} + """
     Attributes
     ----------
@@ -582,13 +582,14 @@ class PoissonHMM(HiddenMarkovModel):
     True
     """
 
-    def __init__(self, n_components=2, *, lambdas_prior=None, lambdas_weight=0.0,
-                 startprob_prior=None, transmat_prior=None, init="random", frozen=None,
-                 n_init=1, max_iter=1000, tol=None, random_state=None, callback=None,
-                 verbose=False):
+    _upgrade_params = staticmethod(em.upgrade_gamma_prior)  # files written before 0.2
+
+    @em.gamma_prior_kwargs
+    def __init__(self, n_components=2, *, rate_prior=None, startprob_prior=None,
+                 transmat_prior=None, init="random", frozen=None, n_init=1, max_iter=1000,
+                 tol=None, random_state=None, callback=None, verbose=False):
         self.n_components = n_components
-        self.lambdas_prior = lambdas_prior
-        self.lambdas_weight = lambdas_weight
+        self.rate_prior = rate_prior
         self.startprob_prior = startprob_prior
         self.transmat_prior = transmat_prior
         self.init = init
@@ -601,8 +602,7 @@ class PoissonHMM(HiddenMarkovModel):
         self.verbose = verbose
 
     def _make_emission(self):
-        return em.PoissonEmission(lambdas_prior=self.lambdas_prior,
-                                  lambdas_weight=self.lambdas_weight)
+        return em.PoissonEmission(rate_prior=self.rate_prior)
 
 
 class GaussianHMM(HiddenMarkovModel):

@@ -304,7 +304,7 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
             self._validate_params()  # raises, naming duration
         names = self._duration_names()
         set_by_hand = [n + "_" for n in names if n + "_" in values]
-        if adopt_hand_set(self):  # the chain and the emission, validated
+        if adopt_hand_set(self, self._make_emission):  # the chain and the emission, validated
             missing = [n + "_" for n in names if n + "_" not in values]
             try:
                 if missing:

@@ -494,7 +494,7 @@ def _estimate_start(emission, data, K, rng):
         if isinstance(emission, em.PoissonEmission):
             return _estimate(*_poisson_args(data.X, lengths, K, rng, 1e-2))
         X = data.X
-        if emission._marginalize():  # a GaussianEmission from here on
+        if getattr(emission, "missing", "error") == "marginalize":  # a GaussianEmission
             X = mean_fill(X)  # the moments of the mean-filled data, as the mixtures' start
         return _estimate(*_gaussian_args(X, lengths, K, emission.covariance_type, rng, 1e-2))
     except Degenerate:

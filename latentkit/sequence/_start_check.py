@@ -87,20 +87,22 @@ def _adopt(model, fitted):
     model._start_bound = float(fitted.lower_bound_)
 
 
-def checked_spectral_start(model, data, rng):
+def checked_spectral_start(model, data, rng, start_values):
     """``init='spectral'`` of an HMM under the contract of the module docstring.
 
     Parameters
     ----------
     model : HiddenMarkovModel or VariationalHMM
-        Validated, with its data defaults resolved (``tol_``); it must define
-        ``_start_values(data, rng, method, perturbation=0.0)`` (the starting values of
-        ``init=method`` as a dict its ``init`` accepts; 'spectral' perturbed by
-        ``perturbation``, raising ``Degenerate`` when the moments are degenerate).
+        Validated, with its data defaults resolved (``tol_``).
     data : SequenceData
         The start sample of the fit.
     rng : numpy.random.Generator
         The fit's generator, left where the default start leaves it.
+    start_values : callable
+        ``start_values(data, rng, method, perturbation=...)``: the starting values of
+        ``init=method`` as a dict the model's ``init`` accepts ('spectral' perturbed by
+        ``perturbation``, raising ``Degenerate`` when the moments are degenerate); the
+        model's own method, passed by its ``_init_params``.
 
     Returns
     -------
@@ -129,7 +131,7 @@ def checked_spectral_start(model, data, rng):
               "n_iter": 0, "n_iter_spectral": 0, "n_iter_default": 0, "restart": restart,
               "perturbation": perturbation}
     try:
-        spectral = model._start_values(data, rng, "spectral", perturbation=perturbation)
+        spectral = start_values(data, rng, "spectral", perturbation=perturbation)
     except Degenerate as exc:
         warnings.warn(f"init='spectral': the moments are degenerate ({exc}); falling back to "
                       f"{what}.", SpectralInitWarning, stacklevel=user_stacklevel())

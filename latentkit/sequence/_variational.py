@@ -206,7 +206,7 @@ class VariationalHMM(HiddenMarkovModel):
         user = self.init if isinstance(self.init, dict) else {}
         method = self.init if isinstance(self.init, str) else "random"
         if method == "spectral":  # against the default start
-            return checked_spectral_start(self, data, rng)
+            return checked_spectral_start(self, data, rng, self._start_values)
         prior = self._priors(data)
         post = self._start_values(data, rng, method, prior)
         for name, value in user.items():
