@@ -6,11 +6,6 @@ from pathlib import Path
 LIMIT = 700
 #: module (relative to latentkit/) -> why it may be longer.
 STATED_REASONS = {
-    "neural/_vae.py": "the VAE's hooks and public API are one class (composition, no mixins: "
-                      "tests/test_import_paths.py); the issue 39 branches met at 699 lines "
-                      "(neural/) plus the 7 of its _check_state hook (item 2), 706 "
-                      "merged: give the next concern a held object of its own, as the "
-                      "network, objective and bounds are",
 }
 
 

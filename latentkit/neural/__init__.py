@@ -34,6 +34,7 @@ How the VAE maps onto :class:`latentkit.base.LatentModel` (DESIGN.md section 2):
 """
 
 from ._private import PrivateVAE
-from ._vae import VAE, VAEStats
+from ._vae import VAE
+from ._vae_stats import VAEStats
 
 __all__ = ["PrivateVAE", "VAE", "VAEStats"]

@@ -20,7 +20,8 @@ from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_array, check_scalar
 from .._utils.validation import privacy_noise_rng as _noise_generator  # OS entropy
 from ._per_example import per_example_norms
-from ._vae import VAE, VAEStats
+from ._vae import VAE
+from ._vae_stats import VAEStats
 from ..exceptions import InputError, InputTypeError, PrivacyNoiseWarning
 
 __all__ = ["PrivateVAE", "clipped_gradient_sum"]

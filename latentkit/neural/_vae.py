@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from .._utils.threads import blas_single_thread
-from ..base import LatentModel, Stats, stats_dataclass
+from ..base import LatentModel
 from .._utils.deprecation import renamed_parameter
 from .._utils.validation import check_array, check_n_features, check_random_state, check_scalar
 from ._bounds import VAEBounds
@@ -19,30 +19,10 @@ from ._likelihoods import one_hot_groups
 from ._network import VAENetwork, _VAEData
 from ._optim import Adam
 from ._state_checks import FittedState, check_vae_layers, check_vae_params
+from ._vae_stats import VAEStats
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["VAE", "VAEStats"]
-
-
-@stats_dataclass
-class VAEStats(Stats):
-    """Minibatch statistics of the VAE: additive over rows.
-
-    Attributes
-    ----------
-    n : float
-        Number of samples summarised.
-    data_term : float
-        Sum over samples of the Monte-Carlo per-sample ELBO (nats), at ``beta = 1`` and without
-        free bits, i.e. always the true bound.
-    grad : ndarray of shape (n_params,)
-        Gradient of the sum of the (possibly KL-annealed / free-bits) training objective with
-        respect to the flat parameter vector ``params_`` (global KL term excluded).
-    """
-
-    n: float
-    data_term: float
-    grad: np.ndarray
+__all__ = ["VAE"]
 
 
 class VAE(LatentModel):

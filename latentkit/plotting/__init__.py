@@ -36,7 +36,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without matplotl
         from exc
 
 from .._utils.words import top_word_ids
-from ._scores import _legend_outside, elbo_unit, plot_selection
+from ._scores import _check_fitted, _colors, _legend_outside, _new_ax, elbo_unit, plot_selection
+from ._hmm import plot_hmm
+from ._latent import mixture_projection, plot_decoded_grid, plot_latent
 from ._over_time import plot_topic_prevalence, plot_word_trajectories
 from ..exceptions import InputError
 
@@ -47,24 +49,6 @@ __all__ = ["ELBOTrace", "elbo_unit", "plot_elbo", "plot_mixture", "plot_topics",
 #: expected weight above which a component of a variational mixture is "effective" (the
 #: threshold of ``n_effective_components_``)
 EFFECTIVE_WEIGHT = 0.01
-
-
-def _new_ax(ax, figsize=(6.0, 4.0)):
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize)
-    return ax
-
-
-def _check_fitted(model, *attributes, what="model"):
-    missing = [a for a in attributes if not hasattr(model, a)]
-    if missing:
-        raise InputError(f"{what} must be a fitted latentkit model with {', '.join(missing)}; "
-                         f"got {type(model).__name__} without it (call fit first).")
-
-
-def _colors(n):
-    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
-    return np.array([cmap(i % cmap.N) for i in range(n)])
 
 
 # ----------------------------------------------------------------------------- ELBO
@@ -85,6 +69,15 @@ class ELBOTrace:
     ----------
     traces : list of ndarray
         ELBO per iteration (nats per sample) of each restart, in the order they ran.
+
+    Examples
+    --------
+    >>> import numpy as np, latentkit as lk
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> trace = lk.plotting.ELBOTrace()
+    >>> gmm = lk.GaussianMixture(2, n_init=3, random_state=0, callback=trace).fit(X)
+    >>> len(trace.traces)  # one ELBO trace per restart
+    3
     """
 
     def __init__(self, callback=None):
@@ -198,46 +191,6 @@ def _full_covariances(model, K, D):
     raise ValueError(f"unknown covariance_type {ct!r}.")
 
 
-def mixture_projection(X, features=None):
-    """The 2-D view used by :func:`plot_mixture`: ``Y = (X - center) @ P``.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    features : pair of int, optional
-        Two columns to show; default both columns when ``n_features == 2``, else the first two
-        principal axes of X (right singular vectors of the centred data).
-
-    Returns
-    -------
-    center : ndarray of shape (n_features,)
-    P : ndarray of shape (n_features, 2)
-        Orthonormal columns (a coordinate pair or the principal axes).
-
-    Raises
-    ------
-    ValueError
-        X with fewer than two features, or ``features`` not two distinct valid column indices.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] < 2:
-        raise InputError(f"X must be a 2-D array with at least 2 features, got shape {X.shape}.")
-    D = X.shape[1]
-    if features is None and D == 2:
-        features = (0, 1)
-    if features is not None:
-        f = [int(i) for i in features]
-        if len(f) != 2 or f[0] == f[1] or not all(0 <= i < D for i in f):
-            raise InputError(f"features must be two distinct column indices in [0, {D}), got "
-                             f"{features!r}.")
-        P = np.zeros((D, 2))
-        P[f[0], 0] = P[f[1], 1] = 1.0
-        return np.zeros(D), P
-    center = X.mean(axis=0)
-    _, _, Vt = np.linalg.svd(X - center, full_matrices=False)
-    return center, Vt[:2].T.copy()
-
-
 def _ellipse(mean, cov, n_std, **kw):
     vals, vecs = np.linalg.eigh(cov)
     vals = np.clip(vals, 0.0, None)
@@ -281,6 +234,15 @@ def plot_mixture(model, X, ax=None, *, features=None, n_std=(1.0, 2.0), point_si
     ------
     ValueError
         An unfitted model, a model without Gaussian components, or X of the wrong width.
+
+    Examples
+    --------
+    >>> import numpy as np, latentkit as lk
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-3, 1, (50, 2)), rng.normal(3, 1, (50, 2))]
+    >>> ax = lk.plotting.plot_mixture(lk.GaussianMixture(2, random_state=0).fit(X), X)
+    >>> len(ax.patches)  # a 1-sd and a 2-sd ellipse per component
+    4
     """
     _check_fitted(model, "means_", "covariances_", "weights_")
     X = np.asarray(X, dtype=np.float64)
@@ -366,6 +328,15 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
     ValueError
         An unfitted model, a vocabulary of the wrong length, ``n_words`` < 1, a topic index out
         of range, or fewer axes than topics.
+
+    Examples
+    --------
+    >>> import numpy as np, latentkit as lk
+    >>> X = np.random.default_rng(0).poisson(1.0, size=(40, 12))
+    >>> lda = lk.LatentDirichletAllocation(3, random_state=0).fit(X)
+    >>> axes = lk.plotting.plot_topics(lda, [f"w{i}" for i in range(12)], n_words=5)
+    >>> len(axes[0].patches)  # five bars in the first topic's panel
+    5
     """
     prob = _topic_word_probabilities(model)
     K, V = prob.shape
@@ -405,234 +376,7 @@ def plot_topics(model, vocabulary, n_words=10, *, topics=None, axes=None, ncols=
 
 # ----------------------------------------------------------------------------- HMMs
 
-def plot_hmm(model, X, lengths=None, *, window=None, axes=None, symbols=None, feature=None,
-             series=None, series_label=None):
-    """An HMM's series with its Viterbi path as coloured bands, and the posterior below.
-
-    Top panel: the observations (one line per feature, or the symbol index for categorical
-    data) with the Viterbi path (:meth:`decode`; Viterbi 1967) as a band of state colours
-    behind them. Middle panel: the posterior state probabilities ``p(z_t = k | x)`` from
-    forward-backward (:meth:`predict_proba`; Rabiner 1989, eq. 27), one line per state. For a
-    categorical HMM a third panel shows ``emissionprob_`` as a heat map (states x symbols).
-
-    Parameters
-    ----------
-    model : HiddenMarkovModel (CategoricalHMM, PoissonHMM, GaussianHMM)
-        Fitted.
-    X : array-like of shape (n_samples, n_features)
-    lengths : array-like of int, optional
-        Sequence lengths (the posterior is computed on all of X, one sequence after another).
-    window : (start, stop), optional
-        Time steps to draw (default all); long sequences (DNA, text) are best shown in a window.
-    axes : sequence of matplotlib Axes, optional
-        Two (three for a categorical HMM); default a new figure.
-    symbols : sequence of str, optional
-        Names of the categorical symbols (heat-map column labels, and the names on the top
-        panel's y ticks, at most 8 of them, when it shows the categorical series).
-    feature : int, optional
-        Draw only this column of X (default all columns).
-    series : array-like of shape (n_samples,) or (n_samples, m), optional
-        Draw this in the top panel instead of X (e.g. a running G+C fraction of a DNA sequence,
-        whose symbols make a poor line); the states still come from X.
-    series_label : str, optional
-        y-axis label of the top panel.
-
-    Returns
-    -------
-    ndarray of matplotlib Axes
-        ``[series, posterior]`` (+ ``emission`` for a categorical HMM). The band is
-        ``axes[0].images[0]`` (its data are the Viterbi states), named state by state in
-        ``axes[0]``'s legend; ``axes[1].lines[k]`` is state k's posterior. Legends sit right
-        of the axes.
-
-    Raises
-    ------
-    ValueError
-        An unfitted model, a bad window, or too few axes.
-    """
-    _check_fitted(model, "transmat_")
-    X = np.asarray(X)
-    if X.ndim == 1:
-        X = X[:, None]
-    states = model.predict(X, lengths)
-    post = model.predict_proba(X, lengths)
-    n, K = post.shape
-    a, b = (0, n) if window is None else (int(window[0]), int(window[1]))
-    if not 0 <= a < b <= n:
-        raise InputError(f"window must be (start, stop) with 0 <= start < stop <= {n}, "
-                         f"got {window!r}.")
-    categorical = hasattr(model, "emissionprob_")
-    n_panels = 3 if categorical else 2
-    if axes is None:
-        fig = plt.figure(figsize=(8.0, 5.5 if categorical else 4.5))
-        if categorical:
-            gs = fig.add_gridspec(3, 1, height_ratios=[1.2, 1.0, 1.0])
-        else:
-            gs = fig.add_gridspec(2, 1, height_ratios=[1.4, 1.0])
-        ax0 = fig.add_subplot(gs[0])
-        axes = [ax0, fig.add_subplot(gs[1], sharex=ax0)]
-        if categorical:
-            axes.append(fig.add_subplot(gs[2]))
-    axes = np.asarray(axes, dtype=object).ravel()
-    if axes.size < n_panels:
-        raise InputError(f"axes must hold {n_panels} Axes for {type(model).__name__}, got "
-                         f"{axes.size}.")
-    colors = _colors(K)
-    t = np.arange(a, b)
-    ax = axes[0]
-    shown = X if series is None else np.asarray(series, dtype=np.float64).reshape(n, -1)
-    cols = range(shown.shape[1]) if feature is None else [int(feature)]
-    y = shown[a:b].astype(np.float64)
-    for j in cols:
-        ax.plot(t, y[:, j], color="k", lw=0.8 if b - a > 200 else 1.2,
-                marker="." if b - a <= 200 else None, ms=3)
-    lo, hi = np.nanmin(y[:, list(cols)]), np.nanmax(y[:, list(cols)])
-    pad = 0.05 * (hi - lo if hi > lo else 1.0)
-    from matplotlib.colors import ListedColormap
-
-    ax.imshow(states[a:b][None, :], aspect="auto", cmap=ListedColormap(colors[:, :3]),
-              vmin=-0.5, vmax=K - 0.5, alpha=0.35, interpolation="nearest",
-              extent=(a - 0.5, b - 0.5, lo - pad, hi + pad), zorder=0)
-    ax.set_ylim(lo - pad, hi + pad)
-    ax.set_ylabel(series_label or ("symbol" if categorical and series is None else "observation"))
-    if categorical and series is None and symbols is not None and X.shape[1] == 1:
-        ids = np.arange(0, len(symbols), -(-len(symbols) // 8))  # at most 8 named ticks
-        ids = ids[(ids >= lo - pad) & (ids <= hi + pad)]
-        ax.set_yticks(ids, [str(symbols[i]) for i in ids])
-    ax.set_title(f"{type(model).__name__}: Viterbi path (bands)", fontsize="medium")
-    from matplotlib.patches import Patch
-
-    _legend_outside(ax, fontsize="small", title="Viterbi state", handles=[
-        Patch(facecolor=colors[k], alpha=0.35, label=f"state {k}") for k in range(K)])
-    ax = axes[1]
-    for k in range(K):
-        ax.plot(t, post[a:b, k], color=colors[k], lw=1.0, label=f"state {k}")
-    ax.set(ylim=(-0.02, 1.02), xlabel="time step", ylabel="p(state | data)")
-    _legend_outside(ax, fontsize="small")
-    if categorical:
-        ax = axes[2]
-        E = np.asarray(model.emissionprob_, dtype=np.float64)
-        im = ax.imshow(E, aspect="auto", cmap="viridis", interpolation="nearest")
-        ax.set_yticks(range(K), [f"state {k}" for k in range(K)])
-        if symbols is not None and len(symbols) == E.shape[1]:
-            ax.set_xticks(range(E.shape[1]), [str(s) for s in symbols])
-        ax.set_xlabel("symbol")
-        ax.figure.colorbar(im, ax=ax, label="emission probability")
-    return axes[:n_panels]
-
-
 # ----------------------------------------------------------------------------- VAE
-
-def plot_latent(vae, X, y=None, ax=None, *, point_size=4, labels=None):
-    """Scatter of a VAE's latent means ``E_q[z | x]`` (the encoder's mu), coloured by class.
-
-    Parameters
-    ----------
-    vae : VAE
-        Fitted. With ``latent_dim > 2`` the first two principal axes of the means are shown.
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of int of shape (n_samples,), optional
-        Class labels (colours and legend).
-    ax : matplotlib Axes, optional
-    point_size : float, default 4
-    labels : sequence of str, optional
-        Names of the classes 0, 1, ... for the legend.
-
-    Returns
-    -------
-    matplotlib Axes
-        ``ax.collections[i]`` holds class i's points (one collection when y is None).
-
-    Raises
-    ------
-    ValueError
-        An unfitted VAE, or y of the wrong length.
-    """
-    _check_fitted(vae, "latent_dim", "n_iter_", what="vae")
-    Z = np.asarray(vae.transform(X), dtype=np.float64)
-    if Z.shape[1] == 1:
-        Z = np.column_stack([Z[:, 0], np.zeros(len(Z))])
-    elif Z.shape[1] > 2:
-        c, P = mixture_projection(Z)
-        Z = (Z - c) @ P
-    ax = _new_ax(ax, (5.5, 5.0))
-    if y is None:
-        ax.scatter(Z[:, 0], Z[:, 1], s=point_size, lw=0, color="tab:blue")
-    else:
-        y = np.asarray(y)
-        if y.shape != (Z.shape[0],):
-            raise InputError(f"y must have shape ({Z.shape[0]},), got {y.shape}.")
-        classes = np.unique(y)
-        colors = _colors(len(classes))
-        for i, c in enumerate(classes):
-            m = y == c
-            name = labels[int(c)] if labels is not None else str(c)
-            ax.scatter(Z[m, 0], Z[m, 1], s=point_size, lw=0, color=colors[i], label=name)
-        _legend_outside(ax, fontsize="small", markerscale=3)
-    ax.set(xlabel="z1", ylabel="z2", title="VAE latent means E[z | x]")
-    return ax
-
-
-def plot_decoded_grid(vae, ax=None, *, n=15, image_shape=None, quantiles=(0.05, 0.95),
-                      cmap="gray_r"):
-    """Decoded means ``E[x | z]`` over an ``n x n`` grid of a 2-D latent plane.
-
-    The grid points are prior quantiles ``Phi^-1(q)`` for ``q`` evenly spaced in
-    ``quantiles`` on each axis (Kingma & Welling 2014, fig. 4), z2 increasing upwards.
-
-    Parameters
-    ----------
-    vae : VAE
-        Fitted, with ``latent_dim == 2``.
-    ax : matplotlib Axes, optional
-    n : int, default 15
-        Decodes per side.
-    image_shape : (height, width), optional
-        Shape of one decode; default square (n_features must be a perfect square).
-    quantiles : (low, high), default (0.05, 0.95)
-    cmap : matplotlib colormap, default 'gray_r'
-
-    Returns
-    -------
-    matplotlib Axes
-        ``ax.images[0]`` is the (n * height, n * width) mosaic.
-
-    Raises
-    ------
-    ValueError
-        ``latent_dim != 2``, non-square features without ``image_shape``, a bad ``n`` or bad
-        quantiles.
-    """
-    from scipy.stats import norm
-
-    _check_fitted(vae, "latent_dim", "n_iter_", what="vae")
-    if int(vae.latent_dim) != 2:
-        raise InputError(f"plot_decoded_grid needs a VAE with latent_dim=2, got "
-                         f"latent_dim={vae.latent_dim}.")
-    if not isinstance(n, numbers.Integral) or n < 1:
-        raise InputError(f"n must be a positive integer, got {n!r}.")
-    lo, hi = quantiles
-    if not 0 < lo < hi < 1:
-        raise InputError(f"quantiles must satisfy 0 < low < high < 1, got {quantiles!r}.")
-    g = norm.ppf(np.linspace(lo, hi, n))
-    Z = np.array([[z1, z2] for z2 in g[::-1] for z1 in g])
-    dec = np.asarray(vae.decode(Z), dtype=np.float64)
-    D = dec.shape[1]
-    if image_shape is None:
-        side = int(round(np.sqrt(D)))
-        if side * side != D:
-            raise InputError(f"n_features={D} is not a square; give image_shape=(height, width).")
-        image_shape = (side, side)
-    h, w = (int(s) for s in image_shape)
-    if h * w != D:
-        raise InputError(f"image_shape {image_shape!r} does not hold n_features={D}.")
-    mosaic = dec.reshape(n, n, h, w).transpose(0, 2, 1, 3).reshape(n * h, n * w)
-    ax = _new_ax(ax, (5.0, 5.0))
-    ax.imshow(mosaic, cmap=cmap, interpolation="nearest")
-    ax.set_axis_off()
-    ax.set_title("decoded means over the latent plane", fontsize="medium")
-    return ax
-
 
 # ----------------------------------------------------------------------------- spectral
 
@@ -668,6 +412,15 @@ def plot_recovery(x, values, ax=None, *, label=None, xlabel="control parameter",
     ------
     ValueError
         ``values`` whose first dimension is not ``len(x)``.
+
+    Examples
+    --------
+    >>> import numpy as np, latentkit as lk
+    >>> rate = np.array([0.1, 0.2, 0.4])
+    >>> recovered = np.array([[0.2, 0.3], [0.6, 0.7], [1.0, 1.0]])  # 2 trials per rate
+    >>> ax = lk.plotting.plot_recovery(rate, recovered, xlabel="sampling rate")
+    >>> np.round(ax.lines[0].get_ydata(), 2)  # the mean over trials
+    array([0.25, 0.65, 1.  ])
     """
     x = np.asarray(x, dtype=np.float64).ravel()
     v = np.asarray(values, dtype=np.float64)

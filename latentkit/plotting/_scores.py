@@ -10,6 +10,24 @@ from ..exceptions import InputError
 __all__ = ["elbo_unit", "plot_selection"]
 
 
+def _new_ax(ax, figsize=(6.0, 4.0)):
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _check_fitted(model, *attributes, what="model"):
+    missing = [a for a in attributes if not hasattr(model, a)]
+    if missing:
+        raise InputError(f"{what} must be a fitted latentkit model with {', '.join(missing)}; "
+                         f"got {type(model).__name__} without it (call fit first).")
+
+
+def _colors(n):
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return np.array([cmap(i % cmap.N) for i in range(n)])
+
+
 def _legend_outside(ax, below=False, **kw):
     """A legend clear of the data: right of the axes, or under the x label (``below``, for
     panels drawn side by side)."""
