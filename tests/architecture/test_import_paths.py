@@ -134,5 +134,5 @@ def test_importing_spectral_loads_no_model_family():
             "if m.startswith('latentkit.') and m.split('.')[1] in "
             "('mixture', 'topic', 'sequence', 'neural')}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+                         check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))
     assert out.stdout.strip() == "[]", out.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: modules a GaussianMixture does not need (each was imported by `from latentkit.mixture import
 #: GaussianMixture` before the exports were lazy)

@@ -14,7 +14,7 @@ from latentkit import cli
 from latentkit.io import load
 from latentkit.testing import match_components
 
-sys.path.insert(0, str(Path(__file__).parent / "topic"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "topic"))
 from test_dtm import _planted  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")

@@ -16,7 +16,7 @@ import pytest
 import latentkit
 from latentkit import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a subprocess")

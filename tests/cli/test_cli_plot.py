@@ -13,7 +13,7 @@ matplotlib = pytest.importorskip("matplotlib")
 from latentkit import cli  # noqa: E402
 from latentkit.cli import FIT_COMMANDS, main  # noqa: E402
 
-SHORT_TEXTS = Path(__file__).parent / "data" / "short_texts.txt"
+SHORT_TEXTS = Path(__file__).parents[1] / "data" / "short_texts.txt"
 
 ARGS = {
     "gmm": ["--max-iter", "20"],

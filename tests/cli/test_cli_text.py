@@ -19,7 +19,7 @@ from latentkit.text import TextVectorizer
 from latentkit.topic import coherence, topic_diversity
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.base.ConvergenceWarning")
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 THEMES = {
     "sea": "ship sail wave captain harbour storm anchor deck crew island",

@@ -4,10 +4,14 @@ model's."""
 
 import io
 import json
+import sys
+from pathlib import Path
 
 from latentkit.cli import main
 from latentkit.io import load
-from test_private_vae import needs_accountant
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "neural"))
+from test_private_vae import needs_accountant  # noqa: E402
 
 ARGS = ["fit", "vae", "--private", "--epsilon", "2", "--delta", "1e-5", "--clip-norm", "0.5",
         "--hidden", "8", "--max-iter", "1", "--batch-size", "500", "--n-importance", "2",

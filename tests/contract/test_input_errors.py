@@ -17,7 +17,7 @@ import pytest
 
 import latentkit.exceptions as exc
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():

@@ -176,7 +176,7 @@ def test_import_latentkit_does_not_import_sklearn_and_later_sklearn_catches_ours
         "    raise SystemExit('not raised')\n"
         "assert issubclass(lk.NotFittedError, ske.NotFittedError)\n"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=120)

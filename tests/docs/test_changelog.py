@@ -15,7 +15,7 @@ from pathlib import Path
 from latentkit._utils.deprecation import REMOVED_IN
 from latentkit.mixture._component_params import LEGACY_DEFAULTS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "latentkit"
 TOOLS = {"renamed_attribute", "renamed_kwargs", "renamed_parameter", "moved_names",
          "moved_kwargs", "_old_stats_names", "deprecated_option"}

@@ -23,7 +23,7 @@ import pytest
 
 from latentkit.cli import build_parser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 BUILT = DOCS / "_build" / "html"
 GENERATED = {"_build", "api", "tutorials", "jupyter_execute"}  # written by the build

@@ -16,7 +16,7 @@ import pytest
 import latentkit
 from latentkit.cli import build_parser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = sorted((ROOT / "docs" / "guide").glob("*.md"))
 PAGES = [ROOT / "README.md", ROOT / "docs" / "design.md", ROOT / "docs" / "index.md",
          ROOT / "docs" / "tutorials.md"] + GUIDE

@@ -1,14 +1,17 @@
 """Every public model class has an ``Examples`` section, and its examples run (doctest).
 
-The classes come from the same walk over ``__all__`` as ``tests/test_common.py``, so a new
+The classes come from the same walk over ``__all__`` as ``tests/contract/test_common.py``, so a new
 public model without examples fails here."""
 
 import doctest
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
-from test_common import NOT_MODELS, public_model_classes
+sys.path.insert(0, str(Path(__file__).parents[1] / "contract"))
+from test_common import NOT_MODELS, public_model_classes  # noqa: E402
 
 MODELS = {name: cls for name, cls in public_model_classes().items() if name not in NOT_MODELS}
 

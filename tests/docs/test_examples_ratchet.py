@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TODO = ROOT / "tests" / "data" / "public_names_without_example.txt"
 
 
@@ -49,9 +49,10 @@ def test_public_pages_without_an_example_only_shrink():
 
 
 def _with_examples():
+    sys.path.insert(0, str(ROOT / "tests" / "contract"))
     from test_common import NOT_MODELS, public_model_classes
     models = {cls for name, cls in public_model_classes().items() if name not in NOT_MODELS}
-    # the model classes' examples run in tests/test_doctests.py
+    # the model classes' examples run in tests/docs/test_doctests.py
     return {name: obj for name, obj in _pages() if _has_example(obj) and obj not in models}
 
 

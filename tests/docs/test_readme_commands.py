@@ -44,7 +44,7 @@ try:
 except ImportError:  # pragma: no cover - Python 3.10
     tomllib = pytest.importorskip("tomli")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", ROOT / "docs" / "guide" / "getting_started.md",
          ROOT / "docs" / "guide" / "cli.md"]
 _NAMED = re.compile(r"pip install \"?(?:\.|latentkit)\[([\w,]+)\]|the `(\w+)` extra")

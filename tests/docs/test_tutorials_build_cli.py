@@ -5,7 +5,7 @@ import pathlib
 import subprocess
 import sys
 
-BUILD = pathlib.Path(__file__).resolve().parents[1] / "tutorials" / "build.py"
+BUILD = pathlib.Path(__file__).resolve().parents[2] / "tutorials" / "build.py"
 
 
 def _run(*args):

@@ -14,7 +14,7 @@ import pytest
 from latentkit import io
 from latentkit.mixture import GaussianMixture
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="writer liveness is POSIX-only")
 

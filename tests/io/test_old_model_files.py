@@ -18,7 +18,7 @@ from _stored import assert_stored
 
 pytestmark = pytest.mark.kernel_sensitive  # stored results: .ci/run's second BLAS kernel
 
-HERE = os.path.join(os.path.dirname(__file__), "data", "v01_models")
+HERE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "v01_models")
 DATA = {"dpmm_gaussian": "gauss", "dpmm_categorical": "counts", "dpmm_poisson": "counts",
         "dpmm_bernoulli": "binary", "categorical_hmm": "symbols", "gaussian_hmm": "gauss",
         "poisson_hmm": "counts", "gmm_hmm": "gauss", "hmm_poisson_emission": "counts",
