@@ -2,7 +2,7 @@
 the tests (``toy_models.ToyMixture`` and ``recipe_models.BernoulliMixture``) import only public
 latentkit modules, define only the recipe's hooks and inference methods, and give correct fits
 (here: the mixture of Bernoullis against brute force and known parameters; both pass the
-common contract in tests/test_common.py)."""
+common contract in tests/contract/test_common.py)."""
 
 import ast
 import inspect

@@ -109,7 +109,7 @@ def test_k_errors_name_the_flag_and_k_above_the_documents_warns(tmp_path, capsys
     folder = tmp_path / "t"
     folder.mkdir()
     # six words, each in two of the three documents: -k 5 is above the documents (a warning)
-    # but not above the vocabulary (refused since issue 48: tests/test_reader_files.py)
+    # but not above the vocabulary (refused since issue 48: tests/datasets/test_reader_files.py)
     for i, t in enumerate(["cats dogs birds owls", "dogs fish mice owls",
                            "mice cats fish birds"]):
         (folder / f"{i}.txt").write_text(t)

@@ -33,8 +33,8 @@ ARGS = {
 
 
 def test_every_fit_command_is_covered():
-    # vae: tests/neural/test_vae_cli.py::test_fit_vae_cli_plot_folds_latent_map_and_decoded_grid
-    # dtm, llda, dmr (need --text with a time / label / covariate column): tests/test_cli_dtm.py
+    # vae: tests/cli/test_vae_cli.py::test_fit_vae_cli_plot_folds_latent_map_and_decoded_grid
+    # dtm, llda, dmr (need --text with a time / label / covariate column): tests/cli/test_cli_dtm.py
     assert set(ARGS) | {"vae", "dtm", "llda", "dmr"} == set(FIT_COMMANDS)
 
 

@@ -27,8 +27,9 @@ from toy_models import ToyMixture
 #: classes found by the walk that are not models of data, each with the reason
 NOT_MODELS = {
     "LatentModel": "the abstract base every model derives from",
-    "StochasticVI": "a driver that fits a model given to it (tests/test_inference.py)",
-    "PrivateStochasticVI": "a driver that fits a model given to it (tests/test_private_svi.py)",
+    "StochasticVI": "a driver that fits a model given to it (tests/core/test_inference.py)",
+    "PrivateStochasticVI": ("a driver that fits a model given to it "
+                            "(tests/privacy/test_private_svi.py)"),
     "TextVectorizer": "turns texts into counts; it fits a vocabulary, not a latent model",
     "RobustTensorPower": "decomposes a given tensor, not data (tests/spectral/test_power.py)",
     "PrivateTensorPower": "decomposes a given tensor, not data (tests/spectral/test_privacy.py)",
@@ -50,7 +51,7 @@ _EXTRA_CASES = {
     # built only from the recipe in docs/design.md ("Adding a model")
     "ToyMixture": (lambda: ToyMixture(2, random_state=0, max_iter=20),
                    lambda n, s: _gauss(n, s, 1)),
-    # a second one, a mixture of multivariate Bernoullis (tests/test_recipe_model.py)
+    # a second one, a mixture of multivariate Bernoullis (tests/architecture/test_recipe_model.py)
     "BernoulliMixture": (lambda: BernoulliMixture(2, random_state=0, max_iter=20),
                          lambda n, s: (_gauss(n, s, 3) > 0.5).astype(float)),
     # fitted with times= (_fit_params); not in _model_cases, whose tests fit(X) alone
@@ -147,7 +148,7 @@ def test_every_public_model_has_a_case():
     covered = {_case_class(make) for make, _ in {**LATENT_CASES, **ESTIMATOR_CASES}.values()}
     public = public_model_classes()
     missing = sorted(set(public) - covered - set(NOT_MODELS))
-    assert not missing, (f"public models without a case in tests/test_common.py or "
+    assert not missing, (f"public models without a case in tests/contract/test_common.py or "
                          f"tests/_model_cases.py: {missing}")
     stale = sorted(set(NOT_MODELS) - set(public))
     assert not stale, f"NOT_MODELS names classes that are no longer public: {stale}"

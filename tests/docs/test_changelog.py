@@ -65,7 +65,8 @@ def _deprecated_section():
 
 
 def test_the_scan_finds_the_known_deprecations():
-    # the scan itself can fail: these are raised today (tests/test_names.py checks them)
+    # the scan itself can fail: these are raised today (tests/architecture/test_names.py checks
+    # them)
     names = deprecated_names()
     for old in ("covars_", "n_restarts", "max_epochs", "truncation", "component_type",
                 "spectral_init_lda", "obs2", "post_mix"):

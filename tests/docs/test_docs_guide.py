@@ -2,7 +2,7 @@
 ``pycon`` blocks (``>>>`` examples) run as doctests, every ``python`` block compiles and the
 latentkit names it imports or uses exist, every ``latentkit ...`` command line parses with the
 CLI's own parser, and every copy of the raw-text example is the README's (which
-``tests/test_cli_text.py`` runs end to end). Cheap: the doctests fit two small models."""
+``tests/cli/test_cli_text.py`` runs end to end). Cheap: the doctests fit two small models."""
 
 import ast
 import doctest

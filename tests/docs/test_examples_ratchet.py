@@ -1,5 +1,5 @@
 """Every public class and function page has a runnable example (issue 47, item 2), measured
-from the docstrings: a numpydoc ``Examples`` section (run by ``tests/test_doctests.py``).
+from the docstrings: a numpydoc ``Examples`` section (run by ``tests/docs/test_doctests.py``).
 
 Not done yet for the names in ``tests/data/public_names_without_example.txt`` (the gap when the
 check was written: 73 of 95 classes and 178 of 180 functions). The list may only shrink: a new

@@ -135,7 +135,7 @@ def test_default_start_on_a_cluster_equals_local(client):
     """No fixed start, default tol: the Dask fit draws its start from the same start sample
     as the local fit (issue 26, item 3): LDA's default CVB0 start on all the documents (it was
     CVB0 on the first block: 2 against 3 iterations). Every model's default start on Dask's
-    local scheduler: tests/test_data_location.py."""
+    local scheduler: tests/contract/test_data_location.py."""
     X, _ = make_lda_corpus(160, 3, 40, doc_length=30, random_state=0)
     local = LatentDirichletAllocation(3, random_state=0).fit(X)
     dense = X.toarray()
