@@ -8,6 +8,7 @@ test file under its base name, and ``tests/conftest.py`` puts ``tests/`` on ``sy
 helpers), so two test files with one base name in two folders would fail to collect with
 "import file mismatch"; this test names them instead."""
 
+import ast
 from collections import defaultdict
 from pathlib import Path
 
@@ -35,3 +36,72 @@ def test_no_init_py_in_test_folders():
     # while the others stay base-named: a mixed layout where helper imports break by folder
     inits = sorted(p.relative_to(TESTS).as_posix() for p in TESTS.rglob("__init__.py"))
     assert not inits, f"__init__.py in the tests tree: {inits}"
+
+
+def _is_slow_mark(node):
+    """``pytest.mark.slow`` (or ``mark.slow``), called or not."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return isinstance(node, ast.Attribute) and node.attr == "slow" and (
+        isinstance(node.value, ast.Attribute) and node.value.attr == "mark"
+        or isinstance(node.value, ast.Name) and node.value.id == "mark")
+
+
+def _module_is_slow(tree):
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark"
+                                                for t in node.targets):
+            marks = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) \
+                else [node.value]
+            if any(_is_slow_mark(m) for m in marks):
+                return True
+    return False
+
+
+def _quick_tests(tree):
+    """Test functions (and methods of Test classes) without a slow mark."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            if any(_is_slow_mark(d) for d in node.decorator_list):
+                continue
+            body = node.body
+        else:
+            body = [node]
+        for f in body:
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    f.name.startswith("test") and \
+                    not any(_is_slow_mark(d) for d in f.decorator_list):
+                found.append(f.name)
+    return found
+
+
+# Test files whose every test is slow, with the reason none can be quick.
+ALL_SLOW = {
+    "docs/test_readme_commands.py": "its one test runs every README command in fresh "
+                                    "interpreters",
+    "parallel/test_model_list_determinism.py": "its one test fits every model in subprocesses "
+                                               "at four numba thread counts",
+}
+
+
+def test_every_test_file_keeps_a_quick_test():
+    """The quick tier (``python -m pytest -q -m "not slow"``) runs at least one test of every
+    test file, so that every module's main path is in it; a file may be all slow only when it
+    is listed above with its reason."""
+    all_slow = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if _module_is_slow(tree) or not _quick_tests(tree):
+            all_slow.append(path.relative_to(TESTS).as_posix())
+    assert sorted(ALL_SLOW) == all_slow, (
+        f"test files with no quick test, not listed in ALL_SLOW: "
+        f"{sorted(set(all_slow) - set(ALL_SLOW))}; listed but with a quick test: "
+        f"{sorted(set(ALL_SLOW) - set(all_slow))}")
+
+
+def test_slow_marker_registered_and_quick_tier_named_in_the_readme():
+    root = TESTS.parent
+    # the markers list of [tool.pytest.ini_options] (read as text: tomllib is 3.11+)
+    assert '"slow: ' in (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'python -m pytest -q -m "not slow"' in (root / "README.md").read_text(encoding="utf-8")

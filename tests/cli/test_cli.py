@@ -210,6 +210,7 @@ def test_argument_errors_before_any_work(argv, pattern, capsys):
     assert err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_fit_lda_starts_as_the_library_by_default(capsys):
     # issue 27: the CLI's default start was its own (spectral); it is the library's 'auto'
     assert cli.main(["fit", "lda", "--dataset", "kos", "-k", "5", "--max-iter", "2", "--json",

@@ -6,6 +6,7 @@ import io as _io
 import json
 
 import numpy as np
+import pytest
 
 from latentkit import cli
 from latentkit.datasets import make_lda_corpus
@@ -34,6 +35,7 @@ def planted_docword(tmp_path):
     return X, truth, data
 
 
+@pytest.mark.slow
 def test_fit_hdp_json_report_coherence_and_report(tmp_path):
     X, truth, data = planted_docword(tmp_path)
     path = tmp_path / "hdp.npz"

@@ -19,6 +19,7 @@ from latentkit import cli
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a subprocess")
 def test_sigint_saves_the_last_completed_iteration(tmp_path):
     rng = np.random.default_rng(0)

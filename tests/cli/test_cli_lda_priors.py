@@ -35,6 +35,7 @@ def texts(tmp_path):
     return folder
 
 
+@pytest.mark.slow
 def test_alpha_eta_auto_equal_the_library(texts, tmp_path):
     out_path = tmp_path / "m.npz"
     status, out = run(["fit", "lda", "--text", str(texts), "-k", "3", "--alpha", "auto",

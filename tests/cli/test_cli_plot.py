@@ -38,6 +38,7 @@ def test_every_fit_command_is_covered():
     assert set(ARGS) | {"vae", "dtm", "llda", "dmr"} == set(FIT_COMMANDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ARGS))
 def test_fit_plot_writes_elbo_and_model_figure(name, tmp_path, monkeypatch):
     drawn = {}

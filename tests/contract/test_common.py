@@ -166,6 +166,7 @@ def test_every_public_model_has_a_sklearn_decision():
     assert not missing, f"decide check_estimator for: {missing}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SKLEARN_CASES))
 def test_sklearn_check_estimator(name):
     make, expected_failed, min_passed = SKLEARN_CASES[name]

@@ -37,6 +37,7 @@ class _Interrupt:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["interrupt", "callback stop"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_interrupted_fit_keeps_the_last_completed_iteration(name, how, tmp_path):

@@ -22,6 +22,7 @@ def _overlapping(seed=0, n=300):
     return centres[h] + rng.standard_normal((n, 2)) * np.array([1.0, 0.7])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [GaussianMixture, VariationalGaussianMixture])
 def test_squarem_reaches_plain_em_optimum_in_fewer_e_steps_and_is_monotone(cls):
     X = _overlapping(0, 150)

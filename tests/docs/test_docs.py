@@ -69,6 +69,7 @@ def _api_module():
     return mod
 
 
+@pytest.mark.slow
 def test_every_public_name_has_one_page(site):
     api = _api_module()
     expected = api.expected_pages()
@@ -85,6 +86,7 @@ def test_every_public_name_has_one_page(site):
     assert set(table) == set(api.public_modules())
 
 
+@pytest.mark.slow
 def test_model_pages_link_their_statistics_and_spectral_start(site):
     page = (site / "api" / "generated" / "latentkit.mixture.GaussianMixture.html").read_text()
     assert "latentkit.distributions.GaussianStats.html" in page
@@ -93,6 +95,7 @@ def test_model_pages_link_their_statistics_and_spectral_start(site):
     assert "latentkit.spectral.SpectralHMM.html" in page
 
 
+@pytest.mark.slow
 def test_guide_and_tutorial_pages_are_built(site):
     for md in sorted((DOCS / "guide").glob("*.md")):
         assert (site / "guide" / f"{md.stem}.html").is_file(), md.name
@@ -115,6 +118,7 @@ def _parser_words(parser):
     return words
 
 
+@pytest.mark.slow
 def test_cli_page_has_every_command_and_option(site):
     text = (site / "guide" / "cli.html").read_text()
     missing = sorted(w for w in _parser_words(build_parser()) if w not in text)
@@ -136,6 +140,7 @@ def served(site):
         server.server_close()
 
 
+@pytest.mark.slow
 def test_site_in_a_real_browser(served, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -169,6 +174,7 @@ def test_site_in_a_real_browser(served, browser):
 
 # ----------------------------------------------------- issue 47: offline site, every method listed
 
+@pytest.mark.slow
 def test_no_page_loads_a_remote_script_or_stylesheet(site):
     """The site needs no network: MathJax is bundled (sphinx-mathjax-offline), and no page
     links a script or stylesheet by an http(s) URL (24 pages loaded MathJax from a CDN)."""
@@ -200,6 +206,7 @@ def _public_methods(cls):
     return names
 
 
+@pytest.mark.slow
 def test_every_public_method_is_on_its_class_page(site):
     """scikit-learn's class pages list every method, inherited ones included (the HMMs'
     ``decode`` and ``sample``, LDA's ``top_words``, ``report``, ``to_pyldavis`` were missing)."""
@@ -229,6 +236,7 @@ def test_every_public_method_is_on_its_class_page(site):
     assert "Methods" in page and "top_words" in page and "to_pyldavis" in page
 
 
+@pytest.mark.slow
 def test_equations_are_typeset_offline(served, browser):
     """A notebook page's ELBO equation is typeset by the bundled MathJax (the test machine has
     no internet: a CDN MathJax would leave the raw TeX)."""
@@ -241,6 +249,7 @@ def test_equations_are_typeset_offline(served, browser):
     assert "\\text{ELBO}" not in raw and "\\mathbb" not in raw
 
 
+@pytest.mark.slow
 def test_class_pages_link_the_tutorials_that_use_them(site):
     """A gallery from the class page: "Examples using this class" lists the rendered
     tutorial notebooks whose code uses the name."""

@@ -128,6 +128,7 @@ def _make_inputs(folder, full):
                                  "topic": ["Packaging", "Typing", ""][i % 3]}) + "\n")
 
 
+@pytest.mark.slow
 def test_readme_commands_run_clean_with_only_the_named_extras(tmp_path):
     extras = _extras()
     shrink = int(os.environ.get("LATENTKIT_README_SHRINK", "60"))

@@ -56,6 +56,7 @@ def test_stored_notebook_has_figures_and_its_gallery_files(path):
             assert (build.GALLERY / name).read_bytes() == png, f"gallery/{name} is stale"
 
 
+@pytest.mark.slow
 @pytest.mark.kernel_sensitive
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
 def test_tutorial_runs_and_checks_its_number(path):
