@@ -86,6 +86,7 @@ def test_missing_text_column_names_the_flag_once(tmp_path, capsys):
     assert "text_column=" not in err and "--text-column=" not in err
 
 
+@pytest.mark.slow
 def test_coherence_header_says_how_many_words_it_shows(tmp_path, capsys):
     out = tmp_path / "m.npz"
     assert main(["fit", "lda", "--dataset", "kos", "-k", "3", "--max-iter", "2", "--quiet",

@@ -32,6 +32,7 @@ def _run(argv):
     return cli.main(argv, out=out), out.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", [["--method", "svi", "--clip", "5", "--batch-size", "60",
                                      "--max-iter", "1"],
                                     ["--init", "spectral", "--n-words", "8"]])

@@ -65,6 +65,7 @@ def test_fit_lda_svi_misuse_is_a_clear_error(argv, msg, capsys):
     assert err.startswith("latentkit: error:") and msg in err, err
 
 
+@pytest.mark.slow
 def test_fit_lda_on_a_local_dask_cluster_equals_the_local_fit():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,

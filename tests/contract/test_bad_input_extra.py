@@ -281,6 +281,7 @@ def test_stochastic_vi_takes_in_memory_sequences_as_whole_sequence_minibatches()
         StochasticVI(GaussianHMM(2), batch_size=60, holdout=None).fit(X, lengths=[5, 5])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("holdout", [None, 0.25])
 def test_online_lda_batch_size_over_the_corpus_is_one_minibatch_as_scikit_learn(holdout):
     # before: "batch_size=128 is larger than the number of training samples N=40" with the

@@ -49,6 +49,7 @@ def _planted_chain():
     return x.reshape(-1, 1), [length] * n_seq, pi, A, B
 
 
+@pytest.mark.slow
 def test_categorical_hmm_init_spectral_planted_chain():
     from latentkit.sequence import CategoricalHMM
     from latentkit.sequence import spectral_init_hmm
