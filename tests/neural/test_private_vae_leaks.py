@@ -88,6 +88,7 @@ def test_the_same_seed_draws_other_minibatches(monkeypatch):
     assert sum(x == y for x, y in zip(a, b)) == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [None, 0])
 def test_a_saved_model_holds_nothing_to_rewind(monkeypatch, tmp_path, seed):
     m, batches = _recorded_fit(monkeypatch, random_state=seed)

@@ -33,6 +33,7 @@ def _fit(model, data, **kw):
     return fit, error, sorted({(w.category.__name__, str(w.message)) for w in caught})
 
 
+@pytest.mark.slow
 def test_a_document_of_huge_counts_changes_nothing_but_the_noise():
     """On main, a document with two counts of 1.5e308 made every topic NaN."""
     doc = np.zeros((1, 15))
@@ -44,6 +45,7 @@ def test_a_document_of_huge_counts_changes_nothing_but_the_noise():
     assert a[0].n_steps_ == b[0].n_steps_ and a[0].noise_multiplier_ == b[0].noise_multiplier_
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [VariationalGaussianMixture, GaussianMixture])
 @pytest.mark.parametrize("value", [1e6, 1e300])
 def test_an_extreme_row_changes_nothing_but_the_noise(model, value):
