@@ -56,6 +56,7 @@ def test_an_extreme_row_changes_nothing_but_the_noise(model, value):
     assert np.all(np.isfinite(a[0].means_)) and np.all(np.isfinite(b[0].means_))
 
 
+@pytest.mark.slow
 def test_the_same_seed_draws_other_minibatches(monkeypatch):
     seen = []
     real = lda_pieces.LDAPrivatePieces.clipped_sum
@@ -71,6 +72,7 @@ def test_the_same_seed_draws_other_minibatches(monkeypatch):
     assert sum(x == y for x, y in zip(*seen)) <= 1
 
 
+@pytest.mark.slow
 def test_the_noise_warning_comes_from_the_releases():
     with pytest.warns(PrivacyNoiseWarning, match=r"noise dominates .* norm [0-9.]+"):
         f = PrivateStochasticVI(LatentDirichletAllocation(3), epsilon=0.1, clip=10.0,
