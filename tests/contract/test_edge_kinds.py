@@ -208,6 +208,7 @@ def _standardised(bunch):
     return (X - X.mean(0)) / X.std(0)
 
 
+@pytest.mark.slow
 def test_default_stopping_lets_dying_components_die():
     """Standardised Old Faithful, DirichletProcessMixture(n_components=30) at its defaults: 2
     effective components for seeds 0-4, as scikit-learn's BayesianGaussianMixture run to

@@ -112,6 +112,7 @@ def _rewrite_metadata(raw, meta):
     return out.getvalue()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, **_SETTINGS)
 @given(data=st.data())
 def test_load_with_arbitrary_metadata_raises_only_model_file_error(data, saved_bytes,

@@ -161,6 +161,7 @@ def test_not_fitted_error_is_caught_as_sklearns():
     assert issubclass(NotFittedError, sklearn.exceptions.NotFittedError)
 
 
+@pytest.mark.slow
 def test_import_latentkit_does_not_import_sklearn_and_later_sklearn_catches_ours():
     """In a fresh process: importing latentkit and its models loads no scikit-learn; once the
     user imports scikit-learn, ``except sklearn.exceptions.NotFittedError`` catches ours."""
