@@ -4,7 +4,7 @@ Build (no network needed):  python -m sphinx -W -b html docs docs/_build/html
 
 The API reference is generated at build time from ``__all__`` of every public module
 (``_ext/latentkit_api.py``); the tutorial notebooks are copied from ``tutorials/`` and rendered
-by myst-nb with the outputs they are stored with (``tests/test_tutorials.py`` re-executes them
+by myst-nb with the outputs they are stored with (``tests/docs/test_tutorials.py`` re-executes them
 and fails when a stored CHECK line is stale); ``LATENTKIT_DOCS_EXECUTE=1`` re-executes them at
 build in the tests' fast mode instead (``LATENTKIT_TUTORIAL_FAST=1``).
 """

@@ -91,14 +91,14 @@ CASES = {
     "LatentDirichletAllocation": (
         lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10, init="random"),
         lambda n, s: _counts(n, s)),
-    # (a key that sorts after "LatentDirichletAllocation": tests/test_io_state_checks.py
+    # (a key that sorts after "LatentDirichletAllocation": tests/io/test_io_state_checks.py
     # rotates its edits by the case's position, and LDA's refusals depend on which it gets)
     "TopicModel-HierarchicalDirichletProcess": (
         lambda: lk.HierarchicalDirichletProcess(6, n_doc_components=3, random_state=0,
                                                 max_iter=10),
         lambda n, s: _counts(n, s)),
     "PLSA": (lambda: lk.PLSA(3, random_state=0, max_iter=10), lambda n, s: _counts(n, s)),
-    # (lower-case keys sort after every other: tests/test_io_state_checks.py rotates its edits
+    # (lower-case keys sort after every other: tests/io/test_io_state_checks.py rotates its edits
     # by the sorted position, so a new case placed last leaves the others' edits unchanged)
     "shorttext-DirichletMultinomialMixture": (
         lambda: lk.DirichletMultinomialMixture(3, random_state=0, max_iter=10),

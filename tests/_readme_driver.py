@@ -1,5 +1,5 @@
 """Run README commands as a newcomer would, in one fresh interpreter (used by
-``tests/test_readme_commands.py``; see its docstring for why this stands in for a fresh
+``tests/docs/test_readme_commands.py``; see its docstring for why this stands in for a fresh
 virtual environment per command).
 
 Usage: ``python -W always tests/_readme_driver.py SPEC.json`` where the spec holds ``repo``

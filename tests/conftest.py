@@ -53,8 +53,8 @@ def _blas_on_one_thread():
     only synchronises; latentkit's own fits already run BLAS on one thread inside
     (``latentkit._utils.threads``), so this changes the tests' own NumPy/SciPy oracles and
     the peer libraries only. Tests of the thread counts set their own limits inside (3 in
-    ``test_process_state.py``, 2 in ``parallel/test_blas_scope.py``); subprocesses keep their
-    defaults. ``LATENTKIT_TEST_BLAS_THREADS=default`` leaves BLAS as it is (to measure the
+    ``architecture/test_process_state.py``, 2 in ``parallel/test_blas_scope.py``); subprocesses
+    keep their defaults. ``LATENTKIT_TEST_BLAS_THREADS=default`` leaves BLAS as it is (to measure the
     difference)."""
     if os.environ.get("LATENTKIT_TEST_BLAS_THREADS") == "default":
         yield

@@ -17,8 +17,8 @@ private_refs
     define itself (a ``def _x`` or a class-level ``_x = ...`` in one of its classes, or an
     assignment ``self._x = ...``; for ``self._x``, one in the same family folder: the family's
     own base class) and that is not a declared hook, helper or driver state of
-    ``LatentModel`` (docs/design.md section 3; the sets in ``tests/test_drivers.py``). References
-    on imported modules (``np._NoValue``) and the namedtuple API (``_replace``, ``_fields``,
+    ``LatentModel`` (docs/design.md section 3; the sets in ``tests/architecture/test_drivers.py``).
+    References on imported modules (``np._NoValue``) and the namedtuple API (``_replace``, ``_fields``,
     ``_asdict``, ``_make``) are not counted, nor names latentkit defines nowhere (argparse's
     ``_actions``).
 family_names
@@ -60,11 +60,19 @@ def _load(path, name):
     return module
 
 
+def _test_file(root, name):
+    """A test file of a checkout: in ``tests/architecture/`` (since issue 39) or, in an older
+    checkout, at ``tests/`` root; None if neither holds it."""
+    for path in (pathlib.Path(root) / "tests" / "architecture" / name,
+                 pathlib.Path(root) / "tests" / name):
+        if path.exists():
+            return path
+    return None
+
+
 def declared(root):
     """The private names a module may use without defining them (test_drivers.py's sets)."""
-    path = pathlib.Path(root) / "tests" / "test_drivers.py"
-    if not path.exists():
-        path = HERE / "tests" / "test_drivers.py"
+    path = _test_file(root, "test_drivers.py") or _test_file(HERE, "test_drivers.py")
     tree = ast.parse(path.read_text())
     names = set()
     for node in tree.body:
@@ -271,7 +279,7 @@ def distribution_classes(root):
 
 
 def folder_circles(root):
-    t = _load(HERE / "tests" / "test_layers.py", "_test_layers")
+    t = _load(_test_file(HERE, "test_layers.py"), "_test_layers")
     package = pathlib.Path(root).resolve() / "latentkit"
     graph = {}
     for importer, _, _, local, loaded in t.import_edges(package):

@@ -4,9 +4,9 @@ Usage: ``python tools/import_layers.py [ROOT]`` with ROOT a checkout (the folder
 ``latentkit/``; default this one), e.g. ``git archive main latentkit | tar -x -C /tmp/main``
 then ``python tools/import_layers.py /tmp/main`` for the table before a change.
 
-The layers and the scan are those of ``tests/test_layers.py``. An import is one latentkit
-module named by one import statement (``from . import a, b`` is two). Columns: modules of the
-layer; imports of latentkit modules by them, at module level and function-local; of those,
+The layers and the scan are those of ``tests/architecture/test_layers.py``. An import is one
+latentkit module named by one import statement (``from . import a, b`` is two). Columns: modules
+of the layer; imports of latentkit modules by them, at module level and function-local; of those,
 the ones pointing up a layer. Then the import cycles (function-local imports counted) between
 modules and between folders, with and without the exceptions the layer test states.
 """
@@ -19,7 +19,8 @@ HERE = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _layer_test():
-    spec = importlib.util.spec_from_file_location("_test_layers", HERE / "tests" / "test_layers.py")
+    path = HERE / "tests" / "architecture" / "test_layers.py"
+    spec = importlib.util.spec_from_file_location("_test_layers", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -46,7 +47,7 @@ def main(root=HERE):
     print("| " + " | ".join(map(str, total)) + " |")
     kept = [e for e in edges if (e[0], e[1]) not in t.STATED_REASONS]
     for what, some in (("every import", edges),
-                       ("without the STATED_REASONS of tests/test_layers.py", kept)):
+                       ("without the STATED_REASONS of tests/architecture/test_layers.py", kept)):
         folders = {}
         for a, _, _, _, loaded in some:
             for b in loaded:

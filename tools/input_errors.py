@@ -25,7 +25,7 @@ Usage, from a checkout's root (idempotent: a second run changes nothing)::
                                             # (exit status 1 if anything)
     python tools/input_errors.py --list     # every raise with its key (for reviewing)
 
-``tests/test_input_errors.py`` runs ``--check``'s logic: every ``ValueError``/``TypeError``
+``tests/contract/test_input_errors.py`` runs ``--check``'s logic: every ``ValueError``/``TypeError``
 left in ``latentkit/`` must be on the skip lists below, so new code cannot slip back.
 """
 

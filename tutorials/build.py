@@ -11,7 +11,7 @@ reader sees the figures without running anything. A code cell whose metadata has
 (figures drawn by ``latentkit.plotting``; the README gallery links them).
 
 Notebooks print every number they check as one line ``CHECK <what> = <value>``;
-``tests/test_tutorials.py`` re-executes them (with ``LATENTKIT_TUTORIAL_FAST=1``, which shrinks
+``tests/docs/test_tutorials.py`` re-executes them (with ``LATENTKIT_TUTORIAL_FAST=1``, which shrinks
 only the work no CHECK line depends on) and fails when a stored CHECK line differs from the
 re-executed one, i.e. when the stored outputs are stale: run this script after changing a
 notebook or the library behind it. Needs the ``tutorials`` extra (nbclient, nbformat,

@@ -6,7 +6,7 @@ module that owns it (the public module nearest to where the object is defined), 
 modules that re-export it link to that page. At ``config-inited`` this writes ``api/*.rst``
 (autosummary then writes one page per name); at ``build-finished`` it checks that every page
 was written, so a public module without ``__all__`` or a public name without a page fails the
-build. ``expected_pages()`` is what ``tests/test_docs.py`` checks the built site against.
+build. ``expected_pages()`` is what ``tests/docs/test_docs.py`` checks the built site against.
 """
 
 import importlib

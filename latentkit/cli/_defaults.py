@@ -4,7 +4,7 @@ library's own default stated in ``--help``.
 A CLI option that maps to a model parameter has ``default=None`` and is passed to the model only
 when given (``_common._given``), so its default is the class's; its help states that default,
 read here from the class signature (without importing the numba model code at start-up: the
-values are written out and checked against the classes by ``tests/test_cli_defaults.py``).
+values are written out and checked against the classes by ``tests/cli/test_cli_defaults.py``).
 """
 
 __all__ = ["INIT_CHOICES", "INIT_DEFAULTS", "init_help"]

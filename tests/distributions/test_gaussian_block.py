@@ -102,6 +102,7 @@ def test_precision_round_trips(ct):
         assert np.allclose(np.tril(u, -1), 0.0)  # upper triangular like scikit-learn
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ct", COVARIANCE_TYPES)
 def test_fused_e_step_matches_oracles(ct):
     X, _, w = _data(n=5000, seed=3)  # several row chunks

@@ -35,6 +35,7 @@ def _random_params(ct, K, D, rng):
     return rng.dirichlet(np.ones(K)), rng.normal(size=(K, D)), cov
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ct", COVARIANCE_TYPES)
 def test_block_matches_row_by_row_oracle(ct):
     """Marginal log densities, data term, responsibilities and the expected complete-data
@@ -204,6 +205,7 @@ def test_bad_input():
         m.impute(Xi)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ct", ["full", "tied", "diag", "spherical"])
 def test_patterns_cut_across_chunks(ct, monkeypatch):
     """Tiny partitions and GEMM chunks (patterns split between partitions and chunks, several

@@ -105,6 +105,7 @@ def test_wishart_and_gamma_kl_closed_forms():
     np.testing.assert_allclose(gamma_kl(2.0, 1.5, 1.25, 0.75), num, rtol=1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ct", COV_TYPES)
 def test_normal_wishart_kl_matches_monte_carlo(ct):
     nw = _random_nw(ct, K=1 if ct != "tied" else 1)
@@ -190,6 +191,7 @@ def _log_marginal(X, ct, b0, m0, nu0, c0):
             + 0.5 * D * np.log(b0 / bn) - 0.5 * n * D * np.log(2 * np.pi))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ct", COV_TYPES)
 def test_one_component_elbo_is_log_marginal_likelihood(ct):
     X = _blobs(60)[:50]
@@ -237,6 +239,7 @@ def _sklearn_from(R, jitter=True, **kw):
     return _FromResponsibilities(**kw)
 
 
+@pytest.mark.slow
 @pytest.mark.kernel_sensitive
 def test_parity_with_sklearn_from_its_kmeans_start():
     from sklearn.cluster import KMeans

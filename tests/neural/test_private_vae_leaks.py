@@ -71,6 +71,7 @@ def _rewind(state, first, max_back=20000):
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1234])
 def test_an_integer_seed_does_not_replay_the_minibatches(monkeypatch, seed):
     m, batches = _recorded_fit(monkeypatch, random_state=seed)
@@ -80,12 +81,14 @@ def test_an_integer_seed_does_not_replay_the_minibatches(monkeypatch, seed):
     assert sum(a == b for a, b in zip(guessed, batches)) == 0
 
 
+@pytest.mark.slow
 def test_the_same_seed_draws_other_minibatches(monkeypatch):
     _, a = _recorded_fit(monkeypatch, random_state=0)
     _, b = _recorded_fit(monkeypatch, random_state=0)
     assert sum(x == y for x, y in zip(a, b)) == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [None, 0])
 def test_a_saved_model_holds_nothing_to_rewind(monkeypatch, tmp_path, seed):
     m, batches = _recorded_fit(monkeypatch, random_state=seed)

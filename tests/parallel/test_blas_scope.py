@@ -46,6 +46,7 @@ def test_inference_methods_run_with_one_blas_thread_and_restore(blas_two_threads
     assert Recording.score_samples.__doc__ == GaussianMixture.score_samples.__wrapped__.__doc__
 
 
+@pytest.mark.slow
 def test_lda_transform_and_nested_scopes(blas_two_threads):
     X = np.random.default_rng(1).poisson(1.0, size=(30, 12))
     lda = LatentDirichletAllocation(2, max_iter=2, random_state=0).fit(X)

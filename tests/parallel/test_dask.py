@@ -56,6 +56,7 @@ def _compare(local, remote):
     np.testing.assert_allclose(remote.lower_bounds_, local.lower_bounds_, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_gaussian_mixture_on_a_cluster_equals_local(client):
     X, _, _ = make_gmm(3000, 3, 4, random_state=0)
     model = fixed_start(GaussianMixture(3, tol=0, max_iter=6), X)
@@ -75,6 +76,7 @@ def test_variational_mixture_on_a_cluster_equals_local(client):
     np.testing.assert_allclose(remote.weights_, local.weights_, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_lda_on_a_cluster_equals_local_array_and_bag(client):
     X, _ = make_lda_corpus(400, 4, 60, doc_length=40, random_state=0)
     model = fixed_start(LatentDirichletAllocation(4, tol=0, max_iter=5, init="random"), X)
@@ -88,6 +90,7 @@ def test_lda_on_a_cluster_equals_local_array_and_bag(client):
     np.testing.assert_allclose(remote_bag.components_, local.components_, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_categorical_hmm_on_a_cluster_respects_sequence_boundaries(client):
     rng = np.random.default_rng(0)
     lengths = rng.integers(1, 120, size=40)
@@ -135,7 +138,7 @@ def test_default_start_on_a_cluster_equals_local(client):
     """No fixed start, default tol: the Dask fit draws its start from the same start sample
     as the local fit (issue 26, item 3): LDA's default CVB0 start on all the documents (it was
     CVB0 on the first block: 2 against 3 iterations). Every model's default start on Dask's
-    local scheduler: tests/test_data_location.py."""
+    local scheduler: tests/contract/test_data_location.py."""
     X, _ = make_lda_corpus(160, 3, 40, doc_length=30, random_state=0)
     local = LatentDirichletAllocation(3, random_state=0).fit(X)
     dense = X.toarray()
@@ -145,6 +148,7 @@ def test_default_start_on_a_cluster_equals_local(client):
     np.testing.assert_allclose(remote.components_, local.components_, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_lda_guard_state_stays_on_the_workers_and_matches_local(client, monkeypatch):
     """LDA's monotone guard keeps the previous gammas per block on the workers. At alpha =
     1/K, from topics near convergence (34 local iterations), the guard acts in most of the

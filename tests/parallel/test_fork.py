@@ -49,6 +49,7 @@ def _run(args, timeout=400, **env_changes):
     return json.loads(res.stdout.splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_workers_after_a_fit_in_the_parent():
     # one subprocess for every start method (the imports and the parent's fit are paid once)
     starts = ["spawn", "loky", "threads"]

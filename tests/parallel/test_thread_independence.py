@@ -38,6 +38,7 @@ def _run(threads):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("LATENTKIT_DISABLE_JIT", "0") not in ("", "0"),
                     reason="needs the compiled kernels")
 def test_fits_are_bit_identical_for_1_and_16_threads():
@@ -64,6 +65,7 @@ def test_gemm_partitions_depend_on_the_data_size_only():
     assert len(g._gemm_partitions(1_000_000)) - 1 >= 16  # every one of 16 threads has work
 
 
+@pytest.mark.slow
 def test_gemm_kernel_any_partition_matches_oracle_and_checks_edges():
     import numpy as np
 

@@ -167,6 +167,7 @@ def _frozen_model(cls, X, **params):
                    tol=0).fit(X)
 
 
+@pytest.mark.slow
 def test_million_step_sequence_does_not_underflow():
     n = 1_000_000
     rng = np.random.default_rng(2)

@@ -371,6 +371,7 @@ def test_save_load_round_trip_and_state_check(tmp_path):
         back._check_state()
 
 
+@pytest.mark.slow
 def test_duration_errors_fall_as_one_over_root_n():
     """Maximum-likelihood errors of the Poisson duration means shrink as n^-1/2: 16 times more
     steps, about 4 times smaller root-mean-square error (6 seeds per size, EM started at the

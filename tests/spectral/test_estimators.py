@@ -75,6 +75,7 @@ def test_spectral_lda_error_falls_like_inverse_sqrt_n():
     np.testing.assert_allclose(est2.raw_topic_sums_, 1.0, atol=0.05)
 
 
+@pytest.mark.slow
 def test_spectral_lda_dense_equals_implicit_and_trigram_corpus():
     # documents of exactly 3 tokens: a sharp test of the unbiased third-moment estimator
     X, truth = make_lda_corpus(20000, n_components=3, vocab_size=30, doc_length=3,

@@ -9,6 +9,7 @@ from latentkit.testing import match_components
 from latentkit.topic import PLSA
 
 
+@pytest.mark.slow
 def test_plsa_init_spectral_starts_at_the_planted_topics():
     X, truth = make_lda_corpus(1500, n_components=4, vocab_size=60, doc_length=60,
                                doc_topic_prior=0.25, topic_word_prior=0.05, random_state=1)
@@ -48,6 +49,7 @@ def _planted_chain():
     return x.reshape(-1, 1), [length] * n_seq, pi, A, B
 
 
+@pytest.mark.slow
 def test_categorical_hmm_init_spectral_planted_chain():
     from latentkit.sequence import CategoricalHMM
     from latentkit.sequence import spectral_init_hmm

@@ -17,6 +17,7 @@ def sym_tensor(d, seed):
     return sum(A.transpose(p) for p in perms) / 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d,L", [(1, 1), (7, 3), (13, 20)])
 def test_dense_kernel_vs_oracle(d, L):
     T = sym_tensor(d, d)
@@ -134,6 +135,7 @@ def test_rows_kernel_with_corrections_vs_oracle():
     np.testing.assert_allclose(T.to_dense(chunk_size=128), dense, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_csr_documents_kernel_vs_bruteforce_oracle():
     # documents of length 0, 1, 2 (skipped), exactly 3 (smallest allowed), and longer,
     # with repeated words (counts > 1)

@@ -32,6 +32,7 @@ def run_online(n, seed=0):
                                batch_size=n // (K * (R + 1)), random_state=seed)
 
 
+@pytest.mark.slow
 def test_online_matches_batch_within_sampling_error():
     n = 100_000
     on = run_online(n)

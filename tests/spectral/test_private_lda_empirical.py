@@ -111,6 +111,7 @@ def test_release_noise_layout():
     np.testing.assert_allclose(r2, np.array(b2), rtol=1e-13, atol=1e-13)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,bulk", [(1500, False), (200_000, True)])
 def test_empirical_privacy_loss_never_exceeds_the_claim_and_catches_under_noise(n, bulk):
     Xa, Xb = _neighbours()

@@ -20,6 +20,7 @@ def planted(seed, sigma):
     return planted_sparse_cp(DIMS, WEIGHTS, SPARSITY, sigma, random_state=seed)
 
 
+@pytest.mark.slow
 def test_noiseless_nonorthogonal_components_recovered_exactly():
     """sigma = 0: error <= 0.01 and support F1 >= 0.99, from either start, and the refinement
     removes the bias that deflation alone leaves (seed 2: error 0.009, F1 0.97 without)."""
@@ -37,6 +38,7 @@ def test_noiseless_nonorthogonal_components_recovered_exactly():
     assert err_raw > 10 * err and f1_raw < f1  # refined: err < 1e-6
 
 
+@pytest.mark.slow
 def test_refinement_is_a_fixed_point_at_the_truth_and_lowers_the_residual():
     T, F = planted(1, 0.25)
     res = truncated_tensor_power(T, 4, SPARSITY, random_state=1)
@@ -58,6 +60,7 @@ def test_refinement_is_a_fixed_point_at_the_truth_and_lowers_the_residual():
     np.testing.assert_allclose(W, WEIGHTS, rtol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sigma", [0.25])
 def test_sparse_beats_non_sparse_and_random_start_matches_svd_start(sigma):
     """One replicate (the benchmark has 20 per sigma): sparse error <= 0.6 x that of the same

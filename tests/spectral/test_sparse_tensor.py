@@ -69,6 +69,7 @@ def test_random_init_and_class_forwarding():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.slow
 def test_bic_selects_rank_three():
     T, w, F = planted(0, sigma=0.25)
     best, table = select_rank_sparsity(T, [2, 3, 4], [3, 5, (40, 30, 20)], random_state=0,

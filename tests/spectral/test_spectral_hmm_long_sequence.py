@@ -55,6 +55,7 @@ def test_long_sequence_agrees_with_independent_triples_within_standard_errors():
             assert np.median(np.abs(est - truth)[inner] / se[inner]) < 2.0
 
 
+@pytest.mark.slow
 def test_bootstrap_intervals_cover_the_true_transitions_and_emissions():
     # coverage over replicates: 20 long sequences of a sticky chain (20000 sliding windows,
     # blocks of 28), each fitted and bootstrapped (15 resamples); intervals est +- q se with q

@@ -77,6 +77,7 @@ def kos_gensim():
     return X, vocab, lda, texts, bow, dictionary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("measure", ["u_mass", "c_npmi", "c_uci", "c_v"])
 def test_equals_gensim_coherencemodel_on_kos(kos_gensim, measure):
     from gensim.models import CoherenceModel

@@ -125,6 +125,7 @@ def test_dominance_table(bench):
     assert bench.dominance(ours, {"times": [1.0], "perplexity": [1500.0]})[0][3] == np.inf
 
 
+@pytest.mark.slow
 def test_reduced_run_writes_json_and_png(bench, tmp_path):
     res = bench.main(["--corpora", "kos", "--max-docs", "300", "--budget", "0.2",
                       "--max-iter", "3", "--methods", "cvb0,spectral,random0,tomotopy",

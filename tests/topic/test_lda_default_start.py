@@ -39,6 +39,7 @@ def _matched(model, truth):
     return cost[r, c], err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_default_fit_recovers_the_planted_topics_and_alpha(seed):
     X, truth = _corpus(seed)

@@ -37,6 +37,7 @@ def _sweeps_oracle(X, a, phi, beta, n_sweeps, start):
     return a
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("beta", [1.0, 0.7])
 @pytest.mark.parametrize("start", ["previous", "uniform"])
 def test_sweep_kernel_matches_dense_oracle(beta, start):
@@ -51,6 +52,7 @@ def test_sweep_kernel_matches_dense_oracle(beta, start):
     assert not np.allclose(doc_sweeps(X, a, phi, beta, 1, start), a)  # the updates move a
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc_start", ["previous", "uniform"])
 @pytest.mark.parametrize("beta", [1.0, 0.8])
 def test_fit_matches_numpy_em_with_sweeps(doc_start, beta):

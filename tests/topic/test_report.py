@@ -189,6 +189,7 @@ def test_report_file_is_standalone(fitted, tmp_path):
 # ----------------------------------------------------------------------------- real browser
 # (the ``browser`` fixture: tests/conftest.py)
 
+@pytest.mark.slow
 def test_report_in_a_real_browser(fitted, browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -261,6 +262,7 @@ return {w: window.innerWidth, h: window.innerHeight,
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [800, 1400])
 def test_report_layout_in_a_real_browser(fitted12, browser, tmp_path, width):
     from selenium.webdriver.common.by import By
