@@ -6,7 +6,7 @@ folder holding ``latentkit/`` and ``tests/``; default this one). For the numbers
 ``python tools/architecture_counts.py /tmp/old``. ``--list model_taking`` (or ``private_refs``,
 ``family_names``, ``distribution_classes``) prints every place counted, one a line.
 
-The counts (the definitions are the ones ``tests/test_architecture.py`` enforces):
+The counts (the definitions are the ones ``tests/architecture/test_architecture.py`` enforces):
 
 model_taking
     module-level functions that read or write a private attribute (``p._x``, one leading

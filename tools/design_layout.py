@@ -8,7 +8,7 @@ package root first, then each folder with its modules on the lines under it.
     python tools/design_layout.py --write    # rewrite it in docs/design.md, between the markers
     python tools/design_layout.py --check    # exit 1 when docs/design.md differs from the tree
 
-``tests/test_design_doc.py`` fails when the section in ``docs/design.md`` is not what this tool
+``tests/architecture/test_design_doc.py`` fails when the section in ``docs/design.md`` is not what this tool
 generates; after moving, adding or redocumenting a module, run it with ``--write``.
 
 The summary of a module is the first sentence of its docstring, in plain text: Sphinx roles

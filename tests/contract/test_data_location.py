@@ -42,7 +42,7 @@ NOT_CHUNKED = {
 
 DEFAULT_CASES = {
     **{k: v for k, v in CASES.items() if k not in NOT_CHUNKED},
-    # (in tests/test_common.py's cases, not _model_cases')
+    # (in tests/contract/test_common.py's cases, not _model_cases')
     "VariationalAutoregressiveHMM": (
         lambda: lk.VariationalAutoregressiveHMM(2, random_state=0, max_iter=10),
         lambda n, s: _gauss(n, s)),
