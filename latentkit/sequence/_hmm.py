@@ -208,9 +208,8 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
                                  f"Emission object, got {e!r}.")
             return _EMISSION_ALIASES[e]()
         if not isinstance(e, em.Emission):
-            raise InputTypeError(f"emission must be an Emission, a distribution (Poisson, "
-                                 f"Gaussian) or one of {sorted(_EMISSION_ALIASES)}, got "
-                                 f"{type(e).__name__}.")
+            raise InputTypeError(f"emission must be an Emission, a distribution (Poisson, Gaussian)"
+                                 f" or one of {sorted(_EMISSION_ALIASES)}, got {type(e).__name__}.")
         return clone(e)
 
     def _check_chain_prior(self, name, arr, value):

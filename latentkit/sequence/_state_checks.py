@@ -48,7 +48,8 @@ def check_hmm_state(state, make_emission, variational=False):
     elif param_names == _POISSON:
         _array(state, "lambdas_", (K, D), positive=True)
     elif param_names == _GMM:
-        M = _int(state, "n_mix")
+        M = getattr(emission, "n_mix", None)  # a composed model's emission holds it
+        M = _int(state, "n_mix") if M is None else int(M)
         _simplex(state, "weights_", (K, M))
         _array(state, "means_", (K, M, D))
         _covariances(state, "covariances_", covariance_type, (K, M), D)
