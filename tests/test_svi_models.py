@@ -286,8 +286,6 @@ def test_partial_fit_uses_total_samples_hyperparameter(corpus):
     ({"learning_decay": 0.5}, {}, r"kappa"),
     ({"learning_decay": 1.2}, {}, r"kappa"),
     ({"learning_offset": -1.0}, {}, r"tau"),
-    ({"batch_size": 1201}, {}, r"batch_size=1201 is larger than the number of training "
-                               r"samples N=1200"),
     ({}, {"total_samples": 5000}, r"total_samples=5000 is inconsistent"),
 ])
 def test_svi_mistakes_on_lda(corpus, svi_kw, fit_kw, msg):
@@ -317,3 +315,67 @@ def test_empty_minibatches_raise(corpus):
         LatentDirichletAllocation(4).partial_fit(sp.csr_matrix((0, X.shape[1])))
     with pytest.raises(ValueError, match=r"total_samples=50(\.0)? is smaller than the minibatch"):
         LatentDirichletAllocation(4).partial_fit(X[:100], total_samples=50)
+
+
+# ---------------------------------------------------------------------------------------------
+# the driver keeps what a fit keeps (issue 39, item 4): vocabulary, per-epoch record, tol
+# ---------------------------------------------------------------------------------------------
+
+def test_svi_keeps_the_vocabulary_so_seed_words_by_name_work():
+    # on main: "the model has no vocabulary" (StochasticVI's clone dropped feature_names_in_)
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, (30, 12)).astype(float))
+    vocab = np.array([f"w{i}" for i in range(12)])
+    named = LatentDirichletAllocation(3, random_state=0, seed_topics={0: ["w1", "w2"]})
+    named.feature_names_in_ = vocab  # as latentkit.text.attach sets it before the fit
+    by_name = StochasticVI(named, batch_size=10, n_epochs=2, random_state=0).fit(X)
+    by_index = StochasticVI(LatentDirichletAllocation(3, random_state=0, seed_topics={0: [1, 2]}),
+                            batch_size=10, n_epochs=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(by_name.model_.feature_names_in_, vocab)
+    np.testing.assert_array_equal(by_name.topic_word_prior_, by_index.topic_word_prior_)
+    np.testing.assert_array_equal(by_name.components_, by_index.components_)
+    assert not hasattr(named, "components_")  # the template is never fitted
+
+
+@pytest.mark.parametrize("make", [lambda: LatentDirichletAllocation(3, random_state=0),
+                                  lambda: VariationalGaussianMixture(2, random_state=0)])
+def test_svi_records_the_epoch_trace_on_the_fitted_model(corpus, blobs, make):
+    # on main: svi.model_ had no lower_bounds_ / n_iter_ (AttributeError)
+    model = make()
+    X = corpus[0][:200] if isinstance(model, LatentDirichletAllocation) else blobs[0][:200]
+    svi = StochasticVI(model, batch_size=50, n_epochs=3, holdout=0.2, evaluate_every=1,
+                       random_state=0).fit(X)
+    fitted = svi.model_
+    np.testing.assert_array_equal(fitted.lower_bounds_, svi.epoch_bounds_)
+    assert fitted.lower_bound_ == svi.epoch_bounds_[-1]
+    assert fitted.n_iter_ == svi.n_epochs_ == 3 and fitted.n_steps_ == svi.n_steps_
+    assert fitted.converged_ == svi.converged_ and fitted.monitor_ is svi.monitor_
+    np.testing.assert_array_equal(fitted.heldout_bounds_, svi.heldout_bounds_)
+    np.testing.assert_array_equal(fitted.heldout_steps_, svi.heldout_steps_)
+    assert fitted.heldout_bounds_.size == 3 * 4 and fitted.lower_bounds_.shape == (3,)
+
+
+def test_svi_default_tol_is_the_models_own(corpus):
+    # on main the held-out rule used 1e-3 nats per document whatever the documents' length;
+    # now LDA's tol_ = 1e-3 x the mean training document length (60 tokens here), as batch fit
+    X, _ = corpus
+    svi = StochasticVI(LatentDirichletAllocation(4), batch_size=100, n_epochs=1, holdout=0.25,
+                       random_state=0).fit(X[:400])
+    assert svi.model_.tol_ == pytest.approx(1e-3 * svi.model_.mean_doc_length_, rel=1e-12)
+    assert svi.monitor_.tol == svi.model_.tol_ and svi.monitor_.tol > 0.03
+    given = StochasticVI(LatentDirichletAllocation(4, tol=0.5), batch_size=100, n_epochs=1,
+                         holdout=0.25, random_state=0).fit(X[:400])
+    assert given.monitor_.tol == 0.5  # the model's tol as given
+    fixed = StochasticVI(LatentDirichletAllocation(4), batch_size=100, n_epochs=1,
+                         holdout=0.25, tol=1e-4, random_state=0).fit(X[:400])
+    assert fixed.monitor_.tol == 1e-4  # the driver's tol wins
+
+
+def test_svi_batch_size_over_n_is_one_minibatch_on_lda(corpus):
+    # on main: "batch_size=1201 is larger than the number of training samples N=1200"
+    X = corpus[0][:120]
+    big = StochasticVI(LatentDirichletAllocation(3, random_state=0), batch_size=1201,
+                       n_epochs=2, random_state=0).fit(X)
+    exact = StochasticVI(LatentDirichletAllocation(3, random_state=0), batch_size=120,
+                         n_epochs=2, random_state=0).fit(X)
+    assert big.n_steps_ == 2
+    np.testing.assert_array_equal(big.components_, exact.components_)
