@@ -28,7 +28,7 @@ TEMPLATE = {"_validate_params", "_validate_data", "_init_params", "_empty_stats"
             "_m_step", "_global_elbo_terms"}
 HOOKS = {"_n_samples", "_split_data", "_start_needs_data", "_stochastic_init", "_data_summary",
          "_set_data_defaults", "_prepare_data", "_warm_state", "_warm_e_step", "_iterate",
-         "_stop_early", "_resolved_max_iter", "_resolved_tol", "_state_attributes",
+         "_stop_early", "_deprecated_fit", "_resolved_max_iter", "_resolved_tol", "_state_attributes",
          "_get_state", "_set_state", "_check_common_params", "_partial_step",
          "_convergence_rule", "_elbo_decrease_note", "_sample_unit", "_tol_may_be_none",
          "_svi_stepper", "_private_svi_pieces", "_defer_data_defaults", "_start_bound"}
