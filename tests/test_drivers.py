@@ -13,6 +13,7 @@ import ast
 import pathlib
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import latentkit
@@ -142,7 +143,8 @@ def test_online_lda_fits_the_estimator_itself():
     lda = LatentDirichletAllocation(3, learning_method="online", batch_size=30, max_iter=3,
                                     random_state=1, callback=lambda m, t, v: seen.append(m))
     lda.set_params(holdout=0.2)
-    lda.fit(X)
+    with pytest.warns(DeprecationWarning, match="learning_method"):  # until 0.3
+        lda.fit(X)
     assert seen and all(m is lda for m in seen)
     svi = StochasticVI(LatentDirichletAllocation(3), batch_size=30, n_epochs=3, holdout=0.2,
                        tol=lda.tol_, random_state=1).fit(X)

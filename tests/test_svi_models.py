@@ -1,7 +1,7 @@
 """StochasticVI on the real models: SVI with step 1 and the full data as one batch is one batch
 VB step (LDA, VariationalGaussianMixture, DirichletProcessMixture); stepwise EM through the
 driver approaches the batch optimum (GaussianMixture, PLSA, CategoricalHMM) on planted data;
-SVI LDA reaches the held-out perplexity of batch VB; LatentDirichletAllocation(
+SVI LDA reaches the held-out perplexity of batch VB; the deprecated LatentDirichletAllocation(
 learning_method='online') is exactly the StochasticVI driver; the classic SVI mistakes raise.
 
 Sources: Hoffman, Blei, Wang & Paisley (2013), Algorithm 1 and eq. 26; Hoffman, Blei & Bach
@@ -195,8 +195,8 @@ def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
     train, test = X[:1000], X[1000:]
     batch = LatentDirichletAllocation(4, random_state=0, tol=1e-3, max_iter=300,
                                       init="random").fit(train)
-    online = LatentDirichletAllocation(4, learning_method="online", batch_size=50, max_iter=6,
-                                       holdout=test, tol=0, random_state=0).fit(train)
+    online = StochasticVI(LatentDirichletAllocation(4), batch_size=50, n_epochs=6,
+                          holdout=test, tol=0, random_state=0).fit(train).model_
     p_batch = batch.perplexity(test, include_prior_kl=False)
     p_online = online.perplexity(test, include_prior_kl=False)
     assert p_online == pytest.approx(p_batch, rel=0.02)
@@ -217,17 +217,18 @@ def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
     assert online.lower_bounds_[-1] > online.lower_bounds_[0]
     assert np.all(np.diff(online.heldout_times_) >= 0)
     assert online.heldout_bounds_[-1] > online.heldout_bounds_[0]
-    assert online.get_params()["learning_method"] == "online"
 
 
 def test_online_lda_is_the_stochastic_vi_driver(corpus):
+    # the deprecated spelling (until 0.3) is exactly the new one
     X, _ = corpus
     kw = dict(learning_offset=5.0, learning_decay=0.6)
     calls = []
-    a = LatentDirichletAllocation(4, learning_method="online", batch_size=128, max_iter=2,
-                                  holdout=0.1, tol=1e-2, random_state=3,
-                                  callback=lambda m, t, v: calls.append((type(m), t, v)),
-                                  **kw).fit(X)
+    with pytest.warns(DeprecationWarning, match=r"learning_method=.*StochasticVI\("):
+        a = LatentDirichletAllocation(4, learning_method="online", batch_size=128, max_iter=2,
+                                      holdout=0.1, tol=1e-2, random_state=3,
+                                      callback=lambda m, t, v: calls.append((type(m), t, v)),
+                                      **kw).fit(X)
     svi = StochasticVI(LatentDirichletAllocation(4, **kw), batch_size=128, n_epochs=2,
                        holdout=0.1, tol=1e-2, random_state=3, **kw).fit(X)
     np.testing.assert_array_equal(a.components_, svi.components_)
@@ -237,8 +238,8 @@ def test_online_lda_is_the_stochastic_vi_driver(corpus):
     np.testing.assert_array_equal(a.lower_bounds_, svi.epoch_bounds_)
     # without a hold-out the run is max_iter epochs; lower_bounds_ holds the training ELBO of
     # each epoch from its minibatches
-    b = LatentDirichletAllocation(4, learning_method="online", batch_size=300, max_iter=2,
-                                  random_state=0).fit(X)
+    b = StochasticVI(LatentDirichletAllocation(4), batch_size=300, n_epochs=2,
+                     random_state=0).fit(X).model_
     assert b.n_steps_ == 8 and b.heldout_bounds_.size == 0 and b.lower_bounds_.shape == (2,)
 
 
@@ -249,8 +250,8 @@ def test_online_lda_lower_bounds_are_the_training_elbo_per_epoch(corpus):
     X = X[:200]
     lam0 = np.random.default_rng(0).gamma(100.0, 0.01, size=(4, X.shape[1]))
     kw = dict(init={"components": lam0}, learning_offset=1.0, learning_decay=0.7)
-    online = LatentDirichletAllocation(4, learning_method="online", batch_size=200,
-                                       max_iter=3, **kw).fit(X)
+    online = StochasticVI(LatentDirichletAllocation(4, **kw), batch_size=200, n_epochs=3,
+                          learning_offset=1.0, learning_decay=0.7).fit(X).model_
     ref = LatentDirichletAllocation(4, **kw)
     expected = []
     for t in range(1, 4):
@@ -302,7 +303,7 @@ def test_svi_mistakes_on_lda(corpus, svi_kw, fit_kw, msg):
 ])
 def test_online_lda_mistakes(corpus, kw, msg):
     X, _ = corpus
-    with pytest.raises(ValueError, match=msg):
+    with pytest.raises(ValueError, match=msg), pytest.warns(DeprecationWarning):
         LatentDirichletAllocation(4, learning_method="online", max_iter=1, **kw).fit(X)
 
 

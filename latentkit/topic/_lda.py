@@ -292,17 +292,17 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
 
     # ---- template ----------------------------------------------------------------------------
     def _validate_params(self):
+        if any(getattr(self, name, None) is not None for name in _DRIVER_KEYWORDS):
+            # the stochastic driver's knobs (until 0.3): StochasticVI's
+            moved_parameters(type(self).__name__, [name for name in _DRIVER_KEYWORDS
+                                                   if getattr(self, name) is not None],
+                             _NEW_SPELLING)
         K = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
         # floats as before; 'auto', arrays, seeds: _lda_priors
         self.doc_topic_prior_, self.topic_word_prior_ = resolve_priors(
             self.doc_topic_prior, self.topic_word_prior, K, getattr(self, "seed_topics", None),
             getattr(self, "seed_confidence", 1.0))
         check_step_params(self)
-        if any(getattr(self, name, None) is not None for name in _DRIVER_KEYWORDS):
-            # the stochastic driver's knobs (until 0.3): StochasticVI's
-            moved_parameters(type(self).__name__, [name for name in _DRIVER_KEYWORDS
-                                                   if getattr(self, name) is not None],
-                             _NEW_SPELLING)
         if self.learning_method not in (None, "batch", "online"):
             raise InputError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")

@@ -12,6 +12,7 @@ import importlib.util
 import pathlib
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from latentkit.topic import LatentDirichletAllocation
@@ -75,10 +76,11 @@ def test_online_lda_keeps_its_vocabulary_and_fitted_state_only():
     before the fit stays, no attribute of an earlier fit survives a refit."""
     X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, (40, 10)).astype(float))
     lda = LatentDirichletAllocation(3, learning_method="online", batch_size=10, max_iter=2,
-                                    random_state=0)
+                                    random_state=0)  # deprecated spelling (until 0.3)
     lda.feature_names_in_ = np.array([f"w{i}" for i in range(10)])
     lda.stale_ = 1.0  # a fitted attribute of an earlier fit
-    lda.fit(X)
+    with pytest.warns(DeprecationWarning, match="learning_method="):
+        lda.fit(X)
     assert not hasattr(lda, "stale_")
     assert lda.feature_names_in_[3] == "w3"
     assert lda.n_iter_ == 2 and lda.n_steps_ == 8 and lda.lower_bounds_.shape == (2,)
