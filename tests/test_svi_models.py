@@ -187,7 +187,7 @@ def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
 
 
 # ---------------------------------------------------------------------------------------------
-# SVI LDA: held-out perplexity, the learning_method='online' shortcut
+# SVI LDA: held-out perplexity, the deprecated learning_method='online' spelling
 # ---------------------------------------------------------------------------------------------
 
 def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
