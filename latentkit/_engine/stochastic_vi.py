@@ -258,7 +258,7 @@ class StochasticVI(ParamsMixin):
             raise InputTypeError(f"model must be a latentkit model with partial_fit, got "
                             f"{type(self.model).__name__}.")
 
-    def _minibatches(self, X, source, rng, bs):
+    def _minibatches(self, X, source, rng, bs=None):
         """Yield (batch, fit_params) for one epoch.
 
         Chunks with ``lengths`` (HMM sequences) are cut into whole sequences by
@@ -267,7 +267,8 @@ class StochasticVI(ParamsMixin):
         target. (Before the one splitter, minibatches were packed greedily with at most
         ``batch_size`` rows, which gave more and smaller minibatches than ``N / batch_size``;
         the minibatches of sequences, hence the SVI steps and traces on them, differ from
-        those of latentkit 0.1.) ``bs``: ``batch_size`` capped at N."""
+        those of latentkit 0.1.) ``bs``: ``batch_size`` capped at N (default ``batch_size``)."""
+        bs = self.batch_size if bs is None else bs
         if source is None:
             n = X.shape[0]
             order = rng.permutation(n) if self.shuffle else np.arange(n)
