@@ -87,3 +87,15 @@ def test_online_lda_keeps_its_vocabulary_and_fitted_state_only():
     assert lda.get_params()["learning_method"] == "online"
     # rows of the posterior mean sum to 1 (to the rounding of one division per row)
     np.testing.assert_allclose(lda.transform(X).sum(axis=1), np.ones(40), rtol=1e-12)
+
+
+def test_lda_fits_through_the_drivers_only():
+    """Issue 39 item 4: LDA overrides neither ``fit`` nor ``partial_fit`` (on main it overrode
+    ``fit`` to dispatch ``learning_method='online'``); the deprecated keywords reach
+    StochasticVI through the ``_deprecated_fit`` hook, and a plain model has none."""
+    from latentkit.base import LatentModel
+
+    for name in ("fit", "partial_fit"):
+        assert getattr(LatentDirichletAllocation, name) is getattr(LatentModel, name), name
+    assert LatentDirichletAllocation(3)._deprecated_fit() is None
+    assert LatentDirichletAllocation(3, learning_method="batch")._deprecated_fit() is None
