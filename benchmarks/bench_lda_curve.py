@@ -269,7 +269,7 @@ def run_latentkit_cvb0(train, K, budget, max_iter, seed, n_sweeps=100, init="seq
 
 def run_latentkit_svi(train, K, budget, max_iter, seed, batch_size=256, every=None):
     """Online VB (Hoffman et al. 2010, Algorithm 2) through ``partial_fit`` over shuffled
-    minibatches, exactly the steps of ``learning_method='online'``, with a snapshot every
+    minibatches, exactly the steps of ``StochasticVI(LatentDirichletAllocation(K))``, with a snapshot every
     ``every`` steps (default: ten per epoch)."""
     from latentkit.topic import LatentDirichletAllocation
 
@@ -278,8 +278,7 @@ def run_latentkit_svi(train, K, budget, max_iter, seed, batch_size=256, every=No
     n_batches = int(np.ceil(N / bs))
     every = every or max(1, n_batches // 10)
     rec = Recorder(budget)
-    m = LatentDirichletAllocation(K, learning_method="online", batch_size=bs,
-                                  total_samples=N, random_state=seed)
+    m = LatentDirichletAllocation(K, total_samples=N, random_state=seed)
     rng = np.random.default_rng(seed)
     rec.start()
     t = 0
@@ -443,8 +442,7 @@ def warm_up(K):
         warnings.simplefilter("ignore")
         for init in ("random", "spectral"):
             LatentDirichletAllocation(3, init=init, max_iter=2, random_state=0).fit(X)
-    LatentDirichletAllocation(K, learning_method="online", batch_size=20, total_samples=60,
-                              random_state=0).partial_fit(X[:20])
+    LatentDirichletAllocation(K, total_samples=60, random_state=0).partial_fit(X[:20])
     for init in ("sequential", "documents", "random"):
         cvb0_topics(X, 3, n_sweeps=2, random_state=0, init=init)
     # start numba's thread pool (a one-off cost of the process, ~60 ms; the small corpus above

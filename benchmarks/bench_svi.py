@@ -1,6 +1,6 @@
-"""Stochastic variational inference for LDA: latentkit (StochasticVI, i.e.
-``LatentDirichletAllocation(learning_method='online')``) against batch VB, scikit-learn's
-``learning_method='online'`` and gensim's ``LdaModel`` and ``LdaMulticore``:
+"""Stochastic variational inference for LDA: latentkit
+(``StochasticVI(LatentDirichletAllocation(...))``, once spelled ``learning_method='online'``)
+against batch VB, scikit-learn's ``learning_method='online'`` and gensim's ``LdaModel`` and ``LdaMulticore``:
 time-to-held-out-perplexity curves, in one process on identical inputs, and the time for ours to
 reach each peer's final held-out perplexity against the peer's own time to reach it.
 

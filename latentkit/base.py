@@ -229,6 +229,14 @@ class LatentModel(ParamsMixin):
         convergence failure. Default: never."""
         return False
 
+    def _deprecated_fit(self):
+        """Hook: the fit that deprecated hyper-parameters select instead of the batch loop
+        (LDA's ``learning_method='online'``, which runs
+        :class:`latentkit.inference.StochasticVI`, until latentkit 0.3), as a callable
+        ``fit(X, y, **fit_params) -> self``; None (the default): :meth:`fit` runs the batch
+        loop. Not for new models: a model never overrides ``fit``, a driver takes it."""
+        return None
+
     def _resolved_max_iter(self):
         """``max_iter`` (a model with a deprecated old name for it resolves that here)."""
         return int(self.max_iter)
@@ -382,6 +390,9 @@ class LatentModel(ParamsMixin):
         """
         # the spectral start's record is this fit's: a refit with another init leaves none
         vars(self).pop("spectral_report_", None)
+        deprecated = self._deprecated_fit()
+        if deprecated is not None:
+            return deprecated(X, y, **fit_params)
         return fit_model(self, X, fit_params)
 
     def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, **fit_params):

@@ -148,10 +148,11 @@ SPECTRAL_CASES = {
 
 
 def fitted_arrays(model):
-    """Every public fitted array or number of a model (what two equal models share)."""
+    """Every public fitted array or number of a model (what two equal models share; not the
+    wall-clock ``heldout_times_`` a stochastic fit records)."""
     out = {}
     for k, v in vars(model).items():
-        if k.endswith("_") and not k.startswith("_") and k != "monitor_":
+        if k.endswith("_") and not k.startswith("_") and k not in ("monitor_", "heldout_times_"):
             if isinstance(v, (np.ndarray, float, int, np.floating, np.integer)) \
                     and not isinstance(v, bool):
                 out[k] = np.asarray(v, dtype=float)

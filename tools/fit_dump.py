@@ -97,7 +97,8 @@ def dump(path):
         "DPMM-spectral": lambda: lk.DirichletProcessMixture(4, init="spectral", random_state=1).fit(gx),
         "LDA-default": lambda: lk.LatentDirichletAllocation(3, random_state=1).fit(cx),
         "LDA-spectral": lambda: lk.LatentDirichletAllocation(3, init="spectral", random_state=1).fit(cx),
-        "LDA-online": lambda: lk.LatentDirichletAllocation(3, learning_method="online", batch_size=32, max_iter=4, random_state=1).fit(cx),
+        # online LDA, once LatentDirichletAllocation(3, learning_method="online", batch_size=32, max_iter=4, random_state=1)
+        "LDA-online": lambda: lk.StochasticVI(lk.LatentDirichletAllocation(3), batch_size=32, n_epochs=4, random_state=1).fit(cx),
         "PLSA-spectral": lambda: lk.PLSA(3, init="spectral", random_state=1).fit(cx),
         "CatHMM-spectral": lambda: lk.CategoricalHMM(2, n_features=4, init="spectral", random_state=1).fit(sx),
         "PoisHMM-spectral": lambda: lk.PoissonHMM(2, init="spectral", random_state=1).fit(px),

@@ -92,8 +92,9 @@ def flush_warnings():
         current.flush()
 
 
-def init_summary(model):
-    """The start a fitted model used, as the summary line states it.
+def init_summary(model, stochastic=False):
+    """The start a fitted model used, as the summary line states it (``stochastic``: it was
+    fitted by :class:`latentkit.inference.StochasticVI`, whose ``init='auto'`` is random).
 
     Returns
     -------
@@ -109,7 +110,7 @@ def init_summary(model):
         return "given", "given", None
     resolved = init
     if init == "auto":  # LatentDirichletAllocation: class docs of init
-        resolved = "random" if getattr(model, "learning_method", "batch") == "online" else "cvb0"
+        resolved = "random" if stochastic else "cvb0"
     fallback = None
     messages = current.take(SpectralInitWarning) if current is not None else []
     for text in messages:

@@ -69,9 +69,10 @@ def add_lda_args(p):
                    help="--dataset gutenberg_novels: one document per chapter (default), "
                         "paragraph (17,080 documents) or book")
     p.add_argument("--method", choices=["batch", "svi"], default="batch",
-                   help="batch variational Bayes (default, the library's learning_method="
-                        "'batch') or stochastic variational inference (online VB over shuffled "
-                        "minibatches; --max-iter then counts epochs, default 100)")
+                   help="batch variational Bayes (default, the model's fit) or stochastic "
+                        "variational inference (online VB over shuffled minibatches: "
+                        "latentkit.inference.StochasticVI; --max-iter then counts epochs, "
+                        "default 100)")
     p.add_argument("--batch-size", type=int, default=None,
                    help="--method svi: documents per minibatch (default 128)")
     p.add_argument("--learning-offset", type=float, default=None,
@@ -128,6 +129,7 @@ def run_lda(args, progress):
     """
     from ..topic import LatentDirichletAllocation  # lazy: numba, ~2 s start-up
     from ..topic._lda_svi import online_batch_size  # local: with the model above
+    from ..inference import StochasticVI
 
     if getattr(args, "private", False):
         check_private_priors(args)
@@ -149,26 +151,34 @@ def run_lda(args, progress):
     refuse_k_above_vocabulary(args.n_components, X.shape[1], X.shape[0])
     warn_k_above(args.n_components, X.shape[0], "documents")
     model = LatentDirichletAllocation(
-        random_state=args.seed, callback=progress.callback,
+        random_state=args.seed, callback=None if svi else progress.callback,
         # every default is the library's (init='auto': CVB0 sweeps for batch VB, a random start
         # for SVI; max_iter=100 iterations or epochs): the CLI passes only what was given
         **_given(n_components=args.n_components, doc_topic_prior=args.doc_topic_prior,
                  topic_word_prior=args.topic_word_prior, max_iter=args.max_iter, tol=args.tol,
-                 n_init=args.n_init, init=args.init,
-                 learning_method="online" if svi else None, batch_size=args.batch_size,
-                 learning_offset=args.learning_offset, learning_decay=args.learning_decay,
-                 holdout=args.holdout), **seed_args(args))
+                 n_init=args.n_init, init=args.init, learning_offset=args.learning_offset,
+                 learning_decay=args.learning_decay), **seed_args(args))
     check_seed_lines(args, model)
     if model.seed_topics is not None:  # seed words are looked up in the vocabulary
         model.feature_names_in_ = np.asarray(vocab, dtype=str)
     k = model.n_components
+    batch_size = 128 if args.batch_size is None else args.batch_size  # the library's default
     if svi:  # the callback runs at held-out evaluations, with the step number
-        progress.total = model.max_iter * -(-X.shape[0] // model.batch_size)
+        if model.n_init != 1:
+            raise CLIError(f"--n-init {model.n_init}: --method svi runs one initialisation.")
+        progress.total = model.max_iter * -(-X.shape[0] // batch_size)
     else:
         progress.total = model.max_iter * (model.n_init if isinstance(model.n_init, int) else 1)
     with progress:
         if args.dask_scheduler:
             _fit_on_dask(model, X, args.dask_scheduler)
+        elif svi:  # StochasticVI over LDA's step; the progress bar sees the fitted model
+            model = StochasticVI(
+                model, batch_size=batch_size, n_epochs=model.max_iter,
+                learning_offset=model.learning_offset, learning_decay=model.learning_decay,
+                holdout=args.holdout, random_state=args.seed,
+                callback=lambda driver, t, value: progress.callback(driver.model_, t, value),
+            ).fit(X).model_
         else:
             model.fit(X)
     model.feature_names_in_ = np.asarray(vocab, dtype=str)
@@ -176,7 +186,7 @@ def run_lda(args, progress):
     perplexity = model.perplexity(X)
     topics = model.top_words(list(vocab), n=args.top)
     vocab_lines, pruning = _vocabulary_summary(corpus)
-    init_text, init_ran, fallback = init_summary(model)
+    init_text, init_ran, fallback = init_summary(model, stochastic=svi)
     n_docs, n_words = X.shape
     lines = [
         f"data        {corpus['name']}: {n_docs} documents x {n_words} words, "
@@ -186,7 +196,7 @@ def run_lda(args, progress):
         f"doc_topic_prior={prior_text(model.doc_topic_prior_)}, "
         f"topic_word_prior={prior_text(model.topic_word_prior_)})",
         *([f"method      stochastic VI: {model.n_steps_} minibatch steps of "
-           f"{online_batch_size(model.batch_size, n_docs, model.holdout)} documents, "
+           f"{online_batch_size(batch_size, n_docs, args.holdout)} documents, "
            f"kappa={model.learning_decay}, "
            f"tau={model.learning_offset}"] if svi else
           [f"method      batch VB on the dask cluster {args.dask_scheduler}"]
@@ -216,7 +226,7 @@ def run_lda(args, progress):
     if seeded:
         summary["seed_topics"] = {str(k): list(map(str, w)) for k, w in seeded.items()}
     if svi:
-        summary.update(n_steps=int(model.n_steps_), batch_size=int(model.batch_size),
+        summary.update(n_steps=int(model.n_steps_), batch_size=int(batch_size),
                        heldout_bounds=_tolist(model.heldout_bounds_),
                        heldout_steps=[int(t) for t in model.heldout_steps_])
     if args.dask_scheduler:

@@ -17,7 +17,7 @@ from .._utils.validation import check_lengths, check_random_state, check_scalar
 from .._engine.steps import check_learning_rate, step_size_schedule
 from .._engine.fitting import StochasticStart, shallow_state
 from .._engine.hook_state import deferred_data_defaults
-from ..base import ConvergenceMonitor, LatentModel, NotFittedError, ParamsMixin, clone
+from ..base import BEFORE_FIT, ConvergenceMonitor, LatentModel, NotFittedError, ParamsMixin, clone
 from ..sources import ChunkSource, IterableSource, ValidatedChunks
 from ..exceptions import InputError, InputTypeError
 
@@ -28,10 +28,51 @@ __all__ = ["StochasticVI", "SVIRun"]
 # Stochastic variational inference
 # --------------------------------------------------------------------------------------------
 
+def _clone_with_vocabulary(model):
+    """``clone(model)`` keeping what a model may hold before ``fit`` (``BEFORE_FIT``: the
+    vocabulary ``feature_names_in_`` and ``text_settings_`` of :func:`latentkit.text.attach`,
+    in which LDA's ``seed_topics`` words are looked up), as a refit keeps them."""
+    copy = clone(model)
+    for name in BEFORE_FIT:
+        if name in vars(model):
+            setattr(copy, name, getattr(model, name))
+    return copy
+
+
+def _model_tol(model):
+    """The default tolerance of the held-out rule: the model's own stopping tolerance
+    (``_resolved_tol()``, e.g. LDA's ``tol_ = 1e-3 x`` the mean document length), read once
+    the first step has set its data-derived defaults; 1e-3 for a model without one."""
+    hook = getattr(model, "_resolved_tol", None)
+    try:
+        return 1e-3 if hook is None else float(hook())
+    except (AttributeError, TypeError):  # no tol, or tol=None without a data default
+        return 1e-3
+
+
+def record_trace(model, run):
+    """The per-epoch record of a stochastic fit on the fitted model, as ``fit`` leaves it
+    (an iteration is an epoch, as for the VAE): ``lower_bounds_`` (the epochs' training
+    bounds), ``lower_bound_``, ``n_iter_``, ``converged_`` and ``monitor_`` (the noisy rule
+    of the held-out ELBO), and the held-out trace ``heldout_bounds_``, ``heldout_steps_``,
+    ``heldout_times_``. Nothing for a model stepped through its own ``partial_fit`` (the
+    VAE), whose steps return no ELBO and which keeps its own record."""
+    if not run.epoch_bounds:
+        return
+    model.lower_bounds_ = np.asarray(run.epoch_bounds, dtype=float)
+    model.lower_bound_ = float(model.lower_bounds_[-1])
+    model.n_iter_ = int(run.epoch)
+    model.converged_ = bool(run.monitor.converged)
+    model.monitor_ = run.monitor
+    model.heldout_bounds_ = np.asarray(run.bounds, dtype=float)
+    model.heldout_steps_ = np.asarray(run.steps, dtype=int)
+    model.heldout_times_ = np.asarray(run.times, dtype=float)
+
+
 def _training_summary(model, X, source, fit_params):
     """The merged ``_data_summary`` of all the training data (or None), computed on a probe
     copy so that ``model`` stays unfitted for ``partial_fit``'s initialisation."""
-    probe = clone(model)
+    probe = _clone_with_vocabulary(model)
     probe._check_common_params()
     probe._validate_params()
     if source is not None:
@@ -96,7 +137,8 @@ class StochasticVI(ParamsMixin):
     model : LatentModel
         An unfitted template model; it is cloned into ``model_`` (never modified).
     batch_size : int, default 256
-        ``|B|``, samples per minibatch; must not exceed N.
+        ``|B|``, samples per minibatch; more than the N training samples means one minibatch
+        of all of them (scikit-learn's online LDA; LDA's ``learning_method='online'`` did so).
     learning_offset : float, default 10.0
         tau >= 0 in ``rho_t = (t + tau)^-kappa``.
     learning_decay : float, default 0.7
@@ -114,9 +156,12 @@ class StochasticVI(ParamsMixin):
         the held-out trace and convergence check (``n_epochs``/``max_steps`` stop the run).
     evaluate_every : int, optional
         Steps between held-out evaluations; default once per epoch's tenth (at least 1).
-    tol : float, default 1e-3
+    tol : float or None, default None
         Noisy convergence rule on the held-out ELBO (nats per sample): stop when the means of
-        the last two windows of ``window`` evaluations differ by less than ``tol``.
+        the last two windows of ``window`` evaluations differ by less than ``tol``. None: the
+        model's own stopping tolerance in the same unit (its ``tol``, or the ``tol_`` it
+        resolves from the training data, e.g. LDA's ``1e-3 x`` the mean document length, as
+        batch ``fit`` uses it); 1e-3 for a model without one.
     window : int, default 5
     random_state : None, int or numpy.random.Generator
         Seeds the model's initialisation, the hold-out split and the shuffling.
@@ -126,7 +171,12 @@ class StochasticVI(ParamsMixin):
     Attributes
     ----------
     model_ : LatentModel
-        The fitted model.
+        The fitted model. It keeps the template's vocabulary (``feature_names_in_``,
+        ``text_settings_``: :func:`latentkit.text.attach`) and holds the record of the run as
+        ``fit`` leaves one, an iteration being an epoch: ``lower_bounds_`` (=
+        ``epoch_bounds_``), ``lower_bound_``, ``n_iter_`` (= ``n_epochs_``), ``converged_``,
+        ``monitor_`` and the held-out trace ``heldout_bounds_``, ``heldout_steps_``,
+        ``heldout_times_`` (not for a model with its own ``partial_fit``, the VAE).
     epoch_bounds_ : ndarray of shape (``n_epochs_``,)
         Training ELBO of each epoch (nats per sample), estimated from its minibatches as the
         VAE's ``lower_bounds_`` is: the sum of their data terms, each at the parameters
@@ -150,8 +200,8 @@ class StochasticVI(ParamsMixin):
     Raises
     ------
     ValueError
-        kappa outside (0.5, 1], batch_size larger than N, a ``total_samples`` inconsistent
-        with the source, an empty minibatch.
+        kappa outside (0.5, 1], a ``total_samples`` inconsistent with the source, an empty
+        minibatch.
 
     Notes
     -----
@@ -185,7 +235,7 @@ class StochasticVI(ParamsMixin):
 
     def __init__(self, model, batch_size=256, learning_offset=10.0, learning_decay=0.7,
                  n_epochs=10, max_steps=None, shuffle=True, holdout=None, evaluate_every=None,
-                 tol=1e-3, window=5, random_state=None, callback=None):
+                 tol=None, window=5, random_state=None, callback=None):
         self.model = model
         self.batch_size = batch_size
         self.learning_offset = learning_offset
@@ -209,7 +259,8 @@ class StochasticVI(ParamsMixin):
             check_scalar(self.max_steps, "max_steps", numbers.Integral, low=1)
         if self.evaluate_every is not None:
             check_scalar(self.evaluate_every, "evaluate_every", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        if self.tol is not None:
+            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
         check_scalar(self.window, "window", numbers.Integral, low=1)
         if isinstance(self.model, type):
             raise InputTypeError(f"model must be a model instance, e.g. {self.model.__name__}(...), "
@@ -218,7 +269,7 @@ class StochasticVI(ParamsMixin):
             raise InputTypeError(f"model must be a latentkit model with partial_fit, got "
                             f"{type(self.model).__name__}.")
 
-    def _minibatches(self, X, source, rng):
+    def _minibatches(self, X, source, rng, bs=None):
         """Yield (batch, fit_params) for one epoch.
 
         Chunks with ``lengths`` (HMM sequences) are cut into whole sequences by
@@ -227,8 +278,8 @@ class StochasticVI(ParamsMixin):
         target. (Before the one splitter, minibatches were packed greedily with at most
         ``batch_size`` rows, which gave more and smaller minibatches than ``N / batch_size``;
         the minibatches of sequences, hence the SVI steps and traces on them, differ from
-        those of latentkit 0.1.)"""
-        bs = self.batch_size
+        those of latentkit 0.1.) ``bs``: ``batch_size`` capped at N (default ``batch_size``)."""
+        bs = self.batch_size if bs is None else bs
         if source is None:
             n = X.shape[0]
             order = rng.permutation(n) if self.shuffle else np.arange(n)
@@ -293,7 +344,7 @@ class StochasticVI(ParamsMixin):
         """
         self._check_params()
         rng = check_random_state(self.random_state)
-        model = clone(self.model)
+        model = _clone_with_vocabulary(self.model)
         if hasattr(model, "random_state"):
             model.set_params(random_state=int(rng.integers(2**31 - 1)))
         return self._fit_into(model, X, rng, total_samples, fit_params,
@@ -347,9 +398,8 @@ class StochasticVI(ParamsMixin):
                              "source with n_samples.")
         if n == 0:
             raise InputError("X has no samples.")
-        if self.batch_size > n:
-            raise InputError(f"batch_size={self.batch_size} is larger than the number of "
-                             f"training samples N={n}.")
+        # more than N: one minibatch of all the training samples (scikit-learn's online LDA)
+        bs = min(int(self.batch_size), int(n))
         if isinstance(heldout, tuple):  # (X, fit_params), e.g. HMM sequences with lengths
             heldout, heldout_kw = heldout
         else:
@@ -358,10 +408,11 @@ class StochasticVI(ParamsMixin):
         # not from the first minibatch: one statistics pass, given to the first step
         start = StochasticStart(_training_summary(model, X, source, fit_params), start_rng)
         step = _template_step(model)
-        every = self.evaluate_every or max(1, int(np.ceil(n / self.batch_size)) // 10)
+        every = self.evaluate_every or max(1, int(np.ceil(n / bs)) // 10)
         max_steps = self.max_steps if self.max_steps is not None else np.inf
-        run = SVIRun(model, ConvergenceMonitor(self.tol, np.inf, rule="noisy",
-                                               window=self.window))
+        # tol=None: the model's own tolerance, known once the first step set its defaults
+        run = SVIRun(model, ConvergenceMonitor(1e-3 if self.tol is None else self.tol, np.inf,
+                                               rule="noisy", window=self.window))
         elapsed = 0.0
         stop = False
         self.model_ = model  # visible to callbacks during the fit
@@ -370,7 +421,7 @@ class StochasticVI(ParamsMixin):
         try:
             for run.epoch in range(1, self.n_epochs + 1):
                 epoch_sum = [0.0, 0.0, None]  # data terms, samples, global term
-                for batch, kw in self._minibatches(X, source, rng):
+                for batch, kw in self._minibatches(X, source, rng, bs):
                     if batch.shape[0] == 0:
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
@@ -389,6 +440,8 @@ class StochasticVI(ParamsMixin):
                                           **kw)
                         result = None
                     run.t += 1
+                    if run.t == 1 and self.tol is None:
+                        run.monitor.tol = _model_tol(model)
                     if result is not None:
                         epoch_sum[0] += result.data_term
                         epoch_sum[1] += result.n
@@ -440,6 +493,7 @@ class StochasticVI(ParamsMixin):
 
     def _record_fit(self, run):
         self.model_ = run.model
+        record_trace(run.model, run)
         self.epoch_bounds_ = np.asarray(run.epoch_bounds, dtype=float)
         self.heldout_bounds_ = np.asarray(run.bounds, dtype=float)
         self.heldout_steps_ = np.asarray(run.steps, dtype=int)

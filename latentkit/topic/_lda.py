@@ -21,6 +21,7 @@ from .._utils.summaries import CountSummary
 from .._utils.user_frame import user_stacklevel
 from .._utils.validation import check_counts, check_dense_width, check_scalar
 from ..base import BEFORE_FIT, LatentModel, clone
+from .._utils.deprecation import moved_parameters
 from ..distributions._dirichlet import dirichlet_kl
 from ._count_model import CountTopicModelMixin
 from ._report import TopicReportMixin
@@ -57,6 +58,13 @@ def _count_summary(X):
             raise InputError("The data source yielded no chunk.")
         return total, width
     return CountSummary.of(X), X.shape[1]
+
+
+#: the hyper-parameters that configure the stochastic driver only (deprecated until 0.3)
+_DRIVER_KEYWORDS = ("learning_method", "batch_size", "holdout")
+_NEW_SPELLING = ("StochasticVI(LatentDirichletAllocation(...), batch_size=..., holdout=..., "
+                 "n_epochs=...) (latentkit.inference.StochasticVI; learning_method='online' "
+                 "is that driver, learning_method='batch' is fit)")
 
 
 def _mean_length(summary):
@@ -141,33 +149,39 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         ``'spectral'``: topics from the method of moments
         (:func:`latentkit.topic.spectral_init_lda`; Anandkumar et al. 2012), falling back
         to the random start with a warning when the moments are degenerate. ``'auto'``:
-        ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (on the same documents wherever
-        they live: all of them up to 100,000, :mod:`latentkit._engine.start_sample`); ``'random'`` for the stochastic fits
-        (``learning_method='online'`` and ``partial_fit``), whose first step sees one
-        minibatch. A dict ``{'components': array of shape (K, V)}`` gives the starting
+        ``'cvb0'`` for ``fit`` (batch VB, on the same documents wherever
+        they live: all of them up to 100,000, :mod:`latentkit._engine.start_sample`);
+        ``'random'`` for the stochastic fits (:class:`latentkit.inference.StochasticVI` and
+        ``partial_fit``), whose first step sees one minibatch. A dict ``{'components': array of shape (K, V)}`` gives the starting
         lambda (> 0).
     n_init : int, default 1
         Initialisations; the one with the highest final ELBO is kept.
-    learning_method : {'batch', 'online'}, default 'batch'
-        'batch': batch variational Bayes. 'online': stochastic variational inference (online
-        VB, Hoffman, Blei & Bach 2010, Algorithm 2), as scikit-learn's
-        ``learning_method='online'``: ``fit`` runs :class:`latentkit.inference.StochasticVI`
-        over shuffled minibatches of ``batch_size`` documents for ``max_iter`` epochs, each
-        step ``lambda <- (1 - rho_t) lambda + rho_t (eta + (N/|B|) sstats_B)``.
-        ``partial_fit`` always takes one such step.
+    learning_method : {'batch', 'online'} or None, default None
+        **Deprecated** (removed in latentkit 0.3), as are ``batch_size`` and ``holdout``:
+        they configure the stochastic driver, not the model. The online fit is
+        ``StochasticVI(LatentDirichletAllocation(...), batch_size=128, n_epochs=max_iter,
+        holdout=..., learning_offset=..., learning_decay=..., random_state=...).fit(X)``
+        (:class:`latentkit.inference.StochasticVI`; stochastic variational inference, online
+        VB, Hoffman, Blei & Bach 2010, Algorithm 2, as scikit-learn's
+        ``learning_method='online'``); the fitted model is its ``model_``. None or 'batch':
+        batch variational Bayes; 'online' still runs that driver (with a
+        ``DeprecationWarning``), the run's record becoming this estimator's.
+        ``partial_fit`` always takes one step
+        ``lambda <- (1 - rho_t) lambda + rho_t (eta + (N/|B|) sstats_B)``.
     learning_offset : float, default 10.0
         tau_0 of the step size ``rho_t = (t + tau_0) ** -kappa`` (online fit and ``partial_fit``).
     learning_decay : float, default 0.7
         kappa of that step size, in (0.5, 1] for convergence.
-    batch_size : int, default 128
-        Documents per minibatch of the online fit; more than the training documents means
+    batch_size : int or None, default None
+        **Deprecated** (``StochasticVI(..., batch_size=...)``): documents per minibatch of
+        ``learning_method='online'`` (None: 128); more than the training documents means
         one minibatch of all of them (as scikit-learn).
     total_samples : int, optional
         N, the number of documents of the whole corpus. ``partial_fit`` scales the minibatch
         statistics by ``N / |B|`` when given (scikit-learn's meaning; default no scaling); the
         online ``fit`` takes N from the data and raises if ``total_samples`` disagrees.
     holdout : float, array-like or None, default None
-        Online fit only: held-out documents (a fraction of X split off at random, or a count
+        **Deprecated** (``StochasticVI(..., holdout=...)``). Online fit only: held-out documents (a fraction of X split off at random, or a count
         matrix) whose ELBO is recorded in ``heldout_bounds_`` and decides convergence (``tol``,
         the noisy rule of :class:`latentkit.base.ConvergenceMonitor`); None runs ``max_iter``
         epochs.
@@ -252,8 +266,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None,
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
-                 warmup_doc_update_iter=None, init="auto", n_init=1, learning_method="batch",
-                 learning_offset=10.0, learning_decay=0.7, batch_size=128, total_samples=None,
+                 warmup_doc_update_iter=None, init="auto", n_init=1, learning_method=None,
+                 learning_offset=10.0, learning_decay=0.7, batch_size=None, total_samples=None,
                  holdout=None, random_state=None, callback=None, verbose=False,
                  seed_topics=None, seed_confidence=1.0):
         self.n_components = n_components
@@ -279,16 +293,21 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
 
     # ---- template ----------------------------------------------------------------------------
     def _validate_params(self):
+        if any(getattr(self, name, None) is not None for name in _DRIVER_KEYWORDS):
+            # the stochastic driver's knobs (until 0.3): StochasticVI's
+            moved_parameters(type(self).__name__, [name for name in _DRIVER_KEYWORDS
+                                                   if getattr(self, name) is not None],
+                             _NEW_SPELLING)
         K = check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
         # floats as before; 'auto', arrays, seeds: _lda_priors
         self.doc_topic_prior_, self.topic_word_prior_ = resolve_priors(
             self.doc_topic_prior, self.topic_word_prior, K, getattr(self, "seed_topics", None),
             getattr(self, "seed_confidence", 1.0))
         check_step_params(self)
-        if self.learning_method not in ("batch", "online"):
+        if self.learning_method not in (None, "batch", "online"):
             raise InputError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")
-        if self.holdout is not None and self.learning_method == "batch":
+        if self.holdout is not None and self.learning_method != "online":
             raise InputError("holdout is used by learning_method='online' only (batch VB "
                              "converges on the training ELBO); drop holdout or set "
                              "learning_method='online'.")
@@ -296,7 +315,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                                              and not 0.0 < float(self.holdout) < 1.0):
             raise InputError(f"holdout must be a fraction in (0, 1) or a count matrix, got "
                              f"{self.holdout!r}.")
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        if self.batch_size is not None:
+            check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
         check_init(self.init, ("auto", "random", "spectral", "cvb0"))
@@ -463,40 +483,17 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         return -float(np.sum(dirichlet_kl(self.components_, self.topic_word_prior_)))
 
     # ---- public API ----------------------------------------------------------------------------
-    def fit(self, X, y=None):
-        """Fit the topics by batch variational Bayes (raise the ELBO until its change per
-        document is below ``tol``).
+    def _deprecated_fit(self):
+        """The deprecated ``learning_method='online'`` (until 0.3): :meth:`_fit_online`,
+        run by ``fit`` instead of the batch loop (``LatentModel._deprecated_fit``)."""
+        return self._fit_online if self.learning_method == "online" else None
 
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            Non-negative counts (integer or float); dense or sparse, any float dtype.
-        y : ignored
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        ValueError, TypeError
-            Invalid hyper-parameters or counts (NaN, inf, negative, not 2-D), naming the argument.
-
-        Notes
-        -----
-        Blei, Ng & Jordan (2003), section 5.3 (variational EM); Hoffman, Blei & Bach (2010),
-        Algorithm 1 (batch VB). With ``learning_method='online'``,
-        :class:`latentkit.inference.StochasticVI` fits this estimator itself (Algorithm 2);
-        the record of its run becomes this model's (class Attributes).
-        """
-        if self.learning_method == "online":
-            return self._fit_online(X)
-        return super().fit(X, y)
-
-    def _fit_online(self, X):
-        """``learning_method='online'``: this model fitted by
+    def _fit_online(self, X, y=None):
+        """The deprecated ``learning_method='online'``: this model fitted by
         :class:`latentkit.inference.StochasticVI` over minibatches of ``batch_size`` documents
-        for ``max_iter`` epochs; the run's record is this model's (see :meth:`fit`)."""
+        for ``max_iter`` epochs; the run's record is this model's, with ``mean_doc_length_``
+        and ``tol_`` from all the documents, held-out ones included (as in latentkit 0.1;
+        ``StochasticVI`` itself reads them from the training documents)."""
         self._check_common_params()
         self._validate_params()
         if self.n_init != 1:
@@ -508,9 +505,10 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         check_dense_width(width, summary.columns.size, int(self.n_components),
                           unit="columns (words)", owner="LatentDirichletAllocation",
                           what="topic-word matrix")
-        batch_size = online_batch_size(self.batch_size, summary.n_rows, self.holdout)
+        batch_size = online_batch_size(128 if self.batch_size is None else self.batch_size,
+                                       summary.n_rows, self.holdout)
         template = clone(self)  # StochasticVI fits a clone of it; this estimator adopts it
-        template.set_params(callback=None)
+        template.set_params(callback=None, **{name: None for name in _DRIVER_KEYWORDS})
         if self.seed_topics is not None:  # words resolved here: the clone has no vocabulary
             seeds = resolve_seed_topics(self.seed_topics, int(self.n_components), width,
                                         getattr(self, "feature_names_in_", None))

@@ -13,6 +13,7 @@ import ast
 import pathlib
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import latentkit
@@ -28,7 +29,7 @@ TEMPLATE = {"_validate_params", "_validate_data", "_init_params", "_empty_stats"
             "_m_step", "_global_elbo_terms"}
 HOOKS = {"_n_samples", "_split_data", "_start_needs_data", "_stochastic_init", "_data_summary",
          "_set_data_defaults", "_prepare_data", "_warm_state", "_warm_e_step", "_iterate",
-         "_stop_early", "_resolved_max_iter", "_resolved_tol", "_state_attributes",
+         "_stop_early", "_deprecated_fit", "_resolved_max_iter", "_resolved_tol", "_state_attributes",
          "_get_state", "_set_state", "_check_common_params", "_partial_step",
          "_convergence_rule", "_elbo_decrease_note", "_sample_unit", "_tol_may_be_none",
          "_svi_stepper", "_private_svi_pieces", "_defer_data_defaults", "_start_bound",
@@ -143,7 +144,8 @@ def test_online_lda_fits_the_estimator_itself():
     lda = LatentDirichletAllocation(3, learning_method="online", batch_size=30, max_iter=3,
                                     random_state=1, callback=lambda m, t, v: seen.append(m))
     lda.set_params(holdout=0.2)
-    lda.fit(X)
+    with pytest.warns(DeprecationWarning, match="learning_method"):  # until 0.3
+        lda.fit(X)
     assert seen and all(m is lda for m in seen)
     svi = StochasticVI(LatentDirichletAllocation(3), batch_size=30, n_epochs=3, holdout=0.2,
                        tol=lda.tol_, random_state=1).fit(X)

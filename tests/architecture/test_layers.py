@@ -87,6 +87,7 @@ LAZY_REASONS = {
     ("latentkit.cli.fit_dmr", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_topic", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_topic", "latentkit.topic._lda_svi"): _CLI,
+    ("latentkit.cli.fit_topic", "latentkit.inference"): _CLI,
     ("latentkit.cli.fit_vae", "latentkit.neural"): _CLI,
 }
 

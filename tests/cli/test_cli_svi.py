@@ -10,6 +10,7 @@ import pytest
 
 from latentkit import cli
 from latentkit.datasets import load_gutenberg_novels
+from latentkit.inference import StochasticVI
 from latentkit.io import load
 from latentkit.topic import LatentDirichletAllocation
 
@@ -32,8 +33,8 @@ def test_fit_lda_svi_on_gutenberg_paragraphs_equals_the_api(tmp_path):
     assert res["n_samples"] == X.shape[0] == 17080
     assert res["method"] == "svi" and res["batch_size"] == 512
     assert res["n_steps"] == -(-17080 // 512) and res["n_iter"] == 1
-    api = LatentDirichletAllocation(4, learning_method="online", batch_size=512, max_iter=1,
-                                    learning_decay=0.6, random_state=3).fit(X)
+    api = StochasticVI(LatentDirichletAllocation(4, learning_decay=0.6), batch_size=512,
+                       n_epochs=1, learning_decay=0.6, random_state=3).fit(X).model_
     saved = load(path)
     np.testing.assert_allclose(saved.components_, api.components_, rtol=1e-12)
     assert res["lower_bound"] == pytest.approx(api.lower_bound_, rel=1e-12)

@@ -285,15 +285,16 @@ def test_stochastic_vi_takes_in_memory_sequences_as_whole_sequence_minibatches()
 @pytest.mark.parametrize("holdout", [None, 0.25])
 def test_online_lda_batch_size_over_the_corpus_is_one_minibatch_as_scikit_learn(holdout):
     # before: "batch_size=128 is larger than the number of training samples N=40" with the
-    # default batch_size on a 40-document corpus (scikit-learn fits it)
+    # default batch_size on a 40-document corpus (scikit-learn fits it); StochasticVI caps it
+    from latentkit.inference import StochasticVI
     from latentkit.topic import LatentDirichletAllocation
     from latentkit.topic._lda_svi import online_batch_size
 
     X = np.random.default_rng(0).poisson(1.0, (40, 10))
-    kw = dict(learning_method="online", max_iter=3, random_state=0, holdout=holdout)
+    kw = dict(n_epochs=3, random_state=0, holdout=holdout)
     n_train = 40 if holdout is None else 30
     assert online_batch_size(128, 40, holdout) == n_train
     assert online_batch_size(16, 40, holdout) == 16
-    big = LatentDirichletAllocation(3, **kw).fit(X)
-    exact = LatentDirichletAllocation(3, batch_size=n_train, **kw).fit(X)
+    big = StochasticVI(LatentDirichletAllocation(3), batch_size=128, **kw).fit(X)
+    exact = StochasticVI(LatentDirichletAllocation(3), batch_size=n_train, **kw).fit(X)
     np.testing.assert_array_equal(big.components_, exact.components_)

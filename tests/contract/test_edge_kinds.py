@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from latentkit import cli
 from latentkit.datasets import read_docword, read_numeric_csv, read_vocab
-from latentkit.inference import CSVSource, DocwordSource
+from latentkit.inference import CSVSource, DocwordSource, StochasticVI
 from latentkit.mixture import DirichletProcessMixture, GaussianMixture
 from latentkit.mixture._variational import VariationalGaussianMixture
 from latentkit.sequence import CategoricalHMM, GaussianHMM, HiddenMarkovModel
@@ -87,7 +87,7 @@ def _hashed_ids():
 @pytest.mark.parametrize("fit", [
     lambda X: LatentDirichletAllocation(3).fit(X),
     lambda X: LatentDirichletAllocation(3).partial_fit(X),
-    lambda X: LatentDirichletAllocation(3, learning_method="online", batch_size=2).fit(X),
+    lambda X: StochasticVI(LatentDirichletAllocation(3), batch_size=2).fit(X),
     lambda X: PLSA(3).fit(X),
     lambda X: DirichletProcessMixture(n_components=3, component="categorical").fit(X),
     lambda X: SpectralLDA(2).fit(X),

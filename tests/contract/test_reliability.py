@@ -220,12 +220,13 @@ def test_interrupted_stochastic_vi_keeps_the_last_completed_step():
 def test_interrupted_online_lda_keeps_the_last_completed_step():
     make, data = CASES["LatentDirichletAllocation"]
     X = data(60, 0)
-    kw = dict(learning_method="online", batch_size=10, holdout=0.2, random_state=0, tol=0.0,
-              max_iter=3)
-    m = lk.LatentDirichletAllocation(3, callback=lambda model, t, v: (_ for _ in ()).throw(
-        KeyboardInterrupt) if t == 2 else None, **kw)
+    svi = lk.StochasticVI(lk.LatentDirichletAllocation(3), batch_size=10, holdout=0.2,
+                          random_state=0, tol=0.0, n_epochs=3,
+                          callback=lambda driver, t, v: (_ for _ in ()).throw(
+                              KeyboardInterrupt) if t == 2 else None)
     with pytest.raises(KeyboardInterrupt):
-        m.fit(X)
+        svi.fit(X)
+    m = svi.model_
     # two steps of the first epoch: one (partial) epoch bound
     assert m.n_steps_ == 2 and m.converged_ is False and m.lower_bounds_.shape == (1,)
     m.transform(X)

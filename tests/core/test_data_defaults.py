@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from latentkit.inference import ArraySource, DocwordSource, IterableSource
+from latentkit.inference import ArraySource, DocwordSource, IterableSource, StochasticVI
 from latentkit.mixture import DirichletProcessMixture, GaussianMixture
 from latentkit.mixture._variational import VariationalGaussianMixture
 from latentkit.sequence import CategoricalHMM, GaussianHMM
@@ -97,9 +97,9 @@ def test_lda_mean_doc_length_and_tol_from_every_chunk(short_then_long, tmp_path)
 
 def test_online_lda_mean_doc_length_from_every_chunk(short_then_long):
     X = short_then_long
-    kw = dict(learning_method="online", batch_size=10, max_iter=2, random_state=0)
-    mem = LatentDirichletAllocation(3, **kw).fit(X)
-    chunked = LatentDirichletAllocation(3, **kw).fit(ArraySource(X, 10))
+    kw = dict(batch_size=10, n_epochs=2, random_state=0)
+    mem = StochasticVI(LatentDirichletAllocation(3), **kw).fit(X).model_
+    chunked = StochasticVI(LatentDirichletAllocation(3), **kw).fit(ArraySource(X, 10)).model_
     assert chunked.mean_doc_length_ == pytest.approx(X.sum() / 40, rel=1e-14)
     assert mem.mean_doc_length_ == pytest.approx(X.sum() / 40, rel=1e-14)
 

@@ -134,13 +134,23 @@ def test_svi_converges_to_the_batch_optimum_and_records_heldout(X):
 @pytest.mark.parametrize("kw,fit_kw,exc,msg", [
     ({"learning_decay": 0.5}, {}, ValueError, "kappa"),
     ({"learning_decay": 1.5}, {}, ValueError, "kappa"),
-    ({"batch_size": 10_000}, {}, ValueError, "larger than the number of training samples"),
     ({}, {"total_samples": 7}, ValueError, "inconsistent"),
     ({"holdout": 1.5}, {}, ValueError, "holdout"),
 ])
 def test_svi_classic_mistakes_raise(X, kw, fit_kw, exc, msg):
     with pytest.raises(exc, match=msg):
         StochasticVI(ToyMixture(), **kw).fit(X, **fit_kw)
+
+
+def test_svi_batch_size_over_n_is_one_minibatch_of_all_samples(X):
+    # before: "batch_size=10000 is larger than the number of training samples"; now capped at
+    # N as scikit-learn's online LDA (and LDA's learning_method='online') did: the same steps
+    big = StochasticVI(ToyMixture(), batch_size=10_000, n_epochs=3, random_state=0).fit(X)
+    exact = StochasticVI(ToyMixture(), batch_size=X.shape[0], n_epochs=3,
+                         random_state=0).fit(X)
+    assert big.n_steps_ == 3
+    np.testing.assert_array_equal(big.means_, exact.means_)
+    np.testing.assert_array_equal(big.epoch_bounds_, exact.epoch_bounds_)
 
 
 def test_svi_empty_chunk_raises(X):

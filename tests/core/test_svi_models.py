@@ -1,7 +1,7 @@
 """StochasticVI on the real models: SVI with step 1 and the full data as one batch is one batch
 VB step (LDA, VariationalGaussianMixture, DirichletProcessMixture); stepwise EM through the
 driver approaches the batch optimum (GaussianMixture, PLSA, CategoricalHMM) on planted data;
-SVI LDA reaches the held-out perplexity of batch VB; LatentDirichletAllocation(
+SVI LDA reaches the held-out perplexity of batch VB; the deprecated LatentDirichletAllocation(
 learning_method='online') is exactly the StochasticVI driver; the classic SVI mistakes raise.
 
 Sources: Hoffman, Blei, Wang & Paisley (2013), Algorithm 1 and eq. 26; Hoffman, Blei & Bach
@@ -187,7 +187,7 @@ def test_categorical_hmm_stepwise_em_through_a_source_of_sequences():
 
 
 # ---------------------------------------------------------------------------------------------
-# SVI LDA: held-out perplexity, the learning_method='online' shortcut
+# SVI LDA: held-out perplexity, the deprecated learning_method='online' spelling
 # ---------------------------------------------------------------------------------------------
 
 def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
@@ -195,8 +195,8 @@ def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
     train, test = X[:1000], X[1000:]
     batch = LatentDirichletAllocation(4, random_state=0, tol=1e-3, max_iter=300,
                                       init="random").fit(train)
-    online = LatentDirichletAllocation(4, learning_method="online", batch_size=50, max_iter=6,
-                                       holdout=test, tol=0, random_state=0).fit(train)
+    online = StochasticVI(LatentDirichletAllocation(4), batch_size=50, n_epochs=6,
+                          holdout=test, tol=0, random_state=0).fit(train).model_
     p_batch = batch.perplexity(test, include_prior_kl=False)
     p_online = online.perplexity(test, include_prior_kl=False)
     assert p_online == pytest.approx(p_batch, rel=0.02)
@@ -217,17 +217,18 @@ def test_svi_lda_reaches_batch_heldout_perplexity_on_a_planted_corpus(corpus):
     assert online.lower_bounds_[-1] > online.lower_bounds_[0]
     assert np.all(np.diff(online.heldout_times_) >= 0)
     assert online.heldout_bounds_[-1] > online.heldout_bounds_[0]
-    assert online.get_params()["learning_method"] == "online"
 
 
 def test_online_lda_is_the_stochastic_vi_driver(corpus):
+    # the deprecated spelling (until 0.3) is exactly the new one
     X, _ = corpus
     kw = dict(learning_offset=5.0, learning_decay=0.6)
     calls = []
-    a = LatentDirichletAllocation(4, learning_method="online", batch_size=128, max_iter=2,
-                                  holdout=0.1, tol=1e-2, random_state=3,
-                                  callback=lambda m, t, v: calls.append((type(m), t, v)),
-                                  **kw).fit(X)
+    with pytest.warns(DeprecationWarning, match=r"learning_method=.*StochasticVI\("):
+        a = LatentDirichletAllocation(4, learning_method="online", batch_size=128, max_iter=2,
+                                      holdout=0.1, tol=1e-2, random_state=3,
+                                      callback=lambda m, t, v: calls.append((type(m), t, v)),
+                                      **kw).fit(X)
     svi = StochasticVI(LatentDirichletAllocation(4, **kw), batch_size=128, n_epochs=2,
                        holdout=0.1, tol=1e-2, random_state=3, **kw).fit(X)
     np.testing.assert_array_equal(a.components_, svi.components_)
@@ -237,8 +238,8 @@ def test_online_lda_is_the_stochastic_vi_driver(corpus):
     np.testing.assert_array_equal(a.lower_bounds_, svi.epoch_bounds_)
     # without a hold-out the run is max_iter epochs; lower_bounds_ holds the training ELBO of
     # each epoch from its minibatches
-    b = LatentDirichletAllocation(4, learning_method="online", batch_size=300, max_iter=2,
-                                  random_state=0).fit(X)
+    b = StochasticVI(LatentDirichletAllocation(4), batch_size=300, n_epochs=2,
+                     random_state=0).fit(X).model_
     assert b.n_steps_ == 8 and b.heldout_bounds_.size == 0 and b.lower_bounds_.shape == (2,)
 
 
@@ -249,8 +250,8 @@ def test_online_lda_lower_bounds_are_the_training_elbo_per_epoch(corpus):
     X = X[:200]
     lam0 = np.random.default_rng(0).gamma(100.0, 0.01, size=(4, X.shape[1]))
     kw = dict(init={"components": lam0}, learning_offset=1.0, learning_decay=0.7)
-    online = LatentDirichletAllocation(4, learning_method="online", batch_size=200,
-                                       max_iter=3, **kw).fit(X)
+    online = StochasticVI(LatentDirichletAllocation(4, **kw), batch_size=200, n_epochs=3,
+                          learning_offset=1.0, learning_decay=0.7).fit(X).model_
     ref = LatentDirichletAllocation(4, **kw)
     expected = []
     for t in range(1, 4):
@@ -286,8 +287,6 @@ def test_partial_fit_uses_total_samples_hyperparameter(corpus):
     ({"learning_decay": 0.5}, {}, r"kappa"),
     ({"learning_decay": 1.2}, {}, r"kappa"),
     ({"learning_offset": -1.0}, {}, r"tau"),
-    ({"batch_size": 1201}, {}, r"batch_size=1201 is larger than the number of training "
-                               r"samples N=1200"),
     ({}, {"total_samples": 5000}, r"total_samples=5000 is inconsistent"),
 ])
 def test_svi_mistakes_on_lda(corpus, svi_kw, fit_kw, msg):
@@ -304,7 +303,7 @@ def test_svi_mistakes_on_lda(corpus, svi_kw, fit_kw, msg):
 ])
 def test_online_lda_mistakes(corpus, kw, msg):
     X, _ = corpus
-    with pytest.raises(ValueError, match=msg):
+    with pytest.raises(ValueError, match=msg), pytest.warns(DeprecationWarning):
         LatentDirichletAllocation(4, learning_method="online", max_iter=1, **kw).fit(X)
 
 
@@ -317,3 +316,67 @@ def test_empty_minibatches_raise(corpus):
         LatentDirichletAllocation(4).partial_fit(sp.csr_matrix((0, X.shape[1])))
     with pytest.raises(ValueError, match=r"total_samples=50(\.0)? is smaller than the minibatch"):
         LatentDirichletAllocation(4).partial_fit(X[:100], total_samples=50)
+
+
+# ---------------------------------------------------------------------------------------------
+# the driver keeps what a fit keeps (issue 39, item 4): vocabulary, per-epoch record, tol
+# ---------------------------------------------------------------------------------------------
+
+def test_svi_keeps_the_vocabulary_so_seed_words_by_name_work():
+    # on main: "the model has no vocabulary" (StochasticVI's clone dropped feature_names_in_)
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, (30, 12)).astype(float))
+    vocab = np.array([f"w{i}" for i in range(12)])
+    named = LatentDirichletAllocation(3, random_state=0, seed_topics={0: ["w1", "w2"]})
+    named.feature_names_in_ = vocab  # as latentkit.text.attach sets it before the fit
+    by_name = StochasticVI(named, batch_size=10, n_epochs=2, random_state=0).fit(X)
+    by_index = StochasticVI(LatentDirichletAllocation(3, random_state=0, seed_topics={0: [1, 2]}),
+                            batch_size=10, n_epochs=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(by_name.model_.feature_names_in_, vocab)
+    np.testing.assert_array_equal(by_name.topic_word_prior_, by_index.topic_word_prior_)
+    np.testing.assert_array_equal(by_name.components_, by_index.components_)
+    assert not hasattr(named, "components_")  # the template is never fitted
+
+
+@pytest.mark.parametrize("make", [lambda: LatentDirichletAllocation(3, random_state=0),
+                                  lambda: VariationalGaussianMixture(2, random_state=0)])
+def test_svi_records_the_epoch_trace_on_the_fitted_model(corpus, blobs, make):
+    # on main: svi.model_ had no lower_bounds_ / n_iter_ (AttributeError)
+    model = make()
+    X = corpus[0][:200] if isinstance(model, LatentDirichletAllocation) else blobs[0][:200]
+    svi = StochasticVI(model, batch_size=50, n_epochs=3, holdout=0.2, evaluate_every=1,
+                       random_state=0).fit(X)
+    fitted = svi.model_
+    np.testing.assert_array_equal(fitted.lower_bounds_, svi.epoch_bounds_)
+    assert fitted.lower_bound_ == svi.epoch_bounds_[-1]
+    assert fitted.n_iter_ == svi.n_epochs_ == 3 and fitted.n_steps_ == svi.n_steps_
+    assert fitted.converged_ == svi.converged_ and fitted.monitor_ is svi.monitor_
+    np.testing.assert_array_equal(fitted.heldout_bounds_, svi.heldout_bounds_)
+    np.testing.assert_array_equal(fitted.heldout_steps_, svi.heldout_steps_)
+    assert fitted.heldout_bounds_.size == 3 * 4 and fitted.lower_bounds_.shape == (3,)
+
+
+def test_svi_default_tol_is_the_models_own(corpus):
+    # on main the held-out rule used 1e-3 nats per document whatever the documents' length;
+    # now LDA's tol_ = 1e-3 x the mean training document length (60 tokens here), as batch fit
+    X, _ = corpus
+    svi = StochasticVI(LatentDirichletAllocation(4), batch_size=100, n_epochs=1, holdout=0.25,
+                       random_state=0).fit(X[:400])
+    assert svi.model_.tol_ == pytest.approx(1e-3 * svi.model_.mean_doc_length_, rel=1e-12)
+    assert svi.monitor_.tol == svi.model_.tol_ and svi.monitor_.tol > 0.03
+    given = StochasticVI(LatentDirichletAllocation(4, tol=0.5), batch_size=100, n_epochs=1,
+                         holdout=0.25, random_state=0).fit(X[:400])
+    assert given.monitor_.tol == 0.5  # the model's tol as given
+    fixed = StochasticVI(LatentDirichletAllocation(4), batch_size=100, n_epochs=1,
+                         holdout=0.25, tol=1e-4, random_state=0).fit(X[:400])
+    assert fixed.monitor_.tol == 1e-4  # the driver's tol wins
+
+
+def test_svi_batch_size_over_n_is_one_minibatch_on_lda(corpus):
+    # on main: "batch_size=1201 is larger than the number of training samples N=1200"
+    X = corpus[0][:120]
+    big = StochasticVI(LatentDirichletAllocation(3, random_state=0), batch_size=1201,
+                       n_epochs=2, random_state=0).fit(X)
+    exact = StochasticVI(LatentDirichletAllocation(3, random_state=0), batch_size=120,
+                         n_epochs=2, random_state=0).fit(X)
+    assert big.n_steps_ == 2
+    np.testing.assert_array_equal(big.components_, exact.components_)

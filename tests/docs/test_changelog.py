@@ -20,7 +20,7 @@ from latentkit.sequence._emissions import OLD_GAMMA_PRIOR
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "latentkit"
 TOOLS = {"renamed_attribute", "renamed_kwargs", "renamed_parameter", "moved_names",
-         "moved_kwargs", "_old_stats_names", "deprecated_option"}
+         "moved_kwargs", "_old_stats_names", "deprecated_option", "moved_parameters"}
 
 
 def _func_name(call):
@@ -36,7 +36,10 @@ def deprecated_names():
         if path.name == "deprecation.py":
             continue
         rel = path.relative_to(PACKAGE).as_posix()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tuples = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                  for t in node.targets if isinstance(t, ast.Name)}  # module-level names
+        for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or _func_name(node) not in TOOLS:
                 continue
             where = f"{rel}:{node.lineno}"
@@ -50,6 +53,10 @@ def deprecated_names():
                 olds = [node.args[0].value]
             elif name == "renamed_parameter":
                 olds = [node.args[1].value]
+            elif name == "moved_parameters" and path.name != "deprecation.py":
+                # moved_parameters(owner, names, new) called directly: the names given are a
+                # subset of a module-level tuple of keywords (LDA's _DRIVER_KEYWORDS)
+                olds = _names_of(node, tuples)
             elif name == "moved_names":
                 moved = next(kw.value for kw in node.keywords if kw.arg == "moved")
                 olds = [k.value for k in moved.keys]
@@ -58,6 +65,15 @@ def deprecated_names():
             for old in olds:
                 found.setdefault(old, where)
     return found
+
+
+def _names_of(call, tuples):
+    """The keywords a direct ``moved_parameters`` call may name: those of the module-level
+    tuple its ``names`` argument is built from (``[n for n in TUPLE if ...]``)."""
+    for sub in ast.walk(call.args[1] if len(call.args) > 1 else call):
+        if isinstance(sub, ast.Name) and isinstance(tuples.get(sub.id), ast.Tuple):
+            return [e.value for e in tuples[sub.id].elts if isinstance(e, ast.Constant)]
+    return []  # names from elsewhere (the DirichletProcessMixture's: LEGACY_DEFAULTS)
 
 
 def _deprecated_section():
@@ -72,7 +88,8 @@ def test_the_scan_finds_the_known_deprecations():
     # them)
     names = deprecated_names()
     for old in ("covars_", "n_restarts", "max_epochs", "truncation", "component_type",
-                "spectral_init_lda", "obs2", "post_mix", "lambdas_prior", "lambdas_weight"):
+                "spectral_init_lda", "obs2", "post_mix", "lambdas_prior", "lambdas_weight",
+                "learning_method"):
         assert old in names, old
 
 

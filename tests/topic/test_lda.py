@@ -258,8 +258,7 @@ def test_unfitted_and_bad_params(small_corpus):
            dict(max_doc_update_iter=0), dict(mean_change_tol=-1.0), dict(init="kmeans++"),
            dict(init={"components": np.ones((3, X.shape[1])), "weights": 1}),
            dict(init={"components": np.ones((2, X.shape[1]))}),
-           dict(init={"components": -np.ones((3, X.shape[1]))}),
-           dict(learning_method="sgd")]
+           dict(init={"components": -np.ones((3, X.shape[1]))})]
     for kw in bad:
         params = dict(n_components=3, max_iter=2)
         params.update(kw)
@@ -267,6 +266,9 @@ def test_unfitted_and_bad_params(small_corpus):
             LatentDirichletAllocation(**params).fit(X)
         name = [k for k in kw if k != "n_components"] or ["n_components"]
         assert name[0].split("_")[0] in str(exc.value) or "init" in str(exc.value), exc.value
+    with pytest.raises(ValueError, match="learning_method"), \
+            pytest.warns(DeprecationWarning, match="learning_method"):  # until 0.3
+        LatentDirichletAllocation(3, learning_method="sgd").fit(X)
     with pytest.raises(TypeError, match="init"):
         LatentDirichletAllocation(3, init=3).fit(X)
 
@@ -378,9 +380,10 @@ def test_top_words_are_plain_strings():
     ({"holdout": "abc", "learning_method": "online"}, "holdout must be a fraction in"),
 ])
 def test_holdout_misuse_is_named(kw, msg):
+    # the deprecated keywords (until 0.3) keep their checks
     from latentkit.datasets import make_lda_corpus
     X, _ = make_lda_corpus(60, 2, 10, doc_length=20, random_state=0)
-    with pytest.raises(ValueError, match=msg):
+    with pytest.raises(ValueError, match=msg), pytest.warns(DeprecationWarning):
         LatentDirichletAllocation(2, **kw).fit(X)
 
 

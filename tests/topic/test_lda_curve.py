@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from latentkit.datasets import make_lda_corpus
+from latentkit.inference import StochasticVI
 from latentkit.topic import LatentDirichletAllocation, lda_e_step
 
 BENCH = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "benchmarks",
@@ -425,9 +426,10 @@ def test_default_start_is_cvb0_for_batch_fits_and_random_for_stochastic_steps(co
                                     total_samples=200).partial_fit(corpus)
     np.testing.assert_array_equal(step.components_, ref.components_)
     assert not hasattr(step, "_stochastic_step")
-    online = dict(learning_method="online", batch_size=50, max_iter=2, random_state=4)
+    online = dict(batch_size=50, n_epochs=2, random_state=4)
     np.testing.assert_array_equal(
-        LatentDirichletAllocation(3, **online).fit(corpus).components_,
-        LatentDirichletAllocation(3, init="random", **online).fit(corpus).components_)
+        StochasticVI(LatentDirichletAllocation(3), **online).fit(corpus).components_,
+        StochasticVI(LatentDirichletAllocation(3, init="random"), **online).fit(corpus)
+        .components_)
     with pytest.raises(TypeError, match="init"):
         LatentDirichletAllocation(3, init=3).fit(corpus)

@@ -10,6 +10,8 @@
 
 import warnings
 
+from latentkit.inference import StochasticVI
+
 import numpy as np
 import pytest
 from scipy.special import gammaln, psi
@@ -53,8 +55,12 @@ def test_one_document_alpha_warns_and_the_m_step_matches_the_single_draw_optimum
 def test_one_topic_eta_warns(method):
     with pytest.warns(ConvergenceWarning, match=r"topic_word_prior='auto'.*single draw "
                                                 r"\(one topic\).*n_components > 1"):
-        LatentDirichletAllocation(1, topic_word_prior="auto", learning_method=method,
-                                  max_iter=2, tol=1e6, random_state=0).fit(DOCS)
+        model = LatentDirichletAllocation(1, topic_word_prior="auto", max_iter=2, tol=1e6,
+                                          random_state=0)
+        if method == "batch":
+            model.fit(DOCS)
+        else:  # online VB: the StochasticVI driver over LDA's step
+            StochasticVI(model, n_epochs=2, random_state=0).fit(DOCS)
 
 
 def test_enough_documents_and_topics_do_not_warn():

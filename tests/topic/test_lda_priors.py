@@ -11,6 +11,7 @@ from scipy.special import gammaln, psi
 from latentkit import io
 from latentkit.datasets import make_lda_corpus
 from latentkit.testing import lda_e_step_oracle
+from latentkit.inference import StochasticVI
 from latentkit.topic import LatentDirichletAllocation
 from latentkit.topic._lda_estep import _beta_tables, _run_e_step
 from latentkit.topic._lda_priors import (LDAPriors, asymmetric_prior, dirichlet_newton_step,
@@ -135,8 +136,8 @@ def test_asymmetric_and_array_priors_are_fixed(planted):
 
 def test_online_fit_learns_alpha_with_the_svi_step(planted):
     X, _ = planted
-    m = LatentDirichletAllocation(4, doc_topic_prior="auto", learning_method="online",
-                                  batch_size=100, max_iter=3, random_state=0).fit(X)
+    m = StochasticVI(LatentDirichletAllocation(4, doc_topic_prior="auto"), batch_size=100,
+                     n_epochs=3, random_state=0).fit(X).model_
     assert m.n_steps_ == 12 and m.doc_topic_prior_.shape == (4,)
     assert not np.allclose(m.doc_topic_prior_, 0.25)
     # partial_fit with step rho: one gensim step, scaled by rho, from the minibatch's gamma

@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from latentkit import io
+from latentkit.inference import StochasticVI
 from latentkit.topic import LatentDirichletAllocation, cvb0_topics
 from latentkit.topic._seeding import SeedWordError, read_seed_words, resolve_seed_topics
 
@@ -127,11 +128,12 @@ def test_seed_words_by_name_in_an_online_fit(how):
     vocab = np.array([f"w{i}" for i in range(12)])
 
     def fitted(seeds, names):
-        m = LatentDirichletAllocation(3, learning_method="online", max_iter=2, random_state=0,
-                                      seed_topics=seeds)
+        m = LatentDirichletAllocation(3, random_state=0, seed_topics=seeds)
         if names:
             m.feature_names_in_ = vocab
-        return m.fit(X) if how == "online fit" else m.partial_fit(X)
+        if how == "partial_fit":
+            return m.partial_fit(X)
+        return StochasticVI(m, n_epochs=2, random_state=0).fit(X).model_
 
     by_name = fitted({0: ["w1", "w2"]}, True)
     by_index = fitted({0: [1, 2]}, False)

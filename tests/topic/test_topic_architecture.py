@@ -5,6 +5,7 @@ The whole-package counts (no private reach, no model-taking function; topic/ had
 """
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from latentkit.topic import LatentDirichletAllocation
@@ -47,13 +48,26 @@ def test_online_lda_keeps_its_vocabulary_and_fitted_state_only():
     before the fit stays, no attribute of an earlier fit survives a refit."""
     X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, (40, 10)).astype(float))
     lda = LatentDirichletAllocation(3, learning_method="online", batch_size=10, max_iter=2,
-                                    random_state=0)
+                                    random_state=0)  # deprecated spelling (until 0.3)
     lda.feature_names_in_ = np.array([f"w{i}" for i in range(10)])
     lda.stale_ = 1.0  # a fitted attribute of an earlier fit
-    lda.fit(X)
+    with pytest.warns(DeprecationWarning, match="learning_method="):
+        lda.fit(X)
     assert not hasattr(lda, "stale_")
     assert lda.feature_names_in_[3] == "w3"
     assert lda.n_iter_ == 2 and lda.n_steps_ == 8 and lda.lower_bounds_.shape == (2,)
     assert lda.get_params()["learning_method"] == "online"
     # rows of the posterior mean sum to 1 (to the rounding of one division per row)
     np.testing.assert_allclose(lda.transform(X).sum(axis=1), np.ones(40), rtol=1e-12)
+
+
+def test_lda_fits_through_the_drivers_only():
+    """Issue 39 item 4: LDA overrides neither ``fit`` nor ``partial_fit`` (on main it overrode
+    ``fit`` to dispatch ``learning_method='online'``); the deprecated keywords reach
+    StochasticVI through the ``_deprecated_fit`` hook, and a plain model has none."""
+    from latentkit.base import LatentModel
+
+    for name in ("fit", "partial_fit"):
+        assert getattr(LatentDirichletAllocation, name) is getattr(LatentModel, name), name
+    assert LatentDirichletAllocation(3)._deprecated_fit() is None
+    assert LatentDirichletAllocation(3, learning_method="batch")._deprecated_fit() is None
