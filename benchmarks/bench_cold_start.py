@@ -34,6 +34,11 @@ dpmm      ``dpmm --dataset old_faithful -k 10`` / ``DirichletProcessMixture(10).
 hmm-cat   ``hmm --dataset lambda_phage -k 4 --max-iter 20`` / ``CategoricalHMM(4, 20)``
 hmm-pois  ``hmm --dataset earthquakes -k 3`` / ``PoissonHMM(3).fit(earthquakes)``
 hmm-gauss ``hmm --dataset geyser -k 3 --emission gaussian`` / ``GaussianHMM(3).fit(geyser)``
+hsmm      ``hsmm --dataset geyser -k 2 --emission gaussian`` /
+          ``HiddenSemiMarkovModel(2, GaussianEmission()).fit(geyser)``
+arhmm     ``arhmm --dataset earthquakes -k 2`` / ``AutoregressiveHMM(2, n_lags=1).fit(...)``
+iohmm     ``iohmm --dataset geyser -k 2 --inputs waiting`` / ``InputOutputHMM(2).fit(duration,
+          inputs=standardised waiting)``
 hdp       ``hdp --dataset kos -k 50`` (the README's job) /
           ``HierarchicalDirichletProcess(n_components=50).fit(kos)``
 vae       ``vae --dataset optdigits --epochs 3`` / ``VAE(max_iter=3).fit(optdigits)`` (binary)
@@ -100,6 +105,21 @@ JOBS = {
                   "from latentkit import GaussianHMM as M\n"
                   "fit_args = (ds.load_dataset('geyser').data,)\n"
                   "model = M(n_components=3, random_state=0)"),
+    "hsmm": (["hsmm", "--dataset", "geyser", "-k", "2", "--emission", "gaussian"],
+             "from latentkit import HiddenSemiMarkovModel as M\n"
+             "from latentkit.sequence import GaussianEmission\n"
+             "fit_args = (ds.load_dataset('geyser').data,)\n"
+             "model = M(2, GaussianEmission(), random_state=0)"),
+    "arhmm": (["arhmm", "--dataset", "earthquakes", "-k", "2"],
+              "from latentkit import AutoregressiveHMM as M\n"
+              "fit_args = (ds.load_earthquakes().data.astype(float),)\n"
+              "model = M(2, n_lags=1, random_state=0)"),
+    "iohmm": (["iohmm", "--dataset", "geyser", "-k", "2", "--inputs", "waiting"],
+              "from latentkit import InputOutputHMM as M\n"
+              "g = ds.load_dataset('geyser').data\n"
+              "fit_args = (g[:, 1:],)\n"
+              "fit_kwargs = {'inputs': (g[:, :1] - g[:, :1].mean()) / g[:, :1].std()}\n"
+              "model = M(2, random_state=0)"),
     "hdp": (["hdp", "--dataset", "kos", "-k", "50"],
             "from latentkit import HierarchicalDirichletProcess as M\n"
             "fit_args = (ds.load_kos().data,)\n"
@@ -185,7 +205,7 @@ def _child(family, mode, out_path):
         exec(code, namespace)  # imports the model's module, loads the data
         t_import = time.perf_counter() - t_start
         t0 = time.perf_counter()
-        namespace["model"].fit(*namespace["fit_args"])
+        namespace["model"].fit(*namespace["fit_args"], **namespace.get("fit_kwargs", {}))
         t_job = time.perf_counter() - t0
     event.unregister("numba:compile", listener)
     Path(out_path).write_text(json.dumps({

@@ -118,6 +118,7 @@ class VariationalAutoregressiveEmission(AutoregressiveEmission):
         return self._update(prior, s["nk"], s["sxx"], s["sxz"], s["szz"])
 
     def check_posterior(self, name, value, n_components):
+        """Refuse a starting posterior given in ``init``: always raises ``InputError``."""
         raise InputError(f"init[{name!r}]: starting posteriors of "
                          "VariationalAutoregressiveEmission are not accepted; use "
                          "init='kmeans++' or 'random'.")
@@ -140,6 +141,7 @@ class VariationalAutoregressiveEmission(AutoregressiveEmission):
         return out
 
     def occupancy(self, stats):
+        """Expected time steps per state, shape (K,)."""
         return stats.nk
 
     def vb_update(self, post, prior, stats, step_size, scale):
