@@ -14,7 +14,7 @@ written before are read with them folded silently (:func:`upgrade_params`, calle
 from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
                           PoissonComponent)
 from ._gaussian_component import GaussianComponent
-from ..distributions._counts import Bernoulli, Poisson
+from ..distributions._counts import Bernoulli, Categorical, Poisson
 from ..distributions._gaussian_family import Gaussian
 from ..exceptions import InputError, InputTypeError
 
@@ -31,6 +31,8 @@ COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent
 DISTRIBUTIONS = {
     Poisson: lambda d: PoissonComponent(
         rate_prior=(1.0, 1.0) if d.rate_prior is None else d.rate_prior),
+    Categorical: lambda d: CategoricalComponent(
+        category_prior=0.5 if d.category_prior is None else d.category_prior),
     Bernoulli: lambda d: BernoulliComponent(
         probability_prior=(1.0, 1.0) if d.probability_prior is None else d.probability_prior),
     Gaussian: lambda d: GaussianComponent(**d.get_params(deep=False)),

@@ -453,6 +453,7 @@ class PoissonEmission(Emission):
 #: distribution class -> the emission built from it (``emission=Poisson(...)``): the one
 #: class per distribution that the mixtures take as ``component=`` too
 DISTRIBUTIONS = {Poisson: lambda d: PoissonEmission(rate_prior=d.rate_prior),
+                 Categorical: lambda d: CategoricalEmission(emissionprob_prior=d.category_prior),
                  Gaussian: lambda d: _gaussian_emission(d)}
 
 
