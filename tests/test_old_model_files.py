@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import latentkit as lk
-from latentkit.mixture import (BernoulliComponent, CategoricalComponent, GaussianComponent,
-                               PoissonComponent)
+from latentkit.mixture import BernoulliComponent, CategoricalComponent, PoissonComponent
+from latentkit.mixture._gaussian_component import GaussianComponent
 
 from _stored import assert_stored
 

@@ -189,6 +189,45 @@ def moved_names(module, moved, lazy=None):
     return __getattr__
 
 
+def replaced_names(module, replaced, fallback=None):
+    """A module ``__getattr__`` for public names that another object replaces (a model's
+    adapter class, now private, whose public replacement is the distribution class).
+
+    Parameters
+    ----------
+    module : str
+        The module's ``__name__`` (for the messages).
+    replaced : dict of str to (str, str)
+        Name -> (the module that defines it, the dotted name of its replacement): access
+        warns (``DeprecationWarning`` at the user's line, naming the replacement and
+        :data:`REMOVED_IN`) and returns the old object, which works as before.
+    fallback : callable, optional
+        The module's other ``__getattr__`` (e.g. of :func:`latentkit._utils.lazy.lazy_exports`),
+        asked for every other name; without it they raise ``AttributeError``.
+
+    Returns
+    -------
+    callable
+        ``__getattr__(name)`` (PEP 562).
+    """
+    replaced = dict(replaced)
+
+    def __getattr__(name):
+        if name in replaced:
+            where, new = replaced[name]
+            if not _from_import_probe():
+                warnings.warn(f"{module}.{name} is deprecated and will be removed in latentkit "
+                              f"{REMOVED_IN}; pass {new} instead (the model builds its own "
+                              f"adapter from it).", DeprecationWarning,
+                              stacklevel=user_stacklevel())
+            return getattr(importlib.import_module(where), name)
+        if fallback is not None:
+            return fallback(name)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
 def _from_import_probe():
     """Whether the module ``__getattr__`` calling this was called by the import system's
     ``_handle_fromlist`` (its ``hasattr`` check of a ``from package import name``), which is

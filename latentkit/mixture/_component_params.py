@@ -77,7 +77,7 @@ def build_component(component):
         return DISTRIBUTIONS[type(component)](component)
     if not isinstance(component, ConjugateComponent):
         raise InputTypeError(f"component must be one of {list(COMPONENTS)} or a component object "
-                        f"(a ConjugateComponent such as GaussianComponent), got "
+                        f"(a distribution such as latentkit.distributions.Gaussian), got "
                         f"{type(component).__name__}.")
     return component
 

@@ -374,7 +374,7 @@ class ConjugateComponent(ParamsMixin):
 
     def impute(self, params, prior, X, log_weights, log_tail, return_std=False):
         """Missing entries' posterior means (and standard deviations): Gaussian components
-        only (:meth:`latentkit.mixture.GaussianComponent.impute`).
+        only (the Gaussian component's ``impute``).
 
         Raises
         ------

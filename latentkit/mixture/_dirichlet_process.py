@@ -81,7 +81,7 @@ default 'gaussian'
         hyper-parameters as ``component__<name>`` and ``set_params(component__rate_prior=...)``
         sets them.
 
-        * 'gaussian' / :class:`~latentkit.mixture.GaussianComponent` (``covariance_type``,
+        * 'gaussian' / :class:`~latentkit.distributions.Gaussian` (``covariance_type``,
           ``reg_covar``, ``mean_precision_prior``, ``mean_prior``,
           ``degrees_of_freedom_prior``, ``covariance_prior``, ``missing``): Normal-Wishart
           (Normal-Gamma for 'diag'/'spherical') components, as in

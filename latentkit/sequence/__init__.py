@@ -2,11 +2,11 @@
 the familiar :class:`CategoricalHMM`, :class:`GaussianHMM` and :class:`PoissonHMM`, fitted by
 Baum-Welch on latentkit's ELBO interface."""
 
+from .._utils.deprecation import replaced_names
 from ._emissions import (
                          CategoricalEmission,
                          CategoricalHMMStats,
                          Emission,
-                         GaussianEmission,
                          GaussianHMMStats,
                          HMMStats,
                          PoissonEmission,
@@ -43,7 +43,6 @@ __all__ = [
                          "CategoricalHMM",
                          "CategoricalHMMStats",
                          "Emission",
-                         "GaussianEmission",
                          "GaussianHMM",
                          "GaussianHMMStats",
                          "GMMEmission",
@@ -72,3 +71,10 @@ __all__ = [
                          "VariationalAutoregressiveEmission",
                          "VariationalAutoregressiveHMM",
 ]
+
+#: adapters that are no longer public: users pass the distribution (until 0.3 they import,
+#: with a DeprecationWarning naming it)
+__getattr__ = replaced_names(__name__, {
+    "GaussianEmission": ("latentkit.sequence._gaussian_emission",
+                         "latentkit.distributions.Gaussian"),
+})

@@ -13,8 +13,8 @@ import pytest
 
 import latentkit
 from latentkit.distributions import Bernoulli, Gaussian, Poisson
-from latentkit.mixture import (BernoulliComponent, DirichletProcessMixture, GaussianComponent,
-                               PoissonComponent)
+from latentkit.mixture import BernoulliComponent, DirichletProcessMixture, PoissonComponent
+from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.sequence import GaussianHMM, HiddenMarkovModel, PoissonEmission, PoissonHMM
 
 RNG = np.random.default_rng(0)

@@ -12,7 +12,8 @@ import pytest
 import latentkit as lk
 from latentkit.base import clone
 from latentkit.mixture import (BernoulliComponent, CategoricalComponent, DirichletProcessMixture,
-                               GaussianComponent, PoissonComponent)
+                               PoissonComponent)
+from latentkit.mixture._gaussian_component import GaussianComponent
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
 
