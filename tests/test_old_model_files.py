@@ -12,7 +12,7 @@ import pytest
 
 import latentkit as lk
 from latentkit.mixture import BernoulliComponent, CategoricalComponent, PoissonComponent
-from latentkit.mixture._gaussian_component import GaussianComponent
+from latentkit.distributions import Gaussian
 
 from _stored import assert_stored
 
@@ -25,8 +25,8 @@ DATA = {"dpmm_gaussian": "gauss", "dpmm_categorical": "counts", "dpmm_poisson": 
         "hmm_gaussian_emission": "gauss", "variational_categorical_hmm": "symbols",
         "variational_gaussian_hmm": "gauss"}
 #: the component each old DPMM file's flattened keywords describe
-COMPONENT = {"dpmm_gaussian": (GaussianComponent, {"covariance_type": "diag",
-                                                   "mean_precision_prior": 0.5}),
+COMPONENT = {"dpmm_gaussian": (Gaussian, {"covariance_type": "diag",
+                                          "mean_precision_prior": 0.5}),
              "dpmm_categorical": (CategoricalComponent, {"category_prior": 0.3}),
              "dpmm_poisson": (PoissonComponent, {"rate_prior": (2.0, 0.5)}),
              "dpmm_bernoulli": (BernoulliComponent, {"probability_prior": (0.7, 1.3)})}

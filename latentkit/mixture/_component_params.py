@@ -18,12 +18,16 @@ from ..distributions._counts import Bernoulli, Categorical, Poisson
 from ..distributions._gaussian_family import Gaussian
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "build_component", "fold_legacy",
-           "upgrade_params"]
+__all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "PUBLIC", "build_component",
+           "fold_legacy", "shorthand_of", "upgrade_params"]
 
 #: ``component`` shorthand -> component class; a string builds one with default priors.
 COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
               "poisson": PoissonComponent, "bernoulli": BernoulliComponent}
+
+#: shorthand -> the class users pass where the adapter is private (the distribution): what
+#: the deprecated flattened keywords and old model files fold into
+PUBLIC = {"gaussian": Gaussian}
 
 #: distribution class -> the adapter built from it (``component=Poisson(...)``): the one
 #: class per distribution that the HMMs take as ``emission=`` too; its prior's ``None`` is
@@ -96,9 +100,9 @@ def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
 
     Returns
     -------
-    ConjugateComponent
-        ``component_type``'s class (or ``component``'s shorthand) built from the keywords it
-        takes; the keywords of other component types are dropped, as they had no effect
+    ConjugateComponent or distribution
+        ``component_type``'s class (or ``component``'s shorthand; the distribution of
+        :data:`PUBLIC` where the adapter is private) built from the keywords it takes; the keywords of other component types are dropped, as they had no effect
         before either.
 
     Raises
@@ -120,12 +124,28 @@ def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
                          f"name); got component={component!r} and component_type={kind!r}.")
     if not isinstance(kind, str) or kind not in COMPONENTS:
         raise InputError(f"component_type must be one of {list(COMPONENTS)}, got {kind!r}.")
-    cls = COMPONENTS[kind]
+    cls = PUBLIC.get(kind, COMPONENTS[kind])
     names = set(cls._get_param_names())
     if "missing" not in names and legacy.get("missing", "error") != "error":
         raise InputError(f"missing='marginalize' needs component_type='gaussian'; {kind} data "
                          f"has no missing entries, got missing={legacy['missing']!r}.")
     return cls(**{k: v for k, v in legacy.items() if k in names})
+
+
+def shorthand_of(component):
+    """The shorthand string of a component object of one of the built-in classes (adapter or
+    :data:`PUBLIC` distribution), or None.
+
+    Parameters
+    ----------
+    component : object
+
+    Returns
+    -------
+    str or None
+    """
+    return next((k for table in (COMPONENTS, PUBLIC) for k, c in table.items()
+                 if type(component) is c), None)
 
 
 def upgrade_params(params):

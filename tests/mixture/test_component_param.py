@@ -13,6 +13,7 @@ import latentkit as lk
 from latentkit.base import clone
 from latentkit.mixture import (BernoulliComponent, CategoricalComponent, DirichletProcessMixture,
                                PoissonComponent)
+from latentkit.distributions import Gaussian
 from latentkit.mixture._gaussian_component import GaussianComponent
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
@@ -25,7 +26,7 @@ DATA = {"gaussian": np.vstack([RNG.normal(0, 1, (25, 2)), RNG.normal(5, 1, (25, 
         .astype(float)}
 #: (old flattened keywords, the component they mean now)
 CASES = {"gaussian": ({"covariance_type": "diag", "reg_covar": 1e-4, "mean_precision_prior": 0.5},
-                      GaussianComponent("diag", reg_covar=1e-4, mean_precision_prior=0.5)),
+                      Gaussian("diag", reg_covar=1e-4, mean_precision_prior=0.5)),
          "poisson": ({"component_type": "poisson", "rate_prior": (2.0, 0.5)},
                      PoissonComponent(rate_prior=(2.0, 0.5))),
          "categorical": ({"component_type": "categorical", "category_prior": 0.3},
