@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import latentkit as lk
-from latentkit.mixture import BernoulliComponent, CategoricalComponent, PoissonComponent
-from latentkit.distributions import Gaussian
+from latentkit.mixture import BernoulliComponent, CategoricalComponent
+from latentkit.distributions import Gaussian, Poisson
 
 from _stored import assert_stored
 
@@ -28,7 +28,7 @@ DATA = {"dpmm_gaussian": "gauss", "dpmm_categorical": "counts", "dpmm_poisson": 
 COMPONENT = {"dpmm_gaussian": (Gaussian, {"covariance_type": "diag",
                                           "mean_precision_prior": 0.5}),
              "dpmm_categorical": (CategoricalComponent, {"category_prior": 0.3}),
-             "dpmm_poisson": (PoissonComponent, {"rate_prior": (2.0, 0.5)}),
+             "dpmm_poisson": (Poisson, {"rate_prior": (2.0, 0.5)}),
              "dpmm_bernoulli": (BernoulliComponent, {"probability_prior": (0.7, 1.3)})}
 
 

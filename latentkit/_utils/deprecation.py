@@ -17,9 +17,14 @@ The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_it
   module (the spectral starts that moved from ``latentkit.spectral`` to their family): the old
   path imports the new module on first access, with a warning.
 
+* :func:`replaced_names`: a module ``__getattr__`` for public names that another object
+  replaces (the models' adapters ``GaussianComponent``, ``PoissonEmission``..., whose public
+  replacement is the distribution class): the old name still returns its object, with a
+  warning naming the replacement.
+
 * :func:`moved_kwargs`: a decorator for an ``__init__`` whose hyper-parameters moved into a
   composed object (the DirichletProcessMixture's component priors, now
-  ``component=PoissonComponent(rate_prior=...)``): it still accepts them as keywords and folds
+  ``component=Poisson(rate_prior=...)``): it still accepts them as keywords and folds
   them into the object with one warning (:func:`moved_parameters`), so ``get_params``/``clone``
   and the signature see the object only.
 
@@ -247,7 +252,7 @@ def moved_parameters(owner, names, new):
     names : iterable of str
         The deprecated keywords that were given (listed sorted in the message).
     new : str
-        What to write instead, e.g. ``"component=PoissonComponent(...)"``.
+        What to write instead, e.g. ``"component=Poisson(...)"``.
 
     Warns
     -----

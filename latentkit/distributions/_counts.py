@@ -70,8 +70,8 @@ class Poisson(ExponentialFamily, ParamsMixin):
     ``posterior``: (shape, rate) pairs of arrays, (D,) for the prior and (K, D) for the
     factors. ``stats``: ``(nk, sx)``, the weights (K,) and the weighted sums of the counts
     (K, D). The families use it through their own adapters
-    (:class:`latentkit.mixture.PoissonComponent`,
-    :class:`latentkit.sequence.PoissonEmission`), built from it by the model. Sources:
+    (``mixture._components.PoissonComponent``, ``sequence._emissions.PoissonEmission``:
+    private since 0.2, their public names deprecated), built from it by the model. Sources:
     Bishop (2006), section 2.4 and exercise 2.41 (Gamma-Poisson conjugacy); Zucchini,
     MacDonald & Langrock (2016), ch. 3-4 (Poisson HMMs).
 

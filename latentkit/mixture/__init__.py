@@ -15,7 +15,6 @@ _EXPORTS = {
     "BernoulliComponent": "_components",
     "CategoricalComponent": "_components",
     "ConjugateComponent": "_components",
-    "PoissonComponent": "_components",
     "DirichletProcessMixture": "_dirichlet_process",
     "GaussianMixture": "_gaussian",
     "VariationalGaussianMixture": "_variational",
@@ -32,4 +31,5 @@ _lazy_getattr, __dir__ = lazy_exports(globals(), _EXPORTS)
 __getattr__ = replaced_names(__name__, {
     "GaussianComponent": ("latentkit.mixture._gaussian_component",
                           "latentkit.distributions.Gaussian"),
+    "PoissonComponent": ("latentkit.mixture._components", "latentkit.distributions.Poisson"),
 }, fallback=_lazy_getattr)

@@ -27,7 +27,7 @@ COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent
 
 #: shorthand -> the class users pass where the adapter is private (the distribution): what
 #: the deprecated flattened keywords and old model files fold into
-PUBLIC = {"gaussian": Gaussian}
+PUBLIC = {"gaussian": Gaussian, "poisson": Poisson}
 
 #: distribution class -> the adapter built from it (``component=Poisson(...)``): the one
 #: class per distribution that the HMMs take as ``emission=`` too; its prior's ``None`` is
@@ -74,7 +74,7 @@ def build_component(component):
     if isinstance(component, str):
         if component not in COMPONENTS:
             raise InputError(f"component must be one of {list(COMPONENTS)} or a component "
-                             f"object (e.g. PoissonComponent(rate_prior=(2.0, 1.0))), got "
+                             f"object (e.g. Poisson(rate_prior=(2.0, 1.0))), got "
                              f"{component!r}.")
         return COMPONENTS[component]()
     if type(component) in DISTRIBUTIONS:

@@ -93,7 +93,7 @@ default 'gaussian'
           drawn independently from the component's categorical distribution phi_k ~
           Dir(category_prior) (no multinomial coefficient: the tokens are an ordered
           sequence);
-        * 'poisson' / :class:`~latentkit.mixture.PoissonComponent` (``rate_prior``): each
+        * 'poisson' / :class:`~latentkit.distributions.Poisson` (``rate_prior``): each
           entry of X is a non-negative integer count, x_id ~ Poisson(lambda_kd), lambda_kd ~
           Gamma(rate_prior);
         * 'bernoulli' / :class:`~latentkit.mixture.BernoulliComponent`

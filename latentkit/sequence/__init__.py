@@ -9,7 +9,6 @@ from ._emissions import (
                          Emission,
                          GaussianHMMStats,
                          HMMStats,
-                         PoissonEmission,
                          PoissonHMMStats,
 )
 from ._gmm import GMMHMM, GMMEmission, GMMHMMStats
@@ -50,7 +49,6 @@ __all__ = [
                          "GMMHMMStats",
                          "HMMStats",
                          "HiddenMarkovModel",
-                         "PoissonEmission",
                          "PoissonHMM",
                          "PoissonHMMStats",
                          "SequenceData",
@@ -77,4 +75,5 @@ __all__ = [
 __getattr__ = replaced_names(__name__, {
     "GaussianEmission": ("latentkit.sequence._gaussian_emission",
                          "latentkit.distributions.Gaussian"),
+    "PoissonEmission": ("latentkit.sequence._emissions", "latentkit.distributions.Poisson"),
 })

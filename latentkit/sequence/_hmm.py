@@ -621,7 +621,7 @@ class GaussianHMM(HiddenMarkovModel):
         Non-negative regularisation added to the diagonal of the covariances at each M-step.
     missing : {'error', 'marginalize'}, default 'error'
         ``'marginalize'``: NaN entries are unobserved and integrated out exactly (a fully
-        missing time step has emission likelihood 1; see :class:`~latentkit.distributions.Gaussian`).
+        missing step has likelihood 1; see :class:`~latentkit.distributions.Gaussian`).
     """ + _COMMON_DOC % {"init": "kmeans++"} + """
     Attributes
     ----------

@@ -1,10 +1,10 @@
-"""The Gaussian's adapters are private: users (and our docs, benchmarks and CLI) pass the one
-class :class:`latentkit.distributions.Gaussian`; the old public names import until 0.3 with a
-``DeprecationWarning`` naming it (issue 39, item 3).
+"""The Gaussian's and the Poisson's adapters are private: users (and our docs, benchmarks and
+CLI) pass the one class :class:`latentkit.distributions.Gaussian` or ``Poisson``; the old public
+names import until 0.3 with a ``DeprecationWarning`` naming it (issue 39, item 3).
 
-On main ``latentkit.mixture.GaussianComponent`` and ``latentkit.sequence.GaussianEmission``
-are public names (in ``__all__``, no warning) and the CLI and the guides build them: the tests
-below fail there.
+On main ``latentkit.mixture.GaussianComponent``, ``PoissonComponent`` and
+``latentkit.sequence.GaussianEmission``, ``PoissonEmission`` are public names (in ``__all__``,
+no warning) and the CLI and the guides build them: the tests below fail there.
 """
 
 import pathlib
@@ -17,23 +17,27 @@ import pytest
 import latentkit
 import latentkit.mixture
 import latentkit.sequence
-from latentkit.distributions import Gaussian
+from latentkit.distributions import Gaussian, Poisson
+from latentkit.mixture._components import PoissonComponent
 from latentkit.mixture._gaussian_component import GaussianComponent
+from latentkit.sequence._emissions import PoissonEmission
 from latentkit.sequence._gaussian_emission import GaussianEmission
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DEPRECATED = [(latentkit.mixture, "GaussianComponent", GaussianComponent),
-              (latentkit.sequence, "GaussianEmission", GaussianEmission)]
+DEPRECATED = [(latentkit.mixture, "GaussianComponent", GaussianComponent, "Gaussian"),
+              (latentkit.sequence, "GaussianEmission", GaussianEmission, "Gaussian"),
+              (latentkit.mixture, "PoissonComponent", PoissonComponent, "Poisson"),
+              (latentkit.sequence, "PoissonEmission", PoissonEmission, "Poisson")]
 
 
-@pytest.mark.parametrize("package,name,cls", DEPRECATED)
-def test_the_old_public_name_warns_naming_the_distribution(package, name, cls):
+@pytest.mark.parametrize("package,name,cls,dist", DEPRECATED)
+def test_the_old_public_name_warns_naming_the_distribution(package, name, cls, dist):
     assert name not in package.__all__ and name not in dir(package)
     with pytest.warns(DeprecationWarning, match=r"removed in latentkit 0\.3; pass "
-                                                r"latentkit\.distributions\.Gaussian"):
+                                                rf"latentkit\.distributions\.{dist} instead"):
         old = getattr(package, name)
     assert old is cls  # the same class: old code keeps working
-    with pytest.warns(DeprecationWarning, match="latentkit.distributions.Gaussian"):
+    with pytest.warns(DeprecationWarning, match=f"latentkit.distributions.{dist} "):
         exec(f"from {package.__name__} import {name}", {})
 
 
@@ -51,6 +55,12 @@ def test_an_adapter_object_is_still_accepted_and_fits_as_the_distribution():
     b = latentkit.HiddenMarkovModel(2, emission=Gaussian("diag"), random_state=0,
                                     max_iter=5).fit(X)
     np.testing.assert_array_equal(a.lower_bounds_, b.lower_bounds_)
+    counts = np.random.default_rng(0).poisson(3.0, size=(60, 1))
+    c = latentkit.HiddenMarkovModel(2, emission=PoissonEmission(rate_prior=(2.0, 1.0)),
+                                    random_state=0, max_iter=5).fit(counts)
+    d = latentkit.HiddenMarkovModel(2, emission=Poisson(rate_prior=(2.0, 1.0)),
+                                    random_state=0, max_iter=5).fit(counts)
+    np.testing.assert_array_equal(c.lower_bounds_, d.lower_bounds_)
 
 
 def _user_facing_files():
@@ -62,7 +72,7 @@ def _user_facing_files():
 
 
 def test_docs_benchmarks_tutorials_and_the_cli_pass_the_distribution():
-    built = re.compile(r"(?<![A-Za-z])(GaussianComponent|GaussianEmission)\(")
+    built = re.compile(r"(?<![A-Za-z])(Gaussian|Poisson)(Component|Emission)\(")
     found = [f"{p.relative_to(ROOT)}:{i}" for p in _user_facing_files()
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if built.search(line)]
