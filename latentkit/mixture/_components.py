@@ -135,10 +135,10 @@ class ConjugateComponent(ParamsMixin):
 
     Examples
     --------
-    >>> from latentkit.mixture import ConjugateComponent, PoissonComponent
-    >>> c = PoissonComponent(rate_prior=(2.0, 1.0))
+    >>> from latentkit.mixture import CategoricalComponent, ConjugateComponent
+    >>> c = CategoricalComponent(category_prior=0.3)
     >>> isinstance(c, ConjugateComponent), c.get_params()
-    (True, {'rate_prior': (2.0, 1.0)})
+    (True, {'category_prior': 0.3})
     """
 
     name = "conjugate"
@@ -503,7 +503,8 @@ class PoissonComponent(ConjugateComponent):
     Examples
     --------
     >>> import numpy as np
-    >>> from latentkit.mixture import DirichletProcessMixture, PoissonComponent
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> from latentkit.mixture._components import PoissonComponent  # users pass Poisson()
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.poisson(1.0, (40, 1)), rng.poisson(20.0, (40, 1))]
     >>> dpm = DirichletProcessMixture(5, component=PoissonComponent(), random_state=0).fit(X)

@@ -167,7 +167,7 @@ class GaussianComponent(ConjugateComponent):
     --------
     >>> import numpy as np
     >>> from latentkit.mixture import DirichletProcessMixture
-    >>> from latentkit.mixture._gaussian_component import GaussianComponent
+    >>> from latentkit.mixture._gaussian_component import GaussianComponent  # users: Gaussian()
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(0, 1, (40, 2)), rng.normal(6, 1, (40, 2))]
     >>> component = GaussianComponent(covariance_type="diag")
