@@ -75,7 +75,8 @@ def test_the_scan_finds_the_known_deprecations():
     names = deprecated_names()
     for old in ("covars_", "n_restarts", "max_epochs", "truncation", "component_type",
                 "spectral_init_lda", "obs2", "post_mix", "lambdas_prior", "lambdas_weight",
-                "GaussianComponent", "GaussianEmission", "PoissonComponent", "PoissonEmission"):
+                "GaussianComponent", "GaussianEmission", "PoissonComponent", "PoissonEmission",
+                "BernoulliComponent"):
         assert old in names, old
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import latentkit as lk
-from latentkit.mixture import BernoulliComponent, CategoricalComponent
-from latentkit.distributions import Gaussian, Poisson
+from latentkit.distributions import Bernoulli, Gaussian, Poisson
+from latentkit.mixture import CategoricalComponent
 
 from _stored import assert_stored
 
@@ -29,7 +29,7 @@ COMPONENT = {"dpmm_gaussian": (Gaussian, {"covariance_type": "diag",
                                           "mean_precision_prior": 0.5}),
              "dpmm_categorical": (CategoricalComponent, {"category_prior": 0.3}),
              "dpmm_poisson": (Poisson, {"rate_prior": (2.0, 0.5)}),
-             "dpmm_bernoulli": (BernoulliComponent, {"probability_prior": (0.7, 1.3)})}
+             "dpmm_bernoulli": (Bernoulli, {"probability_prior": (0.7, 1.3)})}
 
 
 @pytest.fixture(scope="module")

@@ -303,7 +303,7 @@ class Bernoulli(ExponentialFamily, ParamsMixin):
     :mod:`latentkit.distributions._family`). ``params``: the probabilities, (K, D).
     ``prior`` and ``posterior``: the two Beta counts stacked, (2, D) for the prior and
     (2, K, D) for the factors. ``stats``: ``(nk, sx)``. The mixture builds its adapter
-    (:class:`latentkit.mixture.BernoulliComponent`) from it. Source: Bishop (2006), section
+    (``mixture._components.BernoulliComponent``, private since 0.2) from it. Source: Bishop (2006), section
     2.1.1 (Beta-Bernoulli conjugacy).
 
     Examples

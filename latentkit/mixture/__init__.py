@@ -12,7 +12,6 @@ from .._utils.deprecation import replaced_names
 from .._utils.lazy import lazy_exports
 
 _EXPORTS = {
-    "BernoulliComponent": "_components",
     "CategoricalComponent": "_components",
     "ConjugateComponent": "_components",
     "DirichletProcessMixture": "_dirichlet_process",
@@ -32,4 +31,6 @@ __getattr__ = replaced_names(__name__, {
     "GaussianComponent": ("latentkit.mixture._gaussian_component",
                           "latentkit.distributions.Gaussian"),
     "PoissonComponent": ("latentkit.mixture._components", "latentkit.distributions.Poisson"),
+    "BernoulliComponent": ("latentkit.mixture._components",
+                           "latentkit.distributions.Bernoulli"),
 }, fallback=_lazy_getattr)

@@ -27,7 +27,7 @@ COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent
 
 #: shorthand -> the class users pass where the adapter is private (the distribution): what
 #: the deprecated flattened keywords and old model files fold into
-PUBLIC = {"gaussian": Gaussian, "poisson": Poisson}
+PUBLIC = {"gaussian": Gaussian, "poisson": Poisson, "bernoulli": Bernoulli}
 
 #: distribution class -> the adapter built from it (``component=Poisson(...)``): the one
 #: class per distribution that the HMMs take as ``emission=`` too; its prior's ``None`` is

@@ -591,7 +591,8 @@ class BernoulliComponent(ConjugateComponent):
     Examples
     --------
     >>> import numpy as np
-    >>> from latentkit.mixture import BernoulliComponent, DirichletProcessMixture
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> from latentkit.mixture._components import BernoulliComponent  # users pass Bernoulli()
     >>> X = np.r_[np.tile([1, 1, 0, 0], (20, 1)), np.tile([0, 0, 1, 1], (20, 1))]
     >>> dpm = DirichletProcessMixture(4, component=BernoulliComponent(), random_state=0).fit(X)
     >>> labels = dpm.predict(X)

@@ -96,7 +96,7 @@ default 'gaussian'
         * 'poisson' / :class:`~latentkit.distributions.Poisson` (``rate_prior``): each
           entry of X is a non-negative integer count, x_id ~ Poisson(lambda_kd), lambda_kd ~
           Gamma(rate_prior);
-        * 'bernoulli' / :class:`~latentkit.mixture.BernoulliComponent`
+        * 'bernoulli' / :class:`~latentkit.distributions.Bernoulli`
           (``probability_prior``): each entry of X is 0 or 1, x_id ~ Bernoulli(p_kd), p_kd ~
           Beta(probability_prior).
 

@@ -13,7 +13,8 @@ import pytest
 
 import latentkit
 from latentkit.distributions import Bernoulli, Gaussian, Poisson
-from latentkit.mixture import BernoulliComponent, DirichletProcessMixture
+from latentkit.mixture import DirichletProcessMixture
+from latentkit.mixture._components import BernoulliComponent
 from latentkit.mixture._components import PoissonComponent
 from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.sequence import GaussianHMM, HiddenMarkovModel, PoissonHMM

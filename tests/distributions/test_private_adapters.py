@@ -1,8 +1,9 @@
-"""The Gaussian's and the Poisson's adapters are private: users (and our docs, benchmarks and
-CLI) pass the one class :class:`latentkit.distributions.Gaussian` or ``Poisson``; the old public
+"""The Gaussian's, the Poisson's and the Bernoulli's adapters are private: users (and our docs,
+benchmarks and CLI) pass the one class :class:`latentkit.distributions.Gaussian`, ``Poisson``
+or ``Bernoulli``; the old public
 names import until 0.3 with a ``DeprecationWarning`` naming it (issue 39, item 3).
 
-On main ``latentkit.mixture.GaussianComponent``, ``PoissonComponent`` and
+On main ``latentkit.mixture.GaussianComponent``, ``PoissonComponent``, ``BernoulliComponent`` and
 ``latentkit.sequence.GaussianEmission``, ``PoissonEmission`` are public names (in ``__all__``,
 no warning) and the CLI and the guides build them: the tests below fail there.
 """
@@ -18,7 +19,7 @@ import latentkit
 import latentkit.mixture
 import latentkit.sequence
 from latentkit.distributions import Gaussian, Poisson
-from latentkit.mixture._components import PoissonComponent
+from latentkit.mixture._components import BernoulliComponent, PoissonComponent
 from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.sequence._emissions import PoissonEmission
 from latentkit.sequence._gaussian_emission import GaussianEmission
@@ -27,7 +28,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEPRECATED = [(latentkit.mixture, "GaussianComponent", GaussianComponent, "Gaussian"),
               (latentkit.sequence, "GaussianEmission", GaussianEmission, "Gaussian"),
               (latentkit.mixture, "PoissonComponent", PoissonComponent, "Poisson"),
-              (latentkit.sequence, "PoissonEmission", PoissonEmission, "Poisson")]
+              (latentkit.sequence, "PoissonEmission", PoissonEmission, "Poisson"),
+              (latentkit.mixture, "BernoulliComponent", BernoulliComponent, "Bernoulli")]
 
 
 @pytest.mark.parametrize("package,name,cls,dist", DEPRECATED)
@@ -72,7 +74,7 @@ def _user_facing_files():
 
 
 def test_docs_benchmarks_tutorials_and_the_cli_pass_the_distribution():
-    built = re.compile(r"(?<![A-Za-z])(Gaussian|Poisson)(Component|Emission)\(")
+    built = re.compile(r"(?<![A-Za-z])(Gaussian|Poisson|Bernoulli)(Component|Emission)\(")
     found = [f"{p.relative_to(ROOT)}:{i}" for p in _user_facing_files()
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if built.search(line)]

@@ -11,9 +11,9 @@ import pytest
 
 import latentkit as lk
 from latentkit.base import clone
-from latentkit.mixture import BernoulliComponent, CategoricalComponent, DirichletProcessMixture
+from latentkit.distributions import Bernoulli, Gaussian, Poisson
+from latentkit.mixture import CategoricalComponent, DirichletProcessMixture
 from latentkit.mixture._components import PoissonComponent
-from latentkit.distributions import Gaussian, Poisson
 from latentkit.mixture._gaussian_component import GaussianComponent
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
@@ -32,7 +32,7 @@ CASES = {"gaussian": ({"covariance_type": "diag", "reg_covar": 1e-4, "mean_preci
          "categorical": ({"component_type": "categorical", "category_prior": 0.3},
                          CategoricalComponent(category_prior=0.3)),
          "bernoulli": ({"component_type": "bernoulli", "probability_prior": (0.7, 1.3)},
-                       BernoulliComponent(probability_prior=(0.7, 1.3)))}
+                       Bernoulli(probability_prior=(0.7, 1.3)))}
 
 
 def _fit(model, kind):
