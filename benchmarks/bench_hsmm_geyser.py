@@ -58,7 +58,7 @@ def main():
           f"{sojourn(geo[short], 2)} | {sojourn(geo[1 - short])} |")
     for kind in ("nonparametric", "poisson", "negative_binomial"):
         m = lk.HiddenSemiMarkovModel(
-            2, lk.sequence.GaussianEmission("full", missing="marginalize"), duration=kind,
+            2, lk.distributions.Gaussian("full", missing="marginalize"), duration=kind,
             max_duration=D, init="kmeans++", n_init=20, random_state=0).fit(X)
         short = int(np.argmin(m.means_[:, 1]))
         agree = ((m.predict(X) == short) == labels).mean()

@@ -62,7 +62,8 @@ def datasets():
 
 
 def make(model, K, ct, init, seed):
-    from latentkit.mixture import (DirichletProcessMixture, GaussianComponent, GaussianMixture,
+    from latentkit.distributions import Gaussian
+    from latentkit.mixture import (DirichletProcessMixture, GaussianMixture,
                                    VariationalGaussianMixture)
 
     common = dict(init=init, max_iter=500, tol=1e-6, random_state=seed)
@@ -70,7 +71,7 @@ def make(model, K, ct, init, seed):
         return GaussianMixture(K, covariance_type=ct, **common)
     if model == "vgmm":
         return VariationalGaussianMixture(K, covariance_type=ct, **common)
-    return DirichletProcessMixture(max(2 * K, 10), component=GaussianComponent(ct), **common)
+    return DirichletProcessMixture(max(2 * K, 10), component=Gaussian(ct), **common)
 
 
 def run(model, X, y, K, ct, init, seeds):

@@ -17,9 +17,14 @@ The names table in ``docs/design.md`` fixes one vocabulary (``n_init``, ``max_it
   module (the spectral starts that moved from ``latentkit.spectral`` to their family): the old
   path imports the new module on first access, with a warning.
 
+* :func:`replaced_names`: a module ``__getattr__`` for public names that another object
+  replaces (the models' adapters ``GaussianComponent``, ``PoissonEmission``..., whose public
+  replacement is the distribution class): the old name still returns its object, with a
+  warning naming the replacement.
+
 * :func:`moved_kwargs`: a decorator for an ``__init__`` whose hyper-parameters moved into a
   composed object (the DirichletProcessMixture's component priors, now
-  ``component=PoissonComponent(rate_prior=...)``): it still accepts them as keywords and folds
+  ``component=Poisson(rate_prior=...)``): it still accepts them as keywords and folds
   them into the object with one warning (:func:`moved_parameters`), so ``get_params``/``clone``
   and the signature see the object only.
 
@@ -189,6 +194,45 @@ def moved_names(module, moved, lazy=None):
     return __getattr__
 
 
+def replaced_names(module, replaced, fallback=None):
+    """A module ``__getattr__`` for public names that another object replaces (a model's
+    adapter class, now private, whose public replacement is the distribution class).
+
+    Parameters
+    ----------
+    module : str
+        The module's ``__name__`` (for the messages).
+    replaced : dict of str to (str, str)
+        Name -> (the module that defines it, the dotted name of its replacement): access
+        warns (``DeprecationWarning`` at the user's line, naming the replacement and
+        :data:`REMOVED_IN`) and returns the old object, which works as before.
+    fallback : callable, optional
+        The module's other ``__getattr__`` (e.g. of :func:`latentkit._utils.lazy.lazy_exports`),
+        asked for every other name; without it they raise ``AttributeError``.
+
+    Returns
+    -------
+    callable
+        ``__getattr__(name)`` (PEP 562).
+    """
+    replaced = dict(replaced)
+
+    def __getattr__(name):
+        if name in replaced:
+            where, new = replaced[name]
+            if not _from_import_probe():
+                warnings.warn(f"{module}.{name} is deprecated and will be removed in latentkit "
+                              f"{REMOVED_IN}; pass {new} instead (the model builds its own "
+                              f"adapter from it).", DeprecationWarning,
+                              stacklevel=user_stacklevel())
+            return getattr(importlib.import_module(where), name)
+        if fallback is not None:
+            return fallback(name)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
 def _from_import_probe():
     """Whether the module ``__getattr__`` calling this was called by the import system's
     ``_handle_fromlist`` (its ``hasattr`` check of a ``from package import name``), which is
@@ -208,7 +252,7 @@ def moved_parameters(owner, names, new):
     names : iterable of str
         The deprecated keywords that were given (listed sorted in the message).
     new : str
-        What to write instead, e.g. ``"component=PoissonComponent(...)"``.
+        What to write instead, e.g. ``"component=Poisson(...)"``.
 
     Warns
     -----

@@ -207,8 +207,8 @@ def add_dpmm_args(p):
 
 def _run_bayes_mixture(args, progress, kind):
     # lazy: numba, ~2 s start-up
-    from ..mixture import (DirichletProcessMixture, GaussianComponent,
-                           VariationalGaussianMixture)
+    from ..distributions import Gaussian
+    from ..mixture import DirichletProcessMixture, VariationalGaussianMixture
 
     bunch, X, n_missing = _load_table(args)
     # the library defaults run the bound to convergence (tol_ = 1e-3 / n_samples, scikit-learn's
@@ -225,8 +225,8 @@ def _run_bayes_mixture(args, progress, kind):
         k = model.n_components
         desc = f"VariationalGaussianMixture(n_components={k}, covariance_type={args.covariance_type!r})"
     else:
-        component = GaussianComponent(**gaussian)  # the default one as the default string
-        if component.get_params() == GaussianComponent().get_params():
+        component = Gaussian(**gaussian)  # the default one as the default string
+        if component.get_params() == Gaussian().get_params():
             component = "gaussian"
         model = DirichletProcessMixture(
             component=component, random_state=args.seed,

@@ -94,7 +94,7 @@ def _refuse_nan(X, command):
         r, c = np.argwhere(nan)[0]
         raise CLIError(f"the data has {int(nan.sum())} missing (nan) entries, the first at row "
                        f"{r}, column {c}; fit {command} needs every value (remove them, or use "
-                       "the Python API's GaussianEmission(missing='marginalize') for hsmm).")
+                       "the Python API's Gaussian(missing='marginalize') for hsmm).")
 
 
 def _common_kw(args, progress):
@@ -189,8 +189,8 @@ def run_hsmm(args, progress):
     duration='nonparametric', max_duration=12)
     """
     # lazy: numba, ~2 s start-up
-    from ..sequence import (CategoricalEmission, GaussianEmission, HiddenSemiMarkovModel,
-                            PoissonEmission)
+    from ..distributions import Categorical, Gaussian, Poisson
+    from ..sequence import HiddenSemiMarkovModel
 
     bunch, X, lengths = _sequences(args)
     alphabet = bunch.get("alphabet")
@@ -204,11 +204,11 @@ def run_hsmm(args, progress):
         raise CLIError(f"--max-duration must be a positive integer, got {args.max_duration}.")
     if emission == "gaussian":
         X = X.astype(np.float64)
-        component = GaussianEmission(covariance_type=args.covariance_type)
+        component = Gaussian(covariance_type=args.covariance_type)
     elif emission == "poisson":
-        component = PoissonEmission()
+        component = Poisson()
     else:
-        component = CategoricalEmission()
+        component = Categorical()
     model = HiddenSemiMarkovModel(emission=component, **_common_kw(args, progress),
                                   **_given(duration=args.duration,
                                            max_duration=args.max_duration))

@@ -8,7 +8,7 @@ The exponential-family blocks (:mod:`._family`: one set of method names; :mod:`.
 Poisson, Categorical, Bernoulli; :mod:`._gaussian_family`: Gaussian) are the one copy of each
 distribution that both the mixture components (:mod:`latentkit.mixture._components`) and the
 HMM emissions (:mod:`latentkit.sequence._emissions`) compute with. :class:`Poisson`,
-:class:`Bernoulli` and :class:`Gaussian` are public: the one class of their distribution, with its prior's
+:class:`Categorical`, :class:`Bernoulli` and :class:`Gaussian` are public: the one class of their distribution, with its prior's
 hyper-parameters, that a model takes as ``component=`` (mixtures) or ``emission=`` (HMMs).
 """
 
@@ -38,6 +38,7 @@ _EXPORTS = {
     "dirichlet_kl": "_dirichlet",
     "dirichlet_log_normalizer": "_dirichlet",
     "Bernoulli": "_counts",
+    "Categorical": "_counts",
     "Gaussian": "_gaussian_family",
     "NormalWishart": "_normal_wishart",
     "Poisson": "_counts",
@@ -54,6 +55,7 @@ _EXPORTS = {
 __all__ = [
     "Bernoulli",
     "COVARIANCE_TYPES",
+    "Categorical",
     "NormalWishart",
     "Poisson",
     "beta_kl",

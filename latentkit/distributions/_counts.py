@@ -70,8 +70,8 @@ class Poisson(ExponentialFamily, ParamsMixin):
     ``posterior``: (shape, rate) pairs of arrays, (D,) for the prior and (K, D) for the
     factors. ``stats``: ``(nk, sx)``, the weights (K,) and the weighted sums of the counts
     (K, D). The families use it through their own adapters
-    (:class:`latentkit.mixture.PoissonComponent`,
-    :class:`latentkit.sequence.PoissonEmission`), built from it by the model. Sources:
+    (``mixture._components.PoissonComponent``, ``sequence._emissions.PoissonEmission``:
+    private since 0.2, their public names deprecated), built from it by the model. Sources:
     Bishop (2006), section 2.4 and exercise 2.41 (Gamma-Poisson conjugacy); Zucchini,
     MacDonald & Langrock (2016), ch. 3-4 (Poisson HMMs).
 
@@ -155,15 +155,61 @@ class Poisson(ExponentialFamily, ParamsMixin):
         return rng.poisson(rates[labels])
 
 
-class Categorical(ExponentialFamily):
-    """Categorical tokens, ``p(x = v) = phi_v``, with the conjugate ``phi ~ Dir(lambda)``.
+class Categorical(ExponentialFamily, ParamsMixin):
+    """Categorical tokens, ``p(x = v) = phi_v``, with the conjugate ``phi ~ Dir(lambda)``: the
+    one categorical of latentkit, passed as ``DirichletProcessMixture(component=Categorical(...))``
+    (rows of token counts) and as ``HiddenMarkovModel(emission=Categorical(...))`` (one symbol
+    per time step) alike.
+
+    Parameters
+    ----------
+    category_prior : float or array-like or None, default None
+        The Dirichlet concentration ``lambda`` on each component's (state's) category
+        probabilities: one float for every category, or an array of shape (V,) (an HMM also
+        takes (n_components, V), one row per state). One spelling and one meaning, the prior
+        ``Dir(lambda)``; each family uses it in its own inference. The variational mixtures
+        keep the whole posterior ``Dir(lambda + counts)`` (``lambda > 0``); the HMMs' EM
+        estimates the mode, the MAP ``(counts + lambda - 1) / sum`` (``lambda >= 1``, so that
+        the mode exists). ``None`` is each family's default: Dir(0.5) for the mixtures (their
+        factors need a proper prior), no prior (maximum likelihood) for the HMMs.
+
+    Notes
+    -----
+    The name is the mixtures' (``category_prior``), not hmmlearn's ``emissionprob_prior``: a
+    mixture component emits nothing, and the prior is on the categories' probabilities in
+    both families. :class:`latentkit.sequence.CategoricalHMM` and
+    :class:`latentkit.sequence.VariationalCategoricalHMM` keep ``emissionprob_prior``, the
+    prior of their fitted ``emissionprob_`` beside ``startprob_prior`` and ``transmat_prior``,
+    as hmmlearn's ``CategoricalHMM`` spells it (its users port their code unchanged).
 
     A row is a vector of token counts over V categories (an ordered token sequence: no
-    multinomial coefficient) or, as a 1-d int array ``X``, one symbol per row.
-    ``params``: the probabilities, (K, V). ``prior``: concentrations (V,) (or (K, V) for
-    ``log_prior``); ``posterior``: (K, V), or the prior's (V,). ``stats``: the weighted counts
-    (K, V).
+    multinomial coefficient) or, as a 1-d int array ``X``, one symbol per row. The methods
+    take the parameters as arrays and hold no data (the block of
+    :mod:`latentkit.distributions._family`). ``params``: the probabilities, (K, V).
+    ``prior``: concentrations (V,) (or (K, V) for ``log_prior``); ``posterior``: (K, V), or
+    the prior's (V,). ``stats``: the weighted counts (K, V). Sources: Bishop (2006), section
+    2.2.1 (Dirichlet-categorical conjugacy); Rabiner (1989), eq. 40c (the re-estimation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from latentkit.distributions import Categorical
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> from latentkit.sequence import HiddenMarkovModel
+    >>> X = np.r_[np.tile([0, 1, 3], (20, 1)), np.tile([2, 0, 0], (20, 1))]  # token counts
+    >>> dpm = DirichletProcessMixture(4, component=Categorical(category_prior=0.5),
+    ...                               random_state=0).fit(X)
+    >>> labels = dpm.predict(X)
+    >>> bool(labels[0] != labels[-1])
+    True
+    >>> symbols = np.array([[0], [0], [1], [1], [0], [0], [1], [1]])
+    >>> hmm = HiddenMarkovModel(2, emission=Categorical(), random_state=0).fit(symbols)
+    >>> hmm.emissionprob_.shape  # 2 states x 2 symbols
+    (2, 2)
     """
+
+    def __init__(self, category_prior=None):
+        self.category_prior = category_prior
 
     def log_likelihood(self, probs, X):
         """``log phi_{k, x_i}`` for symbols (shape (n, K)) or ``sum_v x_v log phi_kv`` for
@@ -257,7 +303,7 @@ class Bernoulli(ExponentialFamily, ParamsMixin):
     :mod:`latentkit.distributions._family`). ``params``: the probabilities, (K, D).
     ``prior`` and ``posterior``: the two Beta counts stacked, (2, D) for the prior and
     (2, K, D) for the factors. ``stats``: ``(nk, sx)``. The mixture builds its adapter
-    (:class:`latentkit.mixture.BernoulliComponent`) from it. Source: Bishop (2006), section
+    (``mixture._components.BernoulliComponent``, private since 0.2) from it. Source: Bishop (2006), section
     2.1.1 (Beta-Bernoulli conjugacy).
 
     Examples

@@ -45,15 +45,16 @@ class Gaussian(ExponentialFamily, ParamsMixin):
         coordinates and the statistics use the conditional moments of the missing ones.
     mean_precision_prior, mean_prior, degrees_of_freedom_prior, covariance_prior : optional
         The Normal-Wishart prior of the variational mixtures (None: scikit-learn's
-        data-derived defaults, :class:`latentkit.mixture.GaussianComponent`). The HMMs'
+        data-derived defaults, the mixtures' private Gaussian component). The HMMs'
         point estimates take no prior: an HMM refuses them.
 
     Notes
     -----
     The methods take the parameters as arrays and hold no data (the block of
     :mod:`latentkit.distributions._family`). The families use it through their adapters
-    (:class:`latentkit.mixture.GaussianComponent`,
-    :class:`latentkit.sequence.GaussianEmission`), built from it by the model.
+    (``mixture._gaussian_component.GaussianComponent``,
+    ``sequence._gaussian_emission.GaussianEmission``: private since 0.2, their public names
+    deprecated), built from it by the model.
 
     Examples
     --------

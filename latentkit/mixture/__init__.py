@@ -8,15 +8,13 @@ two variational ones share the template of ``_conjugate.py`` and the component p
 The names are imported lazily (PEP 562, :func:`latentkit._utils.lazy.lazy_exports`): ``fit gmm``
 imports ``_gaussian`` and what it needs, not its siblings."""
 
+from .._utils.deprecation import replaced_names
 from .._utils.lazy import lazy_exports
 
 _EXPORTS = {
-    "BernoulliComponent": "_components",
     "CategoricalComponent": "_components",
     "ConjugateComponent": "_components",
-    "PoissonComponent": "_components",
     "DirichletProcessMixture": "_dirichlet_process",
-    "GaussianComponent": "_gaussian_component",
     "GaussianMixture": "_gaussian",
     "VariationalGaussianMixture": "_variational",
     "spectral_init_gmm": "_spectral_start",
@@ -25,4 +23,14 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
+_lazy_getattr, __dir__ = lazy_exports(globals(), _EXPORTS)
+
+#: adapters that are no longer public: users pass the distribution (until 0.3 they import,
+#: with a DeprecationWarning naming it)
+__getattr__ = replaced_names(__name__, {
+    "GaussianComponent": ("latentkit.mixture._gaussian_component",
+                          "latentkit.distributions.Gaussian"),
+    "PoissonComponent": ("latentkit.mixture._components", "latentkit.distributions.Poisson"),
+    "BernoulliComponent": ("latentkit.mixture._components",
+                           "latentkit.distributions.Bernoulli"),
+}, fallback=_lazy_getattr)

@@ -14,16 +14,20 @@ written before are read with them folded silently (:func:`upgrade_params`, calle
 from ._components import (BernoulliComponent, CategoricalComponent, ConjugateComponent,
                           PoissonComponent)
 from ._gaussian_component import GaussianComponent
-from ..distributions._counts import Bernoulli, Poisson
+from ..distributions._counts import Bernoulli, Categorical, Poisson
 from ..distributions._gaussian_family import Gaussian
 from ..exceptions import InputError, InputTypeError
 
-__all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "build_component", "fold_legacy",
-           "upgrade_params"]
+__all__ = ["COMPONENTS", "DISTRIBUTIONS", "LEGACY_DEFAULTS", "PUBLIC", "build_component",
+           "fold_legacy", "shorthand_of", "upgrade_params"]
 
 #: ``component`` shorthand -> component class; a string builds one with default priors.
 COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent,
               "poisson": PoissonComponent, "bernoulli": BernoulliComponent}
+
+#: shorthand -> the class users pass where the adapter is private (the distribution): what
+#: the deprecated flattened keywords and old model files fold into
+PUBLIC = {"gaussian": Gaussian, "poisson": Poisson, "bernoulli": Bernoulli}
 
 #: distribution class -> the adapter built from it (``component=Poisson(...)``): the one
 #: class per distribution that the HMMs take as ``emission=`` too; its prior's ``None`` is
@@ -31,6 +35,8 @@ COMPONENTS = {"gaussian": GaussianComponent, "categorical": CategoricalComponent
 DISTRIBUTIONS = {
     Poisson: lambda d: PoissonComponent(
         rate_prior=(1.0, 1.0) if d.rate_prior is None else d.rate_prior),
+    Categorical: lambda d: CategoricalComponent(
+        category_prior=0.5 if d.category_prior is None else d.category_prior),
     Bernoulli: lambda d: BernoulliComponent(
         probability_prior=(1.0, 1.0) if d.probability_prior is None else d.probability_prior),
     Gaussian: lambda d: GaussianComponent(**d.get_params(deep=False)),
@@ -68,14 +74,14 @@ def build_component(component):
     if isinstance(component, str):
         if component not in COMPONENTS:
             raise InputError(f"component must be one of {list(COMPONENTS)} or a component "
-                             f"object (e.g. PoissonComponent(rate_prior=(2.0, 1.0))), got "
+                             f"object (e.g. Poisson(rate_prior=(2.0, 1.0))), got "
                              f"{component!r}.")
         return COMPONENTS[component]()
     if type(component) in DISTRIBUTIONS:
         return DISTRIBUTIONS[type(component)](component)
     if not isinstance(component, ConjugateComponent):
         raise InputTypeError(f"component must be one of {list(COMPONENTS)} or a component object "
-                        f"(a ConjugateComponent such as GaussianComponent), got "
+                        f"(a distribution such as latentkit.distributions.Gaussian), got "
                         f"{type(component).__name__}.")
     return component
 
@@ -94,9 +100,9 @@ def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
 
     Returns
     -------
-    ConjugateComponent
-        ``component_type``'s class (or ``component``'s shorthand) built from the keywords it
-        takes; the keywords of other component types are dropped, as they had no effect
+    ConjugateComponent or distribution
+        ``component_type``'s class (or ``component``'s shorthand; the distribution of
+        :data:`PUBLIC` where the adapter is private) built from the keywords it takes; the keywords of other component types are dropped, as they had no effect
         before either.
 
     Raises
@@ -118,12 +124,28 @@ def fold_legacy(component, legacy, owner="DirichletProcessMixture"):
                          f"name); got component={component!r} and component_type={kind!r}.")
     if not isinstance(kind, str) or kind not in COMPONENTS:
         raise InputError(f"component_type must be one of {list(COMPONENTS)}, got {kind!r}.")
-    cls = COMPONENTS[kind]
+    cls = PUBLIC.get(kind, COMPONENTS[kind])
     names = set(cls._get_param_names())
     if "missing" not in names and legacy.get("missing", "error") != "error":
         raise InputError(f"missing='marginalize' needs component_type='gaussian'; {kind} data "
                          f"has no missing entries, got missing={legacy['missing']!r}.")
     return cls(**{k: v for k, v in legacy.items() if k in names})
+
+
+def shorthand_of(component):
+    """The shorthand string of a component object of one of the built-in classes (adapter or
+    :data:`PUBLIC` distribution), or None.
+
+    Parameters
+    ----------
+    component : object
+
+    Returns
+    -------
+    str or None
+    """
+    return next((k for table in (COMPONENTS, PUBLIC) for k, c in table.items()
+                 if type(component) is c), None)
 
 
 def upgrade_params(params):

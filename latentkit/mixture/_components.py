@@ -135,10 +135,10 @@ class ConjugateComponent(ParamsMixin):
 
     Examples
     --------
-    >>> from latentkit.mixture import ConjugateComponent, PoissonComponent
-    >>> c = PoissonComponent(rate_prior=(2.0, 1.0))
+    >>> from latentkit.mixture import CategoricalComponent, ConjugateComponent
+    >>> c = CategoricalComponent(category_prior=0.3)
     >>> isinstance(c, ConjugateComponent), c.get_params()
-    (True, {'rate_prior': (2.0, 1.0)})
+    (True, {'category_prior': 0.3})
     """
 
     name = "conjugate"
@@ -374,7 +374,7 @@ class ConjugateComponent(ParamsMixin):
 
     def impute(self, params, prior, X, log_weights, log_tail, return_std=False):
         """Missing entries' posterior means (and standard deviations): Gaussian components
-        only (:meth:`latentkit.mixture.GaussianComponent.impute`).
+        only (the Gaussian component's ``impute``).
 
         Raises
         ------
@@ -503,7 +503,8 @@ class PoissonComponent(ConjugateComponent):
     Examples
     --------
     >>> import numpy as np
-    >>> from latentkit.mixture import DirichletProcessMixture, PoissonComponent
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> from latentkit.mixture._components import PoissonComponent  # users pass Poisson()
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.poisson(1.0, (40, 1)), rng.poisson(20.0, (40, 1))]
     >>> dpm = DirichletProcessMixture(5, component=PoissonComponent(), random_state=0).fit(X)
@@ -590,7 +591,8 @@ class BernoulliComponent(ConjugateComponent):
     Examples
     --------
     >>> import numpy as np
-    >>> from latentkit.mixture import BernoulliComponent, DirichletProcessMixture
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> from latentkit.mixture._components import BernoulliComponent  # users pass Bernoulli()
     >>> X = np.r_[np.tile([1, 1, 0, 0], (20, 1)), np.tile([0, 0, 1, 1], (20, 1))]
     >>> dpm = DirichletProcessMixture(4, component=BernoulliComponent(), random_state=0).fit(X)
     >>> labels = dpm.predict(X)

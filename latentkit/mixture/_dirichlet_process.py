@@ -18,8 +18,8 @@ from ..spectral import n_components_from_spectrum
 from ..distributions._stick_breaking import (TRUNCATION_METHODS, stick_expected_log_weights,
                                              stick_expected_weights, stick_kl, stick_posterior)
 from .._utils.deprecation import moved_kwargs, moved_parameters
-from ._component_params import (COMPONENTS, DISTRIBUTIONS, LEGACY_DEFAULTS, build_component,
-                                fold_legacy, upgrade_params)
+from ._component_params import (DISTRIBUTIONS, LEGACY_DEFAULTS, PUBLIC, build_component,
+                                fold_legacy, shorthand_of, upgrade_params)
 from ._components import ConjugateComponent
 from ._conjugate import _ConjugateMixture
 from ._state_checks import FittedState, check_conjugate_components, check_stick_weights
@@ -81,7 +81,7 @@ default 'gaussian'
         hyper-parameters as ``component__<name>`` and ``set_params(component__rate_prior=...)``
         sets them.
 
-        * 'gaussian' / :class:`~latentkit.mixture.GaussianComponent` (``covariance_type``,
+        * 'gaussian' / :class:`~latentkit.distributions.Gaussian` (``covariance_type``,
           ``reg_covar``, ``mean_precision_prior``, ``mean_prior``,
           ``degrees_of_freedom_prior``, ``covariance_prior``, ``missing``): Normal-Wishart
           (Normal-Gamma for 'diag'/'spherical') components, as in
@@ -93,10 +93,10 @@ default 'gaussian'
           drawn independently from the component's categorical distribution phi_k ~
           Dir(category_prior) (no multinomial coefficient: the tokens are an ordered
           sequence);
-        * 'poisson' / :class:`~latentkit.mixture.PoissonComponent` (``rate_prior``): each
+        * 'poisson' / :class:`~latentkit.distributions.Poisson` (``rate_prior``): each
           entry of X is a non-negative integer count, x_id ~ Poisson(lambda_kd), lambda_kd ~
           Gamma(rate_prior);
-        * 'bernoulli' / :class:`~latentkit.mixture.BernoulliComponent`
+        * 'bernoulli' / :class:`~latentkit.distributions.Bernoulli`
           (``probability_prior``): each entry of X is 0 or 1, x_id ~ Bernoulli(p_kd), p_kd ~
           Beta(probability_prior).
 
@@ -228,7 +228,7 @@ default 'gaussian'
         given = {k: params.pop(k) for k in list(params) if k in LEGACY_DEFAULTS}
         if given:
             comp, legacy = self.component, given
-            kind = next((k for k, c in COMPONENTS.items() if type(comp) is c), None)
+            kind = shorthand_of(comp)
             if kind is not None:  # keep the object's other priors, change the named ones
                 legacy = {**comp.get_params(deep=False), "component_type": kind, **given}
                 comp = "gaussian"
@@ -237,8 +237,9 @@ default 'gaussian'
                              f"component={type(self.component).__name__}(...)")
         comp = params.get("component", self.component)
         if isinstance(comp, str) and any(k.startswith("component__") for k in params):
-            # a shorthand has no priors to set: build its object (defaults), then set them
-            params["component"] = build_component(comp)
+            # a shorthand has no priors to set: build its object (defaults; the distribution
+            # where the adapter is private), then set them
+            params["component"] = PUBLIC[comp]() if comp in PUBLIC else build_component(comp)
         return super().set_params(**params)
 
     @classmethod

@@ -166,7 +166,8 @@ class GaussianComponent(ConjugateComponent):
     Examples
     --------
     >>> import numpy as np
-    >>> from latentkit.mixture import DirichletProcessMixture, GaussianComponent
+    >>> from latentkit.mixture import DirichletProcessMixture
+    >>> from latentkit.mixture._gaussian_component import GaussianComponent  # users: Gaussian()
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(0, 1, (40, 2)), rng.normal(6, 1, (40, 2))]
     >>> component = GaussianComponent(covariance_type="diag")

@@ -2,14 +2,13 @@
 the familiar :class:`CategoricalHMM`, :class:`GaussianHMM` and :class:`PoissonHMM`, fitted by
 Baum-Welch on latentkit's ELBO interface."""
 
+from .._utils.deprecation import replaced_names
 from ._emissions import (
                          CategoricalEmission,
                          CategoricalHMMStats,
                          Emission,
-                         GaussianEmission,
                          GaussianHMMStats,
                          HMMStats,
-                         PoissonEmission,
                          PoissonHMMStats,
 )
 from ._gmm import GMMHMM, GMMEmission, GMMHMMStats
@@ -43,7 +42,6 @@ __all__ = [
                          "CategoricalHMM",
                          "CategoricalHMMStats",
                          "Emission",
-                         "GaussianEmission",
                          "GaussianHMM",
                          "GaussianHMMStats",
                          "GMMEmission",
@@ -51,7 +49,6 @@ __all__ = [
                          "GMMHMMStats",
                          "HMMStats",
                          "HiddenMarkovModel",
-                         "PoissonEmission",
                          "PoissonHMM",
                          "PoissonHMMStats",
                          "SequenceData",
@@ -72,3 +69,11 @@ __all__ = [
                          "VariationalAutoregressiveEmission",
                          "VariationalAutoregressiveHMM",
 ]
+
+#: adapters that are no longer public: users pass the distribution (until 0.3 they import,
+#: with a DeprecationWarning naming it)
+__getattr__ = replaced_names(__name__, {
+    "GaussianEmission": ("latentkit.sequence._gaussian_emission",
+                         "latentkit.distributions.Gaussian"),
+    "PoissonEmission": ("latentkit.sequence._emissions", "latentkit.distributions.Poisson"),
+})

@@ -79,11 +79,12 @@ class Emission(ParamsMixin):
 
     Examples
     --------
-    >>> from latentkit.sequence import Emission, GaussianEmission, HiddenMarkovModel
+    >>> from latentkit.distributions import Gaussian
+    >>> from latentkit.sequence import Emission, HiddenMarkovModel
     >>> import numpy as np
     >>> noise = np.random.default_rng(0).normal(size=(20, 1))
     >>> X = np.r_[np.zeros((10, 1)), np.full((10, 1), 5.0)] + noise  # 10 steps near 0, then near 5
-    >>> hmm = HiddenMarkovModel(2, emission=GaussianEmission(), random_state=0).fit(X)
+    >>> hmm = HiddenMarkovModel(2, emission=Gaussian(), random_state=0).fit(X)
     >>> isinstance(hmm.emission_, Emission), hmm.emission_.param_names
     (True, ('means', 'covars'))
     """

@@ -337,7 +337,8 @@ class PoissonEmission(Emission):
     Examples
     --------
     >>> import numpy as np
-    >>> from latentkit.sequence import HiddenMarkovModel, PoissonEmission
+    >>> from latentkit.sequence import HiddenMarkovModel
+    >>> from latentkit.sequence._emissions import PoissonEmission  # users pass Poisson()
     >>> X = np.r_[np.full(10, 1), np.full(10, 9)].reshape(-1, 1)
     >>> hmm = HiddenMarkovModel(2, emission=PoissonEmission(), random_state=0).fit(X)
     >>> np.round(np.sort(hmm.lambdas_[:, 0]), 1)  # the two rates
@@ -453,6 +454,7 @@ class PoissonEmission(Emission):
 #: distribution class -> the emission built from it (``emission=Poisson(...)``): the one
 #: class per distribution that the mixtures take as ``component=`` too
 DISTRIBUTIONS = {Poisson: lambda d: PoissonEmission(rate_prior=d.rate_prior),
+                 Categorical: lambda d: CategoricalEmission(emissionprob_prior=d.category_prior),
                  Gaussian: lambda d: _gaussian_emission(d)}
 
 

@@ -86,7 +86,8 @@ class GaussianEmission(Emission):
     Examples
     --------
     >>> import numpy as np
-    >>> from latentkit.sequence import GaussianEmission, HiddenMarkovModel
+    >>> from latentkit.sequence import HiddenMarkovModel
+    >>> from latentkit.sequence._gaussian_emission import GaussianEmission  # users: Gaussian()
     >>> noise = np.random.default_rng(0).normal(size=(20, 1))
     >>> X = np.r_[np.zeros((10, 1)), np.full((10, 1), 5.0)] + noise  # 10 steps near 0, then near 5
     >>> hmm = HiddenMarkovModel(2, emission=GaussianEmission(covariance_type="diag"), random_state=0)

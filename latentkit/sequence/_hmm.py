@@ -130,8 +130,7 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
     ----------
     startprob_ : ndarray of shape (n_components,)
     transmat_ : ndarray of shape (n_components, n_components)
-        Row ``i`` is ``p(z_{t+1} | z_t = i)``. A state never visited keeps its previous row
-        (no 0/0).
+        Row ``i`` is ``p(z_{t+1} | z_t = i)``; a state never visited keeps its previous row.
     emissionprob_ / lambdas_ / means_, covariances_ : ndarray
         The emission parameters (names of the emission component plus ``_``).
     emission_ : Emission
@@ -620,7 +619,7 @@ class GaussianHMM(HiddenMarkovModel):
         Non-negative regularisation added to the diagonal of the covariances at each M-step.
     missing : {'error', 'marginalize'}, default 'error'
         ``'marginalize'``: NaN entries are unobserved and integrated out exactly (a fully
-        missing time step has emission likelihood 1; see :class:`GaussianEmission`).
+        missing step has likelihood 1; see :class:`~latentkit.distributions.Gaussian`).
     """ + _COMMON_DOC % {"init": "kmeans++"} + """
     Attributes
     ----------

@@ -2,7 +2,7 @@
 
 The hidden chain's transitions depend on a per-step input ``u_t`` through a multinomial
 logistic regression per source state (:mod:`latentkit.sequence._transition_regression`); the
-observations are Gaussian given the state (the HMMs' :class:`GaussianEmission`, used through
+observations are Gaussian given the state (the HMMs' Gaussian emission, used through
 its array interface). The E-step is the scaled forward-backward with per-step transition
 matrices (:mod:`latentkit._kernels.iohmm`); the M-step is closed form for the emissions and the
 free initial distribution, and one minorise-maximise step of Bohning's quadratic bound for

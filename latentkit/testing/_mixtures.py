@@ -1,13 +1,14 @@
 """Test support for the Gaussian mixtures: one spelling of the Gaussian component's
 hyper-parameters for tests shared by :class:`~latentkit.mixture.VariationalGaussianMixture`
 (flat hyper-parameters, as scikit-learn's) and :class:`~latentkit.mixture.DirichletProcessMixture`
-(``component=GaussianComponent(...)``)."""
+(``component=Gaussian(...)``, :class:`latentkit.distributions.Gaussian`)."""
 
-from ..mixture import DirichletProcessMixture, GaussianComponent
+from ..distributions import Gaussian
+from ..mixture import DirichletProcessMixture
 
 __all__ = ["GAUSSIAN_COMPONENT_PARAMS", "gaussian_mixture"]
 
-#: the hyper-parameters of :class:`~latentkit.mixture.GaussianComponent`
+#: the hyper-parameters of :class:`~latentkit.distributions.Gaussian`
 GAUSSIAN_COMPONENT_PARAMS = ("covariance_type", "reg_covar", "mean_precision_prior",
                              "mean_prior", "degrees_of_freedom_prior", "covariance_prior",
                              "missing")
@@ -32,5 +33,5 @@ def gaussian_mixture(cls, *args, **kw):
     if issubclass(cls, DirichletProcessMixture):
         comp = {k: kw.pop(k) for k in GAUSSIAN_COMPONENT_PARAMS if k in kw}
         if comp:
-            kw["component"] = GaussianComponent(**comp)
+            kw["component"] = Gaussian(**comp)
     return cls(*args, **kw)

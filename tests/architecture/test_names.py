@@ -108,7 +108,7 @@ def test_moved_parameters_name_owner_keywords_release_and_the_object():
     """The DPMM's component priors moved into ``component=`` (the names table's row)."""
     with pytest.warns(DeprecationWarning, match=r"DirichletProcessMixture: component_type=, "
                       r"rate_prior= are deprecated and will be removed in latentkit 0\.3; use "
-                      r"component=PoissonComponent\(\.\.\.\)"):
+                      r"component=Poisson\(\.\.\.\)"):
         m = lk.DirichletProcessMixture(3, component_type="poisson", rate_prior=(2.0, 1.0))
     params = m.get_params()
     assert "rate_prior" not in params and params["component__rate_prior"] == (2.0, 1.0)

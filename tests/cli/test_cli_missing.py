@@ -37,7 +37,8 @@ def test_fit_gmm_missing_marginalize(tmp_path):
 
 
 def test_fit_dpmm_missing_marginalize_reaches_the_model(tmp_path):
-    from latentkit.mixture import DirichletProcessMixture, GaussianComponent
+    from latentkit.mixture import DirichletProcessMixture
+    from latentkit.mixture._gaussian_component import GaussianComponent
 
     X, _, _ = make_gmm(150, 2, 2, separation=6.0, random_state=3)
     Xm = np.where(np.random.default_rng(1).random(X.shape) < 0.1, np.nan, X)

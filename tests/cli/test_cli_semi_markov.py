@@ -25,7 +25,7 @@ def test_fit_hsmm_on_the_geyser_equals_the_python_api():
     assert rc == 0
     obj = json.loads(text)
     X = lk.datasets.load_old_faithful("geyser").data
-    ref = lk.HiddenSemiMarkovModel(2, lk.sequence.GaussianEmission(), duration="poisson",
+    ref = lk.HiddenSemiMarkovModel(2, lk.distributions.Gaussian("diag"), duration="poisson",
                                    max_duration=8, max_iter=5, random_state=0).fit(X)
     np.testing.assert_allclose(obj["durationprob"], ref.durationprob_, rtol=1e-10)
     np.testing.assert_allclose(obj["log_likelihood"], ref.score(X) * len(X), rtol=1e-10)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from latentkit import cli
-from latentkit.mixture import (DirichletProcessMixture, GaussianComponent, GaussianMixture,
-                               VariationalGaussianMixture)
+from latentkit.mixture import DirichletProcessMixture, GaussianMixture, VariationalGaussianMixture
+from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.sequence import GaussianHMM
 from latentkit.sources import ArraySource
 

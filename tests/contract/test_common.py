@@ -42,7 +42,7 @@ NOT_MODELS = {
 
 #: the generic HMM classes, as a user composes them (not in _model_cases: no special data)
 _EXTRA_CASES = {
-    "HiddenMarkovModel": (lambda: lk.HiddenMarkovModel(2, lk.sequence.PoissonEmission(),
+    "HiddenMarkovModel": (lambda: lk.HiddenMarkovModel(2, lk.distributions.Poisson(),
                                                        random_state=0, max_iter=10),
                           CASES["PoissonHMM"][1]),
     "VariationalHMM": (lambda: lk.sequence.VariationalHMM(2, "categorical", random_state=0,

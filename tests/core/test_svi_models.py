@@ -18,7 +18,8 @@ from latentkit._utils.validation import check_random_state
 from latentkit.base import ConvergenceWarning
 from latentkit.datasets import make_gmm, make_lda_corpus
 from latentkit.inference import IterableSource, StochasticVI
-from latentkit.mixture import GaussianComponent, GaussianMixture
+from latentkit.mixture import GaussianMixture
+from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.mixture._dirichlet_process import DirichletProcessMixture
 from latentkit.mixture._variational import VariationalGaussianMixture
 from latentkit.sequence import CategoricalHMM

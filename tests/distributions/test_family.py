@@ -12,9 +12,13 @@ from scipy.special import gammaln
 from latentkit.distributions._counts import Bernoulli, Categorical, Poisson
 from latentkit.distributions._family import ExponentialFamily
 from latentkit.distributions._gaussian_family import Gaussian
-from latentkit.mixture import (BernoulliComponent, CategoricalComponent, GaussianComponent,
-                               PoissonComponent)
-from latentkit.sequence import CategoricalEmission, GaussianEmission, PoissonEmission
+from latentkit.mixture import CategoricalComponent
+from latentkit.mixture._components import BernoulliComponent
+from latentkit.mixture._components import PoissonComponent
+from latentkit.mixture._gaussian_component import GaussianComponent
+from latentkit.sequence import CategoricalEmission
+from latentkit.sequence._emissions import PoissonEmission
+from latentkit.sequence._gaussian_emission import GaussianEmission
 
 RNG = np.random.default_rng(11)
 

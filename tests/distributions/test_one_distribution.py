@@ -13,9 +13,12 @@ import pytest
 
 import latentkit
 from latentkit.distributions import Bernoulli, Gaussian, Poisson
-from latentkit.mixture import (BernoulliComponent, DirichletProcessMixture, GaussianComponent,
-                               PoissonComponent)
-from latentkit.sequence import GaussianHMM, HiddenMarkovModel, PoissonEmission, PoissonHMM
+from latentkit.mixture import DirichletProcessMixture
+from latentkit.mixture._components import BernoulliComponent
+from latentkit.mixture._components import PoissonComponent
+from latentkit.mixture._gaussian_component import GaussianComponent
+from latentkit.sequence import GaussianHMM, HiddenMarkovModel, PoissonHMM
+from latentkit.sequence._emissions import PoissonEmission
 
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson([[1.0, 8.0]] * 30 + [[9.0, 1.0]] * 30)

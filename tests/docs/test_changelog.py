@@ -3,7 +3,7 @@ policy, and is part of the documentation site (issue 47, item 6).
 
 The deprecated names are read from the code, not from a list kept here: every call of the
 tools of :mod:`latentkit._utils.deprecation` (``renamed_attribute``, ``renamed_kwargs``,
-``renamed_parameter``, ``moved_names``, ``moved_kwargs``, ``deprecated_option`` for a
+``renamed_parameter``, ``moved_names``, ``replaced_names``, ``moved_kwargs``, ``deprecated_option`` for a
 command-line option) and of the HMM statistics' decorator
 ``_old_stats_names`` names an old spelling as a string literal or keyword; the flattened
 component keywords of the DirichletProcessMixture are ``LEGACY_DEFAULTS``, the Poisson HMM's
@@ -20,6 +20,7 @@ from latentkit.sequence._emissions import OLD_GAMMA_PRIOR
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "latentkit"
 TOOLS = {"renamed_attribute", "renamed_kwargs", "renamed_parameter", "moved_names",
+         "replaced_names",
          "moved_kwargs", "_old_stats_names", "deprecated_option", "moved_parameters"}
 
 
@@ -60,6 +61,8 @@ def deprecated_names():
             elif name == "moved_names":
                 moved = next(kw.value for kw in node.keywords if kw.arg == "moved")
                 olds = [k.value for k in moved.keys]
+            elif name == "replaced_names":  # the table is the second argument
+                olds = [k.value for k in node.args[1].keys]
             else:  # moved_kwargs: the table of old keywords (LEGACY_DEFAULTS, above)
                 olds = []
             for old in olds:
@@ -89,7 +92,8 @@ def test_the_scan_finds_the_known_deprecations():
     names = deprecated_names()
     for old in ("covars_", "n_restarts", "max_epochs", "truncation", "component_type",
                 "spectral_init_lda", "obs2", "post_mix", "lambdas_prior", "lambdas_weight",
-                "learning_method"):
+                "learning_method", "GaussianComponent", "GaussianEmission", "PoissonComponent",
+                "PoissonEmission", "BernoulliComponent"):
         assert old in names, old
 
 

@@ -206,7 +206,7 @@ def test_genuine_fits_of_every_covariance_type_pass_the_checks():
                          lambda: lk.VariationalGaussianMixture(2, covariance_type=ct,
                                                                random_state=0, max_iter=5),
                          lambda: lk.DirichletProcessMixture(
-                             2, component=lk.mixture.GaussianComponent(ct), random_state=0,
+                             2, component=lk.distributions.Gaussian(ct), random_state=0,
                              max_iter=5),
                          lambda: lk.GaussianHMM(2, covariance_type=ct, random_state=0,
                                                 max_iter=3),

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import latentkit as lk
-from latentkit.mixture import (BernoulliComponent, CategoricalComponent, GaussianComponent,
-                               PoissonComponent)
+from latentkit.distributions import Bernoulli, Gaussian, Poisson
+from latentkit.mixture import CategoricalComponent
 
 from _stored import assert_stored
 
@@ -25,11 +25,11 @@ DATA = {"dpmm_gaussian": "gauss", "dpmm_categorical": "counts", "dpmm_poisson": 
         "hmm_gaussian_emission": "gauss", "variational_categorical_hmm": "symbols",
         "variational_gaussian_hmm": "gauss"}
 #: the component each old DPMM file's flattened keywords describe
-COMPONENT = {"dpmm_gaussian": (GaussianComponent, {"covariance_type": "diag",
-                                                   "mean_precision_prior": 0.5}),
+COMPONENT = {"dpmm_gaussian": (Gaussian, {"covariance_type": "diag",
+                                          "mean_precision_prior": 0.5}),
              "dpmm_categorical": (CategoricalComponent, {"category_prior": 0.3}),
-             "dpmm_poisson": (PoissonComponent, {"rate_prior": (2.0, 0.5)}),
-             "dpmm_bernoulli": (BernoulliComponent, {"probability_prior": (0.7, 1.3)})}
+             "dpmm_poisson": (Poisson, {"rate_prior": (2.0, 0.5)}),
+             "dpmm_bernoulli": (Bernoulli, {"probability_prior": (0.7, 1.3)})}
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,10 @@ import pytest
 
 import latentkit as lk
 from latentkit.base import clone
-from latentkit.mixture import (BernoulliComponent, CategoricalComponent, DirichletProcessMixture,
-                               GaussianComponent, PoissonComponent)
+from latentkit.distributions import Bernoulli, Gaussian, Poisson
+from latentkit.mixture import CategoricalComponent, DirichletProcessMixture
+from latentkit.mixture._components import PoissonComponent
+from latentkit.mixture._gaussian_component import GaussianComponent
 
 pytestmark = pytest.mark.filterwarnings("ignore::latentkit.ConvergenceWarning")
 
@@ -24,13 +26,13 @@ DATA = {"gaussian": np.vstack([RNG.normal(0, 1, (25, 2)), RNG.normal(5, 1, (25, 
         .astype(float)}
 #: (old flattened keywords, the component they mean now)
 CASES = {"gaussian": ({"covariance_type": "diag", "reg_covar": 1e-4, "mean_precision_prior": 0.5},
-                      GaussianComponent("diag", reg_covar=1e-4, mean_precision_prior=0.5)),
+                      Gaussian("diag", reg_covar=1e-4, mean_precision_prior=0.5)),
          "poisson": ({"component_type": "poisson", "rate_prior": (2.0, 0.5)},
-                     PoissonComponent(rate_prior=(2.0, 0.5))),
+                     Poisson(rate_prior=(2.0, 0.5))),
          "categorical": ({"component_type": "categorical", "category_prior": 0.3},
                          CategoricalComponent(category_prior=0.3)),
          "bernoulli": ({"component_type": "bernoulli", "probability_prior": (0.7, 1.3)},
-                       BernoulliComponent(probability_prior=(0.7, 1.3)))}
+                       Bernoulli(probability_prior=(0.7, 1.3)))}
 
 
 def _fit(model, kind):

@@ -11,7 +11,9 @@ from scipy.special import betaln, gammaln, logsumexp, psi
 
 from latentkit._utils.validation import check_array
 from latentkit.distributions import gamma_kl
-from latentkit.mixture import BernoulliComponent, DirichletProcessMixture, PoissonComponent
+from latentkit.mixture import DirichletProcessMixture
+from latentkit.mixture._components import BernoulliComponent
+from latentkit.mixture._components import PoissonComponent
 from latentkit.mixture._components import ConjugateComponent
 from latentkit.testing import check_latent_model
 

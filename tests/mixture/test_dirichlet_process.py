@@ -12,7 +12,8 @@ from latentkit.datasets import load_old_faithful, load_olive_oil
 from latentkit.distributions._stick_breaking import (beta_kl, stick_expected_log_weights,
                                                      stick_expected_weights, stick_kl,
                                                      stick_posterior)
-from latentkit.mixture import CategoricalComponent, GaussianComponent
+from latentkit.mixture import CategoricalComponent
+from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.mixture._dirichlet_process import DirichletProcessMixture
 from latentkit.testing import check_latent_model
 

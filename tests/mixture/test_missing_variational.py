@@ -8,8 +8,8 @@ from scipy.stats import multivariate_t, t as student_t
 
 from latentkit.datasets import make_gmm
 from latentkit.distributions import COVARIANCE_TYPES
-from latentkit.mixture import (DirichletProcessMixture, GaussianComponent,
-                               VariationalGaussianMixture)
+from latentkit.mixture import DirichletProcessMixture, VariationalGaussianMixture
+from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.testing import check_latent_model
 from latentkit.testing._oracles_missing import oracle_marginal_log_prob
 from latentkit.testing._mixtures import gaussian_mixture

@@ -297,7 +297,7 @@ def test_missing_values_are_marginalized():
     """GaussianEmission(missing='marginalize'): a fully missing step has likelihood 1, so a
     sequence with its middle missing scores as its two observed parts under the chain."""
     m = _hand_set_gaussian(K=2, D=3, seed=4)
-    m.emission = lk.sequence.GaussianEmission(missing="marginalize")
+    m.emission = lk.distributions.Gaussian("diag", missing="marginalize")
     X = np.random.default_rng(0).normal(size=(6, 1))
     Xm = X.copy()
     Xm[2:4] = np.nan

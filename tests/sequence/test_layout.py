@@ -24,6 +24,7 @@ OLD_PATHS = {
 
 
 @pytest.mark.parametrize("module", sorted(OLD_PATHS))
+@pytest.mark.filterwarnings(r"ignore:latentkit\.sequence\.(Gaussian|Poisson)Emission:DeprecationWarning")
 def test_old_module_paths_still_resolve(module):
     mod = importlib.import_module(module)
     for name in OLD_PATHS[module]:

@@ -9,8 +9,8 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from latentkit.datasets import load_olive_oil, load_swiss_banknote
-from latentkit.mixture import (DirichletProcessMixture, GaussianComponent, GaussianMixture,
-                               VariationalGaussianMixture)
+from latentkit.mixture import DirichletProcessMixture, GaussianMixture, VariationalGaussianMixture
+from latentkit.mixture._gaussian_component import GaussianComponent
 from latentkit.mixture._gaussian import kmeans_plusplus
 from latentkit.mixture import spectral_init_gmm, spectral_responsibilities
 from latentkit.spectral import (GMMMoments, SpectralGMM, SpectralInitWarning,
