@@ -35,7 +35,7 @@ hmm-cat   ``hmm --dataset lambda_phage -k 4 --max-iter 20`` / ``CategoricalHMM(4
 hmm-pois  ``hmm --dataset earthquakes -k 3`` / ``PoissonHMM(3).fit(earthquakes)``
 hmm-gauss ``hmm --dataset geyser -k 3 --emission gaussian`` / ``GaussianHMM(3).fit(geyser)``
 hsmm      ``hsmm --dataset geyser -k 2 --emission gaussian`` /
-          ``HiddenSemiMarkovModel(2, GaussianEmission()).fit(geyser)``
+          ``HiddenSemiMarkovModel(2, Gaussian("diag")).fit(geyser)``
 arhmm     ``arhmm --dataset earthquakes -k 2`` / ``AutoregressiveHMM(2, n_lags=1).fit(...)``
 iohmm     ``iohmm --dataset geyser -k 2 --inputs waiting`` / ``InputOutputHMM(2).fit(duration,
           inputs=standardised waiting)``
@@ -107,9 +107,9 @@ JOBS = {
                   "model = M(n_components=3, random_state=0)"),
     "hsmm": (["hsmm", "--dataset", "geyser", "-k", "2", "--emission", "gaussian"],
              "from latentkit import HiddenSemiMarkovModel as M\n"
-             "from latentkit.sequence import GaussianEmission\n"
+             "from latentkit.distributions import Gaussian\n"
              "fit_args = (ds.load_dataset('geyser').data,)\n"
-             "model = M(2, GaussianEmission(), random_state=0)"),
+             "model = M(2, Gaussian('diag'), random_state=0)"),
     "arhmm": (["arhmm", "--dataset", "earthquakes", "-k", "2"],
               "from latentkit import AutoregressiveHMM as M\n"
               "fit_args = (ds.load_earthquakes().data.astype(float),)\n"
