@@ -30,6 +30,7 @@ from ._private_svi import LDAPrivatePieces
 from ._lda_guard import GuardedEStep, LDALocalStep
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
+from ._start_check import checked_start, random_start_generator
 from ._spectral_start import spectral_init_lda
 from ._lda_priors import (LDAPriors, default_tol_per_token, learns_alpha, learns_eta,
                           resolve_priors, symmetric_priors, word_counts)
@@ -359,7 +360,17 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         return "random" if stochastic else "cvb0"
 
     def _init_params(self, data, rng):
+        checked = self.init == "auto"  # the default start, checked (topic/_start_check.py)
+        random_rng = random_start_generator(rng) if checked else None  # rng left as it is
         self._start_topics(data, rng, self._resolved_init())
+        vars(self).pop("start_report_", None)
+        if checked:
+            self.start_report_, lam = checked_start(
+                check_counts(data, "X"), self.components_, random_rng, self.doc_topic_prior_,
+                self.topic_word_prior_, self.max_doc_update_iter, self.mean_change_tol,
+                self._resolved_tol())
+            if lam is not self.components_:
+                self._set_components(lam)
 
     def _stochastic_init(self, data, rng):
         self._start_topics(data, rng, self._resolved_init(stochastic=True))
