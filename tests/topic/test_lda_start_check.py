@@ -83,7 +83,7 @@ def test_a_worse_default_start_is_replaced_by_the_random_one(monkeypatch):
     # the random start is the one drawn from its own generator: the same as a fit from it
     rng = np.random.default_rng(0)  # check_random_state(0): the fit's generator
     start = random_topics(random_start_generator(rng), (4, X.shape[1]))
-    report, topics = compare_starts(X, _bad_start(X, 4), start, 0.25, 0.25,
+    report, _ = compare_starts(X, _bad_start(X, 4), start, 0.25, 0.25,
                                     checked.max_doc_update_iter, checked.mean_change_tol,
                                     checked.tol_)
     assert report == {k: v for k, v in r.items() if k != "check_iter"}
