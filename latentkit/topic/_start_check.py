@@ -16,8 +16,8 @@ Both starts run batch VB iterations (the E-step of the fit with its ``max_doc_up
 and ``mean_change_tol``, each from the cold start of the fit's E-step, then
 ``lambda <- eta + sstats``) with the priors the fit starts from held fixed, in lockstep,
 and the ELBO (nats per document) of each is read at the start of each iteration. A run ends
-when its ELBO changes by less than ``tol`` per document (the fit's own stop). The check ends after :data:`CHECK_ITER` iterations, or as soon as the ranking
-cannot change: the random run is behind and has ended, or cannot reach the default run's
+when its ELBO changes by less than ``tol`` per document (the fit's own stop). The check ends after :data:`CHECK_ITER` iterations, or
+as soon as the ranking cannot change: the random run is behind and has ended, or cannot reach the default run's
 present bound at its present pace (its last gain times the iterations left is below the gap;
 the default run only rises and VB gains shrink, so a linear extrapolation is generous); or
 the default run has ended and the random run has ended too or is ahead by ``tol``. The
