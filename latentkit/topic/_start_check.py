@@ -12,23 +12,23 @@ default start wins nothing about the fit changes, every fitted number bit for bi
 
 The rule (:func:`compare_starts`)
 --------------------------------
-Both starts run batch VB iterations (the E-step of the fit with its ``max_doc_update_iter``
-and ``mean_change_tol``, each from the cold start of the fit's E-step, then
-``lambda <- eta + sstats``) with the priors the fit starts from held fixed, in lockstep,
-and the ELBO (nats per document) of each is read at the start of each iteration. A run ends
-when its ELBO changes by less than ``tol`` per document (the fit's own stop). The check ends after :data:`CHECK_ITER` iterations, or
-as soon as the ranking cannot change: the random run is behind and has ended, or cannot reach the default run's
-present bound at its present pace (its last gain times the iterations left is below the gap;
-the default run only rises and VB gains shrink, so a linear extrapolation is generous); or
-the default run has ended and the random run has ended too or is ahead by ``tol``. The
-higher last bound wins; a random start must be ahead by ``tol`` or more (a tie, or the same
-optimum to the fit's precision, goes to the default start). A winning random start replaces
-the start with a :class:`~latentkit.exceptions.StartCheckWarning` giving both bounds; the fit
-then continues from the random run's last topics. The check compares the starts at fixed
-priors; with a learned ``doc_topic_prior='auto'`` the fit's bound is another (issue 41's
-``dom8`` seed 2: the CVB0 start wins the check and its fit still ends above the random fit).
-A check, not a guarantee about the end: the runs are short (the HMMs compare at the final
-bound, :mod:`latentkit.sequence._start_check`, at the price of a whole second fit).
+Both starts run batch VB iterations (the E-step of the fit with its ``max_doc_update_iter`` and
+``mean_change_tol``, each from the cold start of the fit's E-step, then ``lambda <- eta +
+sstats``) with the priors the fit starts from held fixed, in lockstep, and the ELBO (nats per
+document) of each is read at the start of each iteration. A run ends when its ELBO changes by
+less than ``tol`` per document (the fit's own stop). The check ends after :data:`CHECK_ITER`
+iterations, or as soon as the ranking cannot change: the random run is behind and has ended, or
+cannot reach the default run's present bound at its present pace (its last gain times the
+iterations left is below the gap; the default run only rises and VB gains shrink, so a linear
+extrapolation is generous); or the default run has ended and the random run has ended too or is
+ahead by ``tol``. The higher last bound wins; a random start must be ahead by ``tol`` or more
+(a tie, or the same optimum to the fit's precision, goes to the default start). A winning
+random start replaces the start with a :class:`~latentkit.exceptions.StartCheckWarning` giving
+both bounds; the fit then continues from the random run's last topics. The check compares the
+starts at fixed priors; with a learned ``doc_topic_prior='auto'`` the fit's bound is another
+(issue 41's ``dom8`` seed 2: the CVB0 start wins the check and its fit still ends above the
+random fit). A check, not a guarantee about the end: the runs are short (the HMMs compare at
+the final bound, :mod:`latentkit.sequence._start_check`, at the price of a whole second fit).
 
 ``init='cvb0'`` is the same default start without the check (no random run, no warning);
 ``init='random'`` the random start alone.
