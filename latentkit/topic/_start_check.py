@@ -11,7 +11,7 @@ its own (:func:`random_start_generator`): the fit's generator is not touched, so
 default start wins nothing about the fit changes, every fitted number bit for bit.
 
 The rule (:func:`compare_starts`)
---------------------------------
+---------------------------------
 Both starts run batch VB iterations (the E-step of the fit with its ``max_doc_update_iter`` and
 ``mean_change_tol``, each from the cold start of the fit's E-step, then ``lambda <- eta +
 sstats``) with the priors the fit starts from held fixed, in lockstep, and the ELBO (nats per
