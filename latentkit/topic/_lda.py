@@ -146,7 +146,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         they live: all of them up to 100,000, :mod:`latentkit._engine.start_sample`), checked
         against a random start from a generator of its own by the ELBO after a short VB run
         (:mod:`latentkit.topic._start_check`; ``start_report_``): the better is kept, the random
-        one with a :class:`~latentkit.exceptions.StartCheckWarning` giving both bounds; when
+        one with a :class:`~latentkit.exceptions.StartCheckWarning` giving both bounds (not
+        with ``seed_topics``, whose seeds choose the start); when
         the CVB0 start wins the fit is that of ``init='cvb0'`` (the start unchecked: the way
         to skip the check) bit for bit, at the price of the check's time (KOS, K=20: see
         :mod:`latentkit.topic._start_check`); ``'random'`` for the stochastic fits
@@ -198,7 +199,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     mean_doc_length_ : float
         Mean number of tokens of the training documents (default length for :meth:`sample`).
     start_report_ : dict
-        With ``init='auto'`` (batch fit), the start check of the last initialisation:
+        With ``init='auto'`` (batch fit, no ``seed_topics``), the start check of the last
+        initialisation:
         ``'chosen'`` ('default' or 'random'), ``'default'`` and ``'random'`` (the two runs'
         last ELBO, nats per document), ``'n_iter_default'``, ``'n_iter_random'``,
         ``'check_iter'``; absent with any other ``init``.
@@ -371,7 +373,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         return "random" if stochastic else "cvb0"
 
     def _init_params(self, data, rng):
-        checked = self.init == "auto"  # the default start, checked (topic/_start_check.py)
+        # the default start, checked (topic/_start_check.py); seeded topics keep their start
+        checked = self.init == "auto" and getattr(self, "seed_topics", None) is None
         random_rng = random_start_generator(rng) if checked else None  # rng left as it is
         self._start_topics(data, rng, self._resolved_init())
         vars(self).pop("start_report_", None)
