@@ -143,14 +143,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         (:func:`latentkit.topic.spectral_init_lda`; Anandkumar et al. 2012), falling back
         to the random start with a warning when the moments are degenerate. ``'auto'``:
         ``'cvb0'`` for ``fit`` with ``learning_method='batch'`` (on the same documents wherever
-        they live: all of them up to 100,000, :mod:`latentkit._engine.start_sample`), checked
-        against a random start from a generator of its own by the ELBO after a short VB run
-        (:mod:`latentkit.topic._start_check`; ``start_report_``): the better is kept, the random
-        one with a :class:`~latentkit.exceptions.StartCheckWarning` giving both bounds (not
-        with ``seed_topics``, whose seeds choose the start); when
-        the CVB0 start wins the fit is that of ``init='cvb0'`` (the start unchecked: the way
-        to skip the check) bit for bit, at the price of the check's time (KOS, K=20: see
-        :mod:`latentkit.topic._start_check`); ``'random'`` for the stochastic fits
+        they live: all of them up to 100,000, :mod:`latentkit._engine.start_sample`); ``'random'`` for the stochastic fits
         (``learning_method='online'`` and ``partial_fit``), whose first step sees one
         minibatch. A dict ``{'components': array of shape (K, V)}`` gives the starting
         lambda (> 0).
@@ -199,8 +192,13 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     mean_doc_length_ : float
         Mean number of tokens of the training documents (default length for :meth:`sample`).
     start_report_ : dict
-        With ``init='auto'`` (batch fit, no ``seed_topics``), the start check of the last
-        initialisation:
+        With ``init='auto'`` (batch fit, no ``seed_topics``) the CVB0 start is checked
+        against a random start drawn from a generator of its own, by the ELBO after a short
+        VB run (:mod:`latentkit.topic._start_check`): the better is kept, the random one with
+        a :class:`~latentkit.exceptions.StartCheckWarning` giving both bounds; when the CVB0
+        start wins the fit is that of ``init='cvb0'`` (the start unchecked: the way to skip
+        the check) bit for bit, at the price of the check's time (1.5-2x on KOS, K=20). The
+        check of the last initialisation:
         ``'chosen'`` ('default' or 'random'), ``'default'`` and ``'random'`` (the two runs'
         last ELBO, nats per document), ``'n_iter_default'``, ``'n_iter_random'``,
         ``'check_iter'``; absent with any other ``init``.
