@@ -69,9 +69,9 @@ def _bad_start(*args, **kwargs):
     return 1.0 + 1e-3 * np.random.default_rng(0).random((K, V))
 
 
-def test_a_worse_default_start_is_replaced_by_the_random_one(seededpatch):
+def test_a_worse_default_start_is_replaced_by_the_random_one(monkeypatch):
     X, _ = make_lda_corpus(n_components=4, n_docs=300, vocab_size=120, random_state=0)
-    seededpatch.setattr(lda_module, "cvb0_topics", _bad_start)
+    monkeypatch.setattr(lda_module, "cvb0_topics", _bad_start)
     unchecked, none = _fit(X, 4, 0, init="cvb0")
     checked, warned = _fit(X, 4, 0)
     assert not none and len(warned) == 1
