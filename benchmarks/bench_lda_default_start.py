@@ -1,6 +1,8 @@
 """LDA's default start on planted corpora with a dominant topic (issue 41, item 3): the default
-start (``init='auto'``: CVB0 from one seed document per spectral topic), the previous default
-(CVB0 from length-weighted seed documents), the random start and gensim's ``LdaModel``.
+start (``init='auto'``: CVB0 from one seed document per spectral topic, checked against a
+random start, :mod:`latentkit.topic._start_check`), the same start unchecked
+(``init='cvb0'``), the previous default (CVB0 from length-weighted seed documents), the random
+start and gensim's ``LdaModel``.
 
 Protocol
 --------
@@ -14,7 +16,9 @@ Protocol
 * Every fit knows K; ``prior='auto'`` learns alpha (``doc_topic_prior='auto'``, gensim
   ``alpha='auto'``), ``prior='fixed'`` keeps the symmetric 1/K (gensim ``alpha='symmetric'``).
   Everything else at its defaults (the default stop included), ``random_state`` = the seed.
-* ``default``: ``LatentDirichletAllocation(K, ...)``; ``old start``: the previous default,
+* ``default``: ``LatentDirichletAllocation(K, ...)`` (``init='auto'``: the checked start; the
+  ``warn`` column counts the seeds whose fit gave a ``StartCheckWarning``, i.e. kept the random
+  start); ``cvb0``: ``init='cvb0'``, the same start without the check; ``old start``: the previous default,
   i.e. ``cvb0_topics`` from its length-weighted seed documents with the model's generator,
   then batch VB from those topics (the same fit as before this change, bit for bit);
   ``random``: ``init='random'``; ``gensim``: ``gensim.models.LdaModel(corpus, K,
@@ -26,13 +30,16 @@ Protocol
   (``lower_bound_``; gensim's bound is not on the same scale and is left out).
 * ``--real``: KOS and NIPS (the 90/10 split of ``benchmarks/bench_lda_curve.py``), K = 20, the
   default fit (fixed 1/K priors) against the old start, alternated in one process: held-out
-  perplexity (``perplexity(X_test, include_prior_kl=False)``), VB iterations, seconds.
+  perplexity (``perplexity(X_test, include_prior_kl=False)``), VB iterations, seconds;
+  ``--real --check``: the default fit (checked start) against ``init='cvb0'`` (the price of
+  the check), alternated in one process.
 
 Run::
 
     python benchmarks/bench_lda_default_start.py                  # planted, seeds 0-2
     python benchmarks/bench_lda_default_start.py --seeds 0 1 2 3 --corpora dom5
     python benchmarks/bench_lda_default_start.py --real
+    python benchmarks/bench_lda_default_start.py --real --check --repeats 2 --only kos
 """
 
 import argparse
@@ -55,8 +62,8 @@ CORPORA = {
     "dom8": dict(n_docs=2000, vocab_size=400, doc_length=80, topic_word_prior=0.1,
                  doc_topic_prior=np.array([1.2, 0.5, 0.3, 0.2, 0.12, 0.08, 0.06, 0.04])),
 }
-METHODS = ("default", "old start", "random", "gensim", "gensim x20")
-DEFAULT_METHODS = ("default", "old start", "random", "gensim")  # gensim x20: ~100 s a fit
+METHODS = ("default", "cvb0", "old start", "random", "gensim", "gensim x20")
+DEFAULT_METHODS = ("default", "cvb0", "random", "gensim")  # gensim x20: ~100 s a fit
 
 
 def _uptime():
@@ -90,7 +97,16 @@ def old_start_fit(X, K, seed, **params):
 
 
 def fit(method, X, K, seed, prior):
-    """(topics, alpha, ELBO or nan, iterations or nan)."""
+    """(topics, alpha, ELBO or nan, iterations or nan, start-check warnings)."""
+    from latentkit.exceptions import StartCheckWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = _fit(method, X, K, seed, prior)
+    return (*out, sum(w.category is StartCheckWarning for w in caught))
+
+
+def _fit(method, X, K, seed, prior):
     from latentkit.topic import LatentDirichletAllocation
 
     params = {"doc_topic_prior": "auto"} if prior == "auto" else {}
@@ -107,7 +123,7 @@ def fit(method, X, K, seed, prior):
     if method == "old start":
         m = old_start_fit(X, K, seed, **params)
     else:
-        init = "random" if method == "random" else "auto"
+        init = method if method in ("random", "cvb0") else "auto"
         m = LatentDirichletAllocation(K, init=init, random_state=seed, **params).fit(X)
     return m.components_, m.doc_topic_prior_, m.lower_bound_, m.n_iter_
 
@@ -116,7 +132,7 @@ def planted(args):
     from latentkit.datasets import make_lda_corpus
 
     print(f"{'corpus':<7}{'prior':<7}{'method':<11}{'L1 (per seed)':<30}{'alpha err':<24}"
-          f"{'ELBO':<24}{'iters':<14}{'s':>6}")
+          f"{'ELBO':<24}{'iters':<14}{'s':>6}{'warn':>6}")
     for name in args.corpora:
         spec = CORPORA[name]
         K = spec["doc_topic_prior"].size
@@ -127,15 +143,15 @@ def planted(args):
                 t0 = time.perf_counter()
                 for s in args.seeds:
                     X, truth = data[s]
-                    topics, alpha, elbo, it = fit(method, X, K, s, prior)
-                    rows.append((*matched_errors(topics, alpha, truth), elbo, it))
+                    topics, alpha, elbo, it, warned = fit(method, X, K, s, prior)
+                    rows.append((*matched_errors(topics, alpha, truth), elbo, it, warned))
                 secs = (time.perf_counter() - t0) / len(args.seeds)
                 r = np.array(rows, dtype=float)
                 fmt = lambda col, f: " ".join(f.format(v) if np.isfinite(v) else "-"
                                               for v in r[:, col])
                 print(f"{name:<7}{prior:<7}{method:<11}{fmt(0, '{:.3f}'):<30}"
                       f"{fmt(1, '{:.2f}'):<24}{fmt(2, '{:.1f}'):<24}{fmt(3, '{:.0f}'):<14}"
-                      f"{secs:>6.1f}", flush=True)
+                      f"{secs:>6.1f}{int(r[:, 4].sum()):>6d}", flush=True)
 
 
 def real(args):
@@ -143,15 +159,19 @@ def real(args):
     from latentkit.topic import LatentDirichletAllocation
 
     K = 20
-    for name in ("kos", "nips"):
+    for name in args.only:
         train, test = load_corpus(name)
         print(f"\n{name}: {train.shape[0]} training / {test.shape[0]} held-out documents, K={K}")
-        for label in ("default", "old start", "default", "old start")[:2 * args.repeats]:
+        other = "cvb0" if args.check else "old start"
+        for label in ("default", other, "default", other)[:2 * args.repeats]:
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                m = (LatentDirichletAllocation(K, random_state=0).fit(train) if label == "default"
-                     else old_start_fit(train, K, 0))
+                if label == "old start":
+                    m = old_start_fit(train, K, 0)
+                else:
+                    init = "cvb0" if label == "cvb0" else "auto"
+                    m = LatentDirichletAllocation(K, init=init, random_state=0).fit(train)
             secs = time.perf_counter() - t0
             print(f"{label:<10} held-out perplexity {m.perplexity(test, include_prior_kl=False):8.1f}"
                   f"  iterations {m.n_iter_:3d}  {secs:6.1f} s", flush=True)
@@ -165,6 +185,10 @@ def main(argv=None):
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--real", action="store_true", help="KOS and NIPS at K=20 instead")
     ap.add_argument("--repeats", type=int, default=1, choices=[1, 2])
+    ap.add_argument("--check", action="store_true",
+                    help="with --real: the default (checked) start against init='cvb0'")
+    ap.add_argument("--only", nargs="+", choices=["kos", "nips"], default=["kos", "nips"],
+                    help="with --real: the corpora")
     args = ap.parse_args(argv)
     print("start:", _uptime())
     with warnings.catch_warnings():

@@ -25,7 +25,7 @@ errors of this kind and keep their own bases.
 Warnings
 --------
 :class:`ConvergenceWarning`, :class:`ELBODecreaseWarning`, :class:`CollapsedComponentWarning`,
-:class:`SpectralInitWarning`, :class:`PrivacyNoiseWarning`, :class:`PrivacyRelationWarning`,
+:class:`SpectralInitWarning`, :class:`StartCheckWarning`, :class:`PrivacyNoiseWarning`, :class:`PrivacyRelationWarning`,
 :class:`KWarning` (the command line's ``-k`` check) and :class:`PriorDivergenceWarning`.
 """
 
@@ -35,8 +35,8 @@ __all__ = [
     "InputError", "InputTypeError", "ModelFileError", "DatasetIntegrityError", "TextInputError",
     "StateCheckError", "SeedWordError", "NotFittedError", "CLIError",
     "ConvergenceWarning", "ELBODecreaseWarning", "CollapsedComponentWarning",
-    "SpectralInitWarning", "PrivacyNoiseWarning", "PrivacyRelationWarning", "KWarning",
-    "PriorDivergenceWarning",
+    "SpectralInitWarning", "StartCheckWarning", "PrivacyNoiseWarning", "PrivacyRelationWarning",
+    "KWarning", "PriorDivergenceWarning",
 ]
 
 
@@ -351,6 +351,23 @@ class SpectralInitWarning(UserWarning):
     ...     _ = GaussianHMM(n_components=2, init="spectral", random_state=0).fit(X)
     >>> any(w.category is SpectralInitWarning for w in caught)
     True
+    """
+
+
+class StartCheckWarning(UserWarning):
+    """A model's default start lost to a random start in the start check, and the fit
+    continues from the random start (LDA's ``init='auto'``: both ELBOs in nats per
+    document; :mod:`latentkit.topic._start_check`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from latentkit.exceptions import StartCheckWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("the random start won", StartCheckWarning)
+    >>> caught[0].category.__name__
+    'StartCheckWarning'
     """
 
 

@@ -47,6 +47,10 @@ CORPORA = {"one_word": (_one_word, 1, "look alike"),
 
 
 def _fit(X, max_iter, **kw):
+    # init='cvb0': the default start without its check against a random start (which keeps
+    # the random start on these corpora, whose alpha then diverges elsewhere): the subject
+    # here is the prior, from the start these cases were written for
+    kw.setdefault("init", "cvb0")
     return LatentDirichletAllocation(K, doc_topic_prior="auto", tol=0, max_iter=max_iter,
                                      random_state=0, **kw).fit(X)
 
