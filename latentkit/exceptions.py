@@ -243,7 +243,8 @@ class PriorDivergenceWarning(ConvergenceWarning):
     >>> from latentkit.topic import LatentDirichletAllocation
     >>> X = np.zeros((60, 8))
     >>> X[np.arange(60), np.random.default_rng(0).integers(0, 8, 60)] = 1  # one-word documents
-    >>> lda = LatentDirichletAllocation(2, doc_topic_prior="auto", max_iter=100, random_state=0)
+    >>> lda = LatentDirichletAllocation(2, doc_topic_prior="auto", max_iter=100, init="cvb0",
+    ...                                 random_state=0)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     _ = lda.fit(X)

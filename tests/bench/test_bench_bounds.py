@@ -66,6 +66,7 @@ def test_other_kernels_run(bounds, corpus):
     assert rate > 0 and sweeps >= 1
 
 
+@pytest.mark.slow  # quick tier: over 2 s on 2 quiet cores (tools/quick_tier.py)
 def test_bench_gmm_prints_its_fraction():
     out = subprocess.run([sys.executable, os.path.join(BENCH, "bench_gmm.py"), "--n", "1500",
                           "--iters", "2"], capture_output=True, text=True, timeout=300,

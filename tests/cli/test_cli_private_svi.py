@@ -5,6 +5,8 @@ import io as _io
 import json
 import math
 
+import pytest
+
 from latentkit import cli
 from latentkit.spectral import calibrate_noise_multiplier
 from test_cli_private import _write
@@ -55,6 +57,7 @@ def test_private_svi_cli_refusals(tmp_path, capsys):
     assert "--clip applies to --method svi --private only" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # quick tier: over 2 s on 2 quiet cores (tools/quick_tier.py)
 def test_private_svi_cli_says_when_the_noise_dominates(tmp_path):
     """Issue 40 item 5: the noise check (from the releases) is printed, as the private
     spectral LDA's is; at epsilon 0.05 the noise dominates, at 1e4 it does not."""

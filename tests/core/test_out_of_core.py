@@ -43,6 +43,7 @@ def _csr_bytes(X):
     return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
 
 
+@pytest.mark.slow  # quick tier: over 2 s on 2 quiet cores (tools/quick_tier.py)
 def test_chunked_batch_vb_equals_in_memory_with_bounded_memory(corpus_file):
     X, path = corpus_file
     src = DocwordSource(path, chunk_size=CHUNK)

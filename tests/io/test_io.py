@@ -212,6 +212,7 @@ def test_save_accepts_str_path(fake):
     assert zipfile.is_zipfile(path)
 
 
+@pytest.mark.slow  # quick tier: over 2 s on 2 quiet cores (tools/quick_tier.py)
 def test_every_damaged_byte_is_a_model_file_error_or_harmless(tmp_path):
     # flipping any byte either leaves the model intact (unused zip header fields) or gives
     # ModelFileError: never zlib.error / NotImplementedError from deep inside, never silent

@@ -66,6 +66,7 @@ def test_gaussian_mixture_on_a_cluster_equals_local(client):
     np.testing.assert_allclose(remote.means_, local.means_, rtol=1e-10)
 
 
+@pytest.mark.slow  # quick tier: over 2 s on 2 quiet cores (tools/quick_tier.py)
 def test_variational_mixture_on_a_cluster_equals_local(client):
     X, _, _ = make_gmm(2000, 3, 3, random_state=1)
     model = fixed_start(VariationalGaussianMixture(n_components=4, tol=0, max_iter=6,

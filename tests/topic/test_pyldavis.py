@@ -186,6 +186,7 @@ def test_saved_page_needs_no_network(fitted, tmp_path):
         assert f"topics_files/{name}" in html
 
 
+@pytest.mark.slow  # quick tier: over 2 s on 2 quiet cores (tools/quick_tier.py)
 def test_saved_page_renders_offline_in_a_browser(fitted, tmp_path, browser):
     """The machine's tests have no internet: a page that needs the CDN stays blank here."""
     from selenium.webdriver.common.by import By
