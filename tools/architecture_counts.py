@@ -36,6 +36,8 @@ tests_at_root
 """
 
 import ast
+import copy
+import functools
 import importlib.util
 import pathlib
 import sys
@@ -51,6 +53,17 @@ FAMILY_WORDS = ("Categorical", "Gaussian", "Poisson", "Bernoulli", "Dirichlet", 
 DISTRIBUTIONS = ("Poisson", "Categorical", "Gaussian", "Bernoulli", "Multinomial",
                  "NegativeBinomial", "StudentT", "Exponential", "Gamma", "Beta")
 MODEL_SUFFIXES = ("HMM", "Mixture", "Model", "Allocation", "PLSA", "Regression")
+
+
+@functools.lru_cache(maxsize=None)
+def _parse_cached(path, mtime_ns):
+    return ast.parse(path.read_text())
+
+
+def _parse(path):
+    """The module's AST, parsed once per file version (the counts walk every file several
+    times). Callers that annotate nodes (``_with_parents``) get a fresh copy."""
+    return _parse_cached(path, path.stat().st_mtime_ns)
 
 
 def _load(path, name):
@@ -73,7 +86,7 @@ def _test_file(root, name):
 def declared(root):
     """The private names a module may use without defining them (test_drivers.py's sets)."""
     path = _test_file(root, "test_drivers.py") or _test_file(HERE, "test_drivers.py")
-    tree = ast.parse(path.read_text())
+    tree = _parse(path)
     names = set()
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Set):
@@ -150,7 +163,7 @@ def _package_defined(package):
     belong to a library and are not counted)."""
     names = set()
     for path in _files(package):
-        names |= _defined(ast.parse(path.read_text()))
+        names |= _defined(_parse(path))
     return names
 
 
@@ -161,10 +174,10 @@ def private_refs(root):
     modules = _package_modules(package)
     by_folder = {}
     for path in _files(package):
-        by_folder.setdefault(path.parent, set()).update(_defined(ast.parse(path.read_text())))
+        by_folder.setdefault(path.parent, set()).update(_defined(_parse(path)))
     found = []
     for path in _files(package):
-        tree = ast.parse(path.read_text())
+        tree = _parse(path)
         own = _defined(tree)
         aliases = _module_aliases(tree)
         for node in ast.walk(tree):
@@ -192,7 +205,7 @@ def model_taking(root):
     ours = _package_defined(package)
     found = []
     for path in _files(package):
-        tree = ast.parse(path.read_text())
+        tree = _parse(path)
         for node in tree.body:
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
@@ -214,7 +227,7 @@ def _family_classes(package):
     names = set()
     for fam in FAMILIES:
         for path in _files(package / fam):
-            for node in ast.parse(path.read_text()).body:
+            for node in _parse(path).body:
                 if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                     names.add(node.name)
     return names
@@ -229,7 +242,7 @@ def family_names(root):
         if not p.exists():
             continue
         for path in (_files(p) if p.is_dir() else [p]):
-            tree = _with_parents(ast.parse(path.read_text()))
+            tree = _with_parents(copy.deepcopy(_parse(path)))
             for node in ast.walk(tree):
                 text = None
                 if isinstance(node, ast.Name):
@@ -264,7 +277,7 @@ def distribution_classes(root):
     package = pathlib.Path(root) / "latentkit"
     found = []
     for path in _files(package):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_parse(path)):
             if not isinstance(node, ast.ClassDef):
                 continue
             name = node.name.lstrip("_")

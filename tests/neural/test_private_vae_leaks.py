@@ -177,6 +177,7 @@ def test_sampling_rate_keeps_n_out_of_the_fit():
     assert c.n_private_steps_ == 21
 
 
+@pytest.mark.slow  # quick tier: over 1.5 s on 2 quiet cores (tools/quick_tier.py)
 def test_the_noise_warning_comes_from_the_releases():
     """Tiny epsilon: the noise norm exceeds the (release-estimated) signal, and the warning
     says so with the numbers; large epsilon: no warning."""

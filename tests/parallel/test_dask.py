@@ -104,6 +104,7 @@ def test_categorical_hmm_on_a_cluster_respects_sequence_boundaries(client):
     np.testing.assert_allclose(remote.transmat_, local.transmat_, rtol=1e-10)
 
 
+@pytest.mark.slow  # quick tier: over 1.5 s on 2 quiet cores (tools/quick_tier.py)
 def test_gmm_hmm_on_a_cluster_equals_local(client):
     # GMMHMM is an emission component: its statistics map-reduce over blocks unchanged
     from latentkit.sequence import GMMHMM

@@ -102,6 +102,7 @@ def test_kept_spectral_start_continues_its_run(kind):
     assert _not_below(m, d)
 
 
+@pytest.mark.slow  # quick tier: over 1.5 s on 2 quiet cores (tools/quick_tier.py)
 def test_issue_42_character_sequence_k3_ends_not_below_the_random_fit():
     # issue 42: a 27-symbol character sequence with 3 states, seeds 2-4: the spectral run was
     # ahead after the 10 iterations of the old check and kept, and its fit ended 0.010-0.030
