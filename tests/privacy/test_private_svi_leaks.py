@@ -33,6 +33,16 @@ def _fit(model, data, **kw):
     return fit, error, sorted({(w.category.__name__, str(w.message)) for w in caught})
 
 
+def _not_noise(found):
+    """The warnings other than PrivacyNoiseWarning. The noise is drawn from the operating
+    system's entropy (the minibatches and the noise do not follow any seed), so whether a nearly
+    empty topic of a structureless corpus ends below the noise floor is itself random: at
+    epsilon=1e4 one fit in 13 on COUNTS warns (3 of 40 measured), with or without the extreme
+    row. The extreme row is clipped to the same norm as every other row, so it may add no
+    warning of any other kind (on main: 'overflow encountered', NaN topics)."""
+    return [w for w in found if w[0] != "PrivacyNoiseWarning"]
+
+
 @pytest.mark.slow
 def test_a_document_of_huge_counts_changes_nothing_but_the_noise():
     """On main, a document with two counts of 1.5e308 made every topic NaN."""
@@ -40,7 +50,7 @@ def test_a_document_of_huge_counts_changes_nothing_but_the_noise():
     doc[0, :2] = 1.5e308
     a = _fit(LatentDirichletAllocation(3), COUNTS, clip=10.0)
     b = _fit(LatentDirichletAllocation(3), np.vstack([COUNTS, doc]), clip=10.0)
-    assert a[1] is None and b[1] is None and a[2] == b[2] == []
+    assert a[1] is None and b[1] is None and _not_noise(a[2]) == _not_noise(b[2]) == []
     assert np.all(np.isfinite(a[0].components_)) and np.all(np.isfinite(b[0].components_))
     assert a[0].n_steps_ == b[0].n_steps_ and a[0].noise_multiplier_ == b[0].noise_multiplier_
 
@@ -52,7 +62,7 @@ def test_an_extreme_row_changes_nothing_but_the_noise(model, value):
     """On main a row at 1e300 warned 'overflow encountered' (a warning only that row causes)."""
     a = _fit(model(2), ROWS, radius=3.0)
     b = _fit(model(2), np.vstack([ROWS, np.full((1, 3), value)]), radius=3.0)
-    assert a[1] is None and b[1] is None and a[2] == b[2] == []
+    assert a[1] is None and b[1] is None and _not_noise(a[2]) == _not_noise(b[2]) == []
     assert np.all(np.isfinite(a[0].means_)) and np.all(np.isfinite(b[0].means_))
 
 
