@@ -28,7 +28,7 @@ from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
 from ._private_svi import LDAPrivatePieces
-from ._lda_guard import GuardedEStep, LDALocalStep
+from ._lda_guard import GuardedEStep, LDALocalStep, ReplayedStart
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
 from ._start_check import checked_start, random_start_generator
@@ -211,7 +211,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         VB run (:mod:`latentkit.topic._start_check`): the better is kept, the random one with
         a :class:`~latentkit.exceptions.StartCheckWarning` giving both bounds; when the CVB0
         start wins the fit is that of ``init='cvb0'`` (the start unchecked: the way to skip
-        the check) bit for bit, at the price of the check's time (1.5-2x on KOS, K=20). The
+        the check) bit for bit, at the price of the check's random run (the fit replays the
+        default run's E-steps, :class:`latentkit.topic._lda_guard.ReplayedStart`). The
         check of the last initialisation:
         ``'chosen'`` ('default' or 'random'), ``'default'`` and ``'random'`` (the two runs'
         last ELBO, nats per document), ``'n_iter_default'``, ``'n_iter_random'``,
@@ -396,13 +397,17 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         random_rng = random_start_generator(rng) if checked else None  # rng left as it is
         self._start_topics(data, rng, self._resolved_init())
         vars(self).pop("start_report_", None)
+        vars(self).pop("_start_replay", None)
         if checked:
+            X, record = check_counts(data, "X"), []
             self.start_report_, lam = checked_start(
-                check_counts(data, "X"), self.components_, random_rng, self.doc_topic_prior_,
+                X, self.components_, random_rng, self.doc_topic_prior_,
                 self.topic_word_prior_, self.max_doc_update_iter, self.mean_change_tol,
-                self._resolved_tol())
+                self._resolved_tol(), record=record)
             if lam is not self.components_:
                 self._set_components(lam)
+            if self.warmup_doc_update_iter is None:  # the check's E-steps, for the fit
+                self._start_replay = ReplayedStart(X, self.doc_topic_prior_, record)
 
     def _stochastic_init(self, data, rng):
         self._start_topics(data, rng, self._resolved_init(stochastic=True))
@@ -469,7 +474,9 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     def _warm_state(self):
         # the monotone guard of the class Notes: the previous iteration's gamma and ELBO
         # and the iteration count of the warm-up caps (warmup_doc_update_iter)
-        return GuardedEStep(self.max_doc_update_iter, self.warmup_doc_update_iter)
+        # and the start check's E-steps that the fit replays (ReplayedStart: bit for bit)
+        return GuardedEStep(self.max_doc_update_iter, self.warmup_doc_update_iter,
+                            replay=vars(self).pop("_start_replay", None))
 
     def _e_step(self, data):
         """Cold-start local step and statistics (class Notes): a pure function of the topics."""
@@ -479,7 +486,10 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     def _warm_e_step(self, data, warm):
         """The E-step of a batch iteration with the monotone guard of the class Notes, the
         same on in-memory, chunked and Dask data (:mod:`latentkit.topic._lda_guard`)."""
-        return warm.e_step(data, self._guard_step(), self._global_elbo_terms(),
+        step = self._guard_step()
+        if warm.replay is not None:
+            step = warm.replay.step(step, data, self.components_, self.doc_topic_prior_)
+        return warm.e_step(data, step, self._global_elbo_terms(),
                            self._empty_stats, (self, type(self)._guard_part))
 
     def _start_needs_data(self):

@@ -12,6 +12,9 @@ Two objects, neither of which sees the model:
 
 * :class:`LDALocalStep`: the E-step of one part (chunk, block) at fixed topics, built from
   arrays (the kernel's tables, alpha, the tolerance); it returns statistics and gammas.
+* :class:`ReplayedStart`: the E-steps that the start check of ``init='auto'``
+  (:mod:`latentkit.topic._start_check`) ran at the very topics the fit then visits; the fit
+  takes them instead of recomputing them (the kernel is deterministic, so bit for bit).
 * :class:`GuardedEStep`: the fit's warm state (the previous ELBO, the per-document states,
   the iteration count of the warm-up caps, the chunk files) and the guard's logic. The HDP
   topic model uses it with its own local step (:mod:`latentkit.topic._hdp_estep`).
@@ -25,7 +28,7 @@ import numpy as np
 from ._lda_estep import _run_local, _suff_stats
 from ._lda_priors import prior_stats
 
-__all__ = ["GuardedEStep", "LDALocalStep"]
+__all__ = ["GuardedEStep", "LDALocalStep", "ReplayedStart"]
 
 
 def _keep_better(local, evaluated, indptr):
@@ -95,6 +98,70 @@ class LDALocalStep:
         return flat
 
 
+class _ReplayedLocalStep:
+    """An :class:`LDALocalStep` whose cold start is given (taken once)."""
+
+    def __init__(self, step, local):
+        self.step, self.local = step, local
+
+    def cold(self, X, cap):
+        local, self.local = self.local, None
+        return self.step.cold(X, cap) if local is None else local
+
+    def __getattr__(self, name):
+        return getattr(self.step, name)
+
+
+class ReplayedStart:
+    """The cold E-steps of the start check that a batch fit replays (in memory only).
+
+    The check's default run (:func:`latentkit.topic._start_check.compare_starts`) is batch VB
+    from the fit's start with the fit's E-step; while the fit visits the same topics with
+    the same prior (no guard repair, priors not learned, no warm-up caps), its cold E-steps
+    are those the check ran: the fit takes them in order instead of recomputing them. Its
+    numbers are those of the same fit without the replay, bit for bit; at the first
+    difference (topics, prior or documents) the rest is dropped.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+        The documents of the check.
+    alpha : float or ndarray of shape (n_components,)
+        The document-topic prior of the check.
+    steps : list of (ndarray of shape (n_components, n_features), tuple)
+        ``(lam, local)`` in the order of the check (``compare_starts``' ``record``).
+    """
+
+    def __init__(self, X, alpha, steps):
+        self.X, self.alpha, self.steps = X, alpha, list(steps)
+        self._same = None
+        self.n_replayed = 0
+
+    def _same_data(self, data):
+        if self._same is None:
+            X = self.X
+            self._same = bool(
+                data is X or (getattr(data, "format", None) == "csr" and data.shape == X.shape
+                              and data.nnz == X.nnz
+                              and np.array_equal(data.indptr, X.indptr)
+                              and np.array_equal(data.indices, X.indices)
+                              and np.array_equal(data.data, X.data)))
+        return self._same
+
+    def step(self, step, data, lam, alpha):
+        """``step`` (an :class:`LDALocalStep` at topics ``lam`` and prior ``alpha``), with
+        its cold start on ``data`` replayed when the next kept E-step is that one."""
+        if not self.steps:
+            return step
+        lam0, local = self.steps.pop(0)
+        if (self._same_data(data) and lam0.shape == lam.shape and np.array_equal(lam0, lam)
+                and np.array_equal(np.asarray(self.alpha), np.asarray(alpha))):
+            self.n_replayed += 1
+            return _ReplayedLocalStep(step, local)
+        self.steps.clear()  # the fit left the check's path: nothing more to replay
+        return step
+
+
 class _ChunkStore:
     """Per-chunk arrays of the previous and current iteration in a temporary directory
     (removed when the fit's warm state is dropped)."""
@@ -133,6 +200,8 @@ class GuardedEStep:
         Sweeps per document at most.
     warmup_doc_update_iter : int or None
         The warm-up caps ``warmup * 2 ** (i - 1)`` of iteration i (None: none).
+    replay : ReplayedStart or None, default None
+        The start check's E-steps for the model's E-step to replay (LDA).
 
     Attributes
     ----------
@@ -145,9 +214,10 @@ class GuardedEStep:
         Iterations run.
     """
 
-    def __init__(self, max_doc_update_iter, warmup_doc_update_iter=None):
+    def __init__(self, max_doc_update_iter, warmup_doc_update_iter=None, replay=None):
         self.max_doc_update_iter = int(max_doc_update_iter)
         self.warmup = warmup_doc_update_iter
+        self.replay = replay
         self.elbo = self.state = self.store = None
         self.it = 0
 

@@ -131,3 +131,52 @@ def test_seeded_topics_keep_their_start():
     same, _ = _fit(X, 4, 0, init="cvb0", seed_topics={1: [20, 5]}, seed_confidence=0.5)
     assert not warned and not hasattr(seeded, "start_report_")
     np.testing.assert_array_equal(seeded.components_, same.components_)
+
+
+def _replays(monkeypatch):
+    """The :class:`ReplayedStart` objects of the fits that follow (issue 46: the fit takes
+    the check's E-steps instead of recomputing them)."""
+    import latentkit.topic._lda_guard as guard
+    made, orig = [], guard.ReplayedStart.__init__
+
+    def init(self, *a, **kw):
+        orig(self, *a, **kw)
+        made.append(self)
+
+    monkeypatch.setattr(guard.ReplayedStart, "__init__", init)
+    return made
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_fit_replays_the_checks_e_steps_bit_for_bit(monkeypatch, bad):
+    # the default run's every E-step (the default start wins) or the random run's last (it
+    # wins) is the fit's own: taken, not recomputed, and the fit is the one that recomputes
+    # them (ReplayedStart.step switched off), bit for bit; main has no replay (ImportError)
+    import latentkit.topic._lda_guard as guard
+    X, _ = make_lda_corpus(n_components=4, n_docs=300, vocab_size=120, random_state=0)
+    if bad:
+        monkeypatch.setattr(lda_module, "cvb0_topics", _bad_start)
+    made = _replays(monkeypatch)
+    replayed, _ = _fit(X, 4, 0)
+    r = replayed.start_report_
+    assert r["chosen"] == ("random" if bad else "default") and len(made) == 1
+    assert made[0].n_replayed == (1 if bad else min(r["n_iter_default"], replayed.n_iter_))
+    assert made[0].n_replayed >= 1 and not made[0].steps  # used, then dropped
+    monkeypatch.setattr(guard.ReplayedStart, "step", lambda self, step, *a: step)
+    recomputed, _ = _fit(X, 4, 0)
+    for name in ("components_", "doc_topic_prior_", "lower_bounds_"):
+        np.testing.assert_array_equal(getattr(replayed, name), getattr(recomputed, name))
+    assert replayed.start_report_ == recomputed.start_report_
+    assert "_start_replay" not in vars(replayed)  # nothing held after the fit
+
+
+def test_replay_stops_where_the_fit_leaves_the_checks_path(monkeypatch):
+    # a learned alpha moves after the first M-step (the check holds it fixed): one E-step
+    # replayed, then nothing; the warm-up caps differ from the check's sweeps: no replay
+    X, _ = make_lda_corpus(n_components=3, n_docs=200, vocab_size=80, random_state=1)
+    made = _replays(monkeypatch)
+    _fit(X, 3, 0, doc_topic_prior="auto")
+    assert made[-1].n_replayed == 1 and not made[-1].steps
+    n = len(made)
+    _fit(X, 3, 0, warmup_doc_update_iter=2)
+    assert len(made) == n
