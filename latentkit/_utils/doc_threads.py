@@ -10,9 +10,14 @@ outputs), so the result does not depend on the ranges or the number of threads.
 
 Threads: numba's thread count in the calling thread (``numba.get_num_threads()``, which
 ``NUMBA_NUM_THREADS`` and ``numba.set_num_threads`` set), so the same setting governs these
-kernels and the ``prange`` ones. A pool is made per call (no threads survive a ``fork``).
+kernels and the ``prange`` ones. The pool of that many threads is kept between calls (issue
+46: a pool made per call cost 13-16 ms per call on a loaded 2-core machine, a third of a
+128-document SVI step on KOS); a process made by ``fork`` (whose copy of the pool has no
+threads) or another thread count makes a new one.
 """
 
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -23,6 +28,23 @@ __all__ = ["document_edges", "over_documents", "over_ranges"]
 #: Ranges per thread (contiguous ranges of about equal token counts; a few per thread even out
 #: documents of unequal cost).
 RANGES_PER_THREAD = 8
+
+
+#: The kept pool: (pid, thread count, ThreadPoolExecutor) or None.
+_POOL = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(threads):
+    """The kept pool of ``threads`` workers of this process (made on first use)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[:2] != (os.getpid(), threads):
+            old, _POOL = _POOL, (os.getpid(), threads, ThreadPoolExecutor(
+                threads, thread_name_prefix="latentkit-documents"))
+            if old is not None and old[0] == os.getpid():
+                old[2].shutdown(wait=False)  # its queued ranges still run
+        return _POOL[2]
 
 
 def document_edges(indptr, n):
@@ -77,8 +99,7 @@ def over_ranges(kernel, edges, *args, block_out=None):
         for b in range(n):
             run(b)
         return
-    with ThreadPoolExecutor(min(threads, n)) as pool:
-        list(pool.map(run, range(n)))
+    list(_pool(threads).map(run, range(n)))
 
 
 def over_documents(kernel, indptr, *args, serial_below=0):
