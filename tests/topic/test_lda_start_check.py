@@ -180,3 +180,21 @@ def test_replay_stops_where_the_fit_leaves_the_checks_path(monkeypatch):
     n = len(made)
     _fit(X, 3, 0, warmup_doc_update_iter=2)
     assert len(made) == n
+
+
+def test_replay_keeps_the_first_steps_within_its_memory_budget(monkeypatch):
+    # REPLAY_BYTES bounds what the check keeps: with room for one E-step (of the two the
+    # default run has here) the fit replays one and recomputes the rest, with the same
+    # numbers as without the replay
+    import latentkit.topic._lda_guard as guard
+    import latentkit.topic._start_check as check
+    X, _ = make_lda_corpus(n_components=3, n_docs=200, vocab_size=80, random_state=1)
+    one = 3 * 80 * 8 + 2 * 200 * 3 * 8 + X.nnz * 8 + 200 * 8  # lam, gamma, exp_theta, ...
+    monkeypatch.setattr(check, "REPLAY_BYTES", one * 3 // 2)
+    made = _replays(monkeypatch)
+    replayed, _ = _fit(X, 3, 0)
+    assert replayed.start_report_["n_iter_default"] >= 2 and made[-1].n_replayed == 1
+    monkeypatch.setattr(guard.ReplayedStart, "step", lambda self, step, *a: step)
+    recomputed, _ = _fit(X, 3, 0)
+    np.testing.assert_array_equal(replayed.lower_bounds_, recomputed.lower_bounds_)
+    np.testing.assert_array_equal(replayed.components_, recomputed.components_)
