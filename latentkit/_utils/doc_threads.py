@@ -35,6 +35,17 @@ _POOL = None
 _POOL_LOCK = threading.Lock()
 
 
+def _forget_pool():
+    """In a child made by ``fork``: no pool (its copy has no threads) and a fresh lock (the
+    parent's may have been held by another thread at the fork)."""
+    global _POOL, _POOL_LOCK
+    _POOL, _POOL_LOCK = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _pool(threads):
     """The kept pool of ``threads`` workers of this process (made on first use)."""
     global _POOL

@@ -84,3 +84,29 @@ def test_the_pool_is_kept_between_calls_and_remade_after_fork_or_another_count(m
     doc_threads._pool(2).shutdown(wait=True)
     third.shutdown(wait=True)
     first.shutdown(wait=True)
+
+
+def test_a_fork_child_runs_ranges_on_a_pool_of_its_own():
+    # the parent's kept pool has no threads in a child made by fork: the child makes its own
+    # (and a fresh lock), so its ranges run and return
+    import multiprocessing
+    import os
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    doc_threads.over_ranges(_fill, np.array([0, 2, 4], dtype=np.int64), np.zeros(4))
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        out = pool.apply_async(_child_ranges).get(timeout=60)
+    np.testing.assert_array_equal(out, [2, 2, 4, 4])
+
+
+def _fill(a, b, o):
+    o[a:b] = b
+
+
+def _child_ranges():
+    import numba
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    out = np.zeros(4)
+    doc_threads.over_ranges(_fill, np.array([0, 2, 4], dtype=np.int64), out)
+    return out
