@@ -24,13 +24,15 @@ from .._utils.summaries import CountSummary
 from .._utils.validation import check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from .._engine.state_checks import StateCheckError, _array, _int, _real
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError
 from ._count_data import check_init
 from ._dtm_chain import (apply_precision, chain_kl_constant, chain_precision, chain_variances,
                          m_step_means, pseudo_observations)
 from ._dtm_data import validate_sliced
 from ._lda import LatentDirichletAllocation
-from ._grouped_estep import keep_better, run_groups
+from ._grouped_estep import GroupedStep, run_groups
+from ._lda_guard import GuardedEStep
+from ._side_info import SideSummary
 from ._lda_estep import _suff_stats
 from .._utils.words import top_words
 
@@ -167,6 +169,7 @@ class DynamicTopicModel(LatentModel):
 
     _sample_unit = "document"
     _tol_may_be_none = True
+    _row_fit_params = ("times",)
 
     def __init__(self, n_components=10, *, chain_variance=0.005, obs_variance=0.5,
                  initial_variance=None, doc_topic_prior=None, max_iter=50, tol=None,
@@ -202,20 +205,25 @@ class DynamicTopicModel(LatentModel):
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
         check_init(self.init, ("lda", "random"))
 
-    def _prepare_data(self, X, reset, **fit_params):
-        if hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask":
-            raise InputTypeError(
-                "DynamicTopicModel is fitted on an in-memory count matrix with its times; a "
-                f"chunked source or a Dask collection (got {type(X).__name__}) is not supported.")
-        return super()._prepare_data(X, reset, **fit_params)
-
     def _validate_data(self, X, reset, times=None, **kw):
-        return validate_sliced(self, X, reset, times, kw)
+        # while a driver merges the chunks' summaries (a chunked source, Dask), every chunk
+        # has its own slices; the fitted slices are all the chunks' (_set_data_defaults)
+        own = reset or self.__dict__.get("_defer_data_defaults", False)
+        data = validate_sliced(X, times, kw, type(self).__name__,
+                               None if own else self.time_slices_,
+                               None if reset else self.n_features_in_)
+        if reset:
+            self.n_features_in_ = data.X.shape[1]
+            self.time_slices_ = data.labels
+            self._resolve_data_defaults(data)
+        return data
 
     def _data_summary(self, data):
-        return CountSummary.of(data.X)
+        return SideSummary(CountSummary.of(data.X), data.labels)
 
     def _set_data_defaults(self, summary):
+        self.time_slices_ = summary.values
+        summary = summary.counts
         self.mean_doc_length_ = float(summary.total / max(summary.n_rows, 1.0))
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
@@ -305,20 +313,19 @@ class DynamicTopicModel(LatentModel):
     def _e_step(self, data):
         return self._gather(data, self._local(data))[2]
 
+    def _guard_part(self, data, cap, old=None):
+        """:meth:`GroupedStep.part` where a Dask block lives (the model rebuilt there)."""
+        return GroupedStep(self._local, self._gather).part(data, cap, old)
+
     def _warm_state(self):
-        return {"gamma": None, "total": None}
+        return GuardedEStep(self.max_doc_update_iter)
 
     def _warm_e_step(self, data, warm):
-        """The E-step with LDA's monotone guard (class Notes)."""
-        new = self._local(data)
-        gamma, doc_elbo, stats = self._gather(data, new)
-        glob = self._global_elbo_terms()
-        if warm["total"] is not None and stats.data_term + glob < warm["total"]:
-            old = self._local(data, warm["gamma"], max_iter=0)
-            mixed = keep_better(new, old, data.parts)
-            gamma, doc_elbo, stats = self._gather(data, mixed)
-        warm["gamma"], warm["total"] = gamma, stats.data_term + glob
-        return stats
+        """The E-step with LDA's monotone guard (class Notes), the same on in-memory, chunked
+        and Dask data (:class:`latentkit.topic._lda_guard.GuardedEStep`)."""
+        return warm.e_step(data, GroupedStep(self._local, self._gather),
+                           self._global_elbo_terms(), self._empty_stats,
+                           (self, type(self)._guard_part))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         stats = self._blend_stats(stats, step_size, scale)
@@ -346,12 +353,15 @@ class DynamicTopicModel(LatentModel):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            Non-negative counts.
+        X : array-like, scipy.sparse matrix, ChunkSource or Dask collection
+            Non-negative counts, (n_documents, n_features).
         y : ignored
         times : array-like of shape (n_documents,)
             Each document's time slice label (numbers, dates or strings; sorted distinct
             values are the slices, one random-walk step apart).
+            With a chunked source or a Dask array or bag as ``X``, the whole ``times`` is cut
+            with the rows (or each chunk carries its own as ``(X, {'times': ...})``); the
+            fit equals the in-memory fit.
 
         Returns
         -------

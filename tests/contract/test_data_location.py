@@ -30,13 +30,6 @@ db = pytest.importorskip("dask.bag")
 NOT_CHUNKED = {
     "VAE": "fitted by minibatch SGD on in-memory data (no chunked or Dask path)",
     "PLSA": "keeps P(z|d) per training document; refuses chunked and Dask data (TypeError)",
-    # their fits need a per-document time / label set / covariate row beside X (fit(X, times=),
-    # labels=, covariates=), which the chunk sources and Dask blocks do not carry yet: they
-    # refuse chunked and Dask data with an InputError (issue 44 left this open)
-    "DynamicTopicModel": "needs times= per document; refuses chunked and Dask data",
-    "LabeledLDA": "needs labels= per document; refuses chunked and Dask data",
-    "DirichletMultinomialRegression": "needs covariates= per document; refuses chunked and "
-                                      "Dask data",
     "InputOutputHMM": "needs inputs= per time step; refuses chunked and Dask data",
 }
 
@@ -50,6 +43,29 @@ DEFAULT_CASES = {
     "LatentDirichletAllocation-auto": (
         lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10),
         lambda n, s: _counts(n, s)),
+}
+
+#: the models whose fit takes side information with one entry per document (times=, labels=,
+#: covariates=; tests/contract/test_common.py's cases): the argument and its value for n
+#: documents, sorted so that the first chunk or block lacks some slices / labels / covariate
+#: rows (the fitted ones are all the chunks')
+SIDE_CASES = {
+    "DynamicTopicModel": (
+        lambda: lk.DynamicTopicModel(3, init="random", random_state=0, max_iter=10),
+        "times", lambda n: 2000 + np.arange(n) * 4 // n),
+    # its default start: a static LDA fit on the start sample (all the chunks' documents)
+    "DynamicTopicModel-lda": (
+        lambda: lk.DynamicTopicModel(3, random_state=0, max_iter=5),
+        "times", lambda n: 2000 + np.arange(n) * 4 // n),
+    "LabeledLDA": (
+        lambda: lk.LabeledLDA(1, random_state=0, max_iter=10),
+        "labels", lambda n: [[[0], [0, 1], [1], [], [2]][i * 5 // n] for i in range(n)]),
+    "LabeledLDA-indicators": (
+        lambda: lk.LabeledLDA(0, random_state=0, max_iter=10),
+        "labels", lambda n: np.eye(3)[np.arange(n) * 3 // n]),
+    "DirichletMultinomialRegression": (
+        lambda: lk.DirichletMultinomialRegression(3, random_state=0, max_iter=10),
+        "covariates", lambda n: np.eye(3)[np.arange(n) * 3 // n][:, :2].copy()),
 }
 
 N, PARTS = 90, 3
@@ -91,11 +107,48 @@ def test_default_fit_is_the_same_in_memory_chunked_and_on_dask(name):
     assert_same_model(memory, distributed)
 
 
+@pytest.mark.parametrize("name", sorted(SIDE_CASES))
+def test_side_information_travels_with_the_rows(name):
+    """A fit with times= / labels= / covariates= is the same in memory, from a source of
+    ``(X, {name: value})`` chunks, from an ArraySource with the whole argument (cut per
+    chunk), and on a Dask array and a Dask bag with the whole argument (cut per block);
+    before issue 44's
+    second part these models refused chunked and Dask data."""
+    make, arg, side = SIDE_CASES[name]
+    X = _counts(N, 0)
+    value = side(N)
+    size = N // PARTS
+    chunks = [(X[i * size:(i + 1) * size], {arg: value[i * size:(i + 1) * size]})
+              for i in range(PARTS)]
+    memory = _fit(make(), X, **{arg: value})
+    fits = [_fit(make(), IterableSource(chunks)),
+            _fit(make(), lk.inference.ArraySource(X, 25), **{arg: value})]
+    with dask.config.set(scheduler="synchronous"):
+        fits.append(_fit(make(), da.from_array(X.toarray(), chunks=(size, X.shape[1])),
+                         **{arg: value}))
+        bag = db.from_sequence([X[i] for i in range(N)], npartitions=4)  # uneven partitions
+        fits.append(_fit(make(), bag, **{arg: value}))
+    for other in fits:
+        assert memory.n_iter_ == other.n_iter_
+        assert_same_model(memory, other)
+
+
+def test_side_information_of_the_wrong_length_is_refused_on_every_path():
+    X = _counts(N, 0)
+    times = np.arange(N - 1) % 3
+    with pytest.raises(lk.exceptions.InputError, match="times"):
+        lk.DynamicTopicModel(2, init="random").fit(lk.inference.ArraySource(X, 30), times=times)
+    with pytest.raises(lk.exceptions.InputError, match="times"):
+        lk.DynamicTopicModel(2, init="random").fit(da.from_array(X.toarray(), chunks=(30, 12)),
+                                                   times=times)
+
+
 def test_every_public_model_is_covered_or_excused():
     from test_common import LATENT_CASES
 
     names = {type(make()).__name__ for make, _ in LATENT_CASES.values()}
     covered = {type(make()).__name__ for make, _ in DEFAULT_CASES.values()}
+    covered |= {type(make()).__name__ for make, _, _ in SIDE_CASES.values()}
     # the generic HMM classes are the same code as their named subclasses; the recipe's test
     # models (tests/toy_models.py, tests/recipe_models.py) are not public models
     generic = {"HiddenMarkovModel", "VariationalHMM", "ToyMixture", "BernoulliMixture"}
