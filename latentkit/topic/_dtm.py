@@ -30,6 +30,7 @@ from ._dtm_chain import (apply_precision, chain_kl_constant, chain_precision, ch
                          m_step_means, pseudo_observations)
 from ._dtm_data import validate_sliced
 from ._lda import LatentDirichletAllocation
+from ._spectral_start import spectral_init_lda
 from ._grouped_estep import GroupedStep, run_groups
 from ._lda_guard import GuardedEStep
 from ._side_info import SideSummary
@@ -108,10 +109,15 @@ class DynamicTopicModel(LatentModel):
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3
         A document's E-step stops when the mean absolute change of its gamma is below this.
-    init : {'lda', 'random'} or dict, default 'lda'
+    init : {'lda', 'spectral', 'random'} or dict, default 'lda'
         Starting topics, the same at every slice: ``'lda'`` fits
         :class:`latentkit.topic.LatentDirichletAllocation` (same K and alpha, its defaults
-        otherwise) on all the documents, as the paper does; ``'random'`` draws
+        otherwise) on all the documents, as the paper does; ``'spectral'`` takes the topics
+        of :class:`latentkit.spectral.SpectralLDA` on all the documents
+        (:func:`latentkit.topic.spectral_init_lda`, method of moments: no iterations; it
+        falls back to the random start with a ``SpectralInitWarning`` when the moments are
+        degenerate; on the PEPs it needs 3x the iterations of ``'lda'`` and ends 20 nats per
+        document lower, ``benchmarks/bench_dtm_start.py``); ``'random'`` draws
         ``Gamma(100, 1/100)`` topic weights (LDA's random start); ``{'components': array (K,
         V)}`` gives positive topic weights (e.g. a fitted LDA's ``components_``). The means
         start at the log of the normalised weights.
@@ -203,7 +209,7 @@ class DynamicTopicModel(LatentModel):
             a, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False))
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
-        check_init(self.init, ("lda", "random"))
+        check_init(self.init, ("lda", "spectral", "random"))
 
     def _validate_data(self, X, reset, times=None, **kw):
         # while a driver merges the chunks' summaries (a chunked source, Dask), every chunk
@@ -229,7 +235,7 @@ class DynamicTopicModel(LatentModel):
             1e-3 * max(self.mean_doc_length_, 1.0)
 
     def _start_needs_data(self):
-        return isinstance(self.init, str) and self.init == "lda"
+        return isinstance(self.init, str) and self.init in ("lda", "spectral")
 
     def _init_params(self, data, rng):
         K, V, T = int(self.n_components), self.n_features_in_, self.time_slices_.shape[0]
@@ -243,6 +249,9 @@ class DynamicTopicModel(LatentModel):
             lda = LatentDirichletAllocation(K, doc_topic_prior=self.doc_topic_prior_,
                                             random_state=rng)
             lam = lda.fit(data.X).components_
+        elif self.init == "spectral":  # the static spectral topics of all the slices
+            lam = spectral_init_lda(data.X, K, self.doc_topic_prior_,
+                                    random_state=rng)["components"]
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         m = np.log(lam / lam.sum(axis=1, keepdims=True))

@@ -57,6 +57,9 @@ SIDE_CASES = {
     "DynamicTopicModel-lda": (
         lambda: lk.DynamicTopicModel(3, random_state=0, max_iter=5),
         "times", lambda n: 2000 + np.arange(n) * 4 // n),
+    "DynamicTopicModel-spectral": (
+        lambda: lk.DynamicTopicModel(3, init="spectral", random_state=0, max_iter=5),
+        "times", lambda n: 2000 + np.arange(n) * 4 // n),
     "LabeledLDA": (
         lambda: lk.LabeledLDA(1, random_state=0, max_iter=10),
         "labels", lambda n: [[[0], [0, 1], [1], [], [2]][i * 5 // n] for i in range(n)]),
