@@ -199,6 +199,35 @@ def test_start_sample_above_the_cap_is_the_same_on_every_path(name, monkeypatch)
     assert_same_model(memory, distributed)
 
 
+@pytest.mark.parametrize("name", ["DynamicTopicModel-lda", "DynamicTopicModel-spectral"])
+def test_start_sample_above_the_cap_carries_the_side_information(name, monkeypatch):
+    """Above the cap the start sample's documents keep their own times (cut and joined with
+    the rows: latentkit/_utils/row_params.py) on every path."""
+    monkeypatch.setattr(start_sample, "START_SAMPLE_SIZE", 40)
+    make, arg, side = SIDE_CASES[name]
+    X, value = _counts(N, 0), side(N)
+    memory = _fit(make(), X, **{arg: value})
+    chunked = _fit(make(), lk.inference.ArraySource(X, 25), **{arg: value})
+    with dask.config.set(scheduler="synchronous"):
+        distributed = _fit(make(), da.from_array(X.toarray(), chunks=(30, X.shape[1])),
+                           **{arg: value})
+    assert_same_model(memory, chunked)
+    assert_same_model(memory, distributed)
+
+
+def test_row_arguments_are_cut_and_joined_as_given():
+    from latentkit._utils.row_params import concat_rows, slice_row_params, take_rows
+
+    labels = [["a"], [], ["a", "b"], ["b"]]
+    assert take_rows(labels, np.array([True, False, True, False])) == [["a"], ["a", "b"]]
+    assert concat_rows([labels[:1], labels[1:]]) == labels
+    Y = sp.csr_matrix(np.eye(4)[:, :2])
+    np.testing.assert_array_equal(concat_rows([take_rows(Y, slice(0, 2)),
+                                               take_rows(Y, [2, 3])]).toarray(), Y.toarray())
+    cut = slice_row_params({"times": np.arange(4), "other": 7}, ("times",), 1, 3)
+    assert cut["times"].tolist() == [1, 2] and cut["other"] == 7
+
+
 def test_start_sample_draws_whole_units_under_the_cap():
     rng = np.random.default_rng(0)
     sizes = np.array([15, 15, 30, 5, 40])
