@@ -383,27 +383,6 @@ class DynamicTopicModel(LatentModel):
         """
         return super().fit(X, y, times=times)
 
-    def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, times=None):
-        """One stepwise-EM step from a minibatch: its statistics blended into the running
-        ones with weight ``step_size``, then the exact M-step (an unfitted model takes its
-        slices from this minibatch).
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        y : ignored
-        step_size : float in (0, 1], optional
-        total_samples : int, optional
-            Scale the minibatch statistics by ``total_samples / n_documents``.
-        times : array-like of shape (n_documents,)
-
-        Returns
-        -------
-        self
-        """
-        return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples,
-                                   times=times)
-
     def _doc_topic(self, X, times):
         self._check_is_fitted()
         data = self._validate_data(X, reset=False, times=times)

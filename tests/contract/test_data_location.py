@@ -136,6 +136,38 @@ def test_side_information_travels_with_the_rows(name):
         assert_same_model(memory, other)
 
 
+@pytest.mark.parametrize("name", ["DynamicTopicModel", "LabeledLDA",
+                                  "DirichletMultinomialRegression"])
+def test_stochastic_vi_cuts_the_side_information_with_the_minibatches(name):
+    """StochasticVI gives the same model from memory, from a source of (X, {name: value})
+    chunks and from an ArraySource with the whole argument; the first minibatch lacks some
+    slices / labels / covariate rows (the model's are all the data's, and the first step reads
+    its documents at them). On main the in-memory fit failed (the whole argument beside a
+    minibatch)."""
+    make, arg, side = SIDE_CASES[name]
+    X, value = _counts(N, 0), side(N)
+    order = np.r_[np.arange(30, 60), np.arange(0, 30), np.arange(60, 90)]
+    X = X[order]
+    value = value[order] if isinstance(value, np.ndarray) else [value[i] for i in order]
+    source = IterableSource([(X[a:a + 30], {arg: value[a:a + 30]}) for a in (0, 30, 60)],
+                            n_samples=N)
+
+    def svi(data, **kw):
+        run = lk.inference.StochasticVI(make(), batch_size=15, n_epochs=2, shuffle=False,
+                                        random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lk.ConvergenceWarning)
+            return run.fit(data, **kw).model_
+
+    memory = svi(X, **{arg: value})
+    assert_same_model(memory, svi(source))
+    assert_same_model(memory, svi(lk.inference.ArraySource(X, 30), **{arg: value}))
+    batch = _fit(make(), X, **{arg: value})  # the slices / labels / rows of all the data
+    for attr in ("time_slices_", "classes_", "covariate_rows_"):
+        if hasattr(batch, attr):
+            np.testing.assert_array_equal(getattr(memory, attr), getattr(batch, attr))
+
+
 def test_side_information_of_the_wrong_length_is_refused_on_every_path():
     X = _counts(N, 0)
     times = np.arange(N - 1) % 3
