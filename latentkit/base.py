@@ -118,6 +118,9 @@ class LatentModel(ParamsMixin):
     _elbo_decrease_note = None  # why the bound can decrease (ConvergenceMonitor), if it can
     _sample_unit = "sample"
     _tol_may_be_none = False  # a model whose tol=None means "resolved from the data" (tol_)
+    # fit arguments with one entry per row (a document's time, labels, covariates): cut with
+    # the rows per chunk of a source, per Dask block and for the start sample
+    _row_fit_params = ()
     #: Inference methods run with BLAS on one thread, as the fit loop is (latentkit._utils.threads)
     _blas_scoped_methods = ("elbo", "score", "score_samples", "predict", "predict_proba",
                             "transform", "perplexity")

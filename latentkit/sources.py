@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from ._utils.formats import (DocwordParser, NumericCSVParser, open_text, read_docword_header,
                        strip_eol)
 from ._utils.validation import check_scalar
+from ._utils.row_params import check_row_count, n_rows, slice_row_params
 from ._engine.hook_state import deferred_data_defaults
 from .exceptions import InputError, InputTypeError
 
@@ -344,20 +345,24 @@ class ValidatedChunks:
         self.model = model
         self.source = source
         self.fit_params = fit_params
+        self._row_names = tuple(model._row_fit_params)
         chunks = iter(source.iter_chunks())
         first = next(chunks, None)
         if first is None:
             raise InputError("The data source yielded no chunk.")
         self.summary = None
         if not reset:
-            self.init_data = self._validate(first, False)
+            self.init_data = self._validate(first, False)[0]
             return
         with deferred_data_defaults(model):
-            self.init_data = self._validate(first, True)
+            self.init_data, rows = self._validate(first, True)
             summary = model._data_summary(self.init_data)
             if summary is not None:
                 for chunk in chunks:
-                    summary = summary + model._data_summary(self._validate(chunk, False))
+                    data, n = self._validate(chunk, False, rows)
+                    summary = summary + model._data_summary(data)
+                    rows += n
+                check_row_count(fit_params, self._row_names, rows, "the data source")
         close = getattr(chunks, "close", None)
         if close is not None:
             close()
@@ -365,13 +370,32 @@ class ValidatedChunks:
             model._set_data_defaults(summary)
         self.summary = summary
 
-    def _validate(self, chunk, reset):
+    def _validate(self, chunk, reset, start=0):
+        """The validated chunk and its number of rows; the row-aligned fit arguments
+        (``_row_fit_params``) cut to the chunk's rows ``start:start + n`` (a chunk's own
+        ``(X, kw)`` arguments win)."""
         X, kw = chunk if isinstance(chunk, tuple) else (chunk, {})
         if getattr(X, "shape", (1,))[0] == 0:
             raise InputError("The data source yielded an empty chunk (0 samples).")
-        return self.model._validate_data(X, reset=reset, **{**self.fit_params, **kw})
+        n = n_rows(X)
+        params = slice_row_params(self.fit_params, self._row_names, start, start + n)
+        return self.model._validate_data(X, reset=reset, **{**params, **kw}), n
+
+    def raw_chunks(self):
+        """Iterator of the raw chunks as ``(X, fit_params)``, the row-aligned arguments cut
+        to each chunk (the start sample's pass, :mod:`latentkit._engine.start_sample`)."""
+        start = 0
+        for chunk in self.source.iter_chunks():
+            X, kw = chunk if isinstance(chunk, tuple) else (chunk, {})
+            n = n_rows(X)
+            params = slice_row_params(self.fit_params, self._row_names, start, start + n)
+            start += n
+            yield X, {**params, **kw}
 
     def iter_chunks(self):
         """Yield the source's chunks, each validated by the model (``_validate_data``)."""
+        start = 0
         for chunk in self.source.iter_chunks():
-            yield self._validate(chunk, False)
+            data, n = self._validate(chunk, False, start)
+            start += n
+            yield data

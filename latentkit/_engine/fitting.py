@@ -269,6 +269,11 @@ def _validate_first(model, X, fit_params, start):
     with deferred_data_defaults(model):
         data = model._validate_data(X, reset=True, **fit_params)
     model._set_data_defaults(start.summary)
+    if model._row_fit_params:
+        # validated again at the defaults of all the data: a model with side information per
+        # row reads it at them (the DTM's slices, Labeled LDA's labels, DMR's covariate rows),
+        # so the first minibatch is seen as every later one
+        data = model._validate_data(X, reset=False, **fit_params)
     return data
 
 

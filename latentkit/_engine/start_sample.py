@@ -16,6 +16,7 @@ import inspect
 import numpy as np
 import scipy.sparse as sp
 from .hook_state import deferred_data_defaults
+from .._utils.row_params import concat_rows, take_rows
 
 __all__ = ["START_SAMPLE_SIZE", "start_data"]
 
@@ -33,11 +34,13 @@ def _units(X, kw, seq):
     return np.array([n]) if lengths is None else np.asarray(lengths, dtype=np.int64).ravel()
 
 
-def _take(X, kw, keep, seq):
-    """The units ``keep`` (a boolean mask over the chunk's units) of a raw chunk."""
+def _take(X, kw, keep, seq, names=()):
+    """The units ``keep`` (a boolean mask over the chunk's units) of a raw chunk (with the
+    rows of its row-aligned arguments ``names``)."""
     sizes = _units(X, kw, seq)
     rows = np.repeat(keep, sizes)
-    out = {k: v for k, v in kw.items() if k not in ("lengths", "sample_weight")}
+    out = {k: (take_rows(v, rows) if k in names and v is not None else v)
+           for k, v in kw.items() if k not in ("lengths", "sample_weight")}
     if seq:
         out["lengths"] = sizes[keep]
     if kw.get("sample_weight") is not None:
@@ -46,12 +49,16 @@ def _take(X, kw, keep, seq):
     return Xs, out
 
 
-def _concat(parts, seq):
-    """One raw chunk from several: rows stacked, ``lengths`` and ``sample_weight`` joined."""
+def _concat(parts, seq, names=()):
+    """One raw chunk from several: rows stacked, ``lengths``, ``sample_weight`` and the
+    row-aligned arguments ``names`` joined."""
     Xs = [X for X, _ in parts]
     X = sp.vstack(Xs, format="csr") if any(sp.issparse(x) for x in Xs) else \
         np.concatenate([np.asarray(x) for x in Xs], axis=0)
     kw = dict(parts[0][1])
+    for k in names:
+        if kw.get(k) is not None:
+            kw[k] = concat_rows([p[k] for _, p in parts])
     if seq:
         kw["lengths"] = np.concatenate([_units(x, k, seq) for x, k in parts])
     if parts[0][1].get("sample_weight") is not None:
@@ -102,12 +109,14 @@ def start_data(model, data, X, fit_params, rng, cap=None):
     if not model._start_needs_data():
         return getattr(data, "init_data", data)
     seq = "lengths" in inspect.signature(model._validate_data).parameters
-    raw = _raw_chunks(data, fit_params)
+    names = tuple(model._row_fit_params)
+    raw = _raw_chunks(data)
     if raw is None:  # in memory
         if model._n_samples(data) <= cap:  # rows, documents or time steps
             return data
         Xr = X if sp.issparse(X) else np.asarray(X)
-        kw = {k: (v if v is None else np.asarray(v)) for k, v in fit_params.items()}
+        kw = {k: (v if v is None or k in names else np.asarray(v))
+              for k, v in fit_params.items()}
         raw = lambda: iter([(Xr, kw)])  # noqa: E731
     # one pass keeps the chunks while they fit under the cap (all of them, usually)
     parts, sizes, total = [], [], 0
@@ -126,22 +135,17 @@ def start_data(model, data, X, fit_params, rng, cap=None):
             if k.all():
                 parts.append((c, kw))
             elif k.any():
-                parts.append(_take(c, kw, k, seq))
-    Xs, kw = _concat(parts, seq)
+                parts.append(_take(c, kw, k, seq, names))
+    Xs, kw = _concat(parts, seq, names)
     with deferred_data_defaults(model):  # validated like the chunks of the statistics pass
         return model._validate_data(Xs, reset=False, **kw)
 
 
-def _raw_chunks(data, fit_params):
+def _raw_chunks(data):
     """A function returning a fresh iterator of the raw ``(X, kw)`` chunks of a chunked source
     or of the blocks of a Dask collection; None for in-memory data."""
-    source = getattr(data, "source", None)
-    if source is not None:
-        def chunks():
-            for c in source.iter_chunks():
-                c, kw = c if isinstance(c, tuple) else (c, {})
-                yield c, {**fit_params, **kw}
-        return chunks
+    if hasattr(data, "raw_chunks"):  # a chunked source (row-aligned arguments cut per chunk)
+        return data.raw_chunks
     if hasattr(data, "raw_blocks"):
         return data.raw_blocks
     return None

@@ -23,7 +23,7 @@ INIT_CHOICES = {
     "iohmm": ("kmeans++", "random"),
     "dmm": ("spectral", "seeded", "random"),
     "btm": ("seeded", "random"),
-    "dtm": ("lda", "random"),
+    "dtm": ("lda", "spectral", "random"),
     "llda": ("random",),
     "dmr": ("random",),
 }

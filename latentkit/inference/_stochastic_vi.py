@@ -19,6 +19,7 @@ from .._engine.fitting import StochasticStart, shallow_state
 from .._engine.hook_state import deferred_data_defaults
 from ..base import BEFORE_FIT, ConvergenceMonitor, LatentModel, NotFittedError, ParamsMixin, clone
 from ..sources import ChunkSource, IterableSource, ValidatedChunks
+from .._utils.row_params import slice_row_params, take_rows
 from ..exceptions import InputError, InputTypeError
 
 __all__ = ["StochasticVI", "SVIRun"]
@@ -269,7 +270,7 @@ class StochasticVI(ParamsMixin):
             raise InputTypeError(f"model must be a latentkit model with partial_fit, got "
                             f"{type(self.model).__name__}.")
 
-    def _minibatches(self, X, source, rng, bs=None):
+    def _minibatches(self, X, source, rng, bs=None, fit_params=None):
         """Yield (batch, fit_params) for one epoch.
 
         Chunks with ``lengths`` (HMM sequences) are cut into whole sequences by
@@ -280,24 +281,29 @@ class StochasticVI(ParamsMixin):
         the minibatches of sequences, hence the SVI steps and traces on them, differ from
         those of latentkit 0.1.) ``bs``: ``batch_size`` capped at N (default ``batch_size``)."""
         bs = self.batch_size if bs is None else bs
+        names = tuple(self.model._row_fit_params)  # cut with the rows (times=, labels=...)
+        rows = {k: v for k, v in (fit_params or {}).items() if k in names and v is not None}
         if source is None:
             n = X.shape[0]
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             for a in range(0, n, bs):
                 idx = np.sort(order[a:a + bs]) if sp.issparse(X) else order[a:a + bs]
-                yield X[idx], {}
+                yield X[idx], {k: take_rows(v, idx) for k, v in rows.items()}
         else:
+            start = 0
             for chunk in source.iter_chunks():
                 kw = {}
                 if isinstance(chunk, tuple):
                     chunk, kw = chunk
                 m = chunk.shape[0]
+                kw = {**slice_row_params(rows, names, start, start + m), **kw}
+                start += m
                 if m == 0:
                     raise InputError("The data source yielded an empty chunk (an empty minibatch).")
                 lengths = kw.get("lengths")
                 if lengths is None:
                     for a in range(0, m, bs):
-                        yield chunk[a:a + bs], kw
+                        yield chunk[a:a + bs], slice_row_params(kw, names, a, a + bs)
                     continue
                 # sequences (HMMs): minibatches of whole sequences cut near every bs rows
                 # of the chunk (latentkit._utils.chunking.split_sequences, the one rule)
@@ -421,7 +427,7 @@ class StochasticVI(ParamsMixin):
         try:
             for run.epoch in range(1, self.n_epochs + 1):
                 epoch_sum = [0.0, 0.0, None]  # data terms, samples, global term
-                for batch, kw in self._minibatches(X, source, rng, bs):
+                for batch, kw in self._minibatches(X, source, rng, bs, fit_params):
                     if batch.shape[0] == 0:
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
@@ -432,12 +438,13 @@ class StochasticVI(ParamsMixin):
                         result = stepper.step(batch, rho, record_global=with_global)
                     elif step is not None:
                         result = step(batch, step_size=rho, total_samples=n,
-                                      with_global=with_global, start=start, **fit_params, **kw)
+                                      with_global=with_global, start=start,
+                                      **{**fit_params, **kw})
                         if run.t == 0 and not fit_params and not kw:
                             stepper = _model_stepper(model, n)
                     else:  # a model with its own partial_fit (the VAE): no step ELBO
-                        model.partial_fit(batch, step_size=rho, total_samples=n, **fit_params,
-                                          **kw)
+                        model.partial_fit(batch, step_size=rho, total_samples=n,
+                                          **{**fit_params, **kw})
                         result = None
                     run.t += 1
                     if run.t == 1 and self.tol is None:

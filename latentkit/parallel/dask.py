@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.chunking import split_sequences
+from .._utils.row_params import check_row_count, slice_row_params
 from .._utils.validation import check_lengths
 from .._engine.hook_state import deferred_data_defaults
 from ..exceptions import InputError
@@ -88,6 +89,17 @@ def _e_step_block(spec, data):
     return model._e_step(data)
 
 
+def _with_rows(fit_params, row_params, sizes, where):
+    """Each block's fit arguments: ``fit_params`` and the row-aligned ``row_params``
+    (``_row_fit_params``) cut to the block's rows (``sizes``: rows per block)."""
+    if not row_params:
+        return [fit_params] * len(sizes)
+    check_row_count(row_params, tuple(row_params), int(sum(sizes)), where)
+    ends = np.cumsum([int(s) for s in sizes])
+    return [{**fit_params, **slice_row_params(row_params, tuple(row_params), int(e - s), int(e))}
+            for s, e in zip(sizes, ends)]
+
+
 def _sequence_chunks(lengths, row_chunks):
     """Row chunk sizes near ``row_chunks`` whose boundaries fall between sequences (the one
     rule of :func:`latentkit._utils.chunking.split_sequences`: each chunk boundary of the Dask array
@@ -110,8 +122,10 @@ class DaskData:
     reset : bool
         Validate the first block with ``reset=True`` (sets ``n_features_in_``).
     fit_params : dict
-        ``lengths`` (HMMs) re-chunks the array on sequence boundaries; other entries are passed
-        to ``_validate_data`` of every block.
+        ``lengths`` (HMMs) re-chunks the array on sequence boundaries; the model's row-aligned
+        arguments (``_row_fit_params``: the DTM's ``times``, Labeled LDA's ``labels``, DMR's
+        ``covariates``) are cut to each block's rows (a bag's partitions are counted for it);
+        other entries are passed to ``_validate_data`` of every block.
 
     Attributes
     ----------
@@ -137,9 +151,14 @@ class DaskData:
 
         fit_params = dict(fit_params)
         lengths = fit_params.pop("lengths", None)
+        names = tuple(model._row_fit_params)
+        row_params = {k: fit_params.pop(k) for k in names if fit_params.get(k) is not None}
         if isinstance(X, db.Bag):
-            blocks = [dask.delayed(_bag_partition_to_matrix)(p) for p in X.to_delayed()]
-            block_params = [fit_params] * len(blocks)
+            parts = X.to_delayed()
+            blocks = [dask.delayed(_bag_partition_to_matrix)(p) for p in parts]
+            sizes = dask.compute(*[dask.delayed(len)(p) for p in parts]) if row_params \
+                else [0] * len(blocks)
+            block_params = _with_rows(fit_params, row_params, sizes, "the Dask bag")
         else:
             if X.ndim == 1:
                 X = X[:, None]
@@ -150,9 +169,11 @@ class DaskData:
                 lengths = np.diff(check_lengths(lengths, X.shape[0]))
                 sizes, per_block = _sequence_chunks(lengths, X.chunks[0])
                 X = X.rechunk({0: sizes})
-                block_params = [{**fit_params, "lengths": lb} for lb in per_block]
+                block_params = [{**p, "lengths": lb} for p, lb in zip(
+                    _with_rows(fit_params, row_params, sizes, "the Dask array"), per_block)]
             else:
-                block_params = [fit_params] * X.numblocks[0]
+                block_params = _with_rows(fit_params, row_params, X.chunks[0],
+                                          "the Dask array")
             blocks = list(X.to_delayed().ravel())
         first = blocks[0].compute()
         if first is None:

@@ -22,7 +22,9 @@ from ..base import LatentModel, Stats, stats_dataclass
 from ..distributions._dirichlet import dirichlet_kl
 from .._engine.state_checks import _array, _int, _real
 from ..exceptions import InputError, InputTypeError
-from ._grouped_estep import keep_better, run_groups
+from ._grouped_estep import GroupedStep, run_groups
+from ._lda_guard import GuardedEStep
+from ._side_info import SideSummary
 from ._lda_estep import _suff_stats
 
 __all__ = ["DirichletMultinomialRegression", "DMRStats", "dmr_prior_objective"]
@@ -141,6 +143,7 @@ class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
 
     _sample_unit = "document"
     _tol_may_be_none = True
+    _row_fit_params = ("covariates",)
 
     def __init__(self, n_components=10, *, prior_variance=10.0, topic_word_prior=None,
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
@@ -168,12 +171,6 @@ class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
         if self.init != "random":
             raise InputError(f"init must be 'random', got {self.init!r}.")
-
-    def _prepare_data(self, X, reset, **fit_params):
-        if hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask":
-            raise InputTypeError("DirichletMultinomialRegression is fitted on an in-memory "
-                                 f"count matrix with its covariates; got {type(X).__name__}.")
-        return super()._prepare_data(X, reset, **fit_params)
 
     def _validate_data(self, X, reset, covariates=None, **kw):
         if kw:
@@ -203,9 +200,13 @@ class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
                                  f"columns, got {C.shape[1]}.")
         rows, inverse = np.unique(C, axis=0, return_inverse=True)
         inverse = np.asarray(inverse).ravel()
-        data = _CovariateCounts(X, rows, inverse, self._fitted_group(rows))
+        data = _CovariateCounts(X, rows, inverse, np.full(rows.shape[0], -1))
         if reset:
             self._resolve_data_defaults(data)
+        # while a driver merges the chunks' summaries (a chunked source, Dask), the fitted
+        # rows are not known yet (all the chunks' rows: _set_data_defaults)
+        if not self.__dict__.get("_defer_data_defaults", False):
+            data.fitted = self._fitted_group(rows)
         return data
 
     def _fitted_group(self, rows):
@@ -218,9 +219,11 @@ class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
         return out
 
     def _data_summary(self, data):
-        return CountSummary.of(data.X)
+        return SideSummary(CountSummary.of(data.X), data.rows)
 
     def _set_data_defaults(self, summary):
+        self.covariate_rows_ = summary.values
+        summary = summary.counts
         self.mean_doc_length_ = float(summary.total / max(summary.n_rows, 1.0))
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
@@ -297,19 +300,19 @@ class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
     def _e_step(self, data):
         return self._gather(data, self._local(data))[2]
 
+    def _guard_part(self, data, cap, old=None):
+        """:meth:`GroupedStep.part` where a Dask block lives (the model rebuilt there)."""
+        return GroupedStep(self._local, self._gather).part(data, cap, old)
+
     def _warm_state(self):
-        return {"gamma": None, "total": None}
+        return GuardedEStep(self.max_doc_update_iter)
 
     def _warm_e_step(self, data, warm):
-        """The E-step with LDA's monotone guard (class Notes)."""
-        new = self._local(data)
-        gamma, _, stats = self._gather(data, new)
-        glob = self._global_elbo_terms()
-        if warm["total"] is not None and stats.data_term + glob < warm["total"]:
-            old = self._local(data, warm["gamma"], max_iter=0)
-            gamma, _, stats = self._gather(data, keep_better(new, old, data.parts))
-        warm["gamma"], warm["total"] = gamma, stats.data_term + glob
-        return stats
+        """The E-step with LDA's monotone guard (class Notes), the same on in-memory, chunked
+        and Dask data (:class:`latentkit.topic._lda_guard.GuardedEStep`)."""
+        return warm.e_step(data, GroupedStep(self._local, self._gather),
+                           self._global_elbo_terms(), self._empty_stats,
+                           (self, type(self)._guard_part))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         stats = self._blend_stats(stats, step_size, scale)
@@ -339,10 +342,14 @@ class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
+        X : array-like, scipy.sparse matrix, ChunkSource or Dask collection
+            Counts, (n_documents, n_features).
         y : ignored
         covariates : array-like of shape (n_documents, n_covariates)
-            Each document's covariates (the intercept is added); width 0 for none.
+            Each document's covariates (the intercept is added); width 0 for none. With a
+            chunked source or a Dask array or bag as ``X``, the whole ``covariates`` is cut
+            with the rows (or each chunk carries its own as ``(X, {'covariates': ...})``);
+            the fit equals the in-memory fit.
 
         Returns
         -------

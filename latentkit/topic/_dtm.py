@@ -24,13 +24,16 @@ from .._utils.summaries import CountSummary
 from .._utils.validation import check_scalar
 from ..base import LatentModel, Stats, stats_dataclass
 from .._engine.state_checks import StateCheckError, _array, _int, _real
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError
 from ._count_data import check_init
 from ._dtm_chain import (apply_precision, chain_kl_constant, chain_precision, chain_variances,
                          m_step_means, pseudo_observations)
 from ._dtm_data import validate_sliced
 from ._lda import LatentDirichletAllocation
-from ._grouped_estep import keep_better, run_groups
+from ._spectral_start import spectral_init_lda
+from ._grouped_estep import GroupedStep, run_groups
+from ._lda_guard import GuardedEStep
+from ._side_info import SideSummary
 from ._lda_estep import _suff_stats
 from .._utils.words import top_words
 
@@ -106,10 +109,15 @@ class DynamicTopicModel(LatentModel):
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3
         A document's E-step stops when the mean absolute change of its gamma is below this.
-    init : {'lda', 'random'} or dict, default 'lda'
+    init : {'lda', 'spectral', 'random'} or dict, default 'lda'
         Starting topics, the same at every slice: ``'lda'`` fits
         :class:`latentkit.topic.LatentDirichletAllocation` (same K and alpha, its defaults
-        otherwise) on all the documents, as the paper does; ``'random'`` draws
+        otherwise) on all the documents, as the paper does; ``'spectral'`` takes the topics
+        of :class:`latentkit.spectral.SpectralLDA` on all the documents
+        (:func:`latentkit.topic.spectral_init_lda`, method of moments: no iterations; it
+        falls back to the random start with a ``SpectralInitWarning`` when the moments are
+        degenerate; on the PEPs it needs 3x the iterations of ``'lda'`` and ends 20 nats per
+        document lower, ``benchmarks/bench_dtm_start.py``); ``'random'`` draws
         ``Gamma(100, 1/100)`` topic weights (LDA's random start); ``{'components': array (K,
         V)}`` gives positive topic weights (e.g. a fitted LDA's ``components_``). The means
         start at the log of the normalised weights.
@@ -167,6 +175,7 @@ class DynamicTopicModel(LatentModel):
 
     _sample_unit = "document"
     _tol_may_be_none = True
+    _row_fit_params = ("times",)
 
     def __init__(self, n_components=10, *, chain_variance=0.005, obs_variance=0.5,
                  initial_variance=None, doc_topic_prior=None, max_iter=50, tol=None,
@@ -200,28 +209,33 @@ class DynamicTopicModel(LatentModel):
             a, "doc_topic_prior", numbers.Real, low=0.0, low_inclusive=False))
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, low=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
-        check_init(self.init, ("lda", "random"))
-
-    def _prepare_data(self, X, reset, **fit_params):
-        if hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask":
-            raise InputTypeError(
-                "DynamicTopicModel is fitted on an in-memory count matrix with its times; a "
-                f"chunked source or a Dask collection (got {type(X).__name__}) is not supported.")
-        return super()._prepare_data(X, reset, **fit_params)
+        check_init(self.init, ("lda", "spectral", "random"))
 
     def _validate_data(self, X, reset, times=None, **kw):
-        return validate_sliced(self, X, reset, times, kw)
+        # while a driver merges the chunks' summaries (a chunked source, Dask), every chunk
+        # has its own slices; the fitted slices are all the chunks' (_set_data_defaults)
+        own = reset or self.__dict__.get("_defer_data_defaults", False)
+        data = validate_sliced(X, times, kw, type(self).__name__,
+                               None if own else self.time_slices_,
+                               None if reset else self.n_features_in_)
+        if reset:
+            self.n_features_in_ = data.X.shape[1]
+            self.time_slices_ = data.labels
+            self._resolve_data_defaults(data)
+        return data
 
     def _data_summary(self, data):
-        return CountSummary.of(data.X)
+        return SideSummary(CountSummary.of(data.X), data.labels)
 
     def _set_data_defaults(self, summary):
+        self.time_slices_ = summary.values
+        summary = summary.counts
         self.mean_doc_length_ = float(summary.total / max(summary.n_rows, 1.0))
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
 
     def _start_needs_data(self):
-        return isinstance(self.init, str) and self.init == "lda"
+        return isinstance(self.init, str) and self.init in ("lda", "spectral")
 
     def _init_params(self, data, rng):
         K, V, T = int(self.n_components), self.n_features_in_, self.time_slices_.shape[0]
@@ -235,6 +249,9 @@ class DynamicTopicModel(LatentModel):
             lda = LatentDirichletAllocation(K, doc_topic_prior=self.doc_topic_prior_,
                                             random_state=rng)
             lam = lda.fit(data.X).components_
+        elif self.init == "spectral":  # the static spectral topics of all the slices
+            lam = spectral_init_lda(data.X, K, self.doc_topic_prior_,
+                                    random_state=rng)["components"]
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V))
         m = np.log(lam / lam.sum(axis=1, keepdims=True))
@@ -305,20 +322,19 @@ class DynamicTopicModel(LatentModel):
     def _e_step(self, data):
         return self._gather(data, self._local(data))[2]
 
+    def _guard_part(self, data, cap, old=None):
+        """:meth:`GroupedStep.part` where a Dask block lives (the model rebuilt there)."""
+        return GroupedStep(self._local, self._gather).part(data, cap, old)
+
     def _warm_state(self):
-        return {"gamma": None, "total": None}
+        return GuardedEStep(self.max_doc_update_iter)
 
     def _warm_e_step(self, data, warm):
-        """The E-step with LDA's monotone guard (class Notes)."""
-        new = self._local(data)
-        gamma, doc_elbo, stats = self._gather(data, new)
-        glob = self._global_elbo_terms()
-        if warm["total"] is not None and stats.data_term + glob < warm["total"]:
-            old = self._local(data, warm["gamma"], max_iter=0)
-            mixed = keep_better(new, old, data.parts)
-            gamma, doc_elbo, stats = self._gather(data, mixed)
-        warm["gamma"], warm["total"] = gamma, stats.data_term + glob
-        return stats
+        """The E-step with LDA's monotone guard (class Notes), the same on in-memory, chunked
+        and Dask data (:class:`latentkit.topic._lda_guard.GuardedEStep`)."""
+        return warm.e_step(data, GroupedStep(self._local, self._gather),
+                           self._global_elbo_terms(), self._empty_stats,
+                           (self, type(self)._guard_part))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         stats = self._blend_stats(stats, step_size, scale)
@@ -346,12 +362,15 @@ class DynamicTopicModel(LatentModel):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            Non-negative counts.
+        X : array-like, scipy.sparse matrix, ChunkSource or Dask collection
+            Non-negative counts, (n_documents, n_features).
         y : ignored
         times : array-like of shape (n_documents,)
             Each document's time slice label (numbers, dates or strings; sorted distinct
             values are the slices, one random-walk step apart).
+            With a chunked source or a Dask array or bag as ``X``, the whole ``times`` is cut
+            with the rows (or each chunk carries its own as ``(X, {'times': ...})``); the
+            fit equals the in-memory fit.
 
         Returns
         -------
@@ -363,27 +382,6 @@ class DynamicTopicModel(LatentModel):
             Invalid counts, ``times`` missing or of the wrong length, bad hyper-parameters.
         """
         return super().fit(X, y, times=times)
-
-    def partial_fit(self, X, y=None, *, step_size=None, total_samples=None, times=None):
-        """One stepwise-EM step from a minibatch: its statistics blended into the running
-        ones with weight ``step_size``, then the exact M-step (an unfitted model takes its
-        slices from this minibatch).
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-        y : ignored
-        step_size : float in (0, 1], optional
-        total_samples : int, optional
-            Scale the minibatch statistics by ``total_samples / n_documents``.
-        times : array-like of shape (n_documents,)
-
-        Returns
-        -------
-        self
-        """
-        return super().partial_fit(X, y, step_size=step_size, total_samples=total_samples,
-                                   times=times)
 
     def _doc_topic(self, X, times):
         self._check_is_fitted()

@@ -17,18 +17,22 @@ class SlicedCounts:
     X : scipy.sparse.csr_matrix of shape (n_documents, n_features)
     slices : ndarray of int64, shape (n_documents,)
         Each document's slice, in ``0 .. n_slices - 1``.
-    n_slices : int
+    labels : ndarray of shape (n_slices,)
+        The slice labels ``slices`` index (the fitted ``time_slices_``, or while a driver
+        merges the chunks' summaries, this chunk's own).
 
     Attributes
     ----------
+    n_slices : int
     rows : list of ndarray of int64
         The documents of each slice, in data order.
     parts : list of csr_matrix
         Their rows of ``X`` (None for a slice without documents here).
     """
 
-    def __init__(self, X, slices, n_slices):
-        self.X, self.slices, self.n_slices = X, slices, int(n_slices)
+    def __init__(self, X, slices, labels):
+        self.X, self.slices, self.labels = X, slices, labels
+        self.n_slices = int(labels.shape[0])
         self.rows = [np.flatnonzero(slices == t) for t in range(self.n_slices)]
         self.parts = [X[r] if r.size else None for r in self.rows]
 
@@ -40,7 +44,7 @@ class SlicedCounts:
         """Rows ``a:b`` (the default ``_split_data`` of the drivers)."""
         if not isinstance(key, slice):
             raise InputTypeError("SlicedCounts takes a slice of rows.")
-        return SlicedCounts(self.X[key], self.slices[key], self.n_slices)
+        return SlicedCounts(self.X[key], self.slices[key], self.labels)
 
 
 def _as_times(times, n_docs):
@@ -95,22 +99,36 @@ def slice_index(times, labels, n_docs):
     return idx.astype(np.int64)
 
 
-def validate_sliced(model, X, reset, times, kw):
-    """The ``_validate_data`` hook of the DTM: counts and slices (``time_slices_`` and
-    ``n_features_in_`` set on ``model`` when ``reset``)."""
+def validate_sliced(X, times, kw, name, labels=None, n_features=None):
+    """Counts and slices: the DTM's validated data.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_documents, n_features)
+    times : array-like of shape (n_documents,) or None
+    kw : dict
+        Other keyword arguments (refused).
+    name : str
+        The model's name, for the messages.
+    labels : ndarray, optional
+        The fitted slices (``times`` must be among them); None: the sorted distinct
+        ``times`` (a fit, or a chunk while a driver merges the chunks' summaries).
+    n_features : int, optional
+        The fitted width, checked.
+
+    Returns
+    -------
+    SlicedCounts
+    """
     if kw:
-        raise InputTypeError(f"{type(model).__name__} got unexpected arguments {sorted(kw)}.")
+        raise InputTypeError(f"{name} got unexpected arguments {sorted(kw)}.")
     X = check_counts(X, "X")
-    if reset:
+    if n_features is not None:
+        check_n_features(X.shape[1], n_features, "X", name)
+    if labels is None:
         labels, index = slice_labels(times, X.shape[0])
-        model.time_slices_ = labels
-        model.n_features_in_ = X.shape[1]
-        data = SlicedCounts(X, index, labels.shape[0])
-        model._resolve_data_defaults(data)
-        return data
-    check_n_features(X.shape[1], model.n_features_in_, "X", type(model).__name__)
-    labels = model.time_slices_
-    return SlicedCounts(X, slice_index(times, labels, X.shape[0]), labels.shape[0])
+        return SlicedCounts(X, index, labels)
+    return SlicedCounts(X, slice_index(times, labels, X.shape[0]), labels)
 
 
 def _missing(v):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._lda_estep import _run_local
 
-__all__ = ["run_groups", "keep_better"]
+__all__ = ["GroupedStep", "run_groups", "keep_better"]
 
 
 def run_groups(parts, rows, tables, alpha, max_iter, tol, gamma0=None, cols=None):
@@ -57,3 +57,58 @@ def keep_better(new, old, parts):
         ratio = np.where(np.repeat(keep, np.diff(parts[g].indptr)), o_loc[2], ratio)
         mixed.append((g, r, (gamma, et, ratio, de)))
     return mixed
+
+
+class GroupedStep:
+    """The E-step of one part (in memory, a chunk, a Dask block) of a grouped model for LDA's
+    guard on every path (:class:`latentkit.topic._lda_guard.GuardedEStep`).
+
+    Parameters
+    ----------
+    local : callable
+        ``local(data, gamma0=None, max_iter=None)``: :func:`run_groups` on the part's groups
+        at the current globals (``max_iter=0`` with ``gamma0`` evaluates ``gamma0``).
+    gather : callable
+        ``gather(data, groups)``: ``(gamma (D, K), doc_elbo (D,), statistics)`` from the
+        groups' results.
+
+    A local state is ``(groups, gamma, statistics, doc_elbo)`` (the guard reads
+    ``doc_elbo`` as its entry 3); the per-document state kept between iterations is gamma.
+    """
+
+    def __init__(self, local, gather):
+        self._run, self._gather = local, gather
+
+    def _state(self, data, groups):
+        gamma, doc_elbo, stats = self._gather(data, groups)
+        return groups, gamma, stats, doc_elbo
+
+    def cold(self, data, cap):
+        """The cold start (``gamma = alpha + N_d / K``), at most ``cap`` sweeps."""
+        return self._state(data, self._run(data, None, cap))
+
+    def keep_better(self, data, local, gamma_old):
+        """``local`` with each document's previous ``gamma_old`` kept where it is better."""
+        old = self._run(data, gamma_old, 0)
+        return self._state(data, keep_better(local[0], old, data.parts))
+
+    @staticmethod
+    def stats(data, local):
+        """(statistics, gamma) of a part from its local state."""
+        return local[2], local[1]
+
+    def part(self, data, cap, old=None):
+        """Statistics and gamma of one part; with ``old`` (the previous gammas) the guard
+        applied."""
+        local = self.cold(data, cap)
+        if old is not None:
+            local = self.keep_better(data, local, old)
+        return self.stats(data, local)
+
+    @staticmethod
+    def flatten(state):
+        return state
+
+    @staticmethod
+    def split(flat):
+        return flat

@@ -22,7 +22,9 @@ from ..distributions._dirichlet import dirichlet_kl
 from .._engine.state_checks import StateCheckError, _array, _int, _real
 from ..exceptions import InputError, InputTypeError
 from ._count_data import check_init
-from ._grouped_estep import keep_better, run_groups
+from ._grouped_estep import GroupedStep, run_groups
+from ._lda_guard import GuardedEStep
+from ._side_info import SideSummary
 from ._lda_estep import LDAStats, _suff_stats
 
 __all__ = ["LabeledLDA"]
@@ -31,8 +33,8 @@ __all__ = ["LabeledLDA"]
 class _LabeledCounts:
     """Counts with each document's allowed topics (a boolean (D, K) mask), grouped by mask."""
 
-    def __init__(self, X, mask):
-        self.X, self.mask = X, mask
+    def __init__(self, X, mask, classes=None):
+        self.X, self.mask, self.classes = X, mask, classes
         keys, inverse = np.unique(mask, axis=0, return_inverse=True)
         inverse = np.asarray(inverse).ravel()
         self.cols = [np.flatnonzero(k) for k in keys]
@@ -46,7 +48,7 @@ class _LabeledCounts:
     def __getitem__(self, key):
         if not isinstance(key, slice):
             raise InputTypeError("the labelled counts take a slice of rows.")
-        return _LabeledCounts(self.X[key], self.mask[key])
+        return _LabeledCounts(self.X[key], self.mask[key], self.classes)
 
 
 def _label_sets(labels, n_docs):
@@ -136,6 +138,7 @@ class LabeledLDA(TopWordsMixin, LatentModel):
 
     _sample_unit = "document"
     _tol_may_be_none = True
+    _row_fit_params = ("labels",)
 
     def __init__(self, n_free_components=0, *, doc_topic_prior=None, topic_word_prior=None,
                  max_iter=100, tol=None, max_doc_update_iter=100, mean_change_tol=1e-3,
@@ -162,69 +165,66 @@ class LabeledLDA(TopWordsMixin, LatentModel):
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, low=0.0)
         check_init(self.init, ("random",))
 
-    def _prepare_data(self, X, reset, **fit_params):
-        if hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask":
-            raise InputTypeError("LabeledLDA is fitted on an in-memory count matrix with its "
-                                 f"labels; got {type(X).__name__}.")
-        return super()._prepare_data(X, reset, **fit_params)
-
-    def _mask(self, labels, n_docs, reset):
-        """Each document's allowed topics (D, K); sets ``classes_`` and the priors when
-        ``reset``."""
-        free = int(self.n_free_components)
-        if labels is None and not reset:
-            return np.ones((n_docs, len(self.classes_) + free), dtype=bool)
+    def _doc_labels(self, labels, n_docs, classes):
+        """Each document's labels as a boolean (D, L) matrix over ``classes``; ``classes``
+        None: over this data's own labels (returned too)."""
         sets, Y = _label_sets(labels, n_docs)
-        if reset:
-            if Y is not None:
-                self.classes_ = np.arange(Y.shape[1])
-            else:
-                names = sorted({lab for s in sets for lab in s})
-                self.classes_ = np.asarray(names)
-            K = len(self.classes_) + free
-            if K < 1:
-                raise InputError("LabeledLDA needs at least one label or one free topic.")
-            self.n_components_ = K
-            self.doc_topic_prior_ = float(1.0 / K if self.doc_topic_prior is None
-                                          else self.doc_topic_prior)
-            self.topic_word_prior_ = float(1.0 / K if self.topic_word_prior is None
-                                           else self.topic_word_prior)
-        L = len(self.classes_)
+        if classes is None:
+            classes = (np.arange(Y.shape[1]) if Y is not None else
+                       np.asarray(sorted({lab for s in sets for lab in s})))
+        L = len(classes)
         if Y is not None:
             if Y.shape[1] != L:
                 raise InputError(f"labels must have {L} columns (the fitted labels), got "
                                  f"{Y.shape[1]}.")
-            lab = Y
-        else:
-            index = {c.item() if hasattr(c, "item") else c: i for i, c in enumerate(self.classes_)}
-            lab = np.zeros((n_docs, L), dtype=bool)
-            for d, s in enumerate(sets):
-                for name in s:
-                    if name not in index:
-                        raise InputError(f"labels holds {name!r}, which is not a fitted label "
-                                         f"(classes_: {list(index)[:10]}).")
-                    lab[d, index[name]] = True
-        mask = np.hstack([lab, np.ones((n_docs, free), dtype=bool)])
-        mask[~lab.any(axis=1)] = True  # no label: every topic
-        return mask
+            return Y, classes
+        index = {c.item() if hasattr(c, "item") else c: i for i, c in enumerate(classes)}
+        lab = np.zeros((n_docs, L), dtype=bool)
+        for d, s in enumerate(sets):
+            for name in s:
+                if name not in index:
+                    raise InputError(f"labels holds {name!r}, which is not a fitted label "
+                                     f"(classes_: {list(index)[:10]}).")
+                lab[d, index[name]] = True
+        return lab, classes
 
     def _validate_data(self, X, reset, labels=None, **kw):
         if kw:
             raise InputTypeError(f"LabeledLDA got unexpected arguments {sorted(kw)}.")
         X = check_counts(X, "X")
+        D, free = X.shape[0], int(self.n_free_components)
         if not reset:
             check_n_features(X.shape[1], self.n_features_in_, "X", "LabeledLDA")
-            return _LabeledCounts(X, self._mask(labels, X.shape[0], False))
-        mask = self._mask(labels, X.shape[0], True)
-        self.n_features_in_ = X.shape[1]
-        data = _LabeledCounts(X, mask)
-        self._resolve_data_defaults(data)
+        # while a driver merges the chunks' summaries (a chunked source, Dask), every chunk
+        # has its own labels; the fitted labels are all the chunks' (_set_data_defaults)
+        own = reset or self.__dict__.get("_defer_data_defaults", False)
+        if labels is None and not own:
+            return _LabeledCounts(X, np.ones((D, len(self.classes_) + free), dtype=bool))
+        if labels is None:
+            _label_sets(labels, D)  # fit needs labels= (raises)
+        lab, classes = self._doc_labels(labels, D, None if own else self.classes_)
+        mask = np.hstack([lab, np.ones((D, free), dtype=bool)])
+        mask[~lab.any(axis=1)] = True  # no label: every topic
+        data = _LabeledCounts(X, mask, classes)
+        if reset:
+            self.n_features_in_ = X.shape[1]
+            self._resolve_data_defaults(data)
         return data
 
     def _data_summary(self, data):
-        return CountSummary.of(data.X)
+        return SideSummary(CountSummary.of(data.X), data.classes)
 
     def _set_data_defaults(self, summary):
+        self.classes_ = summary.values
+        K = len(self.classes_) + int(self.n_free_components)
+        if K < 1:
+            raise InputError("LabeledLDA needs at least one label or one free topic.")
+        self.n_components_ = K
+        self.doc_topic_prior_ = float(1.0 / K if self.doc_topic_prior is None
+                                      else self.doc_topic_prior)
+        self.topic_word_prior_ = float(1.0 / K if self.topic_word_prior is None
+                                       else self.topic_word_prior)
+        summary = summary.counts
         self.mean_doc_length_ = float(summary.total / max(summary.n_rows, 1.0))
         self.tol_ = float(self.tol) if self.tol is not None else \
             1e-3 * max(self.mean_doc_length_, 1.0)
@@ -303,20 +303,31 @@ class LabeledLDA(TopWordsMixin, LatentModel):
         tables = self._tables(data)
         return self._gather(data, tables, self._local(data, tables))[2]
 
+    def _guard_step(self):
+        """The guard's local step (:class:`GroupedStep`) at the current topics; the tables
+        of a part's label sets are computed once per part (the last part's kept)."""
+        last = {}
+
+        def tables(d):
+            if last.get("data") is not d:
+                last["data"], last["tables"] = d, self._tables(d)
+            return last["tables"]
+
+        return GroupedStep(lambda d, gamma0, cap: self._local(d, tables(d), gamma0, cap),
+                           lambda d, groups: self._gather(d, tables(d), groups))
+
+    def _guard_part(self, data, cap, old=None):
+        """:meth:`GroupedStep.part` where a Dask block lives (the model rebuilt there)."""
+        return self._guard_step().part(data, cap, old)
+
     def _warm_state(self):
-        return {"gamma": None, "total": None}
+        return GuardedEStep(self.max_doc_update_iter)
 
     def _warm_e_step(self, data, warm):
-        """The E-step with LDA's monotone guard (class Notes)."""
-        tables = self._tables(data)
-        new = self._local(data, tables)
-        gamma, _, stats = self._gather(data, tables, new)
-        glob = self._global_elbo_terms()
-        if warm["total"] is not None and stats.data_term + glob < warm["total"]:
-            old = self._local(data, tables, warm["gamma"], max_iter=0)
-            gamma, _, stats = self._gather(data, tables, keep_better(new, old, data.parts))
-        warm["gamma"], warm["total"] = gamma, stats.data_term + glob
-        return stats
+        """The E-step with LDA's monotone guard (class Notes), the same on in-memory, chunked
+        and Dask data (:class:`latentkit.topic._lda_guard.GuardedEStep`)."""
+        return warm.e_step(data, self._guard_step(), self._global_elbo_terms(),
+                           self._empty_stats, (self, type(self)._guard_part))
 
     def _m_step(self, stats, step_size=1.0, scale=1.0):
         target = self.topic_word_prior_ + scale * stats.sstats
@@ -333,12 +344,15 @@ class LabeledLDA(TopWordsMixin, LatentModel):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n_documents, n_features)
-            Non-negative counts.
+        X : array-like, scipy.sparse matrix, ChunkSource or Dask collection
+            Non-negative counts, (n_documents, n_features).
         y : ignored
         labels : array-like of shape (n_documents, n_labels) of 0/1, or sequence
             Each document's labels: an indicator matrix, or per document one label (str or
             number) or a collection of labels (empty: every topic allowed).
+            With a chunked source or a Dask array or bag as ``X``, the whole ``labels`` is cut
+            with the rows (or each chunk carries its own as ``(X, {'labels': ...})``); the
+            fit equals the in-memory fit.
 
         Returns
         -------

@@ -33,7 +33,7 @@ HOOKS = {"_n_samples", "_split_data", "_start_needs_data", "_stochastic_init", "
          "_get_state", "_set_state", "_check_common_params", "_partial_step",
          "_convergence_rule", "_elbo_decrease_note", "_sample_unit", "_tol_may_be_none",
          "_svi_stepper", "_private_svi_pieces", "_defer_data_defaults", "_start_bound",
-         "_check_state"}
+         "_check_state", "_row_fit_params"}
 HELPERS = {"_resolve_data_defaults", "_elbo_from_stats", "_blend_stats", "_is_fitted",
            "_check_is_fitted", "_fit_state", "_sampling_rng"}
 STATE = {"_running_stats", "_rng", "_sample_rng", "_get_param_names"}

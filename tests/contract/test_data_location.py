@@ -30,13 +30,6 @@ db = pytest.importorskip("dask.bag")
 NOT_CHUNKED = {
     "VAE": "fitted by minibatch SGD on in-memory data (no chunked or Dask path)",
     "PLSA": "keeps P(z|d) per training document; refuses chunked and Dask data (TypeError)",
-    # their fits need a per-document time / label set / covariate row beside X (fit(X, times=),
-    # labels=, covariates=), which the chunk sources and Dask blocks do not carry yet: they
-    # refuse chunked and Dask data with an InputError (issue 44 left this open)
-    "DynamicTopicModel": "needs times= per document; refuses chunked and Dask data",
-    "LabeledLDA": "needs labels= per document; refuses chunked and Dask data",
-    "DirichletMultinomialRegression": "needs covariates= per document; refuses chunked and "
-                                      "Dask data",
     "InputOutputHMM": "needs inputs= per time step; refuses chunked and Dask data",
 }
 
@@ -50,6 +43,32 @@ DEFAULT_CASES = {
     "LatentDirichletAllocation-auto": (
         lambda: lk.LatentDirichletAllocation(3, random_state=0, max_iter=10),
         lambda n, s: _counts(n, s)),
+}
+
+#: the models whose fit takes side information with one entry per document (times=, labels=,
+#: covariates=; tests/contract/test_common.py's cases): the argument and its value for n
+#: documents, sorted so that the first chunk or block lacks some slices / labels / covariate
+#: rows (the fitted ones are all the chunks')
+SIDE_CASES = {
+    "DynamicTopicModel": (
+        lambda: lk.DynamicTopicModel(3, init="random", random_state=0, max_iter=10),
+        "times", lambda n: 2000 + np.arange(n) * 4 // n),
+    # its default start: a static LDA fit on the start sample (all the chunks' documents)
+    "DynamicTopicModel-lda": (
+        lambda: lk.DynamicTopicModel(3, random_state=0, max_iter=5),
+        "times", lambda n: 2000 + np.arange(n) * 4 // n),
+    "DynamicTopicModel-spectral": (
+        lambda: lk.DynamicTopicModel(3, init="spectral", random_state=0, max_iter=5),
+        "times", lambda n: 2000 + np.arange(n) * 4 // n),
+    "LabeledLDA": (
+        lambda: lk.LabeledLDA(1, random_state=0, max_iter=10),
+        "labels", lambda n: [[[0], [0, 1], [1], [], [2]][i * 5 // n] for i in range(n)]),
+    "LabeledLDA-indicators": (
+        lambda: lk.LabeledLDA(0, random_state=0, max_iter=10),
+        "labels", lambda n: np.eye(3)[np.arange(n) * 3 // n]),
+    "DirichletMultinomialRegression": (
+        lambda: lk.DirichletMultinomialRegression(3, random_state=0, max_iter=10),
+        "covariates", lambda n: np.eye(3)[np.arange(n) * 3 // n][:, :2].copy()),
 }
 
 N, PARTS = 90, 3
@@ -91,11 +110,80 @@ def test_default_fit_is_the_same_in_memory_chunked_and_on_dask(name):
     assert_same_model(memory, distributed)
 
 
+@pytest.mark.parametrize("name", sorted(SIDE_CASES))
+def test_side_information_travels_with_the_rows(name):
+    """A fit with times= / labels= / covariates= is the same in memory, from a source of
+    ``(X, {name: value})`` chunks, from an ArraySource with the whole argument (cut per
+    chunk), and on a Dask array and a Dask bag with the whole argument (cut per block);
+    before issue 44's
+    second part these models refused chunked and Dask data."""
+    make, arg, side = SIDE_CASES[name]
+    X = _counts(N, 0)
+    value = side(N)
+    size = N // PARTS
+    chunks = [(X[i * size:(i + 1) * size], {arg: value[i * size:(i + 1) * size]})
+              for i in range(PARTS)]
+    memory = _fit(make(), X, **{arg: value})
+    fits = [_fit(make(), IterableSource(chunks)),
+            _fit(make(), lk.inference.ArraySource(X, 25), **{arg: value})]
+    with dask.config.set(scheduler="synchronous"):
+        fits.append(_fit(make(), da.from_array(X.toarray(), chunks=(size, X.shape[1])),
+                         **{arg: value}))
+        bag = db.from_sequence([X[i] for i in range(N)], npartitions=4)  # uneven partitions
+        fits.append(_fit(make(), bag, **{arg: value}))
+    for other in fits:
+        assert memory.n_iter_ == other.n_iter_
+        assert_same_model(memory, other)
+
+
+@pytest.mark.parametrize("name", ["DynamicTopicModel", "LabeledLDA",
+                                  "DirichletMultinomialRegression"])
+def test_stochastic_vi_cuts_the_side_information_with_the_minibatches(name):
+    """StochasticVI gives the same model from memory, from a source of (X, {name: value})
+    chunks and from an ArraySource with the whole argument; the first minibatch lacks some
+    slices / labels / covariate rows (the model's are all the data's, and the first step reads
+    its documents at them). On main the in-memory fit failed (the whole argument beside a
+    minibatch)."""
+    make, arg, side = SIDE_CASES[name]
+    X, value = _counts(N, 0), side(N)
+    order = np.r_[np.arange(30, 60), np.arange(0, 30), np.arange(60, 90)]
+    X = X[order]
+    value = value[order] if isinstance(value, np.ndarray) else [value[i] for i in order]
+    source = IterableSource([(X[a:a + 30], {arg: value[a:a + 30]}) for a in (0, 30, 60)],
+                            n_samples=N)
+
+    def svi(data, **kw):
+        run = lk.inference.StochasticVI(make(), batch_size=15, n_epochs=2, shuffle=False,
+                                        random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lk.ConvergenceWarning)
+            return run.fit(data, **kw).model_
+
+    memory = svi(X, **{arg: value})
+    assert_same_model(memory, svi(source))
+    assert_same_model(memory, svi(lk.inference.ArraySource(X, 30), **{arg: value}))
+    batch = _fit(make(), X, **{arg: value})  # the slices / labels / rows of all the data
+    for attr in ("time_slices_", "classes_", "covariate_rows_"):
+        if hasattr(batch, attr):
+            np.testing.assert_array_equal(getattr(memory, attr), getattr(batch, attr))
+
+
+def test_side_information_of_the_wrong_length_is_refused_on_every_path():
+    X = _counts(N, 0)
+    times = np.arange(N - 1) % 3
+    with pytest.raises(lk.exceptions.InputError, match="times"):
+        lk.DynamicTopicModel(2, init="random").fit(lk.inference.ArraySource(X, 30), times=times)
+    with pytest.raises(lk.exceptions.InputError, match="times"):
+        lk.DynamicTopicModel(2, init="random").fit(da.from_array(X.toarray(), chunks=(30, 12)),
+                                                   times=times)
+
+
 def test_every_public_model_is_covered_or_excused():
     from test_common import LATENT_CASES
 
     names = {type(make()).__name__ for make, _ in LATENT_CASES.values()}
     covered = {type(make()).__name__ for make, _ in DEFAULT_CASES.values()}
+    covered |= {type(make()).__name__ for make, _, _ in SIDE_CASES.values()}
     # the generic HMM classes are the same code as their named subclasses; the recipe's test
     # models (tests/toy_models.py, tests/recipe_models.py) are not public models
     generic = {"HiddenMarkovModel", "VariationalHMM", "ToyMixture", "BernoulliMixture"}
@@ -141,6 +229,35 @@ def test_start_sample_above_the_cap_is_the_same_on_every_path(name, monkeypatch)
     memory, chunked, distributed = _three_ways(make, X, [15] * 6 if hmm else None)
     assert_same_model(memory, chunked)
     assert_same_model(memory, distributed)
+
+
+@pytest.mark.parametrize("name", ["DynamicTopicModel-lda", "DynamicTopicModel-spectral"])
+def test_start_sample_above_the_cap_carries_the_side_information(name, monkeypatch):
+    """Above the cap the start sample's documents keep their own times (cut and joined with
+    the rows: latentkit/_utils/row_params.py) on every path."""
+    monkeypatch.setattr(start_sample, "START_SAMPLE_SIZE", 40)
+    make, arg, side = SIDE_CASES[name]
+    X, value = _counts(N, 0), side(N)
+    memory = _fit(make(), X, **{arg: value})
+    chunked = _fit(make(), lk.inference.ArraySource(X, 25), **{arg: value})
+    with dask.config.set(scheduler="synchronous"):
+        distributed = _fit(make(), da.from_array(X.toarray(), chunks=(30, X.shape[1])),
+                           **{arg: value})
+    assert_same_model(memory, chunked)
+    assert_same_model(memory, distributed)
+
+
+def test_row_arguments_are_cut_and_joined_as_given():
+    from latentkit._utils.row_params import concat_rows, slice_row_params, take_rows
+
+    labels = [["a"], [], ["a", "b"], ["b"]]
+    assert take_rows(labels, np.array([True, False, True, False])) == [["a"], ["a", "b"]]
+    assert concat_rows([labels[:1], labels[1:]]) == labels
+    Y = sp.csr_matrix(np.eye(4)[:, :2])
+    np.testing.assert_array_equal(concat_rows([take_rows(Y, slice(0, 2)),
+                                               take_rows(Y, [2, 3])]).toarray(), Y.toarray())
+    cut = slice_row_params({"times": np.arange(4), "other": 7}, ("times",), 1, 3)
+    assert cut["times"].tolist() == [1, 2] and cut["other"] == 7
 
 
 def test_start_sample_draws_whole_units_under_the_cap():
