@@ -503,11 +503,11 @@ class SpectralHMM(_SpectralBase):
         (2014), section 3.3.
     transitions : {'triple_fit', 'simplex_ls', 'pinv'}, default 'triple_fit'
         From the decomposition's emissions O: 'pinv', ``O^+ (P_12 + P_23) O^+T`` clipped, rows
-        normalised (the previous default); 'simplex_ls', the joint laws of consecutive states by least
-        squares on the simplex (Kontorovich et al. 2013; Mattila et al. 2017); 'triple_fit',
-        that estimate and O refined together by the minimum-KL fit of the window law
-        ``P_123`` (EM over the m^3 cells): the others inherit O's error through ``O^+``
-        (comparison: docs/guide/spectral.md).
+        normalised (the previous default); 'simplex_ls', the joint state laws by least squares
+        on the simplex (Kontorovich et al. 2013; Mattila et al. 2017); 'triple_fit', that
+        estimate and O refined together by the minimum-KL fit of the window law ``P_123``
+        (EM over the m^3 cells; not above m^3 k = 2^24): the others inherit O's error
+        through ``O^+`` (comparison: docs/guide/spectral.md).
 
     Attributes
     ----------

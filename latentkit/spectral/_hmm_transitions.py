@@ -28,10 +28,14 @@ from ..exceptions import InputError
 from ._moments import project_simplex, transitions_from_pairs
 
 __all__ = ["transitions_pinv", "transitions_simplex_ls", "fit_triple_law", "TRANSITIONS",
-           "check_hmm_options", "hmm_params"]
+           "REFINE_MAX_CELLS", "check_hmm_options", "hmm_params"]
 
 #: The estimators ``SpectralHMM(transitions=...)`` accepts.
 TRANSITIONS = ("triple_fit", "simplex_ls", "pinv")
+
+#: Largest ``m^3 k`` (cells times states) 'triple_fit' refines: each EM step passes over the
+#: cells a few times (2^24: about a second a step), above it the 'simplex_ls' estimate is kept.
+REFINE_MAX_CELLS = 2 ** 24
 
 
 def _laws(S12, S23, w):
@@ -246,12 +250,13 @@ def check_hmm_options(target_view, transitions):
 def hmm_params(transitions, O, w, P12, P23, P123):
     """The estimator ``transitions`` from the spectral emission columns ``O`` (m, k) and
     middle-state law ``w`` (k,): ``(startprob (k,), transmat (k, k), emissionprob (k, m),
-    middle (k,), n_iter)`` (``n_iter`` the refinement's SQUAREM cycles, 0 without)."""
+    middle (k,), n_iter)`` (``n_iter`` the refinement's SQUAREM cycles, 0 without; no
+    refinement when ``m^3 k > REFINE_MAX_CELLS``)."""
     O = np.asarray(O, dtype=np.float64)
     if transitions == "pinv":
         return (*_unpack3(transitions_pinv(O, w, P12, P23), O), 0)
     pi, T, mid = transitions_simplex_ls(O, w, P12, P23)
-    if transitions == "simplex_ls":
+    if transitions == "simplex_ls" or O.shape[0] ** 3 * O.shape[1] > REFINE_MAX_CELLS:
         return pi, T, O.T.copy(), mid, 0
     # 50 cycles: the errors of 100 cycles within 3 % on the benchmark's chains at 1e5-1e6
     pi, T, E, n_iter = fit_triple_law(P123, pi, T, O.T, max_iter=50)
