@@ -142,9 +142,14 @@ def _em_step(P, pi, A, E):
     RK = (E[:, None, :] @ Q)[:, 0, :]           # [j, c] = sum_b E[j, b] Q[j, b, c]
     NA = NA + A * (RK @ E.T)                    # + (h_2, h_3)
     NE = N1 + N2 + E * (A.T @ RK)               # + (h_3, x_3)
-    pi_new = N1.sum(axis=1)
-    return (fit, pi_new / pi_new.sum(), NA / NA.sum(axis=1, keepdims=True),
-            NE / NE.sum(axis=1, keepdims=True))
+    return fit, _rows(N1.sum(axis=1), pi), _rows(NA, A), _rows(NE, E)
+
+
+def _rows(N, old):
+    """Expected counts normalised along the last axis; a row without mass (a state whose
+    posterior weight underflowed) keeps its previous law instead of becoming NaN."""
+    s = N.sum(axis=-1, keepdims=True)
+    return np.where(s > 0, N / np.where(s > 0, s, 1.0), old)
 
 
 def _floor_rows(M, eps):

@@ -166,3 +166,17 @@ def test_transitions_reach_the_calibrated_reference_on_a_sticky_chain():
     assert new <= 1.5 * np.mean(em)
     slope = np.log(new / np.mean(errs[10 ** 4])) / np.log(100.0)
     assert slope < -0.4
+
+
+def test_a_state_without_posterior_mass_keeps_its_rows_instead_of_nan():
+    # state 1 unreachable (never first, never entered) and no floor: its expected counts are
+    # 0, and 0 / 0 would have made its transition and emission rows NaN
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(4 ** 3)).reshape(4, 4, 4)
+    A = np.array([[1.0, 0.0], [0.5, 0.5]])
+    E = rng.dirichlet(np.ones(4), 2)
+    p, T, O, _ = fit_triple_law(P, np.array([1.0, 0.0]), A, E, max_iter=5, floor=0.0)
+    assert np.all(np.isfinite(p)) and np.all(np.isfinite(T)) and np.all(np.isfinite(O))
+    np.testing.assert_array_equal(T[1], A[1])
+    np.testing.assert_array_equal(O[1], E[1])
+    np.testing.assert_array_equal(p, [1.0, 0.0])
