@@ -6,13 +6,18 @@ mixing (``mix=0.3``) and periodic (0 -> 1 -> 2 -> 0 with probability 0.8). For e
 each number of independent triples n in {1e4, 3e4, 1e5, 3e5, 1e6} (first state from the
 stationary law), :class:`~latentkit.spectral.SpectralHMM` (default ``target_view='auto'``:
 the view symmetrisation whose inverted pair moments are best conditioned) is fitted to
-``--replicates`` samples. Printed per n: the view chosen, the mean over replicates of the
-largest emission column error (L1 over the symbols, after matching the states) and of the
-largest transition error (max abs), and, for comparison, the transition error of the
-previous recovery from ``P_23`` alone (``T = O^+ P_32 (O^T)^+ diag(w)^-1``, clipped, from the
-same fitted emissions). Then the log-log slopes of the errors against n (least squares over
-the five sizes and over the three largest; -0.5 for an n^-1/2 rate) and the ratio transition /
-emission error at 1e6, and the slope of each decade.
+``--replicates`` samples with each transition estimator on the same decomposition (issue 42,
+item 3): ``transitions='triple_fit'`` (the default: the spectral estimate refined by the
+minimum-KL fit of the window law), ``'simplex_ls'`` (simplex-constrained least squares of the
+joint laws of consecutive states, Kontorovich, Nadler & Weiss 2013; Mattila et al. 2017) and
+``'pinv'`` (``O^+ (P_12 + P_23) O^+T`` clipped, the estimator before), and the older recovery
+from ``P_23`` alone (``T = O^+ P_32 (O^T)^+ diag(w)^-1``, clipped). Printed per n: the view
+chosen, the mean over replicates of the largest emission row error (L1 over the symbols,
+after matching the states) of the default and of the decomposition alone, of the largest
+transition error (max abs) of each estimator, and the refinement's SQUAREM cycles. Then per
+chain the log-log slopes of the errors against n (least squares over the five sizes and over
+the three largest; -0.5 for an n^-1/2 rate), the ratio transition / emission error at 1e6 and
+the slope of each decade.
 
 Then, beyond what can be sampled: the counts of the m^3 = 512 cells of independent triples are
 multinomial(n, P_123), so drawing those counts (``HMMMoments.from_windows`` with the cells as
@@ -35,6 +40,7 @@ import numpy as np
 from latentkit.spectral import HMMMoments, SpectralHMM
 from latentkit.testing import match_components, mixing_hmm, sample_categorical_hmm
 
+TRANSITIONS = ("triple_fit", "simplex_ls", "pinv")  # SpectralHMM(transitions=...)
 SIZES = (10 ** 4, 3 * 10 ** 4, 10 ** 5, 3 * 10 ** 5, 10 ** 6)
 CELL_SIZES = tuple(10 ** e for e in range(4, 10))
 
@@ -189,33 +195,42 @@ def main():
     for name, pi, A, B in chains():
         lam2 = np.sort(np.abs(np.linalg.eigvals(A)))[-2]
         print(f"\n{name}: |lambda_2| = {lam2:.3f}, diag(A) = {np.round(np.diag(A), 3)}")
-        print(f"{'n':>8} {'view':>9} {'emission L1':>11} {'transition':>10} "
-              f"{'trans P23 only':>14}")
+        print(f"{'n':>8} {'view':>9} {'emission L1':>11} {'triple_fit':>10} {'simplex_ls':>10} "
+              f"{'pinv':>8} {'P23 only':>8} {'em L1 pinv':>10} {'refine it':>9}")
         rows = []
         for n in SIZES:
-            e, t, old, views = [], [], [], set()
+            res, views = [], set()
             for r in range(R):
                 x = sample_categorical_hmm(pi, A, B, n, 3, np.random.default_rng(1000 * r + 7)).ravel()
-                est = SpectralHMM(3, n_features=8, random_state=r).fit(x, [3] * n)
-                perm, _ = match_components(B, est.emissionprob_, "l1")
-                e.append(np.abs(est.emissionprob_[perm] - B).sum(axis=1).max())
-                t.append(np.abs(est.transmat_[np.ix_(perm, perm)] - A).max())
                 mom = HMMMoments(x, [3] * n, 3, 8)
+                row = []
+                for tr in TRANSITIONS:  # the same decomposition (same restarts), then each one
+                    est = SpectralHMM(3, n_features=8, random_state=r, transitions=tr)
+                    e, t = errors(est._fit_moments(mom), pi, A, B)
+                    row += [e, t]
+                    if tr == "triple_fit":
+                        its = est.n_refine_iter_
+                        views.add(str(est.target_view_))
+                perm, _ = match_components(B, est.emissionprob_, "l1")  # the pinv fit's
                 T0 = p23_only(mom, est.emissionprob_.T, est.state_weights_)
-                old.append(np.abs(T0[np.ix_(perm, perm)] - A).max())
-                views.add(str(est.target_view_))
-            rows.append((np.mean(e), np.mean(t), np.mean(old)))
-            print(f"{n:8.0e} {'/'.join(sorted(views)):>9} {rows[-1][0]:11.4f} "
-                  f"{rows[-1][1]:10.4f} {rows[-1][2]:14.4f}")
-        e, t, old = (np.array(c) for c in zip(*rows))
-        print(f"slopes (log error / log n) over 1e4-1e6: emission {slope(SIZES, e):+.2f}, "
-              f"transition {slope(SIZES, t):+.2f} (P23 only {slope(SIZES, old):+.2f}); over "
-              f"1e5-1e6: emission {slope(SIZES[2:], e[2:]):+.2f}, transition "
-              f"{slope(SIZES[2:], t[2:]):+.2f}; at 1e6 transition / emission = "
-              f"{t[-1] / e[-1]:.2f} (P23 only {old[-1] / e[-1]:.2f})")
+                res.append(row + [np.abs(T0[np.ix_(perm, perm)] - A).max(), its])
+            m = np.mean(res, axis=0)
+            rows.append(m)
+            print(f"{n:8.0e} {'/'.join(sorted(views)):>9} {m[0]:11.4f} {m[1]:10.4f} {m[3]:10.4f} "
+                  f"{m[5]:8.4f} {m[6]:8.4f} {m[4]:10.4f} {m[7]:9.0f}")
+        rows = np.array(rows)
+        e = rows[:, 0]
+        print("slopes (log error / log n) over 1e4-1e6 (over 1e5-1e6): emission "
+              f"{slope(SIZES, e):+.2f} ({slope(SIZES[2:], e[2:]):+.2f}); transitions " + ", ".join(
+                  f"{tr} {slope(SIZES, rows[:, c]):+.2f} ({slope(SIZES[2:], rows[2:, c]):+.2f})"
+                  for tr, c in (("triple_fit", 1), ("simplex_ls", 3), ("pinv", 5),
+                                ("P23 only", 6))))
+        print(f"at 1e6 transition / emission (L1) error: triple_fit {rows[-1, 1] / e[-1]:.2f}; "
+              f"pinv {rows[-1, 5] / rows[-1, 4]:.2f} (its own emissions); transition error "
+              f"triple_fit / pinv {rows[-1, 1] / rows[-1, 5]:.2f}")
         print("per-decade slopes (1e4-1e5, 1e5-1e6): emission "
               + " ".join(f"{v:+.2f}" for v in decade_slopes(SIZES, e)) + ", transition "
-              + " ".join(f"{v:+.2f}" for v in decade_slopes(SIZES, t)))
+              + " ".join(f"{v:+.2f}" for v in decade_slopes(SIZES, rows[:, 1])))
     for name, pi, A, B in chains():
         beyond_sampling(name, pi, A, B, R)
     gaussian_rates(R)

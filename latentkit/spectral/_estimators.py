@@ -24,6 +24,7 @@ from .._utils.threads import blas_scoped
 from ._whitening import Whitening, whiten
 from ._sparse import sparse_spectral_gmm
 from ._hmm_bootstrap import hmm_standard_errors
+from ._hmm_transitions import check_hmm_options, hmm_params
 from ._state_checks import FittedState, check_spectral_gmm, check_spectral_hmm, check_spectral_lda
 from ..exceptions import InputError
 
@@ -500,6 +501,13 @@ class SpectralHMM(_SpectralBase):
         two-step moment carries the square of the chain's second eigenvalue, each adjacent
         pair the eigenvalue itself), else 'adjacent'. 2 is the estimator of Anandkumar et al.
         (2014), section 3.3.
+    transitions : {'triple_fit', 'simplex_ls', 'pinv'}, default 'triple_fit'
+        From the decomposition's emissions O: 'pinv', ``O^+ (P_12 + P_23) O^+T`` clipped, rows
+        normalised (the previous default); 'simplex_ls', the joint state laws by least squares
+        on the simplex (Kontorovich et al. 2013; Mattila et al. 2017); 'triple_fit', that
+        estimate and O refined together by the minimum-KL fit of the window law ``P_123``
+        (EM over the m^3 cells; not above m^3 k = 2^24): the others inherit O's error
+        through ``O^+`` (comparison: docs/guide/spectral.md).
 
     Attributes
     ----------
@@ -513,6 +521,8 @@ class SpectralHMM(_SpectralBase):
         Law of the middle state of a window.
     target_view_ : int, 'adjacent' or 'all'
         The variant used.
+    n_refine_iter_ : int
+        SQUAREM cycles of ``transitions='triple_fit'`` (0 for the others).
     pair_conditioning_ : ndarray of shape (3,)
         ``sigma_k / sigma_1`` of the empirical ``P_12``, ``P_23`` and ``P_13`` (dimensionless).
     conditioning_ : float
@@ -523,7 +533,7 @@ class SpectralHMM(_SpectralBase):
     Raises
     ------
     ValueError
-        Unknown ``target_view`` (at fit).
+        Unknown ``target_view`` or ``transitions`` (at fit).
 
     Notes
     -----
@@ -532,14 +542,13 @@ class SpectralHMM(_SpectralBase):
     of the two others only, and its use for HMMs); Anandkumar et al. (2014), section 3.3 and
     Theorem 3.6 (symmetrisation towards a view); the emission matrix from ``E[x_2 x_c^T]``
     as in SPECTRAL_NOTES.md section 1.5, the transition matrix from the joint laws of
-    consecutive states of *both* adjacent pairs, ``O^+ P_12 O^+T + O^+ P_23 O^+T``, clipped at
-    0 and normalised by rows (:meth:`HMMMoments.params_from_emission`, issue 32).
+    consecutive states of *both* adjacent pairs (issue 32), then refined with the emissions
+    (``transitions``, :mod:`latentkit.spectral._hmm_transitions`, issue 42).
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> states = np.repeat([0, 1, 0, 1], 25)
     >>> from latentkit import SpectralHMM
     >>> states = np.repeat(np.tile([0, 1], 50), 10)
     >>> X = np.where(states == 0, rng.choice(3, states.size, p=[.8, .1, .1]),
@@ -551,7 +560,7 @@ class SpectralHMM(_SpectralBase):
 
     @renamed_kwargs(n_restarts="n_init", n_iter="max_iter")
     def __init__(self, n_components, n_features=None, n_init=20, max_iter=100, tol=1e-10,
-                 random_state=None, target_view="auto"):
+                 random_state=None, target_view="auto", transitions="triple_fit"):
         self.n_components = n_components
         self.n_features = n_features
         self.n_init = n_init
@@ -559,6 +568,7 @@ class SpectralHMM(_SpectralBase):
         self.tol = tol
         self.random_state = random_state
         self.target_view = target_view
+        self.transitions = transitions
 
     @blas_scoped
     def fit(self, X, lengths=None):
@@ -574,14 +584,10 @@ class SpectralHMM(_SpectralBase):
         ------
         ValueError
             ``n_components`` above the number of symbols or the rank of the pair moments, no
-            window of 3 observations, bad symbols, unknown ``target_view``.
+            window of 3 observations, bad symbols, unknown ``target_view`` or ``transitions``.
         """
         _check_common(self)
-        tv = self.target_view   # 2.0 == 2 passed the membership test and failed in range()
-        if (isinstance(tv, bool) or not isinstance(tv, (str, numbers.Integral))
-                or tv not in ("auto", "adjacent", "all", 1, 2, 3)):
-            raise InputError(f"target_view must be 'auto', 'adjacent', 'all', 1, 2 or 3, got "
-                             f"{self.target_view!r}.")
+        check_hmm_options(self.target_view, self.transitions)
         self._reset_fitted()
         mom = HMMMoments(X, lengths, self.n_components, self.n_features)
         return self._fit_moments(mom)
@@ -680,8 +686,8 @@ class SpectralHMM(_SpectralBase):
                 _, perm = linear_sum_assignment(cost)
                 O_sum, w_sum = O_sum + fit[2][:, perm], w_sum + fit[3][perm]
             O, w = O_sum / len(fits), w_sum / len(fits)
-        self.startprob_, self.transmat_, self.emissionprob_, self.state_weights_ = \
-            mom.params_from_emission(O, w)
+        (self.startprob_, self.transmat_, self.emissionprob_, self.state_weights_,
+         self.n_refine_iter_) = hmm_params(self.transitions, O, w, mom.P12, mom.P23, mom.P123)
         self._store_decomposition(fits[0][0], fits[0][1])
         self.target_view_ = target
         self.pair_conditioning_ = cond

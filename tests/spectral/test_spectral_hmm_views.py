@@ -56,16 +56,19 @@ def test_population_moments_by_enumeration_and_exact_recovery_for_every_view():
 
 
 def test_adjacent_pairs_beat_the_middle_view_on_a_fast_mixing_chain():
-    """1e5 triples, second eigenvalue 0.2: mean over 6 replicates of the max-abs errors."""
+    """1e5 triples, second eigenvalue 0.2: mean over 6 replicates of the max-abs errors.
+    The decomposition variants compared with ``transitions='pinv'`` (no joint refinement: the
+    refinement of issue 42 brings both variants to nearly the same estimate)."""
     A, B, pi = fast_chain()
     old, new = [], []
     for r in range(6):
         x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(r + 1))
         lengths = [1002] * 100
-        est = SpectralHMM(3, n_features=8, random_state=r).fit(x.ravel(), lengths)
+        est = SpectralHMM(3, n_features=8, random_state=r, transitions="pinv").fit(
+            x.ravel(), lengths)
         new.append(errors(est, A, B))
-        old.append(errors(SpectralHMM(3, n_features=8, random_state=r, target_view=2)
-                          .fit(x.ravel(), lengths), A, B))
+        old.append(errors(SpectralHMM(3, n_features=8, random_state=r, target_view=2,
+                                      transitions="pinv").fit(x.ravel(), lengths), A, B))
         # the conditioning reported is that of the empirical pair moments, recounted here
         x1, x2, x3 = x[:, :-2].ravel(), x[:, 1:-1].ravel(), x[:, 2:].ravel()
         cond = []
@@ -101,7 +104,8 @@ def test_all_three_views_beat_the_adjacent_pairs_on_a_sticky_chain():
     for r in range(12):
         x = sample_categorical_hmm(pi, A, B, 30000, 3, np.random.default_rng(r)).ravel()
         for view in err:
-            fit = SpectralHMM(3, n_features=8, n_init=5, random_state=r, target_view=view)
+            fit = SpectralHMM(3, n_features=8, n_init=5, random_state=r, target_view=view,
+                              transitions="pinv")  # the variants themselves (issue 17)
             err[view].append(errors(fit.fit(x, [3] * 30000), A, B))
     a, b = np.mean(err["all"], axis=0), np.mean(err["adjacent"], axis=0)
     print(f"max-abs errors (emission, transition): all views {a}, adjacent pairs {b}")
@@ -124,35 +128,44 @@ def test_each_variant_on_data_and_bad_target_view():
 
 
 def test_init_spectral_uses_the_adjacent_pair_estimator():
-    """spectral_init_hmm (CategoricalHMM's init='spectral') = the default SpectralHMM, floored."""
+    """spectral_init_hmm (CategoricalHMM's init='spectral') = SpectralHMM with the adjacent
+    pairs and transitions='pinv', floored (issue 42 kept the start on 'pinv': from the refined
+    estimate the fit of lambda phage, K=2, counted 1294 iterations with its default-start run
+    of 700, against 718, for the same final bound)."""
     from latentkit.sequence import CategoricalHMM
     from latentkit.sequence._spectral_start import _floor_rows
     A, B, pi = fast_chain()
     x = sample_categorical_hmm(pi, A, B, 100, 1002, np.random.default_rng(3))
     lengths = [1002] * 100
     init = spectral_init_hmm(x.ravel(), lengths, 3, 8, random_state=0)
-    est = SpectralHMM(3, n_features=8, random_state=np.random.default_rng(0)).fit(
-        x.ravel(), lengths)
+    est = SpectralHMM(3, n_features=8, random_state=np.random.default_rng(0),
+                      transitions="pinv").fit(x.ravel(), lengths)
     assert est.target_view_ == "adjacent"
     np.testing.assert_allclose(init["emissionprob"], _floor_rows(est.emissionprob_, 1e-2),
                                rtol=1e-12)
     np.testing.assert_allclose(init["transmat"], _floor_rows(est.transmat_, 1e-2), rtol=1e-12)
-    # the start it gives (CategoricalHMM's init='spectral' before its check against the
-    # default start): one Baum-Welch step from there fits the data better than one step from
-    # the same start built on the middle-view estimator
-    old = SpectralHMM(3, n_features=8, random_state=0, target_view=2).fit(x.ravel(), lengths)
-    old_init = {"startprob": _floor_rows(old.startprob_, 1e-2),
-                "transmat": _floor_rows(old.transmat_, 1e-2),
-                "emissionprob": _floor_rows(old.emissionprob_, 1e-2)}
+
+    # one Baum-Welch step from that start fits the data better than one step from the start
+    # built on the middle-view estimator (issue 17: measured 1.0e-3 nats per symbol better);
+    # the start from SpectralHMM's default (the refined 'triple_fit') is better still (issue
+    # 42: measured 3.5e-4 better than the class's start)
+    def start(**kw):
+        est = SpectralHMM(3, n_features=8, random_state=0, **kw).fit(x.ravel(), lengths)
+        return {"startprob": _floor_rows(est.startprob_, 1e-2),
+                "transmat": _floor_rows(est.transmat_, 1e-2),
+                "emissionprob": _floor_rows(est.emissionprob_, 1e-2)}
+
     scores = []
-    for start in (init, old_init):
-        m = CategoricalHMM(3, n_features=8, init=start, max_iter=1, tol=0, random_state=0)
+    for st in (start(), init, start(transitions="pinv", target_view=2)):
+        m = CategoricalHMM(3, n_features=8, init=st, max_iter=1, tol=0, random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # not converged after one step, by design
             m.fit(x.reshape(-1, 1), lengths)
         scores.append(m.score(x.reshape(-1, 1), lengths))
-    print(f"log-likelihood per symbol after one step: new {scores[0]:.5f}, old {scores[1]:.5f}")
-    assert scores[0] > scores[1] + 5e-4
+    print(f"log-likelihood per symbol after one step: refined {scores[0]:.5f}, the class's "
+          f"start {scores[1]:.5f}, middle view {scores[2]:.5f}")
+    assert scores[0] > scores[1] + 2e-4
+    assert scores[1] > scores[2] + 5e-4
 
 
 def test_transitions_from_both_adjacent_pairs_beat_p23_alone_on_independent_triples():
@@ -165,7 +178,8 @@ def test_transitions_from_both_adjacent_pairs_beat_p23_alone_on_independent_trip
     for r in range(6):
         n = 10 ** 5
         x = sample_categorical_hmm(pi, A, B, n, 3, np.random.default_rng(r)).ravel()
-        est = SpectralHMM(3, n_features=8, n_init=5, random_state=r).fit(x, [3] * n)
+        est = SpectralHMM(3, n_features=8, n_init=5, random_state=r,
+                          transitions="pinv").fit(x, [3] * n)
         perm, _ = match_components(B, est.emissionprob_, "l1")
         mom = HMMMoments(x, [3] * n, 3, 8)
         O = est.emissionprob_.T
