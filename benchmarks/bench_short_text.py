@@ -129,6 +129,9 @@ def main():
     if "dmm" not in args.skip:
         ours("latentkit DMM", "VB, init='spectral' (default)",
              DirichletMultinomialMixture(K, random_state=0))
+    if "dmm-collapsed" not in args.skip:
+        ours("latentkit DMM", "VB, init='collapsed' (20 CVB0 sweeps)",
+             DirichletMultinomialMixture(K, init="collapsed", random_state=0))
     if "btm" not in args.skip:
         ours("latentkit BTM", "VB over distinct biterms", BitermTopicModel(K, random_state=0),
              per_token=False)

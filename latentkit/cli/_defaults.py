@@ -21,7 +21,7 @@ INIT_CHOICES = {
     "hsmm": ("random", "kmeans++"),
     "arhmm": ("kmeans++", "random"),
     "iohmm": ("kmeans++", "random"),
-    "dmm": ("spectral", "seeded", "random"),
+    "dmm": ("spectral", "collapsed", "seeded", "random"),
     "btm": ("seeded", "random"),
     "dtm": ("lda", "random"),
     "llda": ("random",),
@@ -54,8 +54,9 @@ _INIT_NOTES = {
             "geometric",
     "arhmm": "one M-step from k-means++ (hard) or random (Dirichlet) responsibilities",
     "iohmm": "Gaussian means at k-means++ seeds or random rows; transition coefficients 0",
-    "dmm": "spectral: single-topic method of moments (falls back to seeded); seeded: documents "
-           "on the nearest of K k-means++ seed documents; random: documents on random topics",
+    "dmm": "spectral: single-topic method of moments (falls back to seeded); collapsed: 20 "
+           "CVB0 sweeps of GSDMM's collapsed conditional; seeded: documents on the nearest of "
+           "K k-means++ seed documents; random: documents on random topics",
     "btm": "seeded: each biterm on its document's topic among K k-means++ seed documents; "
            "random: biterms on random topics",
     "dtm": "lda: LDA on all the documents, its topics at every slice (as Blei & Lafferty)",

@@ -31,6 +31,7 @@ from ..exceptions import InputError
 from ..text import counts_from_texts
 from ._count_data import check_init, validate_count_data
 from ._count_model import CountTopicModelMixin
+from ._dmm_collapsed import collapsed_responsibilities
 from ._dmm_start import single_topic_spectral
 from ._report import TopicReportMixin
 
@@ -158,7 +159,7 @@ default 'dirichlet_distribution'
     tol : float or None, default None
         Stop when the ELBO changes by less than ``tol`` nats per document; None resolves to
         ``tol_ = 1e-3 * mean_doc_length_``.
-    init : {'spectral', 'seeded', 'random'} or dict, default 'spectral'
+    init : {'spectral', 'collapsed', 'seeded', 'random'} or dict, default 'spectral'
         ``'spectral'``: the topics and weights of the single-topic method of moments
         (:mod:`latentkit.topic._dmm_start`; Anandkumar, Ge, Hsu, Kakade & Telgarsky 2014,
         section 3.1), ``lambda_k = eta + N_tokens w_k mu_k`` and the weights' counts ``D
@@ -166,7 +167,14 @@ default 'dirichlet_distribution'
         moment, else it falls back to ``'seeded'`` with a
         :class:`~latentkit.exceptions.SpectralInitWarning`. ``'seeded'``: each document on
         the nearest (cosine) of K seed documents drawn as by k-means++. ``'random'``: each
-        document on a uniformly drawn topic (GSDMM's start). The documents' topics then give
+        document on a uniformly drawn topic (GSDMM's start). ``'collapsed'``: 20 sweeps of
+        the collapsed zero-order updates (CVB0) of GSDMM's conditional from the random
+        start (:mod:`latentkit.topic._dmm_collapsed`): each document's responsibilities
+        from the Dirichlet-multinomial predictive of its counts given the other documents'
+        expected counts, in blocks of at most 256 documents (2% of the corpus); it costs about 10 VB iterations and
+        gathers documents on shared words (on 20,000 Debian descriptions, K = 20, seeds
+        0-3: mean c_npmi -0.013 against -0.040 for 'spectral', NMI 0.234 against 0.215;
+        ``benchmarks/bench_short_text.py``). The documents' topics then give
         the closed-form global update. Measured on planted corpora (4 topics, 600 documents
         of 8 tokens, seeds 5-8): 'spectral' reached the planted topics on 4 of 4, 'seeded'
         on 3, 'random' on 2 (the others merge two topics: a local optimum of VB).
@@ -262,7 +270,7 @@ default 'dirichlet_distribution'
         check_learning_rate(self.learning_offset, self.learning_decay)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
-        check_init(self.init, ("random", "seeded", "spectral"))
+        check_init(self.init, ("random", "seeded", "spectral", "collapsed"))
 
     def _is_dp(self):
         return self.weight_concentration_prior_type == "dirichlet_process"
@@ -301,12 +309,22 @@ default 'dirichlet_distribution'
             n_tokens = float(data.sum())
             self._set_globals(eta + n_tokens * w[:, None] * mu, self._weights_posterior(D * w))
             return
-        labels = seeded_partition(data, K, rng) if self.init != "random" else \
-            rng.integers(0, K, size=data.shape[0])
-        resp = np.zeros((data.shape[0], K))
-        resp[np.arange(data.shape[0]), labels] = 1.0
+        if self.init == "collapsed":
+            resp = collapsed_responsibilities(data, K, self._collapsed_doc_prior(), eta, rng)
+        else:
+            labels = seeded_partition(data, K, rng) if self.init != "random" else \
+                rng.integers(0, K, size=data.shape[0])
+            resp = np.zeros((data.shape[0], K))
+            resp[np.arange(data.shape[0]), labels] = 1.0
         sstats = np.asarray(data.T @ resp).T
         self._set_globals(eta + sstats, self._weights_posterior(resp.sum(axis=0)))
+
+    def _collapsed_doc_prior(self):
+        """The symmetric Dirichlet of the collapsed start's weights: alpha, or alpha / K for
+        the sticks (the finite Dirichlet approximating a Dirichlet process of concentration
+        alpha; Ishwaran & Zarepour 2002)."""
+        alpha = self.weight_concentration_prior_
+        return alpha / int(self.n_components) if self._is_dp() else alpha
 
     def _start_needs_data(self):
         return not isinstance(self.init, dict)
