@@ -163,23 +163,24 @@ default 'dirichlet_distribution'
         ``'spectral'``: the topics and weights of the single-topic method of moments
         (:mod:`latentkit.topic._dmm_start`; Anandkumar, Ge, Hsu, Kakade & Telgarsky 2014,
         section 3.1), ``lambda_k = eta + N_tokens w_k mu_k`` and the weights' counts ``D
-        w_k``; it needs documents of 3 or more tokens and K below the rank of the pair
-        moment, else it falls back to ``'seeded'`` with a
-        :class:`~latentkit.exceptions.SpectralInitWarning`. ``'seeded'``: each document on
-        the nearest (cosine) of K seed documents drawn as by k-means++. ``'random'``: each
-        document on a uniformly drawn topic (GSDMM's start). ``'collapsed'``: 20 sweeps of
-        the collapsed zero-order updates (CVB0) of GSDMM's conditional from the random
-        start (:mod:`latentkit.topic._dmm_collapsed`): each document's responsibilities
-        from the Dirichlet-multinomial predictive of its counts given the other documents'
-        expected counts, in blocks of at most 256 documents (2% of the corpus); it costs about 10 VB iterations and
-        gathers documents on shared words (on 20,000 Debian descriptions, K = 20, seeds
-        0-3: mean c_npmi -0.013 against -0.040 for 'spectral', NMI 0.234 against 0.215;
-        ``benchmarks/bench_short_text.py``). The documents' topics then give
-        the closed-form global update. Measured on planted corpora (4 topics, 600 documents
-        of 8 tokens, seeds 5-8): 'spectral' reached the planted topics on 4 of 4, 'seeded'
-        on 3, 'random' on 2 (the others merge two topics: a local optimum of VB).
-        A dict ``{'components': (K, V) array > 0}`` gives lambda (the weights at ``D / K``
-        documents per topic).
+        w_k``; the pair moment is whitened on its K algebraically largest eigenvalues
+        (Lanczos: it is indefinite on short texts); it needs documents of 3 or more tokens
+        and K positive eigenvalues, else it falls back to ``'seeded'`` with a
+        :class:`~latentkit.exceptions.SpectralInitWarning`. ``'collapsed'``: 20 sweeps of
+        the collapsed zero-order updates (CVB0) of GSDMM's conditional from a random start
+        (:mod:`latentkit.topic._dmm_collapsed`): each document's responsibilities from the
+        Dirichlet-multinomial predictive of its counts given the other documents' expected
+        counts, in blocks of at most 256 documents (2% of the corpus). ``'seeded'``: each
+        document on the nearest (cosine) of K seed documents drawn as by k-means++.
+        ``'random'``: each document on a uniformly drawn topic (GSDMM's start). The
+        documents' topics then give the closed-form global update. Measured on planted
+        corpora (4 topics, 600 documents of 8 tokens, seeds 5-12): 'spectral' reached the
+        planted topics on 8 of 8, 'collapsed' on 7, 'seeded' on 6, 'random' on 4 (the
+        others merge two topics: a local optimum). On 20,000 Debian descriptions (K = 20,
+        ``benchmarks/bench_short_text.py``): c_npmi 0.032 and NMI 0.257 for 'spectral',
+        -0.013 and 0.234 for 'collapsed' (mean of seeds 0-3), -0.040 and 0.215 for
+        'seeded'. A dict ``{'components': (K, V) array > 0}`` gives lambda (the weights at
+        ``D / K`` documents per topic).
     n_init : int, default 1
         Initialisations; the one with the highest final ELBO is kept.
     learning_offset, learning_decay : float, default 10.0, 0.7
