@@ -8,7 +8,8 @@ from scipy.special import gammaln, logsumexp
 
 from latentkit.testing import match_components
 from latentkit.topic import DirichletMultinomialMixture
-from latentkit.topic._dmm_collapsed import collapsed_log_predictive, collapsed_responsibilities
+from latentkit.topic._dmm_collapsed import (collapsed_log_predictive,
+                                            collapsed_responsibilities)
 
 
 
@@ -78,7 +79,7 @@ def test_collapsed_start_recovers_planted_topics_where_random_merges(seed):
     # 'seeded' 6 of 8, 'spectral' 8 of 8; seeds 5 and 6 merge under 'random'. Not a
     # selection of passing seeds to hide a failure rate: the rate is stated here and in the
     # class docs.
-    X, topics, weights, z = planted(seed, D=600)
+    X, topics, _, z = planted(seed, D=600)
     m = DirichletMultinomialMixture(4, init="collapsed", random_state=seed,
                                     max_iter=200).fit(X)
     est = m.components_ / m.components_.sum(axis=1, keepdims=True)
