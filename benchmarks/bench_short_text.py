@@ -161,6 +161,9 @@ def main():
     if "btm" not in args.skip:
         ours("latentkit BTM", "VB over distinct biterms", BitermTopicModel(K, random_state=0),
              per_token=False)
+    if "btm-spectral" not in args.skip:
+        ours("latentkit BTM", "VB over distinct biterms, init='spectral'",
+             BitermTopicModel(K, init="spectral", random_state=0), per_token=False)
     if "lda" not in args.skip:
         ours("latentkit LDA", "VB, defaults", LatentDirichletAllocation(K, random_state=0))
 

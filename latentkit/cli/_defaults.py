@@ -22,7 +22,7 @@ INIT_CHOICES = {
     "arhmm": ("kmeans++", "random"),
     "iohmm": ("kmeans++", "random"),
     "dmm": ("spectral", "collapsed", "seeded", "random"),
-    "btm": ("seeded", "random"),
+    "btm": ("seeded", "random", "spectral"),
     "dtm": ("lda", "random"),
     "llda": ("random",),
     "dmr": ("random",),
@@ -58,7 +58,8 @@ _INIT_NOTES = {
            "CVB0 sweeps of GSDMM's collapsed conditional; seeded: documents on the nearest of "
            "K k-means++ seed documents; random: documents on random topics",
     "btm": "seeded: each biterm on its document's topic among K k-means++ seed documents; "
-           "random: biterms on random topics",
+           "random: biterms on random topics; spectral: the DMM's single-topic method of "
+           "moments (falls back to seeded)",
     "dtm": "lda: LDA on all the documents, its topics at every slice (as Blei & Lafferty)",
     "llda": "random: Gamma(100, 1/100) topic weights (LDA's)",
     "dmr": "random: Gamma(100, 1/100) topic weights (LDA's), alpha = 1/K for every document",
