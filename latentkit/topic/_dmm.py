@@ -170,7 +170,7 @@ default 'dirichlet_distribution'
         the collapsed zero-order updates (CVB0) of GSDMM's conditional from a random start
         (:mod:`latentkit.topic._dmm_collapsed`): each document's responsibilities from the
         Dirichlet-multinomial predictive of its counts given the other documents' expected
-        counts, in blocks of at most 256 documents (2% of the corpus). ``'seeded'``: each
+        counts, in blocks of 2% of the corpus (8 to 256 documents). ``'seeded'``: each
         document on the nearest (cosine) of K seed documents drawn as by k-means++.
         ``'random'``: each document on a uniformly drawn topic (GSDMM's start). The
         documents' topics then give the closed-form global update. Measured on planted

@@ -25,7 +25,7 @@ these responsibilities, so the reported bound stays the ELBO of
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 __all__ = ["collapsed_log_predictive", "collapsed_responsibilities"]
 
@@ -54,11 +54,11 @@ def collapsed_log_predictive(X, topic_word, topic_tokens, topic_docs, doc_prior,
     """
     X = sp.csr_matrix(X)
     D, V = X.shape
-    rows = np.repeat(np.arange(D), np.diff(X.indptr))
     base = topic_word[:, X.indices] + word_prior  # (K, nnz)
     per_entry = gammaln(base + X.data[None, :]) - gammaln(base)
-    words = np.zeros((D, topic_word.shape[0]))
-    np.add.at(words, rows, per_entry.T)
+    nnz = X.indices.size  # each document's sum over its nonzeros: a 0/1 (D, nnz) product
+    rows = sp.csr_matrix((np.ones(nnz), np.arange(nnz), X.indptr), shape=(D, nnz))
+    words = np.asarray(rows @ per_entry.T)
     n_d = np.asarray(X.sum(axis=1)).ravel()
     tot = topic_tokens[None, :] + V * word_prior
     return (np.log(topic_docs + doc_prior)[None, :] + words
@@ -83,8 +83,9 @@ def collapsed_responsibilities(X, n_components, doc_prior, word_prior, rng, n_sw
         Passes over the documents.
     block_size : int, optional
         Documents updated together against the counts of all the others; default
-        ``min(256, max(1, n_documents // 50))`` (a block of at most 2% of the corpus: a block
-        that held the whole corpus would see no counts at all, every document uniform).
+        ``min(256, max(8, n_documents // 50))`` (2% of the corpus, at least 8 documents
+        against the per-block overhead: a block that held the whole corpus would see no
+        counts at all, every document uniform).
 
     Returns
     -------
@@ -93,7 +94,7 @@ def collapsed_responsibilities(X, n_components, doc_prior, word_prior, rng, n_sw
     """
     X = sp.csr_matrix(X, dtype=np.float64)
     D, K = X.shape[0], int(n_components)
-    block = int(block_size) if block_size is not None else min(256, max(1, D // 50))
+    block = int(block_size) if block_size is not None else min(256, max(8, D // 50))
     resp = np.zeros((D, K))
     resp[np.arange(D), rng.integers(0, K, size=D)] = 1.0
     n_d = np.asarray(X.sum(axis=1)).ravel()
@@ -112,7 +113,8 @@ def collapsed_responsibilities(X, n_components, doc_prior, word_prior, rng, n_sw
             np.maximum(nk, 0.0, out=nk)
             np.maximum(mk, 0.0, out=mk)
             L = collapsed_log_predictive(sub, nkw, nk, mk, doc_prior, word_prior)
-            new = np.exp(L - logsumexp(L, axis=1)[:, None])
+            new = np.exp(L - L.max(axis=1, keepdims=True))
+            new /= new.sum(axis=1, keepdims=True)
             resp[idx] = new
             nkw += np.asarray(sub.T @ new).T
             nk += new.T @ n_d[idx]

@@ -161,7 +161,7 @@ def test_save_load_and_perplexity(tmp_path):
 @pytest.mark.parametrize("kw, match", [
     ({"weight_concentration_prior": -1.0}, "weight_concentration_prior"),
     ({"topic_word_prior": 0.0}, "topic_word_prior"),
-    ({"init": "spectral"}, "init"),
+    ({"init": "kmeans++"}, "init"),
     ({"init": {"components": np.ones((2, 3))}}, "init"),
     ({"n_components": 0}, "n_components"),
 ])
