@@ -21,7 +21,7 @@ contraction kernels (:class:`latentkit.spectral.ImplicitMomentTensor`), material
 import warnings
 
 import numpy as np
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
 
 from ..exceptions import InputError, SpectralInitWarning
 from ..spectral import ImplicitMomentTensor, Whitening, robust_tensor_power, whiten
@@ -64,7 +64,8 @@ def algebraic_whitening(m2, n_components, random_state, rcond=1e-10):
     Raises
     ------
     ValueError
-        Fewer than K positive eigenvalues (``latentkit.exceptions.InputError``).
+        Fewer than K positive eigenvalues, or ARPACK did not converge
+        (``latentkit.exceptions.InputError``).
     """
     K = int(n_components)
     if isinstance(m2, np.ndarray):
@@ -73,7 +74,10 @@ def algebraic_whitening(m2, n_components, random_state, rcond=1e-10):
     if K >= V - 1:  # ARPACK needs k < V: the dense matrix, V columns of the operator
         dense = np.asarray(m2 @ np.eye(V))
         return whiten((dense + dense.T) / 2, K, random_state=random_state)
-    s, U = eigsh(m2, k=K, which="LA", v0=random_state.standard_normal(V))
+    try:
+        s, U = eigsh(m2, k=K, which="LA", v0=random_state.standard_normal(V))
+    except ArpackError as exc:  # no convergence: the start falls back like a degenerate one
+        raise InputError(f"the Lanczos eigensolver did not converge ({exc}).") from exc
     order = np.argsort(-s)
     s, U = s[order], U[:, order]
     if not np.all(np.isfinite(s)) or s[0] <= 0 or s[-1] <= rcond * s[0]:

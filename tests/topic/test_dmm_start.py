@@ -54,3 +54,18 @@ def test_dense_and_tiny_inputs_use_the_exact_eigendecomposition():
     # K >= V - 1 (ARPACK needs k < V): the operator is densified; 3 positive eigenvalues < 7
     with pytest.raises(ValueError, match="exceeds the rank"):
         algebraic_whitening(op, 7, np.random.default_rng(0))
+
+
+def test_no_convergence_is_a_value_error_the_start_falls_back_on(monkeypatch):
+    import scipy.sparse.linalg as sla
+
+    import latentkit.topic._dmm_start as start
+
+    def no_convergence(*args, **kwargs):
+        raise sla.ArpackNoConvergence("ARPACK error -1: No convergence", np.zeros(0),
+                                      np.zeros((0, 0)))
+
+    monkeypatch.setattr(start, "eigsh", no_convergence)
+    _, op, _, _ = _indefinite(V=60, K=3, n_negative=5)
+    with pytest.raises(InputError, match="did not converge"):
+        algebraic_whitening(op, 3, np.random.default_rng(0))
