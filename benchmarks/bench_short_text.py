@@ -16,6 +16,9 @@ Protocol
   (``../shared/data/gutenberg_novels/paragraphs.tsv.gz``; 7,133 of 17,080: dialogue and short
   narration, the short texts of that corpus; the whole paragraphs, 62 words on average, are
   LDA's ground), labelled by book; 1,000 held-out (``--n-heldout 1000``), the rest training.
+  ``--corpus peps``: the prose paragraphs of 5 to 30 words of the 197 PEPs with one topic
+  label (Packaging, Typing, Release, Governance; ``../shared/data/peps``), labelled by it
+  (directives, lists, tables and code left out).
 * K = 20 topics for all (``--k``), seed 0, each library's documented defaults otherwise,
   except the iteration counts stated in the table (Gibbs samplers: 1,000 sweeps for
   tomotopy's LDA, 50 for its PTModel, whose sweeps cost about 15 times more here (200 took
@@ -36,6 +39,7 @@ Run (the machine is shared; say ``uptime`` with the times):
 
     python benchmarks/bench_short_text.py [--n-docs 20000] [--k 20]
     python benchmarks/bench_short_text.py --corpus gutenberg --n-heldout 1000
+    python benchmarks/bench_short_text.py --corpus peps --n-heldout 1000
 """
 
 import argparse
@@ -59,6 +63,31 @@ def load_gutenberg(path, n_docs, n_heldout, seed, max_words=30):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in f][1:]
     rows = [(r[0], r[0], r[3]) for r in rows if len(r[3].split()) <= max_words]
+    return _split(rows, n_docs, n_heldout, seed)
+
+
+PEPS = os.path.join(ROOT, os.pardir, "shared", "data", "peps", "peps.jsonl.gz")
+_PEP_TOPICS = ("Packaging", "Typing", "Release", "Governance")
+_NOT_PROSE = ("..", ":", "=", "-", "*", ">>>", "|", "#", "`")
+
+
+def load_peps(path, n_docs, n_heldout, seed, min_words=5, max_words=30):
+    """The prose paragraphs of 5 to 30 words of the PEPs with one topic label (Packaging,
+    Typing, Release, Governance), labelled by it; reStructuredText directives, lists,
+    tables, code and indented blocks left out."""
+    import json
+    rows = []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            pep = json.loads(line)
+            if pep["topic"] not in _PEP_TOPICS:
+                continue
+            for par in pep["text"].split("\n\n"):
+                if par[:1].isspace() or par.lstrip().startswith(_NOT_PROSE):
+                    continue
+                text = " ".join(par.split())
+                if min_words <= len(text.split()) <= max_words and not text.endswith("::"):
+                    rows.append((pep["topic"], pep["topic"], text))
     return _split(rows, n_docs, n_heldout, seed)
 
 
@@ -87,7 +116,7 @@ def token_lists(X, vocab):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("debian", "gutenberg"), default="debian")
+    ap.add_argument("--corpus", choices=("debian", "gutenberg", "peps"), default="debian")
     ap.add_argument("--data", default=None, help="the corpus file (default: ../shared/data)")
     ap.add_argument("--n-docs", type=int, default=20000)
     ap.add_argument("--n-heldout", type=int, default=2000)
@@ -106,6 +135,8 @@ def main():
     if args.corpus == "gutenberg":
         texts, labels, held = load_gutenberg(args.data or GUTENBERG, args.n_docs,
                                              args.n_heldout, 0)
+    elif args.corpus == "peps":
+        texts, labels, held = load_peps(args.data or PEPS, args.n_docs, args.n_heldout, 0)
     else:
         texts, labels, held = load(args.data or DATA, args.n_docs, args.n_heldout, 0)
     vec = TextVectorizer(min_df=5)
