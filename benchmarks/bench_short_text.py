@@ -12,6 +12,13 @@ Protocol
   gets the same documents: the CSR counts, or each document's tokens (words repeated by count,
   in column order; a one-line description is shorter than the coherence window, so the order
   does not matter).
+  ``--corpus gutenberg``: the paragraphs of at most 30 words of the nine Gutenberg novels
+  (``../shared/data/gutenberg_novels/paragraphs.tsv.gz``; 7,133 of 17,080: dialogue and short
+  narration, the short texts of that corpus; the whole paragraphs, 62 words on average, are
+  LDA's ground), labelled by book; 1,000 held-out (``--n-heldout 1000``), the rest training.
+  ``--corpus peps``: the prose paragraphs of 5 to 30 words of the 197 PEPs with one topic
+  label (Packaging, Typing, Release, Governance; ``../shared/data/peps``), labelled by it
+  (directives, lists, tables and code left out).
 * K = 20 topics for all (``--k``), seed 0, each library's documented defaults otherwise,
   except the iteration counts stated in the table (Gibbs samplers: 1,000 sweeps for
   tomotopy's LDA, 50 for its PTModel, whose sweeps cost about 15 times more here (200 took
@@ -31,6 +38,8 @@ Protocol
 Run (the machine is shared; say ``uptime`` with the times):
 
     python benchmarks/bench_short_text.py [--n-docs 20000] [--k 20]
+    python benchmarks/bench_short_text.py --corpus gutenberg --n-heldout 1000
+    python benchmarks/bench_short_text.py --corpus peps --n-heldout 1000
 """
 
 import argparse
@@ -44,11 +53,52 @@ import numpy as np
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 sys.path.insert(0, ROOT)  # run from a checkout
 DATA = os.path.join(ROOT, os.pardir, "shared", "data", "debian_short", "debian_short.tsv.gz")
+GUTENBERG = os.path.join(ROOT, os.pardir, "shared", "data", "gutenberg_novels",
+                         "paragraphs.tsv.gz")
+
+
+def load_gutenberg(path, n_docs, n_heldout, seed, max_words=30):
+    """The paragraphs of at most ``max_words`` words (7,133 of 17,080: dialogue and short
+    narration), labelled by book, as ``(texts, labels, held-out texts)``."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    rows = [(r[0], r[0], r[3]) for r in rows if len(r[3].split()) <= max_words]
+    return _split(rows, n_docs, n_heldout, seed)
+
+
+PEPS = os.path.join(ROOT, os.pardir, "shared", "data", "peps", "peps.jsonl.gz")
+_PEP_TOPICS = ("Packaging", "Typing", "Release", "Governance")
+_NOT_PROSE = ("..", ":", "=", "-", "*", ">>>", "|", "#", "`")
+
+
+def load_peps(path, n_docs, n_heldout, seed, min_words=5, max_words=30):
+    """The prose paragraphs of 5 to 30 words of the PEPs with one topic label (Packaging,
+    Typing, Release, Governance), labelled by it; reStructuredText directives, lists,
+    tables, code and indented blocks left out."""
+    import json
+    rows = []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            pep = json.loads(line)
+            if pep["topic"] not in _PEP_TOPICS:
+                continue
+            for par in pep["text"].split("\n\n"):
+                if par[:1].isspace() or par.lstrip().startswith(_NOT_PROSE):
+                    continue
+                text = " ".join(par.split())
+                if min_words <= len(text.split()) <= max_words and not text.endswith("::"):
+                    rows.append((pep["topic"], pep["topic"], text))
+    return _split(rows, n_docs, n_heldout, seed)
 
 
 def load(path, n_docs, n_heldout, seed):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    return _split(rows, n_docs, n_heldout, seed)
+
+
+def _split(rows, n_docs, n_heldout, seed):
+    n_docs = min(n_docs, len(rows) - n_heldout)
     rng = np.random.default_rng(seed)
     pick = rng.permutation(len(rows))[:n_docs + n_heldout]
     train = [rows[i] for i in pick[:n_docs]]
@@ -66,7 +116,8 @@ def token_lists(X, vocab):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--corpus", choices=("debian", "gutenberg", "peps"), default="debian")
+    ap.add_argument("--data", default=None, help="the corpus file (default: ../shared/data)")
     ap.add_argument("--n-docs", type=int, default=20000)
     ap.add_argument("--n-heldout", type=int, default=2000)
     ap.add_argument("--k", type=int, default=20)
@@ -81,7 +132,13 @@ def main():
     from latentkit.topic import (BitermTopicModel, DirichletMultinomialMixture,
                                  LatentDirichletAllocation)
 
-    texts, labels, held = load(args.data, args.n_docs, args.n_heldout, 0)
+    if args.corpus == "gutenberg":
+        texts, labels, held = load_gutenberg(args.data or GUTENBERG, args.n_docs,
+                                             args.n_heldout, 0)
+    elif args.corpus == "peps":
+        texts, labels, held = load_peps(args.data or PEPS, args.n_docs, args.n_heldout, 0)
+    else:
+        texts, labels, held = load(args.data or DATA, args.n_docs, args.n_heldout, 0)
     vec = TextVectorizer(min_df=5)
     X = vec.fit_transform(texts).tocsr()
     Xt = vec.transform(held).tocsr()
@@ -91,9 +148,9 @@ def main():
     Xt = Xt[np.asarray(Xt.sum(axis=1)).ravel() > 0]
     toks, toks_t = token_lists(X, vocab), token_lists(Xt, vocab)
     K = args.k
-    print(f"debian_short: {X.shape[0]} training / {Xt.shape[0]} held-out descriptions, "
+    print(f"{args.corpus}: {X.shape[0]} training / {Xt.shape[0]} held-out descriptions, "
           f"{X.shape[1]} words, {X.sum() / X.shape[0]:.2f} tokens per description, "
-          f"{len(set(labels))} sections; K = {K}", flush=True)
+          f"{len(set(labels))} labels; K = {K}", flush=True)
     dictionary = Dictionary(toks)
 
     def cohere(topics, measure):
@@ -129,9 +186,15 @@ def main():
     if "dmm" not in args.skip:
         ours("latentkit DMM", "VB, init='spectral' (default)",
              DirichletMultinomialMixture(K, random_state=0))
+    if "dmm-collapsed" not in args.skip:
+        ours("latentkit DMM", "VB, init='collapsed' (20 CVB0 sweeps)",
+             DirichletMultinomialMixture(K, init="collapsed", random_state=0))
     if "btm" not in args.skip:
         ours("latentkit BTM", "VB over distinct biterms", BitermTopicModel(K, random_state=0),
              per_token=False)
+    if "btm-spectral" not in args.skip:
+        ours("latentkit BTM", "VB over distinct biterms, init='spectral'",
+             BitermTopicModel(K, init="spectral", random_state=0), per_token=False)
     if "lda" not in args.skip:
         ours("latentkit LDA", "VB, defaults", LatentDirichletAllocation(K, random_state=0))
 

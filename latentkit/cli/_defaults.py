@@ -21,8 +21,8 @@ INIT_CHOICES = {
     "hsmm": ("random", "kmeans++"),
     "arhmm": ("kmeans++", "random"),
     "iohmm": ("kmeans++", "random"),
-    "dmm": ("spectral", "seeded", "random"),
-    "btm": ("seeded", "random"),
+    "dmm": ("spectral", "collapsed", "seeded", "random"),
+    "btm": ("seeded", "random", "spectral"),
     "dtm": ("lda", "spectral", "random"),
     "llda": ("random",),
     "dmr": ("random",),
@@ -54,10 +54,12 @@ _INIT_NOTES = {
             "geometric",
     "arhmm": "one M-step from k-means++ (hard) or random (Dirichlet) responsibilities",
     "iohmm": "Gaussian means at k-means++ seeds or random rows; transition coefficients 0",
-    "dmm": "spectral: single-topic method of moments (falls back to seeded); seeded: documents "
-           "on the nearest of K k-means++ seed documents; random: documents on random topics",
+    "dmm": "spectral: single-topic method of moments (falls back to seeded); collapsed: 20 "
+           "CVB0 sweeps of GSDMM's collapsed conditional; seeded: documents on the nearest of "
+           "K k-means++ seed documents; random: documents on random topics",
     "btm": "seeded: each biterm on its document's topic among K k-means++ seed documents; "
-           "random: biterms on random topics",
+           "random: biterms on random topics; spectral: the DMM's single-topic method of "
+           "moments (falls back to seeded)",
     "dtm": "lda: LDA on all the documents, its topics at every slice (as Blei & Lafferty)",
     "llda": "random: Gamma(100, 1/100) topic weights (LDA's)",
     "dmr": "random: Gamma(100, 1/100) topic weights (LDA's), alpha = 1/K for every document",

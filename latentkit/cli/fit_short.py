@@ -228,8 +228,8 @@ def run_btm(args, progress):
     """
     from ..topic import BitermTopicModel  # lazy: the topic package
 
-    if args.init not in (None, "seeded", "random"):
-        raise CLIError(f"--init for btm must be seeded or random, got {args.init!r}.")
+    if args.init not in (None, "seeded", "random", "spectral"):
+        raise CLIError(f"--init for btm must be seeded, random or spectral, got {args.init!r}.")
     model = BitermTopicModel(
         random_state=args.seed, callback=progress.callback,
         **_given(n_components=args.n_components, max_iter=args.max_iter, tol=args.tol,

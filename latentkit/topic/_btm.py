@@ -30,6 +30,7 @@ from ._biterms import BitermData
 from ._count_data import check_init, validate_count_data
 from ._count_model import CountTopicModelMixin
 from ._dmm import seeded_partition
+from ._dmm_start import single_topic_spectral
 from ._report import TopicReportMixin
 
 __all__ = ["BitermTopicModel", "BTMStats", "btm_local"]
@@ -119,7 +120,14 @@ class BitermTopicModel(CountTopicModelMixin, TopicReportMixin, TopWordsMixin, La
     tol : float or None, default None
         Stop when the ELBO changes by less than ``tol`` nats per document; None resolves to
         ``tol_ = 1e-3 * mean_doc_length_``.
-    init : {'seeded', 'random'} or dict, default 'seeded'
+    init : {'seeded', 'random', 'spectral'} or dict, default 'seeded'
+        ``'spectral'``: the topics and weights of the DMM's single-topic method of moments
+        (:func:`latentkit.topic._dmm_start.single_topic_spectral`: the pair moment of a
+        document's tokens is ``sum_k w_k mu_k mu_k^T`` under both models), ``lambda_k = eta +
+        2 N_biterms w_k mu_k`` and the weights' counts ``N_biterms w_k``; it falls back to
+        'seeded' with a :class:`~latentkit.exceptions.SpectralInitWarning` where the
+        moments are degenerate. On the 20,000 Debian descriptions it reached c_npmi 0.051
+        (against -0.025 from 'seeded'; docs/guide/topic_models.md).
         ``'seeded'``: each document of the start sample on the nearest (cosine) of K seed
         documents drawn as by k-means++ (the DMM's ``'seeded'``), and each biterm on its
         document's topic; ``'random'``: each distinct biterm on a uniformly drawn topic (Yan
@@ -208,7 +216,7 @@ class BitermTopicModel(CountTopicModelMixin, TopicReportMixin, TopWordsMixin, La
         check_learning_rate(self.learning_offset, self.learning_decay)
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, low=1)
-        check_init(self.init, ("seeded", "random"))
+        check_init(self.init, ("seeded", "random", "spectral"))
 
     def _validate_data(self, X, reset, **kw):
         if isinstance(X, BitermData):
@@ -244,7 +252,14 @@ class BitermTopicModel(CountTopicModelMixin, TopicReportMixin, TopWordsMixin, La
                 raise InputError("init['components'] must be finite and strictly positive.")
             self._set_globals(lam, np.full(K, alpha))
             return
-        if self.init == "seeded":  # each biterm on its document's seed topic
+        est = single_topic_spectral(data.X, K, rng) if self.init == "spectral" else None
+        if est is not None:  # the DMM's single-topic moments: pairs share a topic in both
+            w, mu = est
+            n_biterms = float(data.counts.sum())
+            self._set_globals(self.topic_word_prior_ + 2.0 * n_biterms * w[:, None] * mu,
+                              alpha + n_biterms * w)
+            return
+        if self.init != "random":  # 'seeded' (and the spectral start's fallback)
             labels = seeded_partition(data.X, K, rng)
             onehot = np.zeros((data.shape[0], K))
             onehot[np.arange(data.shape[0]), labels] = 1.0

@@ -84,7 +84,9 @@ def test_help_states_the_library_defaults(capsys):
 
 def test_bad_flags(tmp_path, capsys):
     path, _ = short_texts(tmp_path)
-    assert run(["fit", "btm", "--text", str(path), "--init", "spectral", "--quiet"])[0] == 2
+    assert run(["fit", "btm", "--text", str(path), "--init", "kmeans++", "--quiet"])[0] == 2
+    assert run(["fit", "btm", "--text", str(path), "--init", "spectral", "--quiet"])[0] == 0
+    assert run(["fit", "dmm", "--text", str(path), "--init", "collapsed", "--quiet"])[0] == 0
     assert run(["fit", "dmm", "--text", str(path), "--topic-word-prior", "-1",
                 "--quiet"])[0] != 0
     err = capsys.readouterr().err

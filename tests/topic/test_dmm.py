@@ -114,7 +114,7 @@ def test_streamed_moments_are_the_distinct_position_sums():
     np.testing.assert_allclose(dense, np.einsum("abc,ai,bj,ck->ijk", E3, W, W, W), atol=1e-12)
 
 
-@pytest.mark.parametrize("init", ["random", "seeded", "spectral"])
+@pytest.mark.parametrize("init", ["random", "seeded", "spectral", "collapsed"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_planted_topics_recovered(init, seed):
     X, topics, weights, z = planted(seed, D=600)
