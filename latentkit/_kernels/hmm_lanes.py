@@ -6,8 +6,9 @@ idles most of each step (K = 10: about 36 ns per step forward, a quarter of its 
 rate). Four sequences stepped together give four independent chains in the same loop body,
 which the core overlaps. Each lane does exactly the arithmetic of
 :func:`latentkit._kernels.hmm.forward_backward_scaled` on its sequence, in the same order,
-so the results are bit-for-bit those of the per-sequence kernel (the lanes are scalar
-variables: no reduction crosses lanes).
+so the posteriors, transition counts and predictive densities are bit-for-bit those of the
+per-sequence kernel (the lanes are scalar variables: no reduction crosses lanes); the
+per-sequence log-likelihood, a sum the compiler may vectorise, can differ in the last bit.
 
 The lanes are written out as scalars (``x0 .. x3``): an array of lane accumulators stays in
 memory and was slower than one sequence at a time.
@@ -33,8 +34,9 @@ def fb_four(frame, log_offset, startprob, transmat, transmat_t, offsets, s0, gam
     """Scaled forward-backward of the four sequences ``s0 .. s0 + 3``, which must all have the
     same length (rows ``offsets[s]:offsets[s + 1]``; module conventions of
     :mod:`latentkit._kernels.hmm`). Writes their rows of ``gamma_out`` and ``log_scale_out``
-    and their slots of ``xi_out`` and ``loglik_out``, bit-for-bit as
-    :func:`latentkit._kernels.hmm.forward_backward_scaled`.
+    and their slots of ``xi_out`` and ``loglik_out``: ``gamma``, ``log_scale`` and ``xi``
+    bit-for-bit as :func:`latentkit._kernels.hmm.forward_backward_scaled`, ``loglik`` to
+    the last bit (its sum's order).
 
     Returns False when a scale factor is zero or not positive (an impossible observation in
     one of the four): the outputs of the four are then undefined and the caller runs the
