@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
+from .hmm_lanes import LANES, fb_four
 
 __all__ = [
     "forward_backward_scaled",
@@ -150,7 +151,7 @@ def _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, s
 def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
                             gamma_out, log_scale_out, xi_out, loglik_out):
     """Scaled forward-backward over many sequences (Rabiner 1989, section V.A), parallel
-    over sequences.
+    over groups of :data:`~latentkit._kernels.hmm_lanes.LANES` consecutive sequences.
 
     Writes ``gamma_out`` (n_samples, K) posteriors, ``log_scale_out`` (n_samples,) the
     one-step predictive log-densities ``log p(x_t | x_<t)`` (log scale factor plus frame
@@ -159,27 +160,52 @@ def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
     impossible under the parameters (a zero scale factor) gets ``loglik = -inf``, ``-inf``
     predictive densities and NaN posteriors from the first impossible step on.
     """
+    n_groups = -(-(offsets.shape[0] - 1) // LANES)
     _fb_parallel(frame, log_offset, startprob, transmat, np.ascontiguousarray(transmat.T),
-                 offsets, gamma_out, log_scale_out, xi_out, loglik_out)
+                 offsets, n_groups, gamma_out, log_scale_out, xi_out, loglik_out)
+
+
+@jit
+def _fb_groups(frame, log_offset, startprob, transmat, transmat_t, offsets, g0, g1,
+               gamma_out, log_scale_out, xi_out, loglik_out):
+    """Forward-backward of the groups ``g0:g1`` of ``LANES`` consecutive sequences: a full
+    group of equal lengths in lockstep (:func:`~latentkit._kernels.hmm_lanes.fb_four`, the
+    same values), any other group, or one with an impossible observation, by
+    :func:`_fb_sequences`. The groups depend on the sequence lengths only, never on the
+    thread count."""
+    n_seq = offsets.shape[0] - 1
+    for g in range(g0, g1):
+        s0 = g * LANES
+        s1 = min(s0 + LANES, n_seq)
+        equal = s1 - s0 == LANES
+        for s in range(s0 + 1, s1):
+            if offsets[s + 1] - offsets[s] != offsets[s0 + 1] - offsets[s0]:
+                equal = False
+        if equal and fb_four(frame, log_offset, startprob, transmat, transmat_t, offsets, s0,
+                             gamma_out, log_scale_out, xi_out, loglik_out):
+            continue
+        _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, s0, s1,
+                      gamma_out, log_scale_out, xi_out, loglik_out)
 
 
 @jit(parallel=True)
-def _fb_parallel(frame, log_offset, startprob, transmat, transmat_t, offsets, gamma_out,
-                 log_scale_out, xi_out, loglik_out):
-    """:func:`forward_backward_scaled`'s ``prange`` over sequences (the index passed as
-    int64: the parfor index is uint64, and a second signature is a second compilation)."""
-    for s in prange(offsets.shape[0] - 1):
-        _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, np.int64(s),
-                      np.int64(s) + 1, gamma_out, log_scale_out, xi_out, loglik_out)
+def _fb_parallel(frame, log_offset, startprob, transmat, transmat_t, offsets, n_groups,
+                 gamma_out, log_scale_out, xi_out, loglik_out):
+    """:func:`forward_backward_scaled`'s ``prange`` over groups of sequences (the index
+    passed as int64: the parfor index is uint64, and a second signature is a second
+    compilation)."""
+    for g in prange(n_groups):
+        _fb_groups(frame, log_offset, startprob, transmat, transmat_t, offsets, np.int64(g),
+                   np.int64(g) + 1, gamma_out, log_scale_out, xi_out, loglik_out)
 
 
 def forward_backward_scaled_serial(frame, log_offset, startprob, transmat, offsets,
                                    gamma_out, log_scale_out, xi_out, loglik_out):
     """:func:`forward_backward_scaled` on one thread (for few sequences or little work, where
     starting the thread pool costs more than it saves). Identical results."""
-    _fb_sequences(frame, log_offset, startprob, transmat, np.ascontiguousarray(transmat.T),
-                  offsets, 0, offsets.shape[0] - 1, gamma_out, log_scale_out, xi_out,
-                  loglik_out)
+    n_groups = -(-(offsets.shape[0] - 1) // LANES)
+    _fb_groups(frame, log_offset, startprob, transmat, np.ascontiguousarray(transmat.T),
+               offsets, 0, n_groups, gamma_out, log_scale_out, xi_out, loglik_out)
 
 
 @jit

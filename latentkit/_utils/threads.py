@@ -43,6 +43,10 @@ def blas_controller():
     global _CONTROLLER
     with _LOCK:
         if _CONTROLLER is None:
+            # numba's np.dot calls the BLAS of scipy.linalg.cython_blas; loaded after this
+            # scan, it would never be limited (an AVX2 OpenBLAS then ran the E-step's GEMMs on
+            # two threads inside each numba thread: 17x slower on 2 loaded cores)
+            import scipy.linalg.cython_blas  # noqa: F401
             from threadpoolctl import ThreadpoolController  # first use only: import cost
 
             _CONTROLLER = ThreadpoolController()

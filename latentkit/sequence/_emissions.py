@@ -235,8 +235,10 @@ class CategoricalEmission(Emission):
         return self.dist.log_likelihood(params["emissionprob"], X)
 
     def frame(self, params, X):
+        # rows of the contiguous (n_features, K) table: a gather of whole rows (indexing the
+        # transposed view gathered element by element, 3.5x slower for 200,000 x 10)
         B = params["emissionprob"]
-        return np.ascontiguousarray(B.T[X]), np.zeros(X.shape[0])
+        return np.take(np.ascontiguousarray(B.T), X, axis=0), np.zeros(X.shape[0])
 
     def empty_stats(self, n_components):
         return {"counts": np.zeros((n_components, self.n_features_))}

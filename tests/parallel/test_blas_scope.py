@@ -73,3 +73,27 @@ def test_every_public_model_scopes_its_inference_methods_mixins_included():
                              and not getattr(getattr(c, n), "_blas_scoped", False)]
                 for c in models}
     assert not {k: v for k, v in unscoped.items() if v}, unscoped
+
+
+def test_the_limit_covers_the_blas_of_numba_kernels_loaded_later():
+    # numba's np.dot calls scipy.linalg.cython_blas; a controller built before that BLAS is
+    # loaded never limits it (an AVX2 OpenBLAS then ran the Gaussian E-step's GEMMs on two
+    # threads inside each numba thread). A fresh process: the controller first, then the BLAS.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import latentkit
+
+    code = (
+        "from latentkit._utils.threads import blas_single_thread\n"
+        "with blas_single_thread():\n"
+        "    import scipy.linalg.cython_blas\n"
+        "    from threadpoolctl import threadpool_info\n"
+        "    print([m['num_threads'] for m in threadpool_info() if m['user_api'] == 'blas'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=Path(latentkit.__file__).parents[1],
+                         env={**os.environ, "OPENBLAS_NUM_THREADS": "2"}).stdout
+    threads = eval(out.strip())
+    assert threads and all(t == 1 for t in threads), out

@@ -35,7 +35,8 @@ def _run_fb(fn, log_frame, startprob, transmat, offsets):
     return gamma, log_pred, xi, ll
 
 
-LENGTHS = [[1], [7], [5, 1, 12, 1, 3], [40, 2, 17]]
+# the last: two groups of four equal lengths (the lockstep kernel) and a short group
+LENGTHS = [[1], [7], [5, 1, 12, 1, 3], [40, 2, 17], [6, 6, 6, 6, 9, 9, 9, 9, 2, 2]]
 
 
 @pytest.mark.parametrize("lengths", LENGTHS)
@@ -112,6 +113,40 @@ def test_impossible_sequence_gives_minus_inf_not_nan():
     assert np.all(np.isneginf(log_pred[6:]))
     assert np.all(np.isfinite(log_pred[:6]))
     np.testing.assert_allclose(gamma[:4].sum(axis=1), 1.0)
+
+
+def test_lockstep_group_is_bit_for_bit_the_per_sequence_kernel():
+    # four equal lengths run in lockstep (hmm_lanes.fb_four); groups that are not four equal
+    # lengths run one sequence at a time: every output must be the same bits either way (the
+    # lanes do the same arithmetic in the same order), except the log-likelihood sums
+    lengths = [25, 25, 25, 25, 25, 25, 25, 24]
+    log_frame, pi, A, offsets = _problem(9, lengths, K=5)
+    lock = _run_fb(kernels.forward_backward_scaled_serial, log_frame, pi, A, offsets)
+    alone = [_run_fb(kernels.forward_backward_scaled_serial, log_frame[a:b], pi, A,
+                     np.array([0, b - a], dtype=np.int64))
+             for a, b in zip(offsets[:-1], offsets[1:])]
+    np.testing.assert_array_equal(lock[0], np.concatenate([g[0] for g in alone]))
+    np.testing.assert_array_equal(lock[2], np.concatenate([g[2] for g in alone]))
+    # one sum over 25 terms: its order may differ (vectorised), 1e-13 relative is round-off
+    np.testing.assert_allclose(lock[1], np.concatenate([g[1] for g in alone]), rtol=1e-13)
+    np.testing.assert_allclose(lock[3], np.concatenate([g[3] for g in alone]), rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["forward_backward_scaled", "forward_backward_scaled_serial"])
+def test_impossible_observation_in_a_lockstep_group(name):
+    # the third of four equal-length sequences is impossible at its position 2: the group
+    # falls back to the per-sequence kernel, which gives -inf there and the oracle elsewhere
+    lengths = [6, 6, 6, 6]
+    log_frame, pi, A, offsets = _problem(10, lengths)
+    log_frame[12 + 2] = -np.inf
+    gamma, log_pred, xi, ll = _run_fb(getattr(kernels, name), log_frame, pi, A, offsets)
+    assert ll[2] == -np.inf and np.all(np.isneginf(log_pred[14:18]))
+    for s in (0, 1, 3):
+        a, b = offsets[s], offsets[s + 1]
+        want = forward_backward_oracle(log_frame[a:b], pi, A)
+        np.testing.assert_allclose(gamma[a:b], want[0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(xi[s], want[2][0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(ll[s], want[3][0], rtol=1e-10)
 
 
 def test_results_do_not_depend_on_thread_count():
