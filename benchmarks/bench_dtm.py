@@ -13,6 +13,7 @@ windows), averaged.
 
     python benchmarks/bench_dtm.py                       # latentkit and tomotopy
     python benchmarks/bench_dtm.py --gensim --gensim-words 500 --gensim-years 2015
+    python benchmarks/bench_dtm.py --labels --tomotopy-iters 200,1000 --out labels.json
 """
 
 import argparse
@@ -30,10 +31,12 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parents[1]
 PEPS = ROOT.parent / "shared" / "data" / "peps" / "peps.jsonl.gz"
 sys.path.insert(0, str(ROOT))  # this checkout's latentkit, not an installed one
+sys.path.insert(0, str(ROOT / "benchmarks"))  # _labels_peer
 
 
-def load_peps(max_features=None, min_year=None):
-    """Counts, vocabulary, years and token streams of the PEPs with a date."""
+def load_peps(max_features=None, min_year=None, return_meta=False):
+    """Counts, vocabulary, years and token streams of the PEPs with a date (and their table's
+    columns with ``return_meta``)."""
     from latentkit.text import load_texts
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -43,7 +46,11 @@ def load_peps(max_features=None, min_year=None):
         c = load_texts(path, min_df=5, max_df=0.5, max_features=max_features)
     years = np.array([int(d[:4]) if d else -1 for d in c.metadata["created"]])
     keep = years >= (min_year or 0)
-    return c.data[keep], list(c.vocabulary), years[keep], [t for t, k in zip(c.tokens, keep) if k]
+    out = (c.data[keep], list(c.vocabulary), years[keep],
+           [t for t, k in zip(c.tokens, keep) if k])
+    if return_meta:
+        out += ({name: [v for v, k in zip(col, keep) if k] for name, col in c.metadata.items()},)
+    return out
 
 
 def split(years, seed=0, fraction=0.1):
@@ -156,6 +163,56 @@ def run_gensim(X, years, labels, K, seed, em_iter):
     return phi, secs, {"em_iterations": em_iter, "passes": 1}
 
 
+def run_labels(a):
+    """``--labels``: LabeledLDA / DMR against tomotopy's LLDAModel, PLDAModel and DMRModel
+    (benchmarks/_labels_peer.py: the evaluator)."""
+    import _labels_peer as lp
+
+    rows = []
+    X, vocab, years, tokens, meta = load_peps(return_meta=True)
+    kinds = np.array(meta["type"])
+    test = split(kinds, a.seed)
+    tr, te = np.flatnonzero(~test), np.flatnonzero(test)
+    lab_tr, lab_te = lp.label_sets(meta, tr), lp.label_sets(meta, te)
+    tok_tr = [tokens[i] for i in tr]
+    print(f"PEPs: {X.shape[0]} documents ({te.size} held out, 10% of every type) x "
+          f"{X.shape[1]} words; labels: type + topic; load {os.getloadavg()[0]:.1f}", flush=True)
+    iters = [int(v) for v in a.tomotopy_iters.split(",") if v]
+
+    def report(name, phi, secs, extra, allowed, alphas, counted):
+        per, overall = lp.per_label_perplexity(phi, X[te], allowed, alphas, counted)
+        row = {"method": name, "seconds": round(secs, 2), "heldout_perplexity": round(overall, 1),
+               "by_label": {k: round(v, 1) for k, v in per.items()},
+               "c_npmi": round(mean_npmi(phi[None], tok_tr, vocab), 4), **extra}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    for free in (0, a.free_topics):
+        runs = [("latentkit LabeledLDA" + (f" + {free} free" if free else ""),
+                 lambda: lp.run_labeled(X[tr], lab_tr, free, a.seed))]
+        runs += [(f"tomotopy {'LLDAModel' if free == 0 else 'PLDAModel'} {n} it",
+                  lambda n=n: lp.run_tomotopy_labeled(X[tr], vocab, lab_tr, free, a.seed, n))
+                 for n in iters]
+        for name, fit in runs:
+            phi, topic_of, secs, extra = fit()
+            K = phi.shape[0]
+            free_ids = list(range(K - free, K))
+            allowed = [[topic_of[v] for v in labs if v in topic_of] + free_ids
+                       for labs in lab_te]
+            report(name, phi, secs, extra, allowed, [np.full(len(c), 1.0 / K) for c in allowed],
+                   lab_te)
+    levels = ["Standards Track", "Informational", "Process"]
+    runs = [("latentkit DMR (type)", lambda: lp.run_dmr(X[tr], kinds[tr], levels, a.k, a.seed))]
+    runs += [(f"tomotopy DMRModel (type) {n} it",
+              lambda n=n: lp.run_tomotopy_dmr(X[tr], vocab, kinds[tr], levels, a.k, a.seed, n))
+             for n in iters]
+    for name, fit in runs:
+        phi, prior, secs, extra = fit()
+        report(name, phi, secs, extra, [list(range(a.k))] * te.size,
+               [prior[k] for k in kinds[te]], [[k] for k in kinds[te]])
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("-k", type=int, default=10)
@@ -167,7 +224,14 @@ def main(argv=None):
     p.add_argument("--gensim-em", type=int, default=2)
     p.add_argument("--no-full", action="store_true", help="skip the full-corpus runs")
     p.add_argument("--out", default="dtm_bench.json")
+    p.add_argument("--labels", action="store_true",
+                   help="only the labelled / covariate models against tomotopy's samplers")
+    p.add_argument("--free-topics", type=int, default=6,
+                   help="--labels: free topics of Partially Labeled LDA (default 6)")
     a = p.parse_args(argv)
+    if a.labels:
+        Path(a.out).write_text(json.dumps(run_labels(a), indent=1))
+        return
     rows = []
 
     def report(name, phi, secs, extra, X, yrs, vocab, tokens, test):

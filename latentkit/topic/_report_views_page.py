@@ -83,7 +83,7 @@ function frame(svg, labels, ymax, ycaption, percent){
   }
   var every = Math.max(1, Math.ceil(n / 14));
   labels.forEach(function(lab, i){
-    if (i % every && i !== n - 1) return;
+    if (i % every && !(i === n - 1 && (n - 1) % every >= every / 2)) return;
     el("text", {x: x(i), y: H - B + 16, "text-anchor": "middle", "class": "xtick"}, svg)
       .textContent = lab;
   });
