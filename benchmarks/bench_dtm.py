@@ -14,6 +14,8 @@ windows), averaged.
     python benchmarks/bench_dtm.py                       # latentkit and tomotopy
     python benchmarks/bench_dtm.py --gensim --gensim-words 500 --gensim-years 2015
     python benchmarks/bench_dtm.py --labels --tomotopy-iters 200,1000 --out labels.json
+    python benchmarks/bench_dtm.py --gensim-quality --gensim-em 1 --out gensim.json
+    python benchmarks/bench_dtm.py --paragraphs --tomotopy-iters 100 --out paragraphs.json
 """
 
 import argparse
@@ -51,6 +53,27 @@ def load_peps(max_features=None, min_year=None, return_meta=False):
     if return_meta:
         out += ({name: [v for v, k in zip(col, keep) if k] for name, col in c.metadata.items()},)
     return out
+
+
+def load_pep_paragraphs(max_features=5000, min_tokens=40):
+    """The larger timestamped corpus: every paragraph of every PEP (split at blank lines) with
+    at least ``min_tokens`` whitespace-separated tokens, dated by its PEP's creation date."""
+    from latentkit.text import load_texts
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "paragraphs.jsonl")
+        with gzip.open(PEPS, "rt", encoding="utf-8") as src, open(path, "w") as dst:
+            for line in src:
+                pep = json.loads(line)
+                if not pep["created"]:
+                    continue
+                for para in pep["text"].split("\n\n"):
+                    if len(para.split()) >= min_tokens:
+                        dst.write(json.dumps({"text": para, "created": pep["created"]}) + "\n")
+        c = load_texts(path, min_df=5, max_df=0.5, max_features=max_features)
+    years = np.array([int(d[:4]) for d in c.metadata["created"]])
+    keep = np.asarray(c.data.sum(axis=1)).ravel() > 0
+    return c.data[keep], list(c.vocabulary), years[keep], [t for t, k in zip(c.tokens, keep) if k]
 
 
 def split(years, seed=0, fraction=0.1):
@@ -163,6 +186,64 @@ def run_gensim(X, years, labels, K, seed, em_iter):
     return phi, secs, {"em_iterations": em_iter, "passes": 1}
 
 
+def run_gensim_to_quality(a):
+    """``--gensim-quality``: gensim's LdaSeqModel (``--gensim-em`` EM iterations) on the subset,
+    then latentkit's DTM with max_iter = 1, 2, ... (each a fresh fit, timed whole: the LDA start
+    included) until its held-out perplexity is at least as good as gensim's."""
+    rows = []
+    Xs, vs, ys, ts = load_peps(max_features=a.gensim_words, min_year=a.gensim_years)
+    test = split(ys, a.seed)
+    lab = np.unique(ys[~test])
+    alpha = 1.0 / a.k
+    print(f"subset: {Xs.shape[0]} documents x {Xs.shape[1]} words, {len(lab)} slices; load "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    phi, g_secs, extra = run_gensim(Xs[~test], ys[~test], lab, a.k, a.seed, a.gensim_em)
+    g_ppl = slice_perplexity(phi, Xs[test], ys[test], lab, alpha)[1]
+    rows.append({"method": f"gensim LdaSeqModel ({a.gensim_em} EM it)", "seconds": round(g_secs, 2),
+                 "heldout_perplexity": round(g_ppl, 1)})
+    print(json.dumps(rows[-1]), flush=True)
+    from latentkit.topic import DynamicTopicModel
+
+    for m in range(1, 51):
+        t0 = time.perf_counter()
+        dtm = DynamicTopicModel(a.k, max_iter=m, random_state=a.seed).fit(Xs[~test],
+                                                                           times=ys[~test])
+        secs = time.perf_counter() - t0
+        ppl = slice_perplexity(dtm.topic_word_distributions(), Xs[test], ys[test], lab, alpha)[1]
+        rows.append({"method": f"latentkit DTM max_iter={m}", "seconds": round(secs, 3),
+                     "heldout_perplexity": round(ppl, 1), "n_iter": int(dtm.n_iter_),
+                     "speedup_vs_gensim": round(g_secs / secs, 1)})
+        print(json.dumps(rows[-1]), flush=True)
+        if ppl <= g_ppl or dtm.n_iter_ < m:
+            break
+    return rows
+
+
+def run_paragraphs(a):
+    """``--paragraphs``: the larger timestamped corpus (PEP paragraphs by year): latentkit's DTM,
+    static LDA and tomotopy's DTModel, the one evaluator."""
+    rows = []
+    X, vocab, years, tokens = load_pep_paragraphs()
+    test = split(years, a.seed)
+    labels = np.unique(years[~test])
+    print(f"PEP paragraphs: {X.shape[0]} documents x {X.shape[1]} words, {int(X.sum())} tokens, "
+          f"{len(labels)} yearly slices; load {os.getloadavg()[0]:.1f}", flush=True)
+    tok_tr = [t for t, s in zip(tokens, test) if not s]
+    runs = [("latentkit DTM", lambda: run_latentkit(X[~test], years[~test], a.k, a.seed, "lda")),
+            ("latentkit LDA (static)", lambda: run_lda(X[~test], len(labels), a.k, a.seed))]
+    runs += [(f"tomotopy DTModel {n} it",
+              lambda n=n: run_tomotopy(X[~test], vocab, years[~test], labels, a.k, a.seed, n))
+             for n in [int(v) for v in a.tomotopy_iters.split(",") if v]]
+    for name, fit in runs:
+        phi, secs, extra = fit()
+        per, overall = slice_perplexity(phi, X[test], years[test], labels, 1.0 / a.k)
+        rows.append({"method": name, "seconds": round(secs, 2),
+                     "heldout_perplexity": round(overall, 1),
+                     "c_npmi": round(mean_npmi(phi[::7], tok_tr, vocab), 4), **extra})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def run_labels(a):
     """``--labels``: LabeledLDA / DMR against tomotopy's LLDAModel, PLDAModel and DMRModel
     (benchmarks/_labels_peer.py: the evaluator)."""
@@ -228,10 +309,16 @@ def main(argv=None):
                    help="only the labelled / covariate models against tomotopy's samplers")
     p.add_argument("--free-topics", type=int, default=6,
                    help="--labels: free topics of Partially Labeled LDA (default 6)")
+    p.add_argument("--gensim-quality", action="store_true",
+                   help="only gensim on the subset, then our DTM until it is as good")
+    p.add_argument("--paragraphs", action="store_true",
+                   help="only the larger corpus: PEP paragraphs by year")
     a = p.parse_args(argv)
-    if a.labels:
-        Path(a.out).write_text(json.dumps(run_labels(a), indent=1))
-        return
+    for flag, run in ((a.labels, run_labels), (a.gensim_quality, run_gensim_to_quality),
+                      (a.paragraphs, run_paragraphs)):
+        if flag:
+            Path(a.out).write_text(json.dumps(run(a), indent=1))
+            return
     rows = []
 
     def report(name, phi, secs, extra, X, yrs, vocab, tokens, test):
