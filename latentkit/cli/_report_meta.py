@@ -5,6 +5,7 @@ and ``--covariates`` (a DMR's covariates), read from the columns of the ``--text
 import numpy as np
 
 from ._common import CLIError
+from .fit_dmr import covariate_matrix
 
 __all__ = ["add_report_meta_args", "report_meta"]
 
@@ -85,7 +86,6 @@ def report_meta(args, model, corpus):
         needs an option that is missing.
     """
     from ..topic import slice_times  # lazy: numba, ~2 s start-up
-    from .fit_dmr import covariate_matrix
 
     kw = {}
     given = [f for f, v in (("--time-column", args.time_column), ("--label-column",
