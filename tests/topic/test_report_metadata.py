@@ -193,6 +193,34 @@ def test_report_command_with_time_and_label_columns(tmp_path, capsys):
     assert "--time-column 'when' is not a column" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # fit llda, fit dmr and two reports through the CLI: about 4 s
+def test_report_command_for_labeled_lda_and_dmr(tmp_path, capsys):
+    from latentkit import cli
+
+    path = tmp_path / "docs.jsonl"
+    _jsonl(path)
+    out = io.StringIO()
+    common = ["--text", str(path), "--stop-words", "none", "--max-iter", "5"]
+    assert cli.main(["fit", "llda", "--label-column", "kind", "--free-topics", "1", "--out",
+                     str(tmp_path / "l.npz")] + common, out=out) == 0
+    assert cli.main(["fit", "dmr", "--covariates", "kind", "-k", "2", "--out",
+                     str(tmp_path / "m.npz")] + common, out=out) == 0
+    report = ["--text", str(path), "--measure", "none", "--out", str(tmp_path / "r.html")]
+    assert cli.main(["report", str(tmp_path / "l.npz"), "--label-column", "kind"] + report,
+                    out=out) == 0
+    view = _page_data((tmp_path / "r.html").read_text(encoding="utf-8"))["by_label"]
+    assert view["labels"] == ["early", "late"] and view["topic_names"] == ["early", "late",
+                                                                          "free 0"]
+    assert view["shares"][0][1] == 0.0  # an 'early' document never uses the 'late' topic
+    assert cli.main(["report", str(tmp_path / "m.npz"), "--covariates", "kind"] + report,
+                    out=out) == 0
+    view = _page_data((tmp_path / "r.html").read_text(encoding="utf-8"))["by_label"]
+    assert view["labels"] == ["kind=early", "kind=late"]
+    capsys.readouterr()
+    assert cli.main(["report", str(tmp_path / "l.npz")] + report, out=out) != 0
+    assert "give --label-column" in capsys.readouterr().err
+
+
 # ----------------------------------------------------------------------------- real browser
 
 @pytest.mark.slow
