@@ -270,9 +270,10 @@ def run_labels(a):
 
     for free in (0, a.free_topics):
         runs = [("latentkit LabeledLDA" + (f" + {free} free" if free else ""),
-                 lambda: lp.run_labeled(X[tr], lab_tr, free, a.seed))]
+                 lambda free=free: lp.run_labeled(X[tr], lab_tr, free, a.seed))]
         runs += [(f"tomotopy {'LLDAModel' if free == 0 else 'PLDAModel'} {n} it",
-                  lambda n=n: lp.run_tomotopy_labeled(X[tr], vocab, lab_tr, free, a.seed, n))
+                  lambda n=n, free=free: lp.run_tomotopy_labeled(X[tr], vocab, lab_tr, free,
+                                                                 a.seed, n))
                  for n in iters]
         for name, fit in runs:
             phi, topic_of, secs, extra = fit()
