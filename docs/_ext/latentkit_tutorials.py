@@ -20,10 +20,12 @@ def _copy(app, config):
         target = dst / name
         if not target.exists() or target.read_bytes() != new:
             target.write_bytes(new)
-    gallery = dst / "gallery"
-    if gallery.exists():
-        shutil.rmtree(gallery)
-    shutil.copytree(src / "gallery", gallery)
+    for folder in ("gallery", "data"):  # data: what a notebook reads (LATENTKIT_DOCS_EXECUTE)
+        copy = dst / folder
+        if copy.exists():
+            shutil.rmtree(copy)
+        if (src / folder).is_dir():
+            shutil.copytree(src / folder, copy)
 
 
 def setup(app):

@@ -10,6 +10,7 @@ import numpy as np
 from ..io import load
 from ..text import load_texts_for
 from ._common import CLIError, _StoreDataset, check_before_work, load_input
+from ._report_meta import add_report_meta_args, report_meta
 
 __all__ = ["add_parsers"]
 
@@ -50,7 +51,8 @@ def add_parsers(sub):
 
     p = sub.add_parser("report", help="an interactive standalone HTML report of a saved topic "
                        "model (topic map, relevance bars, word search)")
-    p.add_argument("path", help="model file (.npz) of a LatentDirichletAllocation or PLSA")
+    p.add_argument("path", help="model file (.npz) of a topic model (LDA, PLSA, fit dtm, fit "
+                   "llda, fit dmr, ...)")
     p.add_argument("--out", required=True, metavar="REPORT.html", help="the HTML file to write")
     _add_corpus_args(p)
     p.add_argument("--words", type=int, default=30, help="bars per topic (default 30)")
@@ -63,6 +65,7 @@ def add_parsers(sub):
     p.add_argument("--title-column", metavar="NAME", default=None,
                    help="column / key of a .csv / .jsonl --text file that names the documents "
                         "(default: a 'title' column, else each document's first line)")
+    add_report_meta_args(p)
     p.set_defaults(handler=_cmd_report)
 
 
@@ -105,7 +108,8 @@ def _model_corpus(args, model):
     if args.data is None and args.dataset is None:
         return None
     corpus = load_input(args, "counts")
-    width = model.components_.shape[1]
+    width = (model.components_.shape[1] if getattr(model, "components_", None) is not None
+             else model.n_features_in_)
     if corpus.data.shape[1] != width:
         raise CLIError(f"the corpus {corpus['name']!r} has {corpus.data.shape[1]} words but "
                            f"the model in {args.path} has {width}; pass the corpus it was "
@@ -113,8 +117,10 @@ def _model_corpus(args, model):
     return corpus
 
 
-def _load_topic_model(path):
+def _load_topic_model(path, sliced=False):
     model = load(path)
+    if sliced and getattr(model, "time_slices_", None) is not None:  # a DTM (report only)
+        return model
     if getattr(model, "components_", None) is None or np.ndim(model.components_) != 2:
         raise CLIError(f"{path} holds a {type(model).__name__}, not a topic model "
                               "(LatentDirichletAllocation or PLSA).")
@@ -172,8 +178,10 @@ def _cmd_coherence(args, out):
 
 def _cmd_report(args, out):
     check_before_work(args, ("out",))
-    model = _load_topic_model(args.path)
-    corpus = _model_corpus(args, model)
+    from ..topic import topic_report  # lazy: numba, ~2 s start-up
+
+    model = _load_topic_model(args.path, sliced=True)
+    corpus, meta_kw = report_meta(args, model, _model_corpus(args, model))
     if args.title_column is not None:
         columns = corpus.get("metadata") if corpus is not None else None
         if not columns:
@@ -182,11 +190,16 @@ def _cmd_report(args, out):
         if args.title_column not in columns:
             raise CLIError(f"--title-column {args.title_column!r}: no such column in "
                            f"{args.text} (columns: {', '.join(map(str, columns))}).")
-    model.report(args.out, corpus, n_words=args.words,
+    topic_report(model, corpus, args.out, n_words=args.words,
                  coherence_measure=None if args.measure == "none" else args.measure,
-                 top_n=args.top_n, n_docs=args.n_docs, title_column=args.title_column)
-    out.write(f"wrote {args.out} ({model.components_.shape[0]} topics"
-              + ("" if corpus is None else f", {corpus.data.shape[0]} documents") + ")\n")
+                 top_n=args.top_n, n_docs=args.n_docs, title_column=args.title_column,
+                 **meta_kw)
+    views = [v for k, v in (("times", "over time"), ("labels", "by label")) if k in meta_kw]
+    n_topics = (model.components_.shape[0] if getattr(model, "components_", None) is not None
+                else model.topic_means_.shape[1])
+    out.write(f"wrote {args.out} ({n_topics} topics"
+              + ("" if corpus is None else f", {corpus.data.shape[0]} documents")
+              + "".join(f"; {v}" for v in views) + ")\n")
     return 0
 
 

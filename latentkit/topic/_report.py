@@ -32,8 +32,11 @@ from scipy.spatial.distance import jensenshannon
 from ._coherence import MEASURES, coherence
 from ._diversity import topic_diversity
 from ._report_page import PAGE
+from ._report_views_page import VIEWS
 from ._pyldavis import PyLDAvisMixin
-from ._report_inputs import _corpus_parts, _topic_word
+from ._report_inputs import _corpus_parts, _slice_topic_word, _topic_word
+from ._report_views import covariate_groups, label_sets, label_view, over_time_view
+from ._dtm_data import slice_index
 from ._seeding import resolve_seed_topics
 from ..exceptions import InputError
 
@@ -168,17 +171,22 @@ def _typical_docs(theta, X, titles, texts, n_docs):
 
 
 def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_measure="c_v",
-                top_n=10, n_docs=10, title_column=None):
+                top_n=10, n_docs=10, title_column=None, times=None, labels=None,
+                covariates=None):
     """The numbers a topic report shows (also embedded in the HTML as JSON).
 
     Parameters
     ----------
-    model : fitted LatentDirichletAllocation or PLSA
+    model : fitted topic model
+        ``LatentDirichletAllocation``, ``PLSA`` or another model with ``components_``;
+        ``LabeledLDA`` and ``DirichletMultinomialRegression`` (with the per-label view);
+        ``DynamicTopicModel`` (with the over-time view; its map and bars show each topic's
+        word distribution averaged over the slices).
     corpus : Corpus, count matrix (n_docs, n_words), or None
         Gives topic prevalence (token-weighted mean topic proportion), p(w) (corpus word
         frequencies), coherence and typical documents. Without it, prevalence comes from the
-        model (LDA: expected tokens per topic, ``components_`` minus the prior; PLSA: uniform)
-        and p(w) is the mixture marginal.
+        model (LDA: expected tokens per topic, ``components_`` minus the prior; PLSA and the
+        DTM: uniform) and p(w) is the mixture marginal.
     vocabulary : sequence of str, optional
         Default: the model's ``feature_names_in_``, else the corpus's ``vocabulary``.
     n_words : int, default 30
@@ -194,6 +202,16 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
         Column of the corpus's table (``corpus['metadata']``, from :func:`latentkit.text.
         load_texts` on a .csv or .jsonl file) that names the documents. Default: the corpus's
         ``titles`` (a ``title`` column, else each document's first line).
+    times : array-like (n_docs,), optional
+        A ``DynamicTopicModel``'s corpus: each document's time slice label (needed with a
+        corpus). Adds ``over_time``.
+    labels : one label or list of labels per document, or 0/1 matrix (n_docs, n_labels)
+        Adds ``by_label``: the documents grouped by label. A ``LabeledLDA`` also reads its
+        documents' topics with them (``transform(X, labels=labels)``; needed with a corpus).
+    covariates : array-like (n_docs, n_covariates), optional
+        A ``DirichletMultinomialRegression``'s corpus: each document's covariates (passed to
+        ``transform``); without ``labels``, ``by_label`` groups the documents by their
+        distinct covariate rows.
 
     Returns
     -------
@@ -207,6 +225,15 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
         ``pw``, ``saliency`` in nats), ``search`` (word -> p(t|w) for every topic, rounded to
         3 decimals), ``n_words``, ``measure``, ``diversity`` (topic diversity of the top 25
         words, Dieng, Ruiz & Blei 2020; None when a topic has no positive weight).
+        With ``times``: ``over_time`` = {``slices`` (labels as str), ``prevalence`` (n_slices,
+        n_topics) the mean ``transform`` of each slice's documents, ``n_docs``,
+        ``top_words[k][t]`` (the ``top_n`` most probable words of topic k at slice t),
+        ``tracked[k]`` (``words``: the topic's words most probable at some slice, ``p``:
+        their p(w|k) at every slice)}. With ``labels`` (or a DMR's ``covariates``):
+        ``by_label`` = {``labels``, ``n_docs``, ``shares`` (n_labels, n_topics) the mean
+        ``transform`` of each label's documents, ``top_topics`` (per label, its 3 topics by
+        share), ``topic_words`` (per topic, its ``top_n`` words), ``topic_names`` (a
+        ``LabeledLDA``'s topic labels, else None)}.
 
     Raises
     ------
@@ -243,16 +270,19 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     if len(vocab) != W:
         raise InputError(f"vocabulary has {len(vocab)} words, the model {W}.")
     X, titles, texts = _corpus_parts(model, corpus, title_column)
+    extra = _transform_args(model, X, times, labels, covariates)
     theta = None
     if X is not None:
-        theta = model.transform(X)
+        theta = model.transform(X, **extra)
         lengths = np.asarray(X.sum(axis=1)).ravel()
         prevalence = lengths @ theta
         freq = np.asarray(X.sum(axis=0)).ravel()
         p_w = freq / freq.sum()
     else:
         prior = getattr(model, "topic_word_prior_", None)
-        mass = np.asarray(model.components_, dtype=np.float64).sum(axis=1)
+        comps = getattr(model, "components_", None)
+        prior = None if comps is None else prior
+        mass = None if comps is None else np.asarray(comps, dtype=np.float64).sum(axis=1)
         prevalence = (mass - np.broadcast_to(prior, (K, W)).sum(axis=1)) if prior is not None \
             else np.ones(K)
         prevalence = np.maximum(prevalence, 0) if np.any(prevalence > 0) else np.ones(K)
@@ -286,7 +316,8 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     if coherence_measure is not None and X is not None:
         ref = corpus if isinstance(corpus, dict) else X
         try:
-            coh = coherence(model, ref, coherence_measure, top_n=top_n,
+            coh = coherence(_ranked_topics(model, phi, top_n), ref, coherence_measure,
+                            top_n=top_n,
                             vocabulary=vocab).per_topic
         except ValueError:
             coh = None
@@ -316,18 +347,81 @@ def report_data(model, corpus=None, *, vocabulary=None, n_words=30, coherence_me
     search = {vocab[j]: [float(v) if v else 0 for v in post[:, j]] for j in range(W)}
     overall = {"words": [term_index[j] for j in salient], "pw": [float(p_w[j]) for j in salient],
                "saliency": [float(sal[j]) for j in salient]}
-    return {"terms": [vocab[j] for j in used], "topics": topics, "overall": overall,
-            "search": search, "n_words": R,
-            "measure": coherence_measure if coh is not None else None,
-            "diversity": _diversity(model, W),
-            "model": type(model).__name__}
+    out = {"terms": [vocab[j] for j in used], "topics": topics, "overall": overall,
+           "search": search, "n_words": R,
+           "measure": coherence_measure if coh is not None else None,
+           "diversity": _diversity(_ranked_topics(model, phi, min(25, W)), W),
+           "model": type(model).__name__}
+    out.update(_metadata_views(model, X, theta, phi, vocab, int(top_n), times, labels,
+                               covariates))
+    return out
 
 
-def _diversity(model, W):
+def _ranked_topics(model, phi, n):
+    """The model itself where it has ``components_`` (coherence and diversity rank them), else
+    each topic's ``n`` most probable word ids."""
+    if getattr(model, "components_", None) is not None:
+        return model
+    return [_rank(phi[k])[:n].tolist() for k in range(phi.shape[0])]
+
+
+def _transform_args(model, X, times, labels, covariates):
+    """The keyword arguments of the model's ``transform`` for the corpus: a DTM's ``times``, a
+    Labeled LDA's ``labels``, a DMR's ``covariates``."""
+    sliced = getattr(model, "time_slices_", None) is not None
+    labelled = getattr(model, "classes_", None) is not None
+    regressed = getattr(model, "covariate_rows_", None) is not None
+    for name, value, takes in (("times", times, sliced), ("covariates", covariates, regressed)):
+        if value is not None and not takes:
+            raise InputError(f"{name}= is for a model fitted with {name} "
+                             f"(a {type(model).__name__} has none).")
+        if value is not None and X is None:
+            raise InputError(f"{name}= describes the corpus's documents; pass the corpus too.")
+    if X is None:
+        return {}
+    if sliced and times is None:
+        raise InputError(f"a {type(model).__name__}'s report with a corpus needs times=: each "
+                         "document's time slice label.")
+    if labelled and labels is None:
+        raise InputError(f"a {type(model).__name__}'s report with a corpus needs labels=: each "
+                         "document's labels.")
+    if regressed and covariates is None:
+        raise InputError(f"a {type(model).__name__}'s report with a corpus needs covariates=: "
+                         "each document's covariates.")
+    return ({"times": times} if sliced else {"labels": labels} if labelled else
+            {"covariates": covariates} if regressed else {})
+
+
+def _metadata_views(model, X, theta, phi, vocab, top_n, times, labels, covariates):
+    """``over_time`` (a model with time slices) and ``by_label`` (``labels`` or covariates)."""
+    out = {}
+    by_slice = _slice_topic_word(model)
+    if by_slice is not None:
+        slices = model.time_slices_
+        where = None if X is None else slice_index(times, slices, X.shape[0])
+        view = over_time_view(by_slice, where, theta, vocab, n_words=top_n)
+        view["slices"] = [str(v) for v in slices.tolist()]
+        out["over_time"] = view
+    if X is not None and (labels is not None or covariates is not None):
+        if labels is not None:
+            names, member = label_sets(labels, X.shape[0])
+        else:
+            names, member = covariate_groups(covariates)
+        classes = getattr(model, "classes_", None)
+        topic_names = None
+        if classes is not None:
+            topic_names = [str(c) for c in classes.tolist()]
+            topic_names += [f"free {i}" for i in range(phi.shape[0] - len(topic_names))]
+        out["by_label"] = label_view(names, member, theta, phi, vocab, n_words=top_n,
+                                     topic_names=topic_names)
+    return out
+
+
+def _diversity(topics, W):
     """Topic diversity of the top 25 words (:func:`latentkit.topic.topic_diversity`), None
     where a topic has no positive weight."""
     try:
-        return float(topic_diversity(model, min(25, W)))
+        return float(topic_diversity(topics, min(25, W)))
     except ValueError:
         return None
 
@@ -342,7 +436,8 @@ def _seed_words(model, vocab):
 
 
 def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
-                 coherence_measure="c_v", top_n=10, n_docs=10, title_column=None, title=None):
+                 coherence_measure="c_v", top_n=10, n_docs=10, title_column=None, title=None,
+                 times=None, labels=None, covariates=None):
     """Write (or return) the interactive topic report as one standalone HTML file.
 
     Parameters
@@ -354,6 +449,12 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
         Where to write the HTML (UTF-8). Default: only return it.
     vocabulary, n_words, coherence_measure, top_n, n_docs, title_column
         See :func:`report_data`.
+    times, labels, covariates
+        See :func:`report_data`: a ``DynamicTopicModel``'s page gains a section "Topics over
+        time" (each topic's share by slice, its top words at a chosen slice, a word's
+        probability in the topic over the slices), and ``labels`` (a ``LabeledLDA``'s, or any
+        grouping; a DMR's covariate levels) a section "Topics by label" (a table of the mean
+        topic shares of each label's documents and the label's top topics with their words).
     title : str, optional
         Page title (default: the model's class and number of topics).
 
@@ -387,10 +488,11 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
     """
     data = report_data(model, corpus, vocabulary=vocabulary, n_words=n_words,
                        coherence_measure=coherence_measure, top_n=top_n, n_docs=n_docs,
-                       title_column=title_column)
+                       title_column=title_column, times=times, labels=labels,
+                       covariates=covariates)
     title = title or f"{data['model']}: {len(data['topics'])} topics"
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    page = (PAGE.replace("__TITLE__", html.escape(title))
+    page = (PAGE.replace("__VIEWS__", VIEWS).replace("__TITLE__", html.escape(title))
             .replace("__DATA__", payload))
     if path is not None:
         with open(os.fspath(path), "w", encoding="utf-8") as fh:

@@ -9,8 +9,20 @@ from ..exceptions import InputError, InputTypeError
 __all__ = []
 
 
+def _slice_topic_word(model):
+    """p(w | topic, slice) (n_slices, n_topics, n_words) of a model with time slices (a
+    :class:`latentkit.topic.DynamicTopicModel`), else None."""
+    if getattr(model, "components_", None) is not None or \
+            getattr(model, "time_slices_", None) is None:
+        return None
+    return np.asarray(model.topic_word_distributions(), dtype=np.float64)
+
+
 def _topic_word(model):
-    comps = np.asarray(getattr(model, "components_", None), dtype=np.float64)
+    """p(w | topic) (n_topics, n_words); a model with time slices: the mean over its slices."""
+    by_slice = _slice_topic_word(model)
+    comps = (by_slice.mean(axis=0) if by_slice is not None else
+             np.asarray(getattr(model, "components_", None), dtype=np.float64))
     if comps.ndim != 2:
         raise InputTypeError(f"model must be a fitted topic model with components_ (n_topics, "
                         f"n_words), got {type(model).__name__}.")
@@ -32,9 +44,10 @@ def _corpus_parts(model, corpus, title_column):
     else:
         X = corpus
     X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
-    if X.shape[1] != model.components_.shape[1]:
+    width = _topic_word(model).shape[1]
+    if X.shape[1] != width:
         raise InputError(f"corpus has {X.shape[1]} words but the model has "
-                         f"{model.components_.shape[1]}; pass the corpus the model was fitted on.")
+                         f"{width}; pass the corpus the model was fitted on.")
     if title_column is not None:
         meta = corpus.get("metadata") if isinstance(corpus, dict) else None
         if not meta:

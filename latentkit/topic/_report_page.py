@@ -1,6 +1,7 @@
 """The topic report's page: one HTML file with inline CSS and JavaScript and no network access.
 
-``__TITLE__`` and ``__DATA__`` (the JSON of :func:`latentkit.topic.report_data`) are filled in
+``__TITLE__``, ``__DATA__`` (the JSON of :func:`latentkit.topic.report_data`) and ``__VIEWS__``
+(the over-time and per-label sections, :mod:`latentkit.topic._report_views_page`) are filled in
 by :func:`latentkit.topic.topic_report`. The layout is responsive: the map and the word panel
 sit side by side on wide screens and one above the other below about 780 px; the map is an SVG
 with a viewBox, so it scales to its column instead of being cropped.
@@ -238,6 +239,7 @@ function render(){
 }
 function select(k){
   state.topic = k;
+  document.dispatchEvent(new CustomEvent("topicselect", {detail: k}));  // the views listen
   document.querySelectorAll("circle.topic").forEach(function(c){
     c.classList.toggle("selected", +c.getAttribute("data-topic") === k); });
   document.getElementById("selected").textContent = k === null ? "none" : "topic " + k;
@@ -276,8 +278,11 @@ document.getElementById("reset").addEventListener("click", function(){
   document.getElementById("search").value = "";
   search(""); select(null);
 });
+window.latentkitSelectTopic = select;  // for the views below (over time, by label)
 sizeCircles();
 render();
 })();
-</script></body></html>
+</script>
+__VIEWS__
+</body></html>
 """

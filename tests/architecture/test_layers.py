@@ -85,6 +85,7 @@ LAZY_REASONS = {
     ("latentkit.cli.fit_private_svi", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_hdp", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_dtm", "latentkit.topic"): _CLI,
+    ("latentkit.cli._report_meta", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_llda", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_dmr", "latentkit.topic"): _CLI,
     ("latentkit.cli.fit_topic", "latentkit.topic"): _CLI,

@@ -19,7 +19,7 @@ def test_help_lists_the_notebooks_and_exits_0():
     assert res.stdout.startswith("usage: python tutorials/build.py")
     names = sorted(p.name for p in BUILD.parent.glob("[0-9]*.ipynb"))
     flat = " ".join(res.stdout.split())
-    assert len(names) == 8 and all(n in flat for n in names)
+    assert len(names) == 9 and all(n in flat for n in names)
 
 
 def test_unknown_prefix_is_a_usage_error():
