@@ -444,8 +444,7 @@ def _spectral_ok(emission):
     """Whether ``init='spectral'`` has a moment estimator for this emission component."""
     if type(emission) in (em.CategoricalEmission, em.PoissonEmission):
         return True
-    return type(emission) is em.GaussianEmission and emission.covariance_type in (
-        "diag", "spherical")
+    return type(emission) is em.GaussianEmission
 
 
 def check_spectral_emission(emission):
@@ -453,21 +452,22 @@ def check_spectral_emission(emission):
     for it (see :func:`_spectral_ok`)."""
     if not _spectral_ok(emission):
         raise InputError(
-            f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
-            f"'diag' or 'spherical' covariances (three-view moments of consecutive "
-            f"observations), got {type(emission).__name__}"
+            f"init='spectral' needs categorical, Poisson or Gaussian emissions (three-view "
+            f"moments of consecutive observations), got {type(emission).__name__}"
             + (f"(covariance_type={emission.covariance_type!r})"
                if hasattr(emission, "covariance_type") else "")
             + "; use init='random' or 'kmeans++'.")
 
 
-def perturb_start(point, rng, scale):
+def perturb_start(point, rng, scale, covariance_type=None):
     """A seeded perturbation of HMM starting values, so that restarts from one spectral
     estimate explore (issue 42): probabilities (``startprob``, ``transmat``, ``emissionprob``
     rows) and positive parameters (``lambdas``, ``covars``) are multiplied by
     ``exp(scale z)``, ``z`` standard normal, rows renormalised; ``means`` move by ``scale z``
-    standard deviations of their state (from ``covars``, else 1). A new dict; ``scale=0``
-    returns the values unchanged (and draws nothing).
+    standard deviations of their state (from ``covars``, else 1); 'full' and 'tied'
+    covariance matrices become ``S C S`` with ``S = diag(exp(scale z / 2))`` (symmetric
+    positive definite, each variance times ``exp(scale z)`` as for 'diag'). A new dict;
+    ``scale=0`` returns the values unchanged (and draws nothing).
 
     Parameters
     ----------
@@ -478,6 +478,9 @@ def perturb_start(point, rng, scale):
     rng : numpy.random.Generator
     scale : float
         Standard deviation of the log-scale perturbation (>= 0).
+    covariance_type : {'full', 'tied'} or None
+        The layout of ``covars`` when it holds matrices, (K, D, D) or (D, D); None: (K, D)
+        diag or (K,) spherical variances.
 
     Returns
     -------
@@ -488,15 +491,22 @@ def perturb_start(point, rng, scale):
         return dict(point)
     out = {}
     var = point.get("covars")
+    matrices = covariance_type in ("full", "tied")
+    if var is not None and matrices:
+        var = np.diagonal(np.asarray(var, dtype=np.float64), axis1=-2, axis2=-1)
     for name in sorted(point):
         value = np.asarray(point[name], dtype=np.float64)
+        if name == "covars" and matrices:
+            s = np.exp(0.5 * scale * rng.standard_normal(value.shape[:-1]))
+            out[name] = s[..., :, None] * value * s[..., None, :]
+            continue
         z = rng.standard_normal(value.shape)
         if name in ("startprob", "transmat", "emissionprob"):
             v = value * np.exp(scale * z)
             out[name] = v / v.sum(axis=-1, keepdims=True)
         elif name == "means":
             sd = 1.0 if var is None else np.sqrt(np.asarray(var, dtype=np.float64))
-            sd = sd[:, None] if np.ndim(sd) == 1 else sd
+            sd = sd[:, None] if np.ndim(sd) == 1 and not matrices else sd
             out[name] = value + scale * sd * z
         else:  # lambdas, covars: positive
             out[name] = value * np.exp(scale * z)
@@ -514,7 +524,8 @@ def _spectral_start(emission, data, K, rng, perturbation=0.0):
     ------
     Degenerate
         When the moments are degenerate (the caller warns and falls back)."""
-    return perturb_start(_estimate_start(emission, data, K, rng), rng, perturbation)
+    return perturb_start(_estimate_start(emission, data, K, rng), rng, perturbation,
+                         getattr(emission, "covariance_type", None))
 
 
 def _estimate_start(emission, data, K, rng):
