@@ -21,6 +21,7 @@ step that stays as n grows): sampled moments have errors of order n^-1/2 (centra
 theorem), so the estimates' errors then fall as n^-1/2 for every n beyond those sampled.
 
 Run:  python benchmarks/bench_spectral_hmm_gaussian.py [--replicates 10] [--max-n 1e6]
+      [--types diag spherical full tied]
 """
 
 import argparse
@@ -78,10 +79,10 @@ def slope(ns, errs):
     return float(np.polyfit(np.log(ns), np.log(errs), 1)[0])
 
 
-def sampled_rates(R, sizes):
+def sampled_rates(R, sizes, types=TYPES):
     pi, A = chain()
     slopes = {}
-    for ct in TYPES:
+    for ct in types:
         C, truth = planted(ct, pi)
         print(f"\n{ct}: mean |error| over {R} replicates, states and entries "
               f"(x sqrt(n) in brackets)")
@@ -104,7 +105,7 @@ def sampled_rates(R, sizes):
               f"{slopes[ct][1]:+.2f}, covars {slopes[ct][2]:+.2f} / {slopes[ct][3]:+.2f}")
     print("\nsummary, least-squares log-log slopes over "
           f"{sizes[0]:.0e}-{sizes[-1]:.0e} (target -0.5):")
-    for ct in TYPES:
+    for ct in types:
         print(f"  {ct:>9}: means {slopes[ct][0]:+.2f}, covars {slopes[ct][2]:+.2f}")
 
 
@@ -155,10 +156,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=10)
     parser.add_argument("--max-n", type=float, default=1e6)
+    parser.add_argument("--types", nargs="+", choices=TYPES, default=list(TYPES),
+                        help="covariance types (default all four)")
     args = parser.parse_args()
     t0 = time.perf_counter()
     perturbation_rates()
-    sampled_rates(args.replicates, tuple(n for n in SIZES if n <= args.max_n))
+    sampled_rates(args.replicates, tuple(n for n in SIZES if n <= args.max_n), args.types)
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
 
