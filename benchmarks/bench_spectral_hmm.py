@@ -30,6 +30,9 @@ transition error that is not inherited from the emissions) and the per-decade sl
 1e6 and 1e8 the errors of every ``target_view`` on the same counts.
 
 Run:  python benchmarks/bench_spectral_hmm.py [--replicates 10]
+
+The Gaussian start's rates for every covariance type, with least-squares slopes and a check
+beyond sampling: benchmarks/bench_spectral_hmm_gaussian.py.
 """
 
 import argparse

@@ -478,7 +478,7 @@ _COMMON_DOC = """
         None: maximum likelihood.
     init : {'random', 'kmeans++', 'spectral'} or dict, default %(init)r
         See :class:`HiddenMarkovModel` ('spectral': categorical, Poisson, and Gaussian with
-        'diag' or 'spherical' covariances).
+        any covariance type).
     frozen : set of str, optional
         Parameters kept fixed during fitting, e.g. ``{'startprob', 'transmat'}``.
     n_init, max_iter, tol, random_state, callback, verbose

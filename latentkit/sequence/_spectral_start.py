@@ -1,7 +1,7 @@
 """Spectral (method of moments) start of the HMMs, ``init='spectral'``.
 
 Categorical symbols by :func:`spectral_init_hmm` (the three-view estimator
-:class:`~latentkit.spectral.SpectralHMM`), Gaussian (diagonal, spherical) and Poisson
+:class:`~latentkit.spectral.SpectralHMM`), Gaussian (diagonal, spherical, full, tied) and Poisson
 observations by :func:`spectral_init_gaussian_hmm` and :func:`spectral_init_poisson_hmm` (the
 three-view moments of a feature map of the observations,
 :func:`latentkit.spectral._multiview.multiview_estimate`; Anandkumar, Hsu & Kakade 2012). The
@@ -50,9 +50,11 @@ def _start_em(loglik_first, w, floor, n_iter=100):
 
 
 def _estimate(X, offsets, K, rng, build):
-    """``build(*multiview_estimate(...))``; raises (Degenerate, ValueError, LinAlgError) when
-    the moments are degenerate or the estimate is not finite."""
-    out = build(*multiview_estimate(X, offsets, K, rng))
+    """``build(*multiview_estimate(...))`` (with the cross products of the features when
+    ``build.cross`` is true: the 'full' and 'tied' starts); raises (Degenerate, ValueError,
+    LinAlgError) when the moments are degenerate or the estimate is not finite."""
+    out = build(*multiview_estimate(X, offsets, K, rng,
+                                    cross=getattr(build, "cross", False)))
     if not all(np.all(np.isfinite(v)) for v in out.values()):
         raise Degenerate("non-finite spectral estimate")
     return out
@@ -69,8 +71,8 @@ def _warn_degenerate(exc, what, stacklevel=3):
 
 def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type="diag",
                                random_state=None, floor=1e-2):
-    """Starting parameters of a Gaussian HMM (spherical or diagonal covariances) from
-    three-view moments (see the module docstring).
+    """Starting parameters of a Gaussian HMM (diagonal, spherical, full or tied
+    covariances) from three-view moments (see the module docstring).
 
     Parameters
     ----------
@@ -80,12 +82,16 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
         Sequence lengths (sum ``n_samples``); default one sequence.
     n_components : int, default 2
         Number of states K (>= 1).
-    covariance_type : {'diag', 'spherical'}, default 'diag'
+    covariance_type : {'diag', 'spherical', 'full', 'tied'}, default 'diag'
+        'full' and 'tied' add the products ``z_i z_j`` of the standardised features to the
+        feature map, so the moments give each state's ``E[z z^T | h]``; 'tied' is the
+        average of the states' covariances under the law of the states.
     random_state : numpy.random.Generator, int or None
         Restarts of the tensor power method.
     floor : float, default 1e-2
         ``transmat`` and ``startprob`` entries at least ``floor / K`` (rows renormalised);
-        variances at least ``floor`` times the data variance of the feature, a floor that
+        variances (the eigenvalues of the standardised covariances for 'full' and 'tied')
+        at least ``floor`` times the data variance of the feature, a floor that
         shrinks as ``n^-1/2`` beyond 1e4 windows of three observations
         (``_spectral_start.variance_floor``), so that the start's variances converge.
 
@@ -93,7 +99,7 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
     -------
     dict or None
         ``'startprob'`` (K,), ``'transmat'`` (K, K), ``'means'`` (K, D), ``'covars'`` (K, D)
-        diag or (K,) spherical. None, with a :class:`SpectralInitWarning`, when the moments
+        diag, (K,) spherical, (K, D, D) full or (D, D) tied. None, with a :class:`SpectralInitWarning`, when the moments
         are degenerate (fewer than ``10 K F`` windows of three observations with ``F`` the
         number of moment features, a constant feature, rank-deficient pair moments,
         ill-conditioned or non-finite output); the caller then uses its k-means++ start.
@@ -102,7 +108,7 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
     ------
     ValueError
         NaN or infinity in X (naming the row), lengths that do not add up, ``n_components``
-        < 1, ``floor`` outside [0, 1), a covariance_type other than 'diag' or 'spherical'.
+        < 1, ``floor`` outside [0, 1), an unknown covariance_type.
 
     Notes
     -----
@@ -131,11 +137,10 @@ def spectral_init_gaussian_hmm(X, lengths=None, n_components=2, covariance_type=
 def _gaussian_args(X, lengths, n_components, covariance_type, random_state, floor):
     """Validated ``(X, offsets, K, rng, build)`` of :func:`spectral_init_gaussian_hmm`."""
     check_covariance_type(covariance_type)
-    if covariance_type not in ("diag", "spherical"):
-        raise InputError("spectral_init_gaussian_hmm needs covariance_type 'diag' or "
-                         f"'spherical', got {covariance_type!r}.")
     X, offsets, K, rng, floor = _prepare(GaussianEmission(), X, lengths, n_components,
                                          random_state, floor)
+    if covariance_type in ("full", "tied"):
+        return X, offsets, K, rng, _full_build(X, offsets, covariance_type, floor)
 
     def build(mean_z, sq_z, w, A, loc, scale):
         means = loc + scale * mean_z
@@ -148,6 +153,34 @@ def _gaussian_args(X, lengths, n_components, covariance_type, random_state, floo
                 "transmat": _floor_rows(A, floor), "means": means, "covars": covars}
 
     return X, offsets, K, rng, build
+
+
+def _full_build(X, offsets, covariance_type, floor):
+    """The ``build`` of the 'full' and 'tied' starts: per-state covariances
+    ``E[z z^T | h] - E[z | h] E[z | h]^T`` of the standardised data (the feature map with
+    the cross products ``z_i z_j``), eigenvalues floored at :func:`variance_floor`, scaled
+    back; 'tied' their average under the law ``w`` of the states."""
+
+    def build(mean_z, sq_z, w, A, loc, scale):
+        means = loc + scale * mean_z
+        S = sq_z - mean_z[:, :, None] * mean_z[:, None, :]
+        vals, vecs = np.linalg.eigh(0.5 * (S + S.transpose(0, 2, 1)))
+        vals = np.maximum(vals, variance_floor(floor, offsets))
+        S = (vecs * vals[:, None, :]) @ vecs.transpose(0, 2, 1)
+        cov = scale[None, :, None] * S * scale[None, None, :]
+        if covariance_type == "tied":
+            cov = np.einsum("k,kij->ij", w / w.sum(), cov)
+        full = cov if cov.ndim == 3 else np.broadcast_to(cov, (w.size,) + cov.shape)
+        chol = np.linalg.cholesky(full)
+        diff = X[offsets[:-1]][:, None, :] - means[None]  # (n_sequences, K, D)
+        sol = np.linalg.solve(chol[None], diff[..., None])[..., 0]
+        ll = -0.5 * ((sol ** 2).sum(-1) + means.shape[1] * np.log(2 * np.pi)) \
+            - np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(-1)[None]
+        return {"startprob": _start_em(ll, _floor_rows(w, floor), floor),
+                "transmat": _floor_rows(A, floor), "means": means, "covars": cov}
+
+    build.cross = True
+    return build
 
 
 #: Windows of three observations up to which the variance floor is ``floor`` itself.
@@ -414,8 +447,7 @@ def _spectral_ok(emission):
     """Whether ``init='spectral'`` has a moment estimator for this emission component."""
     if type(emission) in (em.CategoricalEmission, em.PoissonEmission):
         return True
-    return type(emission) is em.GaussianEmission and emission.covariance_type in (
-        "diag", "spherical")
+    return type(emission) is em.GaussianEmission
 
 
 def check_spectral_emission(emission):
@@ -423,21 +455,22 @@ def check_spectral_emission(emission):
     for it (see :func:`_spectral_ok`)."""
     if not _spectral_ok(emission):
         raise InputError(
-            f"init='spectral' needs categorical, Poisson or Gaussian emissions with "
-            f"'diag' or 'spherical' covariances (three-view moments of consecutive "
-            f"observations), got {type(emission).__name__}"
+            f"init='spectral' needs categorical, Poisson or Gaussian emissions (three-view "
+            f"moments of consecutive observations), got {type(emission).__name__}"
             + (f"(covariance_type={emission.covariance_type!r})"
                if hasattr(emission, "covariance_type") else "")
             + "; use init='random' or 'kmeans++'.")
 
 
-def perturb_start(point, rng, scale):
+def perturb_start(point, rng, scale, covariance_type=None):
     """A seeded perturbation of HMM starting values, so that restarts from one spectral
     estimate explore (issue 42): probabilities (``startprob``, ``transmat``, ``emissionprob``
     rows) and positive parameters (``lambdas``, ``covars``) are multiplied by
     ``exp(scale z)``, ``z`` standard normal, rows renormalised; ``means`` move by ``scale z``
-    standard deviations of their state (from ``covars``, else 1). A new dict; ``scale=0``
-    returns the values unchanged (and draws nothing).
+    standard deviations of their state (from ``covars``, else 1); 'full' and 'tied'
+    covariance matrices become ``S C S`` with ``S = diag(exp(scale z / 2))`` (symmetric
+    positive definite, each variance times ``exp(scale z)`` as for 'diag'). A new dict;
+    ``scale=0`` returns the values unchanged (and draws nothing).
 
     Parameters
     ----------
@@ -448,6 +481,9 @@ def perturb_start(point, rng, scale):
     rng : numpy.random.Generator
     scale : float
         Standard deviation of the log-scale perturbation (>= 0).
+    covariance_type : {'full', 'tied'} or None
+        The layout of ``covars`` when it holds matrices, (K, D, D) or (D, D); None: (K, D)
+        diag or (K,) spherical variances.
 
     Returns
     -------
@@ -458,15 +494,22 @@ def perturb_start(point, rng, scale):
         return dict(point)
     out = {}
     var = point.get("covars")
+    matrices = covariance_type in ("full", "tied")
+    if var is not None and matrices:
+        var = np.diagonal(np.asarray(var, dtype=np.float64), axis1=-2, axis2=-1)
     for name in sorted(point):
         value = np.asarray(point[name], dtype=np.float64)
+        if name == "covars" and matrices:
+            s = np.exp(0.5 * scale * rng.standard_normal(value.shape[:-1]))
+            out[name] = s[..., :, None] * value * s[..., None, :]
+            continue
         z = rng.standard_normal(value.shape)
         if name in ("startprob", "transmat", "emissionprob"):
             v = value * np.exp(scale * z)
             out[name] = v / v.sum(axis=-1, keepdims=True)
         elif name == "means":
             sd = 1.0 if var is None else np.sqrt(np.asarray(var, dtype=np.float64))
-            sd = sd[:, None] if np.ndim(sd) == 1 else sd
+            sd = sd[:, None] if np.ndim(sd) == 1 and not matrices else sd
             out[name] = value + scale * sd * z
         else:  # lambdas, covars: positive
             out[name] = value * np.exp(scale * z)
@@ -484,7 +527,8 @@ def _spectral_start(emission, data, K, rng, perturbation=0.0):
     ------
     Degenerate
         When the moments are degenerate (the caller warns and falls back)."""
-    return perturb_start(_estimate_start(emission, data, K, rng), rng, perturbation)
+    return perturb_start(_estimate_start(emission, data, K, rng), rng, perturbation,
+                         getattr(emission, "covariance_type", None))
 
 
 def _estimate_start(emission, data, K, rng):

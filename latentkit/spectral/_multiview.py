@@ -37,7 +37,7 @@ from ._power import robust_tensor_power
 from ._tensors import SymmetricTensor
 from ._whitening import whiten
 
-__all__ = ["Degenerate", "multiview_estimate", "n_powers", "views_estimate"]
+__all__ = ["Degenerate", "cross_products", "multiview_estimate", "n_powers", "views_estimate"]
 
 #: Windows per feature-state pair below which the moments are called degenerate.
 _MIN_WINDOWS_PER_CELL = 10
@@ -98,9 +98,12 @@ def _decompose_views(Xa, Xb, Xc, k, rng, weights=None):
     return Mu / c, w / w.sum()
 
 
-def multiview_estimate(X, offsets, K, rng, target_view=2):
+def multiview_estimate(X, offsets, K, rng, target_view=2, cross=False):
     """Conditional means of phi, state weights and transition matrix (see the module
-    docstring). Returns (mean_z, sq_z, w, A, loc, scale) with mean_z, sq_z of shape (K, D).
+    docstring). Returns (mean_z, sq_z, w, A, loc, scale) with mean_z, sq_z of shape (K, D);
+    ``cross=True`` appends the products ``z_i z_j`` (i < j) to the feature map
+    (:func:`cross_products`) and returns the second moments ``E[z z^T | h]`` as sq_z of
+    shape (K, D, D) (the full and tied covariances of the start).
 
     ``target_view`` 2 symmetrises towards the middle view (inverts ``P_13``, whose k-th
     singular value carries the square of the chain's second eigenvalue); 3 towards the last
@@ -118,9 +121,18 @@ def multiview_estimate(X, offsets, K, rng, target_view=2):
         raise Degenerate("a feature is constant")
     p = n_powers(K, D)
     Z = (X - loc) / scale
-    Phi = np.concatenate([np.ones((n, 1))] + [Z ** q for q in range(1, p + 1)], axis=1)
+    Phi = np.concatenate([np.ones((n, 1))] + [Z ** q for q in range(1, p + 1)]
+                         + ([cross_products(Z)] if cross else []), axis=1)
     views = three_view_moments(Phi, offsets)
-    return views_estimate(*views, K, D, rng, target_view) + (loc, scale)
+    return views_estimate(*views, K, D, rng, target_view, cross=cross) + (loc, scale)
+
+
+def cross_products(Z):
+    """The products ``z_i z_j`` (i < j, in ``np.triu_indices(D, 1)`` order) of the rows of
+    ``Z`` (n, D): shape (n, D (D - 1) / 2), the features appended to the map for full
+    second moments."""
+    i, j = np.triu_indices(Z.shape[1], 1)
+    return Z[:, i] * Z[:, j]
 
 
 def n_powers(K, D):
@@ -129,14 +141,15 @@ def n_powers(K, D):
     return max(2, math.ceil((K - 1) / D))
 
 
-def views_estimate(A1, A2, A3, K, D, rng, target_view=2, weights=None):
+def views_estimate(A1, A2, A3, K, D, rng, target_view=2, weights=None, cross=False):
     """The estimate of :func:`multiview_estimate` from the feature rows of the windows.
 
     Parameters
     ----------
     A1, A2, A3 : ndarray of shape (n_windows, F)
         ``phi(x_t)``, ``phi(x_{t+1})``, ``phi(x_{t+2})`` with ``phi = (1, z, z^2, ...,
-        z^p)`` (``F = 1 + p D``).
+        z^p)`` (``F = 1 + p D``), followed with ``cross=True`` by the ``D (D - 1) / 2``
+        products ``z_i z_j``, i < j (:func:`cross_products`).
     K, D : int
         States and observed features.
     rng : numpy.random.Generator
@@ -145,11 +158,15 @@ def views_estimate(A1, A2, A3, K, D, rng, target_view=2, weights=None):
     weights : ndarray of shape (n_windows,), optional
         Probabilities of the windows (population moments as the weighted set of every state
         path, rows the conditional means of the features); None: equal weights.
+    cross : bool, default False
+        Whether the rows end with the cross products (full second moments).
 
     Returns
     -------
-    mean_z, sq_z : ndarray of shape (K, D)
-        ``E[z | h]`` and ``E[z^2 | h]``.
+    mean_z : ndarray of shape (K, D)
+        ``E[z | h]``.
+    sq_z : ndarray of shape (K, D), or (K, D, D) with ``cross=True``
+        ``E[z^2 | h]`` per feature, or the matrices ``E[z z^T | h]``.
     w : ndarray of shape (K,)
         The law of the middle state.
     A : ndarray of shape (K, K)
@@ -180,4 +197,10 @@ def views_estimate(A1, A2, A3, K, D, rng, target_view=2, weights=None):
         raise Degenerate("non-finite transition estimate")
     mean_z = Mu[1:1 + D].T
     sq_z = Mu[1 + D:1 + 2 * D].T
+    if cross:
+        i, j = np.triu_indices(D, 1)
+        full = np.zeros((K, D, D))
+        full[:, np.arange(D), np.arange(D)] = sq_z
+        full[:, i, j] = full[:, j, i] = Mu[F - i.size:].T
+        sq_z = full
     return mean_z, sq_z, w, A

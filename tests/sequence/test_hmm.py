@@ -15,6 +15,7 @@ from latentkit.sequence import (
     CategoricalEmission,
     CategoricalHMM,
     GaussianHMM,
+    GMMHMM,
     HiddenMarkovModel,
     PoissonEmission,
     PoissonHMM,
@@ -480,8 +481,8 @@ def test_bad_hyper_parameters():
     with pytest.raises(ValueError, match="init must be one of"):
         CategoricalHMM(2, init="moments").fit(X)
     with pytest.raises(ValueError, match="init='spectral' needs categorical, Poisson or "
-                                         "Gaussian emissions with 'diag' or 'spherical'"):
-        GaussianHMM(2, "full", init="spectral").fit(np.zeros((6, 1)))
+                                         "Gaussian emissions .* got GMMEmission"):
+        GMMHMM(2, n_mix=2, init="spectral").fit(np.zeros((6, 1)))
     with pytest.raises(ValueError, match=r"init has unknown parameter\(s\) \['lambdas'\]"):
         CategoricalHMM(2, init={"lambdas": [[1.0], [2.0]]}).fit(X)
     with pytest.raises(ValueError, match=r"init\['transmat'\] must sum to 1"):

@@ -101,13 +101,17 @@ def test_degenerate_moments_fall_back_to_the_default_start_with_a_warning():
         GaussianHMM(2, "diag", init="spectral", random_state=0, max_iter=2).fit(X)
 
 
-def test_spectral_init_refuses_full_and_tied_covariances():
-    X = np.random.default_rng(0).normal(size=(100, 2))
-    for ct in ("full", "tied"):
-        with pytest.raises(ValueError, match="'diag' or 'spherical' covariances"):
-            GaussianHMM(2, ct, init="spectral").fit(X)
-    with pytest.raises(ValueError, match="covariance_type 'diag' or 'spherical'"):
-        spectral_init_gaussian_hmm(X, None, 2, "full")
+def test_spectral_init_of_full_and_tied_covariances():
+    # refused before issue 42; now the feature map's cross products give them
+    # (tests/sequence/test_gaussian_start_rates.py for their accuracy)
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    for ct, shape in (("full", (2, 2, 2)), ("tied", (2, 2))):
+        assert GaussianHMM(2, ct, init="spectral", random_state=0).fit(X).covariances_.shape \
+            == shape
+        assert spectral_init_gaussian_hmm(X, None, 2, ct, random_state=0)["covars"].shape \
+            == shape
+    with pytest.raises(ValueError, match="covariance_type"):
+        spectral_init_gaussian_hmm(X, None, 2, "banded")
 
 
 def test_public_functions_validate_their_input():
