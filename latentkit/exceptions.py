@@ -382,7 +382,7 @@ class PrivacyNoiseWarning(UserWarning):
     >>> from latentkit.spectral import PrivateSpectralLDA
     >>> from latentkit.exceptions import PrivacyNoiseWarning
     >>> X = np.random.default_rng(0).poisson(2.0, size=(40, 6))
-    >>> lda = PrivateSpectralLDA(n_components=2, epsilon=0.1, delta=1e-5, random_state=0)
+    >>> lda = PrivateSpectralLDA(n_components=4, epsilon=0.1, delta=1e-5, random_state=0)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     _ = lda.fit(X)  # 40 documents cannot hide one at epsilon = 0.1

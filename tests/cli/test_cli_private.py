@@ -4,6 +4,8 @@
 import io as _io
 import json
 
+import numpy as np
+
 from latentkit import cli
 from latentkit.datasets import make_lda_corpus
 
@@ -26,7 +28,17 @@ def _write(tmp_path):
             "-k", "3", "--init", "spectral", "--private", "--quiet", "--n-words", "10"]
 
 
-def test_private_cli_states_relation_total_epsilon_and_noise(tmp_path):
+def test_private_cli_states_relation_total_epsilon_and_noise(tmp_path, monkeypatch):
+    # The noise is pinned (a fresh seeded generator per fit, as tests/spectral/conftest.py
+    # does): at epsilon 0.5 the answer is noise, and the check says so when a topic's ratio
+    # |eigenvalue| / sqrt(k) / noise or the second moment's k-th eigenvalue / noise norm is
+    # <= 1. Under OS entropy the smaller of the two was 0.34 +- 0.14 over 500 fits, max 0.90,
+    # with a heavy upper tail (P(> 0.7) = 0.02, P(> 0.8) = 0.002): extrapolated, "MOSTLY
+    # NOISE" goes missing in the order of 1e-5 of the runs, a property of the check in the
+    # noise-only regime (it does not shrink with epsilon), not of this command line.
+    seeds = np.random.SeedSequence(18)
+    monkeypatch.setattr("latentkit.spectral._private_lda._noise_rng",
+                        lambda: np.random.default_rng(seeds.spawn(1)[0]))
     base = _write(tmp_path)
     status, out = run(base + ["--epsilon", "0.5"])
     assert status == 0

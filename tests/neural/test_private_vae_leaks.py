@@ -122,9 +122,16 @@ def _fit_with_row(row, likelihood="gaussian", **kw):
 
 
 @pytest.mark.parametrize("value", [1e6, 1e300])
-def test_an_extreme_gaussian_row_changes_nothing_but_the_noise(value):
-    a, err_a, warn_a = _fit_with_row(None)
-    b, err_b, warn_b = _fit_with_row(np.full((1, 4), value))
+def test_an_extreme_gaussian_row_changes_nothing_but_the_noise(value, monkeypatch):
+    # The start and the secret generator (samples, draws, noise) are pinned, the same for both
+    # neighbours: with OS entropy and an unseeded start, the released signal-to-noise ratio at
+    # epsilon=50 was 2.47 +- 0.32 (40 fits, min 1.91) and a fit warns PrivacyNoiseWarning when
+    # it is <= 1: a 4.6-sigma event, about 1e-5 per run of this test's 4 fits, too often for CI,
+    # and unrelated to the extreme row (clipped to norm 1 like every row). At this pin the
+    # ratios are 2.04 (without the row) and 2.18 / 2.17 (with it), far from 1.
+    monkeypatch.setattr(priv, "_noise_generator", lambda: np.random.default_rng(2026))
+    a, err_a, warn_a = _fit_with_row(None, random_state=0)
+    b, err_b, warn_b = _fit_with_row(np.full((1, 4), value), random_state=0)
     # main: 1e6 raised FloatingPointError from the training ELBO after noisy releases,
     # 1e300 was refused by the scale check (a refusal that depends on one row)
     assert err_a is None and err_b is None

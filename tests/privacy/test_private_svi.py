@@ -168,7 +168,12 @@ def test_noise_comes_from_os_entropy_whatever_the_seed(monkeypatch):
 
 
 @pytest.mark.parametrize("cls", [VariationalGaussianMixture, GaussianMixture])
-def test_private_mixture_fit_recovers_separated_blobs_at_large_epsilon(cls):
+def test_private_mixture_fit_recovers_separated_blobs_at_large_epsilon(cls, monkeypatch):
+    # a utility check: the secret minibatches and the noise come from a seeded generator here.
+    # Under OS entropy the largest error was 0.225 +- 0.050 (variational, 15 fits, max 0.306)
+    # and 0.142 +- 0.018 (EM, max 0.172): 5.5 sigma below the tolerance for the variational
+    # mixture, an estimate too thin to promise 1e-6. At this pin: 0.16 and 0.11.
+    monkeypatch.setattr(psvi, "_os_rng", lambda: np.random.default_rng(2026))
     Y = np.tile(_blobs(), (10, 1))
     f = PrivateStochasticVI(cls(n_components=2, covariance_type="spherical"),
                             epsilon=8.0, delta=1e-5, radius=6.0, batch_size=300, n_epochs=3,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import latentkit.inference._private_svi as psvi
 import latentkit.topic._private_svi as lda_pieces
 from latentkit.exceptions import PrivacyNoiseWarning
 from latentkit.inference import PrivateStochasticVI
@@ -83,12 +84,22 @@ def test_the_same_seed_draws_other_minibatches(monkeypatch):
 
 
 @pytest.mark.slow
-def test_the_noise_warning_comes_from_the_releases():
+def test_the_noise_warning_comes_from_the_releases(monkeypatch):
     with pytest.warns(PrivacyNoiseWarning, match=r"noise dominates .* norm [0-9.]+"):
         f = PrivateStochasticVI(LatentDirichletAllocation(3), epsilon=0.1, clip=10.0,
                                 sampling_rate=0.2, max_steps=10).fit(COUNTS)
     assert f.noise_dominated_ and f.noise_norm_ > f.signal_norm_
-    f, _, caught = _fit(LatentDirichletAllocation(3), COUNTS, clip=10.0)
+    # epsilon=1e4: no warning. Not with the OS entropy: COUNTS has no topics, and in 2 of 40
+    # fits (1 of 3 in the pytest loop that found it) the random start and the secret minibatches
+    # leave a topic nearly empty, whose top released counts fall below the noise floor (true of
+    # that fit: not a chance failure of the noise check). The noise source and the start are
+    # pinned here (as tests/spectral/conftest.py does for the spectral estimators); at this pin
+    # the signal norm is 23x the noise norm and every topic's 5th largest mean release is 19x
+    # the floor, far from either edge. (The first half holds under OS entropy: in 40 of 40
+    # fits both the norm and the row criteria fired; the norm one fails to fire only when the
+    # mean of 10 chi-square(45) draws nearly doubles: p < 1e-26.)
+    monkeypatch.setattr(psvi, "_os_rng", lambda: np.random.default_rng(2026))
+    f, _, caught = _fit(LatentDirichletAllocation(3), COUNTS, clip=10.0, random_state=0)
     assert caught == [] and not f.noise_dominated_ and f.signal_norm_ > f.noise_norm_ > 0
 
 

@@ -5,8 +5,10 @@ far worse than a large one."""
 
 import math
 
+import numpy as np
 import pytest
 
+import latentkit.inference._private_svi as psvi
 from latentkit.datasets import make_lda_corpus
 from latentkit.inference import PrivateStochasticVI, StochasticVI
 from latentkit.topic import LatentDirichletAllocation
@@ -28,7 +30,15 @@ def _perplexity(eps, Xtr, Xte, seed=0):
     return f.model_.perplexity(Xte, include_prior_kl=False)
 
 
-def test_utility_is_ordered_in_epsilon(corpus):
+def test_utility_is_ordered_in_epsilon(corpus, monkeypatch):
+    # a utility check, not a privacy one: the secret minibatches and the noise (OS entropy in a
+    # fit) come from a seeded generator here, a fresh one per fit, so that the single-seed
+    # comparisons below are repeatable (as in tests/spectral/test_private_lda_utility.py).
+    # Under OS entropy (10 fits each): large / inf 1.012 +- 0.004 (max 1.019, bound 1.1);
+    # tiny / large 1.58 +- 0.07 (min 1.44, bound 1.2: 5.4 sigma on 10 draws, too thin a
+    # sample to promise 1e-6). At this pin: 1.035 and 1.63.
+    seeds = np.random.SeedSequence(30)
+    monkeypatch.setattr(psvi, "_os_rng", lambda: np.random.default_rng(seeds.spawn(1)[0]))
     Xtr, Xte = corpus
     inf = _perplexity(math.inf, Xtr, Xte)
     svi = StochasticVI(LatentDirichletAllocation(3), random_state=0, **KW).fit(Xtr)
