@@ -5,10 +5,11 @@
 counts equal ``CountVectorizer`` with the same settings on the same texts. What latentkit adds:
 
 * readers for a folder of ``.txt`` files (one document each), a text file with one document per
-  line, a CSV or JSON-lines file with a named text column (the other columns are kept as document
-  metadata), or any iterable of strings (:func:`read_texts`, :func:`load_texts`), with one-line
-  errors naming the file and the fix (an empty folder, a binary file, a file not in UTF-8, a
-  missing column);
+  line, a CSV, TSV or JSON-lines file with a named text column (the other columns are kept as
+  document metadata), each also gzip-compressed (``.gz``), or any iterable of strings
+  (:func:`read_texts`, :func:`load_texts`), with one-line errors naming the file and the fix
+  (an empty folder, a binary file, a file not in UTF-8, a corrupt gzip stream, a missing
+  column);
 * the bundled English stop list plus your own words, a minimum token length in letters,
   ``min_df`` / ``max_df`` / ``max_features``, optional bigrams, and an error that names the
   setting that removed every word;
@@ -31,7 +32,7 @@ from .datasets._corpus import Corpus, english_stop_words
 from ._utils.threads import caught_warnings
 from ._utils.vocabulary_rule import (AUTO, check_document_frequency,
                                      resolve_document_frequencies)
-from ._utils.text_tables import table_texts
+from ._utils.text_files import file_texts, read_utf8 as _read_utf8
 from .base import NotFittedError
 from .exceptions import (TextInputError, InputError, InputTypeError)  # defined there; importable here as before
 
@@ -39,7 +40,6 @@ __all__ = ["TextVectorizer", "read_texts", "load_texts", "load_texts_for", "atta
            "from_gensim", "from_sklearn", "stop_words_from_file", "TextInputError"]
 
 _SETTINGS_ATTR = "text_settings_"
-_BINARY_SNIFF = 8192
 
 
 def _require_sklearn():
@@ -53,20 +53,6 @@ def _require_sklearn():
 
 # ----------------------------------------------------------------------------- reading files
 
-def _read_utf8(path):
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    if b"\x00" in raw[:_BINARY_SNIFF]:
-        raise TextInputError(f"{path}: looks like a binary file (it contains NUL bytes), not "
-                             "text; pass .txt, .csv or .jsonl files in UTF-8.")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TextInputError(
-            f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-            f"convert it first, e.g. `iconv -f latin1 -t utf-8 {path} > fixed.txt`.") from None
-
-
 def _title(text):
     line = text.strip().split("\n", 1)[0].strip()
     return line if len(line) <= 80 else line[:77] + "..."
@@ -79,10 +65,12 @@ def read_texts(source, text_column=None):
     ----------
     source : str, path-like or iterable of str
         A folder (every ``*.txt`` file in it, sorted by name, is one document); a ``.txt`` file
-        (one document per non-blank line); a ``.csv`` file (header row; one document per row);
-        a ``.jsonl`` file (one JSON object per line); or an iterable of strings.
+        (one document per non-blank line); a ``.csv`` or TAB-separated ``.tsv`` file (header
+        row; one document per row); a ``.jsonl`` file (one JSON object per line); any of these
+        files gzip-compressed (``.txt.gz``, ``.csv.gz``, ``.tsv.gz``, ``.jsonl.gz``); or an
+        iterable of strings.
     text_column : str, optional
-        The column (CSV) or key (JSON lines) holding the text; default ``'text'``.
+        The column (CSV / TSV) or key (JSON lines) holding the text; default ``'text'``.
 
     Returns
     -------
@@ -91,13 +79,15 @@ def read_texts(source, text_column=None):
         File name and first line (folder), ``'line N'`` (text file), the ``title`` column when a table has
         one, else each document's first line (80 characters at most).
     metadata : dict of str to list
-        The other columns of a CSV / JSON-lines file (one value per document); empty otherwise.
+        The other columns of a CSV / TSV / JSON-lines file (one value per document); empty
+        otherwise.
 
     Raises
     ------
     TextInputError (a ValueError)
-        A missing path, an empty folder, a file of another type, a binary or non-UTF-8 file,
-        a table without the text column, a malformed JSON line, or no documents.
+        A missing path, an empty folder, a file of another type, a corrupt gzip stream, a
+        binary or non-UTF-8 file (checked after decompression), a table without the text
+        column, a malformed JSON line, or no documents.
     TypeError
         ``source`` is neither a path nor an iterable of str.
 
@@ -107,6 +97,13 @@ def read_texts(source, text_column=None):
     >>> texts, titles, metadata = read_texts(["The cat sat.", "A dog ran."])
     >>> texts, titles
     (['The cat sat.', 'A dog ran.'], ['The cat sat.', 'A dog ran.'])
+    >>> import gzip, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docs.tsv.gz")
+    >>> with gzip.open(path, "wt", encoding="utf-8") as fh:
+    ...     _ = fh.write("package\\tdescription\\nvim\\tVi IMproved, a text editor\\n")
+    >>> texts, titles, metadata = read_texts(path, text_column="description")
+    >>> texts, metadata
+    (['Vi IMproved, a text editor'], {'package': ['vim']})
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -119,18 +116,9 @@ def read_texts(source, text_column=None):
                                      "per .txt file in it (UTF-8).")
             texts = [_read_utf8(p) for p in files]
             return texts, [f"{p.name}: {_title(t)}" for p, t in zip(files, texts)], {}
-        suffix = path.suffix.lower()
-        if suffix == ".txt":
-            lines = _read_utf8(path).splitlines()
-            keep = [(i, ln) for i, ln in enumerate(lines, 1) if ln.strip()]
-            if not keep:
-                raise TextInputError(f"{path}: the file is empty; write one document per line.")
-            return [ln for _, ln in keep], [f"line {i}" for i, _ in keep], {}
-        if suffix in (".csv", ".jsonl", ".ndjson"):  # one document per row
-            texts, meta = table_texts(path, _read_utf8(path), text_column)
-        else:
-            raise TextInputError(f"{path}: unknown kind of file {suffix or '(no extension)'!r}; "
-                                 "pass a folder of .txt files, or a .txt, .csv or .jsonl file.")
+        texts, titles, meta = file_texts(path, text_column)  # .txt/.csv/.tsv/.jsonl[.gz]
+        if titles is not None:
+            return texts, titles, meta
         titles = [_title(t) if "title" not in meta or meta["title"][i] is None
                   else str(meta["title"][i]) for i, t in enumerate(texts)]
         return texts, titles, meta

@@ -1,6 +1,6 @@
-"""Documents of a table file (``.csv`` with a header row, ``.jsonl`` / ``.ndjson`` with one JSON
-object per line), for :func:`latentkit.text.read_texts`: one document per row, the other
-columns as metadata.
+"""Documents of a table file (``.csv`` or TAB-separated ``.tsv`` with a header row,
+``.jsonl`` / ``.ndjson`` with one JSON object per line), for :func:`latentkit.text.read_texts`:
+one document per row, the other columns as metadata.
 
 What real files contain (issue 48): a row without the text field, or with ``null`` there
 (JSON) or a missing trailing field (CSV), is skipped with one warning that counts the rows and
@@ -20,8 +20,8 @@ from .user_frame import user_stacklevel
 __all__ = ["table_texts"]
 
 
-def table_texts(path, text, text_column=None):
-    """Texts and metadata of a ``.csv`` or ``.jsonl`` file (module docstring).
+def table_texts(path, text, text_column=None, kind=None):
+    """Texts and metadata of a ``.csv``, ``.tsv`` or ``.jsonl`` file (module docstring).
 
     Parameters
     ----------
@@ -31,6 +31,8 @@ def table_texts(path, text, text_column=None):
         Its content, decoded.
     text_column : str, optional
         The column or key holding the text; default ``'text'``.
+    kind : {'.csv', '.tsv', '.jsonl', '.ndjson'}, optional
+        The format; default the suffix of ``path`` (given for ``x.csv.gz``).
 
     Returns
     -------
@@ -44,9 +46,11 @@ def table_texts(path, text, text_column=None):
         Malformed CSV or JSON (with the line), no rows, no such column, a non-text value, or
         no row with text.
     """
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-        rows, lines = _csv_rows(path, reader)
+    kind = path.suffix.lower() if kind is None else kind
+    if kind in (".csv", ".tsv"):
+        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True,
+                                delimiter="\t" if kind == ".tsv" else ",")
+        rows, lines = _csv_rows(path, reader, kind[1:].upper())
         return _table_rows(path, rows, text_column, reader.fieldnames or [], lines)
     rows, lines = [], []
     for i, line in enumerate(text.split("\n"), 1):
@@ -104,7 +108,7 @@ def _table_rows(path, rows, text_column, columns, lines):
     return texts, meta
 
 
-def _csv_rows(path, reader):
+def _csv_rows(path, reader, kind="CSV"):
     """The rows of a CSV reader; a parse error names the line where its record starts (an
     unterminated quote otherwise swallows the rest of the file into one field)."""
     rows, lines, start = [], [], 1
@@ -116,7 +120,7 @@ def _csv_rows(path, reader):
             lines.append(start)
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise TextInputError(f"{path}, line {start}: not valid CSV ({exc}); a quoted field that "
-                             "starts on this line is not closed (or a quote inside a field is "
-                             "not doubled).") from None
+        raise TextInputError(f"{path}, line {start}: not valid {kind} ({exc}); a quoted "
+                             "field that starts on this line is not closed (or a quote inside "
+                             "a field is not doubled).") from None
     return rows, lines

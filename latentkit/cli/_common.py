@@ -272,9 +272,10 @@ def _add_text_args(p):
     g = p.add_argument_group("raw texts (latentkit.text; instead of --dataset/--data)")
     g.add_argument("--text", metavar="PATH",
                    help="your texts: a folder of .txt files (one document each), a .txt file "
-                        "(one document per line), or a .csv / .jsonl file with a text column")
+                        "(one document per line), or a .csv / .tsv / .jsonl file with a text "
+                        "column; any of these files may be gzip-compressed (.gz)")
     g.add_argument("--text-column", metavar="NAME", default=None,
-                   help="column / key holding the text in .csv / .jsonl (default 'text')")
+                   help="column / key holding the text in .csv / .tsv / .jsonl (default 'text')")
     g.add_argument("--min-df", type=_count, default=None, metavar="N|auto",
                    help="keep words in at least N documents (a fraction if written 0.x); "
                         "default auto, the library's rule: max(2, "

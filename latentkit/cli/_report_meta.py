@@ -26,7 +26,7 @@ def add_report_meta_args(p):
     >>> p.parse_args(["--time-column", "created"]).slices
     'year'
     """
-    g = p.add_argument_group("metadata views (columns of a .csv / .jsonl --text file)")
+    g = p.add_argument_group("metadata views (columns of a .csv / .tsv / .jsonl --text file)")
     g.add_argument("--time-column", metavar="NAME", default=None,
                    help="a dynamic topic model (fit dtm): the column of each document's time; "
                         "adds the over-time view (documents without a time are left out)")
@@ -44,8 +44,9 @@ def add_report_meta_args(p):
 
 def _column(meta, name, flag, path):
     if not meta or name not in meta:
+        none = "(none: give a .csv, .tsv or .jsonl file)"
         raise CLIError(f"{flag} {name!r} is not a column of {path}; its columns are: "
-                       f"{', '.join(sorted(meta or {})) or '(none: give a .csv or .jsonl file)'}.")
+                       f"{', '.join(sorted(meta or {})) or none}.")
     return meta[name]
 
 
@@ -92,7 +93,7 @@ def report_meta(args, model, corpus):
              args.label_column), ("--covariates", args.covariates)) if v is not None]
     if corpus is None:
         if given:
-            raise CLIError(f"{given[0]} needs --text with a .csv or .jsonl file.")
+            raise CLIError(f"{given[0]} needs --text with a .csv, .tsv or .jsonl file.")
         return None, kw
     meta = corpus.get("metadata")
     sliced = getattr(model, "time_slices_", None) is not None

@@ -63,8 +63,8 @@ def add_parsers(sub):
     p.add_argument("--n-docs", type=_positive_int, default=10, metavar="N",
                    help="typical documents listed per topic, duplicates shown once (default 10)")
     p.add_argument("--title-column", metavar="NAME", default=None,
-                   help="column / key of a .csv / .jsonl --text file that names the documents "
-                        "(default: a 'title' column, else each document's first line)")
+                   help="column / key of a .csv / .tsv / .jsonl --text file that names the "
+                        "documents (default: a 'title' column, else each document's first line)")
     add_report_meta_args(p)
     p.set_defaults(handler=_cmd_report)
 
@@ -86,10 +86,10 @@ def _add_corpus_args(p):
     src.add_argument("--data", metavar="PATH", help="a UCI docword file (with --vocab)")
     src.add_argument("--vocab", metavar="PATH", help="vocabulary file for --data")
     src.add_argument("--text", metavar="PATH",
-                     help="raw texts (folder, .txt, .csv, .jsonl), counted with the "
-                          "vectorizer saved in the model (fit with --text)")
+                     help="raw texts (folder, .txt, .csv, .tsv, .jsonl, each may be .gz), "
+                          "counted with the vectorizer saved in the model (fit with --text)")
     src.add_argument("--text-column", metavar="NAME", default=None,
-                     help="column / key of the text in .csv / .jsonl (default 'text')")
+                     help="column / key of the text in .csv / .tsv / .jsonl (default 'text')")
 
 
 def _model_corpus(args, model):
@@ -185,7 +185,7 @@ def _cmd_report(args, out):
     if args.title_column is not None:
         columns = corpus.get("metadata") if corpus is not None else None
         if not columns:
-            raise CLIError("--title-column needs --text with a .csv or .jsonl file (a table "
+            raise CLIError("--title-column needs --text with a .csv, .tsv or .jsonl file (a table "
                            "with named columns).")
         if args.title_column not in columns:
             raise CLIError(f"--title-column {args.title_column!r}: no such column in "

@@ -29,7 +29,7 @@ def add_dmr_args(p):
     """
     _add_text_args(p)
     p.add_argument("--covariates", metavar="COL,COL", default=None,
-                   help="columns of the --text .csv / .jsonl file that set each document's "
+                   help="columns of the --text .csv / .tsv / .jsonl file that set each document's "
                         "topic prior: numbers as they are, anything else one-hot")
     p.add_argument("--prior-variance", type=float, default=None,
                    help="variance of the Gaussian prior of the regression coefficients "
@@ -114,7 +114,7 @@ def run_dmr(args, progress):
     from ..topic import DirichletMultinomialRegression  # lazy: numba, ~2 s start-up
 
     if getattr(args, "text", None) is None or args.covariates is None:
-        raise CLIError("fit dmr needs --text FILE (a .csv or .jsonl file) and --covariates "
+        raise CLIError("fit dmr needs --text FILE (a .csv, .tsv or .jsonl file) and --covariates "
                        "COL[,COL...] (the columns that set each document's topic prior).")
     corpus = load_input(args, "counts")
     meta = corpus.get("metadata") or {}

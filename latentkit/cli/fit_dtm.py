@@ -29,9 +29,9 @@ def add_dtm_args(p):
     """
     _add_text_args(p)
     p.add_argument("--time-column", metavar="NAME", default=None,
-                   help="column / key of the --text .csv / .jsonl file holding each document's "
-                        "time (an ISO date such as 2001-07-07, a year, or any sortable value); "
-                        "documents without one are left out")
+                   help="column / key of the --text .csv / .tsv / .jsonl file holding each "
+                        "document's time (an ISO date such as 2001-07-07, a year, or any "
+                        "sortable value); documents without one are left out")
     p.add_argument("--slices", default="year", metavar="year|month|none|N",
                    help="time slices: the year (default) or month of each date, the values "
                         "themselves (none), or N slices of equal numbers of documents")
@@ -96,7 +96,7 @@ def run_dtm(args, progress):
     from ..topic import DynamicTopicModel, slice_times  # lazy: numba, ~2 s start-up
 
     if getattr(args, "text", None) is None or args.time_column is None:
-        raise CLIError("fit dtm needs --text FILE (a .csv or .jsonl file) and --time-column "
+        raise CLIError("fit dtm needs --text FILE (a .csv, .tsv or .jsonl file) and --time-column "
                        "NAME (the column holding each document's time).")
     corpus = load_input(args, "counts")
     meta = corpus.get("metadata") or {}

@@ -29,8 +29,8 @@ def add_llda_args(p):
     """
     _add_text_args(p)
     p.add_argument("--label-column", metavar="NAME", default=None,
-                   help="column / key of the --text .csv / .jsonl file holding each document's "
-                        "labels (empty: the document may use every topic)")
+                   help="column / key of the --text .csv / .tsv / .jsonl file holding each "
+                        "document's labels (empty: the document may use every topic)")
     p.add_argument("--label-separator", default=",", metavar="SEP",
                    help="separator of several labels in one cell (default ',')")
     p.add_argument("--free-topics", type=int, default=None,
@@ -79,8 +79,8 @@ def run_llda(args, progress):
     from ..topic import LabeledLDA  # lazy: numba, ~2 s start-up
 
     if getattr(args, "text", None) is None or args.label_column is None:
-        raise CLIError("fit llda needs --text FILE (a .csv or .jsonl file) and --label-column "
-                       "NAME (the column holding each document's labels).")
+        raise CLIError("fit llda needs --text FILE (a .csv, .tsv or .jsonl file) and "
+                       "--label-column NAME (the column holding each document's labels).")
     if args.n_components is not None:
         raise CLIError("fit llda has one topic per label: use --free-topics for more topics, "
                        "not -k.")
