@@ -65,10 +65,10 @@ def read_texts(source, text_column=None):
     ----------
     source : str, path-like or iterable of str
         A folder (every ``*.txt`` file in it, sorted by name, is one document); a ``.txt`` file
-        (one document per non-blank line); a ``.csv`` or TAB-separated ``.tsv`` file (header
-        row; one document per row); a ``.jsonl`` file (one JSON object per line); any of these
-        files gzip-compressed (``.txt.gz``, ``.csv.gz``, ``.tsv.gz``, ``.jsonl.gz``); or an
-        iterable of strings.
+        (one document per non-blank line); a ``.csv`` file or a TAB-separated ``.tsv`` file
+        without quoting (header row; one document per row); a ``.jsonl`` file (one JSON
+        object per line); any of these files gzip-compressed (``.txt.gz``, ``.csv.gz``,
+        ``.tsv.gz``, ``.jsonl.gz``); or an iterable of strings.
     text_column : str, optional
         The column (CSV / TSV) or key (JSON lines) holding the text; default ``'text'``.
 

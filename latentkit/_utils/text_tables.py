@@ -1,6 +1,8 @@
 """Documents of a table file (``.csv`` or TAB-separated ``.tsv`` with a header row,
 ``.jsonl`` / ``.ndjson`` with one JSON object per line), for :func:`latentkit.text.read_texts`:
-one document per row, the other columns as metadata.
+one document per row, the other columns as metadata. A ``.tsv`` is read as IANA's
+``text/tab-separated-values`` (what ``apt``, ``cut`` or ``paste`` write): no quoting, so a
+field never holds a TAB or a line break and a ``"`` in it is text.
 
 What real files contain (issue 48): a row without the text field, or with ``null`` there
 (JSON) or a missing trailing field (CSV), is skipped with one warning that counts the rows and
@@ -48,8 +50,10 @@ def table_texts(path, text, text_column=None, kind=None):
     """
     kind = path.suffix.lower() if kind is None else kind
     if kind in (".csv", ".tsv"):
-        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True,
-                                delimiter="\t" if kind == ".tsv" else ",")
+        # TSV as IANA's text/tab-separated-values (and apt, cut, awk) write it: no quoting,
+        # a field holds no TAB or newline, so a quote is text ('"free form" document ...').
+        tsv = dict(delimiter="\t", quoting=csv.QUOTE_NONE) if kind == ".tsv" else {}
+        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True, **tsv)
         rows, lines = _csv_rows(path, reader, kind[1:].upper())
         return _table_rows(path, rows, text_column, reader.fieldnames or [], lines)
     rows, lines = [], []

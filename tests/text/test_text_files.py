@@ -20,11 +20,18 @@ ROWS = [  # fields with commas, quotes and non-ASCII, as real package descriptio
 ]
 
 
-def _table(path, delimiter):
+def _csv(path):
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(ROWS[0]), delimiter=delimiter)
+        w = csv.DictWriter(fh, fieldnames=list(ROWS[0]))  # quotes the fields that need it
         w.writeheader()
         w.writerows(ROWS)
+    return path
+
+
+def _tsv(path, rows=ROWS):
+    """TSV as apt, cut and IANA's text/tab-separated-values have it: no quoting."""
+    lines = ["\t".join(rows[0])] + ["\t".join(r.values()) for r in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
@@ -34,14 +41,24 @@ def _plain_files(tmp_path):
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
     txt = tmp_path / "d.txt"
     txt.write_text("".join(r["description"] + "\n\n" for r in ROWS), encoding="utf-8")
-    return {".txt": txt, ".csv": _table(tmp_path / "d.csv", ","),
-            ".tsv": _table(tmp_path / "d.tsv", "\t"), ".jsonl": jsonl}
+    return {".txt": txt, ".csv": _csv(tmp_path / "d.csv"), ".tsv": _tsv(tmp_path / "d.tsv"),
+            ".jsonl": jsonl}
 
 
 def _gzip(path):
     out = path.with_name(path.name + ".gz")
     out.write_bytes(gzip.compress(path.read_bytes()))
     return out
+
+
+def test_tsv_quotes_are_text(tmp_path):
+    """debian_short line 189: a description that starts with a quote (a quoted CSV field that
+    does not end at the TAB) is read as written, not as a CSV quote."""
+    rows = [{"package": "aft", "section": "text",
+             "description": '"free form" document preparation system'},
+            {"package": "q", "section": "x", "description": 'say "hi'}]
+    texts, _, meta = read_texts(_tsv(tmp_path / "q.tsv", rows), text_column="description")
+    assert texts == [r["description"] for r in rows] and meta["package"] == ["aft", "q"]
 
 
 def test_tsv_reads_as_the_same_table_in_csv(tmp_path):
