@@ -112,7 +112,11 @@ class InputOutputHMM(LatentModel):
     maximiser raises it. So the fit is a **generalised EM**: the bound, the log-likelihood
     plus the coefficients' log prior in **nats per time step**, never decreases; convergence is
     linear (slower than an HMM's closed-form transition update on the same data). The
-    statistics are sums over time steps, so ``partial_fit`` works unchanged.
+    statistics are sums over time steps, so ``partial_fit`` works unchanged, and ``fit``
+    takes a chunked source of whole sequences (``(X, {'lengths': ..., 'inputs': ...})``
+    chunks, or the whole ``inputs=`` given to ``fit``, cut with each chunk's rows) or a Dask
+    array with ``lengths=`` and ``inputs=`` (the blocks are moved to sequence boundaries and
+    ``inputs`` is cut by the same rows), giving the in-memory fit.
 
     Parameters
     ----------
@@ -161,8 +165,7 @@ class InputOutputHMM(LatentModel):
     ------
     InputError
         Bad hyper-parameters, data or ``inputs`` (missing in ``fit``, wrong length, width or
-        non-finite), naming them; chunked sources and Dask collections (``inputs`` must be in
-        memory).
+        non-finite), naming them.
 
     Notes
     -----
@@ -199,6 +202,9 @@ class InputOutputHMM(LatentModel):
     """
 
     _sample_unit = "time step"
+    #: one row of inputs per time step: cut with the rows of X per chunk of a source or block
+    #: of a Dask array (whose chunks and blocks hold whole sequences)
+    _row_fit_params = ("inputs",)
     _tol_may_be_none = True
 
     def __init__(self, n_components=2, covariance_type="diag", *, input_start=False,
@@ -246,12 +252,6 @@ class InputOutputHMM(LatentModel):
             raise InputTypeError(f"init must be a str or a dict, got {type(self.init).__name__}.")
 
     # ---- data ------------------------------------------------------------------------------
-    def _prepare_data(self, X, reset, **fit_params):
-        if hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask":
-            raise InputTypeError("InputOutputHMM is fitted on in-memory sequences with their "
-                                 f"inputs; got {type(X).__name__}.")
-        return super()._prepare_data(X, reset, **fit_params)
-
     def _validate_data(self, X, reset, lengths=None, inputs=None, **kw):
         if kw:
             raise InputTypeError(f"InputOutputHMM got unexpected arguments {sorted(kw)}.")
