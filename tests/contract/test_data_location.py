@@ -176,6 +176,33 @@ def test_per_step_inputs_travel_with_the_sequences(name):
     assert not np.allclose(shifted.transition_coefs_, memory.transition_coefs_)
 
 
+def test_stochastic_vi_cuts_per_step_inputs_with_the_sequences():
+    """StochasticVI of an InputOutputHMM gives the same model from memory (lengths= and
+    inputs=), from a source of ``(X, {'lengths', 'inputs'})`` chunks and from a source of
+    ``(X, {'lengths'})`` chunks with the whole ``inputs=``: each minibatch of whole sequences
+    carries its own rows of inputs. On main every path failed (the minibatch of sequences kept
+    the whole chunk's inputs; then the start's second validation took the model for unfitted)."""
+    make, arg, side = SEQUENCE_SIDE_CASES["InputOutputHMM"]
+    X, u = _gauss(N, 0), side(N)
+    lengths = [15] * 6
+    own = [(X[a:a + 30], {"lengths": [15, 15], "inputs": u[a:a + 30]}) for a in (0, 30, 60)]
+    whole = [(c, {"lengths": kw["lengths"]}) for c, kw in own]
+
+    def svi(data, **kw):
+        run = lk.inference.StochasticVI(make(), batch_size=30, n_epochs=2, shuffle=False,
+                                        random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lk.ConvergenceWarning)
+            return run.fit(data, **kw).model_
+
+    memory = svi(X, lengths=lengths, inputs=u)
+    assert_same_model(memory, svi(IterableSource(own, n_samples=N)))
+    assert_same_model(memory, svi(IterableSource(whole, n_samples=N), inputs=u))
+    # the inputs are read: other inputs give another model
+    other = svi(X, lengths=lengths, inputs=-u)
+    assert not np.allclose(other.transition_coefs_, memory.transition_coefs_)
+
+
 def test_per_step_inputs_of_the_wrong_length_are_refused_on_chunked_and_dask_data():
     X, u = _gauss(N, 0), np.zeros((N - 1, 2))
     source = IterableSource([(X[:45], {"lengths": [45]}), (X[45:], {"lengths": [45]})])
