@@ -310,8 +310,10 @@ class StochasticVI(ParamsMixin):
                 lengths = np.asarray(lengths)
                 offsets = np.concatenate([[0], np.cumsum(lengths)])
                 bounds = split_sequences(offsets, np.arange(bs, m, bs))
-                for s, e in zip(bounds[:-1], bounds[1:]):
-                    yield chunk[offsets[s]:offsets[e]], {**kw, "lengths": lengths[s:e]}
+                for s, e in zip(bounds[:-1], bounds[1:]):  # row-aligned arguments cut too
+                    yield chunk[offsets[s]:offsets[e]], {
+                        **slice_row_params(kw, names, int(offsets[s]), int(offsets[e])),
+                        "lengths": lengths[s:e]}
 
     def _sequences_as_source(self, X, fit_params):
         """In-memory sequences (``lengths``) as one chunk of whole sequences, which

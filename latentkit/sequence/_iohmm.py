@@ -112,7 +112,11 @@ class InputOutputHMM(LatentModel):
     maximiser raises it. So the fit is a **generalised EM**: the bound, the log-likelihood
     plus the coefficients' log prior in **nats per time step**, never decreases; convergence is
     linear (slower than an HMM's closed-form transition update on the same data). The
-    statistics are sums over time steps, so ``partial_fit`` works unchanged.
+    statistics are sums over time steps, so ``partial_fit`` works unchanged, and ``fit``
+    takes a chunked source of whole sequences (``(X, {'lengths': ..., 'inputs': ...})``
+    chunks, or the whole ``inputs=`` given to ``fit``, cut with each chunk's rows) or a Dask
+    array with ``lengths=`` and ``inputs=`` (the blocks are moved to sequence boundaries and
+    ``inputs`` is cut by the same rows), giving the in-memory fit.
 
     Parameters
     ----------
@@ -161,8 +165,7 @@ class InputOutputHMM(LatentModel):
     ------
     InputError
         Bad hyper-parameters, data or ``inputs`` (missing in ``fit``, wrong length, width or
-        non-finite), naming them; chunked sources and Dask collections (``inputs`` must be in
-        memory).
+        non-finite), naming them.
 
     Notes
     -----
@@ -199,6 +202,9 @@ class InputOutputHMM(LatentModel):
     """
 
     _sample_unit = "time step"
+    #: one row of inputs per time step: cut with the rows of X per chunk of a source or block
+    #: of a Dask array (whose chunks and blocks hold whole sequences)
+    _row_fit_params = ("inputs",)
     _tol_may_be_none = True
 
     def __init__(self, n_components=2, covariance_type="diag", *, input_start=False,
@@ -246,19 +252,13 @@ class InputOutputHMM(LatentModel):
             raise InputTypeError(f"init must be a str or a dict, got {type(self.init).__name__}.")
 
     # ---- data ------------------------------------------------------------------------------
-    def _prepare_data(self, X, reset, **fit_params):
-        if hasattr(X, "iter_chunks") or type(X).__module__.partition(".")[0] == "dask":
-            raise InputTypeError("InputOutputHMM is fitted on in-memory sequences with their "
-                                 f"inputs; got {type(X).__name__}.")
-        return super()._prepare_data(X, reset, **fit_params)
-
     def _validate_data(self, X, reset, lengths=None, inputs=None, **kw):
         if kw:
             raise InputTypeError(f"InputOutputHMM got unexpected arguments {sorted(kw)}.")
         if reset:
             if not hasattr(self, "emission_"):
                 self._validate_params()
-        elif not self.__dict__.get("_defer_data_defaults"):
+        elif "n_inputs_" not in vars(self):  # validated by a fit (its width is known)
             self._check_is_fitted()
         shape = getattr(X, "shape", None)
         if shape is None:
@@ -429,6 +429,12 @@ class InputOutputHMM(LatentModel):
     def _is_fitted(self):
         return hasattr(self, "transition_intercepts_") and hasattr(self, "emission_")
 
+    def _fitted_data(self, X, lengths, inputs):
+        """``X`` validated for an inference method of the fitted model (NotFittedError else;
+        ``_validate_data(reset=False)`` alone also serves a fit's drivers before the start)."""
+        self._check_is_fitted()
+        return self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+
     def transition_matrices(self, inputs):
         """Per-step transition matrices ``p(z_t = j | z_{t-1} = i, u_t)``.
 
@@ -461,7 +467,7 @@ class InputOutputHMM(LatentModel):
         -------
         ndarray of shape (n_samples,)
         """
-        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        data = self._fitted_data(X, lengths, inputs)
         return self._run(data, backward=False)[1]
 
     def score_sequences(self, X, lengths=None, inputs=None):
@@ -471,7 +477,7 @@ class InputOutputHMM(LatentModel):
         -------
         ndarray of shape (n_sequences,)
         """
-        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        data = self._fitted_data(X, lengths, inputs)
         return self._run(data, backward=False)[3]
 
     def score(self, X, lengths=None, inputs=None):
@@ -481,7 +487,7 @@ class InputOutputHMM(LatentModel):
         -------
         float
         """
-        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        data = self._fitted_data(X, lengths, inputs)
         return float(self._run(data, backward=False)[3].sum() / data.n_samples)
 
     def predict_proba(self, X, lengths=None, inputs=None):
@@ -491,7 +497,7 @@ class InputOutputHMM(LatentModel):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        data = self._fitted_data(X, lengths, inputs)
         return self._posteriors(data)[0]
 
     def decode(self, X, lengths=None, inputs=None):
@@ -503,7 +509,7 @@ class InputOutputHMM(LatentModel):
             ``sum_s max_z log p(x^(s), z | u^(s))``, nats.
         state_sequence : ndarray of shape (n_samples,) of int
         """
-        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        data = self._fitted_data(X, lengths, inputs)
         logb = self.emission_.log_likelihood(self._emission_params(), data.X)
         log_A = tr.transition_probabilities(data.Z, self._theta())[1]
         with np.errstate(divide="ignore"):
@@ -572,7 +578,7 @@ class InputOutputHMM(LatentModel):
         -------
         float
         """
-        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        data = self._fitted_data(X, lengths, inputs)
         ll = self._run(data, backward=False)[3].sum()
         return float(-2.0 * ll + self._n_parameters() * np.log(data.n_samples))
 
@@ -583,7 +589,7 @@ class InputOutputHMM(LatentModel):
         -------
         float
         """
-        data = self._validate_data(X, reset=False, lengths=lengths, inputs=inputs)
+        data = self._fitted_data(X, lengths, inputs)
         ll = self._run(data, backward=False)[3].sum()
         return float(-2.0 * ll + 2.0 * self._n_parameters())
 

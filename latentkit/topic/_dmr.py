@@ -26,6 +26,7 @@ from ._grouped_estep import GroupedStep, run_groups
 from ._lda_guard import GuardedEStep
 from ._side_info import SideSummary
 from ._lda_estep import _suff_stats
+from ._report import ReportMixin
 
 __all__ = ["DirichletMultinomialRegression", "DMRStats", "dmr_prior_objective"]
 
@@ -80,7 +81,7 @@ def dmr_prior_objective(lam, Z, docs, elog_theta, prior_variance):
     return val, Z.T @ dA - lam / prior_variance
 
 
-class DirichletMultinomialRegression(TopWordsMixin, LatentModel):
+class DirichletMultinomialRegression(ReportMixin, TopWordsMixin, LatentModel):
     """Topic model with Dirichlet-multinomial regression priors (Mimno & McCallum 2008): a
     document's topic prior ``alpha_dk = exp(lambda_0k + sum_f x_df lambda_fk)`` follows its
     covariates ``x_d``. Mean-field variational Bayes for the topics and the documents,

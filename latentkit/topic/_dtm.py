@@ -35,6 +35,7 @@ from ._grouped_estep import GroupedStep, run_groups
 from ._lda_guard import GuardedEStep
 from ._side_info import SideSummary
 from ._lda_estep import _suff_stats
+from ._report import ReportMixin
 from .._utils.words import top_words
 
 __all__ = ["DynamicTopicModel", "DTMStats"]
@@ -74,7 +75,7 @@ def _slice_tables(means, variances):
     return tables
 
 
-class DynamicTopicModel(LatentModel):
+class DynamicTopicModel(ReportMixin, LatentModel):
     """Dynamic topic model (Blei & Lafferty 2006): topics that drift over time slices.
 
     Documents carry a time (``times``, one label per document: a year, a date, a slice

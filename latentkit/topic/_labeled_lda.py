@@ -26,6 +26,7 @@ from ._grouped_estep import GroupedStep, run_groups
 from ._lda_guard import GuardedEStep
 from ._side_info import SideSummary
 from ._lda_estep import LDAStats, _suff_stats
+from ._report import ReportMixin
 
 __all__ = ["LabeledLDA"]
 
@@ -73,7 +74,7 @@ def _label_sets(labels, n_docs):
             for s in sets], None
 
 
-class LabeledLDA(TopWordsMixin, LatentModel):
+class LabeledLDA(ReportMixin, TopWordsMixin, LatentModel):
     """Labeled LDA: one topic per label, each document's topics restricted to its labels
     (plus optional free topics, as in Partially Labeled LDA). Mean-field variational Bayes;
     the ELBO is in **nats per document**.

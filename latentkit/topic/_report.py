@@ -41,7 +41,7 @@ from ._seeding import resolve_seed_topics
 from ..exceptions import InputError
 
 __all__ = ["topic_report", "report_data", "relevance", "saliency", "classical_mds",
-           "TopicReportMixin"]
+           "ReportMixin", "TopicReportMixin"]
 
 _LAMBDA_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
 
@@ -500,25 +500,36 @@ def topic_report(model, corpus=None, path=None, *, vocabulary=None, n_words=30,
     return page
 
 
-class TopicReportMixin(PyLDAvisMixin):
-    """Adds :meth:`report` (and, from :class:`PyLDAvisMixin`, :meth:`to_pyldavis`) to a topic
-    model (``LatentDirichletAllocation``, ``PLSA``)."""
+class ReportMixin:
+    """Adds :meth:`report` to a topic model: :func:`topic_report` of the model itself
+    (``DynamicTopicModel``, ``LabeledLDA`` and ``DirichletMultinomialRegression``, whose
+    ``transform`` needs side information, get only this; the others get
+    :class:`TopicReportMixin`)."""
 
     def report(self, path=None, corpus=None, **kwargs):
         """An interactive standalone HTML report of the topics (inter-topic map with a size
         legend, the most salient words, relevance bars with a lambda slider and a scale, a
-        word search that resizes the circles, coherence and typical documents).
+        word search that resizes the circles, coherence and typical documents; a section
+        "Topics over time" with ``times=``, "Topics by label" with ``labels=`` or a DMR's
+        ``covariates=``).
+
+        Same as ``topic_report(self, corpus, path, **kwargs)``.
 
         Parameters
         ----------
         path : str or path-like, optional
-            Where to write the HTML file.
+            Where to write the HTML file (UTF-8). Default: only return it.
         corpus : Corpus or count matrix (n_docs, n_features), optional
             For prevalence, p(w), coherence and the typical documents.
         **kwargs
             ``vocabulary``, ``n_words``, ``coherence_measure``, ``top_n``, ``n_docs`` (default
             10), ``title_column`` (a column of the corpus's table naming the documents),
-            ``title``: see :func:`latentkit.topic.topic_report`.
+            ``title``, and the corpus's side information: ``times`` (n_docs,) each document's
+            time slice label (a ``DynamicTopicModel``: required with a corpus), ``labels``
+            (each document's labels: a ``LabeledLDA`` keeps none of its training labels, so
+            pass them, required with a corpus; any other model: an optional grouping),
+            ``covariates`` (n_docs, n_covariates) (a ``DirichletMultinomialRegression``:
+            required with a corpus). See :func:`latentkit.topic.topic_report`.
 
         Returns
         -------
@@ -527,7 +538,37 @@ class TopicReportMixin(PyLDAvisMixin):
 
         Raises
         ------
-        NotFittedError, ValueError
+        NotFittedError
+            The model is not fitted.
+        InputError
+            A corpus without the side information the model's ``transform`` needs (``times``,
+            ``labels``, ``covariates``), or side information the model does not take; see
+            :func:`latentkit.topic.report_data`.
+
+        Notes
+        -----
+        Source: Sievert & Shirley (2014), "LDAvis: A method for visualizing and interpreting
+        topics"; Chuang, Manning & Heer (2012).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from latentkit.topic import DynamicTopicModel, topic_report
+        >>> X = np.array([[3, 1, 0, 0], [2, 2, 0, 0], [0, 0, 3, 1], [0, 1, 2, 2]])
+        >>> years = [2001, 2001, 2002, 2002]
+        >>> dtm = DynamicTopicModel(2, init="random", random_state=0, max_iter=3)
+        >>> dtm = dtm.fit(X, times=years)
+        >>> html = dtm.report(corpus=X, times=years, coherence_measure=None)  # also path=...
+        >>> html.startswith("<!DOCTYPE html>")
+        True
+        >>> html == topic_report(dtm, X, times=years, coherence_measure=None)
+        True
         """
         self._check_is_fitted()
         return topic_report(self, corpus, path, **kwargs)
+
+
+class TopicReportMixin(ReportMixin, PyLDAvisMixin):
+    """Adds :meth:`report` (from :class:`ReportMixin`) and :meth:`to_pyldavis` (from
+    :class:`PyLDAvisMixin`) to a topic model with ``components_`` whose ``transform`` takes
+    the counts alone (``LatentDirichletAllocation``, ``PLSA``, ...)."""

@@ -30,7 +30,6 @@ db = pytest.importorskip("dask.bag")
 NOT_CHUNKED = {
     "VAE": "fitted by minibatch SGD on in-memory data (no chunked or Dask path)",
     "PLSA": "keeps P(z|d) per training document; refuses chunked and Dask data (TypeError)",
-    "InputOutputHMM": "needs inputs= per time step; refuses chunked and Dask data",
 }
 
 DEFAULT_CASES = {
@@ -69,6 +68,17 @@ SIDE_CASES = {
     "DirichletMultinomialRegression": (
         lambda: lk.DirichletMultinomialRegression(3, random_state=0, max_iter=10),
         "covariates", lambda n: np.eye(3)[np.arange(n) * 3 // n][:, :2].copy()),
+}
+
+#: the sequence models whose fit takes an argument with one row per time step (inputs=): the
+#: argument and its value for n time steps
+SEQUENCE_SIDE_CASES = {
+    "InputOutputHMM": (lambda: lk.InputOutputHMM(2, random_state=0, max_iter=10),
+                       "inputs", lambda n: np.random.default_rng(1).normal(size=(n, 2))),
+    "InputOutputHMM-input_start": (
+        lambda: lk.InputOutputHMM(2, input_start=True, covariance_type="full",
+                                  random_state=0, max_iter=10),
+        "inputs", lambda n: np.random.default_rng(1).normal(size=(n, 1))),
 }
 
 N, PARTS = 90, 3
@@ -136,6 +146,73 @@ def test_side_information_travels_with_the_rows(name):
         assert_same_model(memory, other)
 
 
+@pytest.mark.parametrize("name", sorted(SEQUENCE_SIDE_CASES))
+def test_per_step_inputs_travel_with_the_sequences(name):
+    """An InputOutputHMM's fit with inputs= (one row per time step) is the same in memory,
+    from a source of ``(X, {'lengths': ..., 'inputs': ...})`` chunks of whole sequences, from
+    a source of ``(X, {'lengths': ...})`` chunks with the whole ``inputs=`` (cut per chunk),
+    and on a Dask array whose blocks (25 rows) cut sequences apart: the blocks are moved to
+    sequence boundaries and ``inputs`` is cut by the same rows. On main the model refused
+    chunked and Dask data."""
+    make, arg, side = SEQUENCE_SIDE_CASES[name]
+    X, value = _gauss(N, 0), side(N)
+    lengths = [15] * 6
+    size, per = N // PARTS, len(lengths) // PARTS
+    memory = _fit(make(), X, lengths=lengths, **{arg: value})
+    own = [(X[i * size:(i + 1) * size], {"lengths": lengths[i * per:(i + 1) * per],
+                                         arg: value[i * size:(i + 1) * size]})
+           for i in range(PARTS)]
+    whole = [(c, {"lengths": kw["lengths"]}) for c, kw in own]
+    fits = [_fit(make(), IterableSource(own)),
+            _fit(make(), IterableSource(whole), **{arg: value})]
+    with dask.config.set(scheduler="synchronous"):
+        fits.append(_fit(make(), da.from_array(X, chunks=(25, X.shape[1])), lengths=lengths,
+                         **{arg: value}))
+    for other in fits:
+        assert memory.n_iter_ == other.n_iter_
+        assert_same_model(memory, other)
+    # the answer depends on the inputs: another input series gives another model
+    shifted = _fit(make(), X, lengths=lengths, **{arg: np.roll(value, 7, axis=0)})
+    assert not np.allclose(shifted.transition_coefs_, memory.transition_coefs_)
+
+
+def test_stochastic_vi_cuts_per_step_inputs_with_the_sequences():
+    """StochasticVI of an InputOutputHMM gives the same model from memory (lengths= and
+    inputs=), from a source of ``(X, {'lengths', 'inputs'})`` chunks and from a source of
+    ``(X, {'lengths'})`` chunks with the whole ``inputs=``: each minibatch of whole sequences
+    carries its own rows of inputs. On main every path failed (the minibatch of sequences kept
+    the whole chunk's inputs; then the start's second validation took the model for unfitted)."""
+    make, arg, side = SEQUENCE_SIDE_CASES["InputOutputHMM"]
+    X, u = _gauss(N, 0), side(N)
+    lengths = [15] * 6
+    own = [(X[a:a + 30], {"lengths": [15, 15], "inputs": u[a:a + 30]}) for a in (0, 30, 60)]
+    whole = [(c, {"lengths": kw["lengths"]}) for c, kw in own]
+
+    def svi(data, **kw):
+        run = lk.inference.StochasticVI(make(), batch_size=30, n_epochs=2, shuffle=False,
+                                        random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lk.ConvergenceWarning)
+            return run.fit(data, **kw).model_
+
+    memory = svi(X, lengths=lengths, inputs=u)
+    assert_same_model(memory, svi(IterableSource(own, n_samples=N)))
+    assert_same_model(memory, svi(IterableSource(whole, n_samples=N), inputs=u))
+    # the inputs are read: other inputs give another model
+    other = svi(X, lengths=lengths, inputs=-u)
+    assert not np.allclose(other.transition_coefs_, memory.transition_coefs_)
+
+
+def test_per_step_inputs_of_the_wrong_length_are_refused_on_chunked_and_dask_data():
+    X, u = _gauss(N, 0), np.zeros((N - 1, 2))
+    source = IterableSource([(X[:45], {"lengths": [45]}), (X[45:], {"lengths": [45]})])
+    with pytest.raises(lk.exceptions.InputError, match="inputs"):
+        lk.InputOutputHMM(2).fit(source, inputs=u)
+    with pytest.raises(lk.exceptions.InputError, match="inputs"):
+        lk.InputOutputHMM(2).fit(da.from_array(X, chunks=(30, X.shape[1])), lengths=[45, 45],
+                                 inputs=u)
+
+
 @pytest.mark.parametrize("name", ["DynamicTopicModel", "LabeledLDA",
                                   "DirichletMultinomialRegression"])
 def test_stochastic_vi_cuts_the_side_information_with_the_minibatches(name):
@@ -184,6 +261,7 @@ def test_every_public_model_is_covered_or_excused():
     names = {type(make()).__name__ for make, _ in LATENT_CASES.values()}
     covered = {type(make()).__name__ for make, _ in DEFAULT_CASES.values()}
     covered |= {type(make()).__name__ for make, _, _ in SIDE_CASES.values()}
+    covered |= {type(make()).__name__ for make, _, _ in SEQUENCE_SIDE_CASES.values()}
     # the generic HMM classes are the same code as their named subclasses; the recipe's test
     # models (tests/toy_models.py, tests/recipe_models.py) are not public models
     generic = {"HiddenMarkovModel", "VariationalHMM", "ToyMixture", "BernoulliMixture"}

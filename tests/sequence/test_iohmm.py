@@ -14,6 +14,7 @@ import latentkit as lk
 from latentkit import GaussianHMM, InputOutputHMM
 from latentkit._kernels.iohmm import iohmm_forward_backward, iohmm_viterbi
 from latentkit.exceptions import InputError
+from latentkit.sources import IterableSource
 from latentkit.sequence import _transition_regression as tr
 from latentkit.testing._oracles_iohmm import (iohmm_forward_backward_oracle,
                                               iohmm_viterbi_oracle)
@@ -285,13 +286,13 @@ def test_bad_input_names_the_argument():
         InputOutputHMM(2, coefs_prior=-1).fit(X, inputs=U)
     with pytest.raises(InputError, match="reference category"):
         InputOutputHMM(2, init={"transition_intercepts": np.ones((2, 2))}).fit(X, inputs=U)
-    with pytest.raises(TypeError, match="in-memory"):
-        InputOutputHMM(2).fit(_Chunks(), inputs=U)
-
-
-class _Chunks:
-    def iter_chunks(self):  # pragma: no cover - refused before reading
-        yield np.zeros((2, 2))
+    # chunked data: inputs= travel with the rows (tests/contract/test_data_location.py), and
+    # are still required
+    source = IterableSource([(X[:10], {"lengths": [10]}), (X[10:], {"lengths": [10]})])
+    with pytest.raises(InputError, match="needs inputs="):
+        InputOutputHMM(2).fit(source)
+    with pytest.raises(InputError, match="inputs must have one row per row of X"):
+        InputOutputHMM(2).fit(source, inputs=U[:15])
 
 
 def test_sample_follows_the_inputs():
