@@ -5,6 +5,7 @@ groups (arrays in, values out)."""
 import numpy as np
 
 from ._lda_estep import _run_local
+from ._lda_guard import GuardedLocalStep
 
 __all__ = ["GroupedStep", "run_groups", "keep_better"]
 
@@ -59,7 +60,7 @@ def keep_better(new, old, parts):
     return mixed
 
 
-class GroupedStep:
+class GroupedStep(GuardedLocalStep):
     """The E-step of one part (in memory, a chunk, a Dask block) of a grouped model for LDA's
     guard on every path (:class:`latentkit.topic._lda_guard.GuardedEStep`).
 
@@ -96,19 +97,3 @@ class GroupedStep:
     def stats(data, local):
         """(statistics, gamma) of a part from its local state."""
         return local[2], local[1]
-
-    def part(self, data, cap, old=None):
-        """Statistics and gamma of one part; with ``old`` (the previous gammas) the guard
-        applied."""
-        local = self.cold(data, cap)
-        if old is not None:
-            local = self.keep_better(data, local, old)
-        return self.stats(data, local)
-
-    @staticmethod
-    def flatten(state):
-        return state
-
-    @staticmethod
-    def split(flat):
-        return flat

@@ -28,7 +28,7 @@ import numpy as np
 from ._lda_estep import _run_local, _suff_stats
 from ._lda_priors import prior_stats
 
-__all__ = ["GuardedEStep", "LDALocalStep", "ReplayedStart"]
+__all__ = ["GuardedEStep", "GuardedLocalStep", "LDALocalStep", "ReplayedStart"]
 
 
 def _keep_better(local, evaluated, indptr):
@@ -44,7 +44,29 @@ def _keep_better(local, evaluated, indptr):
     return gamma, exp_theta, ratio, doc_elbo
 
 
-class LDALocalStep:
+class GuardedLocalStep:
+    """What every local step of :class:`GuardedEStep` shares: :meth:`part` from the step's own
+    ``cold``, ``keep_better`` and ``stats``; the per-document state kept between iterations is
+    stored as it is (``flatten`` / ``split``)."""
+
+    def part(self, X, cap, old=None):
+        """Statistics and gamma of one part; with ``old`` (the previous gammas) the guard
+        applied (the cold start recomputed: the kernel is deterministic)."""
+        local = self.cold(X, cap)
+        if old is not None:
+            local = self.keep_better(X, local, old)
+        return self.stats(X, local)
+
+    @staticmethod
+    def flatten(state):
+        return state
+
+    @staticmethod
+    def split(flat):
+        return flat
+
+
+class LDALocalStep(GuardedLocalStep):
     """LDA's E-step of one part at fixed topics, from arrays.
 
     Parameters
@@ -81,21 +103,6 @@ class LDALocalStep:
         ss = _suff_stats(X, ratio, exp_theta, self.exp_beta_t)
         return prior_stats(self.learn_alpha, X, ss, doc_elbo, gamma), gamma
 
-    def part(self, X, cap, old=None):
-        """Statistics and gamma of one part; with ``old`` (the previous gammas) the guard
-        applied (the cold start recomputed: the kernel is deterministic)."""
-        local = self.cold(X, cap)
-        if old is not None:
-            local = self.keep_better(X, local, old)
-        return self.stats(X, local)
-
-    @staticmethod
-    def flatten(state):
-        return state
-
-    @staticmethod
-    def split(flat):
-        return flat
 
 
 class _ReplayedLocalStep:
