@@ -67,6 +67,44 @@ def _exp_elog_shifted(gamma_d, psi_d, t_d):
 
 
 @jit
+def _psi_parts(x):
+    """``(y, c)`` with ``psi(x) = log(y) + c`` for x > 0: :func:`digamma` without its
+    logarithm (``y`` is ``x`` moved up to at least 10 by the same recurrence, ``c`` the
+    recurrence's sum and the asymptotic series)."""
+    r = 0.0
+    if x < 10.0:
+        p = 0.0
+        q = 1.0
+        while x < 10.0:
+            p = p * x + q
+            q *= x
+            x += 1.0
+        r = -p / q
+    f = 1.0 / (x * x)
+    t = f * (-1.0 / 12.0 + f * (1.0 / 120.0 + f * (-1.0 / 252.0 + f * (
+        1.0 / 240.0 + f * (-1.0 / 132.0 + f * (691.0 / 32760.0 + f * (-1.0 / 12.0)))))))
+    return x, r - 0.5 / x + t
+
+
+@jit
+def _exp_elog_ratio(gamma_d, t_d):
+    """t_d <- exp(psi(gamma_d) - psi(max gamma_d)) as ``y_k exp(c_k - psi_max)``
+    (:func:`_psi_parts`): one logarithm per document sweep instead of one per topic. psi is
+    increasing, so ``psi(max gamma)`` is the maximum of the psi values; the result equals
+    :func:`_exp_elog_shifted`'s ``t_d`` to round-off (``exp(log y + c) = y exp(c)``)."""
+    K = gamma_d.shape[0]
+    gm = gamma_d[0]
+    for k in range(1, K):
+        if gamma_d[k] > gm:
+            gm = gamma_d[k]
+    ym, cm = _psi_parts(gm)
+    pm = math.log(ym) + cm
+    for k in range(K):
+        y, c = _psi_parts(gamma_d[k])
+        t_d[k] = y * math.exp(c - pm)
+
+
+@jit
 def _sweep(indices, data, s, e, exp_beta_t, t, acc):
     """acc[k] = sum_j n_j exp_beta_t[w_j, k] / (t . exp_beta_t[w_j]) over one document, read
     from the table (vectorised over k; the asymmetric-prior kernel's sweep,
@@ -262,7 +300,7 @@ def _doc_e_step(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, g, t,
         for k in range(K):
             g[k] = g0
     npad = _gather_block(indices, data, s, e, exp_beta_t, bd, dp)
-    _exp_elog_shifted(g, psi_d, t)
+    _exp_elog_ratio(g, t)
     it = 0
     while it < max_iter:
         it += 1
@@ -275,9 +313,11 @@ def _doc_e_step(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, g, t,
             change += abs(alpha + t[k] * acc[k] - g[k])
         for k in range(K):
             g[k] = alpha + t[k] * acc[k]
-        _exp_elog_shifted(g, psi_d, t)
         if change / K < tol:
             break
+        _exp_elog_ratio(g, t)
+    # the final gamma's psi values (the ELBO) and exp(E[log theta]) (the statistics)
+    _exp_elog_shifted(g, psi_d, t)
     val = _final_block(indices, s, e, nd, bd, npad, dp, beta_shift, alpha, const, g, t, psi_d,
                        ratio, norm)
     return val, it

@@ -73,3 +73,20 @@ def test_ranges_of_documents_give_the_same_outputs():
 
     for a, b in zip(run([0, D]), run([0, 1, 3, 6, D])):
         np.testing.assert_array_equal(a, b)
+
+
+def test_tiny_prior_exp_theta_matches_oracle():
+    """alpha = 1e-3: psi(gamma) of a topic absent from a document is near -1000, so its
+    exp(E[log theta]) underflows in both the kernel (``y exp(c - psi_max)``, one logarithm per
+    sweep) and the oracle (``exp(psi - max psi)``); the fitted numbers agree."""
+    rng = np.random.default_rng(11)
+    K, V = 7, 40
+    X = _corpus(rng, V, [1, 2, 5, 9, 13, 30])
+    lam = rng.gamma(0.5, 1.0, size=(K, V)) + 1e-3
+    g, ss, de, it = lda_e_step(X, lam, 1e-3, max_doc_update_iter=80, mean_change_tol=1e-6)
+    g2, ss2, de2, it2 = lda_e_step_oracle(X, lam, 1e-3, max_iter=80, tol=1e-6)
+    assert np.all(np.isfinite(de)) and np.all(np.isfinite(ss))
+    np.testing.assert_array_equal(it, it2)
+    np.testing.assert_allclose(g, g2, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ss, ss2, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(de, de2, rtol=1e-10, atol=1e-10)
