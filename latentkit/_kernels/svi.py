@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
-from .topic import digamma
+from .topic import _psi_parts
 
 __all__ = ["compact_columns", "lda_compact_tables"]
 
@@ -67,9 +67,20 @@ def compact_columns(indices, mark, n_cols):
     return cols, local
 
 
+#: Words per iteration of :func:`lda_compact_tables`'s parallel loop (each block has its own
+#: scratch row).
+_BLOCK = 64
+
+
 @jit(parallel=True)
 def lda_compact_tables(u_t, cols, scale, eta, psi_row, exp_beta_t, shift):
     """The E-step tables of the words ``cols`` from ``lambda = eta + scale * u_t.T``.
+
+    ``E[log beta_kw] = log y_kw + c_kw - psi_row_k`` with ``(y, c)`` from
+    :func:`latentkit._kernels.topic._psi_parts` (digamma without its logarithm), so a word's
+    row costs one logarithm, not K: ``e_k = y_k exp(c_k - psi_row_k - m)`` with ``m`` the
+    largest ``c_k - psi_row_k`` (every exponent <= 0, the largest ``e_k`` >= 10), then
+    ``exp_beta_t = e / max e`` and ``shift = m + log(max e)``.
 
     Parameters
     ----------
@@ -89,15 +100,26 @@ def lda_compact_tables(u_t, cols, scale, eta, psi_row, exp_beta_t, shift):
         ``shift_i = max_k E[log beta_{k, cols_i}]``.
     """
     K = u_t.shape[1]
-    for i in prange(cols.shape[0]):
-        row = u_t[cols[i]]
-        out = exp_beta_t[i]
-        mx = -np.inf
-        for k in range(K):
-            v = digamma(eta + scale * row[k]) - psi_row[k]
-            out[k] = v
-            if v > mx:
-                mx = v
-        for k in range(K):
-            out[k] = math.exp(out[k] - mx)
-        shift[i] = mx
+    n = cols.shape[0]
+    for b in prange((n + _BLOCK - 1) // _BLOCK):
+        ys = np.empty(K)
+        for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
+            row = u_t[cols[i]]
+            out = exp_beta_t[i]
+            m = -np.inf
+            for k in range(K):
+                y, c = _psi_parts(eta + scale * row[k])
+                c -= psi_row[k]
+                ys[k] = y
+                out[k] = c
+                if c > m:
+                    m = c
+            em = 0.0
+            for k in range(K):
+                e = ys[k] * math.exp(out[k] - m)
+                out[k] = e
+                if e > em:
+                    em = e
+            for k in range(K):
+                out[k] /= em
+            shift[i] = m + math.log(em)

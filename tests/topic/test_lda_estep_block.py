@@ -90,3 +90,29 @@ def test_tiny_prior_exp_theta_matches_oracle():
     np.testing.assert_allclose(g, g2, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(ss, ss2, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(de, de2, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("eta", [1e-3, 0.05, 2.0])
+def test_compact_tables_match_numpy_over_blocks(eta):
+    """``_kernels.svi.lda_compact_tables`` (one logarithm per word; the parallel loop over
+    blocks of ``_BLOCK`` words) against scipy's psi on the whole table, for more words than
+    two blocks, K = 13 and a prior small enough that exp(E[log beta]) underflows for some
+    entries; rtol 1e-12: the two differ by the order of the same float64 operations."""
+    from scipy.special import psi
+
+    from latentkit._kernels import svi as ks
+    from latentkit.topic._lda_estep import _beta_tables
+
+    rng = np.random.default_rng(5)
+    V, K = 300, 13
+    u_t = rng.gamma(0.3, 50.0, size=(V, K))
+    u_t[rng.random((V, K)) < 0.3] = 0.0        # entries at the prior
+    S = 0.37
+    lam = (eta + S * u_t).T
+    bt, shift = _beta_tables(lam)
+    cols = np.sort(rng.choice(V, size=2 * ks._BLOCK + 19, replace=False)).astype(np.int64)
+    out, sh = np.empty((cols.size, K)), np.empty(cols.size)
+    ks.lda_compact_tables(u_t, cols, S, eta, psi(lam.sum(axis=1)), out, sh)
+    np.testing.assert_allclose(out, bt[cols], rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(sh, shift[cols], rtol=1e-12)
+    np.testing.assert_allclose(out.max(axis=1), 1.0, rtol=1e-15)   # shifted by the maximum
