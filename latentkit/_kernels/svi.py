@@ -22,7 +22,6 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
-from .topic import _psi_parts
 
 __all__ = ["compact_columns", "lda_compact_tables"]
 
@@ -72,12 +71,13 @@ def compact_columns(indices, mark, n_cols):
 _BLOCK = 64
 
 
-@jit(parallel=True)
+@jit(parallel=True, error_model="numpy")
 def lda_compact_tables(u_t, cols, scale, eta, psi_row, exp_beta_t, shift):
     """The E-step tables of the words ``cols`` from ``lambda = eta + scale * u_t.T``.
 
-    ``E[log beta_kw] = log y_kw + c_kw - psi_row_k`` with ``(y, c)`` from
-    :func:`latentkit._kernels.topic._psi_parts` (digamma without its logarithm), so a word's
+    ``E[log beta_kw] = log y_kw + c_kw - psi_row_k`` with ``(y, c)`` digamma's recurrence
+    (10 steps with a 0/1 factor, as :func:`latentkit._kernels.topic._exp_elog_ratio`) and
+    series without its logarithm (:func:`latentkit._kernels.topic._psi_parts`), so a word's
     row costs one logarithm, not K: ``e_k = y_k exp(c_k - psi_row_k - m)`` with ``m`` the
     largest ``c_k - psi_row_k`` (every exponent <= 0, the largest ``e_k`` >= 10), then
     ``exp_beta_t = e / max e`` and ``shift = m + log(max e)``.
@@ -107,13 +107,25 @@ def lda_compact_tables(u_t, cols, scale, eta, psi_row, exp_beta_t, shift):
             row = u_t[cols[i]]
             out = exp_beta_t[i]
             m = -np.inf
+            for k in range(K):  # digamma's recurrence and series, branch-free (vectorises)
+                x = eta + scale * row[k]
+                p = 0.0
+                q = 1.0
+                for _ in range(10):
+                    a = 1.0 if x < 10.0 else 0.0
+                    mx = a * x + (1.0 - a)
+                    p = p * mx + a * q
+                    q = q * mx
+                    x = x + a
+                f = 1.0 / (x * x)
+                t = f * (-1.0 / 12.0 + f * (1.0 / 120.0 + f * (-1.0 / 252.0 + f * (
+                    1.0 / 240.0 + f * (-1.0 / 132.0 + f * (691.0 / 32760.0 + f * (
+                        -1.0 / 12.0)))))))
+                ys[k] = x
+                out[k] = -p / q - 0.5 / x + t - psi_row[k]
             for k in range(K):
-                y, c = _psi_parts(eta + scale * row[k])
-                c -= psi_row[k]
-                ys[k] = y
-                out[k] = c
-                if c > m:
-                    m = c
+                if out[k] > m:
+                    m = out[k]
             em = 0.0
             for k in range(K):
                 e = ys[k] * math.exp(out[k] - m)
