@@ -215,11 +215,12 @@ def run_gensim(X, k, bs, epochs, seed, float32=False, workers=None, every=1):
     snaps = []
     clock = {"t0": None, "docs": 0, "next": 0.0, "m": 0}
     interval = min(X.shape[0], every * bs)
+    last = epochs * X.shape[0]
 
     def snapshot(model, other):
         clock["docs"] += other.numdocs
         clock["m"] += 1
-        if clock["docs"] + 0.5 >= clock["next"] + interval:
+        if clock["docs"] + 0.5 >= min(clock["next"] + interval, last):  # and after the last
             s = time.perf_counter()
             snaps.append((s - clock["t0"], model.state.get_lambda().copy(), clock["m"]))
             clock["next"] += interval * ((clock["docs"] + 0.5 - clock["next"]) // interval)
