@@ -15,6 +15,12 @@ row has maximum 1 and ``phinorm`` cannot underflow to 0); ``exp(E[log theta])`` 
 shifted by its maximum over topics. Both shifts cancel in phi; they are added back exactly in
 the ELBO. There is no ``+ eps`` in ``phinorm`` (scikit-learn adds one), so the bound is exact.
 
+Layout of a sweep (issue 46). Each document's rows of the table are copied once into a
+topics-by-words block (its words contiguous, padded to whole vectors), so that its sweeps are
+vector loops over the words (:func:`_sweep_block`); between sweeps ``exp(E[log theta])`` takes
+one logarithm per document, not K (:func:`_exp_elog_ratio`). These reorder float64 sums, so
+results equal the per-word formulation to round-off (1e-14 relative), not bit for bit.
+
 Determinism. Documents are independent: each document's call writes only that document's
 outputs (ranges of documents run on threads, :mod:`latentkit._utils.doc_threads`); the topic-word statistics are then summed by :func:`lda_suff_stats` in document order,
 so results do not depend on the number of threads.
