@@ -29,8 +29,9 @@ import time
 import numpy as np
 
 #: Floating-point operations per unit of work of each kernel's inner loop (FMA = 2 flops).
-#: ``lda_vb``: one (token, topic, sweep) of ``latentkit._kernels.topic._sweep``: the phinorm dot
-#: product (1 FMA) and the gamma accumulation (1 FMA). ``cvb0``: one (entry, topic, sweep) of
+#: ``lda_vb``: one (token, topic, sweep) of ``latentkit._kernels.topic._sweep_block`` (and
+#: ``_sweep``, the asymmetric prior's): the phinorm dot product (1 FMA) and the gamma
+#: accumulation (1 FMA). ``cvb0``: one (entry, topic, sweep) of
 #: ``latentkit._kernels.cvb0._sweep_doc``: the document count (1 FMA), own count (1 mul),
 #: two removals and two prior additions (4 add), two products (2 mul), the floor (1 compare),
 #: the normaliser (1 add), the scaled value (1 mul), the count update (1 sub + 1 FMA): 15.

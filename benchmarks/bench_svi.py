@@ -32,8 +32,21 @@ Protocol
   by its queue: a worker may run an E-step on topics one or two updates old.
 * Timing: only the fitting (scikit-learn: its ``partial_fit`` calls; gensim: its constructor
   call, with the snapshot copies subtracted; latentkit: ``StochasticVI.heldout_times_``, which
-  excludes evaluations). After every half epoch the topics lambda (a K x V copy) are
-  snapshot (gensim: in its ``do_mstep``, after the update that completes the half epoch).
+  excludes evaluations). After every ``--snapshot-every`` minibatch steps (default 1: every
+  step) the topics lambda (a K x V copy) are snapshot (gensim: in its ``do_mstep``, after the
+  update that completes those minibatches), and the first snapshot at or below a target gives
+  the time to it. (Until issue 46 the snapshots were every half epoch: on KOS, 13 steps per
+  epoch, every 6 steps, so a method that reached a target between snapshots was seen up to 6
+  steps late, and scikit-learn's "final" perplexity was that of step 60, not of its 5 passes'
+  65 steps.)
+* ``--rounds R`` repeats latentkit SVI and scikit-learn, alternated, in the same process and
+  reports the median of each method's time to each target (the machine is shared: one run each
+  is one draw of the load).
+* One-thread CPU time (robust to load): after the curves, the process CPU seconds
+  (``time.process_time``) of latentkit SVI with numba on one thread for exactly the steps it
+  needed to reach scikit-learn's final perplexity (``max_steps``, no held-out evaluation)
+  against scikit-learn's ``partial_fit`` calls up to the step at which it first reached it
+  (BLAS on one thread), alternated, best of ``--cpu-rounds``.
 * **One evaluator for all**: every snapshot's lambda is scored with latentkit's
   ``perplexity(X_heldout, include_prior_kl=False)``: held-out documents' per-document ELBO
   (gamma and phi optimised with the topics fixed, E[log beta] under q(beta) = Dir(lambda),
@@ -51,7 +64,8 @@ Run (the machine is shared; numbers vary with the load):
 
     python benchmarks/bench_svi.py [--dataset kos|gutenberg|both] [-k 20] [--batch-size 256]
                                    [--epochs 10] [--sklearn-jobs 1] [--skip-batch]
-                                   [--gensim-workers N]
+                                   [--gensim-workers N] [--snapshot-every 1] [--rounds 1]
+                                   [--cpu-rounds 3]
 """
 
 import argparse
@@ -113,65 +127,103 @@ def run_batch(X, k, seed, tol):
     return snaps, m.n_iter_
 
 
-def run_ours(X, X_test, k, bs, epochs, seed):
+def _svi(k, bs, epochs, seed, **kw):
     from latentkit.inference import StochasticVI
     from latentkit.topic import LatentDirichletAllocation
 
+    return StochasticVI(LatentDirichletAllocation(k, learning_offset=TAU, learning_decay=KAPPA),
+                        batch_size=bs, learning_offset=TAU, learning_decay=KAPPA,
+                        n_epochs=epochs, tol=0.0, random_state=seed, **kw)
+
+
+def run_ours(X, X_test, k, bs, epochs, seed, every=1):
+    """Snapshots (seconds, lambda, step) every ``every`` steps."""
     lams = []
-    steps_per_epoch = -(-X.shape[0] // bs)
-    every = max(1, steps_per_epoch // 2)
     # the held-out set passed to the driver is a small slice: it only triggers the callback
     # (its evaluation time is excluded from heldout_times_ anyway)
-    svi = StochasticVI(LatentDirichletAllocation(k, learning_offset=TAU, learning_decay=KAPPA),
-                       batch_size=bs, learning_offset=TAU, learning_decay=KAPPA,
-                       n_epochs=epochs, holdout=X_test[:20], evaluate_every=every, tol=0.0,
-                       random_state=seed,
-                       callback=lambda s, t, v: lams.append(s.model_.components_.copy()))
+    svi = _svi(k, bs, epochs, seed, holdout=X_test[:20], evaluate_every=every,
+               callback=lambda s, t, v: lams.append(s.model_.components_.copy()))
     svi.fit(X)
-    return list(zip(svi.heldout_times_.tolist(), lams))
+    return list(zip(svi.heldout_times_.tolist(), lams, svi.heldout_steps_.tolist()))
 
 
-def run_sklearn(X, k, bs, epochs, seed, n_jobs):
+def _sklearn(X, k, bs, seed, n_jobs):
     from sklearn.decomposition import LatentDirichletAllocation as SkLDA
 
-    sk = SkLDA(k, learning_method="online", batch_size=bs, learning_offset=TAU,
-               learning_decay=KAPPA, doc_topic_prior=1.0 / k, topic_word_prior=1.0 / k,
-               total_samples=X.shape[0], max_doc_update_iter=100, mean_change_tol=1e-3,
-               random_state=seed, n_jobs=n_jobs)
+    return SkLDA(k, learning_method="online", batch_size=bs, learning_offset=TAU,
+                 learning_decay=KAPPA, doc_topic_prior=1.0 / k, topic_word_prior=1.0 / k,
+                 total_samples=X.shape[0], max_doc_update_iter=100, mean_change_tol=1e-3,
+                 random_state=seed, n_jobs=n_jobs)
+
+
+def run_sklearn(X, k, bs, epochs, seed, n_jobs, every=1):
+    """Snapshots (seconds, lambda, step) every ``every`` steps and after the last one."""
+    sk = _sklearn(X, k, bs, seed, n_jobs)
     n = X.shape[0]
-    steps_per_epoch = -(-n // bs)
-    every = max(1, steps_per_epoch // 2)
     snaps, elapsed, t = [], 0.0, 0
+    total = epochs * -(-n // bs)
     for _ in range(epochs):
         for a in range(0, n, bs):
             s = time.perf_counter()
             sk.partial_fit(X[a:a + bs])
             elapsed += time.perf_counter() - s
             t += 1
-            if t % every == 0:
-                snaps.append((elapsed, sk.components_.copy()))
+            if t % every == 0 or t == total:
+                snaps.append((elapsed, sk.components_.copy(), t))
     return snaps
 
 
-def run_gensim(X, k, bs, epochs, seed, float32=False, workers=None):
+def cpu_times(X, X_peers, k, bs, seed, n_jobs, steps_ours, steps_sk, rounds):
+    """Best-of-``rounds`` process CPU seconds, alternated: latentkit SVI on one numba thread
+    for ``steps_ours`` steps (no held-out evaluation) and scikit-learn's first ``steps_sk``
+    ``partial_fit`` calls with BLAS on one thread."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    n = X.shape[0]
+    starts = [a for a in range(0, n, bs)]
+    old = numba.get_num_threads()
+    best_o = best_s = np.inf
+    try:
+        numba.set_num_threads(1)
+        with threadpool_limits(1):
+            for _ in range(rounds):
+                svi = _svi(k, bs, -(-steps_ours // len(starts)), seed, max_steps=steps_ours)
+                c = time.process_time()
+                svi.fit(X)
+                best_o = min(best_o, time.process_time() - c)
+                sk = _sklearn(X_peers, k, bs, seed, n_jobs)
+                c = time.process_time()
+                for t in range(steps_sk):
+                    a = starts[t % len(starts)]
+                    sk.partial_fit(X_peers[a:a + bs])
+                best_s = min(best_s, time.process_time() - c)
+    finally:
+        numba.set_num_threads(old)
+    return best_o, best_s
+
+
+def run_gensim(X, k, bs, epochs, seed, float32=False, workers=None, every=1):
     """gensim's LdaModel, or with ``workers`` its LdaMulticore (that many worker processes
     for the E-step, online updates as in LdaModel), as a user calls them: one constructor call
-    with ``passes=epochs``. Snapshots of lambda every half pass are taken in ``do_mstep`` (the
-    copy's time excluded), the same granularity as for the others."""
+    with ``passes=epochs``. Snapshots of lambda every ``every`` minibatches of documents are
+    taken in ``do_mstep`` (the copy's time excluded), the same granularity as for the others."""
     from gensim.matutils import Sparse2Corpus
     from gensim.models import LdaModel, LdaMulticore
 
     corpus = Sparse2Corpus(X, documents_columns=False)
     snaps = []
-    clock = {"t0": None, "docs": 0, "next": 0.0}
-    half = X.shape[0] / 2.0
+    clock = {"t0": None, "docs": 0, "next": 0.0, "m": 0}
+    interval = min(X.shape[0], every * bs)
+    last = epochs * X.shape[0]
 
     def snapshot(model, other):
         clock["docs"] += other.numdocs
-        if clock["docs"] + 0.5 >= clock["next"] + half:
+        clock["m"] += 1
+        if clock["docs"] + 0.5 >= min(clock["next"] + interval, last):  # and after the last
             s = time.perf_counter()
-            snaps.append((s - clock["t0"], model.state.get_lambda().copy()))
-            clock["next"] += half
+            snaps.append((s - clock["t0"], model.state.get_lambda().copy(), clock["m"]))
+            clock["next"] += interval * ((clock["docs"] + 0.5 - clock["next"]) // interval)
             clock["t0"] += time.perf_counter() - s  # exclude the copy
 
     base = LdaModel if workers is None else LdaMulticore
@@ -203,7 +255,7 @@ def time_to(curve, target):
 
 
 def fmt_t(t):
-    return "   never" if t is None else f"{t:8.1f}"
+    return "   never" if t is None else f"{t:8.2f}"
 
 
 def bench(name, args):
@@ -223,31 +275,47 @@ def bench(name, args):
         t_batch = batch_snaps[-1][0]
         print(f"batch VB (tol={'default' if args.batch_tol is None else args.batch_tol}): "
               f"{batch_iters} iterations, {t_batch:.1f} s, held-out perplexity {p_batch:.2f}")
-    ours = run_ours(X, X_test, k, bs, args.ours_epochs or args.epochs, args.seed)
-    curves["latentkit SVI"] = [(t, ev(lam)) for t, lam in ours]
+    every = args.snapshot_every
+    ours_epochs = args.ours_epochs or args.epochs
+    X_peers = X
+    if args.shuffle_peers:  # the peers see one fixed random order (they do not shuffle)
+        X_peers = X[np.random.default_rng(args.seed).permutation(X.shape[0])]
+    # latentkit SVI and scikit-learn, alternated --rounds times; the snapshots' perplexities
+    # are those of the first round (the runs are deterministic), the times the median
+    runs = {"latentkit SVI": [], "scikit-learn online": []}
+    for _ in range(args.rounds):
+        runs["latentkit SVI"].append(run_ours(X, X_test, k, bs, ours_epochs, args.seed, every))
+        if not args.skip_sklearn:
+            runs["scikit-learn online"].append(run_sklearn(
+                X_peers, k, bs, args.epochs, args.seed, args.sklearn_jobs, every))
+    steps = {}
+    for m, rs in runs.items():
+        if not rs:
+            continue
+        times = np.median(np.array([[snap[0] for snap in r] for r in rs]), axis=0)
+        curves[m] = [(t, ev(snap[1])) for t, snap in zip(times, rs[0])]
+        steps[m] = [snap[2] for snap in rs[0]]
+    ours = runs["latentkit SVI"][0]
     # the step's main kernel (the minibatch E-step) at the final topics, one thread, on the
     # first 4 minibatches' documents, against its bound (benchmarks/_bounds.py)
     rate, sweeps = _bounds.lda_vb_rate(X[:4 * bs], ours[-1][1], 1.0 / k)
     print(_bounds.kernel_fraction("lda_vb", f"SVI minibatch E-step (fraction of the bound; "
                                   f"{sweeps:.1f} sweeps per document)", rate,
                                   "token-topic updates"))
-    if args.shuffle_peers:  # the peers see one fixed random order (they do not shuffle)
-        X = X[np.random.default_rng(args.seed).permutation(X.shape[0])]
-    if not args.skip_sklearn:
-        curves["scikit-learn online"] = [(t, ev(lam)) for t, lam in run_sklearn(
-            X, k, bs, args.epochs, args.seed, args.sklearn_jobs)]
     if not args.skip_gensim:
-        curves["gensim LdaModel"] = [(t, ev(lam)) for t, lam in run_gensim(
-            X, k, bs, args.epochs, args.seed, args.gensim_float32)]
-        curves["gensim LdaMulticore"] = [(t, ev(lam)) for t, lam in run_gensim(
-            X, k, bs, args.epochs, args.seed, args.gensim_float32,
-            workers=args.gensim_workers or max(1, (os.cpu_count() or 2) - 1))]
+        curves["gensim LdaModel"] = [(t, ev(lam)) for t, lam, _ in run_gensim(
+            X_peers, k, bs, args.epochs, args.seed, args.gensim_float32, every=every)]
+        curves["gensim LdaMulticore"] = [(t, ev(lam)) for t, lam, _ in run_gensim(
+            X_peers, k, bs, args.epochs, args.seed, args.gensim_float32,
+            workers=args.gensim_workers or max(1, (os.cpu_count() or 2) - 1), every=every)]
+    print(f"snapshots every {every} step(s); wall times: median of {args.rounds} alternated "
+          f"round(s) of latentkit SVI and scikit-learn")
 
     print("time-to-perplexity curves (seconds, held-out perplexity):")
     for method, curve in curves.items():
         pts = curve if len(curve) <= 12 else [curve[i] for i in
                                               np.linspace(0, len(curve) - 1, 12).astype(int)]
-        print(f"  {method:22}" + " ".join(f"({t:.1f}, {p:.1f})" for t, p in pts))
+        print(f"  {method:22}" + " ".join(f"({t:.2f}, {p:.1f})" for t, p in pts))
 
     # the issue's measure: time for ours to reach each peer's FINAL held-out perplexity,
     # against the peer's own time to first reach it
@@ -263,6 +331,18 @@ def bench(name, args):
                     f"not reached by ours in {t_ours_end:.1f} s")
             print(f"  {m:22} {label} {target:9.2f}: peer {fmt_t(tp)} s, latentkit SVI "
                   f"{fmt_t(to)} s   {tail}")
+    if "scikit-learn online" in curves and args.cpu_rounds > 0:
+        target = curves["scikit-learn online"][-1][1]
+        i_o = next((i for i, (_, p) in enumerate(curves["latentkit SVI"]) if p <= target), None)
+        i_s = next(i for i, (_, p) in enumerate(curves["scikit-learn online"]) if p <= target)
+        if i_o is not None:
+            s_o, s_s = steps["latentkit SVI"][i_o], steps["scikit-learn online"][i_s]
+            c_o, c_s = cpu_times(X, X_peers, k, bs, args.seed, args.sklearn_jobs, s_o, s_s,
+                                 args.cpu_rounds)
+            print(f"CPU time, one thread each, alternated (best of {args.cpu_rounds}), to "
+                  f"scikit-learn online's final {target:.2f}: latentkit SVI {c_o:.2f} s "
+                  f"({s_o} steps), scikit-learn {c_s:.2f} s ({s_s} steps)   "
+                  f"{c_s / c_o:6.2f}x")
     if args.skip_batch:
         return
     online = [m for m in curves if m != "latentkit batch VB"]
@@ -318,6 +398,13 @@ def main():
                          "do not depend on the number of epochs)")
     ap.add_argument("--skip-batch", action="store_true",
                     help="no batch VB reference (only the time-to-peer's-final measure)")
+    ap.add_argument("--snapshot-every", type=int, default=1,
+                    help="minibatch steps between snapshots of the topics (default 1)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="alternated runs of latentkit SVI and scikit-learn; median times")
+    ap.add_argument("--cpu-rounds", type=int, default=3,
+                    help="one-thread CPU-time runs of each to scikit-learn's final "
+                         "perplexity (best of; 0: skip)")
     ap.add_argument("--gensim-workers", type=int, default=None,
                     help="LdaMulticore workers (default: cores - 1, at least 1)")
     args = ap.parse_args()

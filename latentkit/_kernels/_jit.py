@@ -39,7 +39,7 @@ FASTMATH = frozenset({"nsz", "arcp", "contract", "reassoc"})
 prange = numba.prange
 
 
-def jit(func=None, *, parallel=False, fastmath=True):
+def jit(func=None, *, parallel=False, fastmath=True, error_model="python"):
     """Compile a kernel with latentkit's numba policy.
 
     Parameters
@@ -52,6 +52,10 @@ def jit(func=None, *, parallel=False, fastmath=True):
         order) so results do not depend on the number of threads.
     fastmath : bool, default True
         Apply :data:`FASTMATH`; ``False`` compiles with strict IEEE semantics.
+    error_model : {"python", "numpy"}, default "python"
+        numba's error model. ``"numpy"`` drops the division-by-zero check (x / 0 gives inf or
+        NaN instead of raising), which lets a loop of divisions vectorise; for kernels whose
+        divisors are positive by construction (the LDA E-step's normalisers).
 
     Returns
     -------
@@ -67,6 +71,7 @@ def jit(func=None, *, parallel=False, fastmath=True):
             nogil=True,
             parallel=parallel,
             fastmath=set(FASTMATH) if fastmath else False,
+            error_model=error_model,
         )(f)
 
     if func is not None:

@@ -22,7 +22,6 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
-from .topic import digamma
 
 __all__ = ["compact_columns", "lda_compact_tables"]
 
@@ -67,9 +66,21 @@ def compact_columns(indices, mark, n_cols):
     return cols, local
 
 
-@jit(parallel=True)
+#: Words per iteration of :func:`lda_compact_tables`'s parallel loop (each block has its own
+#: scratch row).
+_BLOCK = 64
+
+
+@jit(parallel=True, error_model="numpy")
 def lda_compact_tables(u_t, cols, scale, eta, psi_row, exp_beta_t, shift):
     """The E-step tables of the words ``cols`` from ``lambda = eta + scale * u_t.T``.
+
+    ``E[log beta_kw] = log y_kw + c_kw - psi_row_k`` with ``(y, c)`` digamma's recurrence
+    (10 steps with a 0/1 factor, as :func:`latentkit._kernels.topic._exp_elog_ratio`) and
+    series without its logarithm (:func:`latentkit._kernels.topic._psi_parts`), so a word's
+    row costs one logarithm, not K: ``e_k = y_k exp(c_k - psi_row_k - m)`` with ``m`` the
+    largest ``c_k - psi_row_k`` (every exponent <= 0, the largest ``e_k`` >= 10), then
+    ``exp_beta_t = e / max e`` and ``shift = m + log(max e)``.
 
     Parameters
     ----------
@@ -89,15 +100,38 @@ def lda_compact_tables(u_t, cols, scale, eta, psi_row, exp_beta_t, shift):
         ``shift_i = max_k E[log beta_{k, cols_i}]``.
     """
     K = u_t.shape[1]
-    for i in prange(cols.shape[0]):
-        row = u_t[cols[i]]
-        out = exp_beta_t[i]
-        mx = -np.inf
-        for k in range(K):
-            v = digamma(eta + scale * row[k]) - psi_row[k]
-            out[k] = v
-            if v > mx:
-                mx = v
-        for k in range(K):
-            out[k] = math.exp(out[k] - mx)
-        shift[i] = mx
+    n = cols.shape[0]
+    for b in prange((n + _BLOCK - 1) // _BLOCK):
+        ys = np.empty(K)
+        for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
+            row = u_t[cols[i]]
+            out = exp_beta_t[i]
+            m = -np.inf
+            for k in range(K):  # digamma's recurrence and series, branch-free (vectorises)
+                x = eta + scale * row[k]
+                p = 0.0
+                q = 1.0
+                for _ in range(10):
+                    a = 1.0 if x < 10.0 else 0.0
+                    mx = a * x + (1.0 - a)
+                    p = p * mx + a * q
+                    q = q * mx
+                    x = x + a
+                f = 1.0 / (x * x)
+                t = f * (-1.0 / 12.0 + f * (1.0 / 120.0 + f * (-1.0 / 252.0 + f * (
+                    1.0 / 240.0 + f * (-1.0 / 132.0 + f * (691.0 / 32760.0 + f * (
+                        -1.0 / 12.0)))))))
+                ys[k] = x
+                out[k] = -p / q - 0.5 / x + t - psi_row[k]
+            for k in range(K):
+                if out[k] > m:
+                    m = out[k]
+            em = 0.0
+            for k in range(K):
+                e = ys[k] * math.exp(out[k] - m)
+                out[k] = e
+                if e > em:
+                    em = e
+            for k in range(K):
+                out[k] /= em
+            shift[i] = m + math.log(em)
