@@ -172,3 +172,27 @@ def test_resolve():
     assert resolve_e_step_topk(10, 10) is None and resolve_e_step_topk(9, 10) == 9
     assert resolve_e_step_topk("auto", 20) is None
     assert resolve_e_step_topk("auto", 500) == 16
+
+
+@pytest.mark.slow
+def test_nips_k500_heldout_perplexity_within_2_percent_of_the_dense_fit():
+    """K = 500 on 300 NIPS documents, 5 batch iterations from a shared CVB0 start: the held-out
+    perplexity of the truncated fit's topics (k = 16), evaluated with the dense E-step, within
+    2% of the dense fit's (measured: +0.17%; k = 8: +0.11%)."""
+    from latentkit.datasets import load_nips
+    from latentkit.topic import cvb0_topics
+
+    X = load_nips().data.tocsr()
+    X = X[np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)]
+    perm = np.random.default_rng(0).permutation(X.shape[0])
+    train, test = X[np.sort(perm[:300])], X[np.sort(perm[300:360])]
+    K = 500
+    lam0 = cvb0_topics(train, K, 1.0 / K, 1.0 / K, n_sweeps=20, random_state=0) + 1.0 / K
+    perp = {}
+    for topk in (None, 16):
+        m = LatentDirichletAllocation(K, doc_topic_prior=1 / K, topic_word_prior=1 / K,
+                                      init={"components": lam0}, max_iter=5, tol=0,
+                                      e_step_topk=topk).fit(train)
+        m.set_params(e_step_topk=None)
+        perp[topk] = m.perplexity(test, include_prior_kl=False)
+    assert perp[16] <= 1.02 * perp[None]
