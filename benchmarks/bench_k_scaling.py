@@ -60,7 +60,7 @@ from latentkit.topic._lda_sparse import resolve_e_step_topk  # noqa: E402
 OURS = ("latentkit batch", "latentkit SVI", "latentkit HDP", "latentkit default",
         "latentkit sparse batch", "latentkit sparse SVI")
 #: the methods with LDA's top-k truncated E-step (``e_step_topk``, ``--topk``); run only where
-#: it resolves to a truncation (``'auto'``: from K = 100 on)
+#: it resolves to a truncation (``'auto'``: from K = 200 on)
 SPARSE = ("latentkit sparse batch", "latentkit sparse SVI")
 PEERS = ("scikit-learn batch", "scikit-learn online", "gensim LdaMulticore", "tomotopy")
 

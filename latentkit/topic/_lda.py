@@ -120,7 +120,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
     e_step_topk : int, 'auto' or None, default None
         Topics kept per token in the E-step: None (or k >= K) the dense step; k the top-k
         truncated responsibilities (a mean-field family of its own: exact bound, cost per sweep
-        O(k) per token; :mod:`latentkit.topic._lda_sparse`); 'auto' 16 from K = 100 on.
+        O(k) per token; :mod:`latentkit.topic._lda_sparse`); 'auto' 16 from K = 200 on.
     warmup_doc_update_iter : int or None, default None
         Batch fit only (online fits use ``max_doc_update_iter`` throughout): cap the E-step sweeps per document of batch
         iteration i (1-based) at ``min(max_doc_update_iter, warmup_doc_update_iter *

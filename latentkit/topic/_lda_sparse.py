@@ -38,7 +38,10 @@ __all__ = ["AUTO_FROM_K", "AUTO_TOPK", "SparseLDALocalStep", "guard_step", "reso
 #: highest ``E[log beta]`` (with the document's top k and the current support)
 CANDIDATES_PER_K = 2
 #: ``e_step_topk='auto'``: the truncated step from this many topics on (dense below) ...
-AUTO_FROM_K = 100
+#: Measured (``benchmarks/bench_k_scaling.py``, 450 NIPS documents, SVI, time to the dense
+#: SVI's held-out perplexity after 15 s): k = 16 took 1.7x the dense time at K = 100, 0.53x at
+#: K = 250 and 0.46x at K = 500 (docs/guide/benchmarks.md, "Sparse E-step").
+AUTO_FROM_K = 200
 #: ... keeping this many topics per token.
 AUTO_TOPK = 16
 

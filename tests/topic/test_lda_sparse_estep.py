@@ -170,7 +170,7 @@ def test_bad_e_step_topk_is_refused_naming_it(bad):
 def test_resolve():
     assert resolve_e_step_topk(None, 500) is None
     assert resolve_e_step_topk(10, 10) is None and resolve_e_step_topk(9, 10) == 9
-    assert resolve_e_step_topk("auto", 20) is None
+    assert resolve_e_step_topk("auto", 20) is None and resolve_e_step_topk("auto", 100) is None
     assert resolve_e_step_topk("auto", 500) == 16
 
 
