@@ -2,11 +2,13 @@
 
 Where K is large a dense VB sweep costs O(K) per token and sweep, and most of a word's
 responsibility sits on a few topics. With ``e_step_topk=k`` each token's ``q(z)`` is restricted
-to the ``k`` topics with the largest ``exp(E[log theta_dk]) exp(E[log beta_kw])`` (re-chosen
-at the current gamma before sweeps 1, 2, 3, 5, 9, ... and at the final gamma): a valid
-mean-field family, so the E-step is still coordinate ascent on an exact bound, and the ELBO
-(phi's entropy over the kept topics included) is computed exactly; the M-step, the priors
-and the monotone guard of the batch fit are unchanged. The kernel and its sources:
+to ``k`` topics: those with the largest ``exp(E[log theta_dk]) exp(E[log beta_kw])`` among
+the candidates (the current support, the word's ``2k`` topics of highest ``E[log beta]``, the
+document's ``k`` topics of highest ``E[log theta]``), re-chosen at the current gamma before
+sweeps 1, 3, 9, 27, 81 and at the final gamma. This is a valid mean-field family, so the
+E-step is still coordinate ascent on an exact bound, and the ELBO (phi's entropy over the kept
+topics included) is computed exactly; the M-step, the priors and the monotone guard of the
+batch fit are unchanged. The kernel, the choice of candidates and the sources:
 :mod:`latentkit._kernels.topic_sparse`.
 
 Why this method and not the sparse Gibbs local step of Mimno, Hoffman & Blei (2012), "Sparse
