@@ -250,18 +250,22 @@ def _doc_sparse(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, table
     if not warm_start:
         for l in range(K):
             g[l] = alpha[l] + nd / K
-    _psi_all(g, psi_d, t)
     n = 0
     it = 0
     next_choice = 1
-    while it < max_iter:
-        it += 1
-        if it == next_choice:  # before sweeps 1, 3, 9, 27, 81
-            if it > 1:
-                _psi_all(g, psi_d, t)
+    done = False
+    mx = 0.0
+    while True:
+        done = done or it >= max_iter
+        if done or it + 1 == next_choice:  # before sweeps 1, 3, 9, 27, 81; at the end
+            mx = _psi_all(g, psi_d, t)
             _top_of(all_ids, K, t, doc_top.shape[0], doc_top)
             n = _choose(indices, s, e, exp_beta_t, t, table, table_val, sup, bv, doc_top,
                         touched, mark, cand, score, acc, stamp)
+        if done:
+            break
+        it += 1
+        if it == next_choice:
             next_choice = 3 * it
         # acc[l] = sum_j n_j b_jl / (sum_{i in S_j} t_i b_ji), 0 outside the touched topics
         for i in range(n):
@@ -293,13 +297,8 @@ def _doc_sparse(indices, data, s, e, exp_beta_t, beta_shift, alpha, const, table
         for i in range(n):
             l = touched[i]
             t[l] = math.exp(t[l] - mx)
-        if change / K < tol:
-            break
-    # the returned phi: supports re-chosen at the final gamma; its bound, exactly
-    mx = _psi_all(g, psi_d, t)
-    _top_of(all_ids, K, t, doc_top.shape[0], doc_top)
-    _choose(indices, s, e, exp_beta_t, t, table, table_val, sup, bv, doc_top, touched, mark,
-            cand, score, acc, stamp)
+        done = change / K < tol
+    # the returned phi: supports re-chosen at the final gamma (above); its bound, exactly
     gsum = 0.0
     for l in range(K):
         gsum += g[l]
