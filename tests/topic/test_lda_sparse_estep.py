@@ -160,6 +160,29 @@ def test_svi_equals_partial_fit_with_the_truncated_step():
     assert not np.allclose(dense.components_, m.components_)  # the hook is really taken
 
 
+def test_chunked_fit_equals_the_in_memory_fit():
+    """The guard's per-part path (chunks) with the truncated step: the same fit as in memory
+    (to the rounding of the sums over chunks)."""
+    from latentkit.sources import ChunkSource
+
+    X, _ = make_lda_corpus(90, 5, 80, doc_length=30, random_state=3)
+    X = sp.csr_matrix(X)
+
+    class Chunks(ChunkSource):
+        n_samples = X.shape[0]
+
+        def iter_chunks(self):
+            for a in range(0, X.shape[0], 30):
+                yield X[a:a + 30]
+
+    lam0 = np.random.default_rng(0).gamma(100.0, 0.01, size=(5, X.shape[1]))
+    kw = dict(init={"components": lam0}, max_iter=8, tol=0, e_step_topk=2)
+    mem = LatentDirichletAllocation(5, **kw).fit(X)
+    chunked = LatentDirichletAllocation(5, **kw).fit(Chunks())
+    np.testing.assert_allclose(chunked.components_, mem.components_, rtol=1e-9)
+    np.testing.assert_allclose(chunked.lower_bounds_, mem.lower_bounds_, rtol=1e-9)
+
+
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "sparse", True])
 def test_bad_e_step_topk_is_refused_naming_it(bad):
     X, _ = make_lda_corpus(20, 3, 30, doc_length=10, random_state=0)
