@@ -55,8 +55,13 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import _bounds  # noqa: E402
 import bench_lda_curve as curve  # noqa: E402
+from latentkit.topic._lda_sparse import resolve_e_step_topk  # noqa: E402
 
-OURS = ("latentkit batch", "latentkit SVI", "latentkit HDP", "latentkit default")
+OURS = ("latentkit batch", "latentkit SVI", "latentkit HDP", "latentkit default",
+        "latentkit sparse batch", "latentkit sparse SVI")
+#: the methods with LDA's top-k truncated E-step (``e_step_topk``, ``--topk``); run only where
+#: it resolves to a truncation (``'auto'``: from K = 200 on)
+SPARSE = ("latentkit sparse batch", "latentkit sparse SVI")
 PEERS = ("scikit-learn batch", "scikit-learn online", "gensim LdaMulticore", "tomotopy")
 
 
@@ -124,7 +129,62 @@ def run_hdp(train, T, budget, seed, n_atoms=10):
     return rec
 
 
-def run_method(name, train, K, budget, seed):
+class CPURecorder(curve.Recorder):
+    """``bench_lda_curve.Recorder`` that also stamps each snapshot with the process's CPU
+    seconds since the start (all threads; robust to other processes' load, unlike the wall
+    clock)."""
+
+    def start(self):
+        self.cpu_times = []
+        self.c0 = time.process_time()
+        super().start()
+
+    def record(self, lam):
+        self.cpu_times.append(time.process_time() - self.c0)
+        return super().record(lam)
+
+
+def run_sparse(name, train, K, budget, seed, topk):
+    """``latentkit batch`` / ``latentkit SVI`` with ``e_step_topk=topk`` (the runners of
+    ``bench_lda_curve`` with that one parameter added)."""
+    from latentkit.base import ConvergenceWarning
+    from latentkit.topic import LatentDirichletAllocation, cvb0_topics
+
+    rec = curve.Recorder(budget)
+    if name == "latentkit sparse SVI":
+        N = train.shape[0]
+        bs = min(256, N)
+        n_batches = int(np.ceil(N / bs))
+        every = max(1, n_batches // 10)
+        m = LatentDirichletAllocation(K, total_samples=N, random_state=seed, e_step_topk=topk)
+        rng = np.random.default_rng(seed)
+        rec.start()
+        t = 0
+        while True:
+            perm = rng.permutation(N)
+            for b in range(n_batches):
+                m.partial_fit(train[np.sort(perm[b * bs:(b + 1) * bs])])
+                t += 1
+                if t % every == 0 and rec.record(m.components_):
+                    return rec
+    rec.start()
+    lam = cvb0_topics(train, K, 1.0 / K, 1.0 / K, n_sweeps=100, random_state=seed,
+                      init="sequential", callback=lambda s, c: (
+                          s in curve.CVB0_SNAPSHOTS or s == 100) and rec.record(c))
+    if rec.elapsed() >= budget:
+        return rec
+    m = LatentDirichletAllocation(K, init={"components": lam}, max_iter=100000, tol=0,
+                                  e_step_topk=topk,
+                                  callback=lambda model, it, elbo: rec.record(model.components_))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m.fit(train)
+    return rec
+
+
+def run_method(name, train, K, budget, seed, topk="auto"):
+    if name in SPARSE:
+        return run_sparse(name, train, K, budget, seed, topk)
     if name == "latentkit batch":
         # CVB0 (100 sweeps, length-weighted seed documents, a snapshot after sweeps 1, 2, 3,
         # 4, 5, 6, 8, 10, 15, ...) then batch VB: the default fit's two phases without its
@@ -161,11 +221,18 @@ def available(name):
     return True
 
 
-def point(train, test, K, methods, budget, seed):
-    """All methods at one (N, K): {method: (times, perplexities)}."""
+def point(train, test, K, methods, budget, seed, topk="auto", cpu=None):
+    """All methods at one (N, K): {method: (times, perplexities)}; ``cpu`` (a dict), when
+    given, receives {method: CPU seconds at each snapshot}."""
     out = {}
     for name in methods:
-        rec = run_method(name, train, K, budget, seed)
+        curve.Recorder, plain = CPURecorder, curve.Recorder  # every runner stamps CPU time
+        try:
+            rec = run_method(name, train, K, budget, seed, topk)
+        finally:
+            curve.Recorder = plain
+        if cpu is not None:
+            cpu[name] = np.array(rec.cpu_times)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             perp = np.array([curve.heldout_perplexity(lam, test, 1.0 / K) for lam in rec.snaps])
@@ -175,6 +242,48 @@ def point(train, test, K, methods, budget, seed):
               f" s, final {perp[-1] if perp.size else np.nan:8.1f}, best {best:8.1f}",
               flush=True)
     return out
+
+
+def sparse_summary(N, K, curves, cpu, reference="tomotopy"):
+    """Dense against truncated E-step: each LDA method's final and best held-out perplexity
+    and its wall-clock and CPU seconds to ``reference``'s final perplexity (within 1%)."""
+    if reference not in curves or not curves[reference][1].size:
+        return []
+    t_ref, p_ref = curves[reference]
+    q = p_ref[-1]
+    out = []
+    for m in ("latentkit batch", "latentkit sparse batch", "latentkit SVI",
+              "latentkit sparse SVI", reference):
+        if m not in curves or not curves[m][1].size:
+            continue
+        t, p = curves[m]
+        wall = curve.first_time_within(t, p, q)
+        c = cpu.get(m)
+        cpu_t = (curve.first_time_within(c, p, q) if c is not None and c.size == p.size
+                 else np.nan)
+        out.append({"N": N, "K": K, "method": m, "final": float(p[-1]), "best": float(p.min()),
+                    "wall": wall, "cpu": cpu_t})
+    ref = out[-1]
+    for r in out:
+        r["wall_ratio"] = ref["wall"] / r["wall"] if np.isfinite(r["wall"]) else np.nan
+        r["cpu_ratio"] = ref["cpu"] / r["cpu"] if np.isfinite(r["cpu"]) else np.nan
+    return out
+
+
+def print_sparse(rows, topk):
+    """The table of :func:`sparse_summary`."""
+    if not rows:
+        return
+    print(f"\nDense against truncated E-step (e_step_topk={topk!r}); time to tomotopy's final "
+          "held-out perplexity (within 1%), wall clock and process CPU seconds; ratio = "
+          "tomotopy's / ours (> 1: ours faster)")
+    print("| N | K | method | final perplexity | best | wall s (ratio) | CPU s (ratio) |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        def cell(t, ratio):
+            return f"{t:.2f} ({ratio:.2f}x)" if np.isfinite(t) else "not reached"
+        print(f"| {r['N']} | {r['K']} | {r['method']} | {r['final']:.1f} | {r['best']:.1f} | "
+              f"{cell(r['wall'], r['wall_ratio'])} | {cell(r['cpu'], r['cpu_ratio'])} |")
 
 
 def rows_of(N, K, curves):
@@ -268,6 +377,9 @@ def main(argv=None):
                     help="run 'latentkit default' only up to this K: its start's spectral "
                          "seeding (SpectralLDA's tensor power method) grows steeply with K "
                          "and cannot be stopped at the budget (minutes at K = 100)")
+    ap.add_argument("--topk", default="auto",
+                    help="e_step_topk of the 'latentkit sparse' methods (an int or 'auto'); "
+                         "they run only at the K where it truncates")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true",
                     help="small sizes: 500 documents, 5 s per method and point")
@@ -297,7 +409,15 @@ def main(argv=None):
     for k in sorted(set(ks + [args.n_k])):   # compile (and first-touch) outside the timings
         run_hdp(train[:50], min(k, 8), 0.0, 0)
     curve.warm_up_corpus(train, args.n_k)
-    rows = []
+    topk = args.topk if args.topk == "auto" else int(args.topk)
+    if any(m in SPARSE for m in methods):  # compile the truncated kernels untimed
+        from latentkit.topic import LatentDirichletAllocation
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            LatentDirichletAllocation(4, e_step_topk=2, init="random", max_iter=2,
+                                      random_state=0).fit(train[:20])
+    rows, sparse_rows = [], []
     points = [(train.shape[0], k) for k in ks]
     points += [(int(round(s * train.shape[0])), args.n_k) for s in shares if s < 1]
     if (train.shape[0], args.n_k) not in points:
@@ -305,10 +425,15 @@ def main(argv=None):
     t0 = time.perf_counter()
     for N, K in points:
         print(f"  N={N} K={K}:", flush=True)
-        here = [m for m in methods if m != "latentkit default" or K <= default_max_k]
-        rows += rows_of(N, K, point(train[:N], test, K, here, args.budget, args.seed))
+        here = [m for m in methods if (m != "latentkit default" or K <= default_max_k)
+                and (m not in SPARSE or resolve_e_step_topk(topk, K) is not None)]
+        cpu = {}
+        curves = point(train[:N], test, K, here, args.budget, args.seed, topk, cpu)
+        rows += rows_of(N, K, curves)
+        sparse_rows += sparse_summary(N, K, curves, cpu)
     print(f"total {time.perf_counter() - t0:.0f} s; {_bounds.machine_info()}")
     print_table(rows)
+    print_sparse(sparse_rows, topk)
     os.makedirs(args.out, exist_ok=True)
     keys = sorted({k for r in rows for k in r}, key=lambda k: (k not in rows[0], k))
     with open(os.path.join(args.out, "k_scaling.csv"), "w", newline="") as fh:

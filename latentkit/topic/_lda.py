@@ -28,7 +28,7 @@ from ._report import TopicReportMixin
 from .._utils.words import TopWordsMixin
 from ._lda_svi import online_batch_size, stochastic_stepper
 from ._private_svi import LDAPrivatePieces
-from ._lda_guard import GuardedEStep, LDALocalStep, ReplayedStart
+from ._lda_guard import GuardedEStep, ReplayedStart
 from ._cvb0 import cvb0_topics, sweep_callback
 from ._start_seeds import spectral_seed_documents
 from ._start_check import checked_start, random_start_generator
@@ -38,8 +38,8 @@ from ._lda_priors import (LDAPriors, default_tol_per_token, learns_alpha, learns
 from ._seeding import resolve_seed_topics, seeded_prior
 from ._count_data import check_init, check_step_params, validate_count_data
 from ._state_checks import FittedState, check_lda_state
-from ._lda_estep import (LDAStats, _beta_tables, _run_e_step,
-                         lda_e_step)
+from ._lda_estep import LDAStats, _beta_tables, lda_e_step
+from ._lda_sparse import guard_step, resolve_e_step_topk, run_sparse_e_step
 from ..inference import ChunkSource, StochasticVI
 from ..text import counts_from_texts
 from ..exceptions import InputError
@@ -117,6 +117,10 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         Maximum coordinate-ascent sweeps per document in the E-step.
     mean_change_tol : float, default 1e-3
         A document's E-step stops when the mean absolute change of its gamma is below this.
+    e_step_topk : int, 'auto' or None, default None
+        Topics kept per token in the E-step: None (or k >= K) the dense step; k the top-k
+        truncated responsibilities (a mean-field family of its own: exact bound, cost per sweep
+        O(k) per token; :mod:`latentkit.topic._lda_sparse`); 'auto' 16 from K = 200 on.
     warmup_doc_update_iter : int or None, default None
         Batch fit only (online fits use ``max_doc_update_iter`` throughout): cap the E-step sweeps per document of batch
         iteration i (1-based) at ``min(max_doc_update_iter, warmup_doc_update_iter *
@@ -282,8 +286,8 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
                  warmup_doc_update_iter=None, init="auto", n_init=1, learning_method=None,
                  learning_offset=10.0, learning_decay=0.7, batch_size=None, total_samples=None,
                  holdout=None, random_state=None, callback=None, verbose=False,
-                 seed_topics=None, seed_confidence=1.0):
-        self.n_components = n_components
+                 seed_topics=None, seed_confidence=1.0, e_step_topk=None):
+        self.n_components, self.e_step_topk = n_components, e_step_topk
         self.seed_topics, self.seed_confidence = seed_topics, seed_confidence
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -317,6 +321,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
             self.doc_topic_prior, self.topic_word_prior, K, getattr(self, "seed_topics", None),
             getattr(self, "seed_confidence", 1.0))
         check_step_params(self)
+        resolve_e_step_topk(getattr(self, "e_step_topk", None), K)
         if self.learning_method not in (None, "batch", "online"):
             raise InputError(f"learning_method must be 'batch' or 'online', got "
                              f"{self.learning_method!r}.")
@@ -455,17 +460,20 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         return self._priors().empty_stats(self.n_features_in_)
 
     def _local_step(self, X, gamma0=None, sstats=True):
-        return _run_e_step(X, self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
-                           self.max_doc_update_iter, self.mean_change_tol, gamma0=gamma0,
-                           sstats=sstats)
+        return run_sparse_e_step(X, self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
+                                 self.max_doc_update_iter, self.mean_change_tol, self._topk(),
+                                 gamma0=gamma0, sstats=sstats)
+
+    def _topk(self):
+        return resolve_e_step_topk(getattr(self, "e_step_topk", None), self.n_components)
 
     def _stats_from(self, X, ss, doc_elbo, gamma=None):
         return self._priors().stats(X, ss, doc_elbo, gamma)  # + E[log theta] for 'auto' alpha
 
     def _guard_step(self):
         """The E-step of one part at the current topics, for the guard (arrays only)."""
-        return LDALocalStep(self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
-                            self.mean_change_tol, self._priors().learn_alpha)
+        return guard_step(self._exp_beta_t, self._beta_shift, self.doc_topic_prior_,
+                          self.mean_change_tol, self._priors().learn_alpha, self._topk())
 
     def _guard_part(self, X, cap, old=None):
         """:meth:`LDALocalStep.part` where a Dask block lives (the model rebuilt there)."""
@@ -487,7 +495,7 @@ class LatentDirichletAllocation(CountTopicModelMixin, TopicReportMixin, TopWords
         """The E-step of a batch iteration with the monotone guard of the class Notes, the
         same on in-memory, chunked and Dask data (:mod:`latentkit.topic._lda_guard`)."""
         step = self._guard_step()
-        if warm.replay is not None:
+        if warm.replay is not None and self._topk() is None:  # the check's steps are dense
             step = warm.replay.step(step, data, self.components_, self.doc_topic_prior_)
         return warm.e_step(data, step, self._global_elbo_terms(),
                            self._empty_stats, (self, type(self)._guard_part))

@@ -31,6 +31,7 @@ from .._kernels import svi as _ks
 from .._kernels import topic as _k
 from .._engine.fitting import StepResult
 from ._lda_estep import _local_kernel
+from ._lda_sparse import resolve_e_step_topk, sparse_local_stats
 from ..inference._stochastic_vi import _heldout_count, _is_fraction
 from ..exceptions import InputError
 
@@ -148,11 +149,17 @@ class LDAStochasticStepper:
                                exp_beta_t, shift)
         indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
         data = np.ascontiguousarray(X.data, dtype=np.float64)
-        gamma, exp_theta, ratio, doc_elbo, n_iter = _local_kernel(
-            indptr, local, data, exp_beta_t, shift, model.doc_topic_prior_,
-            model.max_doc_update_iter, model.mean_change_tol, gamma0)
-        ss_t = np.empty_like(exp_beta_t)
-        _k.lda_suff_stats(indptr, local, ratio, exp_theta, exp_beta_t, ss_t)
+        topk = resolve_e_step_topk(getattr(model, "e_step_topk", None), K)
+        if topk is not None:  # the top-k truncated E-step (latentkit.topic._lda_sparse)
+            gamma, ss_t, doc_elbo, n_iter = sparse_local_stats(
+                indptr, local, data, exp_beta_t, shift, model.doc_topic_prior_,
+                model.max_doc_update_iter, model.mean_change_tol, topk, gamma0)
+        else:
+            gamma, exp_theta, ratio, doc_elbo, n_iter = _local_kernel(
+                indptr, local, data, exp_beta_t, shift, model.doc_topic_prior_,
+                model.max_doc_update_iter, model.mean_change_tol, gamma0)
+            ss_t = np.empty_like(exp_beta_t)
+            _k.lda_suff_stats(indptr, local, ratio, exp_theta, exp_beta_t, ss_t)
         # lambda - eta <- (1 - rho)(lambda - eta) + rho (N/|B|) sstats
         dense = True
         if rho >= 1.0:

@@ -53,3 +53,25 @@ def test_plot_and_table(ks, tmp_path, capsys):
     ks.print_table(rows)
     out = capsys.readouterr().out
     assert "| 100 | 50 | tomotopy | 1180.0 | 3.00 | 2.00, 1.5x | not reached |" in out
+
+
+def test_sparse_summary_times_to_tomotopy_final_wall_and_cpu(ks, capsys):
+    """The dense-vs-truncated table: each LDA method's time (wall and CPU) to tomotopy's final
+    (1180, within 1%) and the ratio tomotopy's / ours."""
+    c = curves()
+    c["latentkit sparse SVI"] = (np.array([0.1, 0.4]), np.array([1300.0, 1150.0]))
+    cpu = {"latentkit batch": np.array([0.2, 0.5, 1.0]),
+           "latentkit sparse SVI": np.array([0.05, 0.2]),
+           "tomotopy": np.array([2.0, 6.0, 8.0])}
+    rows = {r["method"]: r for r in ks.sparse_summary(100, 500, c, cpu)}
+    assert set(rows) == {"latentkit batch", "latentkit SVI", "latentkit sparse SVI",
+                         "tomotopy"}
+    assert rows["tomotopy"]["wall"] == 3.0 and rows["tomotopy"]["cpu"] == 6.0
+    assert rows["latentkit batch"]["wall"] == 2.0 and rows["latentkit batch"]["cpu"] == 1.0
+    assert rows["latentkit batch"]["wall_ratio"] == 1.5 and rows["latentkit batch"]["cpu_ratio"] == 6.0
+    assert rows["latentkit sparse SVI"]["wall"] == 0.4 and rows["latentkit sparse SVI"]["cpu"] == 0.2
+    assert rows["latentkit SVI"]["wall"] == np.inf and np.isnan(rows["latentkit SVI"]["cpu"])
+    ks.print_sparse(list(rows.values()), 16)
+    out = capsys.readouterr().out
+    assert "| 100 | 500 | latentkit sparse SVI | 1150.0 | 1150.0 | 0.40 (7.50x) | 0.20 (30.00x) |" in out
+    assert ks.sparse_summary(100, 500, {"latentkit batch": c["latentkit batch"]}, {}) == []
