@@ -198,12 +198,15 @@ def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None, relaxation=1.5
     return eta + nwk.T
 
 
-def test_cvb0_matches_numpy_oracle_and_conserves_counts(corpus):
+# K = 7 and 9: the sweep's normaliser in four partial sums and a remainder (issue 46); K = 3
+# is the remainder alone
+@pytest.mark.parametrize("K", [3, 7, 9])
+def test_cvb0_matches_numpy_oracle_and_conserves_counts(corpus, K):
     from latentkit.topic import cvb0_topics
 
     X = corpus[:30]
-    got = cvb0_topics(X, 3, 0.3, 0.2, n_sweeps=3, random_state=5, init="random")
-    np.testing.assert_allclose(got, _cvb0_oracle(X, 3, 0.3, 0.2, 3, 5), rtol=1e-10)
+    got = cvb0_topics(X, K, 0.3, 0.2, n_sweeps=3, random_state=5, init="random")
+    np.testing.assert_allclose(got, _cvb0_oracle(X, K, 0.3, 0.2, 3, 5), rtol=1e-10)
     # every token is shared out over the topics: column sums are the word counts
     np.testing.assert_allclose((got - 0.2).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(),
                                rtol=1e-12, atol=1e-9)
