@@ -26,11 +26,12 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
-from .hmm_lanes import LANES, fb_four
+from .hmm_lanes import LANES, fb_four, fb_four_parallel
 
 __all__ = [
     "forward_backward_scaled",
     "forward_backward_scaled_serial",
+    "lockstep_plan",
     "forward_backward_blocked",
     "forward_scaled",
     "forward_blocked",
@@ -65,18 +66,18 @@ def _propagate(prev, transmat_t, frame_row, new):
 
 
 @jit
-def _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, s0, s1,
+def _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, seqs,
                   gamma_out, log_scale_out, xi_out, loglik_out):
-    """Scaled forward-backward of the sequences ``s0:s1`` (rows ``offsets[s]:offsets[s + 1]``),
-    serial: writes their rows of ``gamma_out`` and ``log_scale_out`` and their slots of
-    ``xi_out`` and ``loglik_out``.
+    """Scaled forward-backward of the sequences ``seqs`` (int64 indices; rows
+    ``offsets[s]:offsets[s + 1]``), serial: writes their rows of ``gamma_out`` and
+    ``log_scale_out`` and their slots of ``xi_out`` and ``loglik_out``.
 
     The sequence loop and the per-sequence passes are one function: numba re-optimises a
     callee's code inside every caller, so a per-sequence function under a serial loop
     compiled the same code twice (0.9 s of a cold HMM fit, ``benchmarks/bench_cold_start.py``).
     The parallel kernel calls it with one sequence per ``prange`` step."""
     K = startprob.shape[0]
-    for s in range(s0, s1):
+    for s in seqs:
         a = offsets[s]
         b = offsets[s + 1]
         xi = xi_out[s]
@@ -148,10 +149,43 @@ def _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, s
         loglik_out[s] = ll
 
 
+#: Least work (time steps x states^2, summed over the groups of ``LANES`` consecutive
+#: sequences of equal length) for which :func:`forward_backward_scaled` runs those groups in
+#: lockstep (:func:`~latentkit._kernels.hmm_lanes.fb_four`, the same values): it saves about
+#: a fifth of the per-sequence kernel's time, and compiling it costs 1.5-4 s in a process with
+#: an empty numba cache, so a small fit never compiles it (``benchmarks/bench_cold_start.py``,
+#: job ``hmm-small``). The choice depends on the lengths only, never on the thread count.
+LANES_MIN_WORK = 4_000_000
+
+
+def lockstep_plan(offsets, n_components, lanes=None):
+    """Which sequences :func:`forward_backward_scaled` runs in lockstep: ``(starts, rest)``,
+    int64 arrays of the first sequence of each lockstep group (groups of ``LANES``
+    consecutive sequences counted from the first, of equal lengths) and of the sequences
+    run one at a time (increasing). ``lanes``: True uses every such group, False none, None
+    (default) uses them when their work reaches :data:`LANES_MIN_WORK`."""
+    lens = np.diff(offsets)
+    n_full = lens.shape[0] // LANES
+    groups = lens[:n_full * LANES].reshape(n_full, LANES)
+    equal = (groups == groups[:, :1]).all(axis=1)
+    if lanes is None:
+        lanes = int(groups[equal].sum()) * n_components ** 2 >= LANES_MIN_WORK
+    if not lanes:
+        equal[:] = False
+    starts = (np.flatnonzero(equal) * LANES).astype(np.int64)
+    alone = np.ones(lens.shape[0], dtype=bool)
+    alone[(starts[:, None] + np.arange(LANES)).ravel()] = False
+    return starts, np.flatnonzero(alone).astype(np.int64)
+
+
 def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
-                            gamma_out, log_scale_out, xi_out, loglik_out):
+                            gamma_out, log_scale_out, xi_out, loglik_out, lanes=None,
+                            parallel=True):
     """Scaled forward-backward over many sequences (Rabiner 1989, section V.A), parallel
-    over groups of :data:`~latentkit._kernels.hmm_lanes.LANES` consecutive sequences.
+    over sequences (``parallel``) and over groups of
+    :data:`~latentkit._kernels.hmm_lanes.LANES` consecutive sequences of equal length run in
+    lockstep (:func:`lockstep_plan`, ``lanes``: the same values except the last bit of the
+    log-likelihood sums).
 
     Writes ``gamma_out`` (n_samples, K) posteriors, ``log_scale_out`` (n_samples,) the
     one-step predictive log-densities ``log p(x_t | x_<t)`` (log scale factor plus frame
@@ -160,52 +194,37 @@ def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
     impossible under the parameters (a zero scale factor) gets ``loglik = -inf``, ``-inf``
     predictive densities and NaN posteriors from the first impossible step on.
     """
-    n_groups = -(-(offsets.shape[0] - 1) // LANES)
-    _fb_parallel(frame, log_offset, startprob, transmat, np.ascontiguousarray(transmat.T),
-                 offsets, n_groups, gamma_out, log_scale_out, xi_out, loglik_out)
-
-
-@jit
-def _fb_groups(frame, log_offset, startprob, transmat, transmat_t, offsets, g0, g1,
-               gamma_out, log_scale_out, xi_out, loglik_out):
-    """Forward-backward of the groups ``g0:g1`` of ``LANES`` consecutive sequences: a full
-    group of equal lengths in lockstep (:func:`~latentkit._kernels.hmm_lanes.fb_four`, the
-    same values), any other group, or one with an impossible observation, by
-    :func:`_fb_sequences`. The groups depend on the sequence lengths only, never on the
-    thread count."""
-    n_seq = offsets.shape[0] - 1
-    for g in range(g0, g1):
-        s0 = g * LANES
-        s1 = min(s0 + LANES, n_seq)
-        equal = s1 - s0 == LANES
-        for s in range(s0 + 1, s1):
-            if offsets[s + 1] - offsets[s] != offsets[s0 + 1] - offsets[s0]:
-                equal = False
-        if equal and fb_four(frame, log_offset, startprob, transmat, transmat_t, offsets, s0,
-                             gamma_out, log_scale_out, xi_out, loglik_out):
-            continue
-        _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, s0, s1,
-                      gamma_out, log_scale_out, xi_out, loglik_out)
+    transmat_t = np.ascontiguousarray(transmat.T)
+    starts, rest = lockstep_plan(offsets, startprob.shape[0], lanes)
+    if starts.size:
+        ok = np.ones(starts.size, dtype=np.bool_)
+        (fb_four_parallel if parallel and starts.size > 1 else fb_four)(
+            frame, log_offset, startprob, transmat, transmat_t, offsets, starts, gamma_out,
+            log_scale_out, xi_out, loglik_out, ok)
+        if not ok.all():  # an impossible observation: the per-sequence kernel says where
+            failed = (starts[~ok][:, None] + np.arange(LANES)).ravel()
+            rest = np.sort(np.concatenate([rest, failed])).astype(np.int64)
+    if rest.size:
+        (_fb_parallel if parallel and rest.size > 1 else _fb_sequences)(
+            frame, log_offset, startprob, transmat, transmat_t, offsets, rest, gamma_out,
+            log_scale_out, xi_out, loglik_out)
 
 
 @jit(parallel=True)
-def _fb_parallel(frame, log_offset, startprob, transmat, transmat_t, offsets, n_groups,
+def _fb_parallel(frame, log_offset, startprob, transmat, transmat_t, offsets, seqs,
                  gamma_out, log_scale_out, xi_out, loglik_out):
-    """:func:`forward_backward_scaled`'s ``prange`` over groups of sequences (the index
-    passed as int64: the parfor index is uint64, and a second signature is a second
-    compilation)."""
-    for g in prange(n_groups):
-        _fb_groups(frame, log_offset, startprob, transmat, transmat_t, offsets, np.int64(g),
-                   np.int64(g) + 1, gamma_out, log_scale_out, xi_out, loglik_out)
+    """:func:`_fb_sequences` with a ``prange`` over the sequences ``seqs``."""
+    for i in prange(seqs.shape[0]):
+        _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets,
+                      seqs[i:i + 1], gamma_out, log_scale_out, xi_out, loglik_out)
 
 
 def forward_backward_scaled_serial(frame, log_offset, startprob, transmat, offsets,
-                                   gamma_out, log_scale_out, xi_out, loglik_out):
+                                   gamma_out, log_scale_out, xi_out, loglik_out, lanes=None):
     """:func:`forward_backward_scaled` on one thread (for few sequences or little work, where
     starting the thread pool costs more than it saves). Identical results."""
-    n_groups = -(-(offsets.shape[0] - 1) // LANES)
-    _fb_groups(frame, log_offset, startprob, transmat, np.ascontiguousarray(transmat.T),
-               offsets, 0, n_groups, gamma_out, log_scale_out, xi_out, loglik_out)
+    forward_backward_scaled(frame, log_offset, startprob, transmat, offsets, gamma_out,
+                            log_scale_out, xi_out, loglik_out, lanes=lanes, parallel=False)
 
 
 @jit
