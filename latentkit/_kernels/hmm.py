@@ -8,9 +8,10 @@ Conventions (all kernels):
 * ``frame`` (n_samples, n_components) holds *scaled* emission probabilities
   ``p(x_t | z_t = k) = frame[t, k] * exp(log_offset[t])`` (the offset keeps ``frame`` in a safe
   range, e.g. ``frame[t].max() == 1``), ``log_frame`` the emission log-probabilities.
-* ``prange`` runs over sequences; each sequence writes only its own rows and its own slot of
-  the per-sequence outputs, so the results do not depend on the number of threads. Callers
-  sum per-sequence outputs in index order.
+* each sequence writes only its own rows and its own slot of the per-sequence outputs, so
+  the results do not depend on how sequences are split over threads (Python threads over
+  ranges of sequences for the forward-backward, ``prange`` over time blocks for one long
+  sequence). Callers sum per-sequence outputs in index order.
 * A kernel's loop over sequences and its per-sequence passes are one jitted function: numba
   re-optimises a jitted callee's code inside every caller, so a per-sequence function under
   a loop compiled the same code twice (cold start, ``benchmarks/bench_cold_start.py``).
@@ -26,11 +27,12 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
-from .hmm_lanes import LANES, fb_four, fb_four_parallel
+from .hmm_lanes import LANES, fb_four
 
 __all__ = [
     "forward_backward_scaled",
     "forward_backward_scaled_serial",
+    "fb_sequences",
     "lockstep_plan",
     "forward_backward_blocked",
     "forward_scaled",
@@ -66,18 +68,20 @@ def _propagate(prev, transmat_t, frame_row, new):
 
 
 @jit
-def _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets, seqs,
-                  gamma_out, log_scale_out, xi_out, loglik_out):
-    """Scaled forward-backward of the sequences ``seqs`` (int64 indices; rows
+def fb_sequences(i0, i1, seqs, frame, log_offset, startprob, transmat, transmat_t, offsets,
+                 gamma_out, log_scale_out, xi_out, loglik_out):
+    """Scaled forward-backward of the sequences ``seqs[i0:i1]`` (int64 indices; rows
     ``offsets[s]:offsets[s + 1]``), serial: writes their rows of ``gamma_out`` and
-    ``log_scale_out`` and their slots of ``xi_out`` and ``loglik_out``.
+    ``log_scale_out`` and their slots of ``xi_out`` and ``loglik_out`` (see
+    :func:`forward_backward_scaled`).
 
     The sequence loop and the per-sequence passes are one function: numba re-optimises a
     callee's code inside every caller, so a per-sequence function under a serial loop
     compiled the same code twice (0.9 s of a cold HMM fit, ``benchmarks/bench_cold_start.py``).
-    The parallel kernel calls it with one sequence per ``prange`` step."""
+    Sequences are independent, so callers may run ranges of them on several threads (the
+    kernel releases the GIL) with the same bits."""
     K = startprob.shape[0]
-    for s in seqs:
+    for s in seqs[i0:i1]:
         a = offsets[s]
         b = offsets[s + 1]
         xi = xi_out[s]
@@ -178,14 +182,20 @@ def lockstep_plan(offsets, n_components, lanes=None):
     return starts, np.flatnonzero(alone).astype(np.int64)
 
 
+def _serially(kernel, edges, *args):
+    """Run ``kernel(edges[b], edges[b + 1], *args)`` for every range ``b`` in this thread."""
+    for b in range(edges.shape[0] - 1):
+        kernel(edges[b], edges[b + 1], *args)
+
+
 def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
                             gamma_out, log_scale_out, xi_out, loglik_out, lanes=None,
-                            parallel=True):
-    """Scaled forward-backward over many sequences (Rabiner 1989, section V.A), parallel
-    over sequences (``parallel``) and over groups of
-    :data:`~latentkit._kernels.hmm_lanes.LANES` consecutive sequences of equal length run in
-    lockstep (:func:`lockstep_plan`, ``lanes``: the same values except the last bit of the
-    log-likelihood sums).
+                            over_ranges=None, n_ranges=1):
+    """Scaled forward-backward over many sequences (Rabiner 1989, section V.A): groups of
+    :data:`~latentkit._kernels.hmm_lanes.LANES` consecutive sequences of equal length in
+    lockstep (:func:`lockstep_plan` with ``lanes``; :func:`~latentkit._kernels.hmm_lanes.fb_four`,
+    the same values except the last bit of the log-likelihood sums), the other sequences one
+    at a time (:func:`fb_sequences`).
 
     Writes ``gamma_out`` (n_samples, K) posteriors, ``log_scale_out`` (n_samples,) the
     one-step predictive log-densities ``log p(x_t | x_<t)`` (log scale factor plus frame
@@ -193,38 +203,40 @@ def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
     ``loglik_out`` (n_sequences,) the log-likelihood of each sequence. A sequence that is
     impossible under the parameters (a zero scale factor) gets ``loglik = -inf``, ``-inf``
     predictive densities and NaN posteriors from the first impossible step on.
+
+    ``over_ranges(kernel, edges, *args)`` runs ``kernel(edges[b], edges[b + 1], *args)`` for
+    every range ``b`` of ``edges``, e.g. on threads
+    (:func:`latentkit._utils.doc_threads.over_ranges`); None runs them in this thread. The
+    work is split into ``n_ranges`` ranges of groups and of sequences; every sequence is
+    computed by the same serial code either way, so the results do not depend on the ranges
+    or the threads.
     """
+    run = _serially if over_ranges is None else over_ranges
     transmat_t = np.ascontiguousarray(transmat.T)
     starts, rest = lockstep_plan(offsets, startprob.shape[0], lanes)
     if starts.size:
         ok = np.ones(starts.size, dtype=np.bool_)
-        (fb_four_parallel if parallel and starts.size > 1 else fb_four)(
-            frame, log_offset, startprob, transmat, transmat_t, offsets, starts, gamma_out,
-            log_scale_out, xi_out, loglik_out, ok)
+        run(fb_four, _edges(starts.size, n_ranges), starts, frame, log_offset, startprob,
+            transmat, transmat_t, offsets, gamma_out, log_scale_out, xi_out, loglik_out, ok)
         if not ok.all():  # an impossible observation: the per-sequence kernel says where
             failed = (starts[~ok][:, None] + np.arange(LANES)).ravel()
             rest = np.sort(np.concatenate([rest, failed])).astype(np.int64)
     if rest.size:
-        (_fb_parallel if parallel and rest.size > 1 else _fb_sequences)(
-            frame, log_offset, startprob, transmat, transmat_t, offsets, rest, gamma_out,
-            log_scale_out, xi_out, loglik_out)
+        run(fb_sequences, _edges(rest.size, n_ranges), rest, frame, log_offset, startprob,
+            transmat, transmat_t, offsets, gamma_out, log_scale_out, xi_out, loglik_out)
 
 
-@jit(parallel=True)
-def _fb_parallel(frame, log_offset, startprob, transmat, transmat_t, offsets, seqs,
-                 gamma_out, log_scale_out, xi_out, loglik_out):
-    """:func:`_fb_sequences` with a ``prange`` over the sequences ``seqs``."""
-    for i in prange(seqs.shape[0]):
-        _fb_sequences(frame, log_offset, startprob, transmat, transmat_t, offsets,
-                      seqs[i:i + 1], gamma_out, log_scale_out, xi_out, loglik_out)
+def _edges(n, n_ranges):
+    """``min(n, n_ranges) + 1`` int64 edges of about equal ranges of ``0..n``."""
+    m = max(1, min(n, n_ranges))
+    return (np.arange(m + 1) * n // m).astype(np.int64)
 
 
 def forward_backward_scaled_serial(frame, log_offset, startprob, transmat, offsets,
                                    gamma_out, log_scale_out, xi_out, loglik_out, lanes=None):
-    """:func:`forward_backward_scaled` on one thread (for few sequences or little work, where
-    starting the thread pool costs more than it saves). Identical results."""
+    """:func:`forward_backward_scaled` in this thread (one range each)."""
     forward_backward_scaled(frame, log_offset, startprob, transmat, offsets, gamma_out,
-                            log_scale_out, xi_out, loglik_out, lanes=lanes, parallel=False)
+                            log_scale_out, xi_out, loglik_out, lanes=lanes)
 
 
 @jit

@@ -20,35 +20,36 @@ import math
 
 import numpy as np
 
-from ._jit import jit, prange
+from ._jit import jit
 
-__all__ = ["LANES", "fb_four", "fb_four_parallel"]
+__all__ = ["LANES", "fb_four"]
 
 #: Sequences stepped together by :func:`fb_four`.
 LANES = 4
 
 
 @jit
-def fb_four(frame, log_offset, startprob, transmat, transmat_t, offsets, starts, gamma_out,
-            log_scale_out, xi_out, loglik_out, ok_out):
-    """Scaled forward-backward of the groups of four sequences ``s0 .. s0 + 3`` for ``s0``
-    in ``starts`` (int64); the four of a group must have the same length (rows
-    ``offsets[s]:offsets[s + 1]``; module conventions of :mod:`latentkit._kernels.hmm`).
+def fb_four(g0, g1, starts, frame, log_offset, startprob, transmat, transmat_t, offsets,
+            gamma_out, log_scale_out, xi_out, loglik_out, ok_out):
+    """Scaled forward-backward of the groups ``g0 <= g < g1`` of four sequences
+    ``starts[g] .. starts[g] + 3`` (int64); the four of a group must have the same length
+    (rows ``offsets[s]:offsets[s + 1]``; module conventions of :mod:`latentkit._kernels.hmm`).
     Writes their rows of ``gamma_out`` and ``log_scale_out`` and their slots of ``xi_out``
     and ``loglik_out``: ``gamma``, ``log_scale`` and ``xi`` bit-for-bit as
-    :func:`latentkit._kernels.hmm.forward_backward_scaled`, ``loglik`` to the last bit (its
-    sum's order).
+    :func:`latentkit._kernels.hmm.fb_sequences`, ``loglik`` to the last bit (its sum's
+    order).
 
     ``ok_out[g]`` (bool) is False when a scale factor of group ``g`` is zero or not positive
     (an impossible observation in one of the four): the outputs of the four are then
     undefined and the caller runs the per-sequence kernel on them, which reports where.
     The loop over groups is in this function (not a call per group): numba re-optimises a
-    jitted callee inside every caller (cold start).
+    jitted callee inside every caller (cold start). Groups are independent, so callers may
+    run ranges of them on several threads (the kernel releases the GIL) with the same bits.
     """
     K = startprob.shape[0]
     beta = np.empty((K, 4))
     tmp = np.empty((K, 4))
-    for g in range(starts.shape[0]):
+    for g in range(g0, g1):
         s0 = starts[g]
         good = True
         a0 = offsets[s0]
@@ -213,12 +214,3 @@ def fb_four(frame, log_offset, startprob, transmat, transmat_t, offsets, starts,
                 ll += log_scale_out[t]
             loglik_out[s0 + lane] = ll
 
-
-@jit(parallel=True)
-def fb_four_parallel(frame, log_offset, startprob, transmat, transmat_t, offsets, starts,
-                     gamma_out, log_scale_out, xi_out, loglik_out, ok_out):
-    """:func:`fb_four` with a ``prange`` over the groups (each group writes only its own
-    rows and slots, so the results do not depend on the thread count)."""
-    for g in prange(starts.shape[0]):
-        fb_four(frame, log_offset, startprob, transmat, transmat_t, offsets, starts[g:g + 1],
-                gamma_out, log_scale_out, xi_out, loglik_out, ok_out[g:g + 1])

@@ -169,21 +169,25 @@ def test_impossible_observation_in_a_lockstep_group(name):
 
 @pytest.mark.parametrize("lanes", [True, False])
 def test_results_do_not_depend_on_thread_count(lanes):
+    # the driver's split: ranges of sequences (or lockstep groups) on Python threads
+    from latentkit._utils.doc_threads import over_ranges
+
     lengths = [30] * 9 + [1, 2]
     log_frame, pi, A, offsets = _problem(7, lengths)
     old = numba.get_num_threads()
+    runs = []
     try:
-        numba.set_num_threads(1)
-        one = _run_fb(kernels.forward_backward_scaled, log_frame, pi, A, offsets, lanes=lanes)
-        numba.set_num_threads(max(2, min(old, 4)) if old >= 2 else 1)
-        many = _run_fb(kernels.forward_backward_scaled, log_frame, pi, A, offsets, lanes=lanes)
+        for threads, n_ranges in ((1, 1), (max(2, min(old, 4)) if old >= 2 else 1, 3), (2, 11)):
+            numba.set_num_threads(threads)
+            runs.append(_run_fb(kernels.forward_backward_scaled, log_frame, pi, A, offsets,
+                                lanes=lanes, over_ranges=over_ranges, n_ranges=n_ranges))
     finally:
         numba.set_num_threads(old)
-    serial = _run_fb(kernels.forward_backward_scaled_serial, log_frame, pi, A, offsets,
-                     lanes=lanes)
-    for a, b, c in zip(one, many, serial):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
+    runs.append(_run_fb(kernels.forward_backward_scaled_serial, log_frame, pi, A, offsets,
+                        lanes=lanes))
+    for run in runs[1:]:
+        for a, b in zip(runs[0], run):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_scaled_frame_from_log_matches_numpy():
