@@ -68,10 +68,11 @@ def _propagate(prev, transmat_t, frame_row, new):
 
 
 @jit
-def fb_sequences(i0, i1, seqs, frame, log_offset, startprob, transmat, transmat_t, offsets,
-                 gamma_out, log_scale_out, xi_out, loglik_out):
-    """Scaled forward-backward of the sequences ``seqs[i0:i1]`` (int64 indices; rows
-    ``offsets[s]:offsets[s + 1]``), serial: writes their rows of ``gamma_out`` and
+def fb_sequences(i0, i1, seqs, frame, log_offset, rows, startprob, transmat, transmat_t,
+                 offsets, gamma_out, log_scale_out, xi_out, loglik_out):
+    """Scaled forward-backward of the sequences ``seqs[i0:i1]`` (int64 indices; samples
+    ``offsets[s]:offsets[s + 1]``, sample ``t`` with the frame row ``frame[rows[t]]`` and
+    offset ``log_offset[rows[t]]``), serial: writes their rows of ``gamma_out`` and
     ``log_scale_out`` and their slots of ``xi_out`` and ``loglik_out`` (see
     :func:`forward_backward_scaled`).
 
@@ -91,7 +92,7 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, startprob, transmat, transmat_
         # forward pass: alpha kept (normalised) in gamma_out, raw scale factors in log_scale_out
         c = 0.0
         for k in range(K):
-            v = startprob[k] * frame[a, k]
+            v = startprob[k] * frame[rows[a], k]
             gamma_out[a, k] = v
             c += v
         log_scale_out[a] = c
@@ -103,7 +104,8 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, startprob, transmat, transmat_
             for k in range(K):
                 gamma_out[a, k] *= inv
             for t in range(a + 1, b):
-                c = _propagate(gamma_out[t - 1], transmat_t, frame[t], gamma_out[t])
+                c = _propagate(gamma_out[t - 1], transmat_t, frame[rows[t]],
+                               gamma_out[t])
                 log_scale_out[t] = c
                 if c <= 0.0:
                     first = t
@@ -114,7 +116,7 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, startprob, transmat, transmat_
         if first < b:
             # impossible observation at row `first`: -inf from there on, NaN posteriors
             for u in range(a, first):
-                log_scale_out[u] = math.log(log_scale_out[u]) + log_offset[u]
+                log_scale_out[u] = math.log(log_scale_out[u]) + log_offset[rows[u]]
             for u in range(first, b):
                 log_scale_out[u] = -np.inf
                 for k in range(K):
@@ -126,8 +128,9 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, startprob, transmat, transmat_
         tmp = np.empty(K)
         for t in range(b - 2, a - 1, -1):
             inv = 1.0 / log_scale_out[t + 1]
+            f = rows[t + 1]
             for j in range(K):
-                tmp[j] = frame[t + 1, j] * beta[j] * inv
+                tmp[j] = frame[f, j] * beta[j] * inv
             for i in range(K):
                 acc = 0.0
                 ai = gamma_out[t, i]
@@ -147,7 +150,7 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, startprob, transmat, transmat_
         # (the last row already holds alpha_T = gamma_T)
         ll = 0.0
         for t in range(a, b):
-            v = math.log(log_scale_out[t]) + log_offset[t]
+            v = math.log(log_scale_out[t]) + log_offset[rows[t]]
             log_scale_out[t] = v
             ll += v
         loglik_out[s] = ll
@@ -190,7 +193,7 @@ def _serially(kernel, edges, *args):
 
 def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
                             gamma_out, log_scale_out, xi_out, loglik_out, lanes=None,
-                            over_ranges=None, n_ranges=1):
+                            over_ranges=None, n_ranges=1, rows=None):
     """Scaled forward-backward over many sequences (Rabiner 1989, section V.A): groups of
     :data:`~latentkit._kernels.hmm_lanes.LANES` consecutive sequences of equal length in
     lockstep (:func:`lockstep_plan` with ``lanes``; :func:`~latentkit._kernels.hmm_lanes.fb_four`,
@@ -204,6 +207,10 @@ def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
     impossible under the parameters (a zero scale factor) gets ``loglik = -inf``, ``-inf``
     predictive densities and NaN posteriors from the first impossible step on.
 
+    ``rows`` (n_samples,) int64: sample ``t`` has the frame row ``frame[rows[t]]`` and the
+    offset ``log_offset[rows[t]]`` (a categorical emission passes its (n_features, K) table
+    and the symbols: no (n_samples, K) frame is made); None: ``rows[t] = t``.
+
     ``over_ranges(kernel, edges, *args)`` runs ``kernel(edges[b], edges[b + 1], *args)`` for
     every range ``b`` of ``edges``, e.g. on threads
     (:func:`latentkit._utils.doc_threads.over_ranges`); None runs them in this thread. The
@@ -212,18 +219,22 @@ def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
     or the threads.
     """
     run = _serially if over_ranges is None else over_ranges
+    if rows is None:
+        rows = np.arange(gamma_out.shape[0], dtype=np.int64)
     transmat_t = np.ascontiguousarray(transmat.T)
     starts, rest = lockstep_plan(offsets, startprob.shape[0], lanes)
     if starts.size:
         ok = np.ones(starts.size, dtype=np.bool_)
-        run(fb_four, _edges(starts.size, n_ranges), starts, frame, log_offset, startprob,
-            transmat, transmat_t, offsets, gamma_out, log_scale_out, xi_out, loglik_out, ok)
+        run(fb_four, _edges(starts.size, n_ranges), starts, frame, log_offset, rows,
+            startprob, transmat, transmat_t, offsets, gamma_out, log_scale_out, xi_out,
+            loglik_out, ok)
         if not ok.all():  # an impossible observation: the per-sequence kernel says where
             failed = (starts[~ok][:, None] + np.arange(LANES)).ravel()
             rest = np.sort(np.concatenate([rest, failed])).astype(np.int64)
     if rest.size:
-        run(fb_sequences, _edges(rest.size, n_ranges), rest, frame, log_offset, startprob,
-            transmat, transmat_t, offsets, gamma_out, log_scale_out, xi_out, loglik_out)
+        run(fb_sequences, _edges(rest.size, n_ranges), rest, frame, log_offset, rows,
+            startprob, transmat, transmat_t, offsets, gamma_out, log_scale_out, xi_out,
+            loglik_out)
 
 
 def _edges(n, n_ranges):
@@ -233,10 +244,11 @@ def _edges(n, n_ranges):
 
 
 def forward_backward_scaled_serial(frame, log_offset, startprob, transmat, offsets,
-                                   gamma_out, log_scale_out, xi_out, loglik_out, lanes=None):
+                                   gamma_out, log_scale_out, xi_out, loglik_out, lanes=None,
+                                   rows=None):
     """:func:`forward_backward_scaled` in this thread (one range each)."""
     forward_backward_scaled(frame, log_offset, startprob, transmat, offsets, gamma_out,
-                            log_scale_out, xi_out, loglik_out, lanes=lanes)
+                            log_scale_out, xi_out, loglik_out, lanes=lanes, rows=rows)
 
 
 @jit

@@ -29,11 +29,13 @@ LANES = 4
 
 
 @jit
-def fb_four(g0, g1, starts, frame, log_offset, startprob, transmat, transmat_t, offsets,
-            gamma_out, log_scale_out, xi_out, loglik_out, ok_out):
+def fb_four(g0, g1, starts, frame, log_offset, rows, startprob, transmat, transmat_t,
+            offsets, gamma_out, log_scale_out, xi_out, loglik_out, ok_out):
     """Scaled forward-backward of the groups ``g0 <= g < g1`` of four sequences
     ``starts[g] .. starts[g] + 3`` (int64); the four of a group must have the same length
-    (rows ``offsets[s]:offsets[s + 1]``; module conventions of :mod:`latentkit._kernels.hmm`).
+    (samples ``offsets[s]:offsets[s + 1]``; sample ``t``'s scaled emission probabilities are
+    ``frame[rows[t]]``, its offset ``log_offset[rows[t]]``: module conventions of
+    :mod:`latentkit._kernels.hmm`).
     Writes their rows of ``gamma_out`` and ``log_scale_out`` and their slots of ``xi_out``
     and ``loglik_out``: ``gamma``, ``log_scale`` and ``xi`` bit-for-bit as
     :func:`latentkit._kernels.hmm.fb_sequences`, ``loglik`` to the last bit (its sum's
@@ -61,7 +63,7 @@ def fb_four(g0, g1, starts, frame, log_offset, startprob, transmat, transmat_t, 
         for a in (a0, a1, a2, a3):
             c = 0.0
             for k in range(K):
-                v = startprob[k] * frame[a, k]
+                v = startprob[k] * frame[rows[a], k]
                 gamma_out[a, k] = v
                 c += v
             log_scale_out[a] = c
@@ -80,6 +82,10 @@ def fb_four(g0, g1, starts, frame, log_offset, startprob, transmat, transmat_t, 
             c1 = 0.0
             c2 = 0.0
             c3 = 0.0
+            f0 = rows[r0]
+            f1 = rows[r1]
+            f2 = rows[r2]
+            f3 = rows[r3]
             for j in range(K):
                 x0 = 0.0
                 x1 = 0.0
@@ -91,10 +97,10 @@ def fb_four(g0, g1, starts, frame, log_offset, startprob, transmat, transmat_t, 
                     x1 += gamma_out[r1 - 1, i] * aji
                     x2 += gamma_out[r2 - 1, i] * aji
                     x3 += gamma_out[r3 - 1, i] * aji
-                x0 *= frame[r0, j]
-                x1 *= frame[r1, j]
-                x2 *= frame[r2, j]
-                x3 *= frame[r3, j]
+                x0 *= frame[f0, j]
+                x1 *= frame[f1, j]
+                x2 *= frame[f2, j]
+                x3 *= frame[f3, j]
                 gamma_out[r0, j] = x0
                 gamma_out[r1, j] = x1
                 gamma_out[r2, j] = x2
@@ -143,11 +149,15 @@ def fb_four(g0, g1, starts, frame, log_offset, startprob, transmat, transmat_t, 
             i1 = 1.0 / log_scale_out[r1 + 1]
             i2 = 1.0 / log_scale_out[r2 + 1]
             i3 = 1.0 / log_scale_out[r3 + 1]
+            f0 = rows[r0 + 1]
+            f1 = rows[r1 + 1]
+            f2 = rows[r2 + 1]
+            f3 = rows[r3 + 1]
             for j in range(K):
-                tmp[j, 0] = frame[r0 + 1, j] * beta[j, 0] * i0
-                tmp[j, 1] = frame[r1 + 1, j] * beta[j, 1] * i1
-                tmp[j, 2] = frame[r2 + 1, j] * beta[j, 2] * i2
-                tmp[j, 3] = frame[r3 + 1, j] * beta[j, 3] * i3
+                tmp[j, 0] = frame[f0, j] * beta[j, 0] * i0
+                tmp[j, 1] = frame[f1, j] * beta[j, 1] * i1
+                tmp[j, 2] = frame[f2, j] * beta[j, 2] * i2
+                tmp[j, 3] = frame[f3, j] * beta[j, 3] * i3
             for i in range(K):
                 x0 = 0.0
                 x1 = 0.0
@@ -205,7 +215,7 @@ def fb_four(g0, g1, starts, frame, log_offset, startprob, transmat, transmat_t, 
         for lane in range(4):
             a = offsets[s0 + lane]
             for t in range(a, a + T):
-                log_scale_out[t] = math.log(log_scale_out[t]) + log_offset[t]
+                log_scale_out[t] = math.log(log_scale_out[t]) + log_offset[rows[t]]
             # the sum in a read-only loop: a loop that stores and sums is vectorised behind a
             # run-time aliasing check, and this kernel inlined in fb_four_parallel summed in
             # another order than alone (the hmm.py "Determinism" note)

@@ -203,3 +203,27 @@ def test_scaled_frame_from_log_matches_numpy():
     np.testing.assert_allclose(frame, np.exp(log_frame - want_off[:, None]), rtol=1e-10,
                                atol=1e-300)
     assert np.all(frame.max(axis=1)[np.arange(300) != 3] == 1.0)
+
+
+@pytest.mark.parametrize("lanes", [True, False])
+def test_frame_rows_read_a_table_as_the_materialised_frame(lanes):
+    # a categorical emission passes its (n_features, K) table and the symbols (rows=): the
+    # same outputs as the (n_samples, K) frame they index, and the oracle's (1e-10)
+    rng = np.random.default_rng(11)
+    lengths = [20, 20, 20, 20, 7, 13]
+    table = rng.dirichlet(np.ones(5), size=3).T.copy()  # (n_features=5, K=3)
+    table_off = rng.normal(size=5)
+    sym = rng.integers(0, 5, size=sum(lengths)).astype(np.int64)
+    pi, A = rng.dirichlet(np.ones(3)), rng.dirichlet(np.ones(3), size=3)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    T, n = len(sym), len(lengths)
+    got = (np.empty((T, 3)), np.empty(T), np.empty((n, 3, 3)), np.empty(n))
+    kernels.forward_backward_scaled_serial(table, table_off, pi, A, offsets, *got, lanes=lanes,
+                                           rows=sym)
+    log_frame = np.log(table[sym]) + table_off[sym, None]
+    want = _run_fb(kernels.forward_backward_scaled_serial, log_frame, pi, A, offsets,
+                   lanes=lanes)
+    oracle = forward_backward_oracle(log_frame, pi, A, lengths)
+    for g, w, o, what in zip(got, want, oracle, ("gamma", "log_pred", "xi", "loglik")):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15, err_msg=what)
+        np.testing.assert_allclose(g, o, rtol=1e-10, atol=1e-12, err_msg=what)
