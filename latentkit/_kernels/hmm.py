@@ -27,13 +27,12 @@ import math
 import numpy as np
 
 from ._jit import jit, prange
-from .hmm_lanes import LANES, fb_four
+from .hmm_lanes import LANES, fb_four, lockstep_plan
 
 __all__ = [
     "forward_backward_scaled",
     "forward_backward_scaled_serial",
     "fb_sequences",
-    "lockstep_plan",
     "forward_backward_blocked",
     "forward_scaled",
     "forward_blocked",
@@ -156,35 +155,6 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, rows, startprob, transmat, tra
         loglik_out[s] = ll
 
 
-#: Least work (time steps x states^2, summed over the groups of ``LANES`` consecutive
-#: sequences of equal length) for which :func:`forward_backward_scaled` runs those groups in
-#: lockstep (:func:`~latentkit._kernels.hmm_lanes.fb_four`, the same values): it saves about
-#: a fifth of the per-sequence kernel's time, and compiling it costs 1.5-4 s in a process with
-#: an empty numba cache, so a small fit never compiles it (``benchmarks/bench_cold_start.py``,
-#: job ``hmm-small``). The choice depends on the lengths only, never on the thread count.
-LANES_MIN_WORK = 4_000_000
-
-
-def lockstep_plan(offsets, n_components, lanes=None):
-    """Which sequences :func:`forward_backward_scaled` runs in lockstep: ``(starts, rest)``,
-    int64 arrays of the first sequence of each lockstep group (groups of ``LANES``
-    consecutive sequences counted from the first, of equal lengths) and of the sequences
-    run one at a time (increasing). ``lanes``: True uses every such group, False none, None
-    (default) uses them when their work reaches :data:`LANES_MIN_WORK`."""
-    lens = np.diff(offsets)
-    n_full = lens.shape[0] // LANES
-    groups = lens[:n_full * LANES].reshape(n_full, LANES)
-    equal = (groups == groups[:, :1]).all(axis=1)
-    if lanes is None:
-        lanes = int(groups[equal].sum()) * n_components ** 2 >= LANES_MIN_WORK
-    if not lanes:
-        equal[:] = False
-    starts = (np.flatnonzero(equal) * LANES).astype(np.int64)
-    alone = np.ones(lens.shape[0], dtype=bool)
-    alone[(starts[:, None] + np.arange(LANES)).ravel()] = False
-    return starts, np.flatnonzero(alone).astype(np.int64)
-
-
 def _serially(kernel, edges, *args):
     """Run ``kernel(edges[b], edges[b + 1], *args)`` for every range ``b`` in this thread."""
     for b in range(edges.shape[0] - 1):
@@ -196,9 +166,9 @@ def forward_backward_scaled(frame, log_offset, startprob, transmat, offsets,
                             over_ranges=None, n_ranges=1, rows=None):
     """Scaled forward-backward over many sequences (Rabiner 1989, section V.A): groups of
     :data:`~latentkit._kernels.hmm_lanes.LANES` consecutive sequences of equal length in
-    lockstep (:func:`lockstep_plan` with ``lanes``; :func:`~latentkit._kernels.hmm_lanes.fb_four`,
-    the same values except the last bit of the log-likelihood sums), the other sequences one
-    at a time (:func:`fb_sequences`).
+    lockstep (:func:`~latentkit._kernels.hmm_lanes.lockstep_plan` with ``lanes``;
+    :func:`~latentkit._kernels.hmm_lanes.fb_four`, the same values except the last bit of the
+    log-likelihood sums), the other sequences one at a time (:func:`fb_sequences`).
 
     Writes ``gamma_out`` (n_samples, K) posteriors, ``log_scale_out`` (n_samples,) the
     one-step predictive log-densities ``log p(x_t | x_<t)`` (log scale factor plus frame

@@ -5,13 +5,18 @@ waits for the previous step's message and its normaliser (a sum and a division),
 idles most of each step (K = 10: about 36 ns per step forward, a quarter of its arithmetic
 rate). Four sequences stepped together give four independent chains in the same loop body,
 which the core overlaps. Each lane does exactly the arithmetic of
-:func:`latentkit._kernels.hmm.forward_backward_scaled` on its sequence, in the same order,
-so the posteriors, transition counts and predictive densities are bit-for-bit those of the
+:func:`latentkit._kernels.hmm.fb_sequences` on its sequence, in the same order, so the
+posteriors, transition counts and predictive densities are bit-for-bit those of the
 per-sequence kernel (the lanes are scalar variables: no reduction crosses lanes); the
 per-sequence log-likelihood, a sum the compiler may vectorise, can differ in the last bit.
+:func:`lockstep_plan` picks the groups, and only where the work pays for compiling this
+kernel (a small fit never compiles it).
 
 The lanes are written out as scalars (``x0 .. x3``): an array of lane accumulators stays in
-memory and was slower than one sequence at a time.
+memory and was slower than one sequence at a time. Lanes interleaved in memory (``(T, K, 8)``
+messages, the lane loop innermost) were tried as well (issue 46): numba runs LLVM without its
+SLP vectoriser (``NUMBA_SLP_VECTORIZE=0``), a constant 8-lane loop is unrolled to scalars,
+and with a run-time lane count the loop vectoriser kept the accumulators in memory: 2x slower.
 
 Only numpy, math and numba are imported here (DESIGN.md section 4).
 """
@@ -22,10 +27,39 @@ import numpy as np
 
 from ._jit import jit
 
-__all__ = ["LANES", "fb_four"]
+__all__ = ["LANES", "LANES_MIN_WORK", "fb_four", "lockstep_plan"]
 
 #: Sequences stepped together by :func:`fb_four`.
 LANES = 4
+
+
+#: Least work (time steps x states^2, summed over the groups of ``LANES`` consecutive
+#: sequences of equal length) for which :func:`latentkit._kernels.hmm.forward_backward_scaled`
+#: runs those groups in lockstep (:func:`fb_four`, the same values): it saves about a fifth of
+#: the per-sequence kernel's time, and compiling it costs 1.5-4 s in a process with an empty
+#: numba cache, so a small fit never compiles it (``benchmarks/bench_cold_start.py``, job
+#: ``hmm-small``). The choice depends on the lengths only, never on the thread count.
+LANES_MIN_WORK = 4_000_000
+
+
+def lockstep_plan(offsets, n_components, lanes=None):
+    """Which sequences :func:`latentkit._kernels.hmm.forward_backward_scaled` runs in
+    lockstep: ``(starts, rest)``, int64 arrays of the first sequence of each lockstep group
+    (groups of ``LANES`` consecutive sequences counted from the first, of equal lengths) and
+    of the sequences run one at a time (increasing). ``lanes``: True uses every such group,
+    False none, None (default) uses them when their work reaches :data:`LANES_MIN_WORK`."""
+    lens = np.diff(offsets)
+    n_full = lens.shape[0] // LANES
+    groups = lens[:n_full * LANES].reshape(n_full, LANES)
+    equal = (groups == groups[:, :1]).all(axis=1)
+    if lanes is None:
+        lanes = int(groups[equal].sum()) * n_components ** 2 >= LANES_MIN_WORK
+    if not lanes:
+        equal[:] = False
+    starts = (np.flatnonzero(equal) * LANES).astype(np.int64)
+    alone = np.ones(lens.shape[0], dtype=bool)
+    alone[(starts[:, None] + np.arange(LANES)).ravel()] = False
+    return starts, np.flatnonzero(alone).astype(np.int64)
 
 
 @jit

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from latentkit._kernels import hmm as kernels
+from latentkit._kernels import hmm_lanes
 from latentkit.testing import (
     brute_force_hmm_loglik,
     categorical_counts_oracle,
@@ -136,17 +137,17 @@ def test_lockstep_group_is_bit_for_bit_the_per_sequence_kernel():
 
 def test_lockstep_plan_groups_equal_lengths_and_only_when_the_work_pays():
     offsets = np.concatenate([[0], np.cumsum([5, 5, 5, 5, 5, 5, 5, 4, 3, 3, 3, 3, 2])])
-    starts, rest = kernels.lockstep_plan(offsets, 3, lanes=True)
+    starts, rest = hmm_lanes.lockstep_plan(offsets, 3, lanes=True)
     np.testing.assert_array_equal(starts, [0, 8])  # groups 0-3 and 8-11; 4-7 are unequal
     np.testing.assert_array_equal(rest, [4, 5, 6, 7, 12])
-    starts, rest = kernels.lockstep_plan(offsets, 3, lanes=False)
+    starts, rest = hmm_lanes.lockstep_plan(offsets, 3, lanes=False)
     assert starts.size == 0 and rest.tolist() == list(range(13))
     # the default: a small fit (8 x 200 steps, K=3) never runs (so never compiles) the
     # lockstep kernel; the benchmark's 200 x 1000 steps at K=10 does
     small = np.arange(0, 8 * 200 + 1, 200)
-    assert kernels.lockstep_plan(small, 3)[0].size == 0
+    assert hmm_lanes.lockstep_plan(small, 3)[0].size == 0
     big = np.arange(0, 200 * 1000 + 1, 1000)
-    assert kernels.lockstep_plan(big, 10)[0].size == 50
+    assert hmm_lanes.lockstep_plan(big, 10)[0].size == 50
 
 
 @pytest.mark.parametrize("name", ["forward_backward_scaled", "forward_backward_scaled_serial"])
