@@ -251,7 +251,7 @@ def fb_four(g0, g1, starts, frame, log_offset, rows, startprob, transmat, transm
             for t in range(a, a + T):
                 log_scale_out[t] = math.log(log_scale_out[t]) + log_offset[rows[t]]
             # the sum in a read-only loop: a loop that stores and sums is vectorised behind a
-            # run-time aliasing check, and this kernel inlined in fb_four_parallel summed in
+            # run-time aliasing check, and this kernel inlined in a prange kernel summed in
             # another order than alone (the hmm.py "Determinism" note)
             ll = 0.0
             for t in range(a, a + T):
