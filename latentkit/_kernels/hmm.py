@@ -130,6 +130,7 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, rows, startprob, transmat, tra
             f = rows[t + 1]
             for j in range(K):
                 tmp[j] = frame[f, j] * beta[j] * inv
+            norm = 0.0
             for i in range(K):
                 acc = 0.0
                 ai = gamma_out[t, i]
@@ -138,9 +139,7 @@ def fb_sequences(i0, i1, seqs, frame, log_offset, rows, startprob, transmat, tra
                     acc += p
                     xi[i, j] += ai * p
                 beta[i] = acc
-            norm = 0.0
-            for i in range(K):
-                v = gamma_out[t, i] * beta[i]
+                v = ai * acc  # gamma = alpha * beta and its normaliser in this loop
                 gamma_out[t, i] = v
                 norm += v
             inv = 1.0 / norm
