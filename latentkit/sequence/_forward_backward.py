@@ -5,20 +5,29 @@
 kernels of :mod:`latentkit._kernels.hmm` over it: a sequence of at least
 ``_BLOCKED_MIN_LENGTH`` steps by the blocked kernels (parallel over its time blocks, Sarkka &
 Garcia-Fernandez 2021 for the parallel-in-time view), the runs of shorter sequences between
-them by the per-sequence kernels (Rabiner 1989 section V.A; parallel over sequences for the
-forward-backward pass). Which path a sequence takes depends on its length only, so results do
-not depend on the thread count.
+them by the per-sequence kernels (Rabiner 1989 section V.A; the forward-backward pass on
+Python threads over ranges of sequences, :func:`latentkit._utils.doc_threads.over_ranges`:
+the serial kernel's compiled code runs everywhere, and no ``prange`` kernel is compiled).
+Which path a sequence takes depends on its length only, so results do not depend on the
+thread count.
 """
 
+import numba
 import numpy as np
 
 from .._kernels import hmm as kernels
+from .._utils.doc_threads import over_ranges
 
 __all__ = ["SequenceData"]
 
 #: Below this much work (time steps x states^2) or with one sequence, kernels run on one
-#: thread: starting numba's thread pool costs more than it saves (results are identical).
+#: thread: handing ranges to the thread pool costs more than it saves (results are identical).
 _PARALLEL_MIN_WORK = 1_000_000
+
+#: Ranges of sequences (or lockstep groups) per thread for the forward-backward on Python
+#: threads (a few per thread even out unequal lengths); the split never changes the results:
+#: every sequence runs the same serial kernel code.
+_RANGES_PER_THREAD = 4
 
 
 #: Time steps per block of the blocked forward-backward (one long sequence, parallel over
@@ -48,19 +57,23 @@ def _runs(offsets):
 
 
 def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma, log_pred, xi,
-                          loglik):
+                          loglik, rows=None):
     """Forward-backward over stacked sequences: each sequence of at least
     ``_BLOCKED_MIN_LENGTH`` steps by the blocked kernel (parallel over its time blocks), the
-    runs of shorter sequences between them by the per-sequence kernels (parallel over
-    sequences). Same outputs as :func:`latentkit._kernels.hmm.forward_backward_scaled`."""
+    runs of shorter sequences between them by the per-sequence kernels (on threads over
+    ranges of sequences). Same outputs as
+    :func:`latentkit._kernels.hmm.forward_backward_scaled`; ``rows`` as there (sample ``t``
+    reads ``frame[rows[t]]`` and ``log_offset[rows[t]]``; None: ``t``)."""
     K = frame.shape[1]
     for s, e, long in _runs(offsets):
         a, b = int(offsets[s]), int(offsets[e])
         if long:
             n_blocks = -(-(b - a) // _TIME_BLOCK)
             xi_b = np.empty((n_blocks, K, K))
+            f, o = (frame[a:b], log_offset[a:b]) if rows is None else \
+                (frame[rows[a:b]], log_offset[rows[a:b]])
             ok = kernels.forward_backward_blocked(
-                frame[a:b], log_offset[a:b], startprob, transmat, _TIME_BLOCK, gamma[a:b],
+                f, o, startprob, transmat, _TIME_BLOCK, gamma[a:b],
                 log_pred[a:b], xi_b, np.empty((b - a, K)), np.empty(b - a))
             if ok:
                 xi[s] = xi_b.sum(axis=0)
@@ -68,10 +81,12 @@ def _forward_backward_any(frame, log_offset, startprob, transmat, offsets, gamma
                 continue
             # an impossible observation: the sequential kernel says where (-inf, NaN)
         serial = e - s < 2 or (b - a) * K ** 2 < _PARALLEL_MIN_WORK
-        fn = kernels.forward_backward_scaled_serial if serial else \
-            kernels.forward_backward_scaled
-        fn(frame[a:b], log_offset[a:b], startprob, transmat, offsets[s:e + 1] - a, gamma[a:b],
-           log_pred[a:b], xi[s:e], loglik[s:e])
+        f, o, r = (frame[a:b], log_offset[a:b], None) if rows is None else \
+            (frame, log_offset, rows[a:b])
+        kernels.forward_backward_scaled(
+            f, o, startprob, transmat, offsets[s:e + 1] - a, gamma[a:b], log_pred[a:b],
+            xi[s:e], loglik[s:e], over_ranges=None if serial else over_ranges,
+            n_ranges=1 if serial else _RANGES_PER_THREAD * numba.get_num_threads(), rows=r)
 
 
 def _forward_any(frame, log_offset, startprob, transmat, offsets, log_pred, loglik):

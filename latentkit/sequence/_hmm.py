@@ -346,18 +346,18 @@ class HiddenMarkovModel(HMMInferenceMixin, LatentModel):
     def _forward_backward(self, data, chain=None):
         """Posteriors of the states; ``chain`` = (frame, log_offset, startprob, transmat)
         replaces the point parameters (the variational E-step passes sub-normalised ones)."""
-        if chain is None:
-            frame, log_offset = self.emission_.frame(self._emission_params(), data.X)
+        rows = []
+        if chain is None:  # a categorical emission gives its table and the symbols (rows)
+            make = getattr(self.emission_, "frame_table", self.emission_.frame)
+            frame, log_offset, *rows = make(self._emission_params(), data.X)
             chain = (frame, log_offset, self.startprob_, self.transmat_)
         frame, log_offset, startprob, transmat = chain
-        T, K = frame.shape
-        gamma = np.empty((T, K))
-        log_pred = np.empty(T)
-        xi = np.empty((data.n_sequences, K, K))
-        loglik = np.empty(data.n_sequences)
+        T, K, S = data.n_samples, frame.shape[1], data.n_sequences
+        gamma, log_pred, xi, loglik = np.empty((T, K)), np.empty(T), np.empty((S, K, K)), \
+            np.empty(S)
         _forward_backward_any(frame, log_offset, np.ascontiguousarray(startprob),
                               np.ascontiguousarray(transmat), data.offsets, gamma,
-                              log_pred, xi, loglik)
+                              log_pred, xi, loglik, rows=rows[0] if rows else None)
         bad = np.flatnonzero(~np.isfinite(loglik))
         if bad.size:
             s = int(bad[0])

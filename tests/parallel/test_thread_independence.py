@@ -2,8 +2,9 @@
 
 Every E-step that runs on numba's threads (GMM full covariance: BLAS GEMMs over row
 partitions fixed by the data size; GMM diag and the variational mixture: fused ``prange``
-kernels; LDA batch VB: document ranges on Python threads, :mod:`latentkit._utils.doc_threads`; categorical HMM: ``prange`` over sequences,
-and over the time blocks of one long sequence; the missing-data E-steps of every covariance
+kernels; LDA batch VB: document ranges on Python threads, :mod:`latentkit._utils.doc_threads`;
+categorical HMM: ranges of sequences on the same Python threads, and ``prange`` over the time
+blocks of one long sequence; the missing-data E-steps of every covariance
 type: ``prange`` over row partitions fixed by the data size)
 is fitted in subprocesses with ``NUMBA_NUM_THREADS`` = 1 and 16 (16 oversubscribes a 2-core
 machine, as a 16-core one would run it), and the SHA-256 digests of the exact bytes of
