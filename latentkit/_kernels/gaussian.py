@@ -17,11 +17,15 @@ second moments). Each block accumulates into its own slot of the outputs; the ca
 slots in index order, so results do not depend on the number of threads.
 
 :func:`mixture_estep_full_gemm` is the exception, used by the full-covariance E-step of
-:func:`latentkit.distributions.gaussian_mixture_e_step`: there the projections and the second
-moments are single-threaded BLAS GEMMs over all K components at once (``D x K D``, large enough
-that BLAS wins; numba's ``np.dot``), called from numba's threads over row partitions fixed by
-the data size, with a serial element-wise middle (norms, log-sum-exp, responsibilities,
-``r (x - c)``). No Python (no GIL) runs inside the E-step, so it scales past a few threads.
+:func:`latentkit.distributions.gaussian_mixture_e_step`: there the projections are one
+single-threaded BLAS GEMM over all K components at once (``D x K D``, large enough that BLAS
+wins; numba's ``np.dot``), and the statistics of all K components a second one,
+``R^T [X - c, 1, (x_a x_j)_{a <= j}]`` (``K x (D + 1 + D (D + 1) / 2)``: the first moments,
+the counts and the upper triangles of the second moments together, half the multiply-adds of
+``(X - c)^T [r_1 (X - c) ... r_K (X - c)]``), called from numba's threads over row partitions
+fixed by the data size, with a serial element-wise middle (norms, log-sum-exp,
+responsibilities) whose exponentials go through :func:`exp_nonpositive`, vectorised. No
+Python (no GIL) runs inside the E-step, so it scales past a few threads.
 
 Imports only numpy, math and numba (DESIGN.md section 4). Oracles:
 :mod:`latentkit.testing._oracles_gaussian`.
@@ -33,7 +37,8 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["TILE", "mixture_estep_full", "mixture_estep_diag", "mixture_estep_full_gemm", "n_blocks_for"]
+__all__ = ["TILE", "exp_nonpositive", "mixture_estep_full", "mixture_estep_diag",
+           "mixture_estep_full_gemm", "n_blocks_for"]
 
 #: Rows per tile of the full-covariance kernel (16 measured fastest of 8/16/32 for D=16).
 TILE = 16
@@ -306,13 +311,74 @@ def mixture_estep_diag(X, shift, means_c, prec, const, w, nk_b, sx_b, sxx_b, lse
                        store)
 
 
+#: Cody-Waite split of ln 2 (fdlibm's: ``_LN2_HI`` has 32 trailing zero bits, so
+#: ``n * _LN2_HI`` is exact for |n| < 2^11) and 1 / ln 2, for :func:`exp_nonpositive`.
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_LOG2E = 1.44269504088896338700e+00
+#: 2^-600: the power of two is built as 2^(n + 600) (a normal number for every n >= -1076)
+#: and scaled back by one multiplication, which rounds once into the subnormal range.
+_TWO_M600 = 2.0 ** -600
+
+
+@jit(fastmath=False)
+def exp_nonpositive(x, out, bits):
+    """``out[j] = exp(x[j])`` for ``x[j] <= 0`` (or -inf), vectorised: libm's ``exp`` is a
+    scalar call per value (numba without SVML), which took a third of the full-covariance
+    E-step; this loop runs 8 values per instruction.
+
+    ``x = n ln 2 + r`` with ``n = round(x / ln 2)``, ``|r| <= ln 2 / 2`` (Cody-Waite, two-part
+    ln 2), ``exp(r)`` by its Taylor polynomial of degree 13 (truncation below 5e-18
+    relative), times ``2^n`` built from its bits in ``bits`` (an int64 scratch of the same
+    length) as ``2^(n + 600) * 2^-600``. Within 1 ulp of ``numpy.exp`` for normal results
+    (3 million arguments in [-745, 0]: 11% differ by 1 ulp, none by more), gradual underflow
+    below ``exp(-708)`` (within one subnormal step), exactly 0 below ``exp(-745.14)`` and for
+    -inf, NaN propagated. Compiled without fast-math, so the Cody-Waite subtraction is not
+    re-associated and the polynomial is evaluated as written.
+
+    Parameters
+    ----------
+    x : ndarray of shape (m,), float64
+        Arguments, <= 0 (positive ones lose accuracy above 0 and overflow above 423).
+    out : ndarray of shape (m,), float64
+        Output (may be ``x`` itself).
+    bits : ndarray of shape (>= m,), int64
+        Scratch.
+    """
+    m = x.shape[0]
+    scale = bits.view(np.float64)
+    for j in range(m):
+        v = x[j]
+        v = -746.0 if v < -746.0 else v  # -inf -> 0; NaN stays NaN
+        nf = math.floor(v * _LOG2E + 0.5) if v == v else 0.0
+        r = (v - nf * _LN2_HI) - nf * _LN2_LO
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        out[j] = p
+        bits[j] = (np.int64(nf) + 1623) << 52  # 2^(n + 600), a normal number
+    for j in range(m):
+        out[j] = out[j] * scale[j] * _TWO_M600
+
+
 @jit
-def _rows_full(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp, store_log_resp, B, scratch):
-    """Element-wise middle of one chunk of :func:`mixture_estep_full_gemm` (rows ``:B``)."""
-    D = Xc.shape[1]
+def _rows_full(Y, bcat, const, w, lse, log_resp, store_log_resp, B, R, LR, SH, EX, bits):
+    """Element-wise middle of one chunk of :func:`mixture_estep_full_gemm` (rows ``:B`` of
+    ``Y``; ``R`` gets ``w_i r_ik``, and zero rows from ``B`` on)."""
+    C, KD = Y.shape
     K = const.shape[0]
-    lr = scratch[0]
-    ex = scratch[1]
+    D = KD // K
     for i in range(B):
         amax = -np.inf
         for k in range(K):
@@ -320,29 +386,52 @@ def _rows_full(Y, bcat, const, w, Xc, lse, resp, Z, nk, log_resp, store_log_resp
             for a in range(D):
                 v = Y[i, k * D + a] - bcat[k * D + a]
                 s += v * v
-            lr[k] = const[k] - 0.5 * s
-            amax = max(amax, lr[k])
+            LR[i, k] = const[k] - 0.5 * s
+            amax = max(amax, LR[i, k])
         if not math.isfinite(amax):
             amax = 0.0
-        # Two loops, not one: a loop that both stores and reduces is vectorised behind a
-        # run-time aliasing check of the scratch addresses, and its scalar fallback sums in
-        # another order -- results would then depend on which thread's buffers a chunk got.
+        lse[i] = amax
         for k in range(K):
-            ex[k] = math.exp(lr[k] - amax)
+            SH[i, k] = LR[i, k] - amax
+    # one vectorised exp for the whole chunk, then per row: r_ik = w_i exp(lr_k - amax) / s
+    exp_nonpositive(SH.reshape(C * K)[:B * K], EX.reshape(C * K), bits)
+    for i in range(B):
         s = 0.0
         for k in range(K):
-            s += ex[k]
-        ls = math.log(s) + amax
+            s += EX[i, k]
+        ls = math.log(s) + lse[i]
         lse[i] = ls
-        ws = w[i] / s  # r_ik = w_i exp(lr_k - amax) / s: one exp per row and component
+        ws = w[i] / s
         for k in range(K):
             if store_log_resp:
-                log_resp[i, k] = lr[k] - ls
-            r = ex[k] * ws
-            resp[i, k] = r
-            nk[k] += r
-            for a in range(D):
-                Z[i, k * D + a] = r * Xc[i, a]
+                log_resp[i, k] = LR[i, k] - ls
+            R[i, k] = EX[i, k] * ws
+    for i in range(B, C):
+        for k in range(K):
+            R[i, k] = 0.0
+
+
+@jit
+def _moment_columns(Xc, WT, B):
+    """``WT`` (NW x C), one column per row ``i < B`` of ``Xc``: its ``D`` coordinates, a 1, and
+    its products ``x_a x_j`` (``a <= j``, the upper triangle row by row); zero columns from
+    ``B`` on. Built transposed (rows of the chunk contiguous) so that every loop runs over the
+    chunk's rows, vectorised; ``R^T WT^T`` then gives ``sum r x``, ``sum r`` and the upper
+    triangle of ``sum r x x^T`` of all K components in one GEMM."""
+    C, D = Xc.shape
+    for a in range(D):
+        for i in range(B):
+            WT[a, i] = Xc[i, a]
+    for i in range(B):
+        WT[D, i] = 1.0
+    p = D + 1
+    for a in range(D):
+        for j in range(a, D):
+            for i in range(B):
+                WT[p, i] = WT[a, i] * WT[j, i]
+            p += 1
+    if B < C:
+        WT[:, B:] = 0.0
 
 
 @jit
@@ -355,33 +444,43 @@ def _partition_full_gemm(X, shift, ucat, bcat, const, w, lo, hi, chunk, nk, sx, 
     with this body inlined (``benchmarks/bench_cold_start.py``), in a fraction of it now."""
     D = X.shape[1]
     K = const.shape[0]
-    Xc = np.empty((chunk, D))
+    NW = D + 1 + D * (D + 1) // 2
+    Xc = np.zeros((chunk, D))
     Y = np.empty((chunk, K * D))
-    Z = np.empty((chunk, K * D))
-    R = np.empty((chunk, K))
-    T1 = np.empty((D, K * D))
-    T2 = np.empty((K, D))
-    scratch = np.empty((2, K))
+    R = np.zeros((chunk, K))
+    LR = np.empty((chunk, K))
+    SH = np.empty((chunk, K))
+    EX = np.empty((chunk, K))
+    bits = np.empty(chunk * K, dtype=np.int64)
+    WT = np.zeros((NW, chunk))
+    T = np.empty((K, NW))
+    acc = np.zeros((K, NW))
     for a in range(lo, hi, chunk):
         B = min(hi, a + chunk) - a
         if B < chunk:  # last chunk of the partition: zero rows add nothing to the GEMMs
             Xc[:, :] = 0.0
-            R[:, :] = 0.0
-            Z[:, :] = 0.0
         for i in range(B):
             for d in range(D):
                 Xc[i, d] = X[a + i, d] - shift[d]
         np.dot(Xc, ucat, Y)
-        _rows_full(Y, bcat, const, w[a:], Xc, lse[a:], R, Z, nk,
-                   log_resp[a:], store_log_resp, B, scratch)
-        np.dot(R.T, Xc, T2)
-        np.dot(Xc.T, Z, T1)
+        _rows_full(Y, bcat, const, w[a:], lse[a:], log_resp[a:], store_log_resp, B, R, LR, SH,
+                   EX, bits)
+        _moment_columns(Xc, WT, B)
+        np.dot(R.T, WT.T, T)
         for k in range(K):
-            for d in range(D):
-                sx[k, d] += T2[k, d]
+            for j in range(NW):
+                acc[k, j] += T[k, j]
+    for k in range(K):
+        nk[k] += acc[k, D]
         for d in range(D):
-            for j in range(K * D):
-                sxx[d, j] += T1[d, j]
+            sx[k, d] += acc[k, d]
+        p = D + 1
+        for d in range(D):
+            for j in range(d, D):
+                sxx[d, k * D + j] += acc[k, p]
+                if j != d:
+                    sxx[j, k * D + d] += acc[k, p]
+                p += 1
 
 
 @jit(parallel=True)
@@ -399,12 +498,15 @@ def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, 
     Partition ``p`` (rows ``edges[p]:edges[p + 1]``) is processed in chunks of ``chunk`` rows:
     ``Y = (X - c) [U_1 ... U_K]`` (one GEMM for all K projections), then for every row ``i``
     and component ``k``: ``log rho_ik = const_k - 0.5 ||Y_i,k - bcat_k||^2``, ``lse_i = log
-    sum_k rho_ik``, ``r_ik = w_i rho_ik / exp(lse_i)``, ``Z_i,k = r_ik (x_i - c)``; then
-    ``sx_p[p] += R^T (X - c)`` and ``sxx_p[p] += (X - c)^T Z`` (one GEMM for all K second
-    moments, stored ``(D, K D)``). ``prange`` runs over the partitions; each writes only its
-    own slot, and every operation inside a partition is independent of the thread that runs
-    it (BLAS must be limited to one thread by the caller), so with partitions fixed by the data
-    size the caller's index-order sum is bit-identical for any number of threads.
+    sum_k rho_ik``, ``r_ik = w_i rho_ik / exp(lse_i)`` (:func:`exp_nonpositive`); then one
+    GEMM ``R^T W`` with ``W_i = [x_i - c, 1, ((x_i - c)_a (x_i - c)_j)_{a <= j}]`` gives
+    ``sum r (x - c)``, ``sum r`` and the upper triangle of ``sum r (x - c)(x - c)^T`` of all
+    K components, added up over the partition's chunks and written, both triangles, to
+    the partition's slots (second moments stored ``(D, K D)``). ``prange`` runs over the
+    partitions; each writes only its own slot, and every operation inside a partition is
+    independent of the thread that runs it (BLAS must be limited to one thread by the
+    caller), so with partitions fixed by the data size the caller's index-order sum is
+    bit-identical for any number of threads.
 
     Parameters
     ----------
