@@ -373,18 +373,24 @@ def exp_nonpositive(x, out, bits):
 
 
 @jit
-def _rows_full(Y, bcat, const, w, lse, log_resp, store_log_resp, B, R, LR, SH, EX, bits):
-    """Element-wise middle of one chunk of :func:`mixture_estep_full_gemm` (rows ``:B`` of
-    ``Y``; ``R`` gets ``w_i r_ik``, and zero rows from ``B`` on)."""
-    C, KD = Y.shape
+def _rows_full(Y1, Y2, b1, b2, const, w, lse, log_resp, store_log_resp, B, R, LR, SH, EX,
+               bits):
+    """Element-wise middle of one chunk of :func:`mixture_estep_full_gemm` (rows ``:B``;
+    component ``k``'s projection is ``Y1[:, k h:(k + 1) h]`` then ``Y2[:, k (D - h):(k + 1)
+    (D - h)]``, ``b1``, ``b2`` its offsets; ``R`` gets ``w_i r_ik``, zero rows from ``B``)."""
+    C = R.shape[0]
     K = const.shape[0]
-    D = KD // K
+    h = Y1.shape[1] // K
+    g = Y2.shape[1] // K
     for i in range(B):
         amax = -np.inf
         for k in range(K):
             s = 0.0
-            for a in range(D):
-                v = Y[i, k * D + a] - bcat[k * D + a]
+            for a in range(h):
+                v = Y1[i, k * h + a] - b1[k * h + a]
+                s += v * v
+            for a in range(g):
+                v = Y2[i, k * g + a] - b2[k * g + a]
                 s += v * v
             LR[i, k] = const[k] - 0.5 * s
             amax = max(amax, LR[i, k])
@@ -445,8 +451,27 @@ def _partition_full_gemm(X, shift, ucat, bcat, const, w, lo, hi, chunk, nk, sx, 
     D = X.shape[1]
     K = const.shape[0]
     NW = D + 1 + D * (D + 1) // 2
+    # the projections in two GEMMs: coordinates a < h of every (x - c) U_k read only the first
+    # h coordinates of x (U_k is upper triangular), so (D - h) h K multiply-adds per row drop
+    h = D // 2
+    g = D - h
+    u1 = np.empty((h, K * h))
+    u2 = np.empty((D, K * g))
+    b1 = np.empty(K * h)
+    b2 = np.empty(K * g)
+    for k in range(K):
+        for a in range(h):
+            b1[k * h + a] = bcat[k * D + a]
+            for d in range(h):
+                u1[d, k * h + a] = ucat[d, k * D + a]
+        for a in range(g):
+            b2[k * g + a] = bcat[k * D + h + a]
+            for d in range(D):
+                u2[d, k * g + a] = ucat[d, k * D + h + a]
     Xc = np.zeros((chunk, D))
-    Y = np.empty((chunk, K * D))
+    Xh = np.zeros((chunk, h))
+    Y1 = np.empty((chunk, K * h))
+    Y2 = np.empty((chunk, K * g))
     R = np.zeros((chunk, K))
     LR = np.empty((chunk, K))
     SH = np.empty((chunk, K))
@@ -459,12 +484,17 @@ def _partition_full_gemm(X, shift, ucat, bcat, const, w, lo, hi, chunk, nk, sx, 
         B = min(hi, a + chunk) - a
         if B < chunk:  # last chunk of the partition: zero rows add nothing to the GEMMs
             Xc[:, :] = 0.0
+            Xh[:, :] = 0.0
         for i in range(B):
             for d in range(D):
                 Xc[i, d] = X[a + i, d] - shift[d]
-        np.dot(Xc, ucat, Y)
-        _rows_full(Y, bcat, const, w[a:], lse[a:], log_resp[a:], store_log_resp, B, R, LR, SH,
-                   EX, bits)
+            for d in range(h):
+                Xh[i, d] = Xc[i, d]
+        if h > 0:
+            np.dot(Xh, u1, Y1)
+        np.dot(Xc, u2, Y2)
+        _rows_full(Y1, Y2, b1, b2, const, w[a:], lse[a:], log_resp[a:], store_log_resp, B, R,
+                   LR, SH, EX, bits)
         _moment_columns(Xc, WT, B)
         np.dot(R.T, WT.T, T)
         for k in range(K):
@@ -554,6 +584,9 @@ def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, 
     _check("X", X, (n, D))
     _check("shift", shift, (D,))
     _check("ucat", ucat, (D, K * D))
+    if np.any(np.tril(ucat.reshape(D, K, D).transpose(1, 0, 2), -1)):
+        raise ValueError("ucat must hold upper-triangular factors [U_1 ... U_K] (the kernel "
+                         "reads only their upper triangles).")
     _check("bcat", bcat, (K * D,))
     _check("const", const, (K,))
     _check("w", w, (n,))

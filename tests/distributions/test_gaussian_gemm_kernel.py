@@ -75,3 +75,18 @@ def test_gemm_kernel_matches_oracle_with_empty_and_far_cases(n):
     full = sxx.sum(0).reshape(d, k, d).transpose(1, 0, 2)
     np.testing.assert_allclose(full, o_sxx, rtol=1e-10, atol=1e-10)
     np.testing.assert_array_equal(full, full.transpose(0, 2, 1))  # both triangles, exactly
+
+
+def test_gemm_kernel_refuses_factors_that_are_not_upper_triangular():
+    # the kernel's first projection GEMM reads only the first half of the coordinates for the
+    # first half of each factor's columns: a lower-triangle entry would be dropped silently
+    rng = np.random.default_rng(0)
+    n, k, d = 20, 2, 3
+    X = rng.normal(size=(n, d))
+    ucat = np.tile(np.eye(d), (1, k))
+    ucat[2, 0] = 0.5  # U_1[2, 0], below the diagonal
+    args = (X, np.zeros(d), ucat, np.zeros(k * d), np.zeros(k), np.ones(n),
+            np.array([0, n], dtype=np.int64), 8, np.zeros((1, k)), np.zeros((1, k, d)),
+            np.zeros((1, d, k * d)), np.empty(n))
+    with pytest.raises(ValueError, match="upper-triangular"):
+        kern.mixture_estep_full_gemm(*args)
