@@ -42,10 +42,12 @@ def _oracle(X, c, w, means, U, const):
     return o_lr, o_lse, o_nk, o_sx, o_sxx
 
 
-@pytest.mark.parametrize("n", [37, 300])  # one partial chunk; several chunks, the last partial
-def test_gemm_kernel_matches_oracle_with_empty_and_far_cases(n):
+# one partial chunk and 4 components (the moments' block of four); several chunks, the last
+# partial, and 9 components (a block of eight, then one of four padded with three zero rows)
+@pytest.mark.parametrize("n, k", [(37, 4), (300, 9)])
+def test_gemm_kernel_matches_oracle_with_empty_and_far_cases(n, k):
     rng = np.random.default_rng(4)
-    k, d = 4, 5
+    d = 5
     X = rng.normal(size=(n, d)) + 1.0
     X[3] = 200.0  # far from every component: its log-responsibilities differ by > 745 (exp -> 0)
     c = X.mean(0)
