@@ -17,15 +17,15 @@ second moments). Each block accumulates into its own slot of the outputs; the ca
 slots in index order, so results do not depend on the number of threads.
 
 :func:`mixture_estep_full_gemm` is the exception, used by the full-covariance E-step of
-:func:`latentkit.distributions.gaussian_mixture_e_step`: there the projections are one
-single-threaded BLAS GEMM over all K components at once (``D x K D``, large enough that BLAS
-wins; numba's ``np.dot``), and the statistics of all K components a second one,
-``R^T [X - c, 1, (x_a x_j)_{a <= j}]`` (``K x (D + 1 + D (D + 1) / 2)``: the first moments,
-the counts and the upper triangles of the second moments together, half the multiply-adds of
-``(X - c)^T [r_1 (X - c) ... r_K (X - c)]``), called from numba's threads over row partitions
-fixed by the data size, with a serial element-wise middle (norms, log-sum-exp,
-responsibilities) whose exponentials go through :func:`exp_nonpositive`, vectorised. No
-Python (no GIL) runs inside the E-step, so it scales past a few threads.
+:func:`latentkit.distributions.gaussian_mixture_e_step`: there the projections are two
+single-threaded BLAS GEMMs over all K components at once (``(x - c)[:h] [U_k[:h, :h]]`` and
+``(x - c) [U_k[:, h:]]``, ``h = D / 2``: the triangular factors' zero block is skipped;
+numba's ``np.dot``), called from numba's threads over row partitions fixed by the data size,
+followed by a serial element-wise middle (norms, log-sum-exp, responsibilities, with the
+exponentials vectorised by :func:`exp_nonpositive`) and the statistics of all K components,
+``sum r [x - c, 1, (x_a x_j)_{a <= j}]``, eight components per pass over the chunk's rows
+(:func:`_chunk_moments`; the same sums as a BLAS GEMM ran 2x slower under OpenBLAS's AVX2
+kernel). No Python (no GIL) runs inside the E-step, so it scales past a few threads.
 
 Imports only numpy, math and numba (DESIGN.md section 4). Oracles:
 :mod:`latentkit.testing._oracles_gaussian`.
@@ -608,12 +608,13 @@ def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, 
     """Full-covariance Gaussian-mixture E-step as BLAS GEMMs, parallel over row partitions.
 
     Partition ``p`` (rows ``edges[p]:edges[p + 1]``) is processed in chunks of ``chunk`` rows:
-    ``Y = (X - c) [U_1 ... U_K]`` (one GEMM for all K projections), then for every row ``i``
-    and component ``k``: ``log rho_ik = const_k - 0.5 ||Y_i,k - bcat_k||^2``, ``lse_i = log
-    sum_k rho_ik``, ``r_ik = w_i rho_ik / exp(lse_i)`` (:func:`exp_nonpositive`); then one
-    GEMM ``R^T W`` with ``W_i = [x_i - c, 1, ((x_i - c)_a (x_i - c)_j)_{a <= j}]`` gives
-    ``sum r (x - c)``, ``sum r`` and the upper triangle of ``sum r (x - c)(x - c)^T`` of all
-    K components, added up over the partition's chunks and written, both triangles, to
+    ``Y = (X - c) [U_1 ... U_K]`` (two GEMMs for all K projections, the second half of the
+    coordinates' factors' zero block skipped), then for every row ``i`` and component ``k``:
+    ``log rho_ik = const_k - 0.5 ||Y_i,k - bcat_k||^2``, ``lse_i = log sum_k rho_ik``,
+    ``r_ik = w_i rho_ik / exp(lse_i)`` (:func:`exp_nonpositive`); then ``sum r (x - c)``,
+    ``sum r`` and the upper triangle of ``sum r (x - c)(x - c)^T`` of all K components
+    (:func:`_chunk_moments`), added up over the partition's chunks and written, both
+    triangles, to
     the partition's slots (second moments stored ``(D, K D)``). ``prange`` runs over the
     partitions; each writes only its own slot, and every operation inside a partition is
     independent of the thread that runs it (BLAS must be limited to one thread by the
@@ -647,7 +648,8 @@ def mixture_estep_full_gemm(X, shift, ucat, bcat, const, w, edges, chunk, nk_p, 
     Raises
     ------
     ValueError
-        Wrong shapes, dtypes or layouts, or edges that do not partition ``0..n``.
+        Wrong shapes, dtypes or layouts, edges that do not partition ``0..n``, or ``ucat``
+        with an entry below a factor's diagonal.
 
     Source: Bishop (2006) eqs. (9.23), (9.26)-(9.27).
     """
