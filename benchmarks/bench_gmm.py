@@ -175,7 +175,9 @@ def main():
               f"{t_sk / iters / rounds[-1][1]:.2f}x per iteration; one-thread CPU time "
               f"{c_ours / iters * 1e3:.1f} against {cpu_sk / iters * 1e3:.1f} ms: "
               f"{cpu_sk / c_ours:.2f}x; load {os.getloadavg()[0]:.2f}")
-    med = lambda xs: float(np.median(xs))  # noqa: E731
+    def med(xs):
+        return float(np.median(xs))
+
     ratio_total = med([t[3] / t[0] for t in rounds])
     ratio_iter = med([t[3] / iters / t[1] for t in rounds])
     ratio_cpu = med([t[4] / t[2] for t in rounds])

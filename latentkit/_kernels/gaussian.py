@@ -349,8 +349,8 @@ def exp_nonpositive(x, out, bits):
     scale = bits.view(np.float64)
     for j in range(m):
         v = x[j]
-        v = -746.0 if v < -746.0 else v  # -inf -> 0; NaN stays NaN
-        nf = math.floor(v * _LOG2E + 0.5) if v == v else 0.0
+        v = -746.0 if v < -746.0 else v  # noqa: FURB136 (max() would turn NaN into -746)
+        nf = 0.0 if math.isnan(v) else math.floor(v * _LOG2E + 0.5)  # -746 (and -inf) -> 0
         r = (v - nf * _LN2_HI) - nf * _LN2_LO
         p = 1.0 / 6227020800.0
         p = p * r + 1.0 / 479001600.0
