@@ -373,45 +373,61 @@ def exp_nonpositive(x, out, bits):
 
 
 @jit
-def _rows_full(Y1, Y2, b1, b2, const, w, lse, log_resp, store_log_resp, B, RT, LR, SH, EX,
+def _rows_full(Y1T, Y2T, b1, b2, const, w, lse, log_resp, store_log_resp, B, RT, LR, SH, EX,
                bits):
-    """Element-wise middle of one chunk of :func:`mixture_estep_full_gemm` (rows ``:B``;
-    component ``k``'s projection is ``Y1[:, k h:(k + 1) h]`` then ``Y2[:, k (D - h):(k + 1)
-    (D - h)]``, ``b1``, ``b2`` its offsets; ``RT[k, i]`` gets ``w_i r_ik``)."""
-    C = LR.shape[0]
+    """Element-wise middle of one chunk of :func:`mixture_estep_full_gemm` (rows ``:B``),
+    every loop over the chunk's rows (vectorised, no reduction across a vector): component
+    ``k``'s projection is ``Y1T[k h:(k + 1) h]`` then ``Y2T[k (D - h):(k + 1) (D - h)]``
+    (transposed: one row per coordinate), ``b1``, ``b2`` its offsets; ``RT[k, i]`` gets
+    ``w_i r_ik``. ``LR``, ``SH``, ``EX``: (K, C) scratch; ``bits``: (>= C) int64 scratch."""
     K = const.shape[0]
-    h = Y1.shape[1] // K
-    g = Y2.shape[1] // K
+    h = Y1T.shape[0] // K
+    g = Y2T.shape[0] // K
+    amax = lse  # lse[:B] holds the row maxima until the log-sum-exp replaces them
+    for k in range(K):
+        lr = LR[k]
+        lr[:B] = 0.0
+        for a in range(h):
+            y = Y1T[k * h + a]
+            b = b1[k * h + a]
+            for i in range(B):
+                v = y[i] - b
+                lr[i] += v * v
+        for a in range(g):
+            y = Y2T[k * g + a]
+            b = b2[k * g + a]
+            for i in range(B):
+                v = y[i] - b
+                lr[i] += v * v
+        ck = const[k]
+        for i in range(B):
+            lr[i] = ck - 0.5 * lr[i]
+            if k == 0 or lr[i] > amax[i]:
+                amax[i] = lr[i]
     for i in range(B):
-        amax = -np.inf
-        for k in range(K):
-            s = 0.0
-            for a in range(h):
-                v = Y1[i, k * h + a] - b1[k * h + a]
-                s += v * v
-            for a in range(g):
-                v = Y2[i, k * g + a] - b2[k * g + a]
-                s += v * v
-            LR[i, k] = const[k] - 0.5 * s
-            amax = max(amax, LR[i, k])
-        if not math.isfinite(amax):
-            amax = 0.0
-        lse[i] = amax
-        for k in range(K):
-            SH[i, k] = LR[i, k] - amax
-    # one vectorised exp for the whole chunk, then per row: r_ik = w_i exp(lr_k - amax) / s
-    exp_nonpositive(SH.reshape(C * K)[:B * K], EX.reshape(C * K), bits)
+        if not math.isfinite(amax[i]):
+            amax[i] = 0.0
+    for k in range(K):
+        for i in range(B):
+            SH[k, i] = LR[k, i] - amax[i]
+        exp_nonpositive(SH[k, :B], EX[k, :B], bits)
+    ssum = SH[0]  # SH is spent: its first row holds the sums, then the weights w_i / s_i
     for i in range(B):
-        s = 0.0
-        for k in range(K):
-            s += EX[i, k]
-        ls = math.log(s) + lse[i]
-        lse[i] = ls
-        ws = w[i] / s
-        for k in range(K):
-            if store_log_resp:
-                log_resp[i, k] = LR[i, k] - ls
-            RT[k, i] = EX[i, k] * ws
+        ssum[i] = EX[0, i]
+    for k in range(1, K):
+        for i in range(B):
+            ssum[i] += EX[k, i]
+    for i in range(B):
+        s = ssum[i]
+        lse[i] = math.log(s) + amax[i]
+        ssum[i] = w[i] / s
+    for k in range(K):
+        for i in range(B):
+            RT[k, i] = EX[k, i] * ssum[i]
+    if store_log_resp:
+        for i in range(B):
+            for k in range(K):
+                log_resp[i, k] = LR[k, i] - lse[i]
 
 
 @jit
@@ -537,50 +553,40 @@ def _partition_full_gemm(X, shift, ucat, bcat, const, w, lo, hi, chunk, nk, sx, 
     # h coordinates of x (U_k is upper triangular), so (D - h) h K multiply-adds per row drop
     h = D // 2
     g = D - h
-    u1 = np.empty((h, K * h))
-    u2 = np.empty((D, K * g))
+    u1T = np.empty((K * h, h))  # transposed: the GEMMs give one row per coordinate
+    u2T = np.empty((K * g, D))
     b1 = np.empty(K * h)
     b2 = np.empty(K * g)
     for k in range(K):
         for a in range(h):
             b1[k * h + a] = bcat[k * D + a]
             for d in range(h):
-                u1[d, k * h + a] = ucat[d, k * D + a]
+                u1T[k * h + a, d] = ucat[d, k * D + a]
         for a in range(g):
             b2[k * g + a] = bcat[k * D + h + a]
             for d in range(D):
-                u2[d, k * g + a] = ucat[d, k * D + h + a]
+                u2T[k * g + a, d] = ucat[d, k * D + h + a]
     Kp = (K + 3) // 4 * 4  # the moments run over blocks of 8 and 4 components
-    Xc = np.zeros((chunk, D))
-    Xh = np.zeros((chunk, h))
-    XT = np.zeros((D, chunk))
-    Y1 = np.empty((chunk, K * h))
-    Y2 = np.empty((chunk, K * g))
+    XT = np.zeros((D, chunk))  # the centred rows, transposed; columns from B are not read
+    Y1T = np.empty((K * h, chunk))
+    Y2T = np.empty((K * g, chunk))
     RT = np.zeros((Kp, chunk))  # rows K: stay zero
-    LR = np.empty((chunk, K))
-    SH = np.empty((chunk, K))
-    EX = np.empty((chunk, K))
-    bits = np.empty(chunk * K, dtype=np.int64)
+    LR = np.empty((K, chunk))
+    SH = np.empty((K, chunk))
+    EX = np.empty((K, chunk))
+    bits = np.empty(chunk, dtype=np.int64)
     acc = np.zeros((Kp, NW))
     V = np.empty(chunk)
     for a in range(lo, hi, chunk):
         B = min(hi, a + chunk) - a
-        if B < chunk:  # last chunk of the partition: rows from B on are not read
-            Xc[:, :] = 0.0
-            Xh[:, :] = 0.0
         for i in range(B):
             for d in range(D):
-                Xc[i, d] = X[a + i, d] - shift[d]
-            for d in range(h):
-                Xh[i, d] = Xc[i, d]
-        for d in range(D):
-            for i in range(B):
-                XT[d, i] = Xc[i, d]
+                XT[d, i] = X[a + i, d] - shift[d]
         if h > 0:
-            np.dot(Xh, u1, Y1)
-        np.dot(Xc, u2, Y2)
-        _rows_full(Y1, Y2, b1, b2, const, w[a:], lse[a:], log_resp[a:], store_log_resp, B, RT,
-                   LR, SH, EX, bits)
+            np.dot(u1T, XT[:h], Y1T)
+        np.dot(u2T, XT, Y2T)
+        _rows_full(Y1T, Y2T, b1, b2, const, w[a:], lse[a:], log_resp[a:], store_log_resp, B,
+                   RT, LR, SH, EX, bits)
         _chunk_moments(XT, RT, acc, B, V)
     for k in range(K):
         nk[k] += acc[k, D]
