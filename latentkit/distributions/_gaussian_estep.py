@@ -5,9 +5,10 @@ GaussianMixture, VariationalGaussianMixture and DirichletProcessMixture. Split f
 M-step) because it holds the threading policy of the full-covariance path.
 
 **Speed.** For ``covariance_type='full'``, :func:`gaussian_mixture_e_step` runs each chunk of
-256 rows as two BLAS GEMMs -- ``(X - c) [U_1 ... U_K]`` (all K triangular projections at
-once) and ``(X - c)^T [r_1 (X - c), ..., r_K (X - c)]`` (all K second moments) -- with the
-element-wise part in between (norms, log-sum-exp, responsibilities) in the same numba kernel.
+256 rows as BLAS GEMMs -- ``(X - c) [U_1 ... U_K]`` (all K triangular projections at
+once, in two products that skip the factors' zero block) -- then, in the same numba kernel,
+the element-wise part (norms, log-sum-exp, responsibilities, a vectorised exp) and the
+counts, first and second moments of all K components, eight per pass over the rows.
 The rows are split into partitions of about 4096 rows -- their number fixed by the data size,
 never by the thread count -- run on numba's threads with BLAS limited to one thread
 (:func:`latentkit._utils.threads.blas_single_thread`; on a busy 2-core machine OpenBLAS's own
@@ -70,8 +71,8 @@ def _sum_partitions(parts):
 
 def _gemm_estep_full(X, shift, means, U, const, w, lse, log_resp):
     """Full-covariance E-step as two BLAS GEMMs per chunk of rows: ``Y = (X - c) [U_1 ...
-    U_K]`` (n x D times D x K D) for all K log densities, and ``(X - c)^T [r_1 (X - c), ...,
-    r_K (X - c)]`` (D x K D) for all K second moments, with the element-wise part in between
+    U_K]`` (n x D times D x K D) for all K log densities, then the element-wise part and
+    the moments of all K components in numba
     (:func:`latentkit._kernels.gaussian.mixture_estep_full_gemm`). numba's threads run over
     row partitions fixed by ``n`` alone (:func:`_gemm_partitions`), BLAS limited to one thread,
     and the partitions are summed in index order: bit-identical results for any thread count."""
