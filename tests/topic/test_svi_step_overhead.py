@@ -114,3 +114,17 @@ def test_global_term_without_sync_is_the_synced_models(corpus):
     assert a.step(corpus[90:], 0.2).data_term == b.step(corpus[90:], 0.2).data_term
     a.sync(), b.sync()
     np.testing.assert_array_equal(a.model.components_, b.model.components_)
+
+
+@pytest.mark.parametrize("width", [40, 10**7], ids=["counted", "declared-wide"])
+def test_count_summary_columns_are_the_sorted_distinct_used_columns(width):
+    from latentkit._utils.summaries import CountSummary
+
+    rng = np.random.default_rng(width)
+    cols = rng.integers(0, 40, 200)
+    X = sp.csr_matrix((rng.integers(0, 3, 200).astype(float), (rng.integers(0, 30, 200), cols)),
+                      shape=(30, width))  # explicit zeros among them: not "used"
+    X.sum_duplicates()
+    got = CountSummary.of(X).columns
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, np.unique(X.indices[X.data != 0]))
