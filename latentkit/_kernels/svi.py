@@ -9,7 +9,12 @@ and ``U`` of shape (V, K) (topics transposed), and these kernels
 * gather the minibatch's columns into the compact E-step tables (:func:`lda_compact_tables`):
   ``E[log beta_kw] = psi(eta + S U_wk) - psi(sum_w lambda_kw)``, shifted per word by its
   maximum over topics exactly as :func:`latentkit._kernels.topic.lda_e_step` expects;
-* relabel the minibatch's word ids to compact ids (:func:`compact_columns`).
+* relabel the minibatch's word ids to compact ids (:func:`compact_columns`);
+* gather a minibatch's rows from the training matrix validated once per fit
+  (:func:`gather_rows`: no scipy indexing and no validation per step);
+* add the scaled minibatch statistics to their columns of ``U`` and sum them over the words
+  (:func:`add_scaled_rows`, strict IEEE: the same numbers as NumPy's ``U[cols] += c S`` and
+  ``(c S).sum(axis=0)``).
 
 Both are O(nnz + V_B K) per step instead of the O(V K) of the whole table. Each output entry
 is written by one iteration of a ``prange`` loop, so results do not depend on the thread count.
@@ -23,7 +28,7 @@ import numpy as np
 
 from ._jit import jit, prange
 
-__all__ = ["compact_columns", "lda_compact_tables"]
+__all__ = ["add_scaled_rows", "compact_columns", "gather_rows", "lda_compact_tables"]
 
 
 @jit
@@ -64,6 +69,80 @@ def compact_columns(indices, mark, n_cols):
     for j in range(nnz):
         local[j] = mark[indices[j]]
     return cols, local
+
+
+@jit
+def gather_rows(indptr, indices, data, rows):
+    """The CSR arrays of the rows ``rows`` (in that order) of a CSR matrix, as ``X[rows]``.
+
+    Parameters
+    ----------
+    indptr : int32 or int64[n + 1]
+    indices : int32 or int64[nnz]
+    data : float64[nnz]
+        The CSR arrays of the whole matrix.
+    rows : int64[m]
+        Row ids, each in ``[0, n)``.
+
+    Returns
+    -------
+    out_indptr : int64[m + 1]
+    out_indices : int64[nnz_B]
+    out_data : float64[nnz_B]
+        Row ``i`` of the result is row ``rows[i]`` of the input, entries in their order.
+    """
+    m = rows.shape[0]
+    out_indptr = np.empty(m + 1, dtype=np.int64)
+    out_indptr[0] = 0
+    for i in range(m):
+        r = rows[i]
+        out_indptr[i + 1] = out_indptr[i] + (indptr[r + 1] - indptr[r])
+    nnz = out_indptr[m]
+    out_indices = np.empty(nnz, dtype=np.int64)
+    out_data = np.empty(nnz, dtype=np.float64)
+    for i in range(m):
+        r = rows[i]
+        a = indptr[r]
+        o = out_indptr[i]
+        for j in range(indptr[r + 1] - a):
+            out_indices[o + j] = indices[a + j]
+            out_data[o + j] = data[a + j]
+    return out_indptr, out_indices, out_data
+
+
+@jit(fastmath=False)
+def add_scaled_rows(u_t, cols, ss_t, c, row_inc):
+    """``u_t[cols[i]] += c * ss_t[i]`` for every i, and ``row_inc = sum_i c * ss_t[i]``.
+
+    Strict IEEE arithmetic in NumPy's order: each increment is the product ``c * ss_t[i, k]``
+    and ``row_inc`` accumulates the rows from the first to the last, as
+    ``inc = c * ss_t; u_t[cols] += inc; row_inc = inc.sum(axis=0)`` does (bit for bit).
+
+    Parameters
+    ----------
+    u_t : float64[V, K] (in/out)
+    cols : int64[V_B]
+        Distinct row ids of ``u_t``.
+    ss_t : float64[V_B, K]
+        The minibatch statistics of the words ``cols``.
+    c : float
+        The scale of the increments.
+    row_inc : float64[K] (out)
+        Sum of the increments over the words.
+    """
+    K = u_t.shape[1]
+    n = cols.shape[0]
+    for k in range(K):
+        row_inc[k] = 0.0
+    for i in range(n):
+        w = cols[i]
+        for k in range(K):
+            inc = c * ss_t[i, k]
+            u_t[w, k] += inc
+            if i == 0:
+                row_inc[k] = inc
+            else:
+                row_inc[k] += inc
 
 
 #: Words per iteration of :func:`lda_compact_tables`'s parallel loop (each block has its own

@@ -48,7 +48,11 @@ class CountSummary:
         w = None if sample_weight is None else float(np.sum(sample_weight))
         if sp.issparse(X):
             X = sp.csr_matrix(X)
-            cols = np.unique(X.indices[X.data != 0])
+            used = X.indices[X.data != 0]
+            if X.shape[1] <= 8 * used.size:  # a count per column, O(nnz + V), not a sort;
+                cols = np.flatnonzero(np.bincount(used, minlength=X.shape[1]))
+            else:  # a declared width far beyond the data: nothing of size V allocated
+                cols = np.unique(used)
             return cls(X.shape[0], X.data.sum(), cols, w)
         X = np.asarray(X)
         return cls(X.shape[0], X.sum(), np.flatnonzero(X.any(axis=0)), w)

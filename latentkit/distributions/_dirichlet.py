@@ -149,8 +149,13 @@ def dirichlet_kl(q, p):
             from None
     q0 = q.sum(axis=-1)
     e_log = psi(q) - psi(q0)[..., None]
-    out = (gammaln(q0) - gammaln(q).sum(axis=-1) - gammaln(p_arr.sum(axis=-1))
-           + gammaln(p_arr).sum(axis=-1) + ((q - p_arr) * e_log).sum(axis=-1))
+    if np.ndim(p) == 0:  # a scalar prior: its terms from one row (the same sums, bit for bit)
+        row = np.full(q.shape[-1], float(p_arr.flat[0]))
+        p_sum, p_norm, q_minus_p = row.sum(), gammaln(row).sum(), q - float(p_arr.flat[0])
+    else:
+        p_sum, p_norm, q_minus_p = p_arr.sum(axis=-1), gammaln(p_arr).sum(axis=-1), q - p_arr
+    out = (gammaln(q0) - gammaln(q).sum(axis=-1) - gammaln(p_sum)
+           + p_norm + (q_minus_p * e_log).sum(axis=-1))
     return float(out) if out.ndim == 0 else out
 
 

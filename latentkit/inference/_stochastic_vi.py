@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from .._utils.chunking import split_sequences
 from .._utils.validation import check_lengths, check_random_state, check_scalar
-from .._engine.steps import check_learning_rate, step_size_schedule
+from .._engine.steps import check_learning_rate
 from .._engine.fitting import StochasticStart, shallow_state
 from .._engine.hook_state import deferred_data_defaults
 from ..base import BEFORE_FIT, ConvergenceMonitor, LatentModel, NotFittedError, ParamsMixin, clone
@@ -270,7 +270,7 @@ class StochasticVI(ParamsMixin):
             raise InputTypeError(f"model must be a latentkit model with partial_fit, got "
                             f"{type(self.model).__name__}.")
 
-    def _minibatches(self, X, source, rng, bs=None, fit_params=None):
+    def _minibatches(self, X, source, rng, bs=None, fit_params=None, take=None):
         """Yield (batch, fit_params) for one epoch.
 
         Chunks with ``lengths`` (HMM sequences) are cut into whole sequences by
@@ -279,7 +279,10 @@ class StochasticVI(ParamsMixin):
         target. (Before the one splitter, minibatches were packed greedily with at most
         ``batch_size`` rows, which gave more and smaller minibatches than ``N / batch_size``;
         the minibatches of sequences, hence the SVI steps and traces on them, differ from
-        those of latentkit 0.1.) ``bs``: ``batch_size`` capped at N (default ``batch_size``)."""
+        those of latentkit 0.1.) ``bs``: ``batch_size`` capped at N (default ``batch_size``).
+        ``take``: a one-element list; once ``take[0]`` is set (the stepper's row taker of
+        in-memory data validated once, ``stepper.bind(X)``), in-memory minibatches are
+        ``take[0](rows)`` instead of ``X[rows]``."""
         bs = self.batch_size if bs is None else bs
         names = tuple(self.model._row_fit_params)  # cut with the rows (times=, labels=...)
         rows = {k: v for k, v in (fit_params or {}).items() if k in names and v is not None}
@@ -288,6 +291,9 @@ class StochasticVI(ParamsMixin):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             for a in range(0, n, bs):
                 idx = np.sort(order[a:a + bs]) if sp.issparse(X) else order[a:a + bs]
+                if take is not None and take[0] is not None:  # no row arguments (rows == {})
+                    yield take[0](idx), {}
+                    continue
                 yield X[idx], {k: take_rows(v, idx) for k, v in rows.items()}
         else:
             start = 0
@@ -421,20 +427,24 @@ class StochasticVI(ParamsMixin):
         # tol=None: the model's own tolerance, known once the first step set its defaults
         run = SVIRun(model, ConvergenceMonitor(1e-3 if self.tol is None else self.tol, np.inf,
                                                rule="noisy", window=self.window))
+        # rho_t = (t + tau)^-kappa (step_size_schedule, its parameters checked once here, not
+        # per step: the same floats, tests/topic/test_svi_step_overhead.py)
+        check_learning_rate(self.learning_offset, self.learning_decay)
+        tau, kappa = float(self.learning_offset), float(self.learning_decay)
         elapsed = 0.0
         stop = False
         self.model_ = model  # visible to callbacks during the fit
         last = None  # the model after the last completed step
         stepper = None  # the model's own sparse step, once partial_fit has initialised it
+        take = [None]  # its taker of rows of X validated once (in-memory data)
         try:
             for run.epoch in range(1, self.n_epochs + 1):
                 epoch_sum = [0.0, 0.0, None]  # data terms, samples, global term
-                for batch, kw in self._minibatches(X, source, rng, bs, fit_params):
+                for batch, kw in self._minibatches(X, source, rng, bs, fit_params, take):
                     if batch.shape[0] == 0:
                         raise ValueError("An empty minibatch was drawn.")
                     t0 = time.perf_counter()
-                    rho = min(1.0, step_size_schedule(run.t + 1, self.learning_offset,
-                                                      self.learning_decay))
+                    rho = min(1.0, (run.t + 1 + tau) ** -kappa)  # step_size_schedule's
                     with_global = epoch_sum[2] is None  # the epoch's first step (or none yet)
                     if stepper is not None:
                         result = stepper.step(batch, rho, record_global=with_global)
@@ -444,6 +454,9 @@ class StochasticVI(ParamsMixin):
                                       **{**fit_params, **kw})
                         if run.t == 0 and not fit_params and not kw:
                             stepper = _model_stepper(model, n)
+                            if (stepper is not None and source is None
+                                    and hasattr(stepper, "bind")):
+                                take[0] = stepper.bind(X)  # validated once, not per step
                     else:  # a model with its own partial_fit (the VAE): no step ELBO
                         model.partial_fit(batch, step_size=rho, total_samples=n,
                                           **{**fit_params, **kw})

@@ -30,6 +30,7 @@ from scipy.special import psi
 from .._kernels import svi as _ks
 from .._kernels import topic as _k
 from .._engine.fitting import StepResult
+from ..distributions import dirichlet_kl
 from ._lda_estep import _local_kernel
 from ._lda_sparse import resolve_e_step_topk, sparse_local_stats
 from ..inference._stochastic_vi import _heldout_count, _is_fraction
@@ -44,7 +45,7 @@ def stochastic_stepper(model, base, total_samples, set_components):
     subclass keeps its own ``partial_fit`` steps."""
     if any(getattr(type(model), f) is not getattr(base, f) for f in
            ("partial_fit", "_partial_step", "_e_step", "_m_step", "_local_step",
-            "_validate_data")):
+            "_validate_data", "_global_elbo_terms")):
         return None
     return LDAStochasticStepper(model, total_samples, set_components)
 
@@ -58,6 +59,18 @@ def online_batch_size(batch_size, n_documents, holdout):
     if _is_fraction(holdout):
         n_train -= _heldout_count(float(holdout), n_train)
     return max(1, min(int(batch_size), n_train))
+
+class CSRRows:
+    """Rows of the training matrix validated once per fit (:meth:`LDAStochasticStepper.bind`):
+    the CSR arrays of a minibatch, which :meth:`LDAStochasticStepper.step` takes without
+    validating them again. ``shape`` is (rows, V)."""
+
+    __slots__ = ("indptr", "indices", "data", "shape")
+
+    def __init__(self, indptr, indices, data, n_features):
+        self.indptr, self.indices, self.data = indptr, indices, data
+        self.shape = (indptr.shape[0] - 1, n_features)
+
 
 #: Below this, the running factor S of lambda - eta is folded into U.
 _MIN_SCALE = 1e-100
@@ -93,15 +106,49 @@ class LDAStochasticStepper:
     def _row_sums(self):
         return self.V * self.eta + self.scale * self.row_u
 
+    def _fold(self):
+        """``U <- S U``, ``S <- 1`` and the exact row sums (the part of :meth:`sync` that the
+        later steps' numbers depend on)."""
+        if self.scale != 1.0:
+            self.u_t *= self.scale
+            self.scale = 1.0
+        self.row_u = self.u_t.sum(axis=0)
+
+    def bind(self, X):
+        """Validate the in-memory training matrix ``X`` once (as each ``partial_fit`` call
+        would validate its rows: every check is row by row) and return ``take(rows)``, the
+        :class:`CSRRows` of ``X[rows]`` (:func:`latentkit._kernels.svi.gather_rows`: no
+        scipy indexing and no validation per step)."""
+        X = self.model._validate_data(X, reset=False)
+        if not sp.isspmatrix_csr(X):
+            X = sp.csr_matrix(X)
+        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+        indices = np.ascontiguousarray(X.indices, dtype=np.int64)
+        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        n_features = X.shape[1]
+
+        def take(rows):
+            return CSRRows(*_ks.gather_rows(indptr, indices, data,
+                                            np.ascontiguousarray(rows, dtype=np.int64)),
+                           n_features)
+        return take
+
+    def _global_term(self):
+        """The model's global ELBO term ``-sum_k KL(q(beta_k) || p(beta_k))`` at the current
+        topics, the number ``model._global_elbo_terms()`` gives after :meth:`sync`, without
+        the sync's full E-step tables (only for the epoch bound)."""
+        if self.synced:
+            return float(self.model._global_elbo_terms())
+        self._fold()
+        lam = np.ascontiguousarray(self.eta + self.u_t.T)
+        return -float(np.sum(dirichlet_kl(lam, self.model.topic_word_prior_)))
+
     def sync(self):
         """Write ``lambda = eta + S U`` back into the model (``components_`` and its full
         E-step tables); exact row sums are recomputed at the same time."""
         if self.synced:
             return
-        if self.scale != 1.0:
-            self.u_t *= self.scale
-            self.scale = 1.0
-        self.row_u = self.u_t.sum(axis=0)
+        self._fold()
         self.set_components(np.ascontiguousarray(self.eta + self.u_t.T))
         self.synced = True
 
@@ -110,8 +157,9 @@ class LDAStochasticStepper:
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_documents, V)
-            The minibatch (validated as ``partial_fit`` does).
+        X : array-like, sparse matrix of shape (n_documents, V), or CSRRows
+            The minibatch (validated as ``partial_fit`` does; :class:`CSRRows` of
+            :meth:`bind` are validated already).
         rho : float in (0, 1]
         record_global : bool
             Also record the global ELBO term at the topics entering the step (needs a sync).
@@ -128,9 +176,15 @@ class LDAStochasticStepper:
             (n_documents, K).
         """
         model = self.model
-        X = model._validate_data(X, reset=False)
-        if not sp.isspmatrix_csr(X):
-            X = sp.csr_matrix(X)
+        if isinstance(X, CSRRows):
+            indptr, indices, data = X.indptr, X.indices, X.data
+        else:
+            X = model._validate_data(X, reset=False)
+            if not sp.isspmatrix_csr(X):
+                X = sp.csr_matrix(X)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+            indices = X.indices
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
         D = X.shape[0]
         if D == 0:
             raise InputError("partial_fit received an empty minibatch.")
@@ -139,16 +193,13 @@ class LDAStochasticStepper:
                              f"({D} documents); it must be the size of the whole data set.")
         glob = None
         if record_global:
-            self.sync()
-            glob = float(model._global_elbo_terms())
-        cols, local = _ks.compact_columns(X.indices, self._mark, self.V)
+            glob = self._global_term()
+        cols, local = _ks.compact_columns(indices, self._mark, self.V)
         K = self.K
         exp_beta_t = np.empty((cols.shape[0], K))
         shift = np.empty(cols.shape[0])
         _ks.lda_compact_tables(self.u_t, cols, self.scale, self.eta, psi(self._row_sums()),
                                exp_beta_t, shift)
-        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-        data = np.ascontiguousarray(X.data, dtype=np.float64)
         topk = resolve_e_step_topk(getattr(model, "e_step_topk", None), K)
         if topk is not None:  # the top-k truncated E-step (latentkit.topic._lda_sparse)
             gamma, ss_t, doc_elbo, n_iter = sparse_local_stats(
@@ -171,12 +222,12 @@ class LDAStochasticStepper:
         else:
             self.scale *= 1.0 - rho
             dense = False
-        inc = (rho * self.n_total / D / self.scale) * ss_t
-        self.u_t[cols] += inc
+        row_inc = np.empty(K)
+        _ks.add_scaled_rows(self.u_t, cols, ss_t, rho * self.n_total / D / self.scale, row_inc)
         if dense:
             self.row_u = self.u_t.sum(axis=0)
         else:
-            self.row_u += inc.sum(axis=0)
+            self.row_u += row_inc
         self.synced = False
         model.n_steps_ = getattr(model, "n_steps_", 0) + 1
         self.last_n_iter, self.last_gamma = n_iter, gamma
