@@ -28,13 +28,25 @@ coherence ``bench_coherence.py --repeat 1``: gensim CoherenceModel time / ours p
 spectral  ``bench_spectral.py 1``: TensorLy time / ours (tol=1e-6) for d = 50, 100, 200
 vae       ``bench_vae.py --torch-threads 1 --epochs 20``: ours / PyTorch time per epoch
 cold      ``bench_cold_start.py --only gmm,lda --mode cli``: cold / warm wall seconds
+gmm46     issue 46's GMM row: ``bench_gmm.py --n 100000 --iters 20 --rounds 3``: per iteration,
+          in total and in one-thread CPU time against scikit-learn (1 BLAS thread)
+lda46     issue 46's LDA row: ``bench_lda_default_fit.py --rounds 2 --variants default cvb0``:
+          the default fit's time to scikit-learn batch's 10-iteration held-out perplexity
+svi46     issue 46's SVI row: ``bench_svi.py --dataset kos --epochs 5 --skip-gensim
+          --skip-batch --rounds 3``: time to scikit-learn online's 5-pass perplexity
+hmm46     issue 46's HMM row: ``bench_hmm.py --only categorical`` (10 x 50, 200 x 1000)
 ========  =====================================================================================
+
+``--issue46`` picks the last four rows; ``--kernels default,Haswell`` runs every row once per
+OpenBLAS kernel (``OPENBLAS_CORETYPE`` set in the row's process; ``default`` leaves it unset),
+the kernel named in the row's label.
 
 Run (from the repository root, on a quiet machine; the lead's item 5 of issue 28):
 
     python benchmarks/run_quiet_table.py                 # all rows, ~12-16 min on 2 cores
     python benchmarks/run_quiet_table.py --only gmm,hmm  # some rows
     python benchmarks/run_quiet_table.py --tiny          # toy settings: does it all run?
+    python benchmarks/run_quiet_table.py --issue46 --kernels default,Haswell  # issue 46's table
 
 A row whose script fails (or whose peer is not installed: PyTorch for ``vae``) is reported in
 its cell, not fatal. The load average of a row that starts above ``--max-load`` (default 1.5) is
@@ -123,6 +135,35 @@ def _ratio_cold(out):
     return "; ".join(f"{fam} {c} / {w} s" for fam, c, w, _ in found) or None
 
 
+def _ratio_gmm46(out):
+    per = re.search(r"speed-up per iteration \(sklearn / ours\): ([\d.]+)x", out)
+    tot = re.search(r"faster configuration \(1 BLAS thread\): ([\d.]+)x", out)
+    cpu = re.search(r"^CPU time, one thread each.*ratio ([\d.]+)x", out, re.M)
+    if not per:
+        return None
+    return (f"{per.group(1)}x per iteration, {tot.group(1) if tot else '?'}x in total; "
+            f"one-thread CPU {cpu.group(1) if cpu else '?'}x")
+
+
+def _ratio_lda46(out):
+    tail = out.split("median ratio to scikit-learn", 1)
+    if len(tail) < 2:
+        return None
+    found = re.findall(r"^\s+(default|init='cvb0'|default, one-thread CPU)\s+([\d.]+)x", tail[1],
+                       re.M)
+    return ", ".join(f"{r}x {name}" for name, r in found) or None
+
+
+def _ratio_svi46(out):
+    m = re.search(r"scikit-learn online\s+final\s+([\d.]+): peer\s+([\d.]+) s, latentkit SVI"
+                  r"\s+([\d.]+) s\s+([\d.]+)x faster", out)
+    cpu = re.search(r"^CPU time, one thread each.*?([\d.]+)x\s*$", out, re.M)
+    if not m:
+        return None
+    return (f"{m.group(4)}x ({m.group(3)} s against {m.group(2)} s to {m.group(1)}); "
+            f"one-thread CPU {cpu.group(1) if cpu else '?'}x")
+
+
 #: name -> (full command, tiny command, ratio parser, peer distributions)
 ROWS = {
     "gmm": (["benchmarks/bench_gmm.py", "--iters", "10"],
@@ -149,7 +190,27 @@ ROWS = {
     "cold": (["benchmarks/bench_cold_start.py", "--only", "gmm,lda", "--mode", "cli"],
              ["benchmarks/bench_cold_start.py", "--only", "gmm", "--mode", "cli"],
              _ratio_cold, ["numba"]),
+    "gmm46": (["benchmarks/bench_gmm.py", "--n", "100000", "--iters", "20", "--rounds", "3"],
+              ["benchmarks/bench_gmm.py", "--n", "5000", "--iters", "3", "--rounds", "1"],
+              _ratio_gmm46, ["scikit-learn"]),
+    "lda46": (["benchmarks/bench_lda_default_fit.py", "--rounds", "2", "--variants", "default",
+               "cvb0"],
+              ["benchmarks/bench_lda_default_fit.py", "--rounds", "1", "-k", "5",
+               "--variants", "default", "--no-one-thread"],
+              _ratio_lda46, ["scikit-learn"]),
+    "svi46": (["benchmarks/bench_svi.py", "--dataset", "kos", "--epochs", "5", "--skip-gensim",
+               "--skip-batch", "--rounds", "3"],
+              ["benchmarks/bench_svi.py", "--dataset", "kos", "--epochs", "1", "--skip-gensim",
+               "--skip-batch", "--rounds", "1"],
+              _ratio_svi46, ["scikit-learn"]),
+    "hmm46": (["benchmarks/bench_hmm.py", "--only", "categorical"],
+              ["benchmarks/bench_hmm.py", "--only", "categorical", "--n-iter", "2", "--repeats",
+               "1"],
+              _ratio_hmm, ["hmmlearn"]),
 }
+
+#: the rows of issue 46's table (``--issue46``)
+ISSUE46 = ("gmm46", "lda46", "svi46", "hmm46")
 
 
 def _command(name, tiny):
@@ -175,14 +236,24 @@ def _versions(dists):
     return ", ".join(out)
 
 
-def run_row(name, tiny, timeout):
-    """Run one row's benchmark in a new process; returns the table cells and its output."""
+def _row_env(kernel):
+    """The row's environment: this one with PYTHONPATH at the checkout and, unless ``kernel``
+    is 'default', ``OPENBLAS_CORETYPE=kernel``."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if kernel != "default":
+        env["OPENBLAS_CORETYPE"] = kernel
+    return env
+
+
+def run_row(name, tiny, timeout, kernel="default"):
+    """Run one row's benchmark in a new process (under OpenBLAS ``kernel``: 'default' leaves
+    ``OPENBLAS_CORETYPE`` as it is); returns the table cells and its output."""
     cmd = _command(name, tiny)
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=str(ROOT), capture_output=True, text=True,
-                              timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                              timeout=timeout, env=_row_env(kernel))
         out, rc = proc.stdout, proc.returncode
         err = proc.stderr
     except subprocess.TimeoutExpired as exc:
@@ -197,6 +268,8 @@ def run_row(name, tiny, timeout):
         measured = f"FAILED (exit {rc}: {last})" + (f"; {measured}" if measured else "")
     elif measured is None:
         measured = "no ratio found in the output"
+    if kernel != "default":
+        name = f"{name} ({kernel})"
     return {"row": name, "command": _shown(cmd), "measured": measured,
             "peer": _versions(ROWS[name][3]), "load": (load0, load1), "seconds": seconds,
             "output": out}
@@ -224,10 +297,17 @@ def main():
     ap.add_argument("--timeout", type=float, default=900, help="seconds per row")
     ap.add_argument("--max-load", type=float, default=1.5,
                     help="a row starting above this 1-minute load average is marked in bold")
+    ap.add_argument("--issue46", action="store_true",
+                    help=f"issue 46's four rows ({','.join(ISSUE46)}) instead of --only")
+    ap.add_argument("--kernels", default="default",
+                    help="comma-separated OpenBLAS kernels to run every row under (OPENBLAS_"
+                         "CORETYPE; 'default' leaves it unset), e.g. default,Haswell")
     ap.add_argument("--log", default=None, metavar="PATH",
                     help="also write every row's full output here")
     args = ap.parse_args()
-    names = [n.strip() for n in args.only.split(",") if n.strip()]
+    names = list(ISSUE46) if args.issue46 else [n.strip() for n in args.only.split(",")
+                                                 if n.strip()]
+    kernels = [k.strip() for k in args.kernels.split(",") if k.strip()] or ["default"]
     unknown = [n for n in names if n not in ROWS]
     if unknown:
         ap.error(f"--only: unknown rows {unknown}; expected some of {list(ROWS)}")
@@ -236,10 +316,11 @@ def main():
     results = []
     t0 = time.perf_counter()
     for name in names:
-        res = run_row(name, args.tiny, args.timeout)
-        results.append(res)
-        print(f"done: {name} in {res['seconds']:.0f} s: {res['measured']}", file=sys.stderr,
-              flush=True)
+        for kernel in kernels:
+            res = run_row(name, args.tiny, args.timeout, kernel)
+            results.append(res)
+            print(f"done: {res['row']} in {res['seconds']:.0f} s: {res['measured']}",
+                  file=sys.stderr, flush=True)
     if args.log:
         Path(args.log).write_text("\n\n".join(f"===== {r['row']}: {r['command']}\n{r['output']}"
                                               for r in results))

@@ -93,3 +93,45 @@ def test_quiet_table_reads_the_fraction_lines(bounds):
     table = mod.markdown([{"row": "gmm", "command": "c", "measured": "9x", "peer": "p",
                            "load": (1.0, 2.0), "seconds": 3.0, "output": out}], 1.5)
     assert "| GMM E-step: 25.0%; HMM forward-backward: 25.0% |" in table
+
+
+def _quiet_table_module():
+    spec = importlib.util.spec_from_file_location("run_quiet_table",
+                                                  os.path.join(BENCH, "run_quiet_table.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, BENCH)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_quiet_table_reads_issue_46_rows_and_sets_the_kernel():
+    """The issue-46 rows' parsers read the lines their benchmarks print (copied from real runs
+    of bench_gmm.py, bench_lda_default_fit.py, bench_svi.py, bench_hmm.py); a row's process
+    gets ``OPENBLAS_CORETYPE`` only for a named kernel."""
+    mod = _quiet_table_module()
+    gmm = ("CPU time, one thread each (total / iterations): ours 22.5 ms, sklearn (1 BLAS "
+           "thread) 176.8 ms: ratio 8.12x (median of 3 rounds)\nours, total / iterations (as "
+           "for sklearn): 16.3 ms; speed-up against sklearn's faster configuration (1 BLAS "
+           "thread): 10.82x (median of 3 rounds)\nspeed-up per iteration (sklearn / ours): "
+           "12.26x (median of 3 rounds)\n")
+    assert mod._ratio_gmm46(gmm) == ("12.26x per iteration, 10.82x in total; one-thread CPU "
+                                     "8.12x")
+    lda = ("round 0: ...\n  default   reaches it after   2.34 s (ratio  4.40x)\n"
+           "median ratio to scikit-learn (its 10-iteration held-out perplexity):\n"
+           "  default                     4.10x  (4.40, 3.81)\n"
+           "  init='cvb0'                 6.96x  (6.74, 7.18)\n"
+           "  default, one-thread CPU     2.82x  (2.63, 3.00)\n")
+    assert mod._ratio_lda46(lda) == ("4.10x default, 6.96x init='cvb0', 2.82x default, "
+                                     "one-thread CPU")
+    svi = ("  scikit-learn online    final   2313.67: peer     3.53 s, latentkit SVI     0.30 s"
+           "    11.78x faster\nCPU time, one thread each, alternated (best of 3), to "
+           "scikit-learn online's final 2313.67: latentkit SVI 0.33 s (34 steps), scikit-learn"
+           " 2.53 s (51 steps)     7.76x\n")
+    assert mod._ratio_svi46(svi) == ("11.78x (0.30 s against 3.53 s to 2313.67); one-thread "
+                                     "CPU 7.76x")
+    for parse in (mod._ratio_gmm46, mod._ratio_lda46, mod._ratio_svi46):
+        assert parse("a benchmark that failed") is None
+    assert set(mod.ISSUE46) <= set(mod.ROWS)
+    assert "OPENBLAS_CORETYPE" not in mod._row_env("default") or \
+        mod._row_env("default")["OPENBLAS_CORETYPE"] == os.environ.get("OPENBLAS_CORETYPE")
+    assert mod._row_env("Haswell")["OPENBLAS_CORETYPE"] == "Haswell"
