@@ -78,8 +78,9 @@ def cvb0_sweep(d0, d1, indptr, indices, data, phi, nwk, nk, alpha, eta, n_featur
         Expected document-topic counts after the sweep.
     counts : float64[V, K] (out)
         ``sum_j [w_j = w] n_j phi_jk`` over the entries of this block's documents, in entry
-        order, with the new responsibilities (added as each entry is updated, while its row
-        is in cache: no second pass over ``phi``); :func:`sum_blocks` adds the blocks.
+        order, with the new responsibilities (added as each document ends, while its rows
+        are in cache: no second pass over ``phi`` from memory); :func:`sum_blocks` adds the
+        blocks.
     """
     K = phi.shape[1]
     for w in range(counts.shape[0]):

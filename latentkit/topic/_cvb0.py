@@ -19,11 +19,11 @@ __all__ = ["cvb0_topics"]
 SERIAL_BELOW = 200_000
 
 #: Most blocks of documents in a sweep. Each block adds its entries' topic-word counts into a
-#: (V, K) table of its own as the sweep updates them, and the blocks' tables are summed in block
-#: order: the recount runs on the threads, with no second pass over the responsibilities, and
+#: (V, K) table of its own as each document ends, and the blocks' tables are summed in block
+#: order: the recount runs on the threads, with the document's rows still in cache, and
 #: the blocks depend on the corpus only (:func:`sweep_blocks`), never on the thread count, so
 #: the fit gives the same bits on any number of threads. 8: every block zeroes and the sum
-#: reads a (V, K) table per sweep; on 2 threads 8 blocks ran a NIPS sweep (K = 20) in 16.7-20.5
+#: reads a (V, K) table per sweep; on 2 threads 8 blocks ran a NIPS sweep (K = 20) in 16.6-20.5
 #: ms against 19.9-20.5 with 16 (and 18.0-18.6 with 4, where one slower core is felt); more
 #: than 8 threads share one sweep's blocks no further.
 MAX_BLOCKS = 8
