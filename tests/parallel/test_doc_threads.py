@@ -1,11 +1,11 @@
 """Document ranges on Python threads (latentkit._utils.doc_threads) give exactly the one-range
-result: LDA's E-step and a CVB0 sweep, every output, bit for bit; an empty document inside a
-range; outputs pre-filled with NaN, so a document no range covers would show."""
+result: LDA's E-step, every output, bit for bit; an empty document inside a range; outputs
+pre-filled with NaN, so a document no range covers would show. (The CVB0 sweep runs fixed
+blocks with a table of counts each: tests/topic/test_cvb0_blocks.py.)"""
 
 import numpy as np
 import pytest
 
-from latentkit._kernels import cvb0 as kc
 from latentkit._kernels import topic as kt
 from latentkit._utils import doc_threads
 from latentkit.datasets import make_lda_corpus
@@ -34,21 +34,11 @@ def _lda_outputs(run, indptr, indices, data, V, K=4):
     return out
 
 
-def _cvb0_outputs(run, indptr, indices, data, V, K=4):
-    rng = np.random.default_rng(1)
-    phi = rng.dirichlet(np.ones(K), size=data.shape[0])
-    nwk = np.empty((V, K))
-    kc.cvb0_topic_word(indices, data, phi, nwk)
-    ndk = np.full((indptr.shape[0] - 1, K), np.nan)
-    run(kc.cvb0_sweep, indptr, indices, data, phi, nwk, nwk.sum(axis=0), 0.25, 0.1, V, ndk)
-    return [phi, ndk]
-
-
 def _one_range(kernel, indptr, *args):
     kernel(np.int64(0), np.int64(indptr.shape[0] - 1), indptr, *args)
 
 
-@pytest.mark.parametrize("outputs", [_lda_outputs, _cvb0_outputs])
+@pytest.mark.parametrize("outputs", [_lda_outputs])
 @pytest.mark.parametrize("threads", [1, 3])
 def test_ranges_on_threads_match_one_range(monkeypatch, outputs, threads):
     arrays = _corpus()

@@ -201,10 +201,14 @@ def _cvb0_oracle(X, K, alpha, eta, n_sweeps, seed=None, phi=None, relaxation=1.5
 # K = 7 and 9: the sweep's normaliser in four partial sums and a remainder (issue 46); K = 3
 # is the remainder alone
 @pytest.mark.parametrize("K", [3, 7, 9])
-def test_cvb0_matches_numpy_oracle_and_conserves_counts(corpus, K):
-    from latentkit.topic import cvb0_topics
+@pytest.mark.parametrize("many_blocks", [False, True])
+def test_cvb0_matches_numpy_oracle_and_conserves_counts(corpus, K, many_blocks, monkeypatch):
+    from latentkit.topic import _cvb0, cvb0_topics
 
     X = corpus[:30]
+    if many_blocks:   # the sweep's counts from 16 blocks of documents (issue 46)
+        monkeypatch.setattr(_cvb0, "BLOCK_ENTRIES_PER_WORD", 0.01)
+        assert _cvb0.sweep_blocks(X.indptr, X.shape[1]).shape[0] - 1 == _cvb0.MAX_BLOCKS
     got = cvb0_topics(X, K, 0.3, 0.2, n_sweeps=3, random_state=5, init="random")
     np.testing.assert_allclose(got, _cvb0_oracle(X, K, 0.3, 0.2, 3, 5), rtol=1e-10)
     # every token is shared out over the topics: column sums are the word counts
