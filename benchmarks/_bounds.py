@@ -205,10 +205,11 @@ def cvb0_rate(X, n_components, alpha, eta, sweeps=2, seed=0):
     kc.cvb0_topic_word(indices, data, phi, nwk)
     nk = nwk.sum(axis=0)
     ndk = np.empty((D, K))
+    counts = np.empty((V, K))  # the block's topic-word counts (one block: all documents)
 
     def run():
         kc.cvb0_sweep(0, D, indptr, indices, data, phi, nwk, nk, float(alpha), float(eta), V,
-                      ndk)
+                      ndk, counts)
 
     t = _serial(lambda: _best_time(run, sweeps, 0.0))
     return data.shape[0] * K / t

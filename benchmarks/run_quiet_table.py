@@ -268,9 +268,8 @@ def run_row(name, tiny, timeout, kernel="default"):
         measured = f"FAILED (exit {rc}: {last})" + (f"; {measured}" if measured else "")
     elif measured is None:
         measured = "no ratio found in the output"
-    if kernel != "default":
-        name = f"{name} ({kernel})"
-    return {"row": name, "command": _shown(cmd), "measured": measured,
+    label = name if kernel == "default" else f"{name} ({kernel})"
+    return {"row": label, "command": _shown(cmd), "measured": measured,
             "peer": _versions(ROWS[name][3]), "load": (load0, load1), "seconds": seconds,
             "output": out}
 

@@ -135,3 +135,16 @@ def test_quiet_table_reads_issue_46_rows_and_sets_the_kernel():
     assert "OPENBLAS_CORETYPE" not in mod._row_env("default") or \
         mod._row_env("default")["OPENBLAS_CORETYPE"] == os.environ.get("OPENBLAS_CORETYPE")
     assert mod._row_env("Haswell")["OPENBLAS_CORETYPE"] == "Haswell"
+
+
+def test_quiet_table_runs_a_row_under_a_named_kernel(monkeypatch):
+    """``run_row`` under a named kernel: the row's process sees ``OPENBLAS_CORETYPE``, the
+    label names the kernel, the ratio is parsed from the process's output (a stand-in row)."""
+    mod = _quiet_table_module()
+    code = ("import os; print('speed-up per iteration (sklearn / ours): 2.50x'); "
+            "print('kernel', os.environ.get('OPENBLAS_CORETYPE'))")
+    monkeypatch.setitem(mod.ROWS, "fake", (["-c", code], None, mod._ratio_gmm46, []))
+    res = mod.run_row("fake", False, 60, "Haswell")
+    assert res["row"] == "fake (Haswell)"
+    assert res["measured"].startswith("2.50x per iteration")
+    assert "kernel Haswell" in res["output"]
