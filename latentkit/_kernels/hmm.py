@@ -435,7 +435,11 @@ def _bwd_run(frame, transmat, beta, bnorm, s, e, start, check):
     return s - 1
 
 
-@jit(parallel=True)
+# strict IEEE (no fastmath): with reassociation allowed, LLVM's vectorised reductions in this
+# kernel peel by the buffers' alignment, and a long-sequence fit's startprob_ differed in its
+# last bit between runs of the same process setup (1 of 8 runs on main, 2-3 of 8 after issue
+# 46's HMM work; 0 of 20 now): tests/parallel/test_thread_independence.py failed in CI
+@jit(parallel=True, fastmath=False)
 def forward_backward_blocked(frame, log_offset, startprob, transmat, block, gamma_out,
                              log_scale_out, xi_blocks, beta, bnorm):
     """Forward-backward over ONE sequence, parallel over time blocks of ``block`` rows
@@ -607,7 +611,8 @@ def _fwd_scan(frame, transmat_t, start, first_is_start, s, e, c_out, end_out, ch
     return e
 
 
-@jit(parallel=True)
+# strict IEEE, as forward_backward_blocked (same reason)
+@jit(parallel=True, fastmath=False)
 def forward_blocked(frame, log_offset, startprob, transmat, block, log_scale_out):
     """Scaled forward pass only over ONE sequence, parallel over time blocks of ``block`` rows,
     in O(blocks x states) memory: the scoring counterpart of :func:`forward_scaled`, equal to
